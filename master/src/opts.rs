@@ -1,0 +1,1 @@
+//! Salt's configuration as `opts`: defaults, the config file, typed access.

@@ -1,0 +1,4 @@
+//! Pillar compilation: top files → matched SLS → rendered, merged pillar,
+//! then ext_pillars.
+
+pub mod stack;

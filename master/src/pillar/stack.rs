@@ -1,0 +1,1 @@
+//! PillarStack (`ext_pillar: - stack: ...`).

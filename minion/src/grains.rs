@@ -1,0 +1,1 @@
+//! Core grains read from the running system.

@@ -1,0 +1,1 @@
+//! Outputters: json, yaml, nested, raw, quiet.

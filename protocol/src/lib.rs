@@ -1,0 +1,6 @@
+//! brine's shared language: the Salt value model, and (with the daemons) the
+//! messages master and minion exchange.
+
+pub mod value;
+
+pub use value::{Map, Value};

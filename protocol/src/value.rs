@@ -1,0 +1,415 @@
+//! The one data model every part of brine speaks: what Salt's loaders produce
+//! (Python `dict`/`list`/`str`/`int`/`float`/`bool`/`None`).
+//!
+//! Mappings keep insertion order, as Salt's `OrderedDict`-backed YAML loader
+//! does. Keys are strings: a non-string YAML key (`80:`, `on:`) is stored in the
+//! form `json.dumps` would give it (`"80"`, `"true"`), so every JSON answer is
+//! the same as Salt's.
+
+use indexmap::IndexMap;
+use serde::de::{MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// An ordered mapping, like Salt's `OrderedDict`.
+pub type Map = IndexMap<String, Value>;
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Value>),
+    Map(Map),
+}
+
+impl Value {
+    pub fn new_map() -> Value {
+        Value::Map(Map::new())
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Python truthiness: `None`, `False`, `0`, `0.0`, `""`, `[]`, `{}` are false.
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Map(m) => !m.is_empty(),
+        }
+    }
+
+    /// Map lookup; `None` for a missing key or a non-map.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map().and_then(|m| m.get(key))
+    }
+
+    /// Salt's `traverse_dict_and_list`: walk `a:b:0:c` through maps and lists
+    /// (a numeric segment indexes a list, or is tried as a map key).
+    pub fn traverse(&self, path: &str, delimiter: &str) -> Option<&Value> {
+        if path.is_empty() {
+            return Some(self);
+        }
+        let mut cur = self;
+        for part in path.split(delimiter) {
+            cur = match cur {
+                Value::Map(m) => m.get(part)?,
+                Value::List(l) => {
+                    let idx: usize = part.parse().ok()?;
+                    l.get(idx)?
+                }
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// The name Python would give this value's type, for error messages that
+    /// match Salt's wording.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::List(_) => "list",
+            Value::Map(_) => "dict",
+        }
+    }
+
+    /// Python's `str()` of the value, as Salt shows scalars in comments and
+    /// outputters (`True`, `None`, `1.5`).
+    pub fn to_python_str(&self) -> String {
+        match self {
+            Value::Str(s) => s.clone(),
+            other => other.to_python_repr(),
+        }
+    }
+
+    /// Python's `repr()` of the value (`'a'`, `['a', 1]`, `{'k': True}`).
+    pub fn to_python_repr(&self) -> String {
+        match self {
+            Value::Null => "None".into(),
+            Value::Bool(true) => "True".into(),
+            Value::Bool(false) => "False".into(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => python_float_repr(*f),
+            Value::Str(s) => python_str_repr(s),
+            Value::List(l) => {
+                let items: Vec<String> = l.iter().map(|v| v.to_python_repr()).collect();
+                format!("[{}]", items.join(", "))
+            }
+            Value::Map(m) => {
+                let items: Vec<String> = m
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", python_str_repr(k), v.to_python_repr()))
+                    .collect();
+                format!("{{{}}}", items.join(", "))
+            }
+        }
+    }
+
+    /// Convert to `serde_json::Value` (keeps order: serde_json is built with
+    /// `preserve_order`). Non-finite floats become `null`, as JSON has none.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Int(i) => serde_json::Value::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Value::Str(s) => serde_json::Value::String(s.clone()),
+            Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
+            Value::Map(m) => serde_json::Value::Object(
+                m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
+            ),
+        }
+    }
+
+    pub fn from_json(j: &serde_json::Value) -> Value {
+        match j {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
+            serde_json::Value::Object(o) => Value::Map(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), Value::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// The string a scalar takes when it is used as a mapping key: what
+/// `json.dumps` writes for a Python dict key of that type.
+pub fn key_string(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => python_float_repr(*f),
+        Value::Str(s) => s.clone(),
+        other => other.to_python_repr(),
+    }
+}
+
+/// Python's `repr(float)`: shortest round-trip digits, always with a `.` or
+/// an exponent, `inf`/`nan` spelled the Python way.
+pub fn python_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-4..1e16).contains(&abs) {
+        // Python switches to exponent form outside [1e-4, 1e16).
+        let s = format!("{:e}", f);
+        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{}e{}{:02}", mant, sign, exp.abs());
+    }
+    let s = format!("{}", f);
+    if s.contains('.') {
+        s
+    } else {
+        format!("{}.0", s)
+    }
+}
+
+/// Python's `repr(str)`: single quotes unless the text holds a single quote
+/// and no double quote.
+pub fn python_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::Str(s.to_string())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::Str(s)
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Self {
+        Value::Int(i)
+    }
+}
+impl From<f64> for Value {
+    fn from(f: f64) -> Self {
+        Value::Float(f)
+    }
+}
+impl From<Map> for Value {
+    fn from(m: Map) -> Self {
+        Value::Map(m)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(l: Vec<Value>) -> Self {
+        Value::List(l)
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(i) => s.serialize_i64(*i),
+            Value::Float(f) => s.serialize_f64(*f),
+            Value::Str(v) => s.serialize_str(v),
+            Value::List(l) => l.serialize(s),
+            Value::Map(m) => m.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Salt value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Value::deserialize(d)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(i64::try_from(v)
+            .map(Value::Int)
+            .unwrap_or(Value::Float(v as f64)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::Str(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Str(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::List(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<Value>()? {
+            let v = map.next_value()?;
+            out.insert(key_string(&k), v);
+        }
+        Ok(Value::Map(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_repr_matches_python() {
+        assert_eq!(python_float_repr(1.5), "1.5");
+        assert_eq!(python_float_repr(1.0), "1.0");
+        assert_eq!(python_float_repr(1e16), "1e+16");
+        assert_eq!(python_float_repr(1.5e-5), "1.5e-05");
+        assert_eq!(python_float_repr(0.0001), "0.0001");
+    }
+
+    #[test]
+    fn repr_matches_python() {
+        let mut m = Map::new();
+        m.insert("k".into(), Value::Bool(true));
+        m.insert("l".into(), Value::List(vec!["a".into(), Value::Int(1)]));
+        assert_eq!(
+            Value::Map(m).to_python_repr(),
+            "{'k': True, 'l': ['a', 1]}"
+        );
+        assert_eq!(python_str_repr("it's"), "\"it's\"");
+    }
+
+    #[test]
+    fn traverse_walks_maps_and_lists() {
+        let v = Value::from_json(&serde_json::json!({"a": {"b": [10, {"c": 3}]}}));
+        assert_eq!(v.traverse("a:b:1:c", ":"), Some(&Value::Int(3)));
+        assert_eq!(v.traverse("a:x", ":"), None);
+        assert_eq!(v.traverse("a:b:9", ":"), None);
+    }
+}

@@ -1,0 +1,1 @@
+//! Test-only helpers: the conformance runner lives in tests/tests/.
