@@ -14,5 +14,6 @@ pub mod minion_data;
 pub mod opts;
 pub mod pillar;
 pub mod render;
+pub mod roots;
 
 pub use minion_data::MinionData;

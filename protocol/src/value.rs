@@ -173,9 +173,9 @@ impl Value {
                 .unwrap_or(serde_json::Value::Null),
             Value::Str(s) => serde_json::Value::String(s.clone()),
             Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
-            Value::Map(m) => serde_json::Value::Object(
-                m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
-            ),
+            Value::Map(m) => {
+                serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
+            }
         }
     }
 
@@ -398,10 +398,7 @@ mod tests {
         let mut m = Map::new();
         m.insert("k".into(), Value::Bool(true));
         m.insert("l".into(), Value::List(vec!["a".into(), Value::Int(1)]));
-        assert_eq!(
-            Value::Map(m).to_python_repr(),
-            "{'k': True, 'l': ['a', 1]}"
-        );
+        assert_eq!(Value::Map(m).to_python_repr(), "{'k': True, 'l': ['a', 1]}");
         assert_eq!(python_str_repr("it's"), "\"it's\"");
     }
 

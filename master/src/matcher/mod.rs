@@ -10,7 +10,11 @@ pub enum MatchError {
     #[error("unknown matcher '{0}'")]
     UnknownMatcher(String),
     #[error("invalid {matcher} expression '{expr}': {reason}")]
-    Invalid { matcher: String, expr: String, reason: String },
+    Invalid {
+        matcher: String,
+        expr: String,
+        reason: String,
+    },
 }
 
 /// Does `expr`, read by the matcher named `match_type` ("glob", "pcre",

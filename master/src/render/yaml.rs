@@ -20,7 +20,11 @@ pub struct YamlError {
 /// An empty document is `Value::Null`.
 pub fn load(text: &str) -> Result<Value, YamlError> {
     let _ = text;
-    Err(YamlError { message: "YAML loader not built yet".into(), line: 1, column: 1 })
+    Err(YamlError {
+        message: "YAML loader not built yet".into(),
+        line: 1,
+        column: 1,
+    })
 }
 
 /// Dump as block-style YAML, the way `salt-call --out yaml` prints

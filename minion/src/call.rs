@@ -1,0 +1,144 @@
+//! `brine-call`: salt-call's command line. `--local` (or `file_client:
+//! local`) runs the function in this process against the local trees.
+
+use crate::args::parse_input;
+use crate::context::Minion;
+use crate::{modules, output};
+use std::path::PathBuf;
+
+/// The parsed command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cli {
+    pub confdir: PathBuf,
+    pub local: bool,
+    pub out: Option<String>,
+    pub log_level: Option<String>,
+    pub function: String,
+    pub args: Vec<String>,
+}
+
+pub const USAGE: &str =
+    "usage: brine-call [-c CONFDIR] [--local] [--out json|yaml|nested|raw|quiet] \
+[-l LEVEL] FUNCTION [ARGS...]";
+
+/// Parse `argv` (without the program name). Options may come before or
+/// after the function, as with salt-call; `--` ends options.
+pub fn parse_cli(argv: &[String]) -> Result<Cli, String> {
+    let mut cli = Cli {
+        confdir: PathBuf::from("/etc/brine"),
+        local: false,
+        out: None,
+        log_level: None,
+        function: String::new(),
+        args: Vec::new(),
+    };
+    let mut positional = Vec::new();
+    let mut it = argv.iter();
+    let mut only_positional = false;
+    while let Some(a) = it.next() {
+        if only_positional || !a.starts_with('-') || a == "-" {
+            positional.push(a.clone());
+            continue;
+        }
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = |name: &str| {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("option {name} needs a value\n{USAGE}"))
+        };
+        match flag {
+            "--" => only_positional = true,
+            "-c" | "--config-dir" => cli.confdir = PathBuf::from(value(flag)?),
+            "--local" => cli.local = true,
+            "--out" | "--output" => cli.out = Some(value(flag)?),
+            "-l" | "--log-level" => cli.log_level = Some(value(flag)?),
+            "--no-color" | "--force-color" | "--retcode-passthrough" => {}
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("no such option: {other}\n{USAGE}")),
+        }
+    }
+    if positional.is_empty() {
+        return Err(format!("a function to call is required\n{USAGE}"));
+    }
+    cli.function = positional.remove(0);
+    cli.args = positional;
+    Ok(cli)
+}
+
+/// Run a parsed command line; returns the process exit code.
+pub fn run(cli: &Cli) -> i32 {
+    let (mut minion, warnings) = match Minion::start_local(&cli.confdir) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return 2;
+        }
+    };
+    for w in warnings {
+        tracing::warn!("{w}");
+    }
+    let file_client_local =
+        brine_master::opts::get_str(&minion.opts, "file_client") == Some("local");
+    if !cli.local && !file_client_local {
+        eprintln!(
+            "Error: brine-call without --local needs a master; this build only runs masterless \
+             (use --local or file_client: local)"
+        );
+        return 2;
+    }
+    let out = cli.out.clone().unwrap_or_else(|| "nested".into());
+    let args = parse_input(&cli.args);
+    match modules::call(&mut minion, &cli.function, args) {
+        Ok(ret) => match output::render(&out, "local", &ret) {
+            Ok(text) => {
+                print!("{text}");
+                0
+            }
+            Err(e) => {
+                eprintln!("Error: {e}");
+                2
+            }
+        },
+        Err(e) => {
+            println!("{e}");
+            e.retcode()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn parses_salt_call_lines() {
+        let c = parse_cli(&v(&[
+            "-c",
+            "/x",
+            "--local",
+            "--out",
+            "json",
+            "pillar.items",
+            "pillarenv=t",
+        ]))
+        .unwrap();
+        assert_eq!(c.confdir, PathBuf::from("/x"));
+        assert!(c.local);
+        assert_eq!(c.out.as_deref(), Some("json"));
+        assert_eq!(c.function, "pillar.items");
+        assert_eq!(c.args, v(&["pillarenv=t"]));
+        let c = parse_cli(&v(&["pillar.get", "a", "--out=yaml", "--local"])).unwrap();
+        assert_eq!(c.out.as_deref(), Some("yaml"));
+        assert_eq!(c.args, v(&["a"]));
+        assert!(parse_cli(&v(&["--local"])).is_err());
+        assert!(parse_cli(&v(&["--bogus", "x"])).is_err());
+    }
+}
