@@ -1,1 +1,36 @@
-//! Test-only helpers: the conformance runner lives in tests/tests/.
+//! Shared by the end-to-end tests: locating the built binaries, and the
+//! conformance runner that replays `tests/conformance/cases` (copied from
+//! what real Salt 3007.8 answered) against brine and compares.
+
+pub mod conformance;
+
+use std::path::PathBuf;
+
+/// The folder holding the workspace's built binaries (`target/debug` for
+/// `cargo test`), or `BRINE_BIN_DIR` when set.
+pub fn bin_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("BRINE_BIN_DIR") {
+        return PathBuf::from(dir);
+    }
+    // Test executables live in target/<profile>/deps/.
+    let exe = std::env::current_exe().unwrap_or_default();
+    let deps = exe.parent().map(PathBuf::from).unwrap_or_default();
+    deps.parent().map(PathBuf::from).unwrap_or(deps)
+}
+
+/// Path of one built binary; panics with a clear message if it is missing,
+/// since every end-to-end test needs it.
+pub fn bin(name: &str) -> PathBuf {
+    let p = bin_dir().join(name);
+    assert!(
+        p.is_file(),
+        "{} not found: build the binaries first (cargo build --workspace --bins)",
+        p.display()
+    );
+    p
+}
+
+/// The copied conformance cases.
+pub fn cases_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("conformance/cases")
+}

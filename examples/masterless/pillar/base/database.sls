@@ -1,0 +1,1 @@
+db_password: only-for-db-minions

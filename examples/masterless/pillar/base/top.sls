@@ -1,0 +1,8 @@
+base:
+  '*':
+    - common
+  'web*':
+    - webserver
+  'G@role:db or db*':
+    - match: compound
+    - database

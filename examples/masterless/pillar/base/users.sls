@@ -1,0 +1,5 @@
+{% for name in admins %}
+{{ name }}:
+  sudo: yes
+  shell: /bin/bash
+{% endfor %}

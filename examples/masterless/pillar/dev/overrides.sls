@@ -1,0 +1,3 @@
+company: Example Corp (dev)
+nginx:
+  port: 8000
