@@ -1,1 +1,0 @@
-//! Core grains read from the running system.
