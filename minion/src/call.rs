@@ -13,6 +13,8 @@ pub struct Cli {
     pub local: bool,
     pub out: Option<String>,
     pub log_level: Option<String>,
+    /// `--no-color` (false) / `--force-color` (true); unset: only on a TTY.
+    pub color: Option<bool>,
     pub function: String,
     pub args: Vec<String>,
 }
@@ -29,6 +31,7 @@ pub fn parse_cli(argv: &[String]) -> Result<Cli, String> {
         local: false,
         out: None,
         log_level: None,
+        color: None,
         function: String::new(),
         args: Vec::new(),
     };
@@ -56,7 +59,9 @@ pub fn parse_cli(argv: &[String]) -> Result<Cli, String> {
             "--local" => cli.local = true,
             "--out" | "--output" => cli.out = Some(value(flag)?),
             "-l" | "--log-level" => cli.log_level = Some(value(flag)?),
-            "--no-color" | "--force-color" | "--retcode-passthrough" => {}
+            "--no-color" => cli.color = Some(false),
+            "--force-color" => cli.color = Some(true),
+            "--retcode-passthrough" => {}
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("no such option: {other}\n{USAGE}")),
         }
@@ -93,7 +98,7 @@ pub fn run(cli: &Cli) -> i32 {
     let out = cli.out.clone().unwrap_or_else(|| "nested".into());
     let args = parse_input(&cli.args);
     match modules::call(&mut minion, &cli.function, args) {
-        Ok(ret) => match output::render(&out, "local", &ret) {
+        Ok(ret) => match output::render_with(&out, "local", &ret, &output_options(cli)) {
             Ok(text) => {
                 print!("{text}");
                 0
@@ -108,6 +113,22 @@ pub fn run(cli: &Cli) -> i32 {
             e.retcode()
         }
     }
+}
+
+/// How the return is printed: colour as asked (else only on a terminal),
+/// and which mappings Salt would hold as `OrderedDict` (YAML-loaded pillar
+/// data) rather than plain dicts, which the nested outputter sorts.
+fn output_options(cli: &Cli) -> output::OutputOptions {
+    let mut o = output::OutputOptions::for_stdout();
+    if let Some(c) = cli.color {
+        o.color = c;
+    }
+    o.ordered_from_depth = match cli.function.as_str() {
+        "pillar.items" | "pillar.data" | "pillar.item" | "pillar.raw" => Some(1),
+        "pillar.get" | "pillar.fetch" => Some(0),
+        _ => None,
+    };
+    o
 }
 
 #[cfg(test)]
