@@ -3,6 +3,9 @@
 //! glob, pcre, list, grain, grain_pcre, pillar, pillar_pcre, ipcidr,
 //! nodegroup and compound (`G@ E@ P@ L@ I@ J@ S@ N@`, `and`/`or`/`not`).
 
+pub mod glob;
+pub mod pcre;
+
 use crate::MinionData;
 
 #[derive(Debug, thiserror::Error)]
@@ -10,7 +13,11 @@ pub enum MatchError {
     #[error("unknown matcher '{0}'")]
     UnknownMatcher(String),
     #[error("invalid {matcher} expression '{expr}': {reason}")]
-    Invalid { matcher: String, expr: String, reason: String },
+    Invalid {
+        matcher: String,
+        expr: String,
+        reason: String,
+    },
 }
 
 /// Does `expr`, read by the matcher named `match_type` ("glob", "pcre",
