@@ -202,13 +202,65 @@ fn delimited(pattern: &str, delimiter: &str, data: &brine_protocol::Value, mode:
     pattern.contains(delimiter) && subdict_match(data, pattern, delimiter, mode)
 }
 
-/// Evaluate the token stream with Python's expression grammar; `None` where
-/// Python's `eval` would raise (syntax error, calling a value like
-/// `( True ) ( False )`, too deep nesting).
+/// Evaluate the token stream as Python's `eval` would; `None` where it
+/// raises: a syntax error, nesting deeper than Python allows, or calling a
+/// value (`( True ) ( False )` is a call, a TypeError once evaluated; `and`
+/// and `or` short-circuit, so a call they skip is harmless).
 fn evaluate(toks: &[Tok]) -> Option<bool> {
     let mut parser = Parser { toks, pos: 0 };
-    let value = parser.or_test(0)?;
-    (parser.pos == toks.len()).then_some(value)
+    let expr = parser.or_test(0)?;
+    if parser.pos != toks.len() {
+        return None;
+    }
+    expr.eval().ok()
+}
+
+/// Python's expression, reduced to what Salt's token stream can spell.
+#[derive(Debug)]
+enum Expr {
+    /// `True`, `False`, `[]` or `()` as a truth value.
+    Val(bool),
+    Not(Box<Expr>),
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+    /// `callee(arg)`: only the first call of a chain matters, as it raises.
+    Call(Box<Expr>, Option<Box<Expr>>),
+}
+
+/// Evaluation raised (a value was called).
+struct Raised;
+
+impl Expr {
+    fn eval(&self) -> Result<bool, Raised> {
+        match self {
+            Expr::Val(v) => Ok(*v),
+            Expr::Not(e) => Ok(!e.eval()?),
+            Expr::And(items) => {
+                for item in items {
+                    if !item.eval()? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Expr::Or(items) => {
+                for item in items {
+                    if item.eval()? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            Expr::Call(callee, arg) => {
+                // Python evaluates the callee and the argument, then fails.
+                callee.eval()?;
+                if let Some(arg) = arg {
+                    arg.eval()?;
+                }
+                Err(Raised)
+            }
+        }
+    }
 }
 
 struct Parser<'a> {
@@ -221,69 +273,90 @@ impl Parser<'_> {
         self.toks.get(self.pos).copied()
     }
 
-    fn or_test(&mut self, depth: usize) -> Option<bool> {
-        let mut value = self.and_test(depth)?;
+    fn or_test(&mut self, depth: usize) -> Option<Expr> {
+        let mut items = vec![self.and_test(depth)?];
         while self.peek() == Some(Tok::Or) {
             self.pos += 1;
-            let rhs = self.and_test(depth)?;
-            value = value || rhs;
+            items.push(self.and_test(depth)?);
         }
-        Some(value)
+        Some(if items.len() == 1 {
+            items.pop()?
+        } else {
+            Expr::Or(items)
+        })
     }
 
-    fn and_test(&mut self, depth: usize) -> Option<bool> {
-        let mut value = self.not_test(depth)?;
+    fn and_test(&mut self, depth: usize) -> Option<Expr> {
+        let mut items = vec![self.not_test(depth)?];
         while self.peek() == Some(Tok::And) {
             self.pos += 1;
-            let rhs = self.not_test(depth)?;
-            value = value && rhs;
+            items.push(self.not_test(depth)?);
         }
-        Some(value)
+        Some(if items.len() == 1 {
+            items.pop()?
+        } else {
+            Expr::And(items)
+        })
     }
 
-    fn not_test(&mut self, depth: usize) -> Option<bool> {
+    fn not_test(&mut self, depth: usize) -> Option<Expr> {
         // Iterative over a run of `not`s, so input cannot grow the stack.
         let mut negations = 0usize;
         while self.peek() == Some(Tok::Not) {
             self.pos += 1;
             negations += 1;
         }
-        let value = self.atom(depth)?;
-        Some(if negations % 2 == 1 { !value } else { value })
+        let expr = self.primary(depth)?;
+        // `not not x` has the truth value of `x`.
+        Some(if negations % 2 == 1 {
+            Expr::Not(Box::new(expr))
+        } else {
+            expr
+        })
     }
 
-    fn atom(&mut self, depth: usize) -> Option<bool> {
-        let value = match self.peek()? {
+    /// An atom and the calls that follow it: `atom ( arg ) ( arg ) ...`.
+    fn primary(&mut self, depth: usize) -> Option<Expr> {
+        let mut expr = self.atom(depth)?;
+        let mut called = false;
+        while self.peek() == Some(Tok::Open) {
+            let arg = self.parenthesized(depth)?;
+            if !called {
+                expr = Expr::Call(Box::new(expr), arg.map(Box::new));
+                called = true;
+            }
+        }
+        Some(expr)
+    }
+
+    fn atom(&mut self, depth: usize) -> Option<Expr> {
+        match self.peek()? {
             Tok::Val(v) => {
                 self.pos += 1;
-                v
+                Some(Expr::Val(v))
             }
-            Tok::Open => {
-                if depth >= MAX_PAREN_DEPTH {
-                    return None;
-                }
-                self.pos += 1;
-                if self.peek() == Some(Tok::Close) {
-                    // `()`: the empty tuple, false.
-                    self.pos += 1;
-                    false
-                } else {
-                    let v = self.or_test(depth + 1)?;
-                    if self.peek() != Some(Tok::Close) {
-                        return None;
-                    }
-                    self.pos += 1;
-                    v
-                }
-            }
-            _ => return None,
-        };
-        // A value followed by `(` is a call in Python: a TypeError at run
-        // time, which Salt reports as an invalid target.
-        if self.peek() == Some(Tok::Open) {
+            // `()` is the empty tuple: false.
+            Tok::Open => Some(self.parenthesized(depth)?.unwrap_or(Expr::Val(false))),
+            _ => None,
+        }
+    }
+
+    /// `( expr )` or `( )` (`None`), at `depth` levels of nesting.
+    fn parenthesized(&mut self, depth: usize) -> Option<Option<Expr>> {
+        if depth >= MAX_PAREN_DEPTH || self.peek() != Some(Tok::Open) {
             return None;
         }
-        Some(value)
+        self.pos += 1;
+        if self.peek() == Some(Tok::Close) {
+            self.pos += 1;
+            return Some(None);
+        }
+        let inner = self.or_test(depth + 1)?;
+        if self.peek() != Some(Tok::Close) {
+            return None;
+        }
+        self.pos += 1;
+        Some(Some(inner))
     }
 }
 

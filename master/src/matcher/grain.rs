@@ -6,6 +6,10 @@
 //! so both `{'a': {'b': 'c'}}` and `{'a': 'b:c'}` match `a:b:c`. Values are
 //! compared as Python's `str(value).lower()` against the lower-cased pattern
 //! (so `G@foo:true` matches a `True` grain and `G@num_cpus:2` the int 2).
+//!
+//! Known difference: keys are stored as strings (`80:` as `"80"`), so the
+//! "is this a key" test Salt does without YAML-loading (`G@nested:80` with
+//! an int key 80, `G@*:80`) finds the key where Salt does not.
 
 use super::{glob, pcre};
 use brine_protocol::value::key_string;
@@ -135,8 +139,11 @@ pub fn traverse_dict_and_list<'a>(
                     items.iter().find_map(|item| item.as_map()?.get(each))?
                 }
                 Some(idx) => {
-                    let as_key = idx.to_string();
-                    match items.iter().find_map(|item| item.as_map()?.get(&as_key)) {
+                    let keys = python_key_spellings(&Value::Int(idx));
+                    let embedded = items
+                        .iter()
+                        .find_map(|item| keys.iter().find_map(|k| item.as_map()?.get(k)));
+                    match embedded {
                         Some(found) => found,
                         None => list_index(items, idx)?,
                     }
@@ -145,14 +152,48 @@ pub fn traverse_dict_and_list<'a>(
             Value::Map(map) => match map.get(each) {
                 Some(found) => found,
                 // `80` finds the int key 80, `True` the bool key: Salt
-                // YAML-loads the segment and tries again. Keys are stored in
-                // their json.dumps spelling here.
-                None => map.get(&key_string(&yaml_scalar(each)?))?,
+                // YAML-loads the segment and tries again.
+                None => {
+                    let loaded = yaml_scalar(each)?;
+                    python_key_spellings(&loaded)
+                        .iter()
+                        .find_map(|k| map.get(k))?
+                }
             },
             _ => return None,
         };
     }
     Some(ptr)
+}
+
+/// The stored spellings of every key a Python dict lookup with `key` would
+/// find: keys are kept in their json.dumps spelling, and Python treats
+/// `0`, `False` and `0.0` (and `1`, `True`, `1.0`, and `2` and `2.0`) as the
+/// same key.
+fn python_key_spellings(key: &Value) -> Vec<String> {
+    let number = match key {
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    let mut out = vec![key_string(key)];
+    if let Some(n) = number.filter(|n| n.fract() == 0.0 && n.abs() < 9.0e15) {
+        let int = n as i64;
+        let mut add = |s: String| {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        };
+        add(int.to_string());
+        add(key_string(&Value::Float(n)));
+        match int {
+            0 => add("false".into()),
+            1 => add("true".into()),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Python list indexing, negative indexes counting from the end.

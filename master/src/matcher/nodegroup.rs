@@ -25,15 +25,30 @@ pub(crate) fn py_split(s: &str) -> Vec<String> {
 /// Expand nodegroup `name` into compound words. Empty where Salt returns
 /// `""` (unknown group, loop, definition of the wrong type).
 pub fn nodegroup_comp(name: &str, nodegroups: &Map) -> Vec<String> {
-    expand(name, nodegroups, &mut HashSet::new(), true)
+    let mut budget = MAX_EXPANDED_WORDS;
+    let words = expand(name, nodegroups, &mut HashSet::new(), true, &mut budget);
+    if budget == 0 {
+        // Groups that each name another one twice double at every level;
+        // Salt would exhaust memory, brine gives up.
+        tracing::error!("Failed nodegroup expansion: nodegroup \"{name}\" is too large");
+        return Vec::new();
+    }
+    words
 }
+
+/// Upper bound on the words one expansion may produce.
+const MAX_EXPANDED_WORDS: usize = 1_000_000;
 
 fn expand(
     name: &str,
     nodegroups: &Map,
     skip: &mut HashSet<String>,
     first_call: bool,
+    budget: &mut usize,
 ) -> Vec<String> {
+    if *budget == 0 {
+        return Vec::new();
+    }
     if !first_call && skip.contains(name) {
         tracing::error!("Failed nodegroup expansion: illegal nested nodegroup \"{name}\"");
         return Vec::new();
@@ -54,6 +69,7 @@ fn expand(
         }
     };
 
+    *budget = budget.saturating_sub(words.len());
     skip.insert(name.to_string());
     let mut ret = Vec::new();
     let mut expanded_nested = false;
@@ -62,7 +78,9 @@ fn expand(
             ret.push(word.clone());
         } else if let Some(inner) = word.strip_prefix("N@").filter(|g| !g.is_empty()) {
             expanded_nested = true;
-            ret.extend(expand(inner, nodegroups, skip, false));
+            let inner = expand(inner, nodegroups, skip, false, budget);
+            *budget = budget.saturating_sub(inner.len());
+            ret.extend(inner);
         } else {
             ret.push(word.clone());
         }
@@ -151,5 +169,17 @@ mod tests {
         assert_eq!(comp("empty"), "L@");
         assert_eq!(comp("bad"), "");
         assert_eq!(comp("missing"), "");
+    }
+
+    #[test]
+    fn exponential_groups_are_cut_off() {
+        let mut groups = Map::new();
+        groups.insert("g0".into(), Value::Str("web*".into()));
+        for i in 1..40 {
+            let prev = format!("N@g{}", i - 1);
+            groups.insert(format!("g{i}"), Value::Str(format!("{prev} or {prev}")));
+        }
+        assert!(nodegroup_comp("g39", &groups).is_empty());
+        assert!(!nodegroup_comp("g5", &groups).is_empty());
     }
 }
