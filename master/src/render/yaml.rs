@@ -107,7 +107,13 @@ impl YamlError {
     /// found conflicting ID 'a'
     ///   in "<unicode string>", line 2, column 1
     /// ```
+    ///
+    /// A [`YamlErrorKind::Value`] error is a plain Python exception there:
+    /// just its message.
     pub fn salt_text(&self) -> String {
+        if self.kind == YamlErrorKind::Value {
+            return self.message.clone();
+        }
         let mark = |l: usize, c: usize| format!("  in \"<unicode string>\", line {l}, column {c}");
         let mut lines = Vec::with_capacity(4);
         if let Some((ctx, l, c)) = &self.context {
@@ -451,10 +457,10 @@ impl BigUint {
             let a = self.0.get(i).copied().unwrap_or(0) as u64;
             let b = other.0.get(i).copied().unwrap_or(0) as u64;
             let v = a + b + carry;
-            if i < self.0.len() {
-                self.0[i] = (v % Self::BASE) as u32;
-            } else {
-                self.0.push((v % Self::BASE) as u32);
+            let limb = (v % Self::BASE) as u32;
+            match self.0.get_mut(i) {
+                Some(l) => *l = limb,
+                None => self.0.push(limb),
             }
             carry = v / Self::BASE;
         }
