@@ -47,13 +47,15 @@ pub fn gather(
     let mut errors = Vec::new();
     for env in envs {
         let mut rendered = Vec::new();
+        let Some(path) = roots.find_file(&env, state_top) else {
+            continue;
+        };
         let ctx = TemplateContext {
             minion: minion.clone(),
             saltenv: env.clone(),
+            tplpath: Some(path.display().to_string()),
+            search_paths: roots.dirs(&env).to_vec(),
             ..Default::default()
-        };
-        let Some(path) = roots.find_file(&env, state_top) else {
-            continue;
         };
         match render::render_file(&path, &ctx) {
             Ok(top) => rendered.push(top),
