@@ -50,6 +50,8 @@ impl Compiler<'_> {
             saltenv: saltenv.to_string(),
             pillarenv: self.pillarenv.clone(),
             sls: Some(sls.to_string()),
+            tplpath: Some(file.path.display().to_string()),
+            search_paths: self.roots.dirs(saltenv).to_vec(),
             extra: defaults
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
