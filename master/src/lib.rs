@@ -15,5 +15,6 @@ pub mod opts;
 pub mod pillar;
 pub mod render;
 pub mod roots;
+pub mod state;
 
 pub use minion_data::MinionData;

@@ -1,0 +1,1 @@
+//! Compile stage: high data → low chunks.
