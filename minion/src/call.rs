@@ -98,10 +98,10 @@ pub fn run(cli: &Cli) -> i32 {
     let out = cli.out.clone().unwrap_or_else(|| "nested".into());
     let args = parse_input(&cli.args);
     match modules::call(&mut minion, &cli.function, args) {
-        Ok(ret) => match output::render_with(&out, "local", &ret, &output_options(cli)) {
+        Ok(ret) => match output::render_with(&out, "local", &ret.value, &output_options(cli)) {
             Ok(text) => {
                 print!("{text}");
-                0
+                ret.retcode
             }
             Err(e) => {
                 eprintln!("Error: {e}");

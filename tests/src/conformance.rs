@@ -74,12 +74,18 @@ fn roots(case: &Path, kind: &str, tmp: &Path) -> Json {
     envs.sort();
     let mut out = serde_json::Map::new();
     for e in &envs {
-        out.insert(e.clone(), Json::from(vec![base.join(e).display().to_string()]));
+        out.insert(
+            e.clone(),
+            Json::from(vec![base.join(e).display().to_string()]),
+        );
     }
     if out.is_empty() {
         out.insert(
             "base".into(),
-            Json::from(vec![tmp.join(format!("empty_{kind}")).display().to_string()]),
+            Json::from(vec![tmp
+                .join(format!("empty_{kind}"))
+                .display()
+                .to_string()]),
         );
     }
     Json::Object(out)
@@ -91,7 +97,12 @@ fn subst(v: &Json, tmp: &str, case: &str) -> Json {
         Json::Array(a) => Json::Array(a.iter().map(|x| subst(x, tmp, case)).collect()),
         Json::Object(o) => Json::Object(
             o.iter()
-                .map(|(k, x)| (k.replace("@TMP@", tmp).replace("@CASE@", case), subst(x, tmp, case)))
+                .map(|(k, x)| {
+                    (
+                        k.replace("@TMP@", tmp).replace("@CASE@", case),
+                        subst(x, tmp, case),
+                    )
+                })
                 .collect(),
         ),
         other => other.clone(),
@@ -182,12 +193,21 @@ pub fn run_case_local(dir: &Path, brine_call: &Path) -> Vec<Outcome> {
         std::fs::create_dir_all(tmp.join("etc"))?;
         let mut cfg = serde_json::Map::new();
         cfg.insert("id".into(), Json::from(case.id.clone()));
-        cfg.insert("root_dir".into(), Json::from(tmp.join("root").display().to_string()));
+        cfg.insert(
+            "root_dir".into(),
+            Json::from(tmp.join("root").display().to_string()),
+        );
         cfg.insert("file_client".into(), Json::from("local"));
         cfg.insert("log_level".into(), Json::from("quiet"));
-        cfg.insert("cachedir".into(), Json::from(tmp.join("cache").display().to_string()));
+        cfg.insert(
+            "cachedir".into(),
+            Json::from(tmp.join("cache").display().to_string()),
+        );
         cfg.insert("file_roots".into(), roots(&case.dir, "file_roots", &tmp));
-        cfg.insert("pillar_roots".into(), roots(&case.dir, "pillar_roots", &tmp));
+        cfg.insert(
+            "pillar_roots".into(),
+            roots(&case.dir, "pillar_roots", &tmp),
+        );
         cfg.insert("grains".into(), case.grains.to_json());
         for (k, v) in &case.config {
             cfg.insert(k.clone(), v.to_json());
@@ -259,10 +279,7 @@ fn run_command(
         let salt_ok = exp["retcode"].as_i64() == Some(0);
         let ours = out.status.code().unwrap_or(-1);
         if salt_ok != (ours == 0) {
-            return Err(format!(
-                "exit code {ours}, Salt's was {}",
-                exp["retcode"]
-            ));
+            return Err(format!("exit code {ours}, Salt's was {}", exp["retcode"]));
         }
     }
     Ok(())
@@ -294,7 +311,10 @@ mod tests {
 
     #[test]
     fn diff_ignores_key_order_but_not_list_order() {
-        assert_eq!(diff(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": 1}), "$"), None);
+        assert_eq!(
+            diff(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": 1}), "$"),
+            None
+        );
         assert!(diff(&json!([1, 2]), &json!([2, 1]), "$").is_some());
         assert_eq!(diff(&json!(1), &json!(1.0), "$"), None);
         assert!(diff(&json!({"a": 1}), &json!({"a": 1, "b": 0}), "$").is_some());

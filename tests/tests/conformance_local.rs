@@ -15,7 +15,11 @@ fn conformance_local() {
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
-            let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             FAMILIES.iter().any(|f| name.starts_with(f))
         })
         .collect();
@@ -27,5 +31,8 @@ fn conformance_local() {
     }
     let (passed, failed) = conformance::report(&outcomes);
     println!("conformance: {passed} passed, {failed} failed");
-    assert_eq!(failed, 0, "{failed} conformance command(s) differ from Salt");
+    assert_eq!(
+        failed, 0,
+        "{failed} conformance command(s) differ from Salt"
+    );
 }

@@ -151,10 +151,8 @@ pub fn merge(tops: &[(String, Vec<Value>)]) -> Result<MergedTop, String> {
                                     entry.options.push(comp.clone());
                                 }
                             }
-                            Value::Str(s) => {
-                                if !entry.sls.contains(s) {
-                                    entry.sls.push(s.clone());
-                                }
+                            Value::Str(s) if !entry.sls.contains(s) => {
+                                entry.sls.push(s.clone());
                             }
                             _ => {}
                         }

@@ -3,6 +3,7 @@
 
 mod grains;
 mod pillar;
+mod state;
 mod test;
 
 use crate::args::CallArgs;
@@ -28,16 +29,33 @@ impl CallError {
     }
 }
 
+/// What a function returned, and the exit code salt-call would give
+/// (Salt's `__context__["retcode"]`: state functions set 1 for compile
+/// errors and 2 for failed states).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Return {
+    pub value: Value,
+    pub retcode: i32,
+}
+
+impl From<Value> for Return {
+    fn from(value: Value) -> Return {
+        Return { value, retcode: 0 }
+    }
+}
+
 /// Run `fun` with `args` on `minion`.
-pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Value, CallError> {
+pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, CallError> {
     let Some((module, name)) = fun.split_once('.') else {
         return Err(CallError::NotAvailable(fun.to_string()));
     };
     let p = Params::new(name, args);
+    let plain = |r: Option<Result<Value, CallError>>| r.map(|r| r.map(Return::from));
     match module {
-        "pillar" => pillar::call(minion, name, p),
-        "grains" => grains::call(minion, name, p),
-        "test" => test::call(name, p),
+        "pillar" => plain(pillar::call(minion, name, p)),
+        "grains" => plain(grains::call(minion, name, p)),
+        "test" => plain(test::call(name, p)),
+        "state" => state::call(minion, name, p),
         _ => None,
     }
     .unwrap_or_else(|| Err(CallError::NotAvailable(fun.to_string())))
