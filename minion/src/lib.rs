@@ -8,7 +8,9 @@
 pub mod args;
 pub mod call;
 pub mod context;
+pub mod exec;
 pub mod grains;
 pub mod logging;
 pub mod modules;
 pub mod output;
+pub mod state;

@@ -1,0 +1,195 @@
+//! Running commands on the minion (what Salt's `cmd.run` family and the
+//! `unless`/`onlyif` requisites use): shell or argv, cwd, env, runas,
+//! timeout; captures stdout/stderr and the exit code.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One command to run.
+#[derive(Debug, Clone, Default)]
+pub struct CommandSpec {
+    /// The command line; run through `shell -c` (Salt's `python_shell`
+    /// behaviour for states).
+    pub cmd: String,
+    /// The shell; default `/bin/sh`.
+    pub shell: Option<String>,
+    pub cwd: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// Run as this user (through `runuser`/`su`).
+    pub runas: Option<String>,
+    pub timeout: Option<Duration>,
+    /// Text fed on stdin.
+    pub stdin: Option<String>,
+}
+
+/// What a command did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CommandResult {
+    pub pid: u32,
+    pub retcode: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("unable to run command '{cmd}': {source}")]
+    Spawn { cmd: String, source: std::io::Error },
+    #[error("specified cwd '{0}' either not absolute or does not exist")]
+    BadCwd(String),
+}
+
+/// Run `spec` to completion (or its timeout) and collect the output.
+/// Trailing newlines are stripped from stdout/stderr, as Salt does.
+pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
+    let shell = spec.shell.clone().unwrap_or_else(|| "/bin/sh".into());
+    let mut cmd = match &spec.runas {
+        Some(user) => {
+            let mut c = Command::new("runuser");
+            c.args(["-u", user, "--", &shell, "-c", &spec.cmd]);
+            c
+        }
+        None => {
+            let mut c = Command::new(&shell);
+            c.args(["-c", &spec.cmd]);
+            c
+        }
+    };
+    if let Some(cwd) = &spec.cwd {
+        if !cwd.is_absolute() || !cwd.is_dir() {
+            return Err(ExecError::BadCwd(cwd.display().to_string()));
+        }
+        cmd.current_dir(cwd);
+    }
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(if spec.stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    // Its own process group, so a timeout can end the command's children too.
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
+        cmd: spec.cmd.clone(),
+        source,
+    })?;
+    if let (Some(text), Some(mut stdin)) = (&spec.stdin, child.stdin.take()) {
+        use std::io::Write;
+        // A command that exits without reading its input is not an error.
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    // Read both pipes on threads so a chatty command cannot block on a full pipe.
+    let mut out_pipe = child.stdout.take();
+    let mut err_pipe = child.stderr.take();
+    let out_t = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        if let Some(p) = out_pipe.as_mut() {
+            let _ = p.read_to_end(&mut s);
+        }
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        if let Some(p) = err_pipe.as_mut() {
+            let _ = p.read_to_end(&mut s);
+        }
+        s
+    });
+    let pid = child.id();
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if spec.timeout.is_some_and(|t| start.elapsed() >= t) {
+            timed_out = true;
+            // SAFETY: kill(2) on the process group we created; no memory involved.
+            unsafe {
+                libc::kill(-(pid as i32), libc::SIGKILL);
+            }
+            let _ = child.kill();
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let stdout = out_t.join().unwrap_or_default();
+    let stderr = err_t.join().unwrap_or_default();
+    let trim = |b: Vec<u8>| {
+        String::from_utf8_lossy(&b)
+            .trim_end_matches('\n')
+            .to_string()
+    };
+    let retcode = status
+        .and_then(|s| {
+            s.code().or_else(|| {
+                use std::os::unix::process::ExitStatusExt;
+                s.signal().map(|sig| -sig)
+            })
+        })
+        .unwrap_or(1);
+    Ok(CommandResult {
+        pid,
+        retcode,
+        stdout: trim(stdout),
+        stderr: trim(stderr),
+        timed_out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_through_the_shell() {
+        let r = run(&CommandSpec {
+            cmd: "echo hi; echo oops >&2; exit 3".into(),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            (r.retcode, r.stdout.as_str(), r.stderr.as_str()),
+            (3, "hi", "oops")
+        );
+    }
+
+    #[test]
+    fn honours_cwd_env_stdin_and_timeout() {
+        let r = run(&CommandSpec {
+            cmd: "pwd; echo $FOO; cat".into(),
+            cwd: Some("/tmp".into()),
+            env: vec![("FOO".into(), "bar".into())],
+            stdin: Some("in".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(r.stdout, "/tmp\nbar\nin");
+        let r = run(&CommandSpec {
+            cmd: "sleep 5".into(),
+            timeout: Some(Duration::from_millis(100)),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(r.timed_out);
+        assert!(run(&CommandSpec {
+            cmd: "true".into(),
+            cwd: Some("relative".into()),
+            ..Default::default()
+        })
+        .is_err());
+    }
+}

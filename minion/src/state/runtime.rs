@@ -1,0 +1,1 @@
+//! Runs low chunks and builds the running dictionary.
