@@ -4,6 +4,7 @@
 mod grains;
 mod pillar;
 mod state;
+mod state_run;
 mod test;
 
 use crate::args::CallArgs;
@@ -55,6 +56,9 @@ pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, Ca
         "pillar" => plain(pillar::call(minion, name, p)),
         "grains" => plain(grains::call(minion, name, p)),
         "test" => plain(test::call(name, p)),
+        // Runs (apply, sls, single...) need the runtime; the show_* family
+        // only the compiler.
+        "state" if state_run::FUNCTIONS.contains(&name) => state_run::call(minion, name, p),
         "state" => state::call(minion, name, p),
         _ => None,
     }
