@@ -11,6 +11,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: Some("/srv/pillar/a/b/c.sls"),
         files: &[],
+        opts: "{}",
         expect: Ok("sls=[a.b.c]\nslspath=[a/b]\nslsdotpath=[a.b]\nslscolonpath=[a:b]\nsls_path=[a_b]\ntplpath=[/srv/pillar/a/b/c.sls]\ntplfile=[a/b/c.sls]\ntpldir=[a/b]\ntpldot=[a.b]\nsaltenv=[base]\nproxy=[{}]\n"),
     },
     Case {
@@ -20,6 +21,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: Some("/srv/pillar/a/b/init.sls"),
         files: &[],
+        opts: "{}",
         expect: Ok("sls=[a.b]\nslspath=[a/b]\nslsdotpath=[a.b]\nslscolonpath=[a:b]\nsls_path=[a_b]\ntplpath=[/srv/pillar/a/b/init.sls]\ntplfile=[a/b/init.sls]\ntpldir=[a/b]\ntpldot=[a.b]\nsaltenv=[base]\nproxy=[{}]\n"),
     },
     Case {
@@ -29,6 +31,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: Some("/srv/salt/top1.sls"),
         files: &[],
+        opts: "{}",
         expect: Ok("sls=[top1]\nslspath=[]\nslsdotpath=[]\nslscolonpath=[]\nsls_path=[]\ntplpath=[/srv/salt/top1.sls]\ntplfile=[top1.sls]\ntpldir=[.]\ntpldot=[]\nsaltenv=[base]\nproxy=[{}]\n"),
     },
     Case {
@@ -38,6 +41,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: Some("/srv/salt/top.sls"),
         files: &[],
+        opts: "{}",
         expect: Ok("sls=[]\nslspath=[]\nslsdotpath=[]\nslscolonpath=[]\nsls_path=[]\ntplpath=[/srv/salt/top.sls]\ntplfile=[top.sls]\ntpldir=[.]\ntpldot=[]\nsaltenv=[base]\nproxy=[{}]\n"),
     },
     Case {
@@ -47,6 +51,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("a/b/c|a_b_c|False\n"),
     },
     Case {
@@ -56,6 +61,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("False False\n"),
     },
     Case {
@@ -65,6 +71,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("None|1.5|True|it's|3|1.0|1e+20|2.5|3|-0.5\n"),
     },
     Case {
@@ -74,6 +81,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['web', 'db'] [1, 'a', None, True, 2.5] []\n"),
     },
     Case {
@@ -83,6 +91,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'port': 8080, 'name': 'web', 'enabled': True, 'tags': ['a', 'b'], 'nested': {'k': 'v'}} {} {'q': \"it's\"}\n"),
     },
     Case {
@@ -92,6 +101,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'alice': {'uid': 1000}, 'bob': {'uid': 1001}}\n[{'k': 'v'}, [1]]\n"),
     },
     Case {
@@ -101,6 +111,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['a', 'b']|True|None\n"),
     },
     Case {
@@ -110,6 +121,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("1,a,None,True|webdb\n"),
     },
     Case {
@@ -119,6 +131,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("[('k', 'v')]|['alice', 'bob']\n"),
     },
     Case {
@@ -128,6 +141,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("OrderedDict([('k', 'v')])|[OrderedDict([('k', 'v')])]|[{'k': 'v'}]|OrderedDict([('alice', OrderedDict([('uid', 1000)])), ('bob', OrderedDict([('uid', 1001)]))])|OrderedDict()|{'app': OrderedDict([('port', 8080), ('name', 'web'), ('enabled', True), ('tags', ['a', 'b']), ('nested', OrderedDict([('k', 'v')]))]), 'empty': OrderedDict(), 'none': None, 'flt': 1.5, 'users': OrderedDict([('alice', OrderedDict([('uid', 1000)])), ('bob', OrderedDict([('uid', 1001)]))]), 'shared': 'from-pillar', 'text': 'Hello World', 'quote': \"it's\"}\n"),
     },
     Case {
@@ -137,6 +151,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("OrderedDict([('k', 'v')])|[('k', 'v')]|[{'uid': 1000}, {'uid': 1001}]\n"),
     },
     Case {
@@ -146,6 +161,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("a\n"),
     },
     Case {
@@ -155,6 +171,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("a\n\n"),
     },
     Case {
@@ -164,6 +181,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("a"),
     },
     Case {
@@ -173,6 +191,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("x: 1\n\ny: 2\n\n"),
     },
     Case {
@@ -182,6 +201,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("a\nb\n"),
     },
     Case {
@@ -191,6 +211,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("\n  - 1\n\n  - 2\n\n"),
     },
     Case {
@@ -200,6 +221,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("12\n"),
     },
     Case {
@@ -209,6 +231,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(2)),
     },
     Case {
@@ -218,6 +241,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -227,6 +251,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(3)),
     },
     Case {
@@ -236,6 +261,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -245,6 +271,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -254,6 +281,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("d|x|False|True\n"),
     },
     Case {
@@ -263,6 +291,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("None|{}|8080\n"),
     },
     Case {
@@ -272,6 +301,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -281,6 +311,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -290,6 +321,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -299,6 +331,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("8080||d|b|web\n"),
     },
     Case {
@@ -308,6 +341,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("web|Debian\n"),
     },
     Case {
@@ -317,6 +351,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'port': 8080, 'extra': 2, 'name': 'web', 'enabled': True, 'tags': ['a', 'b'], 'nested': {'k': 'v'}}\n"),
     },
     Case {
@@ -326,6 +361,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'alice': {'uid': 1000}, 'bob': {'uid': 1001}}|['a', 'b']\n"),
     },
     Case {
@@ -335,6 +371,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("1||web|[]\n"),
     },
     Case {
@@ -344,6 +381,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("from-opts|Debian|8080|dflt|5\n"),
     },
     Case {
@@ -353,6 +391,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'app:port': 8080, 'nope': ''}|{'os': 'Debian', 'num': 3}\n"),
     },
     Case {
@@ -362,6 +401,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'pkg': 'apache2', 'x': 1}\n{'pkg': 'www'}\n{'r': 1}\n{'pkg': 'apache2', 'conf': '/opt'}\n1\n"),
     },
     Case {
@@ -371,6 +411,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("True|False\n"),
     },
     Case {
@@ -380,6 +421,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -389,6 +431,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("True\n"),
     },
     Case {
@@ -398,6 +441,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'a': {'b': 1, 'c': [2], 'n': 3}, 'k': 1}\n"),
     },
     Case {
@@ -407,6 +451,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'a': {'b': 1, 'c': [1, 2]}}\n"),
     },
     Case {
@@ -416,6 +461,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'a': {'b': 1, 'c': 2}, 'z': 0}\n"),
     },
     Case {
@@ -425,6 +471,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['port', 'name', 'enabled', 'tags', 'nested']|[8080, 'web', True, ['a', 'b'], {'k': 'v'}]|web|True|False\n"),
     },
     Case {
@@ -434,6 +481,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("[2, 4, 6]\n"),
     },
     Case {
@@ -443,6 +491,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'a': 1, 'b': 2, 'c': 3}|[]|{'a': 1, 'b': 2, 'c': 3, 'e': []}\n"),
     },
     Case {
@@ -452,6 +501,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'l': [1, 2, 3]}\n"),
     },
     Case {
@@ -461,6 +511,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'alice': 1000, 'bob': 1001}\n"),
     },
     Case {
@@ -470,6 +521,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("1|web\n"),
     },
     Case {
@@ -479,6 +531,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("5|[9, 3, 2]|2|1|[2, 3, 9]\n"),
     },
     Case {
@@ -488,6 +541,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['a', 'b', 'c']|True|ABC|x|a_b|xy|True|005|['a', 'b', 'c']|('k', '=', 'v=w')|['a.b', 'c']\n"),
     },
     Case {
@@ -497,6 +551,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("a-1|x/True|    r|l   |  c  |003.1|k=42 02.50 'q'\n"),
     },
     Case {
@@ -506,6 +561,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("0134\n"),
     },
     Case {
@@ -515,6 +571,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("1TrueFalse2FalseTrue\n"),
     },
     Case {
@@ -524,6 +581,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("3\n"),
     },
     Case {
@@ -533,6 +591,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{\"enabled\": true, \"name\": \"web\", \"nested\": {\"k\": \"v\"}, \"port\": 8080, \"tags\": [\"a\", \"b\"]}|{\"a\": \"é\", \"b\": 1}|[1, 2.5, null]\n"),
     },
     Case {
@@ -542,6 +601,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{\"port\": 8080, \"name\": \"web\", \"enabled\": true, \"tags\": [\"a\", \"b\"], \"nested\": {\"k\": \"v\"}}|{\"b\": \"\\u003cit\\u0027s\\u003e\", \"a\": \"\\u00e9\"}\n"),
     },
     Case {
@@ -551,6 +611,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{\n  \"k\": \"v\"\n}\n"),
     },
     Case {
@@ -560,6 +621,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{port: 8080, name: web, enabled: true, tags: [a, b], nested: {k: v}}|{a: 2, b: 1}|[web, db]|'yes'|5|null|'a: b'\n"),
     },
     Case {
@@ -569,6 +631,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("port: 8080\nname: web\nenabled: true\ntags:\n- a\n- b\nnested:\n  k: v\n---\nd: {}\ne: []\nl:\n- 1\n- m: x\n"),
     },
     Case {
@@ -578,6 +641,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{k: [item0, item1, item2, item3, item4, item5, item6, item7, item8, item9, item10,\n    item11, item12, item13, item14, item15, item16, item17, item18, item19, item20,\n    item21, item22, item23, item24, item25, item26, item27, item28, item29, item30,\n    item31, item32, item33, item34, item35, item36, item37, item38, item39]}\n"),
     },
     Case {
@@ -587,6 +651,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['1.0', '010', '0x1f', 'null', '', ' lead', 'trail ', 'a #b', '#c', '- x', 'multi\n\n    line', \"tab\\there\", '2024-01-01', '~', 'on', é, 'a:b', '{x}', '@at', back`tick,\n  1.5, 1.0e+20, -0.0, true]\n"),
     },
     Case {
@@ -596,6 +661,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("m: 'multi\n\n  line\n\n  '\nn: 'null'\nq: 'x: y'\ns: it's\n"),
     },
     Case {
@@ -605,6 +671,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("\"Hello World\"|true|1.5|null|\"multi\\nline\"\n"),
     },
     Case {
@@ -614,6 +681,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("\"Hello World\"|'it''s'|\"a\\\"b\\\\c\"\n"),
     },
     Case {
@@ -623,6 +691,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("- name: thing\n- changes: true\n- warnings: OMG! Stuff\n"),
     },
     Case {
@@ -632,6 +701,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['a', 'b', 'A']|[1, 2, 3, 4]|[2, 3]|[1, 3]|[1, 3, 4]\n"),
     },
     Case {
@@ -641,6 +711,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("TrueFalseTrueFalseFalseTrueFalseTrue\n"),
     },
     Case {
@@ -650,6 +721,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("'a b'|abc|'it'\"'\"'s'\n"),
     },
     Case {
@@ -659,6 +731,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("('a', 'd')|None|('c',)|lets__replace__spaces|ba|x\\.y\n"),
     },
     Case {
@@ -668,6 +741,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['foo']|['bar']|{'a': 1}|True|False\n"),
     },
     Case {
@@ -677,6 +751,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("aGVsbG8gd29ybGQ=|hello world\n"),
     },
     Case {
@@ -686,6 +761,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("TrueTrueFalseFalse\n"),
     },
     Case {
@@ -695,6 +771,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['a', 'b']|[('alice', {'uid': 1000}), ('bob', {'uid': 1001})]|1|2|X|4|2.5|6|1|3|3|a+b|['1', '2']|[1000, 1001]|[1, 3]\n"),
     },
     Case {
@@ -704,6 +781,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("x:\n  a\n  b\n\n    a\n    b\nk: v\n"),
     },
     Case {
@@ -713,6 +791,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'a': [1, 2], 'b': 1}\n"),
     },
     Case {
@@ -722,6 +801,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("2.5|[1, 2, 3]|[1, 2, [3]]\n"),
     },
     Case {
@@ -731,6 +811,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("[1, 2]|{a: [1, 2], b: 1}\n"),
     },
     Case {
@@ -740,6 +821,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("Debian\n"),
     },
     Case {
@@ -749,6 +831,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("a|d\n"),
     },
     Case {
@@ -758,6 +841,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("['a', 'B', 'C']|True|/a/b/c||True|True\n"),
     },
     Case {
@@ -767,6 +851,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("True|False|True|True\n"),
     },
     Case {
@@ -776,6 +861,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(2)),
     },
     Case {
@@ -785,6 +871,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{b: 1, a: 2}|{'b': 1, 'a': 2}\n"),
     },
     Case {
@@ -794,6 +881,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(2)),
     },
     Case {
@@ -803,6 +891,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(2)),
     },
     Case {
@@ -812,6 +901,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -821,6 +911,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("a.sls"),
         tplpath: None,
         files: &[("macros.jinja", "{% macro greet(n) %}hi {{ n }}{% endmacro %}")],
+        opts: "{}",
         expect: Ok("hi Debian\n"),
     },
     Case {
@@ -830,6 +921,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("a.sls"),
         tplpath: None,
         files: &[("map.jinja", "{% set m = salt['grains.filter_by']({'Debian': {'pkg': 'apache2'}}) %}\n{% do m.update({'port': pillar.app.port}) %}\n")],
+        opts: "{}",
         expect: Ok("apache2|{'pkg': 'apache2', 'port': 8080}\n"),
     },
     Case {
@@ -839,6 +931,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("d/x.sls"),
         tplpath: None,
         files: &[("d/sub/v.jinja", "{% set v = tpldir %}"), ("inc.txt", "included {{ sls }}")],
+        opts: "{}",
         expect: Ok("d|included d.x\n"),
     },
     Case {
@@ -848,6 +941,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("a.sls"),
         tplpath: None,
         files: &[("inc.jinja", "inc:{{ local }}:{{ grains.os }}")],
+        opts: "{}",
         expect: Ok("inc:5:Debian\n"),
     },
     Case {
@@ -857,6 +951,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("a.sls"),
         tplpath: None,
         files: &[("defaults.yaml", "port: {{ pillar.app.port }}\nname: x\n")],
+        opts: "{}",
         expect: Ok("8080|{'port': 8080, 'name': 'x'}\n"),
     },
     Case {
@@ -866,6 +961,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("a.sls"),
         tplpath: None,
         files: &[("d.json", "{\"b\": 1, \"a\": \"{{ grains.os }}\"}")],
+        opts: "{}",
         expect: Ok("{'b': 1, 'a': 'Debian'}\n"),
     },
     Case {
@@ -875,6 +971,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("a.sls"),
         tplpath: None,
         files: &[("t.txt", "some text\n")],
+        opts: "{}",
         expect: Ok("[some text]\n"),
     },
     Case {
@@ -884,6 +981,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("a.sls"),
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Err(Some(1)),
     },
     Case {
@@ -893,6 +991,7 @@ pub(super) const CASES: &[Case] = &[
         tplfile: None,
         tplpath: None,
         files: &[],
+        opts: "{}",
         expect: Ok("{'b': 1, 'a': ['x', 'y']}|{a: [x, y], b: 1}\n"),
     },
     Case {
@@ -902,6 +1001,147 @@ pub(super) const CASES: &[Case] = &[
         tplfile: Some("a.sls"),
         tplpath: None,
         files: &[("defaults.yaml", "b: 1\na: 2\n")],
+        opts: "{}",
         expect: Ok("{'b': 1, 'a': 2, 'z': 1}\n"),
+    },
+    Case {
+        name: "opt_trim_lstrip_sls",
+        src: "{% for i in [1, 2] %}\n    {% if i %}\n  - {{ i }}\n    {% endif %}\n{% endfor %}\nend\n",
+        sls: "a",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{\"jinja_sls_env\": {\"trim_blocks\": true, \"lstrip_blocks\": true}}",
+        expect: Ok("  - 1\n  - 2\nend\n"),
+    },
+    Case {
+        name: "opt_trim_only_top",
+        src: "{% for i in [1, 2] %}\n    {% if i %}\n  - {{ i }}\n    {% endif %}\n{% endfor %}\nend\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{\"jinja_env\": {\"trim_blocks\": true}, \"jinja_sls_env\": {\"lstrip_blocks\": true}}",
+        expect: Ok("      - 1\n          - 2\n    end\n"),
+    },
+    Case {
+        name: "opt_sls_env_not_for_top",
+        src: "{% for i in [1, 2] %}\n    {% if i %}\n  - {{ i }}\n    {% endif %}\n{% endfor %}\nend\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{\"jinja_sls_env\": {\"trim_blocks\": true}}",
+        expect: Ok("\n    \n  - 1\n    \n\n    \n  - 2\n    \n\nend\n"),
+    },
+    Case {
+        name: "opt_legacy_trim",
+        src: "{% for i in [1, 2] %}\n    {% if i %}\n  - {{ i }}\n    {% endif %}\n{% endfor %}\nend\n",
+        sls: "a",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{\"jinja_trim_blocks\": true}",
+        expect: Ok("      - 1\n          - 2\n    end\n"),
+    },
+    Case {
+        name: "opt_allow_undefined",
+        src: "[{{ nope }}]{% if nope %}y{% endif %}[{{ pillar.nope }}]\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{\"allow_undefined\": true}",
+        expect: Ok("[][]\n"),
+    },
+    Case {
+        name: "opt_keep_trailing_newline",
+        src: "a\n",
+        sls: "a",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{\"jinja_sls_env\": {\"keep_trailing_newline\": true}}",
+        expect: Ok("a\n\n"),
+    },
+    Case {
+        name: "arith",
+        src: "{{ 10 / 5 }}|{{ 3 * 1.0 }}|{{ 'ab' * 2 }}|{{ [1] * 2 }}|{{ 7 % 3 }}|{{ -7 // 2 }}|{{ 2 ** 10 }}|{{ 1 + 1.5 }}|{{ 0.1 + 0.2 }}|{{ 1 / 3 }}|{{ 10 ** 20 }}\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{}",
+        expect: Ok("2.0|3.0|abab|[1, 1]|1|-4|1024|2.5|0.30000000000000004|0.3333333333333333|100000000000000000000\n"),
+    },
+    Case {
+        name: "percent_operator",
+        src: "{{ '%s-%s' % ('a', 1) }}|{{ '%s' % grains.roles }}|{{ '%05.1f%%' % 12.345 }}|{{ '%(x)s' % {'x': True} }}|{% set p = '%s/%s' % (tpldir, 'f') %}{{ p }}|{{ '%d items' % grains.roles|length }}\n",
+        sls: "a.b",
+        tplfile: None,
+        tplpath: Some("/srv/salt/a/b.sls"),
+        files: &[],
+        opts: "{}",
+        expect: Ok("a-1|['web', 'db']|012.3%|True|a/f|2 items\n"),
+    },
+    Case {
+        name: "comparisons",
+        src: "{% if grains['os'] == 'Debian' and 'web' in grains.roles %}yes{% endif %}|{{ grains.num > 2 }}|{{ 'a' < 'b' }}|{{ none is none }}|{{ pillar.get('a', {}).get('b', 'c') }}\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{}",
+        expect: Ok("yes|True|True|True|c\n"),
+    },
+    Case {
+        name: "common_state",
+        src: "{% set app = salt['pillar.get']('app', {}) %}\n{%- for u, d in salt['pillar.get']('users', {}).items() %}\n{{ u }}:\n  user.present:\n    - uid: {{ d.uid }}\n    - groups: {{ grains.roles | json }}\n{%- endfor %}\napp:\n  file.managed:\n    - name: /etc/{{ app.name }}.conf\n    - contents: {{ app | yaml }}\n    - context: {{ app.nested | json }}\n",
+        sls: "app",
+        tplfile: None,
+        tplpath: Some("/srv/salt/app/init.sls"),
+        files: &[],
+        opts: "{}",
+        expect: Ok("\nalice:\n  user.present:\n    - uid: 1000\n    - groups: [\"web\", \"db\"]\nbob:\n  user.present:\n    - uid: 1001\n    - groups: [\"web\", \"db\"]\napp:\n  file.managed:\n    - name: /etc/web.conf\n    - contents: {port: 8080, name: web, enabled: true, tags: [a, b], nested: {k: v}}\n    - context: {\"k\": \"v\"}\n"),
+    },
+    Case {
+        name: "macro_caller",
+        src: "{% macro wrap(x) %}<{{ x }}{{ caller() }}>{% endmacro %}{% call wrap(1) %}body{% endcall %}\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{}",
+        expect: Ok("<1body>\n"),
+    },
+    Case {
+        name: "filter_block",
+        src: "{% filter upper %}abc{% endfilter %}\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{}",
+        expect: Ok("ABC\n"),
+    },
+    Case {
+        name: "error_line_set",
+        src: "a\nb\n{% set x = nope.y %}\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{}",
+        expect: Err(Some(3)),
+    },
+    Case {
+        name: "error_line_multiline_tag",
+        src: "a\n{% set x = {\n  'k': nope\n} %}\n",
+        sls: "",
+        tplfile: None,
+        tplpath: None,
+        files: &[],
+        opts: "{}",
+        expect: Ok("a\n\n"),
     },
 ];

@@ -17,6 +17,8 @@ pub(super) struct Case {
     /// A template path given as-is (no file behind it).
     pub tplpath: Option<&'static str>,
     pub files: &'static [(&'static str, &'static str)],
+    /// JSON object laid over the fixture's opts.
+    pub opts: &'static str,
     /// Salt's output, or the line its error named.
     pub expect: Result<&'static str, Option<usize>>,
 }
@@ -90,8 +92,19 @@ fn same_output_as_salt() {
             (Some(f), _) => Some(scratch.0.join(f).to_string_lossy().into_owned()),
             (None, p) => p.map(String::from),
         };
+        let overlay = Value::from_json(&serde_json::from_str(c.opts).unwrap());
+        let case_minion = match overlay.as_map() {
+            Some(m) if !m.is_empty() => {
+                let mut md = (*minion).clone();
+                if let Some(opts) = md.opts.as_map_mut() {
+                    opts.extend(m.clone());
+                }
+                Arc::new(md)
+            }
+            _ => minion.clone(),
+        };
         let ctx = TemplateContext {
-            minion: minion.clone(),
+            minion: case_minion,
             saltenv: "base".into(),
             sls: Some(c.sls.into()),
             tplpath,
