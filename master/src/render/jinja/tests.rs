@@ -182,3 +182,36 @@ fn conversion_is_reused_for_the_same_minion() {
         ) || a == b
     );
 }
+
+#[test]
+fn self_containing_values_do_not_recurse_forever() {
+    let ctx = ctx_for("a");
+    let src =
+        "{% set d = {'a': 1} %}{% do d.update({'d': d}) %}{{ d.d.a }}|{{ (d | string)[:30] }}";
+    assert_eq!(
+        render("t", src, &ctx).unwrap(),
+        "1|{'a': 1, 'd': {'a': 1, 'd': {'"
+    );
+    assert!(render(
+        "t",
+        "{% set l = [] %}{% do l.append(l) %}{{ l | json }}",
+        &ctx
+    )
+    .is_err());
+    assert!(render(
+        "t",
+        "{% set l = [] %}{% do l.append(l) %}{{ l | yaml }}",
+        &ctx
+    )
+    .is_err());
+}
+
+#[test]
+fn concatenation_prints_python_str_of_containers() {
+    let ctx = ctx_for("a");
+    let src = "{% set l = [1, none] %}{{ 'x' ~ l ~ pillar.app.nested }}";
+    assert_eq!(
+        render("t", src, &ctx).unwrap(),
+        "x[1, None]OrderedDict([('k', 'v')])"
+    );
+}
