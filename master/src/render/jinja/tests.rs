@@ -215,3 +215,17 @@ fn concatenation_prints_python_str_of_containers() {
         "x[1, None]OrderedDict([('k', 'v')])"
     );
 }
+
+/// Rendered by `salt-call --local slsutil.renderer path=salt://cmp.sls
+/// default_renderer=jinja` (grains os/os_family Debian, roles [web, db]).
+#[test]
+fn same_output_as_salt_call() {
+    let src = "{%- set app = salt['pillar.get']('app', {}) %}\n{%- set l = [] %}\n{%- for r in grains.roles %}{% do l.append(r | upper) %}{% endfor %}\nroles: {{ l }}\nos: {{ grains.os }} {{ grains['os_family'] == 'Debian' }}\nx: {{ salt['grains.filter_by']({'Debian': {'p': 'apache2'}}) }}\ny: {{ {'b': 1, 'a': none} | yaml }}\nz: {{ '%s/%s' % (sls, slspath) }} {{ tpldir }} {{ tplfile }}\n";
+    let want = "\nroles: ['WEB', 'DB']\nos: Debian True\nx: {'p': 'apache2'}\ny: {a: null, b: 1}\nz: / . cmp.sls\n";
+    let ctx = TemplateContext {
+        sls: None,
+        tplpath: Some("/var/cache/salt/minion/files/base/cmp.sls".into()),
+        ..ctx_for("")
+    };
+    assert_eq!(render("salt://cmp.sls", src, &ctx).unwrap(), want);
+}
