@@ -179,6 +179,16 @@ case('filter_block', "{% filter upper %}abc{% endfilter %}\n")
 case('error_line_set', "a\nb\n{% set x = nope.y %}\n")
 case('error_line_multiline_tag', "a\n{% set x = {\n  'k': nope\n} %}\n")
 
+# --- Jinja builtins as Salt trees use them
+case('b_tests', "{{ 'abc' is sequence }}{{ 'abc' is iterable }}{{ 'abc' is string }}{{ 1 is number }}{{ {} is mapping }}{{ [] is sequence }}{{ none is none }}{{ 3 is odd }}{{ 'a' is lower }}{{ 1.0 is integer }}{{ 1 is integer }}{{ 1.5 is float }}\n")
+case('b_numbers', "{{ '3.7' | int }}|{{ 'x' | int }}|{{ 'x' | float }}|{{ 2.5 | round }}|{{ 3.14159 | round(2) }}|{{ 2.5 | round(0, 'floor') }}|{{ -3 | abs }}|{{ '42' | int + 1 }}|{{ 7 | float }}|{{ true | int }}|{{ '0x1f' | int(base=16) }}\n")
+case('b_strings', "{{ 'hello world' | title }}|{{ 'hELLO' | capitalize }}|{{ '  x  ' | trim }}|{{ 'abc' | center(9) }}|{{ 'a b c' | wordcount }}|{{ 'abcdefghijklmnop' | truncate(9) }}|{{ 'x&y<z>' | e }}|{{ 'a b' | urlencode }}|{{ 'abc' | list }}|{{ 'abc' | reverse }}\n")
+case('b_lists', "{{ [3, 1, 2] | sort(reverse=True) }}|{{ [1, 2, 3, 4, 5] | batch(2) | list }}|{{ [1, 2, 3] | reverse | list }}|{{ [{'a': 2}, {'a': 1}] | sort(attribute='a') }}|{{ [{'a': 1, 'b': 'x'}, {'a': 2, 'b': 'y'}] | selectattr('a', 'equalto', 2) | map(attribute='b') | list }}|{{ [1, 2] | map('string') | join('-') }}|{{ ['a', 'B'] | map('upper') | list }}|{{ [0, 1, '', 'x'] | select | list }}|{{ [1, 2, 3] | reject('odd') | list }}|{{ range(1, 10, 3) | list }}\n")
+case('b_dicts', "{{ {'b': 1, 'a': 2} | dictsort }}|{{ {'b': 1, 'a': 2} | dictsort(by='value') }}|{{ pillar.app | length }}|{{ pillar.app | list }}|{{ {'a': 1} | items | list }}|{{ dict(a=1, b=2) }}|{{ pillar.users | dictsort | first }}\n")
+case('b_default', "{{ none | default('x') }}|{{ '' | default('x', true) }}|{{ pillar.none | d('y') }}|{{ undefined_thing | default(none) }}|{{ pillar.get('nope') or 'z' }}\n")
+case('b_loop', "{% for k in pillar.users recursive %}{{ loop.index0 }}{{ loop.revindex }}{{ loop.length }}{{ loop.cycle('a', 'b') }}{% if not loop.last %},{% endif %}{% endfor %}|{% for x in [] %}x{% else %}empty{% endfor %}\n")
+case('b_set_block', "{% set body %}\nline {{ grains.os }}\n{% endset %}[{{ body }}]|{{ body | trim }}\n")
+
 WORK = tempfile.mkdtemp(prefix='brine-jinja-cases-')
 ROOT = os.path.join(WORK, 'roots')
 with open(os.path.join(WORK, 'minion'), 'w') as f:
