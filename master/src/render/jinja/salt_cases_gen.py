@@ -189,6 +189,33 @@ case('b_default', "{{ none | default('x') }}|{{ '' | default('x', true) }}|{{ pi
 case('b_loop', "{% for k in pillar.users recursive %}{{ loop.index0 }}{{ loop.revindex }}{{ loop.length }}{{ loop.cycle('a', 'b') }}{% if not loop.last %},{% endif %}{% endfor %}|{% for x in [] %}x{% else %}empty{% endfor %}\n")
 case('b_set_block', "{% set body %}\nline {{ grains.os }}\n{% endset %}[{{ body }}]|{{ body | trim }}\n")
 
+# --- formula-style map.jinja (template-formula layout)
+MAP = """{%- set tplroot = tpldir.split('/')[0] %}
+{%- import_json tplroot ~ '/defaults.json' as default_settings %}
+{%- set os_family_map = salt['grains.filter_by']({
+    'Debian': {'pkg': 'apache2', 'service': 'apache2'},
+    'RedHat': {'pkg': 'httpd'},
+  }, grain='os_family', merge=salt['pillar.get']('web:lookup')) %}
+{%- do default_settings.web.update(os_family_map) %}
+{%- set web = salt['pillar.get']('web', default=default_settings.web, merge=True) %}
+"""
+case('formula_map', """{%- set tplroot = tpldir.split('/')[0] %}
+{%- from tplroot ~ "/map.jinja" import web with context %}
+web-pkg:
+  pkg.installed:
+    - name: {{ web.pkg }}
+web-config:
+  file.managed:
+    - name: {{ web.config }}
+    - contents: {{ web | json }}
+{%- for name, port in web.get('ports', {}).items() %}
+{{ name }}: {{ port }}
+{%- endfor %}
+""", sls='web.config', tplfile='web/config.sls',
+     files={'web/map.jinja': MAP, 'web/defaults.json': '{"web": {"config": "/etc/web.conf", "pkg": "none", "ports": {"http": 80}}}'})
+
+case('mutable_ops', "{% set x = ['b', 'a', 'c'] %}{% set d = {'k': 'v', 'a': 1} %}{{ x[0:2] }}|{{ x[-1] }}|{{ x | first }}|{{ x | last }}|{{ x | sort }}|{{ x | reverse | list }}|{{ x | unique }}|{{ x | length }}|{{ x | join(',') }}|{{ x | map('upper') | list }}|{{ 'a' in x }}|{{ x + ['z'] }}|{{ x * 2 }}|{{ d | dictsort }}|{{ d.items() | sort }}|{{ d | length }}|{{ 'k' in d }}|{{ d.k }}|{{ d | tojson }}|{{ x | tojson }}|{{ d is mapping }}|{{ x is sequence }}|{% for a, b in d | dictsort %}{{ a }}{{ b }}{% endfor %}|{{ x == ['b', 'a', 'c'] }}|{{ d == {'k': 'v', 'a': 1} }}|{{ x | yaml }}|{{ d | yaml }}\n")
+
 WORK = tempfile.mkdtemp(prefix='brine-jinja-cases-')
 ROOT = os.path.join(WORK, 'roots')
 with open(os.path.join(WORK, 'minion'), 'w') as f:
