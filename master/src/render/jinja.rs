@@ -6,8 +6,14 @@
 //! - `StrictUndefined` (unless `allow_undefined` is set in opts): printing,
 //!   testing or iterating an undefined name is an error.
 //! - `{{ x }}` prints Python's `str(x)`: `True`, `None`, `['a', 1]`,
-//!   `{'k': 'v'}`.
-//! - Jinja drops the template's last newline and Salt adds it back.
+//!   `{'k': 'v'}`; elsewhere (`|string`, `'%s' % x`, `~`) YAML-loaded
+//!   pillar dicts print as `OrderedDict([('k', 'v')])`, and `|yaml` keeps
+//!   their order while sorting plain dicts.
+//! - Newlines are read as `\n`; Jinja drops the last one and Salt adds it
+//!   back.
+//! - Lists and dicts bound with `{% set %}` take `.append()`, `.update()`...
+//!   (minijinja values are immutable, so `set` binds a mutable copy; Salt
+//!   would share the object, e.g. a pillar subtree, with its source).
 //! - Extensions `do` and `loopcontrols`, Salt's filters and tests, the
 //!   `import_yaml`/`import_json`/`import_text` and `load_yaml`/`load_json`/
 //!   `load_text` tags.
