@@ -46,7 +46,10 @@ impl Roots {
         for (env, dirs) in &self.envs {
             for d in dirs {
                 if let Err(e) = std::fs::read_dir(d) {
-                    out.push(format!("{option}: environment '{env}': {}: {e}", d.display()));
+                    out.push(format!(
+                        "{option}: environment '{env}': {}: {e}",
+                        d.display()
+                    ));
                 }
             }
         }

@@ -85,7 +85,10 @@ fn safe_errors_hide_detail_but_the_log_names_file_and_line() {
         "log: {log}"
     );
     assert!(log.contains("inc.sls: include of 'missing'"), "log: {log}");
-    assert!(log.contains("pillar_roots: environment 'base'") && log.contains("does-not-exist"), "log: {log}");
+    assert!(
+        log.contains("pillar_roots: environment 'base'") && log.contains("does-not-exist"),
+        "log: {log}"
+    );
 }
 
 #[test]
