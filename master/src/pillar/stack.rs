@@ -392,7 +392,14 @@ impl Renderer {
             sls: None,
             extra,
         };
-        jinja::render(name, source, &ctx)
+        let mut out = jinja::render(name, source, &ctx)?;
+        // The shared renderer puts back the final newline Jinja drops, as
+        // Salt's renderer does; stack.py uses plain Jinja, which does not
+        // (it shows in YAML error messages).
+        if source.ends_with('\n') && out.ends_with('\n') {
+            out.pop();
+        }
+        Ok(out)
     }
 }
 
