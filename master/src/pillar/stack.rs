@@ -30,7 +30,7 @@ use crate::render::yaml::{self, YamlError};
 use crate::MinionData;
 use brine_protocol::value::{python_str_repr, Map};
 use brine_protocol::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Why the `stack` ext_pillar failed; nothing of the stack is kept.
@@ -64,10 +64,10 @@ pub enum StackError {
         line: Option<usize>,
     },
     /// A stacked file rendered to text that is not valid YAML.
-    #[error("Stack pillar yaml parsing error in {path}:\n{source}\n{rendered}")]
+    #[error("Stack pillar yaml parsing error in {path}:\n{}\n{rendered}", source.salt_text())]
     Yaml {
         path: String,
-        source: YamlError,
+        source: Box<YamlError>,
         rendered: String,
     },
     /// Merging a stacked file failed (unknown strategy).
@@ -175,12 +175,12 @@ fn process_cfg(cfg: &str, stack: &mut Map, r: &Renderer) -> Result<(), StackErro
         path: cfg.to_string(),
         message,
     })?;
-    let rendered =
-        r.render(cfg, &source, stack, cfg, None)
-            .map_err(|source| StackError::ConfigRender {
-                path: cfg.to_string(),
-                source,
-            })?;
+    let rendered = r
+        .render(cfg, &source, stack, basedir, cfg, None)
+        .map_err(|source| StackError::ConfigRender {
+            path: cfg.to_string(),
+            source,
+        })?;
     let (items, is_list) = parse_stack_cfg(&rendered);
     for (n, item) in items.iter().enumerate() {
         let line = n + 1;
@@ -264,11 +264,11 @@ fn stack_file(
     }
     let source = read_text(&filename).map_err(|m| render_err(m, None))?;
     let rendered = r
-        .render(path, &source, stack, cfg, Some(path))
+        .render(path, &source, stack, basedir, cfg, Some(path))
         .map_err(|e| render_err(e.to_string(), e.line))?;
     let doc = yaml::load(&rendered).map_err(|source| StackError::Yaml {
         path: path.to_string(),
-        source,
+        source: Box::new(source),
         rendered: rendered.clone(),
     })?;
     if let Value::Map(doc) = doc {
@@ -309,11 +309,20 @@ fn read_text(path: &str) -> Result<String, String> {
 
 /// Renders stack configs and stacked files with stack.py's Jinja globals:
 /// `pillar`, `minion_id`, `__opts__`, `__grains__`, `__salt__`,
-/// `__stack__` (`cfg_path`), `pillarenv` (`__opts__['pillarenv']`, may be
-/// `None`), plus `stack` and, for stacked files, `ymlpath`.
+/// `__stack__` (`cfg_path`; its `traverse` function is not provided),
+/// `pillarenv` (`__opts__['pillarenv']`, may be `None`), plus `stack` and,
+/// for stacked files, `ymlpath`. Like stack.py's plain Jinja environment:
+/// undefined names render empty, Salt's `jinja_env` options do not apply,
+/// and `{% include %}` names are relative to the config's directory.
+/// (The shared renderer also defines `grains`, `opts`, `salt`... which
+/// stack.py does not; templates that work in Salt give the same text.)
 struct Renderer {
-    /// Shared by every render: `pillar` is the pillar given to ext_pillar.
+    /// Shared by every render (the renderer converts it once): `pillar` is
+    /// the pillar given to ext_pillar; opts are adjusted for stack.py's
+    /// Jinja environment.
     minion: Arc<MinionData>,
+    /// The real opts, for `__opts__`.
+    opts: Value,
     saltenv: String,
     pillarenv: Option<String>,
 }
@@ -321,33 +330,52 @@ struct Renderer {
 impl Renderer {
     fn new(minion: &MinionData, pillar: &Value, pillarenv: Option<String>) -> Renderer {
         let saltenv = opt_str(&minion.opts, "saltenv").unwrap_or_else(|| "base".to_string());
+        let mut env_opts = minion.opts.clone();
+        if let Value::Map(m) = &mut env_opts {
+            // stack.py builds a bare `jinja2.Environment`: lenient undefined
+            // and none of Salt's jinja settings.
+            for key in [
+                "jinja_env",
+                "jinja_sls_env",
+                "jinja_trim_blocks",
+                "jinja_lstrip_blocks",
+            ] {
+                m.shift_remove(key);
+            }
+            m.insert("allow_undefined".into(), Value::Bool(true));
+        }
         Renderer {
             minion: Arc::new(MinionData {
                 id: minion.id.clone(),
                 grains: minion.grains.clone(),
                 pillar: pillar.clone(),
-                opts: minion.opts.clone(),
+                opts: env_opts,
             }),
+            opts: minion.opts.clone(),
             saltenv,
             pillarenv,
         }
     }
 
+    /// Render one file. `basedir` is the stack config's directory.
     fn render(
         &self,
         name: &str,
         source: &str,
         stack: &Map,
+        basedir: &str,
         cfg_path: &str,
         ymlpath: Option<&str>,
     ) -> Result<String, JinjaError> {
-        // Without a delimiter Jinja gives the text back (less one final
-        // newline): skip the engine.
+        // Without a delimiter Jinja gives the text back with `\n` newlines,
+        // less the final one: skip the engine.
         if !(source.contains("{{") || source.contains("{%") || source.contains("{#")) {
-            let text = source
-                .strip_suffix("\r\n")
-                .or_else(|| source.strip_suffix('\n'))
-                .unwrap_or(source);
+            let text = if source.contains('\r') {
+                source.replace("\r\n", "\n").replace('\r', "\n")
+            } else {
+                source.to_string()
+            };
+            let text = text.strip_suffix('\n').unwrap_or(&text);
             return Ok(text.to_string());
         }
         // Copying the stack (and opts, grains) into every template would
@@ -372,7 +400,7 @@ impl Renderer {
             extra.push(("minion_id".into(), Value::Str(self.minion.id.clone())));
         }
         if wants("__opts__") {
-            extra.push(("__opts__".into(), self.minion.opts.clone()));
+            extra.push(("__opts__".into(), self.opts.clone()));
         }
         if wants("__grains__") {
             extra.push(("__grains__".into(), self.minion.grains.clone()));
@@ -385,11 +413,22 @@ impl Renderer {
         if let Some(p) = ymlpath {
             extra.push(("ymlpath".into(), Value::Str(p.to_string())));
         }
+        // `__salt__` is the renderer's `salt` under another name; binding
+        // it on the first line keeps line numbers.
+        let aliased;
+        let source = if wants("__salt__") {
+            aliased = format!("{{% set __salt__ = salt %}}{source}");
+            aliased.as_str()
+        } else {
+            source
+        };
         let ctx = TemplateContext {
             minion: Arc::clone(&self.minion),
             saltenv: self.saltenv.clone(),
             pillarenv: self.pillarenv.clone(),
             sls: None,
+            tplpath: None,
+            search_paths: vec![PathBuf::from(basedir)],
             extra,
         };
         let mut out = jinja::render(name, source, &ctx)?;
