@@ -237,8 +237,27 @@ mod tests {
         check_case("state-requisite-in");
     }
 
+    /// The cases recorded for the compile stage (`state-compile-*`).
     #[test]
-    fn compile_case_use() {
-        check_case("state-compile-use");
+    fn compile_cases() {
+        let mut names: Vec<String> = std::fs::read_dir(cases_dir())
+            .expect("cases dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("state-compile-"))
+            .collect();
+        names.sort();
+        assert!(names.len() >= 6, "compile cases missing: {names:?}");
+        let mut failures = Vec::new();
+        for name in &names {
+            if let Err(e) = std::panic::catch_unwind(|| check_case(name)) {
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .unwrap_or_else(|| format!("{name}: failed"));
+                failures.push(msg);
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     }
 }
