@@ -12,24 +12,10 @@
 use super::{opt_string, CallError, Params, Return};
 use crate::context::{FreshPillar, Minion};
 use brine_master::opts;
-use brine_master::state::{render, top, StateRequest};
+use brine_master::state::{compile, render, top, StateRequest};
 use brine_master::MinionData;
 use brine_protocol::{Map, Value};
 use std::sync::Arc;
-
-// TEMPORARY stand-in until the compile stage (branch statecompile) lands.
-mod compile {
-    use brine_protocol::Map;
-    pub fn prepare_high(high: Map) -> (Map, Vec<String>) {
-        (high, vec!["compile stage not available yet".into()])
-    }
-    pub fn verify_high(_high: &Map) -> Vec<String> {
-        Vec::new()
-    }
-    pub fn compile_high_data(_high: &Map) -> Result<Vec<Map>, Vec<String>> {
-        Err(vec!["compile stage not available yet".into()])
-    }
-}
 
 /// Salt's `EX_STATE_COMPILER_ERROR`.
 const EX_STATE_COMPILER_ERROR: i32 = 1;
