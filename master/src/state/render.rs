@@ -174,7 +174,10 @@ impl Renderer<'_> {
             Ok(v) => v,
             Err(e) => {
                 tracing::error!("Rendering SLS '{saltenv}:{sls}' failed: {e}");
-                errors.push(format!("Rendering SLS '{saltenv}:{sls}' failed: {e}"));
+                errors.push(format!(
+                    "Rendering SLS '{saltenv}:{sls}' failed: {}",
+                    render_error_text(&e, &file.path)
+                ));
                 Value::Null
             }
         };
@@ -363,6 +366,54 @@ impl Renderer<'_> {
             }
         }
     }
+}
+
+/// The text of Salt's `SaltRenderError` for a failed SLS, as far as brine's
+/// errors carry it: PyYAML's message with its marks, or the Jinja message
+/// with `; line N` and the template lines around it, the failing one marked.
+fn render_error_text(e: &render::RenderError, path: &std::path::Path) -> String {
+    match e {
+        render::RenderError::Yaml { source, .. } => source.salt_text(),
+        render::RenderError::Jinja { source, .. } => {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            match source.line {
+                Some(line) if line > 0 => format!(
+                    "{}; line {line}\n\n{}",
+                    source.message,
+                    error_context(&text, line)
+                ),
+                _ => source.message.clone(),
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Salt's `get_context`: up to five lines either side of `line` (1-based)
+/// between `---` rulers, `[...]` where lines are cut, the line marked.
+fn error_context(template: &str, line: usize) -> String {
+    const MARKER: &str = "    <======================";
+    let lines: Vec<&str> = template.lines().collect();
+    if line > lines.len() {
+        return template.to_string();
+    }
+    let start = line.saturating_sub(6);
+    let end = (line + 5).min(lines.len());
+    let mut buf: Vec<String> = Vec::new();
+    if start > 0 {
+        buf.push("[...]".into());
+    }
+    for (i, l) in lines.iter().enumerate().take(end).skip(start) {
+        if i + 1 == line {
+            buf.push(format!("{l}{MARKER}"));
+        } else {
+            buf.push((*l).to_string());
+        }
+    }
+    if end < lines.len() {
+        buf.push("[...]".into());
+    }
+    format!("---\n{}\n---", buf.join("\n"))
 }
 
 /// Salt's `_handle_extend`: the `extend` mapping (its short decs expanded,
