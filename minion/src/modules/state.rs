@@ -229,7 +229,7 @@ fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Err(s) => return stop(s),
     };
     let r = render::render_highstate_from_top(&req, false);
-    let value = match compile_lowstate(r) {
+    let value = match compile_lowstate(r, &req.opts) {
         Ok(chunks) => Value::List(chunks.into_iter().map(Value::Map).collect()),
         Err(errors) => error_list(errors),
     };
@@ -238,14 +238,23 @@ fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 
 /// Salt's `compile_low_chunks` after the render: extend, verify,
 /// requisite_in, exclude, then the low chunks.
-fn compile_lowstate(r: render::Rendered) -> Result<Vec<Map>, Vec<String>> {
+fn compile_lowstate(r: render::Rendered, o: &Map) -> Result<Vec<Map>, Vec<String>> {
     let mut errors = r.errors;
-    let (high, mut more) = compile::prepare_high(r.high);
+    let (high, mut more) = compile::prepare_high_with(r.high, &disabled_requisites(o));
     errors.append(&mut more);
     if !errors.is_empty() {
         return Err(errors);
     }
     compile::compile_high_data(&high)
+}
+
+/// The `disabled_requisites` option: a list, or one name.
+fn disabled_requisites(o: &Map) -> Vec<String> {
+    match o.get("disabled_requisites") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(other) => vec![other.to_python_str()],
+    }
 }
 
 /// `state.show_sls MODS` / `state.show_low_sls MODS` `[saltenv=]
@@ -362,6 +371,51 @@ mod tests {
         assert!(!check_result(&v(json!({})), false));
         assert!(!check_result(&v(json!({"a": {"result": false}})), false));
         assert!(!check_result(&v(json!({"a": {"x": {}}})), false));
+    }
+
+    fn minion(extra: serde_json::Value) -> Minion {
+        let mut opts = v(json!({"id": "m1", "pillar_roots": {"base": ["/nonexistent"]}}));
+        if let (Value::Map(o), Value::Map(e)) = (&mut opts, v(extra)) {
+            o.extend(e);
+        }
+        Minion {
+            id: "m1".into(),
+            opts: opts.as_map().cloned().unwrap_or_default(),
+            grains: Map::new(),
+            pillar: v(json!({"in_memory": true}))
+                .as_map()
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+
+    fn call_with(m: &Minion, kwargs: serde_json::Value) -> CallOpts {
+        let args = crate::args::CallArgs {
+            kwargs: v(kwargs).as_map().cloned().unwrap_or_default(),
+            ..Default::default()
+        };
+        let mut p = Params::new("show_top", args);
+        call_opts(m, &mut p)
+    }
+
+    #[test]
+    fn templates_see_the_in_memory_pillar_unless_pillarenv_changes() {
+        let m = minion(json!({}));
+        let req = request(&m, &call_with(&m, json!({"saltenv": "dev"})))
+            .ok()
+            .unwrap();
+        assert_eq!(req.minion.pillar.get("in_memory"), Some(&Value::Bool(true)));
+        assert_eq!(req.saltenv.as_deref(), Some("dev"));
+        assert_eq!(req.pillarenv, None);
+        let req = request(&m, &call_with(&m, json!({"pillarenv": "base"})))
+            .ok()
+            .unwrap();
+        assert_eq!(req.minion.pillar.get("in_memory"), None);
+        assert_eq!(req.pillarenv.as_deref(), Some("base"));
+        // pillarenv_from_saltenv: saltenv= names the pillarenv too.
+        let m = minion(json!({"pillarenv_from_saltenv": true}));
+        let co = call_with(&m, json!({"saltenv": "dev"}));
+        assert_eq!(co.pillarenv.as_deref(), Some("dev"));
     }
 
     #[test]
