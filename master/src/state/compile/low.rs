@@ -13,6 +13,7 @@ use super::order::order_chunks;
 use super::py::{is_dunder, py_iter};
 use crate::state::HighData;
 use brine_protocol::{Map, Value};
+use std::borrow::Cow;
 
 /// Low chunks, sorted as Salt runs them. Errors only where Salt itself
 /// would stop with an exception (a malformed `names` entry).
@@ -28,7 +29,12 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
             if is_dunder(state) {
                 continue;
             }
-            let mut chunk = Map::new();
+            // Python iterates whatever the value is; a list is the norm.
+            let args: Cow<[Value]> = match run {
+                Value::List(l) => Cow::Borrowed(l),
+                other => Cow::Owned(py_iter(other).unwrap_or_default()),
+            };
+            let mut chunk = Map::with_capacity(8 + args.len());
             chunk.insert("state".into(), Value::Str(state.clone()));
             chunk.insert("name".into(), Value::Str(id.clone()));
             for key in ["__sls__", "__env__", "__sls_included_from__"] {
@@ -37,15 +43,15 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
                 }
             }
             chunk.insert("__id__".into(), Value::Str(id.clone()));
-            let mut funcs: Vec<String> = Vec::new();
+            let mut funcs: Vec<&str> = Vec::new();
             let mut names = Names::default();
-            for arg in py_iter(run).unwrap_or_default() {
+            for arg in args.iter() {
                 match arg {
-                    Value::Str(fun) if !funcs.contains(&fun) => funcs.push(fun),
+                    Value::Str(fun) if !funcs.contains(&fun.as_str()) => funcs.push(fun),
                     Value::Map(arg) => {
                         for (key, val) in arg {
                             match key.as_str() {
-                                "names" => match py_iter(&val) {
+                                "names" => match py_iter(val) {
                                     Some(entries) => entries.iter().for_each(|e| names.add(e)),
                                     None => errors.push(format!(
                                         "The 'names' argument in state '{id}' is a {}, not a list",
@@ -54,10 +60,10 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
                                 },
                                 "state" => {}
                                 "name" if !matches!(val, Value::Str(_)) => {
-                                    chunk.insert(key, Value::Str(id.clone()));
+                                    chunk.insert(key.clone(), Value::Str(id.clone()));
                                 }
                                 _ => {
-                                    chunk.insert(key, val);
+                                    chunk.insert(key.clone(), val.clone());
                                 }
                             }
                         }
@@ -65,14 +71,21 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
                     _ => {}
                 }
             }
-            if names.is_empty() {
-                for fun in &funcs {
+            if !names.is_empty() {
+                if let Err(e) = names.expand(&chunk, &funcs, &mut chunks) {
+                    errors.push(e);
+                }
+                continue;
+            }
+            // One chunk per function; the last takes the built chunk itself.
+            if let Some((last, rest)) = funcs.split_last() {
+                for fun in rest {
                     let mut live = chunk.clone();
-                    live.insert("fun".into(), Value::Str(fun.clone()));
+                    live.insert("fun".into(), Value::Str(fun.to_string()));
                     chunks.push(live);
                 }
-            } else if let Err(e) = names.expand(&chunk, &funcs, &mut chunks) {
-                errors.push(e);
+                chunk.insert("fun".into(), Value::Str(last.to_string()));
+                chunks.push(chunk);
             }
         }
     }
