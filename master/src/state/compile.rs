@@ -179,7 +179,10 @@ mod tests {
     /// Every recorded command of a case whose high data is known: the
     /// case's own `show_highstate` (or `show_sls`) answer, else a fixture.
     fn check_case(name: &str) {
-        let dir = cases_dir().join(name);
+        check_case_dir(&cases_dir().join(name), name);
+    }
+
+    fn check_case_dir(dir: &Path, name: &str) {
         let mut expected: Vec<PathBuf> = std::fs::read_dir(dir.join("expected"))
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .flatten()
@@ -215,6 +218,16 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 0, "{name}: nothing checked");
+    }
+
+    /// Ad-hoc differential check of a case folder recorded elsewhere:
+    /// `BRINE_COMPILE_CASE=/tmp/x cargo test ... adhoc_case -- --ignored`.
+    #[test]
+    #[ignore]
+    fn adhoc_case() {
+        if let Ok(dir) = std::env::var("BRINE_COMPILE_CASE") {
+            check_case_dir(Path::new(&dir), &dir);
+        }
     }
 
     #[test]
