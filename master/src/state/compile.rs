@@ -337,3 +337,12 @@ mod perf_tests {
         }
     }
 }
+
+/// High data written as YAML, for the submodules' tests.
+#[cfg(test)]
+pub(crate) fn test_high(yaml: &str) -> HighData {
+    match crate::render::yaml::load(yaml) {
+        Ok(brine_protocol::Value::Map(m)) => m,
+        other => panic!("test high data is not a mapping: {other:?}"),
+    }
+}

@@ -95,3 +95,55 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
     order_chunks(&mut chunks);
     Ok(chunks)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::compile::test_high;
+
+    fn keys(chunk: &Map) -> Vec<&str> {
+        chunk.keys().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn chunk_fields_come_in_salts_order() {
+        let high = test_high(
+            "x:\n  __sls__: s\n  __env__: base\n  test:\n    - fun: early\n    - comment: c\n    - nop\n    - order: 3\n    - state: file\n",
+        );
+        let chunks = compile_high_data(&high).expect("compiles");
+        assert_eq!(
+            keys(&chunks[0]),
+            ["state", "name", "__sls__", "__env__", "__id__", "fun", "comment", "order"]
+        );
+        assert_eq!(chunks[0]["fun"], Value::Str("nop".into()));
+        assert_eq!(chunks[0]["state"], Value::Str("test".into()));
+    }
+
+    #[test]
+    fn names_expand_with_overrides_and_without_repeats() {
+        let high = test_high(
+            "pk:\n  __sls__: s\n  test:\n    - comment: d\n    - names: [vim, vim, {curl: [{comment: c}]}, 42]\n    - nop\n    - order: 10\n",
+        );
+        let chunks = compile_high_data(&high).expect("compiles");
+        let got: Vec<(Value, Value, Value)> = chunks
+            .iter()
+            .map(|c| (c["name"].clone(), c["comment"].clone(), c["order"].clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("vim".into(), "d".into(), Value::Float(10.0001)),
+                ("curl".into(), "c".into(), Value::Float(10.0002)),
+                (Value::Int(42), "d".into(), Value::Float(10.0003)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_names_entry_salt_cannot_apply_is_an_error() {
+        let high = test_high(
+            "pk:\n  __sls__: s\n  test:\n    - names: [{curl: {comment: c}}]\n    - nop\n",
+        );
+        assert!(compile_high_data(&high).is_err());
+    }
+}

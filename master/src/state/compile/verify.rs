@@ -189,3 +189,45 @@ fn check_requisite<'a>(
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::compile::test_high;
+
+    #[test]
+    fn direct_recursion_is_reported_once() {
+        let high = test_high(
+            "a: {__sls__: s, test: [nop, {require: [{test: b}]}]}\n\
+             b: {__sls__: s, test: [nop, {require: [{test: a}]}]}",
+        );
+        assert_eq!(
+            verify_high(&high),
+            vec!["A recursive requisite was found, SLS \"s\" ID \"b\" ID \"a\"".to_string()]
+        );
+    }
+
+    #[test]
+    fn shapes_salt_rejects() {
+        let high = test_high(
+            "a: {__sls__: s, test: ~}\n\
+             b: {__sls__: s, test.nop: [x]}\n\
+             c: {__sls__: s, test: [nop, {require: {test: a}}]}\n\
+             d: {__sls__: s, require: []}\n\
+             __extend__: []",
+        );
+        assert_eq!(
+            verify_high(&high),
+            vec![
+                "ID 'a' in SLS 's' contains a short declaration (test) with a trailing colon. \
+                 When not passing any arguments to a state, the colon must be omitted."
+                    .to_string(),
+                "Too many functions declared in state 'b' in SLS 's'. Please choose one of the \
+                 following: nop, x"
+                    .to_string(),
+                "The require statement in state 'c' in SLS 's' needs to be formed as a list"
+                    .to_string(),
+            ]
+        );
+    }
+}
