@@ -100,27 +100,9 @@ fn json_float(f: f64) -> String {
         python_float_repr(f)
     }
 }
-
-/// A JSON string as Python writes it with `ensure_ascii=False`: only `"`,
-/// `\` and control characters are escaped.
+/// A JSON string as Python writes it with `ensure_ascii=False`.
 fn write_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    brine_protocol::py::write_json_str(out, s, false)
 }
 
 #[cfg(test)]

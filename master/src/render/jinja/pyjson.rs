@@ -130,25 +130,5 @@ fn key(k: &MjValue) -> Result<String, NotSerializable> {
 }
 
 pub(crate) fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if ensure_ascii && (c as u32) > 0x7f => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    out.push_str(&format!("\\u{:04x}", unit));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    brine_protocol::py::write_json_str(out, s, ensure_ascii)
 }
