@@ -2,6 +2,7 @@
 //! `str.splitlines()`, `str.isspace()`, `repr(str)` and `json.dumps`' string
 //! escaping. Renderers, outputters and the compilers all use these.
 
+use crate::Value;
 use std::fmt::Write;
 
 /// `str.splitlines()`: every line boundary Python knows (`\r\n` counts as
@@ -131,6 +132,79 @@ pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
 }
 
+/// Python's `a == b` between loaded values: `1 == 1.0 == True` (int against
+/// float exactly), dicts equal whatever their key order.
+pub fn eq(a: &Value, b: &Value) -> bool {
+    fn num(v: &Value) -> Option<Num> {
+        match v {
+            Value::Bool(b) => Some(Num::I(i64::from(*b))),
+            Value::Int(i) => Some(Num::I(*i)),
+            Value::Float(f) => Some(Num::F(*f)),
+            _ => None,
+        }
+    }
+    enum Num {
+        I(i64),
+        F(f64),
+    }
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq(p, q))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq(v, w)))
+        }
+        _ => match (num(a), num(b)) {
+            (Some(Num::I(x)), Some(Num::I(y))) => x == y,
+            (Some(Num::F(x)), Some(Num::F(y))) => x == y,
+            (Some(Num::I(i)), Some(Num::F(f))) | (Some(Num::F(f)), Some(Num::I(i))) => {
+                f.fract() == 0.0
+                    && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)
+                    && f as i64 == i
+            }
+            _ => false,
+        },
+    }
+}
+
+/// Python's `int(text)` for decimal text: surrounding whitespace, a sign,
+/// digits with single underscores between them.
+pub fn int_from_str(s: &str) -> Option<i64> {
+    let t = s.trim();
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+        || !digits.chars().all(|c| c.is_ascii_digit() || c == '_')
+    {
+        return None;
+    }
+    let n: i64 = digits.replace('_', "").parse().ok()?;
+    Some(if neg { -n } else { n })
+}
+
+/// A float as `json.dumps` writes it: `repr(float)`, with JavaScript's
+/// names for the non-finite values.
+pub fn json_float(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
+    } else {
+        crate::value::python_float_repr(f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +215,17 @@ mod tests {
         assert_eq!(splitlines("a\n"), ["a"]);
         assert_eq!(splitlines("a\r\nb\rc\u{2028}d"), ["a", "b", "c", "d"]);
         assert_eq!(splitlines("\n\n"), ["", ""]);
+    }
+
+    #[test]
+    fn equality_and_int_like_python() {
+        assert!(eq(&Value::Int(1), &Value::Float(1.0)));
+        assert!(eq(&Value::Bool(true), &Value::Int(1)));
+        assert!(!eq(&Value::Str("1".into()), &Value::Int(1)));
+        assert_eq!(int_from_str(" -1_000 "), Some(-1000));
+        assert_eq!(int_from_str("1__0"), None);
+        assert_eq!(json_float(f64::NAN), "NaN");
+        assert_eq!(json_float(1.0), "1.0");
     }
 
     #[test]

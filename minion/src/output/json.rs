@@ -3,7 +3,6 @@
 //! spelled as Python spells them (`1.0`, `1e-07`, `NaN`).
 
 use super::{OutputIndent, OutputOptions};
-use brine_protocol::value::python_float_repr;
 use brine_protocol::Value;
 use std::fmt::Write;
 
@@ -85,21 +84,7 @@ fn write_value(out: &mut String, v: &Value, indent: Option<usize>, sort_keys: bo
         }
     }
 }
-
-/// `float.__repr__`, with JavaScript's names for the non-finite values.
-fn json_float(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else {
-        python_float_repr(f)
-    }
-}
+use brine_protocol::py::json_float;
 /// A JSON string as Python writes it with `ensure_ascii=False`.
 fn write_str(out: &mut String, s: &str) {
     brine_protocol::py::write_json_str(out, s, false)

@@ -3,7 +3,6 @@
 //! `ensure_ascii`, float `repr`, `NaN`/`Infinity`.
 
 use super::convert::{self, map_pairs, seq_items};
-use brine_protocol::value::python_float_repr;
 use minijinja::value::{Value as MjValue, ValueKind};
 
 pub(crate) struct JsonOpts {
@@ -98,18 +97,7 @@ fn number(v: &MjValue) -> String {
     if v.is_integer() {
         return v.to_string();
     }
-    let f = f64::try_from(v.clone()).unwrap_or(f64::NAN);
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else {
-        python_float_repr(f)
-    }
+    brine_protocol::py::json_float(f64::try_from(v.clone()).unwrap_or(f64::NAN))
 }
 
 /// Dict keys: strings as they are; Python turns numbers, booleans and None
