@@ -1,9 +1,15 @@
 //! The state modules, by name.
 
+pub mod group;
+pub mod user;
+
 use super::StateModule;
 
 /// The state module called `name`, if brine has it.
 pub fn lookup(name: &str) -> Option<&'static dyn StateModule> {
-    let _ = name;
-    None
+    match name {
+        "group" => Some(&group::GROUP),
+        "user" => Some(&user::USER),
+        _ => None,
+    }
 }
