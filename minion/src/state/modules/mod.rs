@@ -1,6 +1,7 @@
 //! The state modules, by name.
 
 pub mod group;
+pub mod service;
 pub mod user;
 
 use super::StateModule;
@@ -9,6 +10,7 @@ use super::StateModule;
 pub fn lookup(name: &str) -> Option<&'static dyn StateModule> {
     match name {
         "group" => Some(&group::GROUP),
+        "service" => Some(&service::SERVICE),
         "user" => Some(&user::USER),
         _ => None,
     }
