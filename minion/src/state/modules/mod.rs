@@ -1,6 +1,7 @@
 //! The state modules, by name.
 
 pub mod group;
+pub mod pkg;
 pub mod service;
 pub mod user;
 
@@ -10,6 +11,7 @@ use super::StateModule;
 pub fn lookup(name: &str) -> Option<&'static dyn StateModule> {
     match name {
         "group" => Some(&group::GROUP),
+        "pkg" => Some(&pkg::PKG),
         "service" => Some(&service::SERVICE),
         "user" => Some(&user::USER),
         _ => None,
