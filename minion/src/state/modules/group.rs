@@ -255,14 +255,9 @@ fn set_members(name: &str, members: &[String]) -> Result<i32, String> {
 }
 
 fn read_wanted(call: &StateCall) -> Result<Wanted, ArgError> {
-    let gid = call.value("gid").cloned();
-    if let Some(g @ (Value::List(_) | Value::Map(_))) = &gid {
-        if !g.is_truthy() {
-            return Err(ArgError::new("gid", "a number", g));
-        }
-    }
     Ok(Wanted {
-        gid,
+        // Any gid is taken: Salt itself answers "Invalid gid" for non-numbers.
+        gid: call.value("gid").cloned(),
         addusers: call.opt_str_list("addusers")?,
         delusers: call.opt_str_list("delusers")?,
         members: call.opt_str_list("members")?,
@@ -572,6 +567,56 @@ pub(crate) mod tests {
         assert_eq!(r.result, Some(false));
         assert!(r.comment.contains("'members'"), "{}", r.comment);
         let _ = std::fs::remove_dir_all(&root.0);
+    }
+
+    /// Values of every type for every argument: a failed state or an
+    /// answer, never a panic.
+    #[test]
+    fn odd_arguments_never_panic() {
+        let root = scratch_root(
+            "odd",
+            "u:x:5:5::/:/bin/sh\n",
+            "g1:x:45:u\n",
+            "u:!:1::::::\n",
+        );
+        let odd = odd_values();
+        for key in [
+            "gid",
+            "members",
+            "addusers",
+            "delusers",
+            "system",
+            "non_unique",
+            "name",
+        ] {
+            for v in &odd {
+                for name in ["g1", "g2", ""] {
+                    let _ = run_test_mode(&root, "present", name, &[(key, v.clone())]);
+                    let _ = run_test_mode(&root, "absent", name, &[(key, v.clone())]);
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&root.0);
+    }
+
+    pub(crate) fn odd_values() -> Vec<Value> {
+        let mut m = Map::new();
+        m.insert("k".into(), Value::List(vec![Value::Null]));
+        vec![
+            Value::Null,
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Int(-1),
+            Value::Int(i64::MAX),
+            Value::Float(f64::NAN),
+            Value::Float(1e300),
+            Value::Str(String::new()),
+            Value::Str("a,b:c\n'\"$(x)".into()),
+            Value::List(vec![]),
+            Value::List(vec![Value::Null, Value::Map(m.clone()), Value::Int(3)]),
+            Value::Map(Map::new()),
+            Value::Map(m),
+        ]
     }
 
     fn run_real(fun: &str, name: &str, args: &[(&str, Value)]) -> StateReturn {

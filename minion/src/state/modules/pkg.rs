@@ -242,10 +242,18 @@ pub fn provider_for(ctx: &StateContext) -> Result<Box<dyn PkgProvider>, String> 
 
 impl StateModule for PkgModule {
     fn has_function(&self, fun: &str) -> bool {
-        matches!(fun, "installed" | "latest" | "removed" | "purged")
+        matches!(
+            fun,
+            "installed" | "latest" | "removed" | "purged" | "mod_watch"
+        )
     }
 
     fn call(&self, call: &StateCall) -> StateReturn {
+        if call.fun() == "mod_watch" {
+            if let Some(r) = self.mod_watch(call) {
+                return r;
+            }
+        }
         match provider_for(call.ctx) {
             Ok(p) => dispatch(p.as_ref(), call, call.fun()),
             Err(e) => failed(call.name(), e),
@@ -257,7 +265,7 @@ impl StateModule for PkgModule {
             .value("sfun")
             .map(Value::to_python_str)
             .unwrap_or_else(|| call.fun().to_string());
-        if !self.has_function(&sfun) {
+        if !matches!(sfun.as_str(), "installed" | "latest" | "removed" | "purged") {
             return Some(failed(
                 call.name(),
                 format!("pkg.{sfun} does not work with the watch requisite"),

@@ -979,6 +979,45 @@ mod tests {
         assert_eq!(r.comment, "Service web was runtime unmasked");
     }
 
+    /// Values of every type for every argument: a failed state or an
+    /// answer, never a panic (fake provider).
+    #[test]
+    fn fake_provider_odd_arguments_never_panic() {
+        let keys = [
+            "enable",
+            "enabled",
+            "sig",
+            "init_delay",
+            "reload",
+            "force",
+            "full_restart",
+            "sfun",
+            "unmask",
+            "runtime",
+        ];
+        for fun in [
+            "running",
+            "dead",
+            "enabled",
+            "disabled",
+            "masked",
+            "unmasked",
+            "mod_watch",
+        ] {
+            for key in keys {
+                for v in crate::state::modules::group::tests::odd_values() {
+                    if key == "init_delay" && v.is_truthy() {
+                        continue; // a real sleep
+                    }
+                    for test in [true, false] {
+                        let p = FakeProvider::new(false, true);
+                        let _ = run(&p, fun, test, &[(key, v.clone())]);
+                    }
+                }
+            }
+        }
+    }
+
     /// Without systemd, every service function fails with a clear comment.
     #[test]
     fn without_systemd_states_fail_cleanly() {

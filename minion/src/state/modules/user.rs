@@ -1081,6 +1081,61 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root.0);
     }
 
+    /// Values of every type for every argument: a failed state or an
+    /// answer, never a panic (test mode, scratch account files).
+    #[test]
+    fn odd_arguments_never_panic() {
+        let root = scratch_root(
+            "uodd",
+            "u1:x:5:5:a,b:/nonexistent:/bin/sh\n",
+            "u1:x:5:\ng:x:5:u1\n",
+            "u1:$6$a$b:1::::::\n",
+        );
+        let keys = [
+            "uid",
+            "gid",
+            "usergroup",
+            "groups",
+            "optional_groups",
+            "remove_groups",
+            "home",
+            "createhome",
+            "password",
+            "hash_password",
+            "enforce_password",
+            "empty_password",
+            "shell",
+            "unique",
+            "system",
+            "fullname",
+            "roomnumber",
+            "workphone",
+            "homephone",
+            "other",
+            "date",
+            "mindays",
+            "maxdays",
+            "inactdays",
+            "warndays",
+            "expire",
+            "nologinit",
+            "allow_uid_change",
+            "allow_gid_change",
+            "password_lock",
+            "purge",
+            "force",
+        ];
+        for key in keys {
+            for v in crate::state::modules::group::tests::odd_values() {
+                for name in ["u1", "u2", ""] {
+                    let _ = run(&root, "present", name, true, &[(key, v.clone())]);
+                    let _ = run(&root, "absent", name, true, &[(key, v.clone())]);
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&root.0);
+    }
+
     struct Cleanup(Vec<(&'static str, String)>);
     impl Drop for Cleanup {
         fn drop(&mut self) {

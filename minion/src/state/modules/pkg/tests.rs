@@ -555,6 +555,12 @@ fn real_deb_lifecycle() {
     );
     let r = go("latest", false, &[]);
     assert_eq!(r.comment, "Package brine-test-pkg is already up-to-date");
+    let r = go("installed", false, &[("version", Value::Str("3.0".into()))]);
+    assert_eq!((r.result, r.changes.is_empty()), (Some(false), true));
+    assert_eq!(
+        r.comment,
+        "Problem encountered installing package(s). Additional info follows:\n\nerrors:\n    - E: Version '3.0' for 'brine-test-pkg' was not found"
+    );
 
     let r = go("removed", true, &[]);
     assert_eq!(
@@ -628,4 +634,38 @@ fn real_deb_lifecycle() {
         "{}",
         r.comment
     );
+}
+
+/// Values of every type for every argument: a failed state or an answer,
+/// never a panic (fake package system).
+#[test]
+fn fake_provider_odd_arguments_never_panic() {
+    let keys = [
+        "name",
+        "version",
+        "pkgs",
+        "sources",
+        "refresh",
+        "fromrepo",
+        "skip_verify",
+        "reinstall",
+        "allow_updates",
+        "normalize",
+        "ignore_epoch",
+        "pkg_verify",
+        "hold",
+        "sfun",
+        "install_recommends",
+    ];
+    for fun in ["installed", "latest", "removed", "purged"] {
+        for key in keys {
+            for v in crate::state::modules::group::tests::odd_values() {
+                for test in [true, false] {
+                    let p = FakePkg::new(&[("a", "1.0")], &[("a", "2.0")]);
+                    let _ = run(&p, fun, "a", test, &[(key, v.clone())]);
+                    let _ = run(&p, fun, "", test, &[(key, v.clone())]);
+                }
+            }
+        }
+    }
 }
