@@ -1136,12 +1136,17 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root.0);
     }
 
-    struct Cleanup(Vec<(&'static str, String)>);
+    /// Removes the test user, group and home folders even when an
+    /// assertion fails.
+    struct Cleanup(Vec<(&'static str, String)>, Vec<std::path::PathBuf>);
     impl Drop for Cleanup {
         fn drop(&mut self) {
             for (cmd, what) in &self.0 {
                 let _ = run_argv(&[*cmd, "-f", what.as_str()], &[], None);
                 let _ = run_argv(&[*cmd, what.as_str()], &[], None);
+            }
+            for dir in &self.1 {
+                let _ = std::fs::remove_dir_all(dir);
             }
         }
     }
@@ -1159,7 +1164,10 @@ mod tests {
         let g = format!("brinet-{pid}-g");
         let home = std::env::temp_dir().join(format!("brinet-home-{pid}"));
         let home2 = std::env::temp_dir().join(format!("brinet-home2-{pid}"));
-        let _cleanup = Cleanup(vec![("userdel", u.clone()), ("groupdel", g.clone())]);
+        let _cleanup = Cleanup(
+            vec![("userdel", u.clone()), ("groupdel", g.clone())],
+            vec![home.clone(), home2.clone()],
+        );
         let root = EtcRoot::default();
         let real = |fun: &str, args: &[(&str, Value)]| run(&root, fun, &u, false, args);
         assert_eq!(
@@ -1309,6 +1317,5 @@ mod tests {
         assert!(root.getpwnam(&u).is_none());
         let r = real("absent", &[]);
         assert_eq!(r.comment, format!("User {u} is not present"));
-        let _ = std::fs::remove_dir_all(&home2);
     }
 }
