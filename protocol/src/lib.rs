@@ -1,6 +1,9 @@
 //! brine's shared language: the Salt value model, and (with the daemons) the
 //! messages master and minion exchange.
 
+pub mod crypto;
+pub mod keys;
+pub mod messages;
 pub mod value;
 
 pub use value::{Map, Value};
