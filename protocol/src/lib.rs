@@ -4,6 +4,7 @@
 pub mod crypto;
 pub mod keys;
 pub mod messages;
+pub mod transport;
 pub mod value;
 
 pub use value::{Map, Value};
