@@ -564,12 +564,13 @@ fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
 fn run(call: &StateCall, low: &Map) -> StateReturn {
     let (stateful, test_name) = stateful_of(low);
     let mut name = name_of(low);
+    // The return keeps the real name; the test command runs instead.
+    let mut ret = failed(&name, "");
     if call.test {
         if let Some(t) = &test_name {
             name = t.clone();
         }
     }
-    let mut ret = failed(&name, "");
     if low
         .get("env")
         .is_some_and(|e| !matches!(e, Value::Null | Value::List(_) | Value::Map(_)))

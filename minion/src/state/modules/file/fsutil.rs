@@ -301,8 +301,18 @@ pub fn write_atomic(dest: &Path, data: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The process umask (read without changing it for good).
+/// The process umask. Read from /proc when possible: setting it to read
+/// it would briefly change it for every thread.
 pub fn umask() -> u32 {
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+        if let Some(m) = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        {
+            return m;
+        }
+    }
     // SAFETY: umask only swaps the process mask; we restore it at once.
     unsafe {
         let m = libc::umask(0o022);

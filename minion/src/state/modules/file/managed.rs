@@ -443,13 +443,11 @@ fn source_list(m: &Managed, source: &Value) -> Result<(String, Option<String>), 
     for item in items {
         let (url, hash) = match item {
             Value::Str(s) => (s.clone(), None),
-            Value::Map(map) if map.len() == 1 => match map.iter().next() {
-                Some((k, v)) => (
-                    k.clone(),
-                    v.as_str().filter(|h| !h.is_empty()).map(String::from),
-                ),
-                None => continue,
-            },
+            // Salt 3007.8 fails on `{url: hash}` items (it lowercases every
+            // item to look for http sources first).
+            Value::Map(_) => {
+                return Err("each item of a source list must be a string in Salt 3007.8".into())
+            }
             _ => continue,
         };
         let found = match Source::parse(&url) {
@@ -840,7 +838,8 @@ fn manage_file(m: &Managed, mut ret: StateReturn, fetched: Fetched) -> StateRetu
                 }
             }
         }
-        if is_link && !m.follow_symlinks {
+        // Writing through the path above may already have replaced the link.
+        if name.is_symlink() && !m.follow_symlinks {
             let new = data
                 .clone()
                 .or_else(|| m.contents.clone().map(String::into_bytes));

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Record what Salt 3007.8 answers for the file/cmd state scenarios below.
 
-usage: record.py SALT_CALL WORKDIR   (e.g. /tmp/saltvenv/bin/salt-call /tmp/stm-rec)
-Writes file.json and cmd.json next to this script. Each scenario runs in its
+usage: record.py SALT_CALL WORKDIR [CASE...]
+  (e.g. /tmp/saltvenv/bin/salt-call /tmp/stm-rec)
+Writes file.json and cmd.json next to this script; with CASE names only
+those cases are recorded again, the others are kept. Each scenario runs in its
 own folder (written @TMP@ in the scenarios and in the answers); `sh` steps
 prepare or change files, `check` steps record what a shell command prints
 afterwards (contents, modes) so the tests can compare real effects too.
@@ -267,6 +269,84 @@ FILE_CASES = {
         {"state": "file.symlink", "args": {"name": "@TMP@/dir", "target": "@TMP@/t2", "force": True}},
         {"check": "readlink @TMP@/dir"},
     ],
+    "directory_recurse": [
+        {"sh": "mkdir -p @TMP@/r/s && echo 1 > @TMP@/r/f1 && echo 2 > @TMP@/r/s/f2 && chmod 600 @TMP@/r/f1"},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "user": "nobody", "group": "nogroup",
+                                             "dir_mode": 750, "file_mode": 640, "recurse": ["user", "group", "mode"]}},
+        {"check": "stat -c %n:%U:%G:%a @TMP@/r @TMP@/r/f1 @TMP@/r/s @TMP@/r/s/f2 | sed 's#.*/cases/[^/]*##'"},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "user": "nobody", "group": "nogroup",
+                                             "dir_mode": 750, "file_mode": 640, "recurse": ["user", "group", "mode"]}},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "dir_mode": 755, "recurse": ["mode", "ignore_files"]}},
+        {"check": "stat -c %n:%a @TMP@/r @TMP@/r/f1 @TMP@/r/s @TMP@/r/s/f2 | sed 's#.*/cases/[^/]*##'"},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "user": "root", "recurse": ["user", "silent"]}},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "recurse": "user"}},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "recurse": ["bogus"]}},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "recurse": ["ignore_files", "ignore_dirs"]}},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "recurse": ["user"]}},
+        {"state": "file.directory", "args": {"name": "@TMP@/r", "file_mode": 600, "recurse": ["mode"]}, "test": True},
+        {"sh": "mkdir -p @TMP@/e && echo x > @TMP@/e/keep.log && echo y > @TMP@/e/drop.txt"},
+        {"state": "file.directory", "args": {"name": "@TMP@/e", "clean": True, "exclude_pat": "*.log"}},
+        {"check": "ls @TMP@/e"},
+        {"sh": "echo x > @TMP@/bk"},
+        {"state": "file.directory", "args": {"name": "@TMP@/bk", "backupname": "@TMP@/bk.old"}, "test": True},
+        {"state": "file.directory", "args": {"name": "@TMP@/bk", "backupname": "@TMP@/bk.old"}},
+        {"check": "cat @TMP@/bk.old; test -d @TMP@/bk && echo dir"},
+    ],
+    "more_managed": [
+        {"sh": "printf 'x\n' > @TMP@/src.sh; chmod 751 @TMP@/src.sh"},
+        {"state": M, "args": {"name": "@TMP@/k", "source": "@TMP@/src.sh", "mode": "keep"}},
+        {"check": "stat -c %a @TMP@/k"},
+        {"state": M, "args": {"name": "@TMP@/k", "contents": "y", "mode": "keep"}},
+        {"state": M, "args": {"name": "@TMP@/l", "source": [{"salt://nope.txt": "md5=0123"}, {"salt://plain.txt": ""}]}},
+        {"check": "cat @TMP@/l"},
+        {"state": M, "args": {"name": "@TMP@/m", "source": "@TMP@/src.sh",
+                              "source_hash": "cf05de2f6fdc5ba762c3c9c712b251a1a020ae9ebbb502f25652ec73868be9d2"}},
+        {"state": M, "args": {"name": "@TMP@/m", "source": "@TMP@/src.sh", "source_hash": "sha256=abc"}},
+        {"state": M, "args": {"name": "@TMP@/m", "source": "@TMP@/src.sh", "source_hash": "foo=abc"}},
+        {"state": M, "args": {"name": "@TMP@/m", "source": "@TMP@/src.sh", "source_hash": "zzzz"}},
+        {"state": M, "args": {"name": "@TMP@/m", "source": "@TMP@/src.sh", "source_hash": "md5=401b30e3b8b5d629635a5c613cdb7919"}},
+        {"state": M, "args": {"name": "@TMP@/m", "source": "@TMP@/src.sh", "source_hash": "md5=401b30e3b8b5d629635a5c613cdb7919"}},
+        {"state": M, "args": {"name": "@TMP@/n", "source": "@TMP@/src.sh", "source_hash": "md5=00000000000000000000000000000000", "skip_verify": True}},
+        {"state": M, "args": {"name": "@TMP@/o", "contents": "x", "file_mode": 644}},
+        {"state": M, "args": {"name": "@TMP@/p", "contents": ["a", ["b", "c"], {"k": "v"}, None]}},
+        {"check": "cat @TMP@/p"},
+        {"state": M, "args": {"name": "@TMP@/q", "contents": []}},
+        {"sh": "ln -s @TMP@/p @TMP@/plink"},
+        {"state": M, "args": {"name": "@TMP@/plink", "contents": "replaced", "follow_symlinks": False}},
+        {"check": "test -L @TMP@/plink || echo not-a-link; cat @TMP@/plink; cat @TMP@/p"},
+        {"state": M, "args": {"name": "@TMP@/r", "contents": "a", "contents_newline": False}, "test": True},
+        {"state": M, "args": {"name": "@TMP@/s", "source": "salt://plain.txt", "makedirs": True, "mode": 600,
+                              "name": "@TMP@/deep/er/s"}},
+        {"check": "stat -c %a @TMP@/deep @TMP@/deep/er @TMP@/deep/er/s"},
+    ],
+    "more_replace": [
+        {"sh": "printf 'k=v\n' > @TMP@/a"},
+        {"state": "file.replace", "args": {"name": "@TMP@/a", "pattern": "^(\\w+)=(\\w+)$", "repl": "\\2=\\1",
+                                           "append_if_not_found": True, "not_found_content": "added"}},
+        {"state": "file.replace", "args": {"name": "@TMP@/a", "pattern": "nomatch", "repl": "x",
+                                           "append_if_not_found": True, "not_found_content": "added"}},
+        {"state": "file.replace", "args": {"name": "@TMP@/a", "pattern": "nomatch", "repl": "x",
+                                           "append_if_not_found": True, "not_found_content": "added"}},
+        {"check": "cat @TMP@/a"},
+        {"state": "file.replace", "args": {"name": "@TMP@/a", "pattern": "V", "repl": "w", "flags": 2}},
+        {"state": "file.replace", "args": {"name": "@TMP@/a", "pattern": "x", "repl": "y", "flags": ["BOGUS"]}},
+        {"state": "file.replace", "args": {"name": "@TMP@/a", "pattern": "a", "repl": "b", "append_if_not_found": True, "prepend_if_not_found": True}},
+        {"sh": "printf '\\000\\001' > @TMP@/bin"},
+        {"state": "file.replace", "args": {"name": "@TMP@/bin", "pattern": "a", "repl": "b"}},
+        {"state": "file.replace", "args": {"name": "@TMP@/a", "pattern": "k", "repl": "K", "backup": ".orig"}},
+        {"check": "ls @TMP@; cat @TMP@/a.orig"},
+    ],
+    "more_symlink": [
+        {"sh": "echo x > @TMP@/f; echo t > @TMP@/t"},
+        {"state": "file.symlink", "args": {"name": "@TMP@/f", "target": "@TMP@/t", "backupname": "f.bak"}},
+        {"check": "readlink @TMP@/f; cat @TMP@/f.bak"},
+        {"state": "file.symlink", "args": {"name": "@TMP@/b", "target": "@TMP@/missing-target"}},
+        {"state": "file.symlink", "args": {"name": "@TMP@/b", "target": "@TMP@/missing-target"}},
+        {"state": "file.symlink", "args": {"name": "@TMP@/c", "target": "@TMP@/t", "user": "nobody"}},
+        {"check": "stat -c %U:%G @TMP@/c"},
+        {"state": "file.symlink", "args": {"name": "@TMP@/c", "target": "@TMP@/t", "user": "nobody"}, "test": True},
+        {"state": "file.symlink", "args": {"name": "@TMP@/c", "target": "@TMP@/t"}, "test": True},
+    ],
     "append": [
         {"state": "file.append", "args": {"name": "@TMP@/a", "text": "first"}, "test": True},
         {"state": "file.append", "args": {"name": "@TMP@/a", "text": "first"}},
@@ -365,6 +445,22 @@ CMD_CASES = {
         {"state": "cmd.wait", "args": {"name": "touch @TMP@/waited"}},
         {"check": "ls @TMP@"},
     ],
+    "more_run": [
+        {"state": R, "args": {"name": "echo $A-$B", "env": ["A", {"B": None}]}},
+        {"state": R, "args": {"name": "cat", "stdin": "fed in"}},
+        {"state": R, "args": {"name": "echo real", "stateful": [{"test_name": "echo pretend"}]}, "test": True},
+        {"state": R, "args": {"name": "echo ok", "stateful": [{"test_name": "echo pretend"}]}},
+        {"state": R, "args": {"name": "id -un; pwd; echo $HOME", "runas": "nobody", "cwd": "/tmp"}},
+        {"state": R, "args": {"name": "exit 3", "success_retcodes": "1, 3"}},
+        {"state": R, "args": {"name": "echo oops >&2; exit 1", "success_stderr": "oops"}},
+        {"state": R, "args": {"name": "sleep 2", "timeout": 1, "ignore_timeout": True}},
+        {"state": R, "args": {"name": "echo '{\"changed\": \"no\", \"comment\": \"nothing\"}'", "stateful": True}},
+        {"state": R, "args": {"name": "echo 'a=b=c'", "stateful": True}},
+        {"state": R, "args": {"name": "echo >&2 only-err", "stateful": True}},
+        {"state": R, "args": {"name": "echo $((1+1))", "env": [{"X": True}, {"Y": 1.5}]}},
+        {"state": R, "args": {"name": "kill -9 $$"}},
+        {"state": R, "args": {"name": "echo hi", "cwd": "relative"}},
+    ],
     "script": [
         {"state": "cmd.script", "args": {"name": "salt://s.sh"}},
         {"state": "cmd.script", "args": {"name": "salt://s.sh", "args": "a b"}},
@@ -404,6 +500,7 @@ def unsubst(obj, tmp):
 
 def main():
     salt_call, work = sys.argv[1], os.path.abspath(sys.argv[2])
+    only = set(sys.argv[3:])
     shutil.rmtree(work, ignore_errors=True)
     roots = os.path.join(work, "file_roots")
     for rel, text in FILE_ROOTS.items():
@@ -427,8 +524,17 @@ def main():
     with open(os.path.join(work, "etc", "minion"), "w") as f:
         json.dump(conf, f)
     for out_name, cases in (("file.json", FILE_CASES), ("cmd.json", CMD_CASES)):
+        out_path = os.path.join(HERE, out_name)
         recorded = {}
+        old = {}
+        if only and os.path.exists(out_path):
+            with open(out_path) as f:
+                old = json.load(f)["cases"]
         for case, steps in cases.items():
+            if only and case not in only:
+                if case in old:
+                    recorded[case] = old[case]
+                continue
             tmp = os.path.join(work, "cases", case)
             os.makedirs(tmp)
             done = []
@@ -462,7 +568,7 @@ def main():
             recorded[case] = done
             print(case, len(done), file=sys.stderr)
         data = {"file_roots": FILE_ROOTS, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
-        with open(os.path.join(HERE, out_name), "w") as f:
+        with open(out_path, "w") as f:
             json.dump(data, f, indent=1, ensure_ascii=False)
             f.write("\n")
 
