@@ -5,10 +5,13 @@
 //! - [`render`]: one SLS/config file → data (`#!jinja|yaml` and friends).
 //! - [`matcher`]: does a target expression match a minion (top files, `match.*`).
 //! - [`pillar`]: top files + SLS + ext_pillars → one minion's pillar.
+//! - [`state`]: top files + SLS → high data → low chunks.
+//! - [`daemon`]: brine-master itself (sockets, auth, serving, jobs).
 //!
 //! `brine-call --local` and the master daemon both call into this crate; the
 //! compile pipeline lives here and nowhere else.
 
+pub mod daemon;
 pub mod keys;
 pub mod matcher;
 pub mod minion_data;
