@@ -2,7 +2,7 @@
 //! `brine-run`), encoded as msgpack maps with named fields (rmp-serde).
 //!
 //! Three top-level messages, each sent as the payload of a
-//! [`Signed`](crate::crypto::Signed) frame:
+//! [`Signed`] frame:
 //! - [`Request`]: minion or CLI → master's ret port (ROUTER). Minions sign
 //!   with their own key; the master checks the signer is the key accepted for
 //!   the `id` in the body. The CLI signs with a throwaway key and proves it

@@ -1005,23 +1005,7 @@ mod tests {
         };
         let frame = sign_frame(&master, &publication).unwrap();
 
-        // PUB drops messages until the subscription has reached it (the
-        // "slow joiner"): publish until one arrives, bounded.
-        let mut got = None;
-        for _ in 0..100 {
-            send_frame(&mut publisher.socket, frame.clone(), &limits)
-                .await
-                .unwrap();
-            if let Ok(r) = tokio::time::timeout(
-                Duration::from_millis(100),
-                recv_frame(&mut sub.socket, &limits),
-            )
-            .await
-            {
-                got = Some(r.unwrap());
-                break;
-            }
-        }
+        let got = publish_until_received(&mut publisher.socket, &mut sub.socket, &frame).await;
         let got = got.expect("no publication received");
         let v: Verified<Publication> = read_frame(&got, Some(&master.public().ed25519)).unwrap();
         let mut guard = ReplayGuard::new(60_000, 5_000, 1000);
@@ -1036,6 +1020,48 @@ mod tests {
         )
         .unwrap();
         assert_eq!(secret, Value::from("pillar-secret"));
+    }
+
+    /// Publish `frame` until `sub` receives it (PUB drops messages until a
+    /// subscription has reached it), bounded.
+    async fn publish_until_received(
+        publisher: &mut PubSocket,
+        sub: &mut SubSocket,
+        frame: &[u8],
+    ) -> Option<Vec<u8>> {
+        let limits = Limits::default();
+        for _ in 0..100 {
+            send_frame(publisher, frame.to_vec(), &limits).await.ok()?;
+            // An error (the SUB noticing a lost connection) is not the
+            // end: it reconnects by itself.
+            if let Ok(Ok(r)) =
+                tokio::time::timeout(Duration::from_millis(100), recv_frame(sub, &limits)).await
+            {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// The master restarts on the same port: the minion's SUB (through its
+    /// guard) reconnects and resubscribes by itself.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sub_survives_a_publisher_restart() {
+        let limits = Limits::default();
+        let publisher = bind_pub(local0(), &limits).await.unwrap();
+        let addr = publisher.addr();
+        let mut sub = connect_sub(addr, &limits).await.unwrap();
+        let (mut p, guard) = publisher.into_parts();
+        assert_eq!(
+            publish_until_received(&mut p, &mut sub.socket, b"one").await,
+            Some(b"one".to_vec())
+        );
+        drop(p);
+        drop(guard);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let mut again = bind_pub(addr, &limits).await.unwrap();
+        let got = publish_until_received(&mut again.socket, &mut sub.socket, b"two").await;
+        assert_eq!(got, Some(b"two".to_vec()));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

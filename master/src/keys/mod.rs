@@ -355,9 +355,62 @@ impl KeyStore {
     }
 }
 
+/// File in the master's `cachedir` holding the local root token (Salt's
+/// `.root_key`): whoever can read it (root, on the master host) may publish
+/// jobs through the CLI (`CliPublish::token`).
+pub const ROOT_TOKEN_FILE: &str = ".root_key";
+
+/// The root token from `<cachedir>/.root_key`, created (32 random bytes,
+/// base64, mode 0600) when missing — the master does this on start.
+pub fn load_or_create_root_token(cachedir: &Path) -> Result<String, KeyStoreError> {
+    let path = cachedir.join(ROOT_TOKEN_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(t) if !t.trim().is_empty() => return Ok(t.trim().to_string()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(&path)(e)),
+    }
+    use base64::Engine;
+    let mut raw = [0u8; 32];
+    brine_protocol::crypto::fill_random(&mut raw).map_err(KeyFileError::from)?;
+    let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw);
+    keyfiles::create_dir_private(cachedir)?;
+    keyfiles::write_atomic(&path, &format!("{token}\n"), 0o600)?;
+    Ok(token)
+}
+
+/// Compare a presented token with the real one without leaking, through
+/// timing, how long a prefix matched.
+pub fn token_matches(expected: &str, presented: &str) -> bool {
+    let (a, b) = (expected.as_bytes(), presented.as_bytes());
+    if a.len() != b.len() || a.is_empty() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn root_token_is_made_once_private_and_compared_exactly() {
+        let td = tempfile::tempdir().unwrap();
+        let cache = td.path().join("cache/master");
+        let t = load_or_create_root_token(&cache).unwrap();
+        assert_eq!(load_or_create_root_token(&cache).unwrap(), t);
+        assert_eq!(t.len(), 43);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(cache.join(ROOT_TOKEN_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert!(token_matches(&t, &t));
+        assert!(!token_matches(&t, &t[1..]));
+        assert!(!token_matches(&t, &format!("{}x", &t[..42])));
+        assert!(!token_matches("", ""));
+    }
 
     fn keys() -> PublicKeys {
         KeyPair::generate().unwrap().public()
