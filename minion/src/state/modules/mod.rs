@@ -1,5 +1,7 @@
 //! The state modules, by name.
 
+pub mod cmd;
+pub mod file;
 pub mod group;
 pub mod pkg;
 pub mod service;
@@ -10,6 +12,8 @@ use super::StateModule;
 /// The state module called `name`, if brine has it.
 pub fn lookup(name: &str) -> Option<&'static dyn StateModule> {
     match name {
+        "file" => Some(&file::FileStates),
+        "cmd" => Some(&cmd::CmdStates),
         "group" => Some(&group::GROUP),
         "pkg" => Some(&pkg::PKG),
         "service" => Some(&service::SERVICE),
