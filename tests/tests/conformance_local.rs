@@ -5,7 +5,7 @@ use brine_tests::{bin, cases_dir, conformance};
 
 /// Case families brine implements so far; the rest (state-*, hiera-*) join
 /// as the state compiler, runtime and Hiera land.
-const FAMILIES: &[&str] = &["pillar-"];
+const FAMILIES: &[&str] = &["pillar-", "hiera-"];
 
 #[test]
 fn conformance_local() {
