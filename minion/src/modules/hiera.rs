@@ -48,3 +48,68 @@ fn lookup(m: &Minion, key: &str, merge: Option<&Value>, default: Option<Value>) 
         Err(e) => error(e.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::args::parse_input;
+    use crate::context::Minion;
+    use crate::modules::call;
+    use brine_protocol::{Map, Value};
+    use serde_json::json;
+
+    /// A minion whose pillar root holds a one-level hierarchy.
+    fn minion(dir: &std::path::Path) -> Minion {
+        std::fs::create_dir_all(dir.join("data")).expect("mkdir");
+        std::fs::write(
+            dir.join("hiera.yaml"),
+            "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+        )
+        .expect("write");
+        std::fs::write(
+            dir.join("data/common.yaml"),
+            "users: {alice: {uid: 1}}\nl: [a, a]\n",
+        )
+        .expect("write");
+        let Value::Map(opts) = Value::from_json(&json!({
+            "pillar_roots": {"base": [dir.display().to_string()]},
+        })) else {
+            unreachable!("a map")
+        };
+        Minion {
+            id: "m1".into(),
+            opts,
+            grains: Map::new(),
+            pillar: Map::new(),
+        }
+    }
+
+    fn run(m: &mut Minion, line: &[&str]) -> (serde_json::Value, i32) {
+        let tokens: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+        let r = call(m, "hiera.lookup", parse_input(&tokens)).expect("callable");
+        (r.value.to_json(), r.retcode)
+    }
+
+    #[test]
+    fn lookup_default_and_errors() {
+        let dir = std::env::temp_dir().join(format!("brine-hiera-call-{}", std::process::id()));
+        let mut m = minion(&dir);
+        assert_eq!(run(&mut m, &["users.alice"]), (json!({"uid": 1}), 0));
+        assert_eq!(run(&mut m, &["l", "merge=unique"]), (json!(["a"]), 0));
+        assert_eq!(run(&mut m, &["nope", "default=5"]), (json!(5), 0));
+        let (v, rc) = run(&mut m, &["nope"]);
+        assert_eq!(rc, 1);
+        let text = v.as_str().unwrap_or_default();
+        assert!(
+            text.starts_with("ERROR: Function lookup() did not find"),
+            "{text}"
+        );
+        assert!(text.contains("data/common.yaml"), "{text}");
+        let (v, rc) = run(&mut m, &["l", "merge=sideways"]);
+        assert_eq!(
+            (v, rc),
+            (json!("ERROR: Unknown merge strategy: 'sideways'"), 1)
+        );
+        assert!(call(&mut m, "hiera.lookup", parse_input(&[])).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
