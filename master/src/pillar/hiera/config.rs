@@ -497,15 +497,9 @@ impl Level {
                 }
                 out
             }
-            Locations::Uris(uris) => uris
-                .iter()
-                .map(|u| {
-                    Ok(Location {
-                        path: PathBuf::from(interp(u, r, &scope)?),
-                        exists: true,
-                    })
-                })
-                .collect::<Result<_, HieraError>>()?,
+            // yaml_data and json_data take a path, never a uri: Puppet then
+            // fails as if no location were given.
+            Locations::Uris(_) => return Ok(None),
             Locations::Mapped(var, key, template) => {
                 let values = match scope_lookup(var, var, &scope)? {
                     None => Vec::new(),
