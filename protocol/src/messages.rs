@@ -345,6 +345,10 @@ pub struct AuthRequest {
     pub id: String,
     pub keys: PublicKeys,
     pub grains: Value,
+    /// The minion's configured `pillarenv` (Salt's minion sends it with
+    /// every pillar request); the master compiles and targets with it.
+    #[serde(default)]
+    pub pillarenv: Option<String>,
 }
 
 /// Compile my pillar (Salt's `_pillar`; `pillar.items` with
@@ -626,6 +630,7 @@ mod tests {
                 id: "web1".into(),
                 keys: kp.public(),
                 grains: Value::Map(grains),
+                pillarenv: Some("dev".into()),
             }),
             RequestBody::Pillar(PillarRequest {
                 id: "web1".into(),

@@ -5,9 +5,13 @@ use brine_tests::{bin, cases_dir, conformance};
 
 /// Case families brine implements so far, each with the functions whose
 /// answers are checked (empty: all of them). Commands of other functions
-/// still run, unchecked, so that their effects carry over. hiera-* and the
-/// rest of state-* join as the Hiera backend and the state runtime land.
-const FAMILIES: &[(&str, &[&str])] = &[("pillar-", &[]), ("state-", &["state.show_"])];
+/// still run, unchecked, so that their effects carry over. The rest of
+/// state-* joins as the state runtime lands.
+const FAMILIES: &[(&str, &[&str])] = &[
+    ("pillar-", &[]),
+    ("hiera-", &[]),
+    ("state-", &["state.show_"]),
+];
 
 #[test]
 fn conformance_local() {
