@@ -51,7 +51,7 @@ pub fn handle(
                 }
                 _ => Value::new_map(),
             };
-            if let Err(e) = cache.set_grains(&req.id, grains) {
+            if let Err(e) = cache.set_auth(&req.id, grains, req.pillarenv.clone()) {
                 tracing::warn!("{e}");
             }
         }
@@ -88,6 +88,7 @@ mod tests {
             id: "web1".into(),
             keys: kp.public(),
             grains: Value::from_json(&json!({"os": "Debian"})),
+            pillarenv: Some("dev".into()),
         };
         let signer = *kp.public().ed25519;
         let status = |r: ReplyBody| match r {
@@ -104,6 +105,7 @@ mod tests {
             cache.get("web1").unwrap().grains.to_json(),
             json!({"os": "Debian", "id": "web1"})
         );
+        assert_eq!(cache.get("web1").unwrap().pillarenv.as_deref(), Some("dev"));
         // Another key for the same id: denied.
         let kp2 = KeyPair::generate().unwrap();
         let req2 = AuthRequest {

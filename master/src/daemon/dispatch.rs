@@ -390,6 +390,7 @@ mod tests {
             id: id.into(),
             keys: kp.public(),
             grains: Value::from_json(&json!({"os": "Debian"})),
+            pillarenv: None,
         }))
         .unwrap();
         match reply(m, kp, &req).unwrap().msg {

@@ -39,6 +39,7 @@ pub struct CachedMinion {
     pub grains: Value,
     /// Null until the master compiled a pillar for the minion.
     pub pillar: Value,
+    /// The minion's configured `pillarenv` (sent at auth).
     pub pillarenv: Option<String>,
 }
 
@@ -125,17 +126,23 @@ impl MinionCache {
         self.update(id, |c| c.grains = grains)
     }
 
-    /// The pillar just compiled for the minion (Salt caches every compile).
-    pub fn set_pillar(
+    /// What a minion sent when it authenticated: grains and its configured
+    /// pillarenv.
+    pub fn set_auth(
         &self,
         id: &str,
-        pillar: Value,
+        grains: Value,
         pillarenv: Option<String>,
     ) -> Result<(), CacheError> {
         self.update(id, |c| {
-            c.pillar = pillar;
+            c.grains = grains;
             c.pillarenv = pillarenv;
         })
+    }
+
+    /// The pillar just compiled for the minion (Salt caches every compile).
+    pub fn set_pillar(&self, id: &str, pillar: Value) -> Result<(), CacheError> {
+        self.update(id, |c| c.pillar = pillar)
     }
 
     /// Forget a minion (its key was deleted or rejected).
@@ -224,7 +231,8 @@ mod tests {
         c.set_grains("web1", Value::Map(g.clone())).unwrap();
         let mut p = Map::new();
         p.insert("role".into(), "web".into());
-        c.set_pillar("web1", Value::Map(p.clone()), Some("dev".into()))
+        c.set_pillar("web1", Value::Map(p.clone())).unwrap();
+        c.set_auth("web1", Value::Map(g.clone()), Some("dev".into()))
             .unwrap();
         std::fs::write(dir.join("junk.p"), b"\xc1\xc1").unwrap();
         assert!(c.set_grains("../evil", Value::Null).is_err());

@@ -46,11 +46,14 @@ pub fn compile_for(
     saltenv: Option<String>,
     pillar_override: Value,
 ) -> Map {
-    let grains = cache
-        .get(id)
+    let cached = cache.get(id);
+    let grains = cached
+        .as_ref()
         .map(|c| c.grains.clone())
         .filter(|g| matches!(g, Value::Map(_)))
         .unwrap_or_else(Value::new_map);
+    // No pillarenv asked for: the minion's configured one.
+    let pillarenv = pillarenv.or_else(|| cached.as_ref().and_then(|c| c.pillarenv.clone()));
     let opts = compile_opts(
         master_opts,
         id,
@@ -62,13 +65,13 @@ pub fn compile_for(
         opts,
         minion_id: id.to_string(),
         grains,
-        pillarenv: pillarenv.clone(),
+        pillarenv,
         saltenv,
         pillar_override: (!pillar_override.is_null()).then_some(pillar_override),
         known_pillar: None,
     });
     // Salt caches every pillar it compiles for a minion (targeting reads it).
-    if let Err(e) = cache.set_pillar(id, Value::Map(pillar.clone()), pillarenv) {
+    if let Err(e) = cache.set_pillar(id, Value::Map(pillar.clone())) {
         tracing::warn!("{e}");
     }
     pillar
