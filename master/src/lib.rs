@@ -5,14 +5,21 @@
 //! - [`render`]: one SLS/config file → data (`#!jinja|yaml` and friends).
 //! - [`matcher`]: does a target expression match a minion (top files, `match.*`).
 //! - [`pillar`]: top files + SLS + ext_pillars → one minion's pillar.
+//! - [`state`]: top files + SLS → high data → low chunks.
+//! - [`daemon`]: brine-master itself (sockets, auth, serving, jobs).
+//! - [`args`], [`output`]: Salt's command-line arguments and outputters,
+//!   shared by `brine-call` (minion crate), `brine` and `brine-run`.
 //!
 //! `brine-call --local` and the master daemon both call into this crate; the
 //! compile pipeline lives here and nowhere else.
 
+pub mod args;
+pub mod daemon;
 pub mod keys;
 pub mod matcher;
 pub mod minion_data;
 pub mod opts;
+pub mod output;
 pub mod pillar;
 pub mod render;
 pub mod roots;

@@ -128,6 +128,10 @@ const KNOWN: &[(&str, Kind)] = &[
     ("keep_jobs", Kind::Int),
     ("user", Kind::Str),
     ("color", Kind::Bool),
+    ("worker_threads", Kind::Int),
+    // brine's own: the largest request/publication frame a daemon accepts
+    // (bytes); larger frames are cut by the transport guard.
+    ("max_message_size", Kind::Int),
 ];
 
 /// Salt's minion defaults for the options brine reads.
@@ -172,6 +176,53 @@ pub fn minion_defaults() -> Map {
     m.insert("master_port".into(), Value::Int(4506));
     m.insert("publish_port".into(), Value::Int(4505));
     m.insert("acceptance_wait_time".into(), Value::Int(10));
+    m
+}
+
+/// Salt's master defaults for the options brine-master reads. The pillar
+/// and top-file options are the same as a minion's (the master compiles).
+pub fn master_defaults() -> Map {
+    let mut m = Map::new();
+    let s = |v: &str| Value::Str(v.to_string());
+    let roots = |dir: &str| {
+        let mut r = Map::new();
+        r.insert("base".into(), Value::List(vec![s(dir)]));
+        Value::Map(r)
+    };
+    m.insert("interface".into(), s("0.0.0.0"));
+    m.insert("publish_port".into(), Value::Int(4505));
+    m.insert("ret_port".into(), Value::Int(4506));
+    m.insert("root_dir".into(), s("/"));
+    m.insert("pki_dir".into(), s(crate::keys::DEFAULT_PKI_DIR));
+    m.insert("cachedir".into(), s("/var/cache/brine/master"));
+    m.insert("sock_dir".into(), s("/var/run/brine/master"));
+    m.insert("file_roots".into(), roots("/srv/salt"));
+    m.insert("pillar_roots".into(), roots("/srv/pillar"));
+    m.insert("ext_pillar".into(), Value::List(vec![]));
+    m.insert("ext_pillar_first".into(), Value::Bool(false));
+    m.insert("pillar_opts".into(), Value::Bool(false));
+    m.insert("pillar_safe_render_error".into(), Value::Bool(true));
+    m.insert("pillar_source_merging_strategy".into(), s("smart"));
+    m.insert("pillar_merge_lists".into(), Value::Bool(false));
+    m.insert("pillar_includes_override_sls".into(), Value::Bool(false));
+    m.insert("pillarenv".into(), Value::Null);
+    m.insert("pillarenv_from_saltenv".into(), Value::Bool(false));
+    m.insert("ssh_merge_pillar".into(), Value::Bool(true));
+    m.insert("nodegroups".into(), Value::new_map());
+    m.insert("renderer".into(), s("jinja|yaml"));
+    m.insert("state_top".into(), s("top.sls"));
+    m.insert("top_file_merging_strategy".into(), s("merge"));
+    m.insert("env_order".into(), Value::List(vec![]));
+    m.insert("default_top".into(), s("base"));
+    m.insert("auto_accept".into(), Value::Bool(false));
+    m.insert("timeout".into(), Value::Int(5));
+    m.insert("keep_jobs".into(), Value::Int(24));
+    m.insert("worker_threads".into(), Value::Int(5));
+    m.insert(
+        "max_message_size".into(),
+        Value::Int(brine_protocol::messages::MAX_MESSAGE_BYTES as i64),
+    );
+    m.insert("log_level".into(), s("warning"));
     m
 }
 
@@ -314,6 +365,31 @@ mod tests {
         assert!(!Kind::Roots.accepts(&bad));
         assert!(Kind::OptStr.accepts(&Value::Null));
         assert!(!Kind::Bool.accepts(&Value::Str("yes".into())));
+    }
+
+    #[test]
+    fn master_defaults_are_salts() {
+        let m = master_defaults();
+        assert_eq!(m.get("publish_port"), Some(&Value::Int(4505)));
+        assert_eq!(m.get("ret_port"), Some(&Value::Int(4506)));
+        assert_eq!(get_str(&m, "interface"), Some("0.0.0.0"));
+        assert!(!get_bool(&m, "auto_accept", true));
+        assert_eq!(m.get("timeout"), Some(&Value::Int(5)));
+        assert_eq!(m.get("keep_jobs"), Some(&Value::Int(24)));
+        let td = tempfile::tempdir().unwrap();
+        let path = td.path().join("master");
+        std::fs::write(&path, "root_dir: /tmp/r\nret_port: 1234\n").unwrap();
+        let l = load(&path, master_defaults()).unwrap();
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+        assert_eq!(l.opts.get("ret_port"), Some(&Value::Int(1234)));
+        assert_eq!(
+            get_str(&l.opts, "cachedir"),
+            Some("/tmp/r/var/cache/brine/master")
+        );
+        assert_eq!(
+            get_str(&l.opts, "pki_dir"),
+            Some("/tmp/r/etc/brine/pki/master")
+        );
     }
 
     #[test]

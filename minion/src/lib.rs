@@ -5,7 +5,8 @@
 //! [`context`] (opts, grains, in-memory pillar) → [`modules`] (the
 //! execution function) → [`output`] (the return, printed).
 
-pub mod args;
+/// Command-line arguments as Salt reads them; shared with the `brine` CLI.
+pub use brine_master::args;
 pub mod call;
 pub mod context;
 pub mod daemon;
@@ -13,5 +14,6 @@ pub mod exec;
 pub mod grains;
 pub mod logging;
 pub mod modules;
-pub mod output;
+/// Salt's outputters; shared with the `brine` CLI and `brine-run`.
+pub use brine_master::output;
 pub mod state;

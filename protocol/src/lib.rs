@@ -28,7 +28,12 @@
 //!    verifies the signer is `KeyStore::accepted(id)`'s ed25519 key and runs
 //!    the request's `created_ms`/`nonce` through a [`crypto::ReplayGuard`].
 //!    Secret answers are sealed to the accepted X25519 key with the
-//!    [`messages::aad`] helpers; the reply names the request nonce.
+//!    [`messages::aad`] helpers; the reply names the request nonce. Secret
+//!    requests (job returns, `pillar=` data, state compiles carrying the
+//!    pillar) travel as `RequestBody::Sealed` ([`messages::Request::sealed`]),
+//!    sealed to the master's X25519 key. `state.*` runs ask the master to
+//!    compile with `RequestBody::CompileStates` and run the sealed low
+//!    chunks of the `StateReply`.
 //! 4. Jobs: the CLI sends `CliPublish` (root token); the master seals
 //!    `kwarg["pillar"]` per target minion into `Publication::secrets`, signs
 //!    the publication and sends it on PUB. Minions

@@ -209,6 +209,16 @@ pub mod aad {
     pub fn publication_secret(jid: &str, id: &str) -> Vec<u8> {
         join(&[b"publication", jid.as_bytes(), id.as_bytes()])
     }
+
+    /// The body of a [`super::SealedRequest`] (sealed to the master).
+    pub fn sealed_request(id: &str, request_nonce: &Nonce) -> Vec<u8> {
+        join(&[b"request", id.as_bytes(), request_nonce])
+    }
+
+    /// [`super::CompiledStates`] in a [`super::StateReply`].
+    pub fn states(id: &str, request_nonce: &Nonce) -> Vec<u8> {
+        join(&[b"states", id.as_bytes(), request_nonce])
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -239,6 +249,29 @@ impl Request {
             msg,
         })
     }
+
+    /// A request from minion `id` whose body only the master can read:
+    /// `body` sealed to the master's X25519 key (`master_x25519`), bound
+    /// to `id` and this request's nonce. Use it for everything secret a
+    /// minion sends: job returns, pillar requests carrying `pillar=` data,
+    /// state compiles (they carry the pillar).
+    pub fn sealed(
+        master_x25519: &[u8; 32],
+        id: &str,
+        body: &RequestBody,
+    ) -> Result<Request, WireError> {
+        let nonce = crypto::random_nonce()?;
+        let sealed = seal_data(master_x25519, body, &aad::sealed_request(id, &nonce))?;
+        Ok(Request {
+            v: PROTOCOL_VERSION,
+            created_ms: crypto::now_ms(),
+            nonce: ByteArray::new(nonce),
+            msg: RequestBody::Sealed(SealedRequest {
+                id: id.to_string(),
+                body: sealed,
+            }),
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -250,6 +283,59 @@ pub enum RequestBody {
     Return(JobReturn),
     Publish(CliPublish),
     GetReturns(GetReturns),
+    /// Another body, sealed to the master (see [`Request::sealed`]).
+    Sealed(SealedRequest),
+    /// Compile my highstate / these SLS; only accepted inside
+    /// [`RequestBody::Sealed`] (it carries the pillar).
+    CompileStates(CompileStates),
+}
+
+/// A minion request body sealed to the master's X25519 key with
+/// [`aad::sealed_request`]; the plaintext is a msgpack [`RequestBody`] whose
+/// `id` must be this `id` (the master refuses nested `Sealed` bodies and
+/// Auth/CLI bodies inside).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SealedRequest {
+    pub id: String,
+    pub body: Sealed,
+}
+
+impl SealedRequest {
+    /// Open with the master's key; `request_nonce` is the outer
+    /// [`Request::nonce`].
+    pub fn open(&self, master: &KeyPair, request_nonce: &Nonce) -> Result<RequestBody, WireError> {
+        open_data(
+            master,
+            &self.body,
+            &aad::sealed_request(&self.id, request_nonce),
+        )
+    }
+}
+
+/// `state.apply`/`state.highstate`/`state.sls`: compile the run's states
+/// on the master. The minion decides which pillar the run sees (its
+/// in-memory pillar, or a fresh one for `pillarenv=`/`pillar=`) and sends
+/// it; the master renders the top file and SLS with it and the minion's
+/// cached grains, and answers a [`StateReply`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompileStates {
+    pub id: String,
+    /// `None`: the highstate (top files); `Some`: these SLS of `saltenv`.
+    pub mods: Option<Vec<String>>,
+    /// The run's `saltenv` (call argument, else the minion's option).
+    pub saltenv: Option<String>,
+    /// The run's `pillarenv`, for templates.
+    pub pillarenv: Option<String>,
+    /// `exclude=` as given: Null, a list, or a comma-separated string.
+    pub exclude: Value,
+    /// The run's test mode, for templates (`opts['test']`).
+    pub test: bool,
+    /// The minion's options (top merging, `env_order`, `state_top`,
+    /// `renderer`, `disabled_requisites`...). The master's own fileserver,
+    /// pillar and nodegroup options replace the matching keys.
+    pub opts: Map,
+    /// The pillar the run sees.
+    pub pillar: Map,
 }
 
 /// A minion introduces itself (Salt's `_auth`). The frame must be signed by
@@ -378,6 +464,29 @@ pub enum ReplyBody {
     Published(PublishReply),
     Returns(ReturnsReply),
     Error(ErrorReply),
+    States(StateReply),
+}
+
+/// The answer to [`CompileStates`]: a [`CompiledStates`] sealed to the
+/// minion with [`aad::states`] (low chunks hold pillar data).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StateReply {
+    pub compiled: Sealed,
+}
+
+/// What a state compile gave.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "body", rename_all = "snake_case")]
+pub enum CompiledStates {
+    /// Ready to run: the low chunks in Salt's order, and the high data
+    /// they came from (Salt's `check_result` reads `onfail_stop` in it).
+    Chunks { chunks: Vec<Map>, high: Map },
+    /// Render or compile errors; the function returns them as a list with
+    /// `retcode` (Salt's `EX_STATE_COMPILER_ERROR`, 1).
+    Errors { errors: Vec<String>, retcode: i64 },
+    /// A finished answer without a run (e.g. Salt's "No States" return,
+    /// retcode 2).
+    Answer { ret: Value, retcode: i64 },
 }
 
 /// Where the minion's key stands.
@@ -567,7 +676,87 @@ mod tests {
                 token: "t".into(),
                 jid: "1".into(),
             }),
+            RequestBody::CompileStates(sample_compile()),
         ]
+    }
+
+    fn sample_compile() -> CompileStates {
+        let mut pillar = Map::new();
+        pillar.insert("secret".into(), "hunter2".into());
+        CompileStates {
+            id: "web1".into(),
+            mods: Some(vec!["web".into(), "db".into()]),
+            saltenv: Some("base".into()),
+            pillarenv: None,
+            exclude: Value::Null,
+            test: true,
+            opts: Map::new(),
+            pillar,
+        }
+    }
+
+    #[test]
+    fn sealed_requests_open_only_for_the_master_id_and_nonce() {
+        let master = KeyPair::generate().unwrap();
+        let other = KeyPair::generate().unwrap();
+        let minion = KeyPair::generate().unwrap();
+        let body = RequestBody::CompileStates(sample_compile());
+        let req = Request::sealed(&master.public().x25519, "web1", &body).unwrap();
+        let frame = sign_frame(&minion, &req).unwrap();
+        // The secret does not travel in clear.
+        assert!(!frame.windows(7).any(|w| w == b"hunter2"));
+        let got: Verified<Request> = read_frame(&frame, None).unwrap();
+        let RequestBody::Sealed(sealed) = &got.msg.msg else {
+            panic!("not sealed")
+        };
+        assert_eq!(sealed.id, "web1");
+        assert_eq!(sealed.open(&master, &got.msg.nonce).unwrap(), body);
+        assert!(sealed.open(&other, &got.msg.nonce).is_err());
+        assert!(sealed.open(&master, &[0; 16]).is_err());
+        let renamed = SealedRequest {
+            id: "web2".into(),
+            body: sealed.body.clone(),
+        };
+        assert!(renamed.open(&master, &got.msg.nonce).is_err());
+    }
+
+    #[test]
+    fn state_replies_round_trip_sealed() {
+        let master = KeyPair::generate().unwrap();
+        let minion = KeyPair::generate().unwrap();
+        let req = Request::new(RequestBody::CompileStates(sample_compile())).unwrap();
+        let mut chunk = Map::new();
+        chunk.insert("state".into(), "test".into());
+        for compiled in [
+            CompiledStates::Chunks {
+                chunks: vec![chunk.clone()],
+                high: Map::new(),
+            },
+            CompiledStates::Errors {
+                errors: vec!["Rendering SLS 'base:x' failed".into()],
+                retcode: 1,
+            },
+            CompiledStates::Answer {
+                ret: Value::Map(chunk.clone()),
+                retcode: 2,
+            },
+        ] {
+            let sealed = seal_data(
+                &minion.public().x25519,
+                &compiled,
+                &aad::states("web1", &req.nonce),
+            )
+            .unwrap();
+            let reply = Reply::to(&req, ReplyBody::States(StateReply { compiled: sealed }));
+            let frame = sign_frame(&master, &reply).unwrap();
+            let got: Verified<Reply> = read_frame(&frame, Some(&master.public().ed25519)).unwrap();
+            let ReplyBody::States(s) = got.msg.msg else {
+                panic!("not a state reply")
+            };
+            let opened: CompiledStates =
+                open_data(&minion, &s.compiled, &aad::states("web1", &req.nonce)).unwrap();
+            assert_eq!(opened, compiled);
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Salt's `yaml` outputter: PyYAML `safe_dump(data,
 //! default_flow_style=False)` of the `{minion_id: ret}` dict, keys in order.
-//! The emitter itself is the shared one in `brine_master::render::yaml`.
+//! The emitter itself is the shared one in `crate::render::yaml`.
 
 use super::{OutputError, OutputOptions};
 use brine_protocol::Value;
@@ -10,9 +10,9 @@ use brine_protocol::Value;
 pub fn output(data: &Value, _opts: &OutputOptions) -> Result<String, OutputError> {
     // Salt's outputter keeps mapping order (unlike `nested`, which sorts
     // plain dicts): checked with real salt-call on the tree of the test below.
-    Ok(brine_master::render::yaml::dump_with(
+    Ok(crate::render::yaml::dump_with(
         data,
-        &brine_master::render::yaml::DumpOptions {
+        &crate::render::yaml::DumpOptions {
             flow_style: false,
             sort_keys: false,
         },

@@ -3,7 +3,7 @@
 //! loaded as YAML with Salt's `yamlify_arg` rules (`test=True` → true,
 //! `'pillar={"a": 1}'` → a dict, `a b` → the string).
 
-use brine_master::render::yaml;
+use crate::render::yaml;
 use brine_protocol::{Map, Value};
 
 /// Positional and keyword arguments of one function call.

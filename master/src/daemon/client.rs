@@ -1,0 +1,181 @@
+//! The local client of the ret port (`brine`, `brine-run`, tests): signs
+//! with a throwaway key, proves it may publish with the root token from the
+//! master's cachedir, and checks every reply against `master.pub`.
+
+use super::config::MasterConfig;
+use crate::keys::{KeyStore, ROOT_TOKEN_FILE};
+use brine_protocol::crypto::{KeyPair, PublicKeys};
+use brine_protocol::messages::{
+    CliPublish, ErrorReply, GetReturns, PublishReply, ReplyBody, Request, RequestBody, ReturnsReply,
+};
+use brine_protocol::transport::{call, connect_dealer, Guarded, Limits, TransportError};
+use std::net::SocketAddr;
+use std::time::Duration;
+use zeromq::DealerSocket;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot read the master's key (is brine-master set up with this config?): {0}")]
+    MasterKey(crate::keys::KeyStoreError),
+    #[error("cannot read the root token {path}: {source} (brine must run as the master's user)")]
+    Token {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the master at {addr} did not answer: {source}")]
+    Transport {
+        addr: SocketAddr,
+        source: TransportError,
+    },
+    #[error("the master refused: {0:?}: {1}")]
+    Refused(brine_protocol::messages::ErrorCode, String),
+    #[error("unexpected answer from the master")]
+    Unexpected,
+    #[error(transparent)]
+    Crypto(#[from] brine_protocol::crypto::CryptoError),
+    #[error(transparent)]
+    Wire(#[from] brine_protocol::messages::WireError),
+}
+
+pub struct Client {
+    addr: SocketAddr,
+    master: PublicKeys,
+    token: String,
+    key: KeyPair,
+    limits: Limits,
+    socket: Option<Guarded<DealerSocket>>,
+    /// How long one request may wait for its reply.
+    pub request_timeout: Duration,
+}
+
+impl Client {
+    /// A client for the master described by `config` (its `master.pub`,
+    /// root token, and ret port on the local side).
+    pub fn for_config(config: &MasterConfig) -> Result<Client, ClientError> {
+        let store = KeyStore::open(&config.pki_dir).map_err(ClientError::MasterKey)?;
+        let master = store
+            .read_local("master.pub")
+            .map_err(ClientError::MasterKey)?;
+        let path = config.cachedir.join(ROOT_TOKEN_FILE);
+        let token = std::fs::read_to_string(&path)
+            .map_err(|source| ClientError::Token {
+                path: path.clone(),
+                source,
+            })?
+            .trim()
+            .to_string();
+        Client::new(config.local_ret_addr(), master, token, config.limits())
+    }
+
+    pub fn new(
+        addr: SocketAddr,
+        master: PublicKeys,
+        token: String,
+        limits: Limits,
+    ) -> Result<Client, ClientError> {
+        Ok(Client {
+            addr,
+            master,
+            token,
+            key: KeyPair::generate()?,
+            limits,
+            socket: None,
+            request_timeout: Duration::from_secs(30),
+        })
+    }
+
+    /// One request/reply; reconnects once when the connection broke (the
+    /// master restarted) or the reply did not come.
+    pub async fn request(&mut self, body: RequestBody) -> Result<ReplyBody, ClientError> {
+        let mut last = None;
+        for _ in 0..2 {
+            if self.socket.is_none() {
+                let s = connect_dealer(self.addr, &self.limits)
+                    .await
+                    .map_err(|source| ClientError::Transport {
+                        addr: self.addr,
+                        source,
+                    })?;
+                self.socket = Some(s);
+            }
+            // Fresh nonce and time on each try: a resend is a new request.
+            let req = Request::new(body.clone())?;
+            let Some(sock) = self.socket.as_mut() else {
+                continue;
+            };
+            match call(
+                &mut sock.socket,
+                &self.key,
+                &self.master.ed25519,
+                &req,
+                self.request_timeout,
+                &self.limits,
+            )
+            .await
+            {
+                Ok(reply) => return Ok(reply.msg),
+                Err(e @ (TransportError::Socket { .. } | TransportError::Timeout { .. })) => {
+                    self.socket = None;
+                    last = Some(e);
+                }
+                Err(source) => {
+                    return Err(ClientError::Transport {
+                        addr: self.addr,
+                        source,
+                    })
+                }
+            }
+        }
+        Err(ClientError::Transport {
+            addr: self.addr,
+            source: last.unwrap_or(TransportError::Timeout {
+                what: "request to master",
+                timeout: self.request_timeout,
+            }),
+        })
+    }
+
+    /// Publish a job; the answer names the jid and the expected minions.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn publish(
+        &mut self,
+        tgt: brine_protocol::Value,
+        tgt_type: &str,
+        fun: &str,
+        arg: Vec<brine_protocol::Value>,
+        kwarg: brine_protocol::Map,
+        timeout: u64,
+    ) -> Result<PublishReply, ClientError> {
+        let body = RequestBody::Publish(CliPublish {
+            token: self.token.clone(),
+            tgt,
+            tgt_type: tgt_type.to_string(),
+            fun: fun.to_string(),
+            arg,
+            kwarg,
+            timeout,
+        });
+        match self.request(body).await? {
+            ReplyBody::Published(p) => Ok(p),
+            ReplyBody::Error(ErrorReply { code, message }) => {
+                Err(ClientError::Refused(code, message))
+            }
+            _ => Err(ClientError::Unexpected),
+        }
+    }
+
+    /// The returns of `jid` so far.
+    pub async fn returns(&mut self, jid: &str) -> Result<ReturnsReply, ClientError> {
+        let body = RequestBody::GetReturns(GetReturns {
+            token: self.token.clone(),
+            jid: jid.to_string(),
+        });
+        match self.request(body).await? {
+            ReplyBody::Returns(r) => Ok(r),
+            ReplyBody::Error(ErrorReply { code, message }) => {
+                Err(ClientError::Refused(code, message))
+            }
+            _ => Err(ClientError::Unexpected),
+        }
+    }
+}

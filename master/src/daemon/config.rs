@@ -1,0 +1,223 @@
+//! The master daemon's settings, read once from its `opts` (`CONFDIR/master`
+//! over [`crate::opts::master_defaults`]).
+
+use crate::opts;
+use brine_protocol::transport::Limits;
+use brine_protocol::{Map, Value};
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(transparent)]
+    Opts(#[from] opts::OptsError),
+    #[error("option '{key}': {value:?} is not an IP address")]
+    Interface { key: &'static str, value: String },
+    #[error("option '{key}': {value} is not a port number (1-65535, or 0 for any)")]
+    Port { key: &'static str, value: i64 },
+    #[error("option '{key}' must be {what}, found {value}")]
+    Range {
+        key: &'static str,
+        what: &'static str,
+        value: i64,
+    },
+}
+
+/// What `brine-master` binds, where it keeps its files, and its policies.
+#[derive(Debug, Clone)]
+pub struct MasterConfig {
+    /// The full option map (compiles read it: `file_roots`, `pillar_roots`...).
+    pub opts: Map,
+    pub interface: IpAddr,
+    pub publish_port: u16,
+    pub ret_port: u16,
+    pub pki_dir: PathBuf,
+    pub cachedir: PathBuf,
+    pub auto_accept: bool,
+    /// Hours a job stays in the job cache; 0 keeps jobs forever.
+    pub keep_jobs: u64,
+    /// Default `-t` of the CLI.
+    pub timeout: u64,
+    /// Requests handled at once (Salt's `worker_threads`).
+    pub worker_threads: usize,
+    /// Largest message accepted on either port.
+    pub max_message_size: usize,
+    pub log_level: String,
+}
+
+fn int(o: &Map, key: &'static str, default: i64) -> i64 {
+    match o.get(key) {
+        Some(Value::Int(i)) => *i,
+        _ => default,
+    }
+}
+
+fn port(o: &Map, key: &'static str, default: i64) -> Result<u16, ConfigError> {
+    let value = int(o, key, default);
+    u16::try_from(value).map_err(|_| ConfigError::Port { key, value })
+}
+
+impl MasterConfig {
+    /// Read `config_dir/master` (missing: Salt's defaults). Returns the
+    /// config and the loader's warnings (unknown options).
+    pub fn load(config_dir: &Path) -> Result<(MasterConfig, Vec<String>), ConfigError> {
+        let loaded = opts::load(&config_dir.join("master"), opts::master_defaults())?;
+        Ok((MasterConfig::from_opts(loaded.opts)?, loaded.warnings))
+    }
+
+    pub fn from_opts(o: Map) -> Result<MasterConfig, ConfigError> {
+        let iface = opts::get_str(&o, "interface").unwrap_or("0.0.0.0");
+        let interface = iface.parse().map_err(|_| ConfigError::Interface {
+            key: "interface",
+            value: iface.to_string(),
+        })?;
+        let nonneg = |key: &'static str, default: i64| -> Result<u64, ConfigError> {
+            let value = int(&o, key, default);
+            u64::try_from(value).map_err(|_| ConfigError::Range {
+                key,
+                what: "zero or more",
+                value,
+            })
+        };
+        let keep_jobs = nonneg("keep_jobs", 24)?;
+        let timeout = nonneg("timeout", 5)?;
+        let workers = int(&o, "worker_threads", 5);
+        if !(1..=256).contains(&workers) {
+            return Err(ConfigError::Range {
+                key: "worker_threads",
+                what: "between 1 and 256",
+                value: workers,
+            });
+        }
+        let max = int(
+            &o,
+            "max_message_size",
+            brine_protocol::messages::MAX_MESSAGE_BYTES as i64,
+        );
+        let max_message_size = usize::try_from(max)
+            .ok()
+            .filter(|m| (1024..=brine_protocol::messages::MAX_MESSAGE_BYTES).contains(m))
+            .ok_or(ConfigError::Range {
+                key: "max_message_size",
+                what: "between 1024 and 33554432 bytes",
+                value: max,
+            })?;
+        Ok(MasterConfig {
+            interface,
+            publish_port: port(&o, "publish_port", 4505)?,
+            ret_port: port(&o, "ret_port", 4506)?,
+            pki_dir: PathBuf::from(
+                opts::get_str(&o, "pki_dir").unwrap_or(crate::keys::DEFAULT_PKI_DIR),
+            ),
+            cachedir: PathBuf::from(
+                opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"),
+            ),
+            auto_accept: opts::get_bool(&o, "auto_accept", false),
+            keep_jobs,
+            timeout,
+            worker_threads: workers as usize,
+            max_message_size,
+            log_level: opts::get_str(&o, "log_level")
+                .unwrap_or("warning")
+                .to_string(),
+            opts: o,
+        })
+    }
+
+    pub fn publish_addr(&self) -> SocketAddr {
+        SocketAddr::new(self.interface, self.publish_port)
+    }
+
+    pub fn ret_addr(&self) -> SocketAddr {
+        SocketAddr::new(self.interface, self.ret_port)
+    }
+
+    /// Where a local client (the CLI) reaches the ret port: the interface,
+    /// or loopback when the master listens on every address.
+    pub fn local_ret_addr(&self) -> SocketAddr {
+        let ip = if self.interface.is_unspecified() {
+            match self.interface {
+                IpAddr::V4(_) => IpAddr::from([127, 0, 0, 1]),
+                IpAddr::V6(_) => IpAddr::from([0u16, 0, 0, 0, 0, 0, 0, 1]),
+            }
+        } else {
+            self.interface
+        };
+        SocketAddr::new(ip, self.ret_port)
+    }
+
+    /// Transport limits from `max_message_size`.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_frame: self.max_message_size + 1024,
+            max_message: self.max_message_size + 4096,
+            ..Limits::default()
+        }
+    }
+
+    /// The job cache database.
+    pub fn job_db(&self) -> PathBuf {
+        self.cachedir.join("jobs.sqlite")
+    }
+
+    /// The minion data cache folder.
+    pub fn minion_cache_dir(&self) -> PathBuf {
+        self.cachedir.join("minions")
+    }
+}
+
+/// `log_level` → a tracing filter directive (Salt's level names).
+pub fn tracing_level(log_level: &str) -> &'static str {
+    match log_level.to_ascii_lowercase().as_str() {
+        "garbage" | "trace" | "all" => "trace",
+        "debug" | "profile" => "debug",
+        "info" => "info",
+        "warning" | "warn" => "warn",
+        "error" | "critical" => "error",
+        "quiet" => "off",
+        _ => "warn",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let td = tempfile::tempdir().unwrap();
+        let (c, _) = MasterConfig::load(td.path()).unwrap();
+        assert_eq!(c.publish_addr().to_string(), "0.0.0.0:4505");
+        assert_eq!(c.local_ret_addr().to_string(), "127.0.0.1:4506");
+        assert_eq!(c.pki_dir, PathBuf::from("/etc/brine/pki/master"));
+        std::fs::write(
+            td.path().join("master"),
+            "interface: 127.0.0.2\nret_port: 0\nroot_dir: /tmp/x\nkeep_jobs: 0\n",
+        )
+        .unwrap();
+        let (c, w) = MasterConfig::load(td.path()).unwrap();
+        assert!(w.is_empty());
+        assert_eq!(c.local_ret_addr().to_string(), "127.0.0.2:0");
+        assert_eq!(c.cachedir, PathBuf::from("/tmp/x/var/cache/brine/master"));
+        assert_eq!(c.keep_jobs, 0);
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let mut o = crate::opts::master_defaults();
+        o.insert("ret_port".into(), Value::Int(70000));
+        let e = MasterConfig::from_opts(o).unwrap_err().to_string();
+        assert!(e.contains("ret_port"), "{e}");
+        let mut o = crate::opts::master_defaults();
+        o.insert("interface".into(), Value::Str("eth0".into()));
+        let e = MasterConfig::from_opts(o).unwrap_err().to_string();
+        assert!(e.contains("interface"), "{e}");
+    }
+
+    #[test]
+    fn salt_log_levels() {
+        assert_eq!(tracing_level("quiet"), "off");
+        assert_eq!(tracing_level("WARNING"), "warn");
+        assert_eq!(tracing_level("garbage"), "trace");
+    }
+}

@@ -1,0 +1,575 @@
+//! One request frame in, at most one reply frame out. In order:
+//! 1. decode and verify the signed frame (undecodable, badly signed,
+//!    unknown type, other version: logged and dropped, no reply);
+//! 2. decide who is asking: the offered key (auth), the root token (CLI),
+//!    or the accepted key of the minion id in the body, which must be the
+//!    signer (so no minion can ask in another's name);
+//! 3. the replay check (time window + nonce);
+//! 4. open a sealed body and route to the handler.
+
+use super::master::Master;
+use super::publisher::{self, PublishError};
+use super::{auth, fileserver, pillar, states};
+use crate::keys::{token_matches, KeyState};
+use brine_protocol::crypto::{self, Nonce, PublicKeys};
+use brine_protocol::messages::{
+    read_frame, sign_frame, CliPublish, ErrorCode, ErrorReply, GetReturns, MinionReturn,
+    PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
+};
+use brine_protocol::Value;
+
+fn error(code: ErrorCode, message: impl Into<String>) -> ReplyBody {
+    ReplyBody::Error(ErrorReply {
+        code,
+        message: message.into(),
+    })
+}
+
+/// Longest jid accepted in a return (Salt's are 20 digits, or `_pid` more).
+const MAX_JID_LEN: usize = 64;
+
+impl Master {
+    /// Handle one frame received on the ret port; `None`: drop it.
+    pub fn handle_frame(&self, frame: &[u8]) -> Option<Vec<u8>> {
+        let Verified { signer, msg: req } = match read_frame::<Request>(frame, None) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!("dropped a request ({} bytes): {e}", frame.len());
+                return None;
+            }
+        };
+        let body = self.handle_request(&req, &signer);
+        let reply = Reply::to(&req, body);
+        match sign_frame(&self.key, &reply) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                tracing::error!("cannot sign a reply: {e}");
+                // Tell the requester something went wrong rather than
+                // leaving it waiting for a reply too large to send.
+                sign_frame(
+                    &self.key,
+                    &Reply::to(&req, error(ErrorCode::Internal, "reply could not be sent")),
+                )
+                .ok()
+            }
+        }
+    }
+
+    fn replay_ok(&self, req: &Request) -> Result<(), ReplyBody> {
+        let mut guard = self.replay.lock().unwrap_or_else(|p| p.into_inner());
+        guard
+            .check(req.created_ms, &req.nonce, crypto::now_ms())
+            .map_err(|e| {
+                tracing::warn!("refused a request: {e}");
+                error(ErrorCode::Replay, e.to_string())
+            })
+    }
+
+    /// The accepted key of `id`, which must have signed the request.
+    fn minion_key(&self, id: &str, signer: &[u8; 32]) -> Result<PublicKeys, ReplyBody> {
+        match self.keys.accepted(id) {
+            Ok(Some(k)) if *k.ed25519 == *signer => Ok(k),
+            Ok(Some(_)) => {
+                tracing::warn!("request for minion {id:?} not signed by its accepted key; refused");
+                Err(error(
+                    ErrorCode::Unauthorized,
+                    "not signed by the accepted key of this minion",
+                ))
+            }
+            Ok(None) => {
+                let state = self
+                    .keys
+                    .key_path(KeyState::Rejected, id)
+                    .map(|p| p.is_file())
+                    .unwrap_or(false);
+                tracing::info!(
+                    "request from minion {id:?} whose key is {}; refused",
+                    if state { "rejected" } else { "not accepted" }
+                );
+                Err(error(
+                    ErrorCode::NotAccepted,
+                    "the minion's key is not accepted",
+                ))
+            }
+            Err(e) => {
+                tracing::warn!("request from minion {id:?}: {e}");
+                Err(error(
+                    ErrorCode::NotAccepted,
+                    "the minion's key is not accepted",
+                ))
+            }
+        }
+    }
+
+    fn handle_request(&self, req: &Request, signer: &[u8; 32]) -> ReplyBody {
+        match &req.msg {
+            RequestBody::Auth(a) => {
+                if let Err(e) = self.replay_ok(req) {
+                    return e;
+                }
+                auth::handle(
+                    &self.keys,
+                    &self.cache,
+                    self.key.public(),
+                    self.config.auto_accept,
+                    a,
+                    signer,
+                )
+            }
+            RequestBody::Publish(p) => {
+                if !token_matches(&self.token, &p.token) {
+                    tracing::warn!("publish with a wrong root token; refused");
+                    return error(ErrorCode::Unauthorized, "bad token");
+                }
+                if let Err(e) = self.replay_ok(req) {
+                    return e;
+                }
+                self.publish(p)
+            }
+            RequestBody::GetReturns(g) => {
+                if !token_matches(&self.token, &g.token) {
+                    return error(ErrorCode::Unauthorized, "bad token");
+                }
+                if let Err(e) = self.replay_ok(req) {
+                    return e;
+                }
+                self.get_returns(g)
+            }
+            RequestBody::Sealed(s) => {
+                let keys = match self.minion_key(&s.id, signer) {
+                    Ok(k) => k,
+                    Err(e) => return e,
+                };
+                if let Err(e) = self.replay_ok(req) {
+                    return e;
+                }
+                let inner = match s.open(&self.key, &req.nonce) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        tracing::warn!("sealed request from {}: {e}", s.id);
+                        return error(ErrorCode::BadRequest, "the sealed body cannot be opened");
+                    }
+                };
+                if body_id(&inner) != Some(s.id.as_str()) {
+                    tracing::warn!("sealed request from {} names another minion or is not a minion request; refused", s.id);
+                    return error(
+                        ErrorCode::Unauthorized,
+                        "sealed body of another kind or minion",
+                    );
+                }
+                self.minion_request(&inner, &req.nonce, &keys, true)
+            }
+            body => {
+                let Some(id) = body_id(body) else {
+                    return error(ErrorCode::BadRequest, "unexpected request");
+                };
+                let keys = match self.minion_key(id, signer) {
+                    Ok(k) => k,
+                    Err(e) => return e,
+                };
+                if let Err(e) = self.replay_ok(req) {
+                    return e;
+                }
+                self.minion_request(body, &req.nonce, &keys, false)
+            }
+        }
+    }
+
+    /// A request from an authenticated minion.
+    fn minion_request(
+        &self,
+        body: &RequestBody,
+        nonce: &Nonce,
+        keys: &PublicKeys,
+        sealed: bool,
+    ) -> ReplyBody {
+        let opts = &self.config.opts;
+        match body {
+            RequestBody::Pillar(p) => pillar::handle(opts, &self.cache, p, nonce, keys),
+            RequestBody::File(f) => fileserver::handle(opts, f, nonce, keys),
+            RequestBody::Return(r) => {
+                if r.jid.is_empty() || r.jid.len() > MAX_JID_LEN {
+                    return error(ErrorCode::BadRequest, "invalid jid");
+                }
+                match self.jobs.add_return(r, crypto::now_ms()) {
+                    Ok(super::jobs::Stored::New) => ReplyBody::ReturnAck,
+                    Ok(super::jobs::Stored::Duplicate) => {
+                        tracing::info!(
+                            "an extra return for job {} from {} was dropped",
+                            r.jid,
+                            r.id
+                        );
+                        ReplyBody::ReturnAck
+                    }
+                    Err(e) => {
+                        // No ack: the minion keeps the return and resends.
+                        tracing::error!("{e}");
+                        error(ErrorCode::Internal, "the return could not be stored")
+                    }
+                }
+            }
+            RequestBody::CompileStates(c) if sealed => {
+                let grains = self
+                    .cache
+                    .get(&c.id)
+                    .map(|m| m.grains.clone())
+                    .filter(|g| matches!(g, Value::Map(_)))
+                    .unwrap_or_else(Value::new_map);
+                states::handle(opts, grains, c, nonce, keys)
+            }
+            RequestBody::CompileStates(_) => error(
+                ErrorCode::BadRequest,
+                "state compiles carry the pillar: send them sealed",
+            ),
+            _ => error(ErrorCode::BadRequest, "unexpected request"),
+        }
+    }
+
+    fn publish(&self, p: &CliPublish) -> ReplyBody {
+        let prepared = publisher::prepare(
+            &self.key,
+            &self.keys,
+            &self.cache,
+            &self.jobs,
+            &self.jids,
+            &self.config.opts,
+            p,
+        );
+        match prepared {
+            Ok(prep) => {
+                tracing::info!(
+                    "job {} {} to {} minion(s)",
+                    prep.jid,
+                    p.fun,
+                    prep.minions.len()
+                );
+                if self.publish.send(prep.frame).is_err() {
+                    return error(ErrorCode::Internal, "the master is shutting down");
+                }
+                ReplyBody::Published(PublishReply {
+                    jid: prep.jid,
+                    minions: prep.minions,
+                })
+            }
+            Err(PublishError::Target(e)) => error(ErrorCode::BadRequest, e),
+            Err(e) => {
+                tracing::error!("publish failed: {e}");
+                error(ErrorCode::Internal, e.to_string())
+            }
+        }
+    }
+
+    fn get_returns(&self, g: &GetReturns) -> ReplyBody {
+        let result = (|| {
+            if self.jobs.job(&g.jid)?.is_none() {
+                return Ok(None);
+            }
+            let expected = self.jobs.expected(&g.jid)?;
+            let returns = self.jobs.returns(&g.jid)?;
+            Ok::<_, super::jobs::JobCacheError>(Some((expected, returns)))
+        })();
+        match result {
+            Ok(Some((expected, returns))) => {
+                let missing = expected
+                    .into_iter()
+                    .filter(|id| !returns.contains_key(id))
+                    .collect();
+                ReplyBody::Returns(ReturnsReply {
+                    jid: g.jid.clone(),
+                    returns: returns
+                        .into_iter()
+                        .map(|(id, r)| {
+                            (
+                                id,
+                                MinionReturn {
+                                    ret: r.ret,
+                                    retcode: r.retcode,
+                                    success: r.success,
+                                    out: r.out,
+                                },
+                            )
+                        })
+                        .collect(),
+                    missing,
+                })
+            }
+            Ok(None) => error(ErrorCode::NotFound, format!("no job {}", g.jid)),
+            Err(e) => {
+                tracing::error!("{e}");
+                error(ErrorCode::Internal, "the job cache could not be read")
+            }
+        }
+    }
+}
+
+/// The minion id a minion request is about; `None` for other requests.
+fn body_id(body: &RequestBody) -> Option<&str> {
+    match body {
+        RequestBody::Pillar(p) => Some(&p.id),
+        RequestBody::File(f) => Some(&f.id),
+        RequestBody::Return(r) => Some(&r.id),
+        RequestBody::CompileStates(c) => Some(&c.id),
+        RequestBody::Auth(_)
+        | RequestBody::Publish(_)
+        | RequestBody::GetReturns(_)
+        | RequestBody::Sealed(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::MasterConfig;
+    use brine_protocol::crypto::KeyPair;
+    use brine_protocol::messages::{
+        aad, open_data, AuthRequest, AuthStatus, CompileStates, CompiledStates, JobReturn,
+        PillarRequest,
+    };
+    use brine_protocol::{Map, Value};
+    use serde_json::json;
+
+    struct Setup {
+        _td: tempfile::TempDir,
+        master: Master,
+        _queue: super::super::master::PublishQueue,
+    }
+
+    fn setup(auto_accept: bool) -> Setup {
+        let td = tempfile::tempdir().unwrap();
+        let pr = td.path().join("pillar");
+        std::fs::create_dir_all(&pr).unwrap();
+        std::fs::write(pr.join("top.sls"), "base:\n  '*':\n    - common\n").unwrap();
+        std::fs::write(pr.join("common.sls"), "secret: {{ grains['id'] }}-only\n").unwrap();
+        let fr = td.path().join("files");
+        std::fs::create_dir_all(&fr).unwrap();
+        std::fs::write(fr.join("top.sls"), "base:\n  '*':\n    - web\n").unwrap();
+        std::fs::write(
+            fr.join("web.sls"),
+            "t:\n  test.nop:\n    - name: {{ pillar['secret'] }}\n",
+        )
+        .unwrap();
+        let mut o = crate::opts::master_defaults();
+        let j = |v: serde_json::Value| Value::from_json(&v);
+        o.insert("root_dir".into(), j(json!(td.path().display().to_string())));
+        o.insert(
+            "pki_dir".into(),
+            j(json!(td.path().join("pki").display().to_string())),
+        );
+        o.insert(
+            "cachedir".into(),
+            j(json!(td.path().join("cache").display().to_string())),
+        );
+        o.insert(
+            "pillar_roots".into(),
+            j(json!({"base": [pr.display().to_string()]})),
+        );
+        o.insert(
+            "file_roots".into(),
+            j(json!({"base": [fr.display().to_string()]})),
+        );
+        o.insert("auto_accept".into(), Value::Bool(auto_accept));
+        let config = MasterConfig::from_opts(o).unwrap();
+        let (master, queue) = Master::open(config).unwrap();
+        Setup {
+            _td: td,
+            master,
+            _queue: queue,
+        }
+    }
+
+    fn reply(m: &Master, key: &KeyPair, req: &Request) -> Option<Reply> {
+        let frame = brine_protocol::messages::sign_frame(key, req).unwrap();
+        let out = m.handle_frame(&frame)?;
+        let v: Verified<Reply> = read_frame(&out, Some(&m.key.public().ed25519)).unwrap();
+        assert_eq!(v.msg.in_reply_to, req.nonce);
+        Some(v.msg)
+    }
+
+    fn auth(m: &Master, kp: &KeyPair, id: &str) -> AuthStatus {
+        let req = Request::new(RequestBody::Auth(AuthRequest {
+            id: id.into(),
+            keys: kp.public(),
+            grains: Value::from_json(&json!({"os": "Debian"})),
+            pillarenv: None,
+        }))
+        .unwrap();
+        match reply(m, kp, &req).unwrap().msg {
+            ReplyBody::Auth(a) => a.status,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn pillar_req(id: &str) -> Request {
+        Request::new(RequestBody::Pillar(PillarRequest {
+            id: id.into(),
+            pillarenv: None,
+            saltenv: None,
+            pillar_override: Value::Null,
+        }))
+        .unwrap()
+    }
+
+    fn code(r: &Reply) -> Option<ErrorCode> {
+        match &r.msg {
+            ReplyBody::Error(e) => Some(e.code),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn pillar_only_for_the_accepted_minion_itself() {
+        let s = setup(false);
+        let m = &s.master;
+        let web1 = KeyPair::generate().unwrap();
+        let web2 = KeyPair::generate().unwrap();
+        assert_eq!(auth(m, &web1, "web1"), AuthStatus::Pending);
+        // Pending: no pillar.
+        let r = reply(m, &web1, &pillar_req("web1")).unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::NotAccepted));
+        m.keys.accept("web1", KeyState::Pending).unwrap();
+        assert_eq!(auth(m, &web1, "web1"), AuthStatus::Accepted);
+        assert_eq!(auth(m, &web2, "web2"), AuthStatus::Pending);
+        m.keys.accept("web2", KeyState::Pending).unwrap();
+
+        let req = pillar_req("web1");
+        let r = reply(m, &web1, &req).unwrap();
+        let ReplyBody::Pillar(p) = r.msg else {
+            panic!()
+        };
+        let got: Value = open_data(&web1, &p.pillar, &aad::pillar("web1", &req.nonce)).unwrap();
+        assert_eq!(got.to_json(), json!({"secret": "web1-only"}));
+
+        // web2 asks for web1's pillar: refused.
+        let r = reply(m, &web2, &pillar_req("web1")).unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::Unauthorized));
+        // Same request replayed: refused.
+        let r = reply(m, &web1, &req).unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::Replay));
+        // Rejected minion: nothing.
+        m.keys.reject("web2", KeyState::Accepted).unwrap();
+        let r = reply(m, &web2, &pillar_req("web2")).unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::NotAccepted));
+    }
+
+    #[test]
+    fn garbage_is_dropped_without_reply() {
+        let s = setup(true);
+        let m = &s.master;
+        for junk in [&b""[..], b"\x00\x01\x02", &[0xc1; 100], &[0x91; 5000]] {
+            assert!(m.handle_frame(junk).is_none());
+        }
+        // A validly signed frame with a garbage payload.
+        let kp = KeyPair::generate().unwrap();
+        let f = rmp_serde::to_vec_named(&kp.sign(b"\x81\xa1v\x01".to_vec())).unwrap();
+        assert!(m.handle_frame(&f).is_none());
+        // A bad signature.
+        let mut good = brine_protocol::messages::sign_frame(&kp, &pillar_req("web1")).unwrap();
+        let n = good.len();
+        good[n - 3] ^= 1;
+        assert!(m.handle_frame(&good).is_none());
+    }
+
+    #[test]
+    fn sealed_returns_and_state_compiles() {
+        let s = setup(true);
+        let m = &s.master;
+        let kp = KeyPair::generate().unwrap();
+        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
+        let mx = m.key.public().x25519;
+        let ret = RequestBody::Return(JobReturn {
+            jid: "20240101000000000000".into(),
+            id: "web1".into(),
+            fun: "test.ping".into(),
+            fun_args: vec![],
+            ret: Value::Bool(true),
+            retcode: 0,
+            success: true,
+            out: None,
+        });
+        let r = reply(m, &kp, &Request::sealed(&mx, "web1", &ret).unwrap()).unwrap();
+        assert_eq!(r.msg, ReplyBody::ReturnAck);
+        assert_eq!(
+            m.jobs.returns("20240101000000000000").unwrap()["web1"].ret,
+            Value::Bool(true)
+        );
+        // A sealed body naming another minion is refused.
+        let other = KeyPair::generate().unwrap();
+        assert_eq!(auth(m, &other, "web2"), AuthStatus::Accepted);
+        let r = reply(m, &other, &Request::sealed(&mx, "web2", &ret).unwrap()).unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::Unauthorized));
+
+        let mut pillar = Map::new();
+        pillar.insert("secret".into(), "s3cr3t".into());
+        let cs = CompileStates {
+            id: "web1".into(),
+            mods: None,
+            saltenv: None,
+            pillarenv: None,
+            exclude: Value::Null,
+            test: false,
+            opts: crate::opts::minion_defaults(),
+            pillar,
+        };
+        // Unsealed: refused (it carries the pillar).
+        let plain = Request::new(RequestBody::CompileStates(cs.clone())).unwrap();
+        assert_eq!(
+            code(&reply(m, &kp, &plain).unwrap()),
+            Some(ErrorCode::BadRequest)
+        );
+        let req = Request::sealed(&mx, "web1", &RequestBody::CompileStates(cs)).unwrap();
+        let r = reply(m, &kp, &req).unwrap();
+        let ReplyBody::States(st) = r.msg else {
+            panic!("{:?}", r.msg)
+        };
+        let c: CompiledStates =
+            open_data(&kp, &st.compiled, &aad::states("web1", &req.nonce)).unwrap();
+        let CompiledStates::Chunks { chunks, .. } = c else {
+            panic!("{c:?}")
+        };
+        assert_eq!(chunks[0].get("name"), Some(&Value::from("s3cr3t")));
+    }
+
+    #[test]
+    fn cli_needs_the_root_token() {
+        let s = setup(true);
+        let m = &s.master;
+        let kp = KeyPair::generate().unwrap();
+        let publish = |token: &str| {
+            Request::new(RequestBody::Publish(CliPublish {
+                token: token.into(),
+                tgt: "*".into(),
+                tgt_type: "glob".into(),
+                fun: "test.ping".into(),
+                arg: vec![],
+                kwarg: Map::new(),
+                timeout: 5,
+            }))
+            .unwrap()
+        };
+        let r = reply(m, &kp, &publish("nope")).unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::Unauthorized));
+        let r = reply(m, &kp, &publish(&m.token.clone())).unwrap();
+        let ReplyBody::Published(p) = r.msg else {
+            panic!()
+        };
+        assert!(p.minions.is_empty());
+        let get = Request::new(RequestBody::GetReturns(GetReturns {
+            token: m.token.clone(),
+            jid: p.jid.clone(),
+        }))
+        .unwrap();
+        let ReplyBody::Returns(rr) = reply(m, &kp, &get).unwrap().msg else {
+            panic!()
+        };
+        assert!(rr.returns.is_empty() && rr.missing.is_empty());
+        let get = Request::new(RequestBody::GetReturns(GetReturns {
+            token: m.token.clone(),
+            jid: "nope".into(),
+        }))
+        .unwrap();
+        assert_eq!(
+            code(&reply(m, &kp, &get).unwrap()),
+            Some(ErrorCode::NotFound)
+        );
+    }
+}

@@ -1,0 +1,500 @@
+//! The job cache (Salt's `local_cache` returner, in SQLite): every published
+//! job, the minions expected to answer it, and their returns. `keep_jobs`
+//! hours after a job started, it is deleted with its returns.
+//!
+//! Values (arguments, targets, returns) are stored as msgpack blobs so they
+//! come back exactly as they were sent.
+
+use brine_protocol::{Map, Value};
+use indexmap::IndexMap;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobCacheError {
+    #[error("job cache {path}: {source}")]
+    Db {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("job cache {path}: cannot create its folder: {source}")]
+    Dir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("job cache: cannot encode {what}: {source}")]
+    Encode {
+        what: &'static str,
+        source: rmp_serde::encode::Error,
+    },
+}
+
+/// A job as published.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    pub jid: String,
+    pub fun: String,
+    pub arg: Vec<Value>,
+    pub kwarg: Map,
+    pub tgt: Value,
+    pub tgt_type: String,
+    pub user: String,
+    pub start_ms: u64,
+}
+
+/// One minion's stored return.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredReturn {
+    pub id: String,
+    pub fun: String,
+    pub ret: Value,
+    pub retcode: i64,
+    pub success: bool,
+    pub out: Option<String>,
+}
+
+/// What storing a return did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    New,
+    /// A return for this jid and minion was already stored; the first one
+    /// is kept (Salt drops extra returns too).
+    Duplicate,
+}
+
+pub struct JobCache {
+    path: PathBuf,
+    db: Mutex<Connection>,
+}
+
+impl std::fmt::Debug for JobCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "JobCache({})", self.path.display())
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS jobs (
+    jid TEXT PRIMARY KEY,
+    fun TEXT NOT NULL,
+    arg BLOB NOT NULL,
+    kwarg BLOB NOT NULL,
+    tgt BLOB NOT NULL,
+    tgt_type TEXT NOT NULL,
+    user TEXT NOT NULL,
+    start_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS targets (
+    jid TEXT NOT NULL,
+    id TEXT NOT NULL,
+    PRIMARY KEY (jid, id)
+);
+CREATE TABLE IF NOT EXISTS returns (
+    jid TEXT NOT NULL,
+    id TEXT NOT NULL,
+    fun TEXT NOT NULL,
+    fun_args BLOB NOT NULL,
+    ret BLOB NOT NULL,
+    retcode INTEGER NOT NULL,
+    success INTEGER NOT NULL,
+    out TEXT,
+    time_ms INTEGER NOT NULL,
+    PRIMARY KEY (jid, id)
+);
+CREATE INDEX IF NOT EXISTS returns_time ON returns (time_ms);
+CREATE INDEX IF NOT EXISTS jobs_start ON jobs (start_ms);
+";
+
+fn pack<T: serde::Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>, JobCacheError> {
+    rmp_serde::to_vec_named(v).map_err(|source| JobCacheError::Encode { what, source })
+}
+
+/// A stored blob; an undecodable one (a damaged database) reads as Null
+/// rather than failing the whole listing.
+fn unpack<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> T {
+    rmp_serde::from_slice(bytes).unwrap_or_default()
+}
+
+fn to_i64(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+impl JobCache {
+    /// Open (creating) the database at `path`.
+    pub fn open(path: &Path) -> Result<JobCache, JobCacheError> {
+        if let Some(dir) = path.parent() {
+            brine_protocol::keys::create_dir_private(dir).map_err(|e| JobCacheError::Dir {
+                path: dir.to_path_buf(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        }
+        let db_err = |source| JobCacheError::Db {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(db_err)?;
+        // WAL with NORMAL sync: a commit per return without an fsync each
+        // (a crash may lose the last returns; the minions resend them).
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(db_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(db_err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(db_err)?;
+        conn.execute_batch(SCHEMA).map_err(db_err)?;
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        Ok(JobCache {
+            path: path.to_path_buf(),
+            db: Mutex::new(conn),
+        })
+    }
+
+    /// Open an existing database read-only (brine-run).
+    pub fn open_existing(path: &Path) -> Result<JobCache, JobCacheError> {
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| JobCacheError::Db {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let _ = conn.busy_timeout(std::time::Duration::from_secs(10));
+        Ok(JobCache {
+            path: path.to_path_buf(),
+            db: Mutex::new(conn),
+        })
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, JobCacheError> {
+        let mut conn = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut conn).map_err(|source| JobCacheError::Db {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// Record a published job and the minions expected to answer it.
+    pub fn add_job(&self, job: &Job, expected: &[String]) -> Result<(), JobCacheError> {
+        let arg = pack("arguments", &job.arg)?;
+        let kwarg = pack("keyword arguments", &job.kwarg)?;
+        let tgt = pack("target", &job.tgt)?;
+        self.with(|c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "INSERT OR REPLACE INTO jobs (jid, fun, arg, kwarg, tgt, tgt_type, user, start_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    job.jid,
+                    job.fun,
+                    arg,
+                    kwarg,
+                    tgt,
+                    job.tgt_type,
+                    job.user,
+                    to_i64(job.start_ms)
+                ],
+            )?;
+            {
+                let mut st =
+                    tx.prepare("INSERT OR IGNORE INTO targets (jid, id) VALUES (?1, ?2)")?;
+                for id in expected {
+                    st.execute(params![job.jid, id])?;
+                }
+            }
+            tx.commit()
+        })
+    }
+
+    /// Store a minion's return (the first one per jid and minion wins).
+    pub fn add_return(
+        &self,
+        ret: &brine_protocol::messages::JobReturn,
+        now_ms: u64,
+    ) -> Result<Stored, JobCacheError> {
+        let fun_args = pack("function arguments", &ret.fun_args)?;
+        let value = pack("return", &ret.ret)?;
+        let n = self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO returns
+                 (jid, id, fun, fun_args, ret, retcode, success, out, time_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    ret.jid,
+                    ret.id,
+                    ret.fun,
+                    fun_args,
+                    value,
+                    ret.retcode,
+                    ret.success,
+                    ret.out,
+                    to_i64(now_ms)
+                ],
+            )
+        })?;
+        Ok(if n == 0 {
+            Stored::Duplicate
+        } else {
+            Stored::New
+        })
+    }
+
+    pub fn job(&self, jid: &str) -> Result<Option<Job>, JobCacheError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT jid, fun, arg, kwarg, tgt, tgt_type, user, start_ms FROM jobs WHERE jid = ?1",
+                params![jid],
+                row_job,
+            )
+            .optional()
+        })
+    }
+
+    /// Every job, oldest first.
+    pub fn jobs(&self) -> Result<Vec<Job>, JobCacheError> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT jid, fun, arg, kwarg, tgt, tgt_type, user, start_ms FROM jobs ORDER BY jid",
+            )?;
+            let rows = st.query_map([], row_job)?;
+            rows.collect()
+        })
+    }
+
+    /// The minions expected to answer `jid`, sorted.
+    pub fn expected(&self, jid: &str) -> Result<Vec<String>, JobCacheError> {
+        self.with(|c| {
+            let mut st = c.prepare("SELECT id FROM targets WHERE jid = ?1 ORDER BY id")?;
+            let rows = st.query_map(params![jid], |r| r.get(0))?;
+            rows.collect()
+        })
+    }
+
+    /// Returns of `jid` in arrival order.
+    pub fn returns(&self, jid: &str) -> Result<IndexMap<String, StoredReturn>, JobCacheError> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT id, fun, ret, retcode, success, out FROM returns
+                 WHERE jid = ?1 ORDER BY time_ms, rowid",
+            )?;
+            let rows = st.query_map(params![jid], |r| {
+                let ret: Vec<u8> = r.get(2)?;
+                Ok(StoredReturn {
+                    id: r.get(0)?,
+                    fun: r.get(1)?,
+                    ret: unpack(&ret),
+                    retcode: r.get(3)?,
+                    success: r.get(4)?,
+                    out: r.get(5)?,
+                })
+            })?;
+            rows.map(|r| r.map(|s| (s.id.clone(), s))).collect()
+        })
+    }
+
+    /// Delete jobs started more than `keep_hours` ago, their targets and
+    /// returns, and returns older than that for jobs never published here.
+    /// `keep_hours == 0` keeps everything (Salt's meaning). Returns the
+    /// number of jobs removed.
+    pub fn clean(&self, keep_hours: u64, now_ms: u64) -> Result<usize, JobCacheError> {
+        if keep_hours == 0 {
+            return Ok(0);
+        }
+        let cutoff = to_i64(now_ms.saturating_sub(keep_hours.saturating_mul(3_600_000)));
+        self.with(|c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "DELETE FROM targets WHERE jid IN (SELECT jid FROM jobs WHERE start_ms < ?1)",
+                params![cutoff],
+            )?;
+            tx.execute(
+                "DELETE FROM returns WHERE jid IN (SELECT jid FROM jobs WHERE start_ms < ?1)
+                 OR (time_ms < ?1 AND jid NOT IN (SELECT jid FROM jobs))",
+                params![cutoff],
+            )?;
+            let n = tx.execute("DELETE FROM jobs WHERE start_ms < ?1", params![cutoff])?;
+            tx.commit()?;
+            Ok(n)
+        })
+    }
+}
+
+fn row_job(r: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
+    let arg: Vec<u8> = r.get(2)?;
+    let kwarg: Vec<u8> = r.get(3)?;
+    let tgt: Vec<u8> = r.get(4)?;
+    let start: i64 = r.get(7)?;
+    Ok(Job {
+        jid: r.get(0)?,
+        fun: r.get(1)?,
+        arg: unpack(&arg),
+        kwarg: unpack(&kwarg),
+        tgt: unpack(&tgt),
+        tgt_type: r.get(5)?,
+        user: r.get(6)?,
+        start_ms: u64::try_from(start).unwrap_or(0),
+    })
+}
+
+/// Salt's `jid_to_time`: "2024, Jan 02 03:04:05.123456", or "" for a jid
+/// that is not 20 digits (optionally followed by `_pid`).
+pub fn jid_to_time(jid: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let ok_len = jid.len() == 20 || (jid.len() > 21 && jid.as_bytes().get(20) == Some(&b'_'));
+    let Some(d) = jid
+        .get(..20)
+        .filter(|d| ok_len && d.bytes().all(|b| b.is_ascii_digit()))
+    else {
+        return String::new();
+    };
+    let month = d[4..6]
+        .parse::<usize>()
+        .ok()
+        .and_then(|m| m.checked_sub(1))
+        .and_then(|m| MONTHS.get(m));
+    let Some(month) = month else {
+        return String::new();
+    };
+    format!(
+        "{}, {} {} {}:{}:{}.{}",
+        &d[..4],
+        month,
+        &d[6..8],
+        &d[8..10],
+        &d[10..12],
+        &d[12..14],
+        &d[14..20]
+    )
+}
+
+/// Salt's `format_jid_instance`: the job as `jobs.list_jobs` shows it.
+pub fn format_jid_instance(job: &Job) -> Map {
+    let mut arguments = job.arg.clone();
+    if !job.kwarg.is_empty() {
+        // Salt's publications carry keyword arguments as a trailing dict
+        // marked `__kwarg__`.
+        let mut kw = Map::new();
+        kw.insert("__kwarg__".into(), Value::Bool(true));
+        kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
+        arguments.push(Value::Map(kw));
+    }
+    let mut m = Map::new();
+    m.insert("Arguments".into(), Value::List(arguments));
+    m.insert("Function".into(), Value::Str(job.fun.clone()));
+    m.insert("StartTime".into(), Value::Str(jid_to_time(&job.jid)));
+    m.insert("Target".into(), job.tgt.clone());
+    m.insert("Target-type".into(), Value::Str(job.tgt_type.clone()));
+    m.insert("User".into(), Value::Str(job.user.clone()));
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brine_protocol::messages::JobReturn;
+
+    fn job(jid: &str, start_ms: u64) -> Job {
+        let mut kwarg = Map::new();
+        kwarg.insert("test".into(), Value::Bool(true));
+        Job {
+            jid: jid.into(),
+            fun: "state.apply".into(),
+            arg: vec!["web".into()],
+            kwarg,
+            tgt: "web*".into(),
+            tgt_type: "glob".into(),
+            user: "root".into(),
+            start_ms,
+        }
+    }
+
+    fn ret(jid: &str, id: &str, v: Value) -> JobReturn {
+        JobReturn {
+            jid: jid.into(),
+            id: id.into(),
+            fun: "state.apply".into(),
+            fun_args: vec![],
+            ret: v,
+            retcode: 0,
+            success: true,
+            out: Some("highstate".into()),
+        }
+    }
+
+    #[test]
+    fn jobs_targets_returns_and_cleanup() {
+        let td = tempfile::tempdir().unwrap();
+        let c = JobCache::open(&td.path().join("c/jobs.sqlite")).unwrap();
+        let j = job("20240102030405123456", 1_000);
+        c.add_job(&j, &["web2".into(), "web1".into()]).unwrap();
+        assert_eq!(c.job(&j.jid).unwrap(), Some(j.clone()));
+        assert_eq!(c.expected(&j.jid).unwrap(), vec!["web1", "web2"]);
+        let f = Value::Float(1.5);
+        assert_eq!(
+            c.add_return(&ret(&j.jid, "web2", f.clone()), 2_000)
+                .unwrap(),
+            Stored::New
+        );
+        assert_eq!(
+            c.add_return(&ret(&j.jid, "web2", Value::Null), 2_500)
+                .unwrap(),
+            Stored::Duplicate
+        );
+        c.add_return(&ret(&j.jid, "web1", Value::Bool(true)), 3_000)
+            .unwrap();
+        let rs = c.returns(&j.jid).unwrap();
+        assert_eq!(rs.keys().collect::<Vec<_>>(), vec!["web2", "web1"]);
+        assert_eq!(rs["web2"].ret, f);
+        assert_eq!(rs["web2"].out.as_deref(), Some("highstate"));
+        // A return for a job this master never published is kept too.
+        c.add_return(&ret("other", "web1", Value::Null), 3_000)
+            .unwrap();
+
+        // Survives reopening.
+        drop(c);
+        let c = JobCache::open(&td.path().join("c/jobs.sqlite")).unwrap();
+        assert_eq!(c.jobs().unwrap().len(), 1);
+        assert_eq!(c.clean(0, u64::MAX).unwrap(), 0);
+        let hour = 3_600_000;
+        assert_eq!(c.clean(1, 1_000 + hour).unwrap(), 0);
+        assert_eq!(c.clean(1, 3_001 + hour).unwrap(), 1);
+        assert!(c.job(&j.jid).unwrap().is_none());
+        assert!(c.returns(&j.jid).unwrap().is_empty());
+        assert!(c.returns("other").unwrap().is_empty());
+        assert!(c.expected(&j.jid).unwrap().is_empty());
+    }
+
+    #[test]
+    fn jid_times_and_list_shape_as_salt() {
+        assert_eq!(
+            jid_to_time("20240102030405123456"),
+            "2024, Jan 02 03:04:05.123456"
+        );
+        assert_eq!(
+            jid_to_time("20241202030405123456_77"),
+            "2024, Dec 02 03:04:05.123456"
+        );
+        assert_eq!(jid_to_time("2024"), "");
+        assert_eq!(jid_to_time("20241302030405123456"), "");
+        let m = format_jid_instance(&job("20240102030405123456", 0));
+        let json = Value::Map(m).to_json();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "Arguments": ["web", {"__kwarg__": true, "test": true}],
+                "Function": "state.apply",
+                "StartTime": "2024, Jan 02 03:04:05.123456",
+                "Target": "web*",
+                "Target-type": "glob",
+                "User": "root"
+            })
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! What the master knows about each accepted minion (Salt's minion data
+//! cache): the grains it sent when it authenticated, and the last pillar the
+//! master compiled for it (with the pillarenv of that compile). Targeting
+//! (`-G`, `-I`, `-C`...) and state compiles read it.
+//!
+//! Kept in memory and written through to `<cachedir>/minions/<id>.p`
+//! (msgpack, 0600), so a restarted master can target before minions come
+//! back.
+
+use crate::MinionData;
+use brine_protocol::keys::validate_id;
+use brine_protocol::Value;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("minion cache {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("minion cache: cannot encode the data of {id}: {source}")]
+    Encode {
+        id: String,
+        source: rmp_serde::encode::Error,
+    },
+    #[error("minion cache: {0}")]
+    BadId(#[from] brine_protocol::keys::InvalidId),
+}
+
+/// One minion's cached data.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CachedMinion {
+    pub grains: Value,
+    /// Null until the master compiled a pillar for the minion.
+    pub pillar: Value,
+    /// The minion's configured `pillarenv` (sent at auth).
+    pub pillarenv: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct MinionCache {
+    dir: PathBuf,
+    map: RwLock<HashMap<String, Arc<CachedMinion>>>,
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
+    move |source| CacheError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl MinionCache {
+    /// Open (creating, 0700) `dir` and load every cached minion. Files that
+    /// do not decode are skipped with a warning: the minion's next
+    /// authentication writes them anew.
+    pub fn open(dir: &Path) -> Result<MinionCache, CacheError> {
+        brine_protocol::keys::create_dir_private(dir).map_err(|e| CacheError::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let mut map = HashMap::new();
+        for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
+            let entry = entry.map_err(io_err(dir))?;
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let Some(id) = name.strip_suffix(".p") else {
+                continue;
+            };
+            if name.starts_with('.') || validate_id(id).is_err() {
+                continue;
+            }
+            let path = entry.path();
+            match std::fs::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|b| rmp_serde::from_slice::<CachedMinion>(&b).map_err(|e| e.to_string()))
+            {
+                Ok(c) => {
+                    map.insert(id.to_string(), Arc::new(c));
+                }
+                Err(e) => {
+                    tracing::warn!("skipping unreadable minion cache {}: {e}", path.display())
+                }
+            }
+        }
+        Ok(MinionCache {
+            dir: dir.to_path_buf(),
+            map: RwLock::new(map),
+        })
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<CachedMinion>> {
+        self.read().get(id).cloned()
+    }
+
+    /// Ids with cached data.
+    pub fn ids(&self) -> Vec<String> {
+        self.read().keys().cloned().collect()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<CachedMinion>>> {
+        // A panic while holding the lock leaves plain data behind; keep
+        // serving it.
+        self.map.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn update(&self, id: &str, change: impl FnOnce(&mut CachedMinion)) -> Result<(), CacheError> {
+        validate_id(id)?;
+        let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+        let mut entry = map.get(id).map(|c| (**c).clone()).unwrap_or_default();
+        change(&mut entry);
+        self.persist(id, &entry)?;
+        map.insert(id.to_string(), Arc::new(entry));
+        Ok(())
+    }
+
+    /// The grains a minion sent when it authenticated.
+    pub fn set_grains(&self, id: &str, grains: Value) -> Result<(), CacheError> {
+        self.update(id, |c| c.grains = grains)
+    }
+
+    /// What a minion sent when it authenticated: grains and its configured
+    /// pillarenv.
+    pub fn set_auth(
+        &self,
+        id: &str,
+        grains: Value,
+        pillarenv: Option<String>,
+    ) -> Result<(), CacheError> {
+        self.update(id, |c| {
+            c.grains = grains;
+            c.pillarenv = pillarenv;
+        })
+    }
+
+    /// The pillar just compiled for the minion (Salt caches every compile).
+    pub fn set_pillar(&self, id: &str, pillar: Value) -> Result<(), CacheError> {
+        self.update(id, |c| c.pillar = pillar)
+    }
+
+    /// Forget a minion (its key was deleted or rejected).
+    pub fn remove(&self, id: &str) {
+        if validate_id(id).is_err() {
+            return;
+        }
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+        let _ = std::fs::remove_file(self.path(id));
+    }
+
+    fn path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.p"))
+    }
+
+    /// Write atomically: a private temporary file, then rename.
+    fn persist(&self, id: &str, entry: &CachedMinion) -> Result<(), CacheError> {
+        let bytes = rmp_serde::to_vec_named(entry).map_err(|source| CacheError::Encode {
+            id: id.to_string(),
+            source,
+        })?;
+        let mut suffix = [0u8; 8];
+        brine_protocol::crypto::fill_random(&mut suffix).map_err(|e| CacheError::Io {
+            path: self.dir.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let tmp = self.dir.join(format!(
+            ".{id}.{}.tmp",
+            suffix
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        ));
+        let write = || -> std::io::Result<()> {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_data()?;
+            std::fs::rename(&tmp, self.path(id))
+        };
+        write().map_err(|source| {
+            let _ = std::fs::remove_file(&tmp);
+            CacheError::Io {
+                path: self.path(id),
+                source,
+            }
+        })
+    }
+
+    /// What the matchers and compilers know of `id`: its grains and pillar
+    /// (empty maps when unknown), with `opts` as the master's options
+    /// (nodegroups for `N@`).
+    pub fn minion_data(&self, id: &str, opts: &Value) -> MinionData {
+        let cached = self.get(id);
+        let map_or_empty = |v: Option<&Value>| match v {
+            Some(Value::Map(m)) => Value::Map(m.clone()),
+            _ => Value::new_map(),
+        };
+        MinionData {
+            id: id.to_string(),
+            grains: map_or_empty(cached.as_deref().map(|c| &c.grains)),
+            pillar: map_or_empty(cached.as_deref().map(|c| &c.pillar)),
+            opts: opts.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brine_protocol::Map;
+
+    #[test]
+    fn survives_a_restart_and_skips_junk() {
+        let td = tempfile::tempdir().unwrap();
+        let dir = td.path().join("minions");
+        let c = MinionCache::open(&dir).unwrap();
+        let mut g = Map::new();
+        g.insert("os".into(), "Debian".into());
+        c.set_grains("web1", Value::Map(g.clone())).unwrap();
+        let mut p = Map::new();
+        p.insert("role".into(), "web".into());
+        c.set_pillar("web1", Value::Map(p.clone())).unwrap();
+        c.set_auth("web1", Value::Map(g.clone()), Some("dev".into()))
+            .unwrap();
+        std::fs::write(dir.join("junk.p"), b"\xc1\xc1").unwrap();
+        assert!(c.set_grains("../evil", Value::Null).is_err());
+
+        let c = MinionCache::open(&dir).unwrap();
+        let got = c.get("web1").unwrap();
+        assert_eq!(got.grains, Value::Map(g));
+        assert_eq!(got.pillar, Value::Map(p));
+        assert_eq!(got.pillarenv.as_deref(), Some("dev"));
+        assert!(c.get("junk").is_none());
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("web1.p"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+
+        let d = c.minion_data("web1", &Value::Null);
+        assert_eq!(d.grains.get("os"), Some(&Value::from("Debian")));
+        let unknown = c.minion_data("db1", &Value::Null);
+        assert_eq!(unknown.grains, Value::new_map());
+        c.remove("web1");
+        assert!(MinionCache::open(&dir).unwrap().get("web1").is_none());
+    }
+}

@@ -1,0 +1,29 @@
+//! brine-master, the daemon: the transport → auth → dispatch chain and what
+//! it serves.
+//!
+//! - [`config`]: the master's settings from `CONFDIR/master`.
+//! - [`server`]: PUB and ROUTER sockets, the event loop, clean shutdown.
+//! - [`dispatch`]: one frame → verify signer and replay window → handler.
+//! - [`auth`]: Salt's key acceptance; caches the grains of accepted minions.
+//! - [`minion_cache`]: grains and last pillar per minion (targeting, compiles).
+//! - [`pillar`], [`states`], [`fileserver`]: what minions ask for, sealed to them.
+//! - [`publisher`]: jids, expected minions, per-minion `pillar=` secrets.
+//! - [`jobs`]: the SQLite job cache.
+//! - [`client`]: the local client the CLI uses.
+
+pub mod auth;
+pub mod client;
+pub mod config;
+pub mod dispatch;
+pub mod fileserver;
+pub mod jobs;
+pub mod master;
+pub mod minion_cache;
+pub mod pillar;
+pub mod publisher;
+pub mod server;
+pub mod states;
+
+pub use config::MasterConfig;
+pub use master::{DaemonError, Master};
+pub use server::{Bound, Running};

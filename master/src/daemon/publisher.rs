@@ -1,0 +1,297 @@
+//! Publishing a job (Salt's `publish`): a new jid, the minions expected to
+//! answer (accepted keys whose cached data matches the target), `pillar=`
+//! data sealed per expected minion, the signed [`Publication`] for the PUB
+//! socket, and the job recorded in the job cache.
+
+use super::jobs::{Job, JobCache};
+use super::minion_cache::MinionCache;
+use crate::keys::{KeyState, KeyStore};
+use crate::matcher;
+use brine_protocol::crypto::{self, KeyPair};
+use brine_protocol::messages::{
+    aad, seal_data, sign_frame, CliPublish, Publication, WireError, PROTOCOL_VERSION,
+};
+use brine_protocol::{Map, Value};
+use indexmap::IndexMap;
+use serde_bytes::ByteArray;
+use std::sync::Mutex;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error("cannot list the accepted keys: {0}")]
+    Keys(#[from] crate::keys::KeyStoreError),
+    #[error("invalid target: {0}")]
+    Target(String),
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    #[error(transparent)]
+    Crypto(#[from] crypto::CryptoError),
+    #[error(transparent)]
+    JobCache(#[from] super::jobs::JobCacheError),
+}
+
+/// Salt's CLI target types.
+pub const TARGET_TYPES: &[&str] = &[
+    "glob",
+    "pcre",
+    "list",
+    "grain",
+    "grain_pcre",
+    "pillar",
+    "pillar_pcre",
+    "pillar_exact",
+    "nodegroup",
+    "compound",
+    "ipcidr",
+];
+
+/// Job ids as Salt makes them (`%Y%m%d%H%M%S%f`, UTC), strictly increasing
+/// within this master so two jobs in one microsecond still differ.
+#[derive(Debug, Default)]
+pub struct JidGen {
+    last: Mutex<u64>,
+}
+
+impl JidGen {
+    pub fn next(&self) -> String {
+        let now_us = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+            .unwrap_or(0);
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let us = now_us.max(last.saturating_add(1));
+        *last = us;
+        format_jid(us)
+    }
+}
+
+/// Microseconds since the epoch → `YYYYmmddHHMMSSffffff` (UTC).
+pub fn format_jid(us: u64) -> String {
+    let secs = us / 1_000_000;
+    let micros = us % 1_000_000;
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}{m:02}{d:02}{:02}{:02}{:02}{micros:06}",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian
+/// calendar (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// The target as one expression string (a list target joined by commas).
+pub fn target_expr(tgt: &Value) -> String {
+    match tgt {
+        Value::List(l) => l
+            .iter()
+            .map(Value::to_python_str)
+            .collect::<Vec<_>>()
+            .join(","),
+        other => other.to_python_str(),
+    }
+}
+
+/// Accepted minions the target selects, judged on each one's cached grains
+/// and pillar (Salt's `check_minions`), sorted.
+pub fn expected_minions(
+    keys: &KeyStore,
+    cache: &MinionCache,
+    master_opts: &Map,
+    tgt: &Value,
+    tgt_type: &str,
+) -> Result<Vec<String>, PublishError> {
+    if !TARGET_TYPES.contains(&tgt_type) {
+        return Err(PublishError::Target(format!(
+            "unknown target type '{tgt_type}'"
+        )));
+    }
+    let expr = target_expr(tgt);
+    let opts = Value::Map(master_opts.clone());
+    let mut out = Vec::new();
+    for id in keys.list(KeyState::Accepted)? {
+        let data = cache.minion_data(&id, &opts);
+        match matcher::matches(tgt_type, &expr, &data) {
+            Ok(true) => out.push(id),
+            Ok(false) => {}
+            // A regex that does not compile fails for every minion alike.
+            Err(e) => return Err(PublishError::Target(e.to_string())),
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A job to publish, after the expected minions are known.
+#[derive(Debug)]
+pub struct Prepared {
+    pub jid: String,
+    pub minions: Vec<String>,
+    /// The signed publication for the PUB socket.
+    pub frame: Vec<u8>,
+}
+
+/// Build, record and sign the publication for `req`. `pillar=` in the
+/// keyword arguments goes only into sealed per-minion secrets of the
+/// expected minions.
+pub fn prepare(
+    master_key: &KeyPair,
+    keys: &KeyStore,
+    cache: &MinionCache,
+    jobs: &JobCache,
+    jids: &JidGen,
+    master_opts: &Map,
+    req: &CliPublish,
+) -> Result<Prepared, PublishError> {
+    let minions = expected_minions(keys, cache, master_opts, &req.tgt, &req.tgt_type)?;
+    let jid = jids.next();
+    let mut kwarg = req.kwarg.clone();
+    let pillar = kwarg.shift_remove("pillar");
+    let mut secrets = IndexMap::new();
+    if let Some(pillar) = &pillar {
+        for id in &minions {
+            let Some(k) = keys.accepted(id)? else {
+                continue;
+            };
+            let sealed = seal_data(&k.x25519, pillar, &aad::publication_secret(&jid, id))?;
+            secrets.insert(id.clone(), sealed);
+        }
+    }
+    let now = crypto::now_ms();
+    let publication = Publication {
+        v: PROTOCOL_VERSION,
+        jid: jid.clone(),
+        created_ms: now,
+        nonce: ByteArray::new(crypto::random_nonce()?),
+        tgt: req.tgt.clone(),
+        tgt_type: req.tgt_type.clone(),
+        fun: req.fun.clone(),
+        arg: req.arg.clone(),
+        kwarg,
+        secrets,
+    };
+    let frame = sign_frame(master_key, &publication)?;
+    jobs.add_job(
+        &Job {
+            jid: jid.clone(),
+            fun: req.fun.clone(),
+            arg: req.arg.clone(),
+            kwarg: req.kwarg.clone(),
+            tgt: req.tgt.clone(),
+            tgt_type: req.tgt_type.clone(),
+            user: "root".into(),
+            start_ms: now,
+        },
+        &minions,
+    )?;
+    Ok(Prepared {
+        jid,
+        minions,
+        frame,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brine_protocol::messages::{open_data, read_frame, Verified};
+    use serde_json::json;
+
+    #[test]
+    fn jids_look_like_salts_and_increase() {
+        // 2024-02-29 13:14:15.000016 UTC
+        assert_eq!(format_jid(1_709_212_455_000_016), "20240229131415000016");
+        assert_eq!(format_jid(0), "19700101000000000000");
+        let g = JidGen::default();
+        let a = g.next();
+        let b = g.next();
+        assert_eq!(a.len(), 20);
+        assert!(b > a);
+        assert!(!super::super::jobs::jid_to_time(&a).is_empty());
+    }
+
+    #[test]
+    fn expected_minions_and_sealed_pillar() {
+        let td = tempfile::tempdir().unwrap();
+        let keys = KeyStore::create(&td.path().join("pki")).unwrap();
+        let master = keys.master_keys().unwrap();
+        let cache = MinionCache::open(&td.path().join("minions")).unwrap();
+        let jobs = JobCache::open(&td.path().join("jobs.sqlite")).unwrap();
+        let mut minion_keys = IndexMap::new();
+        for (id, os) in [("web1", "Debian"), ("web2", "Arch"), ("db1", "Debian")] {
+            let kp = KeyPair::generate().unwrap();
+            keys.authenticate(id, &kp.public(), true).unwrap();
+            cache
+                .set_grains(id, Value::from_json(&json!({"id": id, "os": os})))
+                .unwrap();
+            minion_keys.insert(id, kp);
+        }
+        // Pending minions are never expected.
+        keys.authenticate("new1", &KeyPair::generate().unwrap().public(), false)
+            .unwrap();
+        let o = crate::opts::master_defaults();
+        let exp = |t: &str, tt: &str| expected_minions(&keys, &cache, &o, &t.into(), tt).unwrap();
+        assert_eq!(exp("*", "glob"), vec!["db1", "web1", "web2"]);
+        assert_eq!(exp("os:Debian", "grain"), vec!["db1", "web1"]);
+        assert_eq!(exp("web* and G@os:Debian", "compound"), vec!["web1"]);
+        assert_eq!(exp("web2,db1,new1", "list"), vec!["db1", "web2"]);
+        assert!(expected_minions(&keys, &cache, &o, &"x".into(), "bogus").is_err());
+
+        let mut kwarg = Map::new();
+        kwarg.insert("pillar".into(), Value::from_json(&json!({"secret": "s3"})));
+        kwarg.insert("test".into(), Value::Bool(true));
+        let req = CliPublish {
+            token: String::new(),
+            tgt: "os:Debian".into(),
+            tgt_type: "grain".into(),
+            fun: "state.apply".into(),
+            arg: vec![],
+            kwarg,
+            timeout: 5,
+        };
+        let p = prepare(&master, &keys, &cache, &jobs, &JidGen::default(), &o, &req).unwrap();
+        assert_eq!(p.minions, vec!["db1", "web1"]);
+        assert!(!p.frame.windows(2).any(|w| w == b"s3"));
+        let got: Verified<Publication> =
+            read_frame(&p.frame, Some(&master.public().ed25519)).unwrap();
+        let publication = got.msg;
+        assert_eq!(publication.jid, p.jid);
+        assert!(!publication.kwarg.contains_key("pillar"));
+        assert_eq!(publication.kwarg.get("test"), Some(&Value::Bool(true)));
+        assert_eq!(
+            publication.secrets.keys().collect::<Vec<_>>(),
+            vec!["db1", "web1"]
+        );
+        let opened: Value = open_data(
+            &minion_keys["web1"],
+            &publication.secrets["web1"],
+            &aad::publication_secret(&p.jid, "web1"),
+        )
+        .unwrap();
+        assert_eq!(opened.to_json(), json!({"secret": "s3"}));
+        // web2 cannot open web1's part.
+        assert!(open_data::<Value>(
+            &minion_keys["web2"],
+            &publication.secrets["web1"],
+            &aad::publication_secret(&p.jid, "web1"),
+        )
+        .is_err());
+        assert_eq!(jobs.expected(&p.jid).unwrap(), vec!["db1", "web1"]);
+        assert_eq!(jobs.job(&p.jid).unwrap().unwrap().fun, "state.apply");
+    }
+}

@@ -1,0 +1,251 @@
+//! The sockets and the event loop: a ROUTER on `interface:ret_port` for
+//! requests, a PUB on `interface:publish_port` for publications, both behind
+//! the transport's frame guard.
+//!
+//! Requests are received on one task and handled on the blocking pool (the
+//! handlers compile, hash, verify signatures and write SQLite), at most
+//! `worker_threads` at a time; replies go back through the ROUTER's send
+//! half. A bad frame costs only itself: it is logged and dropped in
+//! [`Master::handle_frame`], and the loop keeps receiving.
+//!
+//! Shutdown (SIGTERM/SIGINT in `brine-master`): stop receiving, let the
+//! requests in hand finish (up to [`DRAIN_TIMEOUT`]), flush publications,
+//! close the sockets.
+
+use super::master::{DaemonError, Master, PublishQueue};
+use brine_protocol::transport::{
+    bind_pub, bind_router, recv_request, send_frame, send_reply, Guarded, TransportError,
+};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use zeromq::{PubSocket, RouterSocket};
+
+/// How long shutdown waits for requests being handled.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often old jobs are cleaned from the job cache.
+pub const CLEAN_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// The bound sockets, before serving (so callers learn the addresses of
+/// ephemeral ports first).
+pub struct Bound {
+    router: Guarded<RouterSocket>,
+    publisher: Guarded<PubSocket>,
+}
+
+impl Bound {
+    pub async fn bind(master: &Master) -> Result<Bound, DaemonError> {
+        let limits = master.config.limits();
+        let publisher = bind_pub(master.config.publish_addr(), &limits).await?;
+        let router = bind_router(master.config.ret_addr(), &limits).await?;
+        Ok(Bound { router, publisher })
+    }
+
+    pub fn ret_addr(&self) -> SocketAddr {
+        self.router.addr()
+    }
+
+    pub fn publish_addr(&self) -> SocketAddr {
+        self.publisher.addr()
+    }
+}
+
+/// Serve until `shutdown` resolves.
+pub async fn serve(
+    master: Arc<Master>,
+    bound: Bound,
+    mut queue: PublishQueue,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), DaemonError> {
+    let limits = master.config.limits();
+    tracing::info!(
+        "brine-master serving: publish {} ret {}",
+        bound.publish_addr(),
+        bound.ret_addr()
+    );
+    let (router, router_guard) = bound.router.into_parts();
+    let (mut pub_socket, pub_guard) = bound.publisher.into_parts();
+    let (router_tx, mut router_rx) = router.split();
+
+    let pub_limits = limits.clone();
+    let (stop_pub, mut pub_stopped) = tokio::sync::oneshot::channel::<()>();
+    let publisher = tokio::spawn(async move {
+        let mut stopping = false;
+        loop {
+            let frame = if stopping {
+                queue.recv().await
+            } else {
+                tokio::select! {
+                    f = queue.recv() => f,
+                    _ = &mut pub_stopped => {
+                        // Shutting down: send what is queued, then stop.
+                        stopping = true;
+                        queue.close();
+                        queue.recv().await
+                    }
+                }
+            };
+            let Some(frame) = frame else { break };
+            if let Err(e) = send_frame(&mut pub_socket, frame, &pub_limits).await {
+                tracing::error!("cannot publish: {e}");
+            }
+        }
+        pub_socket
+    });
+
+    let cleaner_master = master.clone();
+    let cleaner = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(CLEAN_INTERVAL);
+        loop {
+            tick.tick().await;
+            let m = cleaner_master.clone();
+            let done = tokio::task::spawn_blocking(move || {
+                m.jobs
+                    .clean(m.config.keep_jobs, brine_protocol::crypto::now_ms())
+            })
+            .await;
+            match done {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!("removed {n} job(s) older than keep_jobs"),
+                Ok(Err(e)) => tracing::warn!("job cache cleanup: {e}"),
+                Err(e) => tracing::warn!("job cache cleanup: {e}"),
+            }
+        }
+    });
+
+    let workers = master.config.worker_threads;
+    let slots = Arc::new(Semaphore::new(workers));
+    tokio::pin!(shutdown);
+    loop {
+        let received = tokio::select! {
+            _ = &mut shutdown => break,
+            r = recv_request(&mut router_rx, &limits) => r,
+        };
+        let (peer, frame) = match received {
+            Ok(pf) => pf,
+            Err(TransportError::Socket { what, source }) => {
+                // zmq.rs reports an idle socket this way; do not spin.
+                tracing::debug!("{what}: {source}");
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                continue;
+            }
+            Err(e) => {
+                tracing::warn!("dropped a message on the ret port: {e}");
+                continue;
+            }
+        };
+        let Ok(permit) = slots.clone().acquire_owned().await else {
+            break;
+        };
+        let m = master.clone();
+        let mut tx = router_tx.clone();
+        let limits = limits.clone();
+        tokio::spawn(async move {
+            let reply = tokio::task::spawn_blocking(move || m.handle_frame(&frame)).await;
+            match reply {
+                Ok(Some(reply)) => {
+                    if let Err(e) = send_reply(&mut tx, &peer, reply, &limits).await {
+                        tracing::debug!("reply not delivered: {e}");
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => tracing::error!("request handler failed: {e}"),
+            }
+            drop(permit);
+        });
+    }
+
+    tracing::info!("brine-master shutting down");
+    cleaner.abort();
+    // Requests in hand finish and are answered.
+    let drained = tokio::time::timeout(
+        DRAIN_TIMEOUT,
+        slots.acquire_many(u32::try_from(workers).unwrap_or(u32::MAX)),
+    )
+    .await;
+    if drained.is_err() {
+        tracing::warn!("shutting down with requests still being handled");
+    }
+    // Publications queued so far go out; then the PUB socket closes.
+    drop(master);
+    let _ = stop_pub.send(());
+    if let Ok(Ok(sock)) = tokio::time::timeout(Duration::from_secs(2), publisher).await {
+        drop(sock);
+    }
+    drop(router_tx);
+    drop(router_rx);
+    drop(router_guard);
+    drop(pub_guard);
+    Ok(())
+}
+
+/// A master running on its own tokio runtime thread; for tests and tools
+/// that want a master in-process.
+pub struct Running {
+    pub ret_addr: SocketAddr,
+    pub publish_addr: SocketAddr,
+    pub master: Arc<Master>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<Result<(), DaemonError>>>,
+}
+
+impl Running {
+    /// Open the master, bind, and serve on a background thread.
+    pub fn start(config: super::config::MasterConfig) -> Result<Running, DaemonError> {
+        let (master, queue) = Master::open(config)?;
+        let master = Arc::new(master);
+        let rt = runtime()?;
+        let bound = rt.block_on(Bound::bind(&master))?;
+        let (ret_addr, publish_addr) = (bound.ret_addr(), bound.publish_addr());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let m = master.clone();
+        let thread = std::thread::spawn(move || {
+            rt.block_on(serve(m, bound, queue, async {
+                let _ = stopped.await;
+            }))
+        });
+        Ok(Running {
+            ret_addr,
+            publish_addr,
+            master,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// Stop serving and wait for the loop to end.
+    pub fn stop(mut self) -> Result<(), DaemonError> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Result<(), DaemonError> {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(DaemonError::Runtime(std::io::Error::other(
+                "the master thread panicked",
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+/// The runtime the master runs on: two scheduler threads are plenty (the
+/// work happens on the blocking pool).
+pub fn runtime() -> Result<tokio::runtime::Runtime, DaemonError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(DaemonError::Runtime)
+}

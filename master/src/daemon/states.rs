@@ -1,0 +1,312 @@
+//! State serving: compile a minion's highstate (top files) or SLS list into
+//! low chunks for it to run, with the pillar it chose, its cached grains and
+//! its run options, as `salt-call --local`'s `state.apply` does before the
+//! run (top → matched SLS rendered → `exclude` → requisites/extend → low
+//! chunks). The answer is sealed to the minion: chunks hold pillar data.
+
+use crate::state::compile::{compile_high_data, prepare_high_for_call};
+use crate::state::render::{self, render_matches};
+use crate::state::top::{self, FileServer, TopError};
+use crate::state::StateRequest;
+use crate::MinionData;
+use brine_protocol::crypto::{Nonce, PublicKeys};
+use brine_protocol::messages::{
+    aad, seal_data, CompileStates, CompiledStates, ErrorCode, ErrorReply, ReplyBody, StateReply,
+};
+use brine_protocol::{Map, Value};
+use std::sync::Arc;
+
+/// Salt's `EX_STATE_COMPILER_ERROR`.
+const EX_STATE_COMPILER_ERROR: i64 = 1;
+/// Salt's `EX_STATE_FAILURE`.
+const EX_STATE_FAILURE: i64 = 2;
+
+/// Options the master owns: where files and pillar come from and how
+/// targets are named. The minion's values for these are replaced.
+pub const MASTER_OWNED: &[&str] = &[
+    "file_roots",
+    "pillar_roots",
+    "ext_pillar",
+    "ext_pillar_first",
+    "pillar_opts",
+    "pillar_safe_render_error",
+    "pillar_source_merging_strategy",
+    "hiera_config",
+    "nodegroups",
+];
+
+/// The options the compile runs with: the minion's, with the master-owned
+/// keys from the master, the run's envs and test mode, and the
+/// authenticated id.
+pub fn compile_opts(master_opts: &Map, req: &CompileStates) -> Map {
+    let mut o = req.opts.clone();
+    for key in MASTER_OWNED {
+        match master_opts.get(*key) {
+            Some(v) => o.insert((*key).to_string(), v.clone()),
+            None => o.shift_remove(*key),
+        };
+    }
+    let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
+    o.insert("id".into(), Value::Str(req.id.clone()));
+    o.insert("saltenv".into(), opt(&req.saltenv));
+    o.insert("pillarenv".into(), opt(&req.pillarenv));
+    o.insert("test".into(), Value::Bool(req.test));
+    o
+}
+
+/// Salt's `call_highstate` answer when there is nothing to run.
+fn no_states(comment: &str) -> CompiledStates {
+    let mut ret = Map::new();
+    ret.insert("result".into(), Value::Bool(false));
+    ret.insert("comment".into(), Value::Str(comment.into()));
+    ret.insert("name".into(), Value::Str("No States".into()));
+    ret.insert("changes".into(), Value::new_map());
+    ret.insert("__run_num__".into(), Value::Int(0));
+    let mut running = Map::new();
+    running.insert("no_|-states_|-states_|-None".into(), Value::Map(ret));
+    CompiledStates::Answer {
+        ret: Value::Map(running),
+        retcode: EX_STATE_FAILURE,
+    }
+}
+
+fn errors(errors: Vec<String>) -> CompiledStates {
+    CompiledStates::Errors {
+        errors,
+        retcode: EX_STATE_COMPILER_ERROR,
+    }
+}
+
+/// The highstate's high data: the top, its matches, the matched SLS.
+fn highstate(req: &StateRequest) -> Result<Map, CompiledStates> {
+    let fs = FileServer::new(&req.opts);
+    let top = match top::get_top(req, &fs) {
+        Ok(t) => t,
+        Err(TopError::NoTargets) => {
+            return Err(no_states(&format!(
+                "Unable to render top file: {}",
+                TopError::NoTargets
+            )))
+        }
+        Err(e) => return Err(errors(vec![e.to_string()])),
+    };
+    let mut errs = top::verify_tops(&top);
+    let matches = match top::top_matches(req, &fs, &top) {
+        Ok(m) => m,
+        Err(e) => {
+            errs.push(e.to_string());
+            return Err(errors(errs));
+        }
+    };
+    if matches.is_empty() {
+        return Err(no_states(
+            "No Top file or master_tops data matches found. Please see master log for details.",
+        ));
+    }
+    let r = render_matches(req, &fs, &matches);
+    errs.extend(r.errors);
+    if !errs.is_empty() {
+        return Err(errors(errs));
+    }
+    if r.high.is_empty() {
+        return Err(no_states("No states found for this minion"));
+    }
+    Ok(r.high)
+}
+
+/// Salt's `split_input`: a list as is, else the comma-separated parts.
+fn split_input(v: &Value) -> Vec<String> {
+    match v {
+        Value::List(l) => l.iter().map(Value::to_python_str).collect(),
+        other => other
+            .to_python_str()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .collect(),
+    }
+}
+
+/// Compile what `req` asks for, with `grains` (the minion's cached ones).
+pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> CompiledStates {
+    let o = compile_opts(master_opts, req);
+    let saltenv = match &req.mods {
+        // state.sls runs in base unless told otherwise.
+        Some(_) => req.saltenv.clone().or_else(|| Some("base".into())),
+        None => req.saltenv.clone(),
+    };
+    let minion = Arc::new(MinionData {
+        id: req.id.clone(),
+        grains,
+        pillar: Value::Map(req.pillar.clone()),
+        opts: Value::Map(o.clone()),
+    });
+    let sreq = StateRequest {
+        opts: o,
+        minion,
+        saltenv: saltenv.clone(),
+        pillarenv: req.pillarenv.clone(),
+    };
+    let high = match &req.mods {
+        None => highstate(&sreq),
+        Some(mods) => {
+            let env = saltenv.unwrap_or_else(|| "base".into());
+            let r = render::render_sls(&sreq, &env, mods);
+            if r.errors.is_empty() {
+                Ok(r.high)
+            } else {
+                Err(errors(r.errors))
+            }
+        }
+    };
+    let mut high = match high {
+        Ok(h) => h,
+        Err(answer) => return answer,
+    };
+    if req.exclude.is_truthy() {
+        let items: Vec<Value> = match &req.exclude {
+            Value::List(l) => l.clone(),
+            other => split_input(other).into_iter().map(Value::Str).collect(),
+        };
+        match high.get_mut("__exclude__") {
+            Some(Value::List(l)) => l.extend(items),
+            _ => {
+                high.insert("__exclude__".into(), Value::List(items));
+            }
+        }
+    }
+    let disabled: Vec<String> = match sreq.opts.get("disabled_requisites") {
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(Value::Str(s)) => vec![s.clone()],
+        _ => Vec::new(),
+    };
+    let prepared = match prepare_high_for_call(high, &disabled) {
+        Ok(h) => h,
+        Err(e) => return errors(e),
+    };
+    match compile_high_data(&prepared) {
+        Ok(chunks) => CompiledStates::Chunks {
+            chunks,
+            high: prepared,
+        },
+        Err(e) => errors(e),
+    }
+}
+
+/// Answer a compile request of minion `keys` (already checked to be `req.id`).
+pub fn handle(
+    master_opts: &Map,
+    grains: Value,
+    req: &CompileStates,
+    request_nonce: &Nonce,
+    keys: &PublicKeys,
+) -> ReplyBody {
+    let compiled = compile(master_opts, grains, req);
+    match seal_data(
+        &keys.x25519,
+        &compiled,
+        &aad::states(&req.id, request_nonce),
+    ) {
+        Ok(sealed) => ReplyBody::States(StateReply { compiled: sealed }),
+        Err(e) => ReplyBody::Error(ErrorReply {
+            code: ErrorCode::Internal,
+            message: format!("cannot seal the compiled states: {e}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tree() -> (tempfile::TempDir, Map) {
+        let td = tempfile::tempdir().unwrap();
+        let base = td.path().join("base");
+        std::fs::create_dir_all(&base).unwrap();
+        std::fs::write(
+            base.join("top.sls"),
+            "base:\n  'os:Debian':\n    - match: grain\n    - web\n",
+        )
+        .unwrap();
+        std::fs::write(
+            base.join("web.sls"),
+            "greet:\n  test.succeed_without_changes:\n    - name: {{ pillar['who'] }}\nother:\n  test.nop: []\n",
+        )
+        .unwrap();
+        std::fs::write(base.join("bad.sls"), "x: [\n").unwrap();
+        let mut o = crate::opts::master_defaults();
+        o.insert(
+            "file_roots".into(),
+            Value::from_json(&json!({"base": [base.display().to_string()]})),
+        );
+        (td, o)
+    }
+
+    fn request(mods: Option<Vec<String>>) -> CompileStates {
+        let mut pillar = Map::new();
+        pillar.insert("who".into(), "alice".into());
+        let mut minion_opts = crate::opts::minion_defaults();
+        // The minion's file_roots are not the master's: replaced.
+        minion_opts.insert(
+            "file_roots".into(),
+            Value::from_json(&json!({"base": ["/nonexistent"]})),
+        );
+        CompileStates {
+            id: "web1".into(),
+            mods,
+            saltenv: None,
+            pillarenv: None,
+            exclude: Value::Null,
+            test: false,
+            opts: minion_opts,
+            pillar,
+        }
+    }
+
+    fn debian() -> Value {
+        Value::from_json(&json!({"id": "web1", "os": "Debian"}))
+    }
+
+    #[test]
+    fn highstate_compiles_to_ordered_chunks_with_the_pillar() {
+        let (_td, o) = tree();
+        let CompiledStates::Chunks { chunks, high } = compile(&o, debian(), &request(None)) else {
+            panic!()
+        };
+        let names: Vec<_> = chunks
+            .iter()
+            .map(|c| c.get("name").unwrap().to_python_str())
+            .collect();
+        assert_eq!(names, vec!["alice", "other"]);
+        assert_eq!(chunks[0].get("__sls__"), Some(&Value::from("web")));
+        assert!(high.contains_key("greet"));
+    }
+
+    #[test]
+    fn exclude_no_match_and_errors() {
+        let (_td, o) = tree();
+        let mut r = request(Some(vec!["web".into()]));
+        // Salt's exclude: strings name SLS, `{id: ...}` names a state ID.
+        r.exclude = Value::from_json(&json!([{"id": "other"}]));
+        let CompiledStates::Chunks { chunks, .. } = compile(&o, debian(), &r) else {
+            panic!()
+        };
+        assert_eq!(chunks.len(), 1);
+
+        let other_os = Value::from_json(&json!({"id": "web1", "os": "Arch"}));
+        let CompiledStates::Answer { ret, retcode } = compile(&o, other_os, &request(None)) else {
+            panic!()
+        };
+        assert_eq!(retcode, 2);
+        assert!(ret.get("no_|-states_|-states_|-None").is_some());
+
+        let c = compile(&o, debian(), &request(Some(vec!["bad".into()])));
+        let CompiledStates::Errors { errors, retcode } = c else {
+            panic!("{c:?}")
+        };
+        assert_eq!(retcode, 1);
+        assert!(errors[0].contains("bad"), "{errors:?}");
+        let c = compile(&o, debian(), &request(Some(vec!["missing".into()])));
+        assert!(matches!(c, CompiledStates::Errors { .. }), "{c:?}");
+    }
+}
