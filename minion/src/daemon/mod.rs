@@ -1,3 +1,609 @@
-//! The minion daemon's pieces (brine-minion). For now: its key handling.
+//! The minion daemon (`brine-minion`): Salt's minion over brine's wire.
+//!
+//! Life of one identity (one minion id):
+//! 1. keys: `pki_dir/minion.key` made on first start ([`keys`]);
+//! 2. auth: signed `Auth` with grains and `pillarenv`, retried every
+//!    `acceptance_wait_time` while pending; the master key is pinned on
+//!    acceptance and a changed one is refused ([`auth`]);
+//! 3. pillar: fetched from the master and kept in memory ([`pillar`]);
+//! 4. jobs: publications verified against the pinned key, replay-checked,
+//!    target-matched, run on a blocking thread ([`jobs`]);
+//! 5. returns: persisted under `cachedir` until the master acknowledges
+//!    them, resent across master restarts ([`returns`]).
+//!
+//! Every identity shares one ret-port connection ([`link`]) and one
+//! subscription; a swarm ([`swarm`]) is many identities in one process.
+//! Everything runs on one current-thread tokio runtime; execution functions
+//! (which block) run on tokio's blocking threads.
 
+pub mod auth;
+pub mod fileclient;
+pub mod jobs;
 pub mod keys;
+pub mod link;
+pub mod pillar;
+pub mod returns;
+pub mod swarm;
+#[cfg(test)]
+pub(crate) mod testutil;
+
+use crate::context::{Minion, PillarSource};
+use brine_master::opts::{self, OptsError};
+use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard};
+use brine_protocol::messages::{ErrorCode, ReplyBody, Request, RequestBody, WireError};
+use brine_protocol::transport::Limits;
+use brine_protocol::Value;
+use link::{Link, LinkError};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+use tokio::sync::{watch, Notify, Semaphore};
+
+/// Salt's `EX_NOPERM`: the master refused this minion's key.
+pub const EX_NOPERM: i32 = 77;
+/// Salt exits with 42 when the master's key does not match `master_finger`;
+/// brine uses it for a changed master key as well.
+pub const EX_MASTER_KEY: i32 = 42;
+/// Configuration errors.
+pub const EX_CONFIG: i32 = 2;
+
+/// How old a publication may be before it is dropped as stale.
+const PUBLICATION_WINDOW: Duration = Duration::from_secs(300);
+/// Clock difference tolerated between master and minion.
+const PUBLICATION_SKEW: Duration = Duration::from_secs(60);
+/// Most publication nonces remembered in the window.
+const PUBLICATION_NONCES: usize = 100_000;
+/// Most functions running at once in this process.
+const MAX_CONCURRENT_JOBS: usize = 32;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error(transparent)]
+    Opts(#[from] OptsError),
+    #[error("option '{key}': {problem}")]
+    Config { key: &'static str, problem: String },
+    #[error(transparent)]
+    Keys(#[from] keys::MinionKeyError),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// The options brine-minion reads from `CONFDIR/minion` (Salt's names).
+#[derive(Debug, Clone)]
+pub struct DaemonConfig {
+    pub id: String,
+    /// `master`: host name or address (the first one of a list).
+    pub master: String,
+    /// `master_port`: the master's ret port.
+    pub master_port: u16,
+    pub publish_port: u16,
+    pub pki_dir: PathBuf,
+    pub cachedir: PathBuf,
+    pub master_finger: Option<String>,
+    pub acceptance_wait_time: Duration,
+    pub pillarenv: Option<String>,
+    pub saltenv: Option<String>,
+}
+
+impl DaemonConfig {
+    /// Read the daemon's options from a loaded minion's `opts`.
+    pub fn from_minion(m: &Minion) -> Result<DaemonConfig, DaemonError> {
+        let o = &m.opts;
+        let master = match o.get("master") {
+            Some(Value::Str(s)) => s.clone(),
+            Some(Value::List(l)) => {
+                let first = l
+                    .first()
+                    .and_then(Value::as_str)
+                    .ok_or(DaemonError::Config {
+                        key: "master",
+                        problem: "an empty list names no master".into(),
+                    })?;
+                if l.len() > 1 {
+                    tracing::warn!(
+                        "several masters are configured; brine-minion connects to the first, {first}"
+                    );
+                }
+                first.to_string()
+            }
+            _ => "salt".to_string(),
+        };
+        let port = |key: &'static str, default: u16| -> Result<u16, DaemonError> {
+            match o.get(key) {
+                None | Some(Value::Null) => Ok(default),
+                Some(Value::Int(i)) => {
+                    u16::try_from(*i)
+                        .ok()
+                        .filter(|p| *p > 0)
+                        .ok_or(DaemonError::Config {
+                            key,
+                            problem: format!("{i} is not a TCP port"),
+                        })
+                }
+                Some(other) => Err(DaemonError::Config {
+                    key,
+                    problem: format!("expected a port number, found {}", other.to_python_repr()),
+                }),
+            }
+        };
+        let wait = match o.get("acceptance_wait_time") {
+            Some(Value::Int(i)) if *i >= 0 => *i as u64,
+            Some(Value::Float(f)) if *f >= 0.0 => *f as u64,
+            _ => 10,
+        };
+        let path =
+            |key: &str, default: &str| PathBuf::from(opts::get_str(o, key).unwrap_or(default));
+        Ok(DaemonConfig {
+            id: m.id.clone(),
+            master,
+            master_port: port("master_port", 4506)?,
+            publish_port: port("publish_port", 4505)?,
+            pki_dir: path("pki_dir", "/etc/brine/pki/minion"),
+            cachedir: path("cachedir", "/var/cache/brine/minion"),
+            master_finger: opts::get_str(o, "master_finger")
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_string),
+            acceptance_wait_time: Duration::from_secs(wait.max(1)),
+            pillarenv: opts::get_str(o, "pillarenv").map(str::to_string),
+            saltenv: opts::get_str(o, "saltenv").map(str::to_string),
+        })
+    }
+}
+
+/// Where an identity stands with the master.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Not yet heard from the master.
+    Starting,
+    /// Key waiting for acceptance.
+    Pending,
+    /// Accepted; pillar not fetched yet.
+    Accepted,
+    /// Accepted with its pillar in memory: jobs run.
+    Ready,
+}
+
+/// Why a request to the master got no usable answer.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    #[error("cannot build the request: {0}")]
+    Wire(#[from] WireError),
+    #[error("the master's key is not known yet (not authenticated)")]
+    NoMasterKey,
+    #[error("the reply was not signed by the pinned master key")]
+    WrongSigner,
+    #[error("the master refused the request ({code:?}): {message}")]
+    Refused { code: ErrorCode, message: String },
+    #[error("the master answered a {what} request with an unexpected reply")]
+    Unexpected { what: &'static str },
+    #[error("cannot open the sealed reply: {0}")]
+    Open(WireError),
+}
+
+impl RequestError {
+    /// Whether asking again later can succeed.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            RequestError::Link(e) => e.is_transient(),
+            RequestError::NoMasterKey => true,
+            RequestError::Refused { code, .. } => !matches!(
+                code,
+                ErrorCode::BadRequest | ErrorCode::NotFound | ErrorCode::Unauthorized
+            ),
+            _ => false,
+        }
+    }
+}
+
+/// One identity's way to ask the master: the shared link, its own key and
+/// id, and the trusted master key.
+#[derive(Clone)]
+pub struct MasterClient {
+    pub link: Link,
+    pub id: String,
+    pub key: KeyPair,
+    /// The master's keys once trusted (set by [`auth`]).
+    pub master: Arc<RwLock<Option<PublicKeys>>>,
+    /// The runtime, for blocking calls from function threads.
+    pub handle: tokio::runtime::Handle,
+}
+
+impl MasterClient {
+    pub fn master_key(&self) -> Option<PublicKeys> {
+        self.master.read().ok().and_then(|g| *g)
+    }
+
+    /// Send `body` and return the master's answer with the request it
+    /// answers (its nonce binds sealed data). Error replies become
+    /// [`RequestError::Refused`].
+    pub async fn request(
+        &self,
+        body: RequestBody,
+        timeout: Duration,
+    ) -> Result<(Request, ReplyBody), RequestError> {
+        let master = self.master_key().ok_or(RequestError::NoMasterKey)?;
+        let req = Request::new(body)?;
+        let v = self.link.call(&self.key, &req, timeout).await?;
+        if v.signer != *master.ed25519 {
+            return Err(RequestError::WrongSigner);
+        }
+        match v.msg.msg {
+            ReplyBody::Error(e) => Err(RequestError::Refused {
+                code: e.code,
+                message: e.message,
+            }),
+            body => Ok((req, body)),
+        }
+    }
+
+    /// [`MasterClient::request`] from a function's (blocking) thread.
+    pub fn request_blocking(
+        &self,
+        body: RequestBody,
+        timeout: Duration,
+    ) -> Result<(Request, ReplyBody), RequestError> {
+        self.handle.block_on(self.request(body, timeout))
+    }
+}
+
+/// One minion id served by this process.
+pub struct Identity {
+    pub client: MasterClient,
+    pub pki_dir: PathBuf,
+    pub cachedir: PathBuf,
+    /// The minion as functions see it; each job runs on a snapshot.
+    pub minion: RwLock<Arc<Minion>>,
+    pub standing: watch::Sender<Standing>,
+    /// Wakes the auth loop (key refused, master restarted).
+    pub reauth: Notify,
+    pub returns: returns::ReturnQueue,
+}
+
+impl Identity {
+    pub fn id(&self) -> &str {
+        &self.client.id
+    }
+
+    pub fn snapshot(&self) -> Arc<Minion> {
+        match self.minion.read() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Replace the in-memory pillar.
+    pub fn set_pillar(&self, pillar: brine_protocol::Map) {
+        let mut g = match self.minion.write() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let mut m = (**g).clone();
+        m.pillar = pillar;
+        *g = Arc::new(m);
+    }
+
+    pub fn standing(&self) -> Standing {
+        *self.standing.borrow()
+    }
+}
+
+/// What every identity of the process shares.
+pub struct Shared {
+    pub config: DaemonConfig,
+    pub link: Link,
+    pub limits: Limits,
+    pub identities: Vec<Arc<Identity>>,
+    /// Publications already seen (one guard: every identity receives the
+    /// same publications on the one subscription).
+    pub replay: Mutex<ReplayGuard>,
+    /// The master key publications are checked against: the pinned one,
+    /// or while pending the one the master offered (checked against the
+    /// pin and `master_finger`).
+    pub master: Arc<RwLock<Option<PublicKeys>>>,
+    pub jobs: Semaphore,
+    /// A fatal condition (refused key, changed master key): exit code and
+    /// message.
+    pub fatal: tokio::sync::mpsc::Sender<(i32, String)>,
+}
+
+impl Shared {
+    pub fn master_key(&self) -> Option<PublicKeys> {
+        self.master.read().ok().and_then(|g| *g)
+    }
+}
+
+/// Command-line options of `brine-minion`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DaemonArgs {
+    pub confdir: PathBuf,
+    pub log_level: Option<String>,
+    /// `--swarm N`: serve N identities `<id>-0000`... in this process.
+    pub swarm: Option<usize>,
+}
+
+pub const USAGE: &str = "usage: brine-minion [-c CONFDIR] [-l LEVEL] [--swarm N]";
+
+/// Parse `argv` (without the program name).
+pub fn parse_args(argv: &[String]) -> Result<DaemonArgs, String> {
+    let mut out = DaemonArgs {
+        confdir: PathBuf::from("/etc/brine"),
+        log_level: None,
+        swarm: None,
+    };
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = |name: &str| {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("option {name} needs a value\n{USAGE}"))
+        };
+        match flag {
+            "-c" | "--config-dir" => out.confdir = PathBuf::from(value(flag)?),
+            "-l" | "--log-level" => out.log_level = Some(value(flag)?),
+            "--swarm" => {
+                let v = value(flag)?;
+                let n: usize = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=100_000).contains(n))
+                    .ok_or_else(|| format!("--swarm needs a count from 1 to 100000, not {v:?}"))?;
+                out.swarm = Some(n);
+            }
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("no such option: {other}\n{USAGE}")),
+        }
+    }
+    Ok(out)
+}
+
+/// Run the daemon until SIGTERM/SIGINT (exit 0) or a fatal refusal.
+/// Returns the process exit code.
+pub fn main(args: &DaemonArgs) -> i32 {
+    let (base, warnings) = match Minion::load(&args.confdir) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("Error: {e}");
+            return EX_CONFIG;
+        }
+    };
+    for w in warnings {
+        tracing::warn!("{w}");
+    }
+    let config = match DaemonConfig::from_minion(&base) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return EX_CONFIG;
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        // Functions run on blocking threads; a swarm bounds them itself.
+        .max_blocking_threads(MAX_CONCURRENT_JOBS + 8)
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("Error: {}", DaemonError::Runtime(e));
+            return EX_CONFIG;
+        }
+    };
+    rt.block_on(serve(config, base, args.swarm))
+}
+
+/// Resolve `host:port`, retrying while the name does not resolve.
+async fn resolve(host: &str, port: u16) -> SocketAddr {
+    let mut delay = Duration::from_secs(1);
+    loop {
+        match tokio::net::lookup_host((host, port)).await {
+            Ok(mut addrs) => {
+                if let Some(a) = addrs.next() {
+                    return a;
+                }
+                tracing::warn!("master {host} resolves to no address; retrying in {delay:?}");
+            }
+            Err(e) => {
+                tracing::warn!("cannot resolve master {host}: {e}; retrying in {delay:?}")
+            }
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// Build one identity: its directories and keys, and its minion with the
+/// remote pillar source.
+pub fn make_identity(
+    link: &Link,
+    base: &Minion,
+    id: &str,
+    pki_dir: &Path,
+    cachedir: &Path,
+) -> Result<Arc<Identity>, DaemonError> {
+    let key = keys::load_or_create(pki_dir)?;
+    // No master is trusted before this run's auth has checked its key
+    // against the pin.
+    let client = MasterClient {
+        link: link.clone(),
+        id: id.to_string(),
+        key,
+        master: Arc::new(RwLock::new(None)),
+        handle: tokio::runtime::Handle::current(),
+    };
+    let mut minion = base.clone();
+    if minion.id != id {
+        minion.id = id.to_string();
+        minion.opts.insert("id".into(), Value::Str(id.to_string()));
+        minion
+            .grains
+            .insert("id".into(), Value::Str(id.to_string()));
+    }
+    minion.source = PillarSource::Remote(Arc::new(pillar::Remote::new(client.clone())));
+    let (standing, _) = watch::channel(Standing::Starting);
+    Ok(Arc::new(Identity {
+        returns: returns::ReturnQueue::new(cachedir),
+        client,
+        pki_dir: pki_dir.to_path_buf(),
+        cachedir: cachedir.to_path_buf(),
+        minion: RwLock::new(Arc::new(minion)),
+        standing,
+        reauth: Notify::new(),
+    }))
+}
+
+async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 {
+    let ret_addr = resolve(&config.master, config.master_port).await;
+    let pub_addr = SocketAddr::new(ret_addr.ip(), config.publish_port);
+    let limits = Limits::default();
+    let link = Link::start(ret_addr, limits.clone());
+    let master = Arc::new(RwLock::new(None));
+    let identities = match swarm {
+        None => make_identity(&link, &base, &config.id, &config.pki_dir, &config.cachedir)
+            .map(|i| vec![i]),
+        Some(n) => swarm::identities(&link, &base, &config, n),
+    };
+    let identities = match identities {
+        Ok(i) => i,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("Error: {e}");
+            return EX_CONFIG;
+        }
+    };
+    let (fatal, mut fatal_rx) = tokio::sync::mpsc::channel(4);
+    let shared = Arc::new(Shared {
+        config,
+        link,
+        limits,
+        identities,
+        replay: Mutex::new(ReplayGuard::new(
+            PUBLICATION_WINDOW.as_millis() as u64,
+            PUBLICATION_SKEW.as_millis() as u64,
+            PUBLICATION_NONCES,
+        )),
+        master,
+        jobs: Semaphore::new(MAX_CONCURRENT_JOBS),
+        fatal,
+    });
+    tracing::info!(
+        "brine-minion {} starting: master {ret_addr} (publish port {})",
+        if shared.identities.len() == 1 {
+            shared.config.id.clone()
+        } else {
+            format!("swarm of {}", shared.identities.len())
+        },
+        shared.config.publish_port
+    );
+    for ident in &shared.identities {
+        tokio::spawn(auth::identity_main(shared.clone(), ident.clone()));
+    }
+    tokio::spawn(jobs::subscribe(shared.clone(), pub_addr));
+    tokio::spawn(watch_reconnects(shared.clone()));
+    // Returns not yet acknowledged stay on disk for the next start.
+    wait_for_end(&mut fatal_rx).await
+}
+
+/// After the link reconnects to a master (a restart), authenticate again
+/// so the master has every identity's grains.
+async fn watch_reconnects(shared: Arc<Shared>) {
+    let mut gen = shared.link.generation();
+    let mut seen = *gen.borrow_and_update();
+    while gen.changed().await.is_ok() {
+        let now = *gen.borrow_and_update();
+        if seen != 0 && now != seen {
+            for ident in &shared.identities {
+                ident.reauth.notify_one();
+            }
+        }
+        seen = now;
+    }
+}
+
+async fn wait_for_end(fatal: &mut tokio::sync::mpsc::Receiver<(i32, String)>) -> i32 {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {
+            tracing::info!("interrupted; stopping");
+            0
+        }
+        _ = term => {
+            tracing::info!("SIGTERM; stopping");
+            0
+        }
+        Some((code, msg)) = fatal.recv() => {
+            tracing::error!("{msg}");
+            eprintln!("{msg}");
+            code
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn parses_the_command_line() {
+        let a = parse_args(&v(&["-c", "/x", "--swarm", "500", "-l", "debug"])).unwrap();
+        assert_eq!(a.confdir, PathBuf::from("/x"));
+        assert_eq!(a.swarm, Some(500));
+        assert_eq!(a.log_level.as_deref(), Some("debug"));
+        assert_eq!(parse_args(&v(&["--swarm=3"])).unwrap().swarm, Some(3));
+        assert!(parse_args(&v(&["--swarm", "0"])).is_err());
+        assert!(parse_args(&v(&["--swarm", "x"])).is_err());
+        assert!(parse_args(&v(&["--bogus"])).is_err());
+        assert!(parse_args(&v(&["-c"])).is_err());
+    }
+
+    #[test]
+    fn reads_salts_option_names() {
+        let td = tempfile::tempdir().unwrap();
+        std::fs::write(
+            td.path().join("minion"),
+            format!(
+                "id: web1\nmaster: [127.0.0.1, 10.0.0.2]\nmaster_port: 5506\npublish_port: 5505\n\
+                 root_dir: {}\nacceptance_wait_time: 3\npillarenv: dev\n",
+                td.path().display()
+            ),
+        )
+        .unwrap();
+        let (m, _) = Minion::load(td.path()).unwrap();
+        let c = DaemonConfig::from_minion(&m).unwrap();
+        assert_eq!(c.id, "web1");
+        assert_eq!(c.master, "127.0.0.1");
+        assert_eq!((c.master_port, c.publish_port), (5506, 5505));
+        // Salt's default paths, under root_dir.
+        assert_eq!(c.pki_dir, td.path().join("etc/brine/pki/minion"));
+        assert_eq!(c.cachedir, td.path().join("var/cache/brine/minion"));
+        assert_eq!(c.acceptance_wait_time, Duration::from_secs(3));
+        assert_eq!(c.pillarenv.as_deref(), Some("dev"));
+
+        std::fs::write(td.path().join("minion"), "id: x\nmaster_port: 70000\n").unwrap();
+        let (m, _) = Minion::load(td.path()).unwrap();
+        let err = DaemonConfig::from_minion(&m).unwrap_err().to_string();
+        assert!(
+            err.contains("master_port") && err.contains("70000"),
+            "{err}"
+        );
+    }
+}

@@ -80,6 +80,7 @@ mod tests {
             opts,
             grains: Map::new(),
             pillar: Map::new(),
+            source: Default::default(),
         }
     }
 

@@ -386,6 +386,7 @@ mod tests {
                 .as_map()
                 .cloned()
                 .unwrap_or_default(),
+            source: Default::default(),
         }
     }
 

@@ -1,0 +1,288 @@
+//! Authentication (Salt's `sign_in`): introduce the minion's key, grains
+//! and `pillarenv`; wait while the key is pending; pin the master's key on
+//! acceptance and refuse a changed one.
+
+use super::{keys, pillar, returns, Identity, Shared, Standing, EX_MASTER_KEY, EX_NOPERM};
+use brine_protocol::crypto::PublicKeys;
+use brine_protocol::messages::{
+    AuthRequest, AuthStatus, ErrorCode, ReplyBody, Request, RequestBody,
+};
+use brine_protocol::Value;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long one auth round trip may take.
+const AUTH_TIMEOUT: Duration = Duration::from_secs(30);
+/// The first retry after the master could not be reached; doubles up to
+/// `acceptance_wait_time`.
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+
+/// What one auth attempt came to.
+#[derive(Debug)]
+pub enum Outcome {
+    Accepted(PublicKeys),
+    /// Pending, with the key the master offered (checked against the pin
+    /// and `master_finger`, but not pinned).
+    Pending(PublicKeys),
+    /// No usable answer; try again later.
+    Retry(String),
+    /// Stop the minion: exit code and message.
+    Fatal(i32, String),
+}
+
+/// Check a key the master offered while our key is still pending: it must
+/// match the pin if there is one, and `master_finger` if set. Nothing is
+/// written.
+pub fn check_offered(
+    pki_dir: &Path,
+    offered: &PublicKeys,
+    master_finger: Option<&str>,
+) -> Result<(), keys::MinionKeyError> {
+    if let Some(pinned) = keys::pinned_master(pki_dir)? {
+        if pinned != *offered {
+            return Err(keys::MinionKeyError::MasterChanged {
+                path: pki_dir.join(keys::MASTER_PUB_FILE),
+                pinned: pinned.fingerprint(),
+                offered: offered.fingerprint(),
+            });
+        }
+        return Ok(());
+    }
+    if let Some(expected) = master_finger {
+        let expected = keys::normalize_finger(expected)?;
+        let got = offered.fingerprint();
+        if expected != got {
+            return Err(keys::MinionKeyError::FingerMismatch {
+                expected,
+                offered: got,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn key_refusal(e: keys::MinionKeyError) -> Outcome {
+    match e {
+        keys::MinionKeyError::KeyFile(_) => Outcome::Retry(e.to_string()),
+        other => Outcome::Fatal(EX_MASTER_KEY, other.to_string()),
+    }
+}
+
+/// One auth round trip for `ident`.
+pub async fn attempt(shared: &Shared, ident: &Identity) -> Outcome {
+    let m = ident.snapshot();
+    let body = RequestBody::Auth(AuthRequest {
+        id: ident.id().to_string(),
+        keys: ident.client.key.public(),
+        grains: Value::Map(m.grains.clone()),
+        pillarenv: shared.config.pillarenv.clone(),
+    });
+    drop(m);
+    let req = match Request::new(body) {
+        Ok(r) => r,
+        Err(e) => return Outcome::Retry(e.to_string()),
+    };
+    let reply = match ident
+        .client
+        .link
+        .call(&ident.client.key, &req, AUTH_TIMEOUT)
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => return Outcome::Retry(e.to_string()),
+    };
+    let a = match reply.msg.msg {
+        ReplyBody::Auth(a) => a,
+        ReplyBody::Error(e) if e.code == ErrorCode::Replay => {
+            return Outcome::Retry(format!(
+                "the master refused the auth request: {}",
+                e.message
+            ))
+        }
+        ReplyBody::Error(e) => {
+            // An unsigned-by-the-offered-key error cannot be trusted to stop
+            // the minion: retry.
+            return Outcome::Retry(format!(
+                "the master answered the auth request with an error: {}",
+                e.message
+            ));
+        }
+        _ => return Outcome::Retry("unexpected answer to the auth request".into()),
+    };
+    // The reply must be signed by the key it offers: a third party cannot
+    // make us pin its key.
+    if reply.signer != *a.master.ed25519 {
+        return Outcome::Retry("auth reply not signed by the master key it offers".into());
+    }
+    let finger = shared.config.master_finger.as_deref();
+    match a.status {
+        AuthStatus::Accepted => match keys::verify_master(&ident.pki_dir, &a.master, finger) {
+            Ok(trust) => {
+                if trust == keys::MasterTrust::FirstContact {
+                    tracing::info!(
+                        "{}: pinned the master key {}",
+                        ident.id(),
+                        a.master.fingerprint()
+                    );
+                }
+                Outcome::Accepted(a.master)
+            }
+            Err(e) => key_refusal(e),
+        },
+        AuthStatus::Pending => match check_offered(&ident.pki_dir, &a.master, finger) {
+            Ok(()) => Outcome::Pending(a.master),
+            Err(e) => key_refusal(e),
+        },
+        AuthStatus::Rejected | AuthStatus::Denied => Outcome::Fatal(
+            EX_NOPERM,
+            format!(
+                "The master has rejected the public key of minion '{}'! To repair this, delete \
+                 the key for this minion on the master (brine-key -d {}) and restart this minion. \
+                 The minion will now exit.",
+                ident.id(),
+                ident.id()
+            ),
+        ),
+        AuthStatus::InvalidId => Outcome::Fatal(
+            EX_NOPERM,
+            format!(
+                "The master refused the minion id '{}' as invalid.",
+                ident.id()
+            ),
+        ),
+    }
+}
+
+/// Make `key` the one publications are checked against, unless another
+/// identity of this process already trusts a different key (then refuse:
+/// one process, one master).
+fn share_master_key(shared: &Shared, key: PublicKeys) -> Result<(), String> {
+    let mut g = match shared.master.write() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    match *g {
+        Some(k) if k != key => Err(format!(
+            "identities of this process were offered different master keys ({} and {})",
+            k.fingerprint(),
+            key.fingerprint()
+        )),
+        _ => {
+            *g = Some(key);
+            Ok(())
+        }
+    }
+}
+
+/// Authenticate until accepted (or a fatal refusal, reported to the
+/// process). Returns false when the minion must stop.
+pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
+    let wait = shared.config.acceptance_wait_time;
+    let mut retry = FIRST_RETRY.min(wait);
+    let mut told_pending = false;
+    loop {
+        let sleep = match attempt(shared, ident).await {
+            Outcome::Accepted(key) => {
+                if let Err(msg) = share_master_key(shared, key) {
+                    let _ = shared.fatal.send((EX_MASTER_KEY, msg)).await;
+                    return false;
+                }
+                if let Ok(mut g) = ident.client.master.write() {
+                    *g = Some(key);
+                }
+                if told_pending {
+                    tracing::info!("{}: key accepted by the master", ident.id());
+                }
+                return true;
+            }
+            Outcome::Pending(key) => {
+                if let Err(msg) = share_master_key(shared, key) {
+                    let _ = shared.fatal.send((EX_MASTER_KEY, msg)).await;
+                    return false;
+                }
+                ident.standing.send_replace(Standing::Pending);
+                if !told_pending {
+                    tracing::error!(
+                        "{}: the master has cached the public key for this minion; waiting for \
+                         it to be accepted (retrying every {}s)",
+                        ident.id(),
+                        wait.as_secs()
+                    );
+                    told_pending = true;
+                }
+                wait
+            }
+            Outcome::Retry(why) => {
+                tracing::warn!(
+                    "{}: authentication failed: {why}; retrying in {retry:?}",
+                    ident.id()
+                );
+                let r = retry;
+                retry = (retry * 2).min(wait);
+                r
+            }
+            Outcome::Fatal(code, msg) => {
+                let _ = shared.fatal.send((code, msg)).await;
+                return false;
+            }
+        };
+        // A publication aimed at us while pending, or a reconnect, asks for
+        // an early retry.
+        tokio::select! {
+            _ = tokio::time::sleep(sleep) => {}
+            _ = ident.reauth.notified() => {}
+        }
+    }
+}
+
+/// An identity's whole life: authenticate, fetch the pillar, serve; again
+/// from the top when the master asks us to authenticate anew.
+pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
+    let mut resender = None;
+    loop {
+        if !authenticate(&shared, &ident).await {
+            return;
+        }
+        if ident.standing() != Standing::Ready {
+            ident.standing.send_replace(Standing::Accepted);
+            pillar::initial(&shared, &ident).await;
+            ident.standing.send_replace(Standing::Ready);
+            tracing::info!("{}: ready", ident.id());
+        }
+        if resender.is_none() {
+            resender = Some(tokio::spawn(returns::resend_loop(ident.clone())));
+        }
+        ident.returns.wake();
+        ident.reauth.notified().await;
+        tracing::debug!("{}: authenticating again", ident.id());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brine_protocol::crypto::KeyPair;
+
+    #[test]
+    fn offered_key_is_checked_but_not_pinned_while_pending() {
+        let td = tempfile::tempdir().unwrap();
+        let m = KeyPair::generate().unwrap().public();
+        let other = KeyPair::generate().unwrap().public();
+        // No pin, no finger: fine, and nothing written.
+        check_offered(td.path(), &m, None).unwrap();
+        assert_eq!(keys::pinned_master(td.path()).unwrap(), None);
+        // Wrong finger refused.
+        assert!(matches!(
+            check_offered(td.path(), &m, Some(&other.fingerprint())),
+            Err(keys::MinionKeyError::FingerMismatch { .. })
+        ));
+        check_offered(td.path(), &m, Some(&m.fingerprint())).unwrap();
+        // Once pinned, another key is a changed master.
+        keys::verify_master(td.path(), &m, None).unwrap();
+        check_offered(td.path(), &m, None).unwrap();
+        let err = check_offered(td.path(), &other, None).unwrap_err();
+        assert!(matches!(err, keys::MinionKeyError::MasterChanged { .. }));
+        assert!(matches!(key_refusal(err), Outcome::Fatal(EX_MASTER_KEY, _)));
+    }
+}

@@ -1,0 +1,651 @@
+//! Jobs from the master's publish port: each publication is verified with
+//! the trusted master key, checked against replays, matched against every
+//! identity's id/grains/pillar with Salt's matchers, its sealed `pillar=`
+//! part opened, and the function run. Anything malformed, forged, stale or
+//! replayed is logged and dropped; the subscription carries on.
+
+use super::{pillar, returns, Identity, Shared, Standing};
+use crate::args::CallArgs;
+use crate::context::Minion;
+use crate::modules::{self, CallError, Return};
+use brine_master::matcher;
+use brine_master::MinionData;
+use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayError, ReplayGuard};
+use brine_protocol::messages::{aad, open_data, read_frame, JobReturn, Publication, WireError};
+use brine_protocol::transport::{self, TransportError};
+use brine_protocol::{Map, Value};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a publication for a not-yet-accepted identity waits for the
+/// early re-authentication it triggers.
+const WAIT_FOR_ACCEPTANCE: Duration = Duration::from_secs(20);
+
+/// Why a publication was dropped before any identity looked at it.
+#[derive(Debug, thiserror::Error)]
+pub enum Dropped {
+    #[error("no master key is trusted yet")]
+    NoMasterKey,
+    #[error("{0}")]
+    Frame(#[from] WireError),
+    #[error("publication {jid}: {reason}")]
+    Replay { jid: String, reason: ReplayError },
+}
+
+/// Verify a publication frame: signed by `master`, fresh, not seen before.
+pub fn verify(
+    frame: &[u8],
+    master: &PublicKeys,
+    guard: &mut ReplayGuard,
+    now_ms: u64,
+) -> Result<Publication, Dropped> {
+    let publ = read_frame::<Publication>(frame, Some(&master.ed25519))?.msg;
+    guard
+        .check(publ.created_ms, &publ.nonce, now_ms)
+        .map_err(|reason| Dropped::Replay {
+            jid: publ.jid.clone(),
+            reason,
+        })?;
+    Ok(publ)
+}
+
+/// What one identity does with a verified publication.
+#[derive(Debug, PartialEq)]
+pub enum Decision {
+    /// Not for this minion.
+    Skip,
+    /// Run it; `pillar` is the opened `pillar=` part, if any.
+    Run { pillar: Option<Value> },
+}
+
+/// Does the publication's target select `m`? Salt's matchers over the
+/// minion's own id, grains and in-memory pillar.
+pub fn target_matches(publ: &Publication, m: &Minion) -> bool {
+    let expr = match &publ.tgt {
+        // A list target (`-L` given as a list): exact ids.
+        Value::List(ids) => return ids.iter().any(|v| v.as_str() == Some(&m.id)),
+        Value::Str(s) => s,
+        _ => return false,
+    };
+    // Only matchers that read grains/pillar/opts get copies of them.
+    let needs_data = !matches!(publ.tgt_type.as_str(), "glob" | "pcre" | "list");
+    let data = MinionData {
+        id: m.id.clone(),
+        grains: if needs_data {
+            Value::Map(m.grains.clone())
+        } else {
+            Value::Null
+        },
+        pillar: if needs_data {
+            Value::Map(m.pillar.clone())
+        } else {
+            Value::Null
+        },
+        opts: if needs_data {
+            Value::Map(m.opts.clone())
+        } else {
+            Value::Null
+        },
+    };
+    match matcher::matches(&publ.tgt_type, expr, &data) {
+        Ok(hit) => hit,
+        Err(e) => {
+            tracing::warn!("publication {}: {e}", publ.jid);
+            false
+        }
+    }
+}
+
+/// Whether `m` (holding `key`) runs `publ`, and its `pillar=` part.
+pub fn decide(publ: &Publication, key: &KeyPair, m: &Minion) -> Decision {
+    if !target_matches(publ, m) {
+        return Decision::Skip;
+    }
+    if publ.secrets.is_empty() {
+        return Decision::Run { pillar: None };
+    }
+    // The master seals `pillar=` for each minion it targets; matching here
+    // without a part means the master did not count us in (its view of our
+    // grains/pillar differs): running without the data would be wrong.
+    let Some(sealed) = publ.secrets.get(&m.id) else {
+        tracing::info!(
+            "publication {}: matches {}, but the master sent it no pillar= part; not run",
+            publ.jid,
+            m.id
+        );
+        return Decision::Skip;
+    };
+    match open_data::<Value>(key, sealed, &aad::publication_secret(&publ.jid, &m.id)) {
+        Ok(v) => Decision::Run { pillar: Some(v) },
+        Err(e) => {
+            tracing::warn!(
+                "publication {}: cannot open the pillar= part for {} ({e}); dropped",
+                publ.jid,
+                m.id
+            );
+            Decision::Skip
+        }
+    }
+}
+
+/// Receive publications for as long as the process runs. The SUB socket
+/// reconnects by itself; it is also renewed when the ret-port link finds a
+/// restarted master (so the new master's publications are not missed while
+/// zmq.rs backs off).
+pub async fn subscribe(shared: Arc<Shared>, addr: SocketAddr) {
+    let mut gen = shared.link.generation();
+    let mut seen = 0u64;
+    let mut delay = Duration::from_millis(500);
+    loop {
+        let mut sub = match transport::connect_sub(addr, &shared.limits).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!("cannot subscribe to {addr}: {e}; retrying in {delay:?}");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(5));
+                continue;
+            }
+        };
+        tracing::debug!("subscribed to the master's publications at {addr}");
+        delay = Duration::from_millis(500);
+        loop {
+            tokio::select! {
+                r = transport::recv_frame(&mut sub.socket, &shared.limits) => match r {
+                    Ok(frame) => dispatch(&shared, &frame),
+                    // A lost peer: zmq.rs reconnects; do not spin meanwhile.
+                    Err(TransportError::Socket { .. }) => {
+                        tokio::time::sleep(Duration::from_millis(50)).await
+                    }
+                    Err(e) => tracing::warn!("dropped a publication: {e}"),
+                },
+                changed = gen.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    let now = *gen.borrow_and_update();
+                    if seen == 0 {
+                        seen = now;
+                    } else if now != seen {
+                        seen = now;
+                        tracing::debug!("master reconnected; renewing the subscription");
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Check one publication frame and start the job on every identity it
+/// targets.
+pub fn dispatch(shared: &Arc<Shared>, frame: &[u8]) {
+    let publ = {
+        let Some(master) = shared.master_key() else {
+            tracing::debug!("{}", Dropped::NoMasterKey);
+            return;
+        };
+        let mut guard = match shared.replay.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        match verify(frame, &master, &mut guard, brine_protocol::crypto::now_ms()) {
+            Ok(p) => Arc::new(p),
+            Err(e) => {
+                tracing::warn!("dropped a publication: {e}");
+                return;
+            }
+        }
+    };
+    tracing::debug!("publication {} {} {:?}", publ.jid, publ.fun, publ.tgt);
+    for ident in &shared.identities {
+        let m = ident.snapshot();
+        if let Decision::Run { pillar } = decide(&publ, &ident.client.key, &m) {
+            tokio::spawn(run_job(shared.clone(), ident.clone(), publ.clone(), pillar));
+        }
+    }
+}
+
+/// Wait until `ident` may run jobs. A publication aimed at a minion whose
+/// key is still pending makes it authenticate at once: the key may just
+/// have been accepted (this is what makes `brine-key -a` followed by a
+/// command answer without waiting `acceptance_wait_time`).
+async fn ready(ident: &Identity) -> bool {
+    if ident.standing() == Standing::Ready {
+        return true;
+    }
+    ident.reauth.notify_one();
+    let mut rx = ident.standing.subscribe();
+    tokio::time::timeout(WAIT_FOR_ACCEPTANCE, rx.wait_for(|s| *s == Standing::Ready))
+        .await
+        .is_ok_and(|r| r.is_ok())
+}
+
+async fn run_job(
+    shared: Arc<Shared>,
+    ident: Arc<Identity>,
+    publ: Arc<Publication>,
+    pillar_part: Option<Value>,
+) {
+    if !ready(&ident).await {
+        tracing::info!(
+            "{}: job {} dropped: the minion is not accepted by the master",
+            ident.id(),
+            publ.jid
+        );
+        return;
+    }
+    let Ok(_permit) = shared.jobs.acquire().await else {
+        return;
+    };
+    tracing::info!("{}: running {} (jid {})", ident.id(), publ.fun, publ.jid);
+    let outcome = execute(&shared, &ident, &publ, pillar_part).await;
+    let ret = job_return(&publ, ident.id(), outcome);
+    returns::deliver(&ident, ret).await;
+}
+
+/// What running a function came to.
+pub enum Outcome {
+    Done(Result<Return, CallError>),
+    /// The function panicked (a bug): Salt's "caused an exception".
+    Crashed(String),
+}
+
+/// Run the job's function on a snapshot of the minion, on a blocking
+/// thread; `saltutil.refresh_pillar` and `test.sleep` are the daemon's own.
+async fn execute(
+    shared: &Arc<Shared>,
+    ident: &Arc<Identity>,
+    publ: &Publication,
+    pillar_part: Option<Value>,
+) -> Outcome {
+    let mut kwargs = publ.kwarg.clone();
+    if let Some(p) = pillar_part {
+        kwargs.insert("pillar".into(), p);
+    }
+    let args = CallArgs {
+        args: publ.arg.clone(),
+        kwargs,
+    };
+    match publ.fun.as_str() {
+        "saltutil.refresh_pillar" | "saltutil.pillar_refresh" => {
+            return Outcome::Done(refresh_pillar(shared, ident, args).await)
+        }
+        "test.sleep" => return Outcome::Done(sleep(args).await),
+        _ => {}
+    }
+    let snapshot = ident.snapshot();
+    let fun = publ.fun.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let mut m = (*snapshot).clone();
+        modules::call(&mut m, &fun, args)
+    });
+    match task.await {
+        Ok(r) => Outcome::Done(r),
+        Err(e) => Outcome::Crashed(e.to_string()),
+    }
+}
+
+/// Salt's `saltutil.refresh_pillar(wait=False, timeout=30, clean_cache=True)`:
+/// True once the refresh is asked for; with `wait=True`, after it is done.
+async fn refresh_pillar(
+    shared: &Arc<Shared>,
+    ident: &Arc<Identity>,
+    a: CallArgs,
+) -> Result<Return, CallError> {
+    let mut a = a;
+    let mut positional = std::mem::take(&mut a.args).into_iter();
+    let mut take = |name: &str| a.kwargs.shift_remove(name).or_else(|| positional.next());
+    let wait = take("wait").is_some_and(|v| v.is_truthy());
+    let timeout = take("timeout")
+        .and_then(|v| match v {
+            Value::Int(i) => u64::try_from(i).ok(),
+            Value::Float(f) if f >= 0.0 => Some(f as u64),
+            Value::Str(s) => s.trim().parse().ok(),
+            _ => None,
+        })
+        .unwrap_or(30);
+    let _clean_cache = take("clean_cache");
+    if let Some((k, _)) = a.kwargs.first() {
+        return Err(CallError::InvalidArguments(format!(
+            "refresh_pillar() got an unexpected keyword argument '{k}'"
+        )));
+    }
+    if positional.next().is_some() {
+        return Err(CallError::InvalidArguments(
+            "refresh_pillar() takes from 0 to 3 positional arguments".into(),
+        ));
+    }
+    if wait {
+        let done =
+            tokio::time::timeout(Duration::from_secs(timeout), pillar::refresh(shared, ident))
+                .await;
+        if !matches!(done, Ok(true)) {
+            tracing::warn!("Pillar refresh did not complete within timeout {timeout}");
+        }
+    } else {
+        let (shared, ident) = (shared.clone(), ident.clone());
+        tokio::spawn(async move {
+            pillar::refresh(&shared, &ident).await;
+        });
+    }
+    Ok(Return::from(Value::Bool(true)))
+}
+
+/// Salt's `test.sleep(length)`: sleep, then True (used to check that long
+/// jobs survive master restarts and do not block other jobs).
+async fn sleep(a: CallArgs) -> Result<Return, CallError> {
+    let mut a = a;
+    let length = a
+        .kwargs
+        .shift_remove("length")
+        .or_else(|| (!a.args.is_empty()).then(|| a.args.remove(0)));
+    let Some(length) = length else {
+        return Err(CallError::InvalidArguments(
+            "sleep() missing 1 required positional argument: 'length'".into(),
+        ));
+    };
+    let secs = match &length {
+        Value::Int(i) => Some(*i),
+        Value::Str(s) => s.trim().parse().ok(),
+        Value::Float(f) => Some(f.trunc() as i64),
+        _ => None,
+    };
+    let Some(secs) = secs.filter(|s| *s >= 0) else {
+        return Err(CallError::InvalidArguments(format!(
+            "invalid sleep length {}",
+            length.to_python_repr()
+        )));
+    };
+    tokio::time::sleep(Duration::from_secs(secs as u64)).await;
+    Ok(Return::from(Value::Bool(true)))
+}
+
+/// Functions whose returns print with the `highstate` outputter (Salt's
+/// `__outputter__` of the state module).
+const HIGHSTATE_OUT: &[&str] = &[
+    "state.sls",
+    "state.sls_id",
+    "state.pkg",
+    "state.top",
+    "state.single",
+    "state.highstate",
+    "state.template",
+    "state.template_str",
+    "state.apply",
+    "state.test",
+    "state.request",
+    "state.check_request",
+    "state.run_request",
+];
+
+/// Salt's minion return for a job: the function's return and retcode; a
+/// zero retcode becomes 1 when a dict return says `result`/`success` is
+/// false; errors come back as text with retcode 1 and the nested outputter.
+pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
+    let nested = Some("nested".to_string());
+    let (ret, retcode, out) = match outcome {
+        Outcome::Done(Ok(r)) => {
+            let mut retcode = i64::from(r.retcode);
+            if retcode == 0 {
+                if let Value::Map(m) = &r.value {
+                    let failed = ["result", "success"]
+                        .iter()
+                        .any(|k| m.get(*k).is_some_and(|v| !v.is_truthy()));
+                    if failed {
+                        retcode = 1;
+                    }
+                }
+            }
+            let out = HIGHSTATE_OUT
+                .contains(&publ.fun.as_str())
+                .then(|| "highstate".to_string());
+            (r.value, retcode, out)
+        }
+        Outcome::Done(Err(e @ CallError::NotAvailable(_))) => {
+            (Value::Str(e.to_string()), 1, nested)
+        }
+        Outcome::Done(Err(CallError::InvalidArguments(msg))) => (
+            Value::Str(format!("Passed invalid arguments to {}: {msg}", publ.fun)),
+            1,
+            nested,
+        ),
+        Outcome::Crashed(why) => (
+            Value::Str(format!("The minion function caused an exception: {why}")),
+            1,
+            nested,
+        ),
+    };
+    JobReturn {
+        jid: publ.jid.clone(),
+        id: id.to_string(),
+        fun: publ.fun.clone(),
+        fun_args: fun_args(publ),
+        ret,
+        retcode,
+        success: retcode == 0,
+        out,
+    }
+}
+
+/// Salt's `fun_args`: the positional arguments, then the keyword arguments
+/// as one dict marked `__kwarg__` (the `pillar=` part stays secret).
+fn fun_args(publ: &Publication) -> Vec<Value> {
+    let mut out = publ.arg.clone();
+    let kw: Map = publ
+        .kwarg
+        .iter()
+        .filter(|(k, _)| k.as_str() != "pillar")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !kw.is_empty() {
+        let mut kw = kw;
+        kw.insert("__kwarg__".into(), Value::Bool(true));
+        out.push(Value::Map(kw));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brine_protocol::messages::{seal_data, sign_frame, PROTOCOL_VERSION};
+    use indexmap::IndexMap;
+    use serde_bytes::ByteArray;
+
+    fn minion(id: &str, grains: serde_json::Value, pillar: serde_json::Value) -> Minion {
+        let map = |j: serde_json::Value| match Value::from_json(&j) {
+            Value::Map(m) => m,
+            _ => Map::new(),
+        };
+        Minion {
+            id: id.into(),
+            opts: Map::new(),
+            grains: map(grains),
+            pillar: map(pillar),
+            source: Default::default(),
+        }
+    }
+
+    fn publication(tgt: Value, tgt_type: &str) -> Publication {
+        Publication {
+            v: PROTOCOL_VERSION,
+            jid: "20250101000000000001".into(),
+            created_ms: brine_protocol::crypto::now_ms(),
+            nonce: ByteArray::new(brine_protocol::crypto::random_nonce().unwrap()),
+            tgt,
+            tgt_type: tgt_type.into(),
+            fun: "test.ping".into(),
+            arg: vec![],
+            kwarg: Map::new(),
+            secrets: IndexMap::new(),
+        }
+    }
+
+    #[test]
+    fn targets_are_checked_against_the_minions_own_data() {
+        let web = minion(
+            "web1",
+            serde_json::json!({"os": "Debian", "roles": ["web", "db"]}),
+            serde_json::json!({"tier": "prod"}),
+        );
+        let cases: &[(Value, &str, bool)] = &[
+            ("web*".into(), "glob", true),
+            ("db*".into(), "glob", false),
+            ("web[0-9]".into(), "pcre", true),
+            ("db1,web1".into(), "list", true),
+            ("db1,web10".into(), "list", false),
+            (Value::List(vec!["db1".into(), "web1".into()]), "list", true),
+            (Value::List(vec!["web".into()]), "list", false),
+            ("os:Debian".into(), "grain", true),
+            ("os:Deb*".into(), "grain", true),
+            ("roles:db".into(), "grain", true),
+            ("os:RedHat".into(), "grain", false),
+            ("os:^Deb".into(), "grain_pcre", true),
+            ("tier:prod".into(), "pillar", true),
+            ("tier:dev".into(), "pillar", false),
+            ("G@os:Debian and web*".into(), "compound", true),
+            ("G@os:Debian and not I@tier:prod".into(), "compound", false),
+            ("web1".into(), "no_such_matcher", false),
+            (Value::Int(3), "glob", false),
+        ];
+        for (tgt, ty, want) in cases {
+            let p = publication(tgt.clone(), ty);
+            assert_eq!(target_matches(&p, &web), *want, "{tgt:?} {ty}");
+        }
+    }
+
+    #[test]
+    fn forged_replayed_stale_and_garbage_publications_are_dropped() {
+        let master = KeyPair::generate().unwrap();
+        let mallory = KeyPair::generate().unwrap();
+        let mut guard = ReplayGuard::new(300_000, 60_000, 100);
+        let now = brine_protocol::crypto::now_ms();
+        let p = publication("*".into(), "glob");
+        let frame = sign_frame(&master, &p).unwrap();
+        let got = verify(&frame, &master.public(), &mut guard, now).unwrap();
+        assert_eq!(got, p);
+        // The same frame again: a replay.
+        assert!(matches!(
+            verify(&frame, &master.public(), &mut guard, now),
+            Err(Dropped::Replay {
+                reason: ReplayError::Replayed,
+                ..
+            })
+        ));
+        // Same content signed by someone else.
+        let mut q = publication("*".into(), "glob");
+        let forged = sign_frame(&mallory, &q).unwrap();
+        assert!(matches!(
+            verify(&forged, &master.public(), &mut guard, now),
+            Err(Dropped::Frame(_))
+        ));
+        // Signed by the master but old: stale.
+        q.created_ms = now - 301_000;
+        let old = sign_frame(&master, &q).unwrap();
+        assert!(matches!(
+            verify(&old, &master.public(), &mut guard, now),
+            Err(Dropped::Replay {
+                reason: ReplayError::Stale { .. },
+                ..
+            })
+        ));
+        // Garbage and a valid frame with one byte flipped.
+        assert!(verify(b"\x93garbage", &master.public(), &mut guard, now).is_err());
+        let mut flipped = sign_frame(&master, &publication("*".into(), "glob")).unwrap();
+        let last = flipped.len() - 3;
+        flipped[last] ^= 0x40;
+        assert!(verify(&flipped, &master.public(), &mut guard, now).is_err());
+        // An oversized frame is refused before decoding.
+        let huge = vec![0u8; brine_protocol::messages::MAX_MESSAGE_BYTES + 1];
+        assert!(verify(&huge, &master.public(), &mut guard, now).is_err());
+    }
+
+    #[test]
+    fn sealed_pillar_parts_are_opened_only_by_their_minion() {
+        let k1 = KeyPair::generate().unwrap();
+        let k2 = KeyPair::generate().unwrap();
+        let m1 = minion("web1", serde_json::json!({}), serde_json::json!({}));
+        let m2 = minion("web2", serde_json::json!({}), serde_json::json!({}));
+        let m3 = minion("web3", serde_json::json!({}), serde_json::json!({}));
+        let mut p = publication("web*".into(), "glob");
+        let secret = |kp: &KeyPair, id: &str, v: &str| {
+            seal_data(
+                &kp.public().x25519,
+                &Value::from(v),
+                &aad::publication_secret(&p.jid, id),
+            )
+            .unwrap()
+        };
+        let s1 = secret(&k1, "web1", "one");
+        // web2's part sealed to web1's key (a confused or hostile master).
+        let s2 = secret(&k1, "web2", "two");
+        p.secrets.insert("web1".into(), s1.clone());
+        p.secrets.insert("web2".into(), s2);
+        assert_eq!(
+            decide(&p, &k1, &m1),
+            Decision::Run {
+                pillar: Some("one".into())
+            }
+        );
+        assert_eq!(decide(&p, &k2, &m2), Decision::Skip);
+        // Matched but no part: the master did not count this minion in.
+        assert_eq!(decide(&p, &k2, &m3), Decision::Skip);
+        // web1's part pasted into another job does not open.
+        let mut other = publication("web*".into(), "glob");
+        other.jid = "20250101000000000002".into();
+        other.secrets.insert("web1".into(), s1);
+        assert_eq!(decide(&other, &k1, &m1), Decision::Skip);
+        // No secrets at all: run without pillar=.
+        assert_eq!(
+            decide(&publication("*".into(), "glob"), &k2, &m2),
+            Decision::Run { pillar: None }
+        );
+    }
+
+    #[test]
+    fn returns_follow_salts_minion() {
+        let mut p = publication("*".into(), "glob");
+        p.fun = "test.echo".into();
+        p.arg = vec!["hi".into()];
+        p.kwarg.insert("x".into(), Value::Int(1));
+        p.kwarg.insert("pillar".into(), Value::from("secret"));
+        let r = job_return(
+            &p,
+            "web1",
+            Outcome::Done(Ok(Return::from(Value::from("hi")))),
+        );
+        assert_eq!((r.retcode, r.success, r.out.as_deref()), (0, true, None));
+        assert_eq!(r.fun_args.len(), 2);
+        let kw = r.fun_args[1].as_map().unwrap();
+        assert_eq!(kw.get("x"), Some(&Value::Int(1)));
+        assert_eq!(kw.get("__kwarg__"), Some(&Value::Bool(true)));
+        assert!(kw.get("pillar").is_none());
+
+        let r = job_return(
+            &p,
+            "web1",
+            Outcome::Done(Err(CallError::NotAvailable("test.nope".into()))),
+        );
+        assert_eq!(r.ret, Value::from("'test.nope' is not available."));
+        assert_eq!((r.retcode, r.success), (1, false));
+        assert_eq!(r.out.as_deref(), Some("nested"));
+
+        // A dict saying result: False fails the job.
+        let mut m = Map::new();
+        m.insert("result".into(), Value::Bool(false));
+        let r = job_return(&p, "web1", Outcome::Done(Ok(Return::from(Value::Map(m)))));
+        assert_eq!((r.retcode, r.success), (1, false));
+        // A state run keeps its own retcode and the highstate outputter.
+        p.fun = "state.apply".into();
+        let r = job_return(
+            &p,
+            "web1",
+            Outcome::Done(Ok(Return {
+                value: Value::new_map(),
+                retcode: 2,
+            })),
+        );
+        assert_eq!((r.retcode, r.out.as_deref()), (2, Some("highstate")));
+    }
+}

@@ -1,0 +1,203 @@
+//! The pillar from the master (Salt's `RemotePillar`): fetched once
+//! authenticated and kept in memory; fetched fresh for `pillar.items` and
+//! the like; refetched and swapped by `saltutil.refresh_pillar`.
+
+use super::{Identity, MasterClient, RequestError, Shared};
+use crate::context::{FreshPillar, RemotePillar};
+use brine_protocol::messages::{aad, open_data, PillarRequest, ReplyBody, RequestBody};
+use brine_protocol::{Map, Value};
+use std::time::Duration;
+
+/// A pillar compile on the master may take a while on a big tree.
+const PILLAR_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn request_body(id: &str, req: &FreshPillar) -> RequestBody {
+    RequestBody::Pillar(PillarRequest {
+        id: id.to_string(),
+        pillarenv: req.pillarenv.clone(),
+        saltenv: req.saltenv.clone(),
+        pillar_override: req.pillar_override.clone().unwrap_or(Value::Null),
+    })
+}
+
+/// Open the master's answer to a pillar request.
+fn open_reply(
+    client: &MasterClient,
+    nonce: &[u8; 16],
+    body: ReplyBody,
+) -> Result<Map, RequestError> {
+    let ReplyBody::Pillar(p) = body else {
+        return Err(RequestError::Unexpected { what: "pillar" });
+    };
+    let v: Value = open_data(&client.key, &p.pillar, &aad::pillar(&client.id, nonce))
+        .map_err(RequestError::Open)?;
+    match v {
+        Value::Map(m) => Ok(m),
+        // Salt's minion treats a non-dict pillar as empty.
+        Value::Null => Ok(Map::new()),
+        other => {
+            tracing::error!(
+                "the master sent a pillar that is not a mapping ({}); using an empty one",
+                other.type_name()
+            );
+            Ok(Map::new())
+        }
+    }
+}
+
+/// Ask the master to compile our pillar.
+pub async fn fetch(client: &MasterClient, req: &FreshPillar) -> Result<Map, RequestError> {
+    let (sent, body) = client
+        .request(request_body(&client.id, req), PILLAR_TIMEOUT)
+        .await?;
+    open_reply(client, &sent.nonce, body)
+}
+
+/// [`fetch`] from a function's thread.
+pub fn fetch_blocking(client: &MasterClient, req: &FreshPillar) -> Result<Map, RequestError> {
+    client.handle.block_on(fetch(client, req))
+}
+
+/// The pillar a fresh start-up or refresh asks for: the configured
+/// `pillarenv`/`saltenv`, no override.
+fn configured(shared: &Shared) -> FreshPillar {
+    FreshPillar {
+        pillarenv: shared.config.pillarenv.clone(),
+        saltenv: shared.config.saltenv.clone(),
+        pillar_override: None,
+    }
+}
+
+/// Fetch the start-up pillar, retrying until the master compiles it (a
+/// minion without its pillar would answer wrongly).
+pub async fn initial(shared: &Shared, ident: &Identity) {
+    let mut delay = Duration::from_secs(1);
+    loop {
+        match fetch(&ident.client, &configured(shared)).await {
+            Ok(p) => {
+                ident.set_pillar(p);
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "{}: cannot fetch the pillar: {e}; retrying in {delay:?}",
+                    ident.id()
+                );
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(shared.config.acceptance_wait_time);
+            }
+        }
+    }
+}
+
+/// `saltutil.refresh_pillar`: compile anew and swap the in-memory pillar.
+/// On failure the old pillar stays (as in Salt).
+pub async fn refresh(shared: &Shared, ident: &Identity) -> bool {
+    match fetch(&ident.client, &configured(shared)).await {
+        Ok(p) => {
+            ident.set_pillar(p);
+            tracing::debug!("{}: pillar refreshed", ident.id());
+            true
+        }
+        Err(e) => {
+            tracing::error!("{}: pillar refresh failed: {e}", ident.id());
+            false
+        }
+    }
+}
+
+/// The master as a [`RemotePillar`] for the minion's functions.
+pub struct Remote {
+    client: MasterClient,
+}
+
+impl Remote {
+    pub fn new(client: MasterClient) -> Remote {
+        Remote { client }
+    }
+}
+
+impl RemotePillar for Remote {
+    fn compile(&self, req: &FreshPillar) -> Result<Map, String> {
+        fetch_blocking(&self.client, req)
+            .map_err(|e| format!("the master did not compile the pillar: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::link::Link;
+    use crate::daemon::testutil::{FakeMaster, Handler};
+    use brine_protocol::messages::{seal_data, PillarReply, Reply};
+    use std::sync::Arc;
+
+    /// A fake master answering pillar requests with `{"from": <pillarenv>}`
+    /// sealed for the requester, over the real sockets and messages.
+    fn pillar_handler() -> Handler {
+        Arc::new(|master, req, minion_x| {
+            let RequestBody::Pillar(p) = &req.msg else {
+                return None;
+            };
+            let mut m = Map::new();
+            m.insert(
+                "from".into(),
+                p.pillarenv.clone().map(Value::Str).unwrap_or(Value::Null),
+            );
+            if let Value::Map(o) = &p.pillar_override {
+                m.extend(o.clone());
+            }
+            let sealed =
+                seal_data(minion_x, &Value::Map(m), &aad::pillar(&p.id, &req.nonce)).ok()?;
+            let _ = master;
+            Some(Reply::to(
+                req,
+                ReplyBody::Pillar(PillarReply { pillar: sealed }),
+            ))
+        })
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn fetches_and_opens_the_sealed_pillar() {
+        let fake = FakeMaster::start(pillar_handler()).await;
+        let link = Link::start(fake.addr, Default::default());
+        let client = fake.client(&link, "web1");
+        let mut ov = Map::new();
+        ov.insert("extra".into(), Value::Int(1));
+        let p = fetch(
+            &client,
+            &FreshPillar {
+                pillarenv: Some("dev".into()),
+                saltenv: None,
+                pillar_override: Some(Value::Map(ov)),
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(p.get("from"), Some(&Value::Str("dev".into())));
+        assert_eq!(p.get("extra"), Some(&Value::Int(1)));
+
+        // Another identity cannot open a pillar sealed to web1: a reply
+        // naming web1's nonce but sealed for someone else fails to open.
+        let mallory = fake.client(&link, "web2");
+        let mut wrong = client.clone();
+        wrong.key = mallory.key.clone();
+        let err = fetch(&wrong, &FreshPillar::default()).await.unwrap_err();
+        assert!(matches!(err, RequestError::Open(_)), "{err}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reply_signed_by_another_key_is_refused() {
+        let fake = FakeMaster::start(pillar_handler()).await;
+        let link = Link::start(fake.addr, Default::default());
+        let client = fake.client(&link, "web1");
+        // Trust some other master: the fake's signature no longer counts.
+        *client.master.write().unwrap() = Some(
+            brine_protocol::crypto::KeyPair::generate()
+                .unwrap()
+                .public(),
+        );
+        let err = fetch(&client, &FreshPillar::default()).await.unwrap_err();
+        assert!(matches!(err, RequestError::WrongSigner), "{err}");
+    }
+}
