@@ -516,6 +516,7 @@ mod tests {
             test: false,
             opts: crate::opts::minion_defaults(),
             pillar,
+            stage: brine_protocol::messages::CompileStage::Run,
         };
         // Unsealed: refused (it carries the pillar).
         let plain = Request::new(RequestBody::CompileStates(cs.clone())).unwrap();
