@@ -1,9 +1,13 @@
 //! The state modules, by name.
 
+pub mod test;
+
 use super::StateModule;
 
 /// The state module called `name`, if brine has it.
 pub fn lookup(name: &str) -> Option<&'static dyn StateModule> {
-    let _ = name;
-    None
+    match name {
+        "test" => Some(&test::TestState),
+        _ => None,
+    }
 }
