@@ -1,0 +1,48 @@
+//! `apply_exclude` (Salt's `State.apply_exclude`): pops `__exclude__` and
+//! drops the IDs it names: `- sls: pattern` (fnmatch against each ID's
+//! `__sls__`; a bare string is an sls too) and `- id: ID` (exact).
+
+use super::py::is_dunder;
+use crate::matcher::glob::Pattern;
+use crate::state::HighData;
+use brine_protocol::Value;
+use std::collections::HashSet;
+
+pub fn apply_exclude(mut high: HighData) -> HighData {
+    let Some(Value::List(exclude)) = high.shift_remove("__exclude__") else {
+        return high;
+    };
+    let mut ex_sls: Vec<String> = Vec::new();
+    let mut ex_id: HashSet<String> = HashSet::new();
+    for exc in &exclude {
+        match exc {
+            Value::Str(s) => ex_sls.push(s.clone()),
+            Value::Map(m) if m.len() == 1 => {
+                if let Some(Value::Str(s)) = m.get("sls") {
+                    ex_sls.push(s.clone());
+                } else if let Some(Value::Str(id)) = m.get("id") {
+                    ex_id.insert(id.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    if !ex_sls.is_empty() {
+        let patterns: Vec<Pattern> = ex_sls.iter().map(|p| Pattern::new(p)).collect();
+        for (name, body) in &high {
+            if is_dunder(name) {
+                continue;
+            }
+            let Some(Value::Str(sls)) = body.get("__sls__") else {
+                continue;
+            };
+            if !sls.is_empty() && patterns.iter().any(|p| p.matches(sls)) {
+                ex_id.insert(name.clone());
+            }
+        }
+    }
+    if !ex_id.is_empty() {
+        high.retain(|name, _| !ex_id.contains(name));
+    }
+    high
+}

@@ -1,0 +1,2 @@
+g2:
+  test.nop

@@ -1,0 +1,4 @@
+keep_state:
+  test.nop
+kill_me:
+  test.nop

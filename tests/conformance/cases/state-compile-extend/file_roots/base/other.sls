@@ -1,0 +1,6 @@
+extend:
+  dep2:
+    test:
+      - comment: from other
+      - require:
+        - test: dep1

@@ -1,0 +1,6 @@
+helper:
+  test.nop:
+    - watch_in:
+      - file: app
+    - onchanges_in:
+      - test: app

@@ -1,0 +1,5 @@
+lib_a:
+  test.nop
+lib_b:
+  test.nop:
+    - name: lib-b-name

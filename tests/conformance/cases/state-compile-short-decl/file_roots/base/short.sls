@@ -1,0 +1,4 @@
+short:
+  test:
+ok:
+  test.nop
