@@ -150,7 +150,10 @@ impl StateModule for TestState {
 
 fn configurable(call: &StateCall) -> StateReturn {
     let name = call.name();
-    let comment = call.arg("comment").cloned().unwrap_or(Value::Str(String::new()));
+    let comment = call
+        .arg("comment")
+        .cloned()
+        .unwrap_or(Value::Str(String::new()));
     let changes = call.arg("changes").cloned().unwrap_or(Value::Bool(true));
     let result = call.arg("result").cloned().unwrap_or(Value::Bool(true));
     let mut r = StateReturn::new(name);
@@ -331,7 +334,9 @@ fn check_pillar(call: &StateCall) -> StateReturn {
     }
     for (key, t) in &failed {
         match t {
-            None => r.comment.push_str(&format!("Pillar key \"{key}\" is missing.\n")),
+            None => r
+                .comment
+                .push_str(&format!("Pillar key \"{key}\" is missing.\n")),
             Some(t) => r
                 .comment
                 .push_str(&format!("Pillar key \"{key}\" is not {t}.\n")),

@@ -122,7 +122,10 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
     if !errors.is_empty() {
         return errors;
     }
-    let state = low.get("state").map(Value::to_python_str).unwrap_or_default();
+    let state = low
+        .get("state")
+        .map(Value::to_python_str)
+        .unwrap_or_default();
     let fun = low.get("fun").map(Value::to_python_str).unwrap_or_default();
     let full = format!("{state}.{fun}");
     match find(&state, &fun) {
@@ -179,9 +182,13 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
             if *first == state && (fnmatch(name, target) || fnmatch(id, target)) {
                 errors.push(format!(
                     "Recursive require detected in SLS {} for require {} in ID {}",
-                    low.get("__sls__").map(Value::to_python_str).unwrap_or("None".into()),
+                    low.get("__sls__")
+                        .map(Value::to_python_str)
+                        .unwrap_or("None".into()),
                     req.to_python_repr(),
-                    low.get("__id__").map(Value::to_python_str).unwrap_or("None".into()),
+                    low.get("__id__")
+                        .map(Value::to_python_str)
+                        .unwrap_or("None".into()),
                 ));
             }
         }
@@ -226,7 +233,12 @@ fn parse_octal(s: &str) -> Option<i64> {
 
 /// Salt's `format_call` check: a function without `**kwargs` refuses any
 /// key it does not declare (internal keys aside).
-fn check_arguments(low: &Map, module: &dyn StateModule, full: &str, fun: &str) -> Result<(), RuntimeError> {
+fn check_arguments(
+    low: &Map,
+    module: &dyn StateModule,
+    full: &str,
+    fun: &str,
+) -> Result<(), RuntimeError> {
     let Some(sig) = module.signature(fun) else {
         return Ok(());
     };
@@ -293,7 +305,10 @@ pub(super) fn call(
             reset_prereq: false,
         });
     }
-    let state = low.get("state").map(Value::to_python_str).unwrap_or_default();
+    let state = low
+        .get("state")
+        .map(Value::to_python_str)
+        .unwrap_or_default();
     let fun = low.get("fun").map(Value::to_python_str).unwrap_or_default();
     let full = format!("{state}.{fun}");
     let Some(module) = find(&state, &fun) else {
@@ -309,7 +324,10 @@ pub(super) fn call(
     ret.insert("result".into(), Value::Bool(false));
     ret.insert("name".into(), name);
     ret.insert("changes".into(), Value::new_map());
-    if ["unless", "onlyif", "creates"].iter().any(|k| low.contains_key(*k)) {
+    if ["unless", "onlyif", "creates"]
+        .iter()
+        .any(|k| low.contains_key(*k))
+    {
         for (k, v) in checks::run_check(ctx, low) {
             ret.insert(k, v);
         }
@@ -335,7 +353,11 @@ pub(super) fn call(
         });
         ret = ret_to_map(r);
     }
-    if low.contains_key("check_cmd") && !module.signature(&fun).is_some_and(|s| s.declares("check_cmd")) {
+    if low.contains_key("check_cmd")
+        && !module
+            .signature(&fun)
+            .is_some_and(|s| s.declares("check_cmd"))
+    {
         for (k, v) in checks::run_check_cmd(ctx, low) {
             ret.insert(k, v);
         }
@@ -474,7 +496,8 @@ fn retry(
     std::thread::sleep(std::time::Duration::from_secs(interval.max(0) as u64));
     let orig = ret;
     let mut ret = call(ctx, run_num, low, false, retries + 1)?.ret;
-    let comment = format!(
+    let comment =
+        format!(
         "Attempt {retries}: Returned a result of \"{}\", with the following comment: \"{}\"\n{}",
         result.to_python_str(),
         orig.get("comment").map(Value::to_python_str).unwrap_or_default(),

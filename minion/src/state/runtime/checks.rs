@@ -39,7 +39,10 @@ impl<'a> CmdOpts<'a> {
                 .and_then(Value::as_str)
                 .map(str::to_string)
         };
-        let shell = if with_state_args && low.contains_key("shell") && !excluded.iter().any(|e| e == "shell") {
+        let shell = if with_state_args
+            && low.contains_key("shell")
+            && !excluded.iter().any(|e| e == "shell")
+        {
             low.get("shell").and_then(Value::as_str).map(str::to_string)
         } else {
             grain_shell()
@@ -264,7 +267,11 @@ pub(super) fn run_check(ctx: &StateContext, low: &Map) -> Map {
         // Salt appends the comment even when the check set none (None).
         comments.push(c.comment.map_or(Value::Null, Value::Str));
         if let Some(s) = c.skip_watch {
-            skip_watch = Some(if first { s } else { s || skip_watch.unwrap_or(false) });
+            skip_watch = Some(if first {
+                s
+            } else {
+                s || skip_watch.unwrap_or(false)
+            });
         }
     };
     if let Some(v) = low.get("onlyif") {

@@ -32,7 +32,11 @@ impl Started {
             (tm.tm_hour, tm.tm_min, tm.tm_sec)
         } else {
             let day = since.as_secs() % 86_400;
-            ((day / 3600) as i32, (day / 60 % 60) as i32, (day % 60) as i32)
+            (
+                (day / 3600) as i32,
+                (day / 60 % 60) as i32,
+                (day % 60) as i32,
+            )
         };
         if micros == 0 {
             format!("{h:02}:{m:02}:{s:02}")

@@ -48,8 +48,14 @@ impl<'a> Refs<'a> {
             by_state_name: HashMap::new(),
         };
         for (i, c) in chunks.iter().enumerate() {
-            r.by_state_id.entry((s(c, "state"), s(c, "__id__"))).or_default().push(i);
-            r.by_state_name.entry((s(c, "state"), s(c, "name"))).or_default().push(i);
+            r.by_state_id
+                .entry((s(c, "state"), s(c, "__id__")))
+                .or_default()
+                .push(i);
+            r.by_state_name
+                .entry((s(c, "state"), s(c, "name")))
+                .or_default()
+                .push(i);
         }
         r
     }

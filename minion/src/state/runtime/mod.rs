@@ -19,8 +19,8 @@ mod clock;
 mod listen;
 mod requisites;
 
-pub use call::{is_internal_keyword, verify_data};
 pub(crate) use call::random_below;
+pub use call::{is_internal_keyword, verify_data};
 
 use super::StateContext;
 use brine_protocol::{Map, Value};
@@ -287,7 +287,9 @@ impl<'c> Runtime<'c> {
             let low = &self.chunks[i].low;
             let full = format!(
                 "{}.{}",
-                low.get("state").map(Value::to_python_str).unwrap_or_default(),
+                low.get("state")
+                    .map(Value::to_python_str)
+                    .unwrap_or_default(),
                 low.get("fun").map(Value::to_python_str).unwrap_or_default()
             );
             let Some(pat) = pats
@@ -314,7 +316,9 @@ impl<'c> Runtime<'c> {
             self.run_num += 1;
             let tag = self.tags[self.chunks[i].tag].clone();
             self.disabled.push((tag, ret));
-            self.chunks[i].low.insert("__disabled__".into(), Value::Bool(true));
+            self.chunks[i]
+                .low
+                .insert("__disabled__".into(), Value::Bool(true));
         }
     }
 
@@ -334,11 +338,7 @@ impl<'c> Runtime<'c> {
         };
         let failhard = match chunk.low.get("failhard") {
             Some(v) => v.is_truthy(),
-            None => self
-                .ctx
-                .opts
-                .get("failhard")
-                .is_some_and(Value::is_truthy),
+            None => self.ctx.opts.get("failhard").is_some_and(Value::is_truthy),
         };
         if !failhard {
             return false;
@@ -517,8 +517,12 @@ impl<'c> Runtime<'c> {
                     let low = &self.chunks[c].low;
                     let key = format!(
                         "{}.{}",
-                        low.get("__sls__").map(Value::to_python_str).unwrap_or_default(),
-                        low.get("__id__").map(Value::to_python_str).unwrap_or_default()
+                        low.get("__sls__")
+                            .map(Value::to_python_str)
+                            .unwrap_or_default(),
+                        low.get("__id__")
+                            .map(Value::to_python_str)
+                            .unwrap_or_default()
                     );
                     if !out.contains(&key) {
                         out.push(key);

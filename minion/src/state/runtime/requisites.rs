@@ -175,12 +175,14 @@ impl Index {
             merge_sorted(&mut out, self.by_included_from.get(val));
             return out;
         }
-        let state_ok = |c: &Chunk| key == "id" || c.low.get("state").and_then(Value::as_str) == Some(key);
+        let state_ok =
+            |c: &Chunk| key == "id" || c.low.get("state").and_then(Value::as_str) == Some(key);
         if is_glob(val) {
             for (i, c) in chunks.iter().enumerate() {
                 let name = c.low.get("name").and_then(Value::as_str);
                 let id = c.low.get("__id__").and_then(Value::as_str);
-                let hit = name.is_some_and(|n| fnmatch(n, val)) || id.is_some_and(|n| fnmatch(n, val));
+                let hit =
+                    name.is_some_and(|n| fnmatch(n, val)) || id.is_some_and(|n| fnmatch(n, val));
                 if hit && state_ok(c) {
                     out.push(i);
                 }
@@ -613,7 +615,8 @@ mod tests {
         assert_eq!(split_req(&s).map(|(k, _)| k), Some("id".to_string()));
         let mut m = Map::new();
         m.insert("file.managed".into(), Value::Str("/etc/x".into()));
-        let (k, v) = split_req(&Value::Map(m)).unwrap_or(("".into(), &Value::Null));
+        let req = Value::Map(m);
+        let (k, v) = split_req(&req).unwrap_or(("".into(), &Value::Null));
         assert_eq!((k.as_str(), v.as_str()), ("file", Some("/etc/x")));
         assert!(split_req(&Value::Int(3)).is_none());
     }
