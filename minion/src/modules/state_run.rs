@@ -1,14 +1,577 @@
 //! `state.apply`, `state.highstate`, `state.sls`, `state.single`,
-//! `state.low`: compile, then run through the state runtime and return the
-//! running dictionary.
+//! `state.low` (and `state.test`): compile, then run through the state
+//! runtime and return the running dictionary, with salt-call's retcodes
+//! (1: compile errors, 2: a state failed, 5: the pillar failed).
 
 use super::{CallError, Params, Return};
-use crate::context::Minion;
+use crate::context::{FreshPillar, Minion};
+use crate::state::fileclient::{FileClient, FileClientError};
+use crate::state::runtime::{self, RuntimeError};
+use crate::state::StateContext;
+use brine_master::opts;
+use brine_master::roots::Roots;
+use brine_protocol::{Map, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The `state.*` functions this file answers.
-pub(super) const FUNCTIONS: &[&str] = &["apply", "highstate", "sls", "single", "low"];
+pub(super) const FUNCTIONS: &[&str] = &["apply", "highstate", "sls", "single", "low", "test"];
+
+/// salt's exit codes for state runs.
+const EX_STATE_COMPILER_ERROR: i32 = 1;
+const EX_STATE_FAILURE: i32 = 2;
+const EX_PILLAR_FAILURE: i32 = 5;
 
 pub(super) fn call(m: &mut Minion, name: &str, p: Params) -> Option<Result<Return, CallError>> {
-    let _ = (m, name, p);
-    None
+    Some(match name {
+        "apply" => apply(m, p, false),
+        "test" => apply(m, p, true),
+        "highstate" => highstate(m, p, None),
+        "sls" => sls(m, p, None),
+        "single" => single(m, p),
+        "low" => low(m, p),
+        _ => return None,
+    })
+}
+
+/// The keyword arguments left for `**kwargs` (publish metadata already
+/// dropped).
+fn take_kwargs(p: &mut Params) -> Map {
+    std::mem::take(&mut p.kwargs)
+}
+
+/// Salt's `_get_test_value`: `test=` given wins (anything but `False`
+/// means test mode); else a `Test`-like keyword, a `test: True` grain or
+/// pillar, or the `test` option.
+fn test_value(m: &Minion, test: Option<&Value>, kwargs: &Map) -> bool {
+    match test {
+        Some(Value::Null) | None => {}
+        Some(Value::Bool(false)) => return false,
+        Some(_) => return true,
+    }
+    if kwargs
+        .iter()
+        .any(|(k, v)| k.to_lowercase() == "test" && is_true(v))
+    {
+        return true;
+    }
+    let configured = m
+        .grains
+        .get("test")
+        .or_else(|| m.pillar.get("test"))
+        .or_else(|| m.pillar.get("master").and_then(|ms| ms.get("test")));
+    if configured == Some(&Value::Bool(true)) {
+        return true;
+    }
+    m.opts.get("test").is_some_and(Value::is_truthy)
+}
+
+/// Salt's `salt.utils.data.is_true`.
+fn is_true(v: &Value) -> bool {
+    match v {
+        Value::Int(i) => *i > 0,
+        Value::Float(f) => *f > 0.0,
+        Value::Bool(b) => *b,
+        Value::Str(s) => {
+            if let Ok(f) = s.trim().parse::<f64>() {
+                f > 0.0
+            } else {
+                s.to_lowercase() == "true"
+            }
+        }
+        other => other.is_truthy(),
+    }
+}
+
+/// What a state run needs from its keyword arguments.
+struct RunOpts {
+    test: bool,
+    saltenv: Option<String>,
+    pillarenv: Option<String>,
+    pillar_override: Option<Value>,
+}
+
+fn str_opt(v: Option<&Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.to_python_str()),
+    }
+}
+
+impl RunOpts {
+    /// Salt's `get_sls_opts` and the pillar override check.
+    fn new(m: &Minion, test: Option<&Value>, kwargs: &Map) -> Result<RunOpts, CallError> {
+        let saltenv = str_opt(kwargs.get("saltenv")).or_else(|| str_opt(m.opts.get("saltenv")));
+        let mut pillarenv = str_opt(m.opts.get("pillarenv"));
+        if kwargs.contains_key("pillarenv")
+            || opts::get_bool(&m.opts, "pillarenv_from_saltenv", false)
+        {
+            pillarenv = str_opt(kwargs.get("pillarenv")).or_else(|| str_opt(kwargs.get("saltenv")));
+        }
+        let pillar_override = kwargs.get("pillar").filter(|v| !v.is_null()).cloned();
+        if pillar_override
+            .as_ref()
+            .is_some_and(|p| !matches!(p, Value::Map(_)))
+            && kwargs.get("pillar_enc").is_none_or(Value::is_null)
+        {
+            return Err(CallError::InvalidArguments(
+                "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
+                    .into(),
+            ));
+        }
+        Ok(RunOpts {
+            test: test_value(m, test, kwargs),
+            saltenv,
+            pillarenv,
+            pillar_override,
+        })
+    }
+
+    /// The pillar the run sees: the in-memory one when neither a different
+    /// `pillarenv` nor a `pillar=` override was asked for, else a fresh
+    /// compile (with the override merged on top).
+    fn pillar(&self, m: &Minion) -> Map {
+        let same_env = self.pillarenv.as_deref() == opts::get_str(&m.opts, "pillarenv");
+        if same_env && self.pillar_override.is_none() {
+            return m.pillar.clone();
+        }
+        m.compile_pillar(
+            &FreshPillar {
+                pillarenv: self.pillarenv.clone(),
+                saltenv: self.saltenv.clone(),
+                pillar_override: self.pillar_override.clone(),
+            },
+            true,
+        )
+    }
+}
+
+/// `salt://` files from the minion's `file_roots`.
+struct LocalFiles {
+    roots: Roots,
+}
+
+impl FileClient for LocalFiles {
+    fn cache_file(&self, url: &str, saltenv: &str) -> Result<PathBuf, FileClientError> {
+        let rest = url.strip_prefix("salt://").unwrap_or(url);
+        let (path, env) = match rest.split_once("?saltenv=") {
+            Some((p, e)) => (p, e),
+            None => (rest, saltenv),
+        };
+        self.roots
+            .find_file(env, path.trim_start_matches('/'))
+            .ok_or_else(|| FileClientError::NotFound {
+                url: url.to_string(),
+                saltenv: env.to_string(),
+            })
+    }
+}
+
+fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
+    StateContext {
+        opts: Arc::new(m.opts.clone()),
+        grains: Arc::new(m.grains.clone()),
+        pillar: Arc::new(pillar),
+        saltenv: saltenv.to_string(),
+        test,
+        fileclient: Arc::new(LocalFiles {
+            roots: Roots::new(opts::roots(&m.opts, "file_roots")),
+        }),
+    }
+}
+
+/// A list of error strings, returned with `retcode`.
+fn errors(list: Vec<String>, retcode: i32) -> Return {
+    Return {
+        value: Value::List(list.into_iter().map(Value::Str).collect()),
+        retcode,
+    }
+}
+
+/// A runtime error Salt raises out of the function.
+fn runtime_error(e: RuntimeError) -> CallError {
+    match e {
+        RuntimeError::InvalidArguments(msg) => CallError::InvalidArguments(msg),
+        RuntimeError::Requisite(msg) => CallError::InvalidArguments(msg),
+    }
+}
+
+/// The pillar's `_errors`: Salt refuses to run states on a broken pillar
+/// (unless `force=True`).
+fn pillar_errors(pillar: &Map, kwargs: &Map) -> Option<Return> {
+    if kwargs.get("force").is_some_and(Value::is_truthy) {
+        return None;
+    }
+    let errs = pillar.get("_errors")?;
+    let mut list = vec!["Pillar failed to render with the following messages:".to_string()];
+    match errs {
+        Value::List(l) => list.extend(l.iter().map(Value::to_python_str)),
+        other => list.push(other.to_python_str()),
+    }
+    Some(errors(list, EX_PILLAR_FAILURE))
+}
+
+/// `state.apply [mods]`: `state.sls` with mods, else `state.highstate`.
+fn apply(m: &mut Minion, mut p: Params, force_test: bool) -> Result<Return, CallError> {
+    let mods = p.take("mods").filter(|v| v.is_truthy());
+    let forced = force_test.then_some(Value::Bool(true));
+    match mods {
+        Some(mods) => sls(m, p, Some((mods, forced))),
+        None => highstate(m, p, forced),
+    }
+}
+
+/// `state.highstate`: everything the top files give this minion.
+fn highstate(
+    m: &mut Minion,
+    mut p: Params,
+    forced_test: Option<Value>,
+) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let test = forced_test.or_else(|| p.take("test"));
+    let _queue = p.take("queue");
+    let _state_events = p.take("state_events");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    let pillar = run.pillar(m);
+    if let Some(r) = pillar_errors(&pillar, &kwargs) {
+        return Ok(r);
+    }
+    let exclude = kwargs.get("exclude").cloned();
+    let rendered = render::highstate(m, &run, &pillar);
+    finish_run(m, run, pillar, rendered, exclude)
+}
+
+/// `state.sls mods`: the listed SLS files of one saltenv.
+fn sls(
+    m: &mut Minion,
+    mut p: Params,
+    from_apply: Option<(Value, Option<Value>)>,
+) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let (mods, test) = match from_apply {
+        Some((mods, forced)) => (mods, forced.or_else(|| p.take("test"))),
+        None => {
+            let mods = p.require("mods")?;
+            (mods, p.take("test"))
+        }
+    };
+    let exclude = p.take("exclude");
+    let _queue = p.take("queue");
+    let _state_events = p.take("state_events");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let mut run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    if run.saltenv.is_none() {
+        run.saltenv = Some("base".into());
+    }
+    let pillar = run.pillar(m);
+    if let Some(r) = pillar_errors(&pillar, &kwargs) {
+        return Ok(r);
+    }
+    let mods = split_input(&mods);
+    let rendered = render::sls(m, &run, &pillar, &mods);
+    finish_run(m, run, pillar, rendered, exclude)
+}
+
+/// Salt's `split_input`: a list as is, else the comma-separated parts.
+fn split_input(v: &Value) -> Vec<String> {
+    match v {
+        Value::List(l) => l.iter().map(Value::to_python_str).collect(),
+        other => other
+            .to_python_str()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .collect(),
+    }
+}
+
+/// The render stage's answer for a run.
+#[allow(dead_code)] // High/Answer come with the render stage.
+enum Rendered {
+    /// High data to compile and run.
+    High(Map),
+    /// Compile errors (retcode 1).
+    Errors(Vec<String>),
+    /// A ready answer (no top match, no states).
+    Answer(Return),
+}
+
+/// Exclude, compile, run, and set the retcode as Salt's `_set_retcode`.
+fn finish_run(
+    m: &Minion,
+    run: RunOpts,
+    pillar: Map,
+    rendered: Rendered,
+    exclude: Option<Value>,
+) -> Result<Return, CallError> {
+    let mut high = match rendered {
+        Rendered::High(h) => h,
+        Rendered::Errors(e) => return Ok(errors(e, EX_STATE_COMPILER_ERROR)),
+        Rendered::Answer(r) => return Ok(r),
+    };
+    if let Some(ex) = exclude.filter(Value::is_truthy) {
+        let items: Vec<Value> = match ex {
+            Value::List(l) => l,
+            other => split_input(&other).into_iter().map(Value::Str).collect(),
+        };
+        match high.get_mut("__exclude__") {
+            Some(Value::List(l)) => l.extend(items),
+            _ => {
+                high.insert("__exclude__".into(), Value::List(items));
+            }
+        }
+    }
+    let disabled: Vec<String> = match m.opts.get("disabled_requisites") {
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(Value::Str(s)) => vec![s.clone()],
+        _ => Vec::new(),
+    };
+    let prepared = match brine_master::state::compile::prepare_high_for_call(high, &disabled) {
+        Ok(h) => h,
+        Err(e) => return Ok(errors(e, EX_STATE_COMPILER_ERROR)),
+    };
+    let chunks = match brine_master::state::compile::compile_high_data(&prepared) {
+        Ok(c) => c,
+        Err(e) => return Ok(errors(e, EX_STATE_COMPILER_ERROR)),
+    };
+    let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
+    let ctx = context(m, pillar, &saltenv, run.test);
+    let running = runtime::call_high(&ctx, chunks).map_err(runtime_error)?;
+    let retcode = if check_result(&running, Some(&prepared)) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(Return {
+        value: Value::Map(running),
+        retcode,
+    })
+}
+
+/// `state.single fun name=... args`: one state function.
+fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let fun = p.require("fun")?;
+    let name = p.require("name")?;
+    let test = p.take("test");
+    let _queue = p.take("queue");
+    let mut kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let fun = fun.to_python_str();
+    let comps: Vec<&str> = fun.split('.').collect();
+    let (Some(state), Some(f)) = (comps.first(), comps.get(1)) else {
+        return Ok(Return {
+            value: Value::Str("Invalid function passed".into()),
+            retcode: EX_STATE_COMPILER_ERROR,
+        });
+    };
+    kwargs.insert("state".into(), Value::Str(state.to_string()));
+    kwargs.insert("fun".into(), Value::Str(f.to_string()));
+    kwargs.insert("__id__".into(), name.clone());
+    kwargs.insert("name".into(), name);
+    let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    let pillar = run.pillar(m);
+    let mut low = kwargs;
+    let errs = runtime::verify_data(&mut low);
+    if !errs.is_empty() {
+        return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
+    }
+    let tag = runtime::gen_tag(&low);
+    let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
+    let ctx = context(m, pillar, &saltenv, run.test);
+    let ret = runtime::call_low(&ctx, low).map_err(runtime_error)?;
+    let mut running = Map::new();
+    running.insert(tag, Value::Map(ret));
+    let retcode = if check_result(&running, None) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(Return {
+        value: Value::Map(running),
+        retcode,
+    })
+}
+
+/// `state.low '{...}'`: one low chunk, as given; the run sees a freshly
+/// compiled pillar and the configured test mode.
+fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let data = p.require("data")?;
+    let _queue = p.take("queue");
+    let _kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let Value::Map(mut low) = data else {
+        return Err(CallError::InvalidArguments(format!(
+            "low data must be a dictionary, not {}",
+            data.type_name()
+        )));
+    };
+    let errs = runtime::verify_data(&mut low);
+    if !errs.is_empty() {
+        return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
+    }
+    let pillar = m.compile_pillar(&FreshPillar::default(), true);
+    let test = m.opts.get("test").is_some_and(Value::is_truthy);
+    let saltenv = str_opt(m.opts.get("saltenv")).unwrap_or_else(|| "base".into());
+    let ctx = context(m, pillar, &saltenv, test);
+    let ret = runtime::call_low(&ctx, low).map_err(runtime_error)?;
+    // salt-call fails a call whose return says `result: False` (or None).
+    let retcode = match ret.get("result") {
+        Some(r) if !r.is_truthy() => 1,
+        _ => 0,
+    };
+    Ok(Return {
+        value: Value::Map(ret),
+        retcode,
+    })
+}
+
+/// Salt's `state.check_result`: every state succeeded, counting a failed
+/// state as handled when `onfail_stop: False` handlers of it all succeeded.
+fn check_result(running: &Map, high: Option<&Map>) -> bool {
+    if running.is_empty() {
+        return false;
+    }
+    for (tag, ret) in running {
+        let mut ok = match ret {
+            Value::Map(r) => match r.get("result") {
+                Some(Value::Bool(false)) => false,
+                Some(_) => true,
+                None => nested_ok(r),
+            },
+            _ => false,
+        };
+        if !ok {
+            ok = onfail_handled(tag, ret, running, high) == Some(true);
+        }
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// `check_result(..., recurse=True)` on a return without `result`.
+fn nested_ok(m: &Map) -> bool {
+    m.values().all(|v| match v {
+        Value::Map(inner) => match inner.get("result") {
+            Some(Value::Bool(false)) => false,
+            Some(_) => true,
+            None => nested_ok(inner),
+        },
+        _ => true,
+    })
+}
+
+/// The parts of a running-dict tag (state, id).
+fn split_tag(tag: &str) -> Option<(&str, &str)> {
+    let mut parts = tag.split("_|-");
+    let state = parts.next()?;
+    let id = parts.next()?;
+    Some((state, id))
+}
+
+/// Salt's `check_onfail_requisites`: `Some(true)` when the failed state
+/// has `onfail_stop: False` handlers and they succeeded.
+fn onfail_handled(tag: &str, ret: &Value, running: &Map, high: Option<&Map>) -> Option<bool> {
+    let high = high.filter(|h| !h.is_empty())?;
+    if !ret.is_truthy() {
+        return None;
+    }
+    let (fstate_of_failed, fid) = match split_tag(tag) {
+        Some((s, i)) if tag.contains("_|-") => (Some(s), i),
+        _ => (None, tag),
+    };
+    let mut handlers: Vec<(&str, &str)> = Vec::new();
+    for (hid, body) in high {
+        if hid == fid {
+            continue;
+        }
+        let Value::Map(body) = body else { continue };
+        for (module, decl) in body {
+            if module.starts_with("__") {
+                continue;
+            }
+            let Value::List(args) = decl else { continue };
+            let stop_off = args
+                .iter()
+                .filter_map(Value::as_map)
+                .find_map(|a| match a.get("onfail_stop") {
+                    Some(Value::Bool(false)) => Some(true),
+                    _ => None,
+                })
+                .unwrap_or(false);
+            if !stop_off {
+                continue;
+            }
+            for a in args.iter().filter_map(Value::as_map) {
+                let Some(Value::List(reqs)) = a.get("onfail") else {
+                    continue;
+                };
+                for req in reqs.iter().filter_map(Value::as_map) {
+                    for (rmod, rid) in req {
+                        let rid_ok = rid.as_str() == Some(fid);
+                        let mod_ok = fstate_of_failed.is_none_or(|s| s == rmod);
+                        if rid_ok && mod_ok {
+                            handlers.push((hid.as_str(), module.as_str()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if handlers.is_empty() {
+        return None;
+    }
+    let mut nret: Option<bool> = None;
+    for (hid, hmod) in handlers {
+        for (rtag, rret) in running {
+            let (rstate, rid) = match split_tag(rtag) {
+                Some((s, i)) if rtag.contains("_|-") => (s.to_string(), i.to_string()),
+                _ => (
+                    hmod.to_string(),
+                    rret.get("__id__")
+                        .map(Value::to_python_str)
+                        .unwrap_or_else(|| rtag.clone()),
+                ),
+            };
+            if rstate == hmod && rid == hid {
+                if let Some(Value::Bool(b)) = rret.get("result") {
+                    nret = Some(*b);
+                    if !b {
+                        break;
+                    }
+                }
+            }
+        }
+        if nret.is_none() {
+            nret = Some(false);
+        }
+    }
+    nret
+}
+
+/// The render stage: top files and SLS files → high data.
+mod render {
+    use super::{Minion, Rendered, RunOpts};
+    use brine_protocol::Map;
+
+    /// The states the top files give this minion.
+    pub(super) fn highstate(m: &Minion, run: &RunOpts, pillar: &Map) -> Rendered {
+        let _ = (m, run, pillar);
+        Rendered::Errors(vec![
+            "brine: the state render stage is not available in this build".into(),
+        ])
+    }
+
+    /// The listed SLS of the run's saltenv.
+    pub(super) fn sls(m: &Minion, run: &RunOpts, pillar: &Map, mods: &[String]) -> Rendered {
+        let _ = (m, run, pillar, mods);
+        Rendered::Errors(vec![
+            "brine: the state render stage is not available in this build".into(),
+        ])
+    }
 }
