@@ -95,10 +95,15 @@ pub fn run(cli: &Cli) -> i32 {
         );
         return 2;
     }
-    let out = cli.out.clone().unwrap_or_else(|| "nested".into());
+    let out = cli
+        .out
+        .clone()
+        .unwrap_or_else(|| default_outputter(&cli.function).into());
     let args = parse_input(&cli.args);
+    let mut oopts = output_options(cli);
+    oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);
     match modules::call(&mut minion, &cli.function, args) {
-        Ok(ret) => match output::render_with(&out, "local", &ret.value, &output_options(cli)) {
+        Ok(ret) => match output::render_with(&out, "local", &ret.value, &oopts) {
             Ok(text) => {
                 print!("{text}");
                 ret.retcode
@@ -112,6 +117,31 @@ pub fn run(cli: &Cli) -> i32 {
             println!("{e}");
             e.retcode()
         }
+    }
+}
+
+/// The outputter a function declares (Salt's `__outputter__`): state runs
+/// print with `highstate`, everything else with `nested`.
+fn default_outputter(function: &str) -> &'static str {
+    const HIGHSTATE: &[&str] = &[
+        "state.sls",
+        "state.sls_id",
+        "state.pkg",
+        "state.top",
+        "state.single",
+        "state.highstate",
+        "state.template",
+        "state.template_str",
+        "state.apply",
+        "state.test",
+        "state.request",
+        "state.check_request",
+        "state.run_request",
+    ];
+    if HIGHSTATE.contains(&function) {
+        "highstate"
+    } else {
+        "nested"
     }
 }
 
