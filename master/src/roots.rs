@@ -39,6 +39,23 @@ impl Roots {
         out
     }
 
+    /// Configured directories that cannot be read, each as a message naming
+    /// the option, environment and path (Salt silently finds nothing there).
+    pub fn unreadable(&self, option: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for (env, dirs) in &self.envs {
+            for d in dirs {
+                if let Err(e) = std::fs::read_dir(d) {
+                    out.push(format!(
+                        "{option}: environment '{env}': {}: {e}",
+                        d.display()
+                    ));
+                }
+            }
+        }
+        out
+    }
+
     pub fn has_env(&self, env: &str) -> bool {
         self.envs.contains_key(env)
     }

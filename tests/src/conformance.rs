@@ -160,6 +160,17 @@ pub fn diff(exp: &Json, got: &Json, path: &str) -> Option<String> {
 
 /// Run every command of the case in `dir` through `brine-call --local`.
 pub fn run_case_local(dir: &Path, brine_call: &Path) -> Vec<Outcome> {
+    run_case_local_checking(dir, brine_call, |_| true)
+}
+
+/// Run every command of the case in `dir`, but compare only those that
+/// `check` accepts; the others still run, unchecked, so that what they do
+/// carries over to later commands (run.py's `--only`).
+pub fn run_case_local_checking(
+    dir: &Path,
+    brine_call: &Path,
+    check: impl Fn(&str) -> bool,
+) -> Vec<Outcome> {
     let case = match load_case(dir) {
         Ok(c) => c,
         Err(e) => {
@@ -231,6 +242,17 @@ pub fn run_case_local(dir: &Path, brine_call: &Path) -> Vec<Outcome> {
 
     let mut outcomes = Vec::new();
     for (i, cmd) in case.commands.iter().enumerate() {
+        if !check(cmd) {
+            let words = shell_words::split(&cmd.replace("@TMP@", &tmp_s)).unwrap_or_default();
+            // Unchecked: its answer does not matter, only its effects.
+            let _ = Command::new(brine_call)
+                .arg("-c")
+                .arg(&confdir)
+                .args(["--local", "--out", "json"])
+                .args(&words)
+                .output();
+            continue;
+        }
         let failure = run_command(&case, i, cmd, brine_call, &confdir, &tmp_s).err();
         outcomes.push(Outcome {
             case: case.name.clone(),

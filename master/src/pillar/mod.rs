@@ -92,6 +92,9 @@ pub fn compile(req: &PillarRequest) -> Map {
         pillarenv.as_deref(),
         req.saltenv.as_deref(),
     ));
+    for problem in roots.unreadable("pillar_roots") {
+        tracing::warn!("{problem}");
+    }
     let state_top = opts::get_str(o, "state_top").unwrap_or("top.sls");
     let only_env = (strategy == MergeStrategy::None)
         .then(|| req.saltenv.clone().unwrap_or_else(|| "base".into()));

@@ -114,6 +114,14 @@ impl Compiler<'_> {
                 other => (other.to_python_str(), None),
             };
             for sub in resolve_include(&name, sls, file.is_init, &avail) {
+                if !mods.contains_key(&sub) && self.roots.find_sls(saltenv, &sub).is_none() {
+                    // Salt's error names only the missing SLS; the log says
+                    // which file asked for it.
+                    tracing::error!(
+                        "{}: include of '{sub}' in environment '{saltenv}': no such SLS",
+                        file.path.display()
+                    );
+                }
                 let nstate = if let Some(cached) = mods.get(&sub) {
                     cached.clone()
                 } else {

@@ -6,8 +6,14 @@
 //! - `StrictUndefined` (unless `allow_undefined` is set in opts): printing,
 //!   testing or iterating an undefined name is an error.
 //! - `{{ x }}` prints Python's `str(x)`: `True`, `None`, `['a', 1]`,
-//!   `{'k': 'v'}`.
-//! - Jinja drops the template's last newline and Salt adds it back.
+//!   `{'k': 'v'}`; elsewhere (`|string`, `'%s' % x`, `~`) YAML-loaded
+//!   pillar dicts print as `OrderedDict([('k', 'v')])`, and `|yaml` keeps
+//!   their order while sorting plain dicts.
+//! - Newlines are read as `\n`; Jinja drops the last one and Salt adds it
+//!   back.
+//! - Lists and dicts bound with `{% set %}` take `.append()`, `.update()`...
+//!   (minijinja values are immutable, so `set` binds a mutable copy; Salt
+//!   would share the object, e.g. a pillar subtree, with its source).
 //! - Extensions `do` and `loopcontrols`, Salt's filters and tests, the
 //!   `import_yaml`/`import_json`/`import_text` and `load_yaml`/`load_json`/
 //!   `load_text` tags.
@@ -144,6 +150,9 @@ fn base_env() -> &'static Environment<'static> {
     ENV.get_or_init(|| {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        // Errors then carry the template source, to name the failing
+        // expression; it costs only when an error is raised.
+        env.set_debug(true);
         env.set_keep_trailing_newline(false);
         env.set_auto_escape_callback(|_| AutoEscape::None);
         env.set_formatter(|out, _state, value| {
@@ -356,35 +365,69 @@ fn build_context(ctx: &TemplateContext, vars: &SlsVars) -> MjValue {
     MjValue::from_object(map)
 }
 
-/// A minijinja error as Salt words it, naming the template and line.
+/// A minijinja error worded like Salt's (`Jinja variable ... is undefined`,
+/// `Jinja syntax error: ...`, `Jinja error: ...`), naming the template, the
+/// failing expression when known, and the line. `line` is only set when the
+/// error is in the rendered template itself; errors inside an imported
+/// template name that template and its line in the message.
 fn jinja_error(top_name: &str, err: &minijinja::Error) -> JinjaError {
     let name = err.name().unwrap_or(top_name);
-    let what = match err.kind() {
-        ErrorKind::UndefinedError => "Jinja variable is undefined".to_string(),
-        ErrorKind::SyntaxError => "Jinja syntax error".to_string(),
-        _ => "Jinja error".to_string(),
-    };
-    let detail = err.detail().map(|d| format!(": {d}")).unwrap_or_default();
-    let kind = match err.kind() {
-        ErrorKind::UndefinedError | ErrorKind::SyntaxError | ErrorKind::InvalidOperation => {
-            String::new()
+    // The failing expression, as written in the template.
+    let expr = err
+        .template_source()
+        .zip(err.range())
+        .and_then(|(src, r)| src.get(r))
+        .map(|e| e.trim().to_string())
+        .filter(|e| !e.is_empty() && e.len() <= 200);
+    let detail = err.detail().map(str::to_string);
+    let mut message = match err.kind() {
+        ErrorKind::UndefinedError => match &expr {
+            Some(e) => format!("Jinja variable '{e}' is undefined"),
+            None => "Jinja variable is undefined".to_string(),
+        },
+        ErrorKind::SyntaxError => format!("Jinja syntax error: {}", detail.unwrap_or_default()),
+        ErrorKind::UnknownFilter | ErrorKind::UnknownTest | ErrorKind::UnknownFunction => {
+            format!(
+                "Jinja syntax error: {}{}",
+                err.kind(),
+                detail.map(|d| format!(": {d}")).unwrap_or_default()
+            )
         }
-        k => format!(" ({k})"),
+        ErrorKind::TemplateNotFound => format!(
+            "Jinja error: template not found: {}",
+            detail.unwrap_or_default()
+        ),
+        kind => {
+            let what = detail.unwrap_or_else(|| kind.to_string());
+            match (&expr, kind) {
+                (Some(e), ErrorKind::InvalidOperation | ErrorKind::UnknownMethod) => {
+                    format!("Jinja error: {what} (in '{e}')")
+                }
+                _ => format!("Jinja error: {what}"),
+            }
+        }
     };
-    let mut message = format!("{what}{detail}{kind} in {name}");
-    // Errors inside an imported template keep the caller's position too.
+    let in_top = name == top_name;
+    message.push_str(&format!(" in {name}"));
+    if !in_top {
+        if let Some(l) = err.line() {
+            message.push_str(&format!(" line {l}"));
+        }
+    }
+    // Errors raised inside a filter or function can carry a cause.
     let mut source = std::error::Error::source(err);
     while let Some(s) = source {
-        if let Some(inner) = s.downcast_ref::<minijinja::Error>() {
-            message.push_str(&format!("; {}", inner));
-        } else {
-            message.push_str(&format!("; {s}"));
+        match s.downcast_ref::<minijinja::Error>() {
+            Some(inner) => {
+                message.push_str(&format!("; {}", inner.detail().unwrap_or_default()));
+            }
+            None => message.push_str(&format!("; {s}")),
         }
         source = s.source();
     }
     JinjaError {
         message,
-        line: err.line(),
+        line: if in_top { err.line() } else { None },
     }
 }
 

@@ -33,6 +33,11 @@ impl Object for OrderedDict {
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         Some(self.0.len())
     }
+
+    /// Python's `str()` (minijinja uses this for `~`).
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&py_str(&MjValue::from_dyn_object(self.clone())))
+    }
 }
 
 use minijinja::value::ObjectExt;
@@ -53,6 +58,10 @@ impl Object for PyTuple {
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
         Enumerator::Seq(self.0.len())
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&py_str(&MjValue::from_dyn_object(self.clone())))
     }
 }
 
@@ -164,7 +173,7 @@ fn str_with(v: &MjValue, printable: bool) -> String {
         ValueKind::Undefined => String::new(),
         _ => {
             let mut out = String::new();
-            py_repr_into(v, &mut out, printable);
+            py_repr_into(v, &mut out, printable, 0);
             out
         }
     }
@@ -173,11 +182,19 @@ fn str_with(v: &MjValue, printable: bool) -> String {
 /// Python's `repr()`.
 pub(crate) fn py_repr(v: &MjValue) -> String {
     let mut out = String::new();
-    py_repr_into(v, &mut out, false);
+    py_repr_into(v, &mut out, false, 0);
     out
 }
 
-fn py_repr_into(v: &MjValue, out: &mut String, printable: bool) {
+/// Nesting beyond this is a self-containing list/dict (`d.update({'d': d})`);
+/// printed as `...` as Python does, instead of recursing forever.
+pub(crate) const MAX_DEPTH: usize = 200;
+
+fn py_repr_into(v: &MjValue, out: &mut String, printable: bool, depth: usize) {
+    if depth > MAX_DEPTH {
+        out.push_str("...");
+        return;
+    }
     match v.kind() {
         ValueKind::Undefined => out.push_str("Undefined"),
         ValueKind::None => out.push_str("None"),
@@ -210,9 +227,9 @@ fn py_repr_into(v: &MjValue, out: &mut String, printable: bool) {
                     out.push_str(", ");
                 }
                 out.push('(');
-                py_repr_into(k, out, printable);
+                py_repr_into(k, out, printable, depth + 1);
                 out.push_str(", ");
-                py_repr_into(x, out, printable);
+                py_repr_into(x, out, printable, depth + 1);
                 out.push(')');
             }
             out.push_str("])");
@@ -223,9 +240,9 @@ fn py_repr_into(v: &MjValue, out: &mut String, printable: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_repr_into(k, out, printable);
+                py_repr_into(k, out, printable, depth + 1);
                 out.push_str(": ");
-                py_repr_into(x, out, printable);
+                py_repr_into(x, out, printable, depth + 1);
             }
             out.push('}');
         }
@@ -237,7 +254,7 @@ fn py_repr_into(v: &MjValue, out: &mut String, printable: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_repr_into(x, out, printable);
+                py_repr_into(x, out, printable, depth + 1);
             }
             if tuple && items.len() == 1 {
                 out.push(',');

@@ -181,6 +181,39 @@ pub(crate) fn register(env: &mut Environment<'static>) {
         regex_find(&v, &a, true).map(|m| !m.is_none())
     });
     env.add_test("list", |v: MjValue| is_list(&v));
+    // Jinja2: anything with a length and item access (strings, dicts too).
+    env.add_test("sequence", |v: MjValue| {
+        matches!(
+            v.kind(),
+            ValueKind::String | ValueKind::Bytes | ValueKind::Seq | ValueKind::Map
+        )
+    });
+    env.add_filter("int", |v: MjValue, a: Rest<MjValue>| int_filter(&v, &a));
+    env.add_filter("round", |v: MjValue, a: Rest<MjValue>| round_filter(&v, &a));
+    env.add_filter("center", |v: MjValue, a: Rest<MjValue>| {
+        let a = bind("center", &a, &["width"], 0)?;
+        let width = a[0].clone().unwrap_or(MjValue::from(80));
+        Ok::<_, Error>(
+            str_method(&MjValue::from(py_str(&v)), "center", &[width])?.unwrap_or_default(),
+        )
+    });
+    env.add_filter("truncate", |v: MjValue, a: Rest<MjValue>| {
+        truncate_filter(&v, &a)
+    });
+    env.add_filter("wordcount", |v: MjValue| {
+        static WORD: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
+        let re = WORD.get_or_init(|| Regex::new(r"\w+").ok());
+        MjValue::from(
+            re.as_ref()
+                .map(|r| r.find_iter(&py_str(&v)).count())
+                .unwrap_or(0),
+        )
+    });
+    env.add_filter("float", |v: MjValue, a: Rest<MjValue>| {
+        let a = bind("float", &a, &["default"], 0)?;
+        let default = a[0].clone().unwrap_or(MjValue::from(0.0));
+        Ok::<_, Error>(python_float(&v).map(MjValue::from).unwrap_or(default))
+    });
     env.add_function("raise", |msg: MjValue| -> Result<MjValue, Error> {
         Err(Error::new(ErrorKind::InvalidOperation, py_str(&msg)))
     });
@@ -660,6 +693,120 @@ fn path_join(v: &MjValue, args: &[MjValue]) -> FResult {
         }
     }
     Ok(MjValue::from(out))
+}
+
+/// Python's `float(x)` for what templates pass: numbers, bools, numeric
+/// strings (with surrounding whitespace, `_`, `inf`, `nan`).
+fn python_float(v: &MjValue) -> Option<f64> {
+    match v.kind() {
+        ValueKind::Bool => Some(if v.is_true() { 1.0 } else { 0.0 }),
+        ValueKind::Number => f64::try_from(v.clone()).ok(),
+        ValueKind::String => {
+            let t = v.as_str().unwrap_or_default().trim();
+            if t.starts_with('_') || t.ends_with('_') || t.contains("__") {
+                return None;
+            }
+            let t = t.replace('_', "");
+            match t.to_ascii_lowercase().trim_start_matches(['+', '-']) {
+                "inf" | "infinity" | "nan" => t.parse().ok(),
+                rest if rest
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '+' | '-')) =>
+                {
+                    t.parse().ok()
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Jinja2's `truncate(length=255, killwords=False, end='...', leeway=5)`.
+fn truncate_filter(v: &MjValue, args: &[MjValue]) -> FResult {
+    let a = bind(
+        "truncate",
+        args,
+        &["length", "killwords", "end", "leeway"],
+        0,
+    )?;
+    let s: Vec<char> = py_str(v).chars().collect();
+    let length = a[0].as_ref().and_then(|l| l.as_i64()).unwrap_or(255).max(0) as usize;
+    let killwords = a[1].as_ref().is_some_and(|k| k.is_true());
+    let end = a[2].as_ref().map(py_str).unwrap_or_else(|| "...".into());
+    let leeway = a[3].as_ref().and_then(|l| l.as_i64()).unwrap_or(5).max(0) as usize;
+    let end_len = end.chars().count();
+    if length < end_len {
+        return Err(invalid("expected length >= len(end)"));
+    }
+    if s.len() <= length + leeway {
+        return Ok(MjValue::from(s.iter().collect::<String>()));
+    }
+    let head: String = s[..length - end_len].iter().collect();
+    let head = if killwords {
+        head
+    } else {
+        head.rsplit_once(' ')
+            .map(|(h, _)| h.to_string())
+            .unwrap_or(head)
+    };
+    Ok(MjValue::from(head + &end))
+}
+
+/// Jinja2's `round(precision=0, method='common')`: Python's `round()`
+/// (ties to even on the exact value) or math.floor/ceil at that precision;
+/// always a float.
+fn round_filter(v: &MjValue, args: &[MjValue]) -> FResult {
+    let a = bind("round", args, &["precision", "method"], 0)?;
+    let precision = a[0].as_ref().and_then(|p| p.as_i64()).unwrap_or(0);
+    let method = a[1].as_ref().map(py_str).unwrap_or_else(|| "common".into());
+    let x = number_f64(v)?;
+    let scale = 10f64.powi(precision as i32);
+    let r = match method.as_str() {
+        // Rust's fixed-precision formatting rounds the exact binary value
+        // half to even, as Python's round() does.
+        "common" if precision >= 0 => format!("{:.*}", precision as usize, x).parse().unwrap_or(x),
+        "common" => (x * scale).round_ties_even() / scale,
+        "floor" => (x * scale).floor() / scale,
+        "ceil" => (x * scale).ceil() / scale,
+        _ => return Err(invalid("method must be 'common', 'ceil' or 'floor'")),
+    };
+    Ok(MjValue::from(r))
+}
+
+/// Jinja2's `int(default=0, base=10)`: `int(x, base)`, else `int(float(x))`,
+/// else the default.
+fn int_filter(v: &MjValue, args: &[MjValue]) -> FResult {
+    let a = bind("int", args, &["default", "base"], 0)?;
+    let default = a[0].clone().unwrap_or(MjValue::from(0));
+    let base = a[1].as_ref().and_then(|b| b.as_i64()).unwrap_or(10);
+    if v.is_integer() {
+        return Ok(v.clone());
+    }
+    if let Some(s) = v.as_str() {
+        let t = s.trim().replace('_', "");
+        let (neg, digits) = match t.strip_prefix('-') {
+            Some(d) => (true, d.to_string()),
+            None => (false, t.strip_prefix('+').unwrap_or(&t).to_string()),
+        };
+        let lower = digits.to_ascii_lowercase();
+        let (radix, body) = match (base, lower.get(..2)) {
+            (16 | 0, Some("0x")) => (16, &lower[2..]),
+            (8 | 0, Some("0o")) => (8, &lower[2..]),
+            (2 | 0, Some("0b")) => (2, &lower[2..]),
+            (0, _) => (10, lower.as_str()),
+            (b, _) => (b as u32, lower.as_str()),
+        };
+        if (2..=36).contains(&radix) && !body.is_empty() {
+            if let Ok(i) = i64::from_str_radix(body, radix) {
+                return Ok(MjValue::from(if neg { -i } else { i }));
+            }
+        }
+    }
+    Ok(match python_float(v) {
+        Some(f) if f.is_finite() => MjValue::from(f.trunc() as i64),
+        _ => default,
+    })
 }
 
 fn to_num(v: &MjValue) -> FResult {

@@ -17,10 +17,10 @@ use minijinja::value::{Enumerator, Object, ObjectRepr, Value as MjValue, ValueKi
 use minijinja::{Error, ErrorKind, State};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct MutList(Mutex<Vec<MjValue>>);
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct MutDict {
     map: Mutex<IndexMap<MjValue, MjValue>>,
     /// Came from YAML data (an `OrderedDict` in Salt); see [`OrderedDict`].
@@ -31,6 +31,19 @@ pub(crate) struct MutDict {
 /// is still a valid list/dict, so keep going.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+// Debug output stays shallow: the contents may contain the value itself.
+impl std::fmt::Debug for MutList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MutList(len {})", lock(&self.0).len())
+    }
+}
+
+impl std::fmt::Debug for MutDict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MutDict(len {})", lock(&self.map).len())
+    }
 }
 
 impl MutList {
@@ -104,6 +117,10 @@ impl Object for MutList {
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         Some(lock(&self.0).len())
     }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&convert::py_str(&MjValue::from_dyn_object(self.clone())))
+    }
 }
 
 impl Object for MutDict {
@@ -122,6 +139,10 @@ impl Object for MutDict {
 
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         Some(lock(&self.map).len())
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&convert::py_str(&MjValue::from_dyn_object(self.clone())))
     }
 }
 
@@ -448,11 +469,19 @@ fn list_mutation(
 
 /// `copy.deepcopy` into mutable lists and dicts.
 pub(crate) fn deep_mutable(v: &MjValue) -> MjValue {
+    deep_mutable_at(v, 0)
+}
+
+fn deep_mutable_at(v: &MjValue, depth: usize) -> MjValue {
+    if depth > convert::MAX_DEPTH {
+        // A self-containing value: share the rest instead of copying forever.
+        return v.clone();
+    }
     match v.kind() {
         ValueKind::Map if is_plain_data_map(v) => {
             let map: IndexMap<MjValue, MjValue> = convert::map_pairs(v)
                 .into_iter()
-                .map(|(k, x)| (k, deep_mutable(&x)))
+                .map(|(k, x)| (k, deep_mutable_at(&x, depth + 1)))
                 .collect();
             MjValue::from_object(MutDict {
                 map: Mutex::new(map),
@@ -461,7 +490,10 @@ pub(crate) fn deep_mutable(v: &MjValue) -> MjValue {
         }
         ValueKind::Seq if v.downcast_object_ref::<PyTuple>().is_none() => {
             MjValue::from_object(MutList(Mutex::new(
-                convert::seq_items(v).iter().map(deep_mutable).collect(),
+                convert::seq_items(v)
+                    .iter()
+                    .map(|x| deep_mutable_at(x, depth + 1))
+                    .collect(),
             )))
         }
         _ => v.clone(),
@@ -482,6 +514,20 @@ fn is_plain_data_map(v: &MjValue) -> bool {
 /// overwritten. As in Salt, when the two share no key at all, `upd`'s
 /// values are copied over without recursing.
 pub(crate) fn dict_update(dest: &MjValue, upd: &MjValue, merge_lists: bool) -> Result<(), Error> {
+    dict_update_at(dest, upd, merge_lists, 0)
+}
+
+fn dict_update_at(
+    dest: &MjValue,
+    upd: &MjValue,
+    merge_lists: bool,
+    depth: usize,
+) -> Result<(), Error> {
+    if depth > convert::MAX_DEPTH {
+        return Err(invalid(
+            "RecursionError: cannot merge a self-containing dict",
+        ));
+    }
     let Some(d) = dest.downcast_object_ref::<MutDict>() else {
         return Err(invalid(
             "Cannot update using non-dict types in dictupdate.update()",
@@ -513,7 +559,7 @@ pub(crate) fn dict_update(dest: &MjValue, upd: &MjValue, merge_lists: bool) -> R
                     && val.kind() == ValueKind::Map
                     && is_plain_data_map(&sub) =>
             {
-                dict_update(&sub, &val, merge_lists)?;
+                dict_update_at(&sub, &val, merge_lists, depth + 1)?;
                 sub
             }
             Some(sub)

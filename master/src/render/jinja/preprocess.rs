@@ -51,10 +51,15 @@ fn rewrite_unified(src: &str) -> Result<Cow<'_, str>, PreprocessError> {
                 };
             }
             Some(b'{') => {
-                i = match tag_end(src, pos + 2, "}}") {
-                    Some(e) => e + 2,
-                    None => break,
+                let Some(end) = tag_end(src, pos + 2, "}}") else {
+                    break;
                 };
+                if let Some(new) = rewrite_percent(&src[pos + 2..end]) {
+                    out.push_str(&src[copied..pos + 2]);
+                    out.push_str(&new);
+                    copied = end;
+                }
+                i = end + 2;
             }
             Some(b'%') => {
                 let Some(end) = tag_end(src, pos + 2, "%}") else {
@@ -76,7 +81,8 @@ fn rewrite_unified(src: &str) -> Result<Cow<'_, str>, PreprocessError> {
                     }
                     _ => String::new(),
                 };
-                let content = &src[cstart..cend];
+                let percent = rewrite_percent(&src[cstart..cend]);
+                let content = percent.as_deref().unwrap_or(&src[cstart..cend]);
                 let keyword = first_word(content);
                 let replacement: Option<String> = match keyword {
                     "raw" => {
@@ -143,6 +149,8 @@ fn rewrite_unified(src: &str) -> Result<Cow<'_, str>, PreprocessError> {
                     }
                     _ => None,
                 };
+                let replacement = replacement
+                    .or_else(|| percent.as_ref().map(|c| format!("{{%{lmod}{c}{rmod}%}}")));
                 if let Some(r) = replacement {
                     out.push_str(&src[copied..pos]);
                     out.push_str(&r);
@@ -185,11 +193,13 @@ fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Index of `close` at or after `from`, outside string literals.
+/// Index of `close` at or after `from`, outside string literals and
+/// brackets (`{{ {'a': {'b': 1}} }}` ends at the last `}}`).
 fn tag_end(src: &str, from: usize, close: &str) -> Option<usize> {
     let b = src.as_bytes();
     let mut i = from;
     let mut quote: Option<u8> = None;
+    let mut depth = 0usize;
     while i < b.len() {
         let c = b[i];
         match quote {
@@ -201,16 +211,173 @@ fn tag_end(src: &str, from: usize, close: &str) -> Option<usize> {
                 }
             }
             None => {
-                if c == b'\'' || c == b'"' {
-                    quote = Some(c);
-                } else if src[i..].starts_with(close) {
+                if depth == 0 && src[i..].starts_with(close) {
                     return Some(i);
+                }
+                match c {
+                    b'\'' | b'"' => quote = Some(c),
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
                 }
             }
         }
         i += 1;
     }
     None
+}
+
+/// End (exclusive) of the string literal starting at `start` (a quote).
+fn string_end(b: &[u8], start: usize) -> Option<usize> {
+    let q = *b.get(start)?;
+    let mut i = start + 1;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == q {
+            return Some(i + 1);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// End (exclusive) of the bracketed group opening at `start`.
+fn group_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < b.len() {
+        match b[i] {
+            b'\'' | b'"' => {
+                i = string_end(b, i)?;
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+        i += 1;
+    }
+    i
+}
+
+fn skip_ident(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
+        i += 1;
+    }
+    i
+}
+
+/// After an operand's first part: `.attr`, `[...]`, `(...)` and
+/// `|filter(...)` chains, which bind tighter than `%`.
+fn postfix_end(b: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        match b.get(i) {
+            Some(b'.') => i = skip_ident(b, i + 1),
+            Some(b'[') | Some(b'(') => i = group_end(b, i)?,
+            _ => {
+                let j = skip_ws(b, i);
+                if b.get(j) == Some(&b'|') {
+                    let k = skip_ws(b, j + 1);
+                    let e = skip_ident(b, k);
+                    if e == k {
+                        return Some(i);
+                    }
+                    i = if b.get(e) == Some(&b'(') {
+                        group_end(b, e)?
+                    } else {
+                        e
+                    };
+                } else {
+                    return Some(i);
+                }
+            }
+        }
+    }
+}
+
+/// Python's `'fmt' % args` on a string literal, which minijinja lacks:
+/// `'%s-%s' % (a, b)` → `('%s-%s'|format(a, b))`, `'%s' % x` →
+/// `('%s'|format(x))`. Whitespace (and so line numbers) is kept.
+fn rewrite_percent(content: &str) -> Option<String> {
+    let b = content.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0usize;
+    let mut i = 0usize;
+    while i < b.len() {
+        if b[i] != b'\'' && b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let lit_start = i;
+        let Some(lit_end) = string_end(b, i) else {
+            break;
+        };
+        i = lit_end;
+        let pct = skip_ws(b, lit_end);
+        if b.get(pct) != Some(&b'%') || matches!(b.get(pct + 1), Some(b'}') | Some(b'%')) {
+            continue;
+        }
+        let op_start = skip_ws(b, pct + 1);
+        let (args, op_end) = match b.get(op_start) {
+            Some(b'(') => {
+                let g = group_end(b, op_start)?;
+                let e = postfix_end(b, g)?;
+                if e == g {
+                    // A tuple: its items are the format arguments.
+                    (&content[op_start + 1..g - 1], g)
+                } else {
+                    (&content[op_start..e], e)
+                }
+            }
+            Some(b'\'' | b'"') => {
+                let e = postfix_end(b, string_end(b, op_start)?)?;
+                (&content[op_start..e], e)
+            }
+            Some(b'[' | b'{') => {
+                let e = postfix_end(b, group_end(b, op_start)?)?;
+                (&content[op_start..e], e)
+            }
+            Some(c) if c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-' => {
+                let first = if *c == b'-' { op_start + 1 } else { op_start };
+                let e = postfix_end(b, skip_ident(b, first))?;
+                (&content[op_start..e], e)
+            }
+            _ => continue,
+        };
+        out.push_str(&content[copied..lit_start]);
+        out.push('(');
+        out.push_str(&content[lit_start..lit_end]);
+        out.push_str(&content[lit_end..pct]);
+        out.push_str("|format(");
+        out.push_str(&content[pct + 1..op_start]);
+        out.push_str(args);
+        out.push_str("))");
+        copied = op_end;
+        i = op_end;
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&content[copied..]);
+    Some(out)
 }
 
 /// Position just after the `{% endraw %}` closing a raw block.
@@ -309,6 +476,27 @@ mod tests {
         assert!(matches!(rewrite(src).unwrap(), Cow::Borrowed(_)));
         let src = "{% set x = '%}' %}";
         assert_eq!(rewrite(src).unwrap(), "{% set x =( '%}')|_brine_mutable %}");
+    }
+
+    #[test]
+    fn percent_operator() {
+        assert_eq!(
+            rewrite_percent(" '%s-%s' % (a, b.c) "),
+            Some(" ('%s-%s' |format( a, b.c)) ".into())
+        );
+        assert_eq!(
+            rewrite_percent(" '%s' % x.y[0]|upper ~ 'z' "),
+            Some(" ('%s' |format( x.y[0]|upper)) ~ 'z' ".into())
+        );
+        assert_eq!(
+            rewrite_percent(" \"%(a)s\" % {'a': 1} "),
+            Some(" (\"%(a)s\" |format( {'a': 1})) ".into())
+        );
+        assert_eq!(rewrite_percent(" set x = 'a' "), None);
+        assert_eq!(
+            rewrite(r"{% set x = '%d%%' % 5 %}").unwrap(),
+            "{% set x =( ('%d%%' |format( 5)))|_brine_mutable %}"
+        );
     }
 
     #[test]

@@ -35,6 +35,11 @@ fn write_value(
     depth: usize,
     out: &mut String,
 ) -> Result<(), NotSerializable> {
+    if depth > super::convert::MAX_DEPTH {
+        return Err(NotSerializable(
+            "a self-containing value (Circular reference detected)".into(),
+        ));
+    }
     // With an indent Python drops the space after commas.
     let item_sep = if opts.indent.is_some() { "," } else { ", " };
     match v.kind() {

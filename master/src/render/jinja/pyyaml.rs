@@ -28,7 +28,7 @@ pub(crate) struct NotRepresentable(pub String);
 /// whitespace and of the `...` document end marker, as Salt's `yaml` filter
 /// returns it.
 pub(crate) fn dump(v: &MjValue, flow: bool) -> Result<String, NotRepresentable> {
-    let node = represent(v)?;
+    let node = represent(v, 0)?;
     let mut e = Emitter::new(80);
     e.expect_node(
         &node,
@@ -46,7 +46,10 @@ pub(crate) fn dump(v: &MjValue, flow: bool) -> Result<String, NotRepresentable> 
 /// PyYAML's `SafeRepresenter` with Salt's `SafeOrderedDumper` additions:
 /// plain dicts sorted by key, `OrderedDict`s in order, unknown types
 /// (tuples among them) as `NULL`.
-fn represent(v: &MjValue) -> Result<Node, NotRepresentable> {
+fn represent(v: &MjValue, depth: usize) -> Result<Node, NotRepresentable> {
+    if depth > super::convert::MAX_DEPTH {
+        return Err(NotRepresentable("a self-containing value".into()));
+    }
     Ok(match v.kind() {
         ValueKind::None | ValueKind::Undefined => scalar("null", true),
         ValueKind::Bool => scalar(if v.is_true() { "true" } else { "false" }, true),
@@ -59,7 +62,7 @@ fn represent(v: &MjValue) -> Result<Node, NotRepresentable> {
         ValueKind::Seq | ValueKind::Iterable => Node::Seq(
             seq_items(v)
                 .iter()
-                .map(represent)
+                .map(|x| represent(x, depth + 1))
                 .collect::<Result<_, _>>()?,
         ),
         ValueKind::Map => {
@@ -70,7 +73,7 @@ fn represent(v: &MjValue) -> Result<Node, NotRepresentable> {
             Node::Map(
                 pairs
                     .iter()
-                    .map(|(k, x)| Ok((represent(k)?, represent(x)?)))
+                    .map(|(k, x)| Ok((represent(k, depth + 1)?, represent(x, depth + 1)?)))
                     .collect::<Result<_, NotRepresentable>>()?,
             )
         }
@@ -723,7 +726,7 @@ pub(crate) fn squote(text: &str) -> String {
 
 /// `yaml_encode`: a scalar as YAML text; strings always double-quoted.
 pub(crate) fn encode(v: &MjValue) -> Result<String, String> {
-    match represent(v) {
+    match represent(v, 0) {
         Ok(Node::Scalar { text, .. }) => Ok(if v.kind() == ValueKind::String {
             dquote(&text)
         } else {

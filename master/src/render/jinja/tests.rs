@@ -17,6 +17,8 @@ pub(super) struct Case {
     /// A template path given as-is (no file behind it).
     pub tplpath: Option<&'static str>,
     pub files: &'static [(&'static str, &'static str)],
+    /// JSON object laid over the fixture's opts.
+    pub opts: &'static str,
     /// Salt's output, or the line its error named.
     pub expect: Result<&'static str, Option<usize>>,
 }
@@ -90,8 +92,19 @@ fn same_output_as_salt() {
             (Some(f), _) => Some(scratch.0.join(f).to_string_lossy().into_owned()),
             (None, p) => p.map(String::from),
         };
+        let overlay = Value::from_json(&serde_json::from_str(c.opts).unwrap());
+        let case_minion = match overlay.as_map() {
+            Some(m) if !m.is_empty() => {
+                let mut md = (*minion).clone();
+                if let Some(opts) = md.opts.as_map_mut() {
+                    opts.extend(m.clone());
+                }
+                Arc::new(md)
+            }
+            _ => minion.clone(),
+        };
         let ctx = TemplateContext {
-            minion: minion.clone(),
+            minion: case_minion,
             saltenv: "base".into(),
             sls: Some(c.sls.into()),
             tplpath,
@@ -168,4 +181,51 @@ fn conversion_is_reused_for_the_same_minion() {
             b.as_object().unwrap() as *const _
         ) || a == b
     );
+}
+
+#[test]
+fn self_containing_values_do_not_recurse_forever() {
+    let ctx = ctx_for("a");
+    let src =
+        "{% set d = {'a': 1} %}{% do d.update({'d': d}) %}{{ d.d.a }}|{{ (d | string)[:30] }}";
+    assert_eq!(
+        render("t", src, &ctx).unwrap(),
+        "1|{'a': 1, 'd': {'a': 1, 'd': {'"
+    );
+    assert!(render(
+        "t",
+        "{% set l = [] %}{% do l.append(l) %}{{ l | json }}",
+        &ctx
+    )
+    .is_err());
+    assert!(render(
+        "t",
+        "{% set l = [] %}{% do l.append(l) %}{{ l | yaml }}",
+        &ctx
+    )
+    .is_err());
+}
+
+#[test]
+fn concatenation_prints_python_str_of_containers() {
+    let ctx = ctx_for("a");
+    let src = "{% set l = [1, none] %}{{ 'x' ~ l ~ pillar.app.nested }}";
+    assert_eq!(
+        render("t", src, &ctx).unwrap(),
+        "x[1, None]OrderedDict([('k', 'v')])"
+    );
+}
+
+/// Rendered by `salt-call --local slsutil.renderer path=salt://cmp.sls
+/// default_renderer=jinja` (grains os/os_family Debian, roles [web, db]).
+#[test]
+fn same_output_as_salt_call() {
+    let src = "{%- set app = salt['pillar.get']('app', {}) %}\n{%- set l = [] %}\n{%- for r in grains.roles %}{% do l.append(r | upper) %}{% endfor %}\nroles: {{ l }}\nos: {{ grains.os }} {{ grains['os_family'] == 'Debian' }}\nx: {{ salt['grains.filter_by']({'Debian': {'p': 'apache2'}}) }}\ny: {{ {'b': 1, 'a': none} | yaml }}\nz: {{ '%s/%s' % (sls, slspath) }} {{ tpldir }} {{ tplfile }}\n";
+    let want = "\nroles: ['WEB', 'DB']\nos: Debian True\nx: {'p': 'apache2'}\ny: {a: null, b: 1}\nz: / . cmp.sls\n";
+    let ctx = TemplateContext {
+        sls: None,
+        tplpath: Some("/var/cache/salt/minion/files/base/cmp.sls".into()),
+        ..ctx_for("")
+    };
+    assert_eq!(render("salt://cmp.sls", src, &ctx).unwrap(), want);
 }

@@ -1,0 +1,4 @@
+from_excl:
+  test.nop
+excluded_id:
+  test.nop

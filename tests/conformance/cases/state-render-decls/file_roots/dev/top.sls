@@ -1,0 +1,7 @@
+base:
+  '*':
+    - ignored_base_section
+dev:
+  '*':
+    - pkgs
+    - base: decls

@@ -1,0 +1,4 @@
+shared_id:
+  test.nop
+only_a:
+  test.nop

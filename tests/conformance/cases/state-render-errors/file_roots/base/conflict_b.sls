@@ -1,0 +1,2 @@
+shared_id:
+  test.succeed_without_changes

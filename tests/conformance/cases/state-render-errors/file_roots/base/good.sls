@@ -1,0 +1,2 @@
+good_one:
+  test.nop

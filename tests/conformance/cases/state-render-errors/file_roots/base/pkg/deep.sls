@@ -1,0 +1,5 @@
+include:
+  - ..sibling
+  - ...beyond
+deep_state:
+  test.nop

@@ -1,0 +1,9 @@
+base:
+  '*':
+    - conflict_a
+    - conflict_b
+    - good
+    - missing_one
+prod:
+  '*':
+    - good

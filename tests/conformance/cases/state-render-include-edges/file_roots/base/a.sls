@@ -1,0 +1,1 @@
+a_s: test.nop

@@ -1,0 +1,2 @@
+include: [.sib]
+ainit: test.nop

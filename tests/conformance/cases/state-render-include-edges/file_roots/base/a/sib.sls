@@ -1,0 +1,1 @@
+sib: test.nop

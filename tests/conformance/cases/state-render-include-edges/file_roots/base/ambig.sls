@@ -1,0 +1,3 @@
+include:
+  - _xenv: shared
+x2: test.nop

@@ -1,0 +1,1 @@
+b_s: test.nop

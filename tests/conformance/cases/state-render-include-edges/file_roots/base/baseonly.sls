@@ -1,0 +1,1 @@
+baseonly: test.nop

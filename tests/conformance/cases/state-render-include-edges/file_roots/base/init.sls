@@ -1,0 +1,2 @@
+include: [.a]
+init_s: test.nop

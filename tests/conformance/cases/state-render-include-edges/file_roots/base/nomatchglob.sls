@@ -1,0 +1,3 @@
+include:
+  - "zz*"
+n: test.nop

@@ -1,0 +1,1 @@
+shared_dev: test.nop

@@ -1,0 +1,4 @@
+include:
+  - base: baseonly
+  - base: shared
+xenv2: test.nop

@@ -1,0 +1,2 @@
+app_common:
+  test.succeed_without_changes: []

@@ -1,0 +1,3 @@
+db_client:
+  test:
+    - nop

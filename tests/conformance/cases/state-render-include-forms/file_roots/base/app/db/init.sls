@@ -1,0 +1,5 @@
+include:
+  - .server
+  - ..common
+db_init:
+  test.nop

@@ -1,0 +1,6 @@
+include:
+  - ..common
+  - .client
+db_server:
+  test.nop:
+    - name: {{ sls }} in {{ slspath }}

@@ -1,0 +1,5 @@
+base:
+  '*':
+    - app
+    - web.*
+    - {dev: tools}

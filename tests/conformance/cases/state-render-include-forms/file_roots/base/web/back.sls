@@ -1,0 +1,2 @@
+web_back:
+  test.nop: []

@@ -1,0 +1,5 @@
+include:
+  - web.back
+  - app.db.*
+web_front:
+  test.nop

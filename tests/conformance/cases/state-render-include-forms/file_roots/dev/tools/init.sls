@@ -1,0 +1,5 @@
+include:
+  - .lint
+dev_tools:
+  test.nop:
+    - name: tools {{ saltenv }} {{ sls }}

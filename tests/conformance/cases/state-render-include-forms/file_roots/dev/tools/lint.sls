@@ -1,0 +1,3 @@
+dev_lint:
+  test.nop:
+    - name: lint {{ saltenv }} {{ tpldir }}

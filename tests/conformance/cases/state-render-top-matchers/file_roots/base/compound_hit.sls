@@ -1,0 +1,1 @@
+compound_hit: test.nop

@@ -1,0 +1,1 @@
+glob_hit: test.nop

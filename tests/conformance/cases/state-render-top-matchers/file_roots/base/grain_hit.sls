@@ -1,0 +1,1 @@
+grain_hit: test.nop

@@ -1,0 +1,1 @@
+grain_pcre_hit: test.nop

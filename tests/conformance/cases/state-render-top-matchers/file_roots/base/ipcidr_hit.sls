@@ -1,0 +1,1 @@
+ipcidr_hit: test.nop

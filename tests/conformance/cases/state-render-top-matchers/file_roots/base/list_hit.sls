@@ -1,0 +1,1 @@
+list_hit: test.nop

@@ -1,0 +1,1 @@
+never: test.nop

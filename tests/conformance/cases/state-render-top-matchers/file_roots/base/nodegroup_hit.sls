@@ -1,0 +1,1 @@
+nodegroup_hit: test.nop

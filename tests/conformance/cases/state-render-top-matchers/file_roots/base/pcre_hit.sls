@@ -1,0 +1,1 @@
+pcre_hit: test.nop

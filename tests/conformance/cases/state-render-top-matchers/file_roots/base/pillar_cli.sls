@@ -1,0 +1,1 @@
+pillar_cli: test.nop

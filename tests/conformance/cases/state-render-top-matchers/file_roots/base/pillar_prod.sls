@@ -1,0 +1,1 @@
+pillar_prod: test.nop

@@ -1,0 +1,3 @@
+pillar_view:
+  test.nop:
+    - name: "tier={{ pillar.get('tier') }} color={{ salt['pillar.get']('color', 'none') }}"

@@ -1,0 +1,1 @@
+dev_sls: test.nop

@@ -1,0 +1,2 @@
+color: blue
+extra: testing-only

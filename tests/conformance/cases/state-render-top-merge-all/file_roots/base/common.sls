@@ -1,0 +1,1 @@
+base_common: test.nop

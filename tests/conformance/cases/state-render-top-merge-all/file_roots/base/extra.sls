@@ -1,0 +1,1 @@
+base_extra: test.nop

@@ -1,0 +1,1 @@
+base_shared: test.nop

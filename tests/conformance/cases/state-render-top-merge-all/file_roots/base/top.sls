@@ -1,0 +1,10 @@
+base:
+  '*':
+    - common
+    - shared
+  'web*':
+    - match: glob
+    - web
+dev:
+  '*':
+    - devstuff

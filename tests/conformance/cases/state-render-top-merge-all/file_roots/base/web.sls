@@ -1,0 +1,1 @@
+base_web: test.nop

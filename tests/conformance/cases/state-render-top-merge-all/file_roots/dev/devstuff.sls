@@ -1,0 +1,1 @@
+dev_devstuff: test.nop

@@ -1,0 +1,1 @@
+dev_more: test.nop

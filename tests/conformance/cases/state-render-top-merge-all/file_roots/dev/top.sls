@@ -1,0 +1,10 @@
+base:
+  '*':
+    - extra
+    - shared
+  'web*':
+    - match: compound
+    - extra
+dev:
+  '*':
+    - more

@@ -1,0 +1,1 @@
+qa_stuff: test.nop

@@ -1,0 +1,7 @@
+base:
+  '*':
+    - web
+qa:
+  'web1':
+    - match: list
+    - qastuff

@@ -1,0 +1,1 @@
+common_state: test.nop

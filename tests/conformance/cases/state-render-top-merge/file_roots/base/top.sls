@@ -1,0 +1,10 @@
+base:
+  '*':
+    - common
+  'os:Ubuntu':
+    - match: grain
+    - ubuntu
+dev:
+  'webserver*':
+    - web
+  'db*': [db]

@@ -1,0 +1,1 @@
+ubuntu_state: test.nop

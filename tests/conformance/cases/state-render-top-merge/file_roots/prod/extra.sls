@@ -1,0 +1,1 @@
+prod_extra: test.nop

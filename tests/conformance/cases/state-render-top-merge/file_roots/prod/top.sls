@@ -1,0 +1,5 @@
+include:
+  - extra_top
+prod:
+  'G@role:web':
+    - web

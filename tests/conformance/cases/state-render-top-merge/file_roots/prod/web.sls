@@ -1,0 +1,1 @@
+prod_web: test.nop

@@ -1,0 +1,1 @@
+qa_web: test.nop

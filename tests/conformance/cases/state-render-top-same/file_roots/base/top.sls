@@ -1,0 +1,6 @@
+base:
+  '*':
+    - common
+dev:
+  '*':
+    - from_base_top

@@ -1,0 +1,1 @@
+qa_default: test.nop
