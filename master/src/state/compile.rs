@@ -179,7 +179,10 @@ mod tests {
     /// Every recorded command of a case whose high data is known: the
     /// case's own `show_highstate` (or `show_sls`) answer, else a fixture.
     fn check_case(name: &str) {
-        let dir = cases_dir().join(name);
+        check_case_dir(&cases_dir().join(name), name);
+    }
+
+    fn check_case_dir(dir: &Path, name: &str) {
         let mut expected: Vec<PathBuf> = std::fs::read_dir(dir.join("expected"))
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .flatten()
@@ -215,6 +218,16 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 0, "{name}: nothing checked");
+    }
+
+    /// Ad-hoc differential check of a case folder recorded elsewhere:
+    /// `BRINE_COMPILE_CASE=/tmp/x cargo test ... adhoc_case -- --ignored`.
+    #[test]
+    #[ignore]
+    fn adhoc_case() {
+        if let Ok(dir) = std::env::var("BRINE_COMPILE_CASE") {
+            check_case_dir(Path::new(&dir), &dir);
+        }
     }
 
     #[test]
@@ -259,5 +272,77 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+}
+
+#[cfg(test)]
+mod perf_tests {
+    //! The bench tree's shape (2000 states, each requiring the one before)
+    //! and a worse one (every state `require_in`/`use`/`prereq` targeting
+    //! the next by name) must compile in linear time.
+
+    use super::*;
+    use brine_protocol::{Map, Value};
+    use std::time::Instant;
+
+    fn one(key: &str, value: Value) -> Value {
+        let mut m = Map::new();
+        m.insert(key.into(), value);
+        Value::Map(m)
+    }
+
+    fn tree(n: usize, by_name: bool) -> HighData {
+        let mut high = Map::new();
+        for i in 0..n {
+            let mut args = vec![one("name", Value::Str(format!("n{i}")))];
+            if i > 0 {
+                let prev = one("test", Value::Str(format!("st{}", i - 1)));
+                args.push(one("require", Value::List(vec![prev])));
+            }
+            if by_name && i + 1 < n {
+                let next = one("test", Value::Str(format!("n{}", i + 1)));
+                args.push(one("require_in", Value::List(vec![next.clone()])));
+                args.push(one("use", Value::List(vec![next.clone()])));
+                args.push(one("prereq", Value::List(vec![next])));
+            }
+            args.push(Value::Str("succeed_without_changes".into()));
+            args.push(one("order", Value::Int(10000 + i as i64)));
+            let mut body = Map::new();
+            body.insert("test".into(), Value::List(args));
+            body.insert("__sls__".into(), Value::Str(format!("s{}", i / 100)));
+            body.insert("__env__".into(), Value::Str("base".into()));
+            high.insert(format!("st{i}"), Value::Map(body));
+        }
+        high
+    }
+
+    fn compile(high: HighData) -> Vec<Map> {
+        let (high, errors) = prepare_high(high);
+        assert!(errors.is_empty(), "{errors:?}");
+        compile_high_data(&high).expect("compiles")
+    }
+
+    #[test]
+    fn bench_shape_is_fast() {
+        for by_name in [false, true] {
+            let high = tree(2000, by_name);
+            let start = Instant::now();
+            let chunks = compile(high);
+            let took = start.elapsed();
+            assert_eq!(chunks.len(), 2000);
+            eprintln!("2000 states (by_name={by_name}): {took:?}");
+            // Debug build on a shared machine: generous, but a quadratic
+            // scan per requisite would take far longer.
+            assert!(took.as_millis() < 1500, "{took:?}");
+        }
+    }
+}
+
+/// High data written as YAML, for the submodules' tests.
+#[cfg(test)]
+pub(crate) fn test_high(yaml: &str) -> HighData {
+    match crate::render::yaml::load(yaml) {
+        Ok(brine_protocol::Value::Map(m)) => m,
+        other => panic!("test high data is not a mapping: {other:?}"),
     }
 }

@@ -46,3 +46,24 @@ pub fn apply_exclude(mut high: HighData) -> HighData {
     }
     high
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::compile::test_high;
+
+    #[test]
+    fn sls_globs_bare_strings_and_ids() {
+        let high = test_high(
+            "a1: {__sls__: app.one, test: [nop]}\n\
+             a2: {__sls__: app.two, test: [nop]}\n\
+             b: {__sls__: base, test: [nop]}\n\
+             c: {__sls__: keep, test: [nop]}\n\
+             d: {__sls__: keep, test: [nop]}\n\
+             __exclude__: [{sls: 'app.*'}, base, {id: d}, {id: nope}]",
+        );
+        let high = apply_exclude(high);
+        let ids: Vec<&str> = high.keys().map(String::as_str).collect();
+        assert_eq!(ids, ["c"]);
+    }
+}

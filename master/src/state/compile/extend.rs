@@ -188,3 +188,98 @@ fn cannot_extend(name: &Value, body: &Map) -> String {
          in environment '{env}' and to SLS '{sls}'"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::compile::test_high;
+
+    fn with_extend(high: &str, extend: &str) -> HighData {
+        let mut high = test_high(high);
+        let ext = crate::render::yaml::load(extend).expect("yaml");
+        high.insert("__extend__".into(), ext);
+        high
+    }
+
+    fn run_of(high: &HighData, id: &str, state: &str) -> Value {
+        high[id].get(state).cloned().expect("state present")
+    }
+
+    #[test]
+    fn requisites_append_other_args_replace_function_replaces() {
+        let high = with_extend(
+            "svc: {__sls__: a, __env__: base, test: [{comment: old}, {require: [{test: x}]}, nop]}",
+            "[{svc: {__sls__: b, __env__: base, test: [{comment: new}, {require: [{test: y}]}, succeed_with_changes]}}]",
+        );
+        let (high, errors) = reconcile_extend(high, false);
+        assert!(errors.is_empty());
+        let want = crate::render::yaml::load(
+            "[{comment: new}, {require: [{test: x}, {test: y}]}, succeed_with_changes]",
+        )
+        .expect("yaml");
+        assert_eq!(run_of(&high, "svc", "test"), want);
+        assert!(!high.contains_key("__extend__"));
+    }
+
+    #[test]
+    fn name_over_names_takes_the_slot_and_is_appended_too() {
+        let high = with_extend(
+            "multi: {__sls__: a, test: [{names: [m1, m2]}, nop, {order: 10003}]}",
+            "[{multi: {__sls__: b, test: [{name: single}]}}]",
+        );
+        let (high, _) = reconcile_extend(high, false);
+        let want =
+            crate::render::yaml::load("[{name: single}, nop, {order: 10003}, {name: single}]")
+                .expect("yaml");
+        assert_eq!(run_of(&high, "multi", "test"), want);
+    }
+
+    #[test]
+    fn strictness_decides_whether_a_new_module_may_be_added() {
+        let src = "x: {__sls__: a, test: [nop]}";
+        let ext = "[{x: {__sls__: b, __env__: dev, file: [managed]}}]";
+        let (high, errors) = reconcile_extend(with_extend(src, ext), false);
+        assert!(errors.is_empty());
+        assert!(high["x"].get("file").is_some());
+        let (_, errors) = reconcile_extend(with_extend(src, ext), true);
+        assert_eq!(
+            errors,
+            vec![
+                "Cannot extend ID 'x' in 'dev:b'. It is not part of the high state.\n\
+                  This is likely due to a missing include statement or an incorrectly typed ID.\n\
+                  Ensure that a state with an ID of 'x' is available\n\
+                  in environment 'dev' and to SLS 'b'"
+                    .to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn by_name_only_when_exactly_one_state_has_it() {
+        let src = "a: {__sls__: s, test: [nop, {name: shared}]}\n\
+                   b: {__sls__: s, test: [nop, {name: only-b}]}\n\
+                   c: {__sls__: s, test: [nop, {comment: shared}]}";
+        let ext = "[{only-b: {__sls__: e, test: [{size: 1}]}}, {shared: {__sls__: e, test: [{size: 2}]}}]";
+        let (high, errors) = reconcile_extend(with_extend(src, ext), false);
+        // `shared` is the value of a's name and of c's comment: ambiguous.
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].starts_with("Cannot extend ID 'shared' in 'base:e'"));
+        assert!(run_of(&high, "b", "test")
+            .as_list()
+            .is_some_and(|l| l.len() == 3));
+    }
+
+    #[test]
+    fn extends_from_an_excluded_sls_are_dropped() {
+        let mut high = with_extend(
+            "x: {__sls__: a, test: [nop]}",
+            "[{x: {__sls__: gone, test: [{comment: no}]}}, {x: {__sls__: 'g*', test: [{size: 1}]}}]",
+        );
+        let exclude = crate::render::yaml::load("[{sls: gone}, 'g*']").expect("yaml");
+        high.insert("__exclude__".into(), exclude);
+        let (high, _) = reconcile_extend(high, false);
+        // Exact names only: the `g*` pattern is compared as text.
+        let want = crate::render::yaml::load("[nop]").expect("yaml");
+        assert_eq!(run_of(&high, "x", "test"), want);
+    }
+}

@@ -13,6 +13,7 @@ use super::order::order_chunks;
 use super::py::{is_dunder, py_iter};
 use crate::state::HighData;
 use brine_protocol::{Map, Value};
+use std::borrow::Cow;
 
 /// Low chunks, sorted as Salt runs them. Errors only where Salt itself
 /// would stop with an exception (a malformed `names` entry).
@@ -28,7 +29,12 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
             if is_dunder(state) {
                 continue;
             }
-            let mut chunk = Map::new();
+            // Python iterates whatever the value is; a list is the norm.
+            let args: Cow<[Value]> = match run {
+                Value::List(l) => Cow::Borrowed(l),
+                other => Cow::Owned(py_iter(other).unwrap_or_default()),
+            };
+            let mut chunk = Map::with_capacity(8 + args.len());
             chunk.insert("state".into(), Value::Str(state.clone()));
             chunk.insert("name".into(), Value::Str(id.clone()));
             for key in ["__sls__", "__env__", "__sls_included_from__"] {
@@ -37,15 +43,15 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
                 }
             }
             chunk.insert("__id__".into(), Value::Str(id.clone()));
-            let mut funcs: Vec<String> = Vec::new();
+            let mut funcs: Vec<&str> = Vec::new();
             let mut names = Names::default();
-            for arg in py_iter(run).unwrap_or_default() {
+            for arg in args.iter() {
                 match arg {
-                    Value::Str(fun) if !funcs.contains(&fun) => funcs.push(fun),
+                    Value::Str(fun) if !funcs.contains(&fun.as_str()) => funcs.push(fun),
                     Value::Map(arg) => {
                         for (key, val) in arg {
                             match key.as_str() {
-                                "names" => match py_iter(&val) {
+                                "names" => match py_iter(val) {
                                     Some(entries) => entries.iter().for_each(|e| names.add(e)),
                                     None => errors.push(format!(
                                         "The 'names' argument in state '{id}' is a {}, not a list",
@@ -54,10 +60,10 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
                                 },
                                 "state" => {}
                                 "name" if !matches!(val, Value::Str(_)) => {
-                                    chunk.insert(key, Value::Str(id.clone()));
+                                    chunk.insert(key.clone(), Value::Str(id.clone()));
                                 }
                                 _ => {
-                                    chunk.insert(key, val);
+                                    chunk.insert(key.clone(), val.clone());
                                 }
                             }
                         }
@@ -65,14 +71,21 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
                     _ => {}
                 }
             }
-            if names.is_empty() {
-                for fun in &funcs {
+            if !names.is_empty() {
+                if let Err(e) = names.expand(&chunk, &funcs, &mut chunks) {
+                    errors.push(e);
+                }
+                continue;
+            }
+            // One chunk per function; the last takes the built chunk itself.
+            if let Some((last, rest)) = funcs.split_last() {
+                for fun in rest {
                     let mut live = chunk.clone();
-                    live.insert("fun".into(), Value::Str(fun.clone()));
+                    live.insert("fun".into(), Value::Str(fun.to_string()));
                     chunks.push(live);
                 }
-            } else if let Err(e) = names.expand(&chunk, &funcs, &mut chunks) {
-                errors.push(e);
+                chunk.insert("fun".into(), Value::Str(last.to_string()));
+                chunks.push(chunk);
             }
         }
     }
@@ -81,4 +94,56 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
     }
     order_chunks(&mut chunks);
     Ok(chunks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::compile::test_high;
+
+    fn keys(chunk: &Map) -> Vec<&str> {
+        chunk.keys().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn chunk_fields_come_in_salts_order() {
+        let high = test_high(
+            "x:\n  __sls__: s\n  __env__: base\n  test:\n    - fun: early\n    - comment: c\n    - nop\n    - order: 3\n    - state: file\n",
+        );
+        let chunks = compile_high_data(&high).expect("compiles");
+        assert_eq!(
+            keys(&chunks[0]),
+            ["state", "name", "__sls__", "__env__", "__id__", "fun", "comment", "order"]
+        );
+        assert_eq!(chunks[0]["fun"], Value::Str("nop".into()));
+        assert_eq!(chunks[0]["state"], Value::Str("test".into()));
+    }
+
+    #[test]
+    fn names_expand_with_overrides_and_without_repeats() {
+        let high = test_high(
+            "pk:\n  __sls__: s\n  test:\n    - comment: d\n    - names: [vim, vim, {curl: [{comment: c}]}, 42]\n    - nop\n    - order: 10\n",
+        );
+        let chunks = compile_high_data(&high).expect("compiles");
+        let got: Vec<(Value, Value, Value)> = chunks
+            .iter()
+            .map(|c| (c["name"].clone(), c["comment"].clone(), c["order"].clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("vim".into(), "d".into(), Value::Float(10.0001)),
+                ("curl".into(), "c".into(), Value::Float(10.0002)),
+                (Value::Int(42), "d".into(), Value::Float(10.0003)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_names_entry_salt_cannot_apply_is_an_error() {
+        let high = test_high(
+            "pk:\n  __sls__: s\n  test:\n    - names: [{curl: {comment: c}}]\n    - nop\n",
+        );
+        assert!(compile_high_data(&high).is_err());
+    }
 }

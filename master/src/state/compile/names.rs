@@ -36,7 +36,7 @@ impl Names {
     pub(crate) fn expand(
         &self,
         chunk: &Map,
-        funcs: &[String],
+        funcs: &[&str],
         out: &mut Vec<Map>,
     ) -> Result<(), String> {
         for (i, entry) in self.entries.iter().enumerate() {
@@ -62,7 +62,7 @@ impl Names {
             live.insert("name_order".into(), Value::Int(i as i64 + 1));
             for fun in funcs {
                 let mut c = live.clone();
-                c.insert("fun".into(), Value::Str(fun.clone()));
+                c.insert("fun".into(), Value::Str(fun.to_string()));
                 out.push(c);
             }
         }

@@ -80,3 +80,90 @@ pub(crate) fn order_chunks(chunks: &mut [Map]) {
         *slot = chunk;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(name: &str, order: Option<Value>, name_order: Option<i64>) -> Map {
+        let mut c = Map::new();
+        c.insert("state".into(), "test".into());
+        c.insert("name".into(), name.into());
+        if let Some(o) = order {
+            c.insert("order".into(), o);
+        }
+        if let Some(n) = name_order {
+            c.insert("name_order".into(), Value::Int(n));
+        }
+        c.insert("fun".into(), "nop".into());
+        c
+    }
+
+    fn orders(chunks: &[Map]) -> Vec<(String, Value)> {
+        chunks
+            .iter()
+            .map(|c| (py_str(&c["name"]), c["order"].clone()))
+            .collect()
+    }
+
+    #[test]
+    fn cap_follows_the_walk_not_the_maximum() {
+        let mut chunks = vec![
+            chunk("a", Some(Value::Int(10000)), None),
+            chunk("b", Some(Value::Int(20000)), None),
+            chunk("c", Some(Value::Int(20050)), None),
+            chunk("z", Some("last".into()), None),
+            chunk("y", Some("soon".into()), None),
+            chunk("x", Some(Value::Int(-1)), None),
+            chunk("w", Some("first".into()), None),
+        ];
+        order_chunks(&mut chunks);
+        // cap: 10100, then 20100; 20050 does not reach it.
+        assert_eq!(
+            orders(&chunks),
+            vec![
+                ("w".into(), Value::Int(0)),
+                ("a".into(), Value::Int(10000)),
+                ("b".into(), Value::Int(20000)),
+                ("c".into(), Value::Int(20050)),
+                ("y".into(), Value::Int(20100)),
+                ("x".into(), Value::Int(1020099)),
+                ("z".into(), Value::Int(1020100)),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_get_fractions_unless_the_chunk_had_no_order() {
+        let mut chunks = vec![
+            chunk("n2", Some(Value::Int(5)), Some(2)),
+            chunk("n1", Some(Value::Int(5)), Some(1)),
+            chunk("bare", None, Some(1)),
+        ];
+        order_chunks(&mut chunks);
+        assert_eq!(
+            orders(&chunks),
+            vec![
+                ("n1".into(), Value::Float(5.0001)),
+                ("n2".into(), Value::Float(5.0002)),
+                ("bare".into(), Value::Int(105)),
+            ]
+        );
+        assert!(!chunks[0].contains_key("name_order"));
+        // Salt only drops name_order from chunks that had an order.
+        assert_eq!(chunks[2].get("name_order"), Some(&Value::Int(1)));
+        let keys: Vec<&str> = chunks[2].keys().map(String::as_str).collect();
+        assert_eq!(keys, ["state", "name", "name_order", "fun", "order"]);
+    }
+
+    #[test]
+    fn ties_sort_by_state_name_fun_text() {
+        let mut chunks = vec![
+            chunk("b", Some(Value::Int(7)), None),
+            chunk("a", Some(Value::Int(7)), None),
+        ];
+        chunks[1].insert("fun".into(), "zzz".into());
+        order_chunks(&mut chunks);
+        assert_eq!(py_str(&chunks[0]["name"]), "a");
+    }
+}

@@ -339,3 +339,89 @@ fn apply_hinge(ext: &mut Extend, high: &HighData, index: &mut NameIndex, h: Hing
         add_requisite(list, h.rkey, h.state, h.id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::compile::test_high;
+
+    fn yaml(text: &str) -> Value {
+        crate::render::yaml::load(text).expect("yaml")
+    }
+
+    fn arg<'a>(high: &'a HighData, id: &str, key: &str) -> Option<&'a Value> {
+        high[id]
+            .get("test")?
+            .as_list()?
+            .iter()
+            .filter_map(Value::as_map)
+            .find_map(|m| m.get(key))
+    }
+
+    #[test]
+    fn list_targets_accumulate_like_salt() {
+        let high = test_high(
+            "t1: {__sls__: a, __env__: base, test: [nop]}\n\
+             t2: {__sls__: a, __env__: base, test: [nop]}\n\
+             src: {__sls__: a, __env__: base, test: [nop, {require_in: [{test: t1}, {test: t2}]}]}",
+        );
+        let (high, errors) = requisite_in(high, &[]);
+        assert!(errors.is_empty());
+        // The second item re-applies the first: t1 is required twice.
+        assert_eq!(
+            arg(&high, "t1", "require"),
+            Some(&yaml("[{test: src}, {test: src}]"))
+        );
+        assert_eq!(arg(&high, "t2", "require"), Some(&yaml("[{test: src}]")));
+    }
+
+    #[test]
+    fn prereq_forks_and_use_copies_what_is_missing() {
+        let high = test_high(
+            "cfg: {__sls__: a, __env__: base, test: [nop, {comment: c}, {size: 1}]}\n\
+             down: {__sls__: a, __env__: base, test: [nop, {prereq: [{test: cfg}]}]}\n\
+             user: {__sls__: a, __env__: base, test: [nop, {size: 9}, {use: [cfg]}]}",
+        );
+        let (high, errors) = requisite_in(high, &[]);
+        assert!(errors.is_empty());
+        assert_eq!(
+            arg(&high, "cfg", "prerequired"),
+            Some(&yaml("[{test: down}]"))
+        );
+        assert_eq!(arg(&high, "user", "comment"), Some(&yaml("c")));
+        assert_eq!(arg(&high, "user", "size"), Some(&Value::Int(9)));
+    }
+
+    #[test]
+    fn bare_targets_are_ids_then_names_then_nothing() {
+        let high = test_high(
+            "named: {__sls__: a, __env__: base, test: [nop, {name: the-name}]}\n\
+             src: {__sls__: a, __env__: base, test: [nop, {watch_in: [the-name, nobody]}, {listen_in: [named]}]}",
+        );
+        let (high, errors) = requisite_in(high, &[]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(arg(&high, "named", "watch"), Some(&yaml("[{test: src}]")));
+        // listen_in is left to the runtime.
+        assert_eq!(arg(&high, "named", "listen"), None);
+    }
+
+    #[test]
+    fn targets_that_do_not_exist_cannot_be_extended() {
+        let high = test_high(
+            "src: {__sls__: a, __env__: base, test: [nop, {onchanges_in: [{test: ghost}]}]}",
+        );
+        let (_, errors) = requisite_in(high, &[]);
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].starts_with("Cannot extend ID 'ghost' in 'base:a'."));
+    }
+
+    #[test]
+    fn disabled_requisites_are_ignored() {
+        let high = test_high(
+            "t1: {__sls__: a, __env__: base, test: [nop]}\n\
+             src: {__sls__: a, __env__: base, test: [nop, {require_in: [{test: t1}]}]}",
+        );
+        let (high, _) = requisite_in(high, &["require_in".to_string()]);
+        assert_eq!(arg(&high, "t1", "require"), None);
+    }
+}

@@ -6,23 +6,23 @@
 //! is reported when the state runs, a `*_in` to nothing by requisite_in's
 //! strict extend ("Cannot extend ID ...").
 
-use super::py::{first_key, is_dunder, is_hashable, py_key, py_str, PyKey};
+use super::py::{first_key, is_dunder, is_hashable, py_str};
 use crate::state::HighData;
 use brine_protocol::{Map, Value};
-use indexmap::IndexMap;
 use std::collections::HashMap;
 
 /// Requisites whose targets are also checked for direct recursion.
 const CHECKED_REQUISITES: &[&str] = &["require", "watch", "prereq", "onchanges"];
 
 /// Per ID: `"state"` → its state module, and target → requisite kind, of the
-/// last requisite argument seen (Salt resets it for each one).
-type Reqs = IndexMap<String, HashMap<PyKey, String>>;
+/// last requisite argument seen (Salt resets it for each one). Only string
+/// targets are kept: no other kind of value can equal an ID or `"state"`.
+type Reqs<'a> = HashMap<&'a str, HashMap<&'a str, &'a str>>;
 
 /// The errors Salt's `verify_high` reports for this high data.
 pub fn verify_high(high: &HighData) -> Vec<String> {
     let mut errors = Vec::new();
-    let mut reqs: Reqs = IndexMap::new();
+    let mut reqs: Reqs = HashMap::new();
     for (name, body) in high {
         if is_dunder(name) {
             continue;
@@ -57,12 +57,12 @@ pub fn verify_high(high: &HighData) -> Vec<String> {
     errors
 }
 
-fn verify_state(
-    name: &str,
-    state: &str,
-    args: &[Value],
+fn verify_state<'a>(
+    name: &'a str,
+    state: &'a str,
+    args: &'a [Value],
     sls: &str,
-    reqs: &mut Reqs,
+    reqs: &mut Reqs<'a>,
     errors: &mut Vec<String>,
 ) {
     let mut funs: Vec<&str> = Vec::new();
@@ -99,12 +99,12 @@ fn verify_state(
     }
 }
 
-fn verify_arg(
-    name: &str,
-    state: &str,
-    arg: &Map,
+fn verify_arg<'a>(
+    name: &'a str,
+    state: &'a str,
+    arg: &'a Map,
     sls: &str,
-    reqs: &mut Reqs,
+    reqs: &mut Reqs<'a>,
     errors: &mut Vec<String>,
 ) {
     let Some(argfirst) = first_key(arg) else {
@@ -121,9 +121,7 @@ fn verify_arg(
     }
     match value {
         Value::List(items) => {
-            let mut mine = HashMap::new();
-            mine.insert(PyKey::Str("state".into()), state.to_string());
-            reqs.insert(name.to_string(), mine);
+            reqs.insert(name, HashMap::from([("state", state)]));
             for req in items {
                 check_requisite(name, state, req, sls, reqs, errors);
             }
@@ -141,18 +139,18 @@ fn verify_arg(
 
 /// One requisite target: shape checks, then the direct-recursion check
 /// (A requires B with B's module while B requires A with A's module).
-fn check_requisite(
-    name: &str,
-    state: &str,
-    req: &Value,
+fn check_requisite<'a>(
+    name: &'a str,
+    state: &'a str,
+    req: &'a Value,
     sls: &str,
-    reqs: &mut Reqs,
+    reqs: &mut Reqs<'a>,
     errors: &mut Vec<String>,
 ) {
-    let (req_key, req_val) = match req {
-        Value::Str(_) => ("id".to_string(), req.clone()),
+    let (req_key, req_val): (&str, &Value) = match req {
+        Value::Str(_) => ("id", req),
         Value::Map(m) => match m.iter().next() {
-            Some((k, v)) => (k.clone(), v.clone()),
+            Some((k, v)) => (k, v),
             None => return,
         },
         other => {
@@ -169,29 +167,67 @@ fn check_requisite(
              types must not contain dots, did you mean '{prefix}'?"
         ));
     }
-    if !is_hashable(&req_val) {
+    if !is_hashable(req_val) {
         errors.push(format!(
             "Illegal requisite \"{}\", please check your syntax.\n",
-            py_str(&req_val)
+            py_str(req_val)
         ));
         return;
     }
-    let val_key = py_key(&req_val);
+    let Value::Str(target) = req_val else { return };
+    let target = target.as_str();
     if let Some(mine) = reqs.get_mut(name) {
-        mine.insert(val_key.clone(), req_key);
+        mine.insert(target, req_key);
     }
-    let PyKey::Str(target) = &val_key else { return };
-    let recursive = reqs.get(target.as_str()).is_some_and(|theirs| {
-        theirs
-            .get(&PyKey::Str(name.to_string()))
-            .map(String::as_str)
-            == Some(state)
-            && theirs.get(&PyKey::Str("state".into()))
-                == reqs.get(name).and_then(|mine| mine.get(&val_key))
+    let recursive = reqs.get(target).is_some_and(|theirs| {
+        theirs.get(name) == Some(&state)
+            && theirs.get("state") == reqs.get(name).and_then(|mine| mine.get(target))
     });
     if recursive {
         errors.push(format!(
             "A recursive requisite was found, SLS \"{sls}\" ID \"{name}\" ID \"{target}\""
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::compile::test_high;
+
+    #[test]
+    fn direct_recursion_is_reported_once() {
+        let high = test_high(
+            "a: {__sls__: s, test: [nop, {require: [{test: b}]}]}\n\
+             b: {__sls__: s, test: [nop, {require: [{test: a}]}]}",
+        );
+        assert_eq!(
+            verify_high(&high),
+            vec!["A recursive requisite was found, SLS \"s\" ID \"b\" ID \"a\"".to_string()]
+        );
+    }
+
+    #[test]
+    fn shapes_salt_rejects() {
+        let high = test_high(
+            "a: {__sls__: s, test: ~}\n\
+             b: {__sls__: s, test.nop: [x]}\n\
+             c: {__sls__: s, test: [nop, {require: {test: a}}]}\n\
+             d: {__sls__: s, require: []}\n\
+             __extend__: []",
+        );
+        assert_eq!(
+            verify_high(&high),
+            vec![
+                "ID 'a' in SLS 's' contains a short declaration (test) with a trailing colon. \
+                 When not passing any arguments to a state, the colon must be omitted."
+                    .to_string(),
+                "Too many functions declared in state 'b' in SLS 's'. Please choose one of the \
+                 following: nop, x"
+                    .to_string(),
+                "The require statement in state 'c' in SLS 's' needs to be formed as a list"
+                    .to_string(),
+            ]
+        );
     }
 }
