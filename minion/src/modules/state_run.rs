@@ -131,15 +131,18 @@ impl RunOpts {
     /// `pillarenv` nor a `pillar=` override was asked for, else a fresh
     /// compile (with the override merged on top).
     fn pillar(&self, m: &Minion) -> Map {
+        // Salt's `initial_pillar`: the in-memory pillar, when the run
+        // keeps the configured pillarenv and that pillar is not empty.
         let same_env = self.pillarenv.as_deref() == opts::get_str(&m.opts, "pillarenv");
-        if same_env && self.pillar_override.is_none() {
+        let override_given = self.pillar_override.as_ref().is_some_and(Value::is_truthy);
+        if same_env && !m.pillar.is_empty() && !override_given {
             return m.pillar.clone();
         }
         m.compile_pillar(
             &FreshPillar {
                 pillarenv: self.pillarenv.clone(),
                 saltenv: self.saltenv.clone(),
-                pillar_override: self.pillar_override.clone(),
+                pillar_override: self.pillar_override.clone().filter(|_| override_given),
             },
             true,
         )
@@ -288,7 +291,6 @@ fn split_input(v: &Value) -> Vec<String> {
 }
 
 /// The render stage's answer for a run.
-#[allow(dead_code)] // High/Answer come with the render stage.
 enum Rendered {
     /// High data to compile and run.
     High(Map),
@@ -431,39 +433,43 @@ fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 
 /// Salt's `state.check_result`: every state succeeded, counting a failed
 /// state as handled when `onfail_stop: False` handlers of it all succeeded.
+/// A return without `result` is searched for nested ones (an empty
+/// mapping there counts as a failure, as in Salt).
 fn check_result(running: &Map, high: Option<&Map>) -> bool {
+    check_result_at(running, false, high)
+}
+
+fn check_result_at(running: &Map, recurse: bool, high: Option<&Map>) -> bool {
     if running.is_empty() {
         return false;
     }
-    for (tag, ret) in running {
-        let mut ok = match ret {
-            Value::Map(r) => match r.get("result") {
-                Some(Value::Bool(false)) => false,
-                Some(_) => true,
-                None => nested_ok(r),
-            },
-            _ => false,
+    let mut ok = true;
+    for (id, ret) in running {
+        let well_formed = if id == "__extend__" {
+            matches!(ret, Value::List(_))
+        } else {
+            matches!(ret, Value::Map(_))
         };
+        if !recurse && !well_formed {
+            ok = false;
+        }
+        if ok {
+            if let Value::Map(r) = ret {
+                match r.get("result") {
+                    Some(Value::Bool(false)) => ok = false,
+                    None => ok = check_result_at(r, true, high),
+                    Some(_) => {}
+                }
+            }
+        }
         if !ok {
-            ok = onfail_handled(tag, ret, running, high) == Some(true);
+            ok = onfail_handled(id, ret, running, high) == Some(true);
         }
         if !ok {
             return false;
         }
     }
     true
-}
-
-/// `check_result(..., recurse=True)` on a return without `result`.
-fn nested_ok(m: &Map) -> bool {
-    m.values().all(|v| match v {
-        Value::Map(inner) => match inner.get("result") {
-            Some(Value::Bool(false)) => false,
-            Some(_) => true,
-            None => nested_ok(inner),
-        },
-        _ => true,
-    })
 }
 
 /// The parts of a running-dict tag (state, id).
@@ -556,22 +562,99 @@ fn onfail_handled(tag: &str, ret: &Value, running: &Map, high: Option<&Map>) -> 
 
 /// The render stage: top files and SLS files → high data.
 mod render {
-    use super::{Minion, Rendered, RunOpts};
-    use brine_protocol::Map;
+    use super::{Minion, Rendered, Return, RunOpts, EX_STATE_FAILURE};
+    use brine_master::state::top::{self, FileServer, TopError};
+    use brine_master::state::{render, StateRequest};
+    use brine_master::MinionData;
+    use brine_protocol::{Map, Value};
+    use std::sync::Arc;
 
-    /// The states the top files give this minion.
+    /// What the templates of this run see: the run's saltenv/pillarenv in
+    /// the opts and the run's pillar.
+    fn request(m: &Minion, run: &RunOpts, pillar: &Map) -> StateRequest {
+        let mut o = m.opts.clone();
+        let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
+        o.insert("saltenv".into(), opt(&run.saltenv));
+        o.insert("pillarenv".into(), opt(&run.pillarenv));
+        o.insert("test".into(), Value::Bool(run.test));
+        let minion = Arc::new(MinionData {
+            id: m.id.clone(),
+            grains: Value::Map(m.grains.clone()),
+            pillar: Value::Map(pillar.clone()),
+            opts: Value::Map(o.clone()),
+        });
+        StateRequest {
+            opts: o,
+            minion,
+            saltenv: run.saltenv.clone(),
+            pillarenv: run.pillarenv.clone(),
+        }
+    }
+
+    /// Salt's `call_highstate` answer when there is nothing to run.
+    fn no_states(comment: &str) -> Rendered {
+        let mut ret = Map::new();
+        ret.insert("result".into(), Value::Bool(false));
+        ret.insert("comment".into(), Value::Str(comment.into()));
+        ret.insert("name".into(), Value::Str("No States".into()));
+        ret.insert("changes".into(), Value::new_map());
+        ret.insert("__run_num__".into(), Value::Int(0));
+        let mut running = Map::new();
+        running.insert("no_|-states_|-states_|-None".into(), Value::Map(ret));
+        Rendered::Answer(Return {
+            value: Value::Map(running),
+            retcode: EX_STATE_FAILURE,
+        })
+    }
+
+    /// Salt's `call_highstate` up to the run: the top, its matches for
+    /// this minion, the matched SLS rendered.
     pub(super) fn highstate(m: &Minion, run: &RunOpts, pillar: &Map) -> Rendered {
-        let _ = (m, run, pillar);
-        Rendered::Errors(vec![
-            "brine: the state render stage is not available in this build".into(),
-        ])
+        let req = request(m, run, pillar);
+        let fs = FileServer::new(&req.opts);
+        let top = match top::get_top(&req, &fs) {
+            Ok(t) => t,
+            Err(TopError::NoTargets) => {
+                return no_states(&format!(
+                    "Unable to render top file: {}",
+                    TopError::NoTargets
+                ))
+            }
+            Err(e) => return Rendered::Errors(vec![e.to_string()]),
+        };
+        let mut errors = top::verify_tops(&top);
+        let matches = match top::top_matches(&req, &fs, &top) {
+            Ok(mt) => mt,
+            Err(e) => {
+                errors.push(e.to_string());
+                return Rendered::Errors(errors);
+            }
+        };
+        if matches.is_empty() {
+            return no_states(
+                "No Top file or master_tops data matches found. Please see master log for \
+                 details.",
+            );
+        }
+        let r = render::render_matches(&req, &fs, &matches);
+        errors.extend(r.errors);
+        if !errors.is_empty() {
+            return Rendered::Errors(errors);
+        }
+        if r.high.is_empty() {
+            return no_states("No states found for this minion");
+        }
+        Rendered::High(r.high)
     }
 
     /// The listed SLS of the run's saltenv.
     pub(super) fn sls(m: &Minion, run: &RunOpts, pillar: &Map, mods: &[String]) -> Rendered {
-        let _ = (m, run, pillar, mods);
-        Rendered::Errors(vec![
-            "brine: the state render stage is not available in this build".into(),
-        ])
+        let req = request(m, run, pillar);
+        let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
+        let r = render::render_sls(&req, &saltenv, mods);
+        if !r.errors.is_empty() {
+            return Rendered::Errors(r.errors);
+        }
+        Rendered::High(r.high)
     }
 }
