@@ -252,7 +252,7 @@ fn format_host(host: &str, data: &Value, opts: &OutputOptions) -> Option<String>
             for (tname, info) in states {
                 if let Value::Map(info) = info {
                     if tname != "changes" && !info.is_empty() && !info.contains_key("__run_num__") {
-                        hstrs.insert(0, Value::Map(info.clone()).to_python_repr());
+                        hstrs.insert(0, pformat(&Value::Map(info.clone())));
                         hstrs.insert(
                             0,
                             "The State execution failed to record the order in which all \
@@ -490,6 +490,191 @@ fn summary(
     }
 }
 
+/// Python's `repr` with dict keys sorted (what `pprint` prints on one
+/// line).
+fn sorted_repr(v: &Value) -> String {
+    match v {
+        Value::Map(m) => {
+            let mut items: Vec<(&String, &Value)> = m.iter().collect();
+            items.sort_by(|a, b| a.0.cmp(b.0));
+            let parts: Vec<String> = items
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}: {}",
+                        brine_protocol::value::python_str_repr(k),
+                        sorted_repr(v)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        Value::List(l) => {
+            let parts: Vec<String> = l.iter().map(sorted_repr).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        other => other.to_python_repr(),
+    }
+}
+
+/// Python's `pprint.pformat(v)` (width 80, dict keys sorted).
+fn pformat(v: &Value) -> String {
+    let mut out = String::new();
+    pp(v, &mut out, 0, 0, 0);
+    out
+}
+
+/// `PrettyPrinter._format`: the one-line repr when it fits, else the
+/// container split over lines.
+fn pp(v: &Value, out: &mut String, indent: usize, allowance: usize, level: usize) {
+    const WIDTH: usize = 80;
+    let rep = sorted_repr(v);
+    if rep.chars().count() <= WIDTH.saturating_sub(indent + allowance) {
+        out.push_str(&rep);
+        return;
+    }
+    match v {
+        Value::Map(m) if !m.is_empty() => {
+            out.push('{');
+            let mut items: Vec<(&String, &Value)> = m.iter().collect();
+            items.sort_by(|a, b| a.0.cmp(b.0));
+            let indent = indent + 1;
+            let last = items.len() - 1;
+            for (i, (k, val)) in items.into_iter().enumerate() {
+                let krep = brine_protocol::value::python_str_repr(k);
+                out.push_str(&krep);
+                out.push_str(": ");
+                let allow = if i == last { allowance + 1 } else { 1 };
+                pp(
+                    val,
+                    out,
+                    indent + krep.chars().count() + 2,
+                    allow,
+                    level + 1,
+                );
+                if i != last {
+                    out.push_str(",\n");
+                    out.push_str(&" ".repeat(indent));
+                }
+            }
+            out.push('}');
+        }
+        Value::List(l) if !l.is_empty() => {
+            out.push('[');
+            let indent = indent + 1;
+            let last = l.len() - 1;
+            for (i, item) in l.iter().enumerate() {
+                let allow = if i == last { allowance + 1 } else { 1 };
+                pp(item, out, indent, allow, level + 1);
+                if i != last {
+                    out.push_str(",\n");
+                    out.push_str(&" ".repeat(indent));
+                }
+            }
+            out.push(']');
+        }
+        Value::Str(s) if !s.is_empty() => pp_str(s, out, indent, allowance, level + 1),
+        _ => out.push_str(&rep),
+    }
+}
+
+/// `PrettyPrinter._pprint_str`: a long string as adjacent literals split
+/// after whitespace (in parentheses at the top level).
+fn pp_str(s: &str, out: &mut String, indent: usize, allowance: usize, level: usize) {
+    const WIDTH: usize = 80;
+    let repr = brine_protocol::value::python_str_repr;
+    let (indent, allowance) = if level == 1 {
+        (indent + 1, allowance + 1)
+    } else {
+        (indent, allowance)
+    };
+    let max_width = WIDTH.saturating_sub(indent);
+    let mut chunks: Vec<String> = Vec::new();
+    let lines = split_keep_ends(s);
+    let n = lines.len();
+    for (i, line) in lines.iter().enumerate() {
+        let rep = repr(line);
+        let max1 = if i == n - 1 {
+            max_width.saturating_sub(allowance)
+        } else {
+            max_width
+        };
+        if rep.chars().count() <= max1 {
+            chunks.push(rep);
+            continue;
+        }
+        // Alternating runs of non-space then space characters.
+        let mut parts: Vec<String> = Vec::new();
+        let mut cur = String::new();
+        let mut in_space = false;
+        for c in line.chars() {
+            let sp = c.is_whitespace();
+            if !sp && in_space {
+                parts.push(std::mem::take(&mut cur));
+            }
+            in_space = sp;
+            cur.push(c);
+        }
+        if !cur.is_empty() {
+            parts.push(cur);
+        }
+        let mut current = String::new();
+        let np = parts.len();
+        for (j, part) in parts.iter().enumerate() {
+            let candidate = format!("{current}{part}");
+            let max2 = if j == np - 1 && i == n - 1 {
+                max_width.saturating_sub(allowance)
+            } else {
+                max_width
+            };
+            if repr(&candidate).chars().count() > max2 {
+                if !current.is_empty() {
+                    chunks.push(repr(&current));
+                }
+                current = part.clone();
+            } else {
+                current = candidate;
+            }
+        }
+        if !current.is_empty() {
+            chunks.push(repr(&current));
+        }
+    }
+    if chunks.len() == 1 {
+        out.push_str(&chunks[0]);
+        return;
+    }
+    if level == 1 {
+        out.push('(');
+    }
+    for (i, c) in chunks.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+        }
+        out.push_str(c);
+    }
+    if level == 1 {
+        out.push(')');
+    }
+}
+
+/// Python's `str.splitlines(True)`, for `\n`-separated text.
+fn split_keep_ends(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if c == '\n' {
+            out.push(&s[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
 /// `_format_changes`: nothing for no changes, else the nested outputter
 /// at indent 14 on its own lines.
 fn format_changes(changes: &Value, opts: &OutputOptions) -> (bool, String) {
@@ -617,6 +802,21 @@ mod tests {
         let mut h = HighstateOptions::default();
         f(&mut h);
         h
+    }
+
+    #[test]
+    fn pformat_like_python() {
+        let j: serde_json::Value = serde_json::from_str(
+            r#"{"result": false, "name": "later", "changes": {},
+                "comment": "An exception occurred in this state: 'Changes' should be a dictionary."}"#,
+        )
+        .unwrap_or_default();
+        // pprint.pformat of the same dict, Python 3.11.
+        assert_eq!(
+            super::pformat(&Value::from_json(&j)),
+            "{'changes': {},\n 'comment': \"An exception occurred in this state: 'Changes' should be a \"\n            'dictionary.',\n 'name': 'later',\n 'result': False}"
+        );
+        assert_eq!(super::pformat(&Value::Str("short".into())), "'short'");
     }
 
     #[test]

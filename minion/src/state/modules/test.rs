@@ -262,13 +262,9 @@ fn mod_watch(call: &StateCall) -> StateReturn {
             r.changes = m;
         }
         Some(Value::Map(m)) => r.changes = m.clone(),
-        // Salt's output check rejects the return and reports it so.
-        Some(_) => {
-            let mut bad = StateReturn::new("later");
-            bad.result = Some(false);
-            bad.comment =
-                "An exception occurred in this state: 'Changes' should be a dictionary.".into();
-            return bad;
+        // Not a mapping: the runtime's output check rejects the return.
+        Some(other) => {
+            r.extra.insert("changes".into(), other.clone());
         }
     }
     r

@@ -364,7 +364,7 @@ pub(super) fn call(
     }
     if prereq {
         return Ok(Called {
-            ret,
+            ret: content_check(ret),
             reset_prereq: true,
         });
     }
@@ -384,9 +384,28 @@ pub(super) fn call(
         ret = retry(ctx, run_num, low, ret, retries)?;
     }
     Ok(Called {
-        ret,
+        ret: content_check(ret),
         reset_prereq: false,
     })
+}
+
+/// Salt's `OutputUnifier("content_check")` around `State.call`: a return
+/// whose `changes` is not a mapping is replaced, bookkeeping and all, by an
+/// exception report. (A state module puts a non-mapping `changes` in
+/// `StateReturn::extra` to get there.)
+fn content_check(ret: Map) -> Map {
+    if matches!(ret.get("changes"), Some(Value::Map(_))) {
+        return ret;
+    }
+    let mut bad = Map::new();
+    bad.insert("result".into(), Value::Bool(false));
+    bad.insert("name".into(), Value::Str("later".into()));
+    bad.insert("changes".into(), Value::new_map());
+    bad.insert(
+        "comment".into(),
+        Value::Str("An exception occurred in this state: 'Changes' should be a dictionary.".into()),
+    );
+    bad
 }
 
 /// Run `f` with the process umask set to `mask` (Salt's `set_umask`).
