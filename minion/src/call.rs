@@ -103,7 +103,7 @@ pub fn run(cli: &Cli) -> i32 {
     let mut oopts = output_options(cli);
     oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);
     match modules::call(&mut minion, &cli.function, args) {
-        Ok(ret) => match output::render_with(&out, "local", &ret.value, &oopts) {
+        Ok(ret) => match output::render_owned(&out, "local", ret.value, &oopts) {
             Ok(text) => {
                 print!("{text}");
                 ret.retcode

@@ -129,24 +129,51 @@ impl RunOpts {
 
     /// The pillar the run sees: the in-memory one when neither a different
     /// `pillarenv` nor a `pillar=` override was asked for, else a fresh
-    /// compile (with the override merged on top).
-    fn pillar(&self, m: &Minion) -> Map {
+    /// compile (with the override merged on top). The in-memory pillar is
+    /// moved out of the minion for the run (see [`RunPillar::restore`]).
+    fn pillar(&self, m: &mut Minion) -> RunPillar {
         // Salt's `initial_pillar`: the in-memory pillar, when the run
         // keeps the configured pillarenv and that pillar is not empty.
         let same_env = self.pillarenv.as_deref() == opts::get_str(&m.opts, "pillarenv");
         let override_given = self.pillar_override.as_ref().is_some_and(Value::is_truthy);
         if same_env && !m.pillar.is_empty() && !override_given {
-            return m.pillar.clone();
+            return RunPillar {
+                pillar: std::mem::take(&mut m.pillar),
+                in_memory: true,
+            };
         }
-        m.compile_pillar(
-            &FreshPillar {
-                pillarenv: self.pillarenv.clone(),
-                saltenv: self.saltenv.clone(),
-                pillar_override: self.pillar_override.clone().filter(|_| override_given),
-            },
-            true,
-        )
+        RunPillar {
+            pillar: m.compile_pillar(
+                &FreshPillar {
+                    pillarenv: self.pillarenv.clone(),
+                    saltenv: self.saltenv.clone(),
+                    pillar_override: self.pillar_override.clone().filter(|_| override_given),
+                },
+                true,
+            ),
+            in_memory: false,
+        }
     }
+}
+
+/// The pillar of one run. Moved, not copied, through the render stage and
+/// the runtime; the minion's in-memory pillar goes back when done.
+struct RunPillar {
+    pillar: Map,
+    in_memory: bool,
+}
+
+impl RunPillar {
+    fn restore(self, m: &mut Minion) {
+        if self.in_memory {
+            m.pillar = self.pillar;
+        }
+    }
+}
+
+/// Take a map back out of an `Arc` (copying only if it is still shared).
+fn unshare(a: Arc<Map>) -> Map {
+    Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone())
 }
 
 /// `salt://` files from the minion's `file_roots`.
@@ -238,11 +265,17 @@ fn highstate(
     p.finish()?;
     let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     let pillar = run.pillar(m);
-    if let Some(r) = pillar_errors(&pillar, &kwargs) {
+    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
+        pillar.restore(m);
         return Ok(r);
     }
-    let exclude = kwargs.get("exclude").cloned();
-    let rendered = render::highstate(m, &run, &pillar);
+    // `state.highstate` splits a string exclude on commas as is (no
+    // stripping, unlike `state.sls`).
+    let exclude = kwargs.get("exclude").cloned().map(|ex| match ex {
+        Value::Str(s) => Value::List(s.split(',').map(|p| Value::Str(p.into())).collect()),
+        other => other,
+    });
+    let (rendered, pillar) = render::highstate(m, &run, pillar);
     finish_run(m, run, pillar, rendered, exclude)
 }
 
@@ -270,11 +303,12 @@ fn sls(
         run.saltenv = Some("base".into());
     }
     let pillar = run.pillar(m);
-    if let Some(r) = pillar_errors(&pillar, &kwargs) {
+    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
+        pillar.restore(m);
         return Ok(r);
     }
     let mods = split_input(&mods);
-    let rendered = render::sls(m, &run, &pillar, &mods);
+    let (rendered, pillar) = render::sls(m, &run, pillar, &mods);
     finish_run(m, run, pillar, rendered, exclude)
 }
 
@@ -302,16 +336,22 @@ enum Rendered {
 
 /// Exclude, compile, run, and set the retcode as Salt's `_set_retcode`.
 fn finish_run(
-    m: &Minion,
+    m: &mut Minion,
     run: RunOpts,
-    pillar: Map,
+    pillar: RunPillar,
     rendered: Rendered,
     exclude: Option<Value>,
 ) -> Result<Return, CallError> {
     let mut high = match rendered {
         Rendered::High(h) => h,
-        Rendered::Errors(e) => return Ok(errors(e, EX_STATE_COMPILER_ERROR)),
-        Rendered::Answer(r) => return Ok(r),
+        Rendered::Errors(e) => {
+            pillar.restore(m);
+            return Ok(errors(e, EX_STATE_COMPILER_ERROR));
+        }
+        Rendered::Answer(r) => {
+            pillar.restore(m);
+            return Ok(r);
+        }
     };
     if let Some(ex) = exclude.filter(Value::is_truthy) {
         let items: Vec<Value> = match ex {
@@ -330,18 +370,29 @@ fn finish_run(
         Some(Value::Str(s)) => vec![s.clone()],
         _ => Vec::new(),
     };
-    let prepared = match brine_master::state::compile::prepare_high_for_call(high, &disabled) {
-        Ok(h) => h,
-        Err(e) => return Ok(errors(e, EX_STATE_COMPILER_ERROR)),
-    };
-    let chunks = match brine_master::state::compile::compile_high_data(&prepared) {
+    let compiled = brine_master::state::compile::prepare_high_for_call(high, &disabled)
+        .and_then(|h| Ok((brine_master::state::compile::compile_high_data(&h)?, h)));
+    let (chunks, prepared) = match compiled {
         Ok(c) => c,
-        Err(e) => return Ok(errors(e, EX_STATE_COMPILER_ERROR)),
+        Err(e) => {
+            pillar.restore(m);
+            return Ok(errors(e, EX_STATE_COMPILER_ERROR));
+        }
     };
+    // Only the onfail handlers are needed from the high data afterwards.
+    let handlers = OnfailHandlers::from_high(&prepared);
+    drop(prepared);
     let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
+    let RunPillar { pillar, in_memory } = pillar;
     let ctx = context(m, pillar, &saltenv, run.test);
-    let running = runtime::call_high(&ctx, chunks).map_err(runtime_error)?;
-    let retcode = if check_result(&running, Some(&prepared)) {
+    let result = runtime::call_high(&ctx, chunks);
+    RunPillar {
+        pillar: unshare(ctx.pillar),
+        in_memory,
+    }
+    .restore(m);
+    let running = result.map_err(runtime_error)?;
+    let retcode = if check_result(&running, &handlers) {
         0
     } else {
         EX_STATE_FAILURE
@@ -374,7 +425,6 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     kwargs.insert("__id__".into(), name.clone());
     kwargs.insert("name".into(), name);
     let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
-    let pillar = run.pillar(m);
     let mut low = kwargs;
     let errs = runtime::verify_data(&mut low);
     if !errs.is_empty() {
@@ -382,11 +432,18 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     }
     let tag = runtime::gen_tag(&low);
     let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
+    let RunPillar { pillar, in_memory } = run.pillar(m);
     let ctx = context(m, pillar, &saltenv, run.test);
-    let ret = runtime::call_low(&ctx, low).map_err(runtime_error)?;
+    let result = runtime::call_low(&ctx, low);
+    RunPillar {
+        pillar: unshare(ctx.pillar),
+        in_memory,
+    }
+    .restore(m);
+    let ret = result.map_err(runtime_error)?;
     let mut running = Map::new();
     running.insert(tag, Value::Map(ret));
-    let retcode = if check_result(&running, None) {
+    let retcode = if check_result(&running, &OnfailHandlers::default()) {
         0
     } else {
         EX_STATE_FAILURE
@@ -431,15 +488,67 @@ fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     })
 }
 
+/// The `onfail_stop: False` handlers of a run's high data: handler id,
+/// its state module, and the `onfail` requisites (module, id) it handles.
+/// Salt's `check_result` looks them up to forgive a handled failure.
+#[derive(Default)]
+struct OnfailHandlers(Vec<Handler>);
+
+struct Handler {
+    id: String,
+    module: String,
+    /// `(module, id)` of each `onfail` requisite.
+    reqs: Vec<(String, String)>,
+}
+
+impl OnfailHandlers {
+    fn from_high(high: &Map) -> OnfailHandlers {
+        let mut out = Vec::new();
+        for (hid, body) in high {
+            let Value::Map(body) = body else { continue };
+            for (module, decl) in body {
+                if module.starts_with("__") {
+                    continue;
+                }
+                let Value::List(args) = decl else { continue };
+                let stop_off = args
+                    .iter()
+                    .filter_map(Value::as_map)
+                    .any(|a| a.get("onfail_stop") == Some(&Value::Bool(false)));
+                if !stop_off {
+                    continue;
+                }
+                let mut reqs = Vec::new();
+                for a in args.iter().filter_map(Value::as_map) {
+                    let Some(Value::List(items)) = a.get("onfail") else {
+                        continue;
+                    };
+                    for req in items.iter().filter_map(Value::as_map) {
+                        for (rmod, rid) in req {
+                            reqs.push((rmod.clone(), rid.to_python_str()));
+                        }
+                    }
+                }
+                out.push(Handler {
+                    id: hid.clone(),
+                    module: module.clone(),
+                    reqs,
+                });
+            }
+        }
+        OnfailHandlers(out)
+    }
+}
+
 /// Salt's `state.check_result`: every state succeeded, counting a failed
 /// state as handled when `onfail_stop: False` handlers of it all succeeded.
 /// A return without `result` is searched for nested ones (an empty
 /// mapping there counts as a failure, as in Salt).
-fn check_result(running: &Map, high: Option<&Map>) -> bool {
-    check_result_at(running, false, high)
+fn check_result(running: &Map, handlers: &OnfailHandlers) -> bool {
+    check_result_at(running, false, handlers)
 }
 
-fn check_result_at(running: &Map, recurse: bool, high: Option<&Map>) -> bool {
+fn check_result_at(running: &Map, recurse: bool, handlers: &OnfailHandlers) -> bool {
     if running.is_empty() {
         return false;
     }
@@ -457,13 +566,13 @@ fn check_result_at(running: &Map, recurse: bool, high: Option<&Map>) -> bool {
             if let Value::Map(r) = ret {
                 match r.get("result") {
                     Some(Value::Bool(false)) => ok = false,
-                    None => ok = check_result_at(r, true, high),
+                    None => ok = check_result_at(r, true, handlers),
                     Some(_) => {}
                 }
             }
         }
         if !ok {
-            ok = onfail_handled(id, ret, running, high) == Some(true);
+            ok = onfail_handled(id, ret, running, handlers) == Some(true);
         }
         if !ok {
             return false;
@@ -482,58 +591,35 @@ fn split_tag(tag: &str) -> Option<(&str, &str)> {
 
 /// Salt's `check_onfail_requisites`: `Some(true)` when the failed state
 /// has `onfail_stop: False` handlers and they succeeded.
-fn onfail_handled(tag: &str, ret: &Value, running: &Map, high: Option<&Map>) -> Option<bool> {
-    let high = high.filter(|h| !h.is_empty())?;
-    if !ret.is_truthy() {
+fn onfail_handled(
+    tag: &str,
+    ret: &Value,
+    running: &Map,
+    handlers: &OnfailHandlers,
+) -> Option<bool> {
+    if handlers.0.is_empty() || !ret.is_truthy() {
         return None;
     }
-    let (fstate_of_failed, fid) = match split_tag(tag) {
+    let (fstate, fid) = match split_tag(tag) {
         Some((s, i)) if tag.contains("_|-") => (Some(s), i),
         _ => (None, tag),
     };
-    let mut handlers: Vec<(&str, &str)> = Vec::new();
-    for (hid, body) in high {
-        if hid == fid {
-            continue;
-        }
-        let Value::Map(body) = body else { continue };
-        for (module, decl) in body {
-            if module.starts_with("__") {
-                continue;
-            }
-            let Value::List(args) = decl else { continue };
-            let stop_off = args
+    let matching: Vec<(&str, &str)> = handlers
+        .0
+        .iter()
+        .filter(|h| h.id != fid)
+        .flat_map(|h| {
+            h.reqs
                 .iter()
-                .filter_map(Value::as_map)
-                .find_map(|a| match a.get("onfail_stop") {
-                    Some(Value::Bool(false)) => Some(true),
-                    _ => None,
-                })
-                .unwrap_or(false);
-            if !stop_off {
-                continue;
-            }
-            for a in args.iter().filter_map(Value::as_map) {
-                let Some(Value::List(reqs)) = a.get("onfail") else {
-                    continue;
-                };
-                for req in reqs.iter().filter_map(Value::as_map) {
-                    for (rmod, rid) in req {
-                        let rid_ok = rid.as_str() == Some(fid);
-                        let mod_ok = fstate_of_failed.is_none_or(|s| s == rmod);
-                        if rid_ok && mod_ok {
-                            handlers.push((hid.as_str(), module.as_str()));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    if handlers.is_empty() {
+                .filter(|(rmod, rid)| rid == fid && fstate.is_none_or(|s| s == rmod))
+                .map(move |_| (h.id.as_str(), h.module.as_str()))
+        })
+        .collect();
+    if matching.is_empty() {
         return None;
     }
     let mut nret: Option<bool> = None;
-    for (hid, hmod) in handlers {
+    for (hid, hmod) in matching {
         for (rtag, rret) in running {
             let (rstate, rid) = match split_tag(rtag) {
                 Some((s, i)) if rtag.contains("_|-") => (s.to_string(), i.to_string()),
@@ -562,7 +648,7 @@ fn onfail_handled(tag: &str, ret: &Value, running: &Map, high: Option<&Map>) -> 
 
 /// The render stage: top files and SLS files → high data.
 mod render {
-    use super::{Minion, Rendered, Return, RunOpts, EX_STATE_FAILURE};
+    use super::{Minion, Rendered, Return, RunOpts, RunPillar, EX_STATE_FAILURE};
     use brine_master::state::top::{self, FileServer, TopError};
     use brine_master::state::{render, StateRequest};
     use brine_master::MinionData;
@@ -570,8 +656,8 @@ mod render {
     use std::sync::Arc;
 
     /// What the templates of this run see: the run's saltenv/pillarenv in
-    /// the opts and the run's pillar.
-    fn request(m: &Minion, run: &RunOpts, pillar: &Map) -> StateRequest {
+    /// the opts and the run's pillar (moved in; [`take_back`] returns it).
+    fn request(m: &Minion, run: &RunOpts, pillar: Map) -> StateRequest {
         let mut o = m.opts.clone();
         let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
         o.insert("saltenv".into(), opt(&run.saltenv));
@@ -580,7 +666,7 @@ mod render {
         let minion = Arc::new(MinionData {
             id: m.id.clone(),
             grains: Value::Map(m.grains.clone()),
-            pillar: Value::Map(pillar.clone()),
+            pillar: Value::Map(pillar),
             opts: Value::Map(o.clone()),
         });
         StateRequest {
@@ -588,6 +674,21 @@ mod render {
             minion,
             saltenv: run.saltenv.clone(),
             pillarenv: run.pillarenv.clone(),
+        }
+    }
+
+    /// The pillar back out of a request once rendering is done.
+    fn take_back(req: StateRequest, in_memory: bool) -> RunPillar {
+        let pillar = match Arc::try_unwrap(req.minion) {
+            Ok(md) => md.pillar,
+            Err(shared) => shared.pillar.clone(),
+        };
+        RunPillar {
+            pillar: match pillar {
+                Value::Map(m) => m,
+                _ => Map::new(),
+            },
+            in_memory,
         }
     }
 
@@ -609,10 +710,16 @@ mod render {
 
     /// Salt's `call_highstate` up to the run: the top, its matches for
     /// this minion, the matched SLS rendered.
-    pub(super) fn highstate(m: &Minion, run: &RunOpts, pillar: &Map) -> Rendered {
-        let req = request(m, run, pillar);
+    pub(super) fn highstate(m: &Minion, run: &RunOpts, pillar: RunPillar) -> (Rendered, RunPillar) {
+        let in_memory = pillar.in_memory;
+        let req = request(m, run, pillar.pillar);
+        let rendered = highstate_with(&req);
+        (rendered, take_back(req, in_memory))
+    }
+
+    fn highstate_with(req: &StateRequest) -> Rendered {
         let fs = FileServer::new(&req.opts);
-        let top = match top::get_top(&req, &fs) {
+        let top = match top::get_top(req, &fs) {
             Ok(t) => t,
             Err(TopError::NoTargets) => {
                 return no_states(&format!(
@@ -623,7 +730,7 @@ mod render {
             Err(e) => return Rendered::Errors(vec![e.to_string()]),
         };
         let mut errors = top::verify_tops(&top);
-        let matches = match top::top_matches(&req, &fs, &top) {
+        let matches = match top::top_matches(req, &fs, &top) {
             Ok(mt) => mt,
             Err(e) => {
                 errors.push(e.to_string());
@@ -636,7 +743,7 @@ mod render {
                  details.",
             );
         }
-        let r = render::render_matches(&req, &fs, &matches);
+        let r = render::render_matches(req, &fs, &matches);
         errors.extend(r.errors);
         if !errors.is_empty() {
             return Rendered::Errors(errors);
@@ -648,13 +755,21 @@ mod render {
     }
 
     /// The listed SLS of the run's saltenv.
-    pub(super) fn sls(m: &Minion, run: &RunOpts, pillar: &Map, mods: &[String]) -> Rendered {
-        let req = request(m, run, pillar);
+    pub(super) fn sls(
+        m: &Minion,
+        run: &RunOpts,
+        pillar: RunPillar,
+        mods: &[String],
+    ) -> (Rendered, RunPillar) {
+        let in_memory = pillar.in_memory;
+        let req = request(m, run, pillar.pillar);
         let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
         let r = render::render_sls(&req, &saltenv, mods);
-        if !r.errors.is_empty() {
-            return Rendered::Errors(r.errors);
-        }
-        Rendered::High(r.high)
+        let rendered = if r.errors.is_empty() {
+            Rendered::High(r.high)
+        } else {
+            Rendered::Errors(r.errors)
+        };
+        (rendered, take_back(req, in_memory))
     }
 }

@@ -125,12 +125,23 @@ pub fn render_with(
     ret: &Value,
     opts: &OutputOptions,
 ) -> Result<String, OutputError> {
+    render_owned(out, minion_id, ret.clone(), opts)
+}
+
+/// [`render_with`] taking the return by value, so a large return (a
+/// state run) is not copied to be wrapped.
+pub fn render_owned(
+    out: &str,
+    minion_id: &str,
+    ret: Value,
+    opts: &OutputOptions,
+) -> Result<String, OutputError> {
     let outputter = Outputter::from_name(out).unwrap_or_else(|| {
         tracing::error!("Invalid outputter {out} specified, fall back to nested");
         Outputter::Nested
     });
     let mut wrapped = Map::new();
-    wrapped.insert(minion_id.to_string(), ret.clone());
+    wrapped.insert(minion_id.to_string(), ret);
     let data = Value::Map(wrapped);
     let text = match outputter {
         Outputter::Nested => nested::output(&data, opts),
@@ -145,6 +156,7 @@ pub fn render_with(
             highstate::output(&data, opts).unwrap_or_else(|| nested::output(&data, opts))
         }
     };
+    drop(data);
     Ok(finish(&text))
 }
 

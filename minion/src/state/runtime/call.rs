@@ -267,7 +267,9 @@ fn check_arguments(
 
 /// A state function's return as the running dictionary holds it.
 pub(crate) fn ret_to_map(r: StateReturn) -> Map {
-    let mut m = Map::with_capacity(8 + r.extra.len());
+    // Room for the bookkeeping keys the runtime adds (__sls__,
+    // __run_num__, start_time, duration, __id__) without regrowing.
+    let mut m = Map::with_capacity(9 + r.extra.len());
     m.insert("name".into(), Value::Str(r.name));
     m.insert("changes".into(), Value::Map(r.changes));
     m.insert("result".into(), r.result.map_or(Value::Null, Value::Bool));

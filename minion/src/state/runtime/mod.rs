@@ -54,17 +54,16 @@ pub fn gen_tag(low: &Map) -> String {
 /// Salt's `call_chunks` followed by `call_listen`. Returns the running
 /// dictionary.
 pub fn call_high(ctx: &StateContext, chunks: Vec<Map>) -> Result<Map, RuntimeError> {
-    on_big_stack(|| {
-        let any_listen = chunks.iter().any(listen::involved);
-        let mut rt = Runtime::new(ctx, chunks, 0);
-        rt.call_chunks()?;
-        let run_num = rt.run_num;
-        let (mut running, lows) = rt.into_parts();
-        if any_listen {
-            listen::call_listen(ctx, &lows, &mut running, run_num)?;
-        }
-        Ok(running)
-    })
+    let any_listen = chunks.iter().any(listen::involved);
+    let mut rt = Runtime::new(ctx, chunks, 0);
+    rt.compact = !any_listen;
+    rt.call_chunks()?;
+    let run_num = rt.run_num;
+    let (mut running, lows) = rt.into_parts();
+    if any_listen {
+        listen::call_listen(ctx, &lows, &mut running, run_num)?;
+    }
+    Ok(running)
 }
 
 /// One state call outside a run (`state.low`, `state.single`): Salt's
@@ -75,17 +74,19 @@ pub fn call_low(ctx: &StateContext, mut low: Map) -> Result<Map, RuntimeError> {
     Ok(call::call(ctx, &mut run_num, &mut low, false, 1)?.ret)
 }
 
-/// Requisite chains recurse once per level; a thread with a roomy stack
-/// keeps deep (reverse-ordered) chains from overflowing the main stack.
-/// The memory is only reserved, not touched, until used. Without a thread
-/// (out of resources) the work runs here, still bounded by [`MAX_DEPTH`].
-fn on_big_stack<T: Send, F: FnOnce() -> T + Send>(f: F) -> T {
+/// Requisite chains recurse a few frames per level. Every
+/// [`LEVELS_PER_STACK`] levels the recursion continues on a fresh thread
+/// with a roomy stack, so deep (reverse-ordered) chains cannot overflow
+/// while ordinary runs stay on the caller's thread (and its allocator
+/// arena). Without a thread (out of resources) the work runs here, still
+/// bounded by [`MAX_DEPTH`].
+fn on_fresh_stack<T: Send, F: FnOnce() -> T + Send>(f: F) -> T {
     let slot = std::sync::Mutex::new(Some(f));
     let take = || slot.lock().ok().and_then(|mut g| g.take());
     let spawned = std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .name("state-runtime".into())
-            .stack_size(512 << 20)
+            .stack_size(STACK_PER_HOP)
             .spawn_scoped(s, || take().map(|f| f()));
         match handle {
             Ok(h) => match h.join() {
@@ -115,9 +116,15 @@ fn unreachable_value<T>() -> T {
     std::process::exit(2)
 }
 
+/// Requisite levels run on one stack before hopping to a new one (a
+/// power of two).
+const LEVELS_PER_STACK: usize = 64;
+/// The stack of each hop: far more than 64 levels need, even unoptimised.
+const STACK_PER_HOP: usize = 64 << 20;
+
 /// How many nested `call_chunk`s we allow before calling it a loop (Salt
 /// would hit Python's recursion limit far earlier).
-const MAX_DEPTH: usize = 100_000;
+const MAX_DEPTH: usize = 10_000;
 
 /// A low chunk with what Salt keeps in it at runtime.
 struct Chunk {
@@ -128,6 +135,35 @@ struct Chunk {
     prereq: bool,
     /// Salt's `__prerequired__`.
     prerequired: bool,
+}
+
+/// What is still read of a chunk once it has run: its identity for
+/// requisite lookups and messages, and `failhard`.
+const KEPT_AFTER_RUN: &[&str] = &[
+    "state",
+    "__id__",
+    "name",
+    "fun",
+    "__sls__",
+    "__sls_included_from__",
+    "failhard",
+];
+
+impl Chunk {
+    /// Drop the arguments of a chunk that has run, to keep a long run's
+    /// memory flat.
+    fn compact(&mut self) {
+        if self.low.len() <= KEPT_AFTER_RUN.len() {
+            return;
+        }
+        let mut small = Map::with_capacity(KEPT_AFTER_RUN.len());
+        for key in KEPT_AFTER_RUN {
+            if let Some(v) = self.low.shift_remove(*key) {
+                small.insert((*key).to_string(), v);
+            }
+        }
+        self.low = small;
+    }
 }
 
 /// A dictionary keyed by tag index that remembers insertion order (a
@@ -178,6 +214,9 @@ struct Runtime<'c> {
     depth: usize,
     /// States run before the chunks: the `state_runs_disabled` grain.
     disabled: Vec<(String, Map)>,
+    /// Shrink each chunk to what requisites still read once it has run
+    /// (not when `listen` needs the whole chunks afterwards).
+    compact: bool,
 }
 
 impl<'c> Runtime<'c> {
@@ -217,6 +256,7 @@ impl<'c> Runtime<'c> {
             failhard: false,
             depth: 0,
             disabled: Vec::new(),
+            compact: false,
         }
     }
 
@@ -228,7 +268,7 @@ impl<'c> Runtime<'c> {
     /// The running dictionary and the low chunks as the run left them.
     fn into_parts(self) -> (Map, Vec<Map>) {
         let Runtime {
-            tags,
+            mut tags,
             mut running,
             disabled,
             chunks,
@@ -239,8 +279,8 @@ impl<'c> Runtime<'c> {
             out.insert(tag, Value::Map(ret));
         }
         for t in running.order {
-            if let (Some(Some(ret)), Some(tag)) = (running.slots.get_mut(t), tags.get(t)) {
-                out.insert(tag.clone(), Value::Map(std::mem::take(ret)));
+            if let (Some(Some(ret)), Some(tag)) = (running.slots.get_mut(t), tags.get_mut(t)) {
+                out.insert(std::mem::take(tag), Value::Map(std::mem::take(ret)));
             }
         }
         (out, chunks.into_iter().map(|c| c.low).collect())
@@ -394,6 +434,8 @@ impl<'c> Runtime<'c> {
             self.running.insert(self.chunks[i].tag, ret);
             self.run_num += 1;
             Ok(())
+        } else if self.depth & (LEVELS_PER_STACK - 1) == 0 {
+            on_fresh_stack(|| self.call_chunk_inner(i, depth))
         } else {
             self.call_chunk_inner(i, depth)
         };
@@ -490,6 +532,9 @@ impl<'c> Runtime<'c> {
                 let ret = self.call_chunk_fn(i)?;
                 self.store(i, prereq, ret);
             }
+        }
+        if self.compact && self.running.contains(tag) {
+            self.chunks[i].compact();
         }
         Ok(())
     }
