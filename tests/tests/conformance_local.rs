@@ -10,8 +10,6 @@ use brine_tests::{bin, cases_dir, conformance};
 /// The first entry whose prefix names the case applies.
 const FAMILIES: &[(&str, &[&str])] = &[
     ("pillar-", &[]),
-    // Until the `file` state module lands, only its compile is checked.
-    ("state-files", &["state.show_"]),
     (
         "state-",
         &[

@@ -128,8 +128,9 @@ pub trait StateModule: Send + Sync {
         let _ = call;
         None
     }
-    /// Whether Salt's module has `mod_watch`: without it a `watch` acts as
-    /// a plain `require`. By default: `has_function("mod_watch")`.
+    /// Whether the module has `mod_watch`: without it a `watch` acts as a
+    /// plain `require`. By default: `has_function("mod_watch")`; the
+    /// runtime also knows which of Salt's own modules have one.
     fn has_mod_watch(&self) -> bool {
         self.has_function("mod_watch")
     }

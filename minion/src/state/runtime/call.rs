@@ -196,11 +196,34 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
     errors
 }
 
+/// Salt's state modules that have a `mod_watch` (by their virtual names):
+/// for them a `watch` fires `mod_watch`, for all others it is a `require`.
+const SALT_MOD_WATCH: &[&str] = &[
+    "at",
+    "cmd",
+    "docker_container",
+    "docker_image",
+    "etcd",
+    "kernelpkg",
+    "mount",
+    "pkg",
+    "service",
+    "supervisord",
+    "test",
+    "tomcat",
+];
+
+/// Whether the state module `state` has `mod_watch`: Salt's module does,
+/// or brine's says so.
+pub(super) fn has_mod_watch(state: &str) -> bool {
+    modules::lookup(state).is_some_and(|m| SALT_MOD_WATCH.contains(&state) || m.has_mod_watch())
+}
+
 /// The module for `state` when it has function `fun` (`mod_watch` counts
 /// when the module has one).
 fn find(state: &str, fun: &str) -> Option<&'static dyn StateModule> {
     let m = modules::lookup(state)?;
-    if m.has_function(fun) || (fun == "mod_watch" && m.has_mod_watch()) {
+    if m.has_function(fun) || (fun == "mod_watch" && has_mod_watch(state)) {
         Some(m)
     } else {
         None
@@ -338,19 +361,18 @@ pub(super) fn call(
         let umask = low.get("__umask__").and_then(Value::as_i64);
         let call = StateCall { low, test, ctx };
         let r = with_umask(umask, || {
-            if fun == "mod_watch" && !module.has_function("mod_watch") {
-                module.mod_watch(&call).unwrap_or_else(|| {
+            if fun != "mod_watch" {
+                return module.call(&call);
+            }
+            match module.mod_watch(&call) {
+                Some(r) => r,
+                None if module.has_function("mod_watch") => module.call(&call),
+                None => {
                     let mut r = StateReturn::new(call.name());
                     r.result = Some(false);
                     r.comment = format!("State '{full}' was not found");
                     r
-                })
-            } else if fun == "mod_watch" {
-                module
-                    .mod_watch(&call)
-                    .unwrap_or_else(|| module.call(&call))
-            } else {
-                module.call(&call)
+                }
             }
         });
         ret = ret_to_map(r);

@@ -4,7 +4,6 @@
 //! `check_requisite` and the "unmet" half of `call_chunk`).
 
 use super::{Chunk, Runtime, RuntimeError};
-use crate::state::modules;
 use brine_master::matcher::glob::fnmatch;
 use brine_protocol::{Map, Value};
 use std::collections::HashMap;
@@ -434,7 +433,7 @@ impl Runtime<'_> {
             return;
         }
         let state = low.get("state").and_then(Value::as_str).unwrap_or("");
-        if modules::lookup(state).is_some_and(|m| m.has_mod_watch()) {
+        if super::call::has_mod_watch(state) {
             return;
         }
         for (from, to) in [("watch", "require"), ("watch_any", "require_any")] {
