@@ -5,13 +5,11 @@
 
 use super::{CallError, Params, Return};
 use crate::context::{FreshPillar, Minion};
-use crate::state::fileclient::{FileClient, FileClientError};
+use crate::state::fileclient::LocalFileClient;
 use crate::state::runtime::{self, RuntimeError};
 use crate::state::StateContext;
 use brine_master::opts;
-use brine_master::roots::Roots;
 use brine_protocol::{Map, Value};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The `state.*` functions this file answers.
@@ -176,27 +174,6 @@ fn unshare(a: Arc<Map>) -> Map {
     Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone())
 }
 
-/// `salt://` files from the minion's `file_roots`.
-struct LocalFiles {
-    roots: Roots,
-}
-
-impl FileClient for LocalFiles {
-    fn cache_file(&self, url: &str, saltenv: &str) -> Result<PathBuf, FileClientError> {
-        let rest = url.strip_prefix("salt://").unwrap_or(url);
-        let (path, env) = match rest.split_once("?saltenv=") {
-            Some((p, e)) => (p, e),
-            None => (rest, saltenv),
-        };
-        self.roots
-            .find_file(env, path.trim_start_matches('/'))
-            .ok_or_else(|| FileClientError::NotFound {
-                url: url.to_string(),
-                saltenv: env.to_string(),
-            })
-    }
-}
-
 fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
     StateContext {
         opts: Arc::new(m.opts.clone()),
@@ -204,9 +181,7 @@ fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
         pillar: Arc::new(pillar),
         saltenv: saltenv.to_string(),
         test,
-        fileclient: Arc::new(LocalFiles {
-            roots: Roots::new(opts::roots(&m.opts, "file_roots")),
-        }),
+        fileclient: Arc::new(LocalFileClient::from_opts(&m.opts)),
     }
 }
 
