@@ -95,10 +95,12 @@ pub fn run(cli: &Cli) -> i32 {
         );
         return 2;
     }
-    let out = cli
-        .out
-        .clone()
-        .unwrap_or_else(|| default_outputter(&cli.function).into());
+    // `--out highstate` keeps the function's own outputter (Salt's
+    // get_printout lets every other `--out` win).
+    let out = match cli.out.as_deref() {
+        None | Some("highstate") => default_outputter(&cli.function).to_string(),
+        Some(o) => o.to_string(),
+    };
     let args = parse_input(&cli.args);
     let mut oopts = output_options(cli);
     oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);

@@ -227,8 +227,9 @@ fn format_host(host: &str, data: &Value, opts: &OutputOptions) -> Option<String>
     let mut hstrs: Vec<String> = Vec::new();
     let mut nchanges: i64 = 0;
     match data {
-        Value::Int(i) => {
-            hstrs.push(format!("{}    {i}{}", hcolor, c.endc));
+        // A bool is an int to Python.
+        Value::Int(_) | Value::Bool(_) => {
+            hstrs.push(format!("{}    {}{}", hcolor, data.to_python_str(), c.endc));
             hcolor = c.cyan;
         }
         Value::Str(s) => {
