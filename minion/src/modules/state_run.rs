@@ -193,11 +193,13 @@ fn errors(list: Vec<String>, retcode: i32) -> Return {
     }
 }
 
-/// A runtime error Salt raises out of the function.
-fn runtime_error(e: RuntimeError) -> CallError {
+/// A runtime error Salt raises out of the function: a bad keyword is
+/// salt-call's "Passed invalid arguments"; a requisite Salt cannot look up
+/// crashes Salt's run, reported here as a compile error (retcode 1).
+fn runtime_error(e: RuntimeError) -> Result<Return, CallError> {
     match e {
-        RuntimeError::InvalidArguments(msg) => CallError::InvalidArguments(msg),
-        RuntimeError::Requisite(msg) => CallError::InvalidArguments(msg),
+        RuntimeError::InvalidArguments(msg) => Err(CallError::InvalidArguments(msg)),
+        RuntimeError::Requisite(msg) => Ok(errors(vec![msg], EX_STATE_COMPILER_ERROR)),
     }
 }
 
@@ -366,7 +368,10 @@ fn finish_run(
         in_memory,
     }
     .restore(m);
-    let running = result.map_err(runtime_error)?;
+    let running = match result {
+        Ok(r) => r,
+        Err(e) => return runtime_error(e),
+    };
     let retcode = if check_result(&running, &handlers) {
         0
     } else {
@@ -415,7 +420,10 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         in_memory,
     }
     .restore(m);
-    let ret = result.map_err(runtime_error)?;
+    let ret = match result {
+        Ok(r) => r,
+        Err(e) => return runtime_error(e),
+    };
     let mut running = Map::new();
     running.insert(tag, Value::Map(ret));
     let retcode = if check_result(&running, &OnfailHandlers::default()) {
@@ -451,7 +459,10 @@ fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let test = m.opts.get("test").is_some_and(Value::is_truthy);
     let saltenv = str_opt(m.opts.get("saltenv")).unwrap_or_else(|| "base".into());
     let ctx = context(m, pillar, &saltenv, test);
-    let ret = runtime::call_low(&ctx, low).map_err(runtime_error)?;
+    let ret = match runtime::call_low(&ctx, low) {
+        Ok(r) => r,
+        Err(e) => return runtime_error(e),
+    };
     // salt-call fails a call whose return says `result: False` (or None).
     let retcode = match ret.get("result") {
         Some(r) if !r.is_truthy() => 1,
