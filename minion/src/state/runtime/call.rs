@@ -357,7 +357,11 @@ pub(super) fn call(
             ret.insert(k, v);
         }
     }
+    let mut parallel = false;
     if ret.get("result").is_none_or(|r| *r == Value::Bool(false)) {
+        // `parallel: True` runs here, in order: the return is what Salt's
+        // separate process would have sent back.
+        parallel = !prereq && low.get("parallel").is_some_and(Value::is_truthy);
         let umask = low.get("__umask__").and_then(Value::as_i64);
         let call = StateCall { low, test, ctx };
         let r = with_umask(umask, || {
@@ -404,6 +408,9 @@ pub(super) fn call(
         "__id__".into(),
         low.get("__id__").cloned().unwrap_or(Value::Null),
     );
+    if parallel {
+        ret.insert("__parallel__".into(), Value::Bool(true));
+    }
     if low.contains_key("retry") && !low.contains_key("parallel") {
         ret = retry(ctx, run_num, low, ret, retries)?;
     }
