@@ -137,6 +137,55 @@ struct Chunk {
     prerequired: bool,
 }
 
+/// The `state_runs_disabled` grain (set by `state.disable`): matching
+/// chunks leave the run (no requisite finds them) and are reported as
+/// disabled, numbered first.
+fn take_disabled(ctx: &StateContext, lows: &mut Vec<Map>, run_num: &mut i64) -> Vec<(String, Map)> {
+    let Some(pats) = ctx
+        .grains
+        .get("state_runs_disabled")
+        .and_then(Value::as_list)
+    else {
+        return Vec::new();
+    };
+    let pats: Vec<String> = pats.iter().map(Value::to_python_str).collect();
+    let mut disabled = Vec::new();
+    lows.retain(|low| {
+        let full = format!(
+            "{}.{}",
+            low.get("state")
+                .map(Value::to_python_str)
+                .unwrap_or_default(),
+            low.get("fun").map(Value::to_python_str).unwrap_or_default()
+        );
+        let Some(pat) = pats
+            .iter()
+            .find(|p| brine_master::matcher::glob::fnmatch(&full, p))
+        else {
+            return true;
+        };
+        let mut ret = Map::new();
+        ret.insert("changes".into(), Value::new_map());
+        ret.insert("result".into(), Value::Bool(false));
+        ret.insert(
+            "comment".into(),
+            Value::Str(format!(
+                "The state function \"{full}\" is currently disabled by \"{pat}\", to \
+                 re-enable, run state.enable {pat}."
+            )),
+        );
+        ret.insert("__run_num__".into(), Value::Int(*run_num));
+        ret.insert(
+            "__sls__".into(),
+            low.get("__sls__").cloned().unwrap_or(Value::Null),
+        );
+        *run_num += 1;
+        disabled.push((gen_tag(low), ret));
+        false
+    });
+    disabled
+}
+
 /// What is still read of a chunk once it has run: its identity for
 /// requisite lookups and messages, and `failhard`.
 const KEPT_AFTER_RUN: &[&str] = &[
@@ -220,7 +269,8 @@ struct Runtime<'c> {
 }
 
 impl<'c> Runtime<'c> {
-    fn new(ctx: &'c StateContext, lows: Vec<Map>, run_num: i64) -> Runtime<'c> {
+    fn new(ctx: &'c StateContext, mut lows: Vec<Map>, mut run_num: i64) -> Runtime<'c> {
+        let disabled = take_disabled(ctx, &mut lows, &mut run_num);
         let mut tags = Vec::new();
         let mut tag_ids: HashMap<String, usize> = HashMap::new();
         let mut chunks = Vec::with_capacity(lows.len());
@@ -255,7 +305,7 @@ impl<'c> Runtime<'c> {
             run_num,
             failhard: false,
             depth: 0,
-            disabled: Vec::new(),
+            disabled,
             compact: false,
         }
     }
@@ -289,7 +339,6 @@ impl<'c> Runtime<'c> {
     /// Salt's `call_chunks`: every chunk not already run, in order, until a
     /// `failhard` failure.
     fn call_chunks(&mut self) -> Result<(), RuntimeError> {
-        self.disable_states();
         for i in 0..self.chunks.len() {
             if self.failhard {
                 // Salt returns the bare running dict here (no disabled ones).
@@ -297,7 +346,7 @@ impl<'c> Runtime<'c> {
                 return Ok(());
             }
             let tag = self.chunks[i].tag;
-            if self.disabled_chunk(i) || self.running.contains(tag) {
+            if self.running.contains(tag) {
                 self.active.clear();
                 continue;
             }
@@ -309,61 +358,6 @@ impl<'c> Runtime<'c> {
             self.active.clear();
         }
         Ok(())
-    }
-
-    /// The `state_runs_disabled` grain (set by `state.disable`): matching
-    /// chunks are reported as disabled and never run.
-    fn disable_states(&mut self) {
-        let Some(pats) = self
-            .ctx
-            .grains
-            .get("state_runs_disabled")
-            .and_then(Value::as_list)
-        else {
-            return;
-        };
-        let pats: Vec<String> = pats.iter().map(Value::to_python_str).collect();
-        for i in 0..self.chunks.len() {
-            let low = &self.chunks[i].low;
-            let full = format!(
-                "{}.{}",
-                low.get("state")
-                    .map(Value::to_python_str)
-                    .unwrap_or_default(),
-                low.get("fun").map(Value::to_python_str).unwrap_or_default()
-            );
-            let Some(pat) = pats
-                .iter()
-                .find(|p| brine_master::matcher::glob::fnmatch(&full, p))
-            else {
-                continue;
-            };
-            let mut ret = Map::new();
-            ret.insert("changes".into(), Value::new_map());
-            ret.insert("result".into(), Value::Bool(false));
-            ret.insert(
-                "comment".into(),
-                Value::Str(format!(
-                    "The state function \"{full}\" is currently disabled by \"{pat}\", to \
-                     re-enable, run state.enable {pat}."
-                )),
-            );
-            ret.insert("__run_num__".into(), Value::Int(self.run_num));
-            ret.insert(
-                "__sls__".into(),
-                low.get("__sls__").cloned().unwrap_or(Value::Null),
-            );
-            self.run_num += 1;
-            let tag = self.tags[self.chunks[i].tag].clone();
-            self.disabled.push((tag, ret));
-            self.chunks[i]
-                .low
-                .insert("__disabled__".into(), Value::Bool(true));
-        }
-    }
-
-    fn disabled_chunk(&self, i: usize) -> bool {
-        !self.disabled.is_empty() && self.chunks[i].low.contains_key("__disabled__")
     }
 
     /// Salt's `check_failhard`: a failed (not `None`) state with
@@ -383,8 +377,8 @@ impl<'c> Runtime<'c> {
         if !failhard {
             return false;
         }
+        // Not run, or a `None` result (test mode): no failhard.
         match self.running.get(chunk.tag).and_then(|r| r.get("result")) {
-            None if !self.running.contains(chunk.tag) => false,
             Some(Value::Null) | None => false,
             Some(v) => !v.is_truthy(),
         }
