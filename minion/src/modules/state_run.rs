@@ -197,9 +197,10 @@ fn errors(list: Vec<String>, retcode: i32) -> Return {
 /// salt-call's "Passed invalid arguments"; a requisite Salt cannot look up
 /// crashes Salt's run, reported here as a compile error (retcode 1).
 fn runtime_error(e: RuntimeError) -> Result<Return, CallError> {
-    match e {
-        RuntimeError::InvalidArguments(msg) => Err(CallError::InvalidArguments(msg)),
-        RuntimeError::Requisite(msg) => Ok(errors(vec![msg], EX_STATE_COMPILER_ERROR)),
+    match &e {
+        RuntimeError::InvalidArguments(msg) => Err(CallError::InvalidArguments(msg.clone())),
+        RuntimeError::Requisite(msg) => Ok(errors(vec![msg.clone()], EX_STATE_COMPILER_ERROR)),
+        RuntimeError::FailhardStop => Ok(errors(vec![e.to_string()], EX_STATE_FAILURE)),
     }
 }
 

@@ -36,6 +36,11 @@ pub enum RuntimeError {
     /// A requisite Salt cannot look up (`SaltRenderError`).
     #[error("{0}")]
     Requisite(String),
+    /// Where Salt's own run crashes: a requisite check after a `failhard`
+    /// failure deep in a requisite chain. The run ends with what ran
+    /// ([`call_high`] never returns this).
+    #[error("the run stopped after a failhard failure")]
+    FailhardStop,
 }
 
 /// The running-dictionary tag of a low chunk: `state_|-id_|-name_|-fun`.
@@ -258,8 +263,12 @@ struct Runtime<'c> {
     /// Salt's `self.active`: tags being evaluated in this top-level chunk.
     active: HashSet<usize>,
     run_num: i64,
-    /// Salt's `__FAILHARD__` marker.
+    /// Salt's `__FAILHARD__` marker, set when a failhard state failed
+    /// inside a requisite chain.
     failhard: bool,
+    /// Salt leaves the marker in the running dict when the top-level
+    /// chunk also ended the run.
+    failhard_key: bool,
     depth: usize,
     /// States run before the chunks: the `state_runs_disabled` grain.
     disabled: Vec<(String, Map)>,
@@ -304,6 +313,7 @@ impl<'c> Runtime<'c> {
             active: HashSet::new(),
             run_num,
             failhard: false,
+            failhard_key: false,
             depth: 0,
             disabled,
             compact: false,
@@ -322,9 +332,10 @@ impl<'c> Runtime<'c> {
             mut running,
             disabled,
             chunks,
+            failhard_key,
             ..
         } = self;
-        let mut out = Map::with_capacity(running.order.len() + disabled.len());
+        let mut out = Map::with_capacity(running.order.len() + disabled.len() + 1);
         for (tag, ret) in disabled {
             out.insert(tag, Value::Map(ret));
         }
@@ -332,6 +343,9 @@ impl<'c> Runtime<'c> {
             if let (Some(Some(ret)), Some(tag)) = (running.slots.get_mut(t), tags.get_mut(t)) {
                 out.insert(std::mem::take(tag), Value::Map(std::mem::take(ret)));
             }
+        }
+        if failhard_key {
+            out.insert("__FAILHARD__".into(), Value::Bool(true));
         }
         (out, chunks.into_iter().map(|c| c.low).collect())
     }
@@ -341,7 +355,8 @@ impl<'c> Runtime<'c> {
     fn call_chunks(&mut self) -> Result<(), RuntimeError> {
         for i in 0..self.chunks.len() {
             if self.failhard {
-                // Salt returns the bare running dict here (no disabled ones).
+                // Salt drops the marker and returns the bare running dict
+                // (no disabled states).
                 self.disabled.clear();
                 return Ok(());
             }
@@ -350,8 +365,16 @@ impl<'c> Runtime<'c> {
                 self.active.clear();
                 continue;
             }
-            self.call_chunk(i, 0)?;
+            match self.call_chunk(i, 0) {
+                Ok(()) => {}
+                Err(RuntimeError::FailhardStop) => {
+                    self.disabled.clear();
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            }
             if self.check_failhard(i) {
+                self.failhard_key = self.failhard;
                 self.disabled.clear();
                 return Ok(());
             }
@@ -419,9 +442,6 @@ impl<'c> Runtime<'c> {
     /// Salt's `call_chunk`: evaluate the requisites of chunk `i` (running
     /// them first when they have not run) and then run or skip it.
     fn call_chunk(&mut self, i: usize, depth: u32) -> Result<(), RuntimeError> {
-        if self.failhard {
-            return Ok(());
-        }
         self.depth += 1;
         let r = if self.depth > MAX_DEPTH {
             let ret = self.not_run(i, false, "Recursive requisite found", false);

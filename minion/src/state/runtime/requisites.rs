@@ -289,6 +289,11 @@ impl Runtime<'_> {
         if !present {
             return Ok((Status::Met, Vec::new()));
         }
+        if self.failhard {
+            // Salt's reconcile_procs trips over the `__FAILHARD__` marker
+            // here and the whole run dies; end it instead.
+            return Err(RuntimeError::FailhardStop);
+        }
         let disabled = disabled_requisites(&self.ctx.opts);
         let kinds = CHECK_ORDER
             .iter()
@@ -532,10 +537,9 @@ impl Runtime<'_> {
                 self.run_num += 1;
                 return Ok(());
             }
+            // Salt goes on after a failhard failure deeper down; only
+            // this requisite's own failhard ends this chunk.
             self.call_chunk(c, 0)?;
-            if self.failhard {
-                return Ok(());
-            }
             if self.check_failhard(c) {
                 self.failhard = true;
                 return Ok(());

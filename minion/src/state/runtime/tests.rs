@@ -153,6 +153,13 @@ fn failhard_stops_the_run_but_not_in_test_mode() {
 }
 
 #[test]
+fn failhard_deep_in_a_requisite_chain_leaves_salts_marker() {
+    // s3 fails hard while s0's requisites run; s0 then meets s2 again
+    // (still active) and Salt reports a loop and keeps `__FAILHARD__`.
+    check("fh4", "fh4", &ctx_with(false, Map::new()));
+}
+
+#[test]
 fn requisite_loops_are_reported() {
     check("loop", "loop", &ctx_with(false, Map::new()));
 }
