@@ -19,6 +19,7 @@ const FAMILIES: &[(&str, &[&str])] = &[
             "state.highstate",
             "state.single",
             "state.low",
+            "state.test",
         ],
     ),
 ];
