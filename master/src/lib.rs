@@ -9,6 +9,7 @@
 //! `brine-call --local` and the master daemon both call into this crate; the
 //! compile pipeline lives here and nowhere else.
 
+pub mod keys;
 pub mod matcher;
 pub mod minion_data;
 pub mod opts;

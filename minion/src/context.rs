@@ -31,23 +31,22 @@ impl Minion {
     pub fn start_local(confdir: &Path) -> Result<(Minion, Vec<String>), OptsError> {
         let loaded = opts::load(&confdir.join("minion"), opts::minion_defaults())?;
         let mut opts = loaded.opts;
-        let core = grains::core_grains("");
+        // The id defaults to the fqdn; server_id and friends need the id.
         let id = match opts::get_str(&opts, "id") {
             Some(id) => id.to_string(),
-            None => core
-                .get("fqdn")
-                .and_then(Value::as_str)
-                .unwrap_or("localhost")
-                .to_string(),
+            None => match grains::net::fqdn(&grains::net::hostname()) {
+                f if f.is_empty() => "localhost".to_string(),
+                f => f,
+            },
         };
+        let cachedir = opts::get_str(&opts, "cachedir").map(std::path::PathBuf::from);
+        let core = grains::core_grains_cached(&id, cachedir.as_deref());
         opts.insert("id".into(), Value::Str(id.clone()));
         let static_grains = opts
             .get("grains")
             .and_then(Value::as_map)
             .cloned()
             .unwrap_or_default();
-        let mut core = core;
-        core.insert("id".into(), Value::Str(id.clone()));
         let grains = grains::merge_static(core, &static_grains);
         let mut minion = Minion {
             id,

@@ -8,6 +8,7 @@
 pub mod args;
 pub mod call;
 pub mod context;
+pub mod daemon;
 pub mod exec;
 pub mod grains;
 pub mod logging;

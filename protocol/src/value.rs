@@ -237,34 +237,9 @@ pub fn python_float_repr(f: f64) -> String {
     }
 }
 
-/// Python's `repr(str)`: single quotes unless the text holds a single quote
-/// and no double quote.
+/// Python's `repr(str)` (see [`crate::py::str_repr`]).
 pub fn python_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
+    crate::py::str_repr(s)
 }
 
 impl From<&str> for Value {

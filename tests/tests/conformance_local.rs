@@ -5,11 +5,11 @@ use brine_tests::{bin, cases_dir, conformance};
 
 /// Case families brine implements so far, each with the functions whose
 /// answers are checked (empty: all of them). Commands of other functions
-/// still run, unchecked, so that their effects carry over. hiera-* joins as
-/// the Hiera backend lands.
+/// still run, unchecked, so that their effects carry over.
 /// The first entry whose prefix names the case applies.
 const FAMILIES: &[(&str, &[&str])] = &[
     ("pillar-", &[]),
+    ("hiera-", &[]),
     (
         "state-",
         &[

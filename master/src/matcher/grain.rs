@@ -202,26 +202,7 @@ fn list_index(items: &[Value], idx: i64) -> Option<&Value> {
     let pos = if idx < 0 { len + idx } else { idx };
     items.get(usize::try_from(pos).ok()?)
 }
-
-/// Python's `int(s)` for ASCII input: surrounding whitespace, a sign, and
-/// single underscores between digits are allowed.
-fn python_int(s: &str) -> Option<i64> {
-    let t = s.trim();
-    let (neg, digits) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-        || !digits.chars().all(|c| c.is_ascii_digit() || c == '_')
-    {
-        return None;
-    }
-    let n: i64 = digits.replace('_', "").parse().ok()?;
-    Some(if neg { -n } else { n })
-}
+use brine_protocol::py::int_from_str as python_int;
 
 /// What `salt.utils.args.yamlify_arg` turns a key segment into when that
 /// changes it (the only case where Salt retries the lookup), with Salt's

@@ -6,6 +6,7 @@
 //! Errors never abort the compile: each is reported under `_errors` the way
 //! Salt words it, and every other key still compiles.
 
+pub mod hiera;
 pub mod merge;
 mod sls;
 pub mod stack;
@@ -277,6 +278,14 @@ impl Compiler<'_> {
                         &self.minion,
                         &Value::Map(pillar.clone()),
                         conf,
+                        self.pillarenv.as_deref(),
+                    )
+                    .map_err(|e| e.to_string()),
+                    "hiera" => hiera::ext_pillar(
+                        &self.minion,
+                        &Value::Map(pillar.clone()),
+                        conf,
+                        self.opts,
                         self.pillarenv.as_deref(),
                     )
                     .map_err(|e| e.to_string()),

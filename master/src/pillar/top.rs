@@ -128,11 +128,17 @@ pub fn merge(tops: &[(String, Vec<Value>)]) -> Result<MergedTop, String> {
                 };
                 let env = merged.entry(saltenv.clone()).or_default();
                 for (tgt, comps) in targets {
-                    let Value::List(comps) = comps else {
-                        return Err(malformed());
+                    // Salt iterates whatever the target holds, as Python
+                    // does: a string gives its characters as SLS names
+                    // (`'*': common` reads c, o, m, n), a dict its keys.
+                    let comps: Vec<Value> = match comps {
+                        Value::List(l) => l.clone(),
+                        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+                        Value::Map(m) => m.keys().map(|k| Value::Str(k.clone())).collect(),
+                        _ => return Err(malformed()),
                     };
                     let mut entry = TopTarget::default();
-                    for comp in comps {
+                    for comp in &comps {
                         match comp {
                             Value::Map(m) => {
                                 if let Some(order) = m.get("order") {
@@ -234,6 +240,14 @@ mod tests {
         let order: Vec<_> = base.keys().cloned().collect();
         assert_eq!(order, ["db*", "*", "web*"]);
         assert_eq!(base["*"].sls, ["b"]);
+    }
+
+    #[test]
+    fn string_targets_are_iterated_like_python() {
+        let a = Value::from_json(&json!({"base": {"*": "common", "w": {"x": 1, "y": 2}}}));
+        let m = merge(&[("base".into(), vec![a])]).unwrap();
+        assert_eq!(m["base"]["*"].sls, ["c", "o", "m", "n"]);
+        assert_eq!(m["base"]["w"].sls, ["x", "y"]);
     }
 
     #[test]

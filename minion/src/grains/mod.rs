@@ -23,6 +23,13 @@ use system::read_text;
 
 /// The grains Salt computes for this host, for a minion named `minion_id`.
 pub fn core_grains(minion_id: &str) -> Map {
+    core_grains_cached(minion_id, None)
+}
+
+/// [`core_grains`], keeping what only a spawned program can tell (the
+/// `systemd` grain) in `cachedir` between runs, keyed by that program's
+/// size and mtime so that an upgrade is noticed.
+pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -> Map {
     let mut g = Map::new();
     let put = |g: &mut Map, k: &str, v: Value| {
         g.insert(k.to_string(), v);
@@ -103,7 +110,7 @@ pub fn core_grains(minion_id: &str) -> Map {
     if let Some(se) = system::selinux() {
         put(&mut g, "selinux", se);
     }
-    if let Some(sd) = system::systemd() {
+    if let Some(sd) = system::systemd_cached(cachedir) {
         put(&mut g, "systemd", sd);
     }
     put(&mut g, "init", system::init_system().into());

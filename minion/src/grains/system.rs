@@ -917,18 +917,57 @@ pub fn selinux() -> Option<Value> {
 /// only in `systemctl --version`'s answer, so this is the one grain that
 /// runs a program.
 pub fn systemd() -> Option<Value> {
+    systemd_cached(None)
+}
+
+/// [`systemd`], reusing `cachedir/grains_systemd` while `systemctl` is the
+/// same file (same size and mtime) as when it was written.
+pub fn systemd_cached(cachedir: Option<&Path>) -> Option<Value> {
     let systemctl = which("systemctl")?;
     which("localectl")?;
-    let out = std::process::Command::new(systemctl)
+    let key = std::fs::metadata(&systemctl).ok().map(|m| {
+        let mtime = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        format!("{} {} {}", systemctl.display(), m.len(), mtime)
+    });
+    let cache = cachedir.map(|d| d.join("grains_systemd"));
+    if let (Some(cache), Some(key)) = (&cache, &key) {
+        if let Ok(text) = std::fs::read_to_string(cache) {
+            if let Some((k, rest)) = text.split_once('\n') {
+                if k == key {
+                    return Some(parse_systemctl_version(rest));
+                }
+            }
+        }
+    }
+    let out = std::process::Command::new(&systemctl)
         .arg("--version")
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output()
         .ok();
+    let text = out
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if let (Some(cache), Some(key)) = (&cache, &key) {
+        // A cache that cannot be written only costs the next run a spawn.
+        let _ = std::fs::create_dir_all(cache.parent().unwrap_or(Path::new("/")))
+            .and_then(|_| std::fs::write(cache, format!("{key}\n{text}")));
+    }
+    Some(parse_systemctl_version(&text))
+}
+
+/// The `systemd` grain from `systemctl --version`'s output (empty output:
+/// version `UNDEFINED`, as Salt reports a failed call).
+fn parse_systemctl_version(text: &str) -> Value {
     let mut version = "UNDEFINED".to_string();
     let mut features = String::new();
-    if let Some(o) = out.filter(|o| o.status.success()) {
-        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    {
         let mut lines = text.lines();
         if let (Some(first), Some(second)) = (lines.next(), lines.next()) {
             if let Some(rest) = first.strip_prefix("systemd ") {
@@ -940,12 +979,31 @@ pub fn systemd() -> Option<Value> {
     let mut m = Map::new();
     m.insert("version".into(), version.into());
     m.insert("features".into(), features.into());
-    Some(Value::Map(m))
+    Value::Map(m)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn systemd_grain_is_cached_until_systemctl_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = systemd_cached(Some(dir.path()));
+        assert_eq!(first, systemd(), "cached and uncached answers agree");
+        if first.is_some() {
+            assert!(dir.path().join("grains_systemd").is_file());
+            // A stale key means a fresh spawn; the answer stays the same.
+            std::fs::write(
+                dir.path().join("grains_systemd"),
+                "old key\nsystemd 1 (1)\n-X\n",
+            )
+            .unwrap();
+            assert_eq!(systemd_cached(Some(dir.path())), first);
+        } else {
+            println!("skipped: no systemctl/localectl on this machine");
+        }
+    }
 
     #[test]
     fn cpuinfo_x86_and_arm() {

@@ -2,6 +2,7 @@
 //! `test.*`, looked up by their `module.function` name.
 
 mod grains;
+mod hiera;
 mod pillar;
 mod state;
 mod state_run;
@@ -56,6 +57,7 @@ pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, Ca
         "pillar" => plain(pillar::call(minion, name, p)),
         "grains" => plain(grains::call(minion, name, p)),
         "test" => plain(test::call(name, p)),
+        "hiera" => hiera::call(minion, name, p),
         // Runs (apply, sls, single...) need the runtime; the show_* family
         // only the compiler.
         "state" if state_run::FUNCTIONS.contains(&name) => state_run::call(minion, name, p),

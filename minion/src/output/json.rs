@@ -3,7 +3,6 @@
 //! spelled as Python spells them (`1.0`, `1e-07`, `NaN`).
 
 use super::{OutputIndent, OutputOptions};
-use brine_protocol::value::python_float_repr;
 use brine_protocol::Value;
 use std::fmt::Write;
 
@@ -85,42 +84,10 @@ fn write_value(out: &mut String, v: &Value, indent: Option<usize>, sort_keys: bo
         }
     }
 }
-
-/// `float.__repr__`, with JavaScript's names for the non-finite values.
-fn json_float(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else {
-        python_float_repr(f)
-    }
-}
-
-/// A JSON string as Python writes it with `ensure_ascii=False`: only `"`,
-/// `\` and control characters are escaped.
+use brine_protocol::py::json_float;
+/// A JSON string as Python writes it with `ensure_ascii=False`.
 fn write_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    brine_protocol::py::write_json_str(out, s, false)
 }
 
 #[cfg(test)]

@@ -170,48 +170,8 @@ fn finish(text: &str) -> String {
         format!("{trimmed}\n")
     }
 }
-
-/// Python's `str.isspace` (what `str.rstrip()` strips).
-pub(crate) fn python_is_space(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '\u{1c}'..='\u{1f}')
-}
-
-/// Python's `str.splitlines()`: no empty last line for a trailing break.
-pub(crate) fn python_splitlines(s: &str) -> Vec<&str> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut iter = s.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let is_break = matches!(
-            c,
-            '\n' | '\r'
-                | '\u{0b}'
-                | '\u{0c}'
-                | '\u{1c}'
-                | '\u{1d}'
-                | '\u{1e}'
-                | '\u{85}'
-                | '\u{2028}'
-                | '\u{2029}'
-        );
-        if !is_break {
-            continue;
-        }
-        lines.push(&s[start..i]);
-        let mut next = i + c.len_utf8();
-        if c == '\r' {
-            if let Some(&(j, '\n')) = iter.peek() {
-                iter.next();
-                next = j + 1;
-            }
-        }
-        start = next;
-    }
-    if start < s.len() {
-        lines.push(&s[start..]);
-    }
-    lines
-}
+pub(crate) use brine_protocol::py::is_space as python_is_space;
+pub(crate) use brine_protocol::py::splitlines as python_splitlines;
 
 #[cfg(test)]
 pub(crate) mod tests {

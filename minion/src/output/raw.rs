@@ -94,57 +94,9 @@ pub fn write_repr(out: &mut String, v: &Value, opts: &OutputOptions, depth: isiz
         }
     }
 }
-
-/// Python's `repr(str)`: single quotes unless the text has a `'` and no
-/// `"`; characters Python does not count as printable are escaped.
+/// Python's `repr(str)`.
 pub fn repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if !is_printable(c) => {
-                let n = c as u32;
-                let _ = if n < 0x100 {
-                    write!(out, "\\x{n:02x}")
-                } else if n < 0x10000 {
-                    write!(out, "\\u{n:04x}")
-                } else {
-                    write!(out, "\\U{n:08x}")
-                };
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// Python's `str.isprintable` for one character: false for control, format,
-/// private-use and separator characters (the space excepted) and for
-/// noncharacters. Unassigned code points are not tracked.
-fn is_printable(c: char) -> bool {
-    let n = c as u32;
-    !matches!(n,
-        0x00..=0x1f | 0x7f..=0xa0 | 0xad
-        | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2 | 0x180e
-        | 0x1680 | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x2064 | 0x2066..=0x206f
-        | 0x3000 | 0xd800..=0xf8ff | 0xfdd0..=0xfdef | 0xfeff | 0xfff9..=0xfffb
-        | 0x110bd | 0x110cd | 0x13430..=0x1343f | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a
-        | 0xe0001 | 0xe0020..=0xe007f | 0xf0000..=0x10ffff)
-        && n & 0xfffe != 0xfffe
+    brine_protocol::py::str_repr(s)
 }
 
 #[cfg(test)]

@@ -156,26 +156,7 @@ pub(crate) fn traverse<'a>(data: &'a Value, path: &str) -> Result<Option<&'a Val
     }
     Ok(Some(ptr))
 }
-
-/// Python's `int(text)` for decimal text: surrounding whitespace, a sign,
-/// digits with single underscores between them.
-fn py_int(s: &str) -> Option<i64> {
-    let t = s.trim();
-    let (neg, digits) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-        || !digits.chars().all(|c| c.is_ascii_digit() || c == '_')
-    {
-        return None;
-    }
-    let n: i64 = digits.replace('_', "").parse().ok()?;
-    Some(if neg { -n } else { n })
-}
+use brine_protocol::py::int_from_str as py_int;
 
 #[cfg(test)]
 mod tests {

@@ -157,44 +157,7 @@ fn merge_list(stack: &mut Vec<Value>, mut obj: Vec<Value>) -> Result<(), MergeEr
     }
     Ok(())
 }
-
-/// Python `==` between loaded values: numbers compare across `bool`, `int`
-/// and `float`; dicts regardless of key order.
-pub(crate) fn py_eq(a: &Value, b: &Value) -> bool {
-    fn num(v: &Value) -> Option<Num> {
-        match v {
-            Value::Bool(b) => Some(Num::I(i64::from(*b))),
-            Value::Int(i) => Some(Num::I(*i)),
-            Value::Float(f) => Some(Num::F(*f)),
-            _ => None,
-        }
-    }
-    enum Num {
-        I(i64),
-        F(f64),
-    }
-    match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
-        }
-        _ => match (num(a), num(b)) {
-            (Some(Num::I(x)), Some(Num::I(y))) => x == y,
-            (Some(Num::F(x)), Some(Num::F(y))) => x == y,
-            (Some(Num::I(i)), Some(Num::F(f))) | (Some(Num::F(f)), Some(Num::I(i))) => {
-                // Exact comparison, as Python does for int vs float.
-                f.fract() == 0.0
-                    && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)
-                    && f as i64 == i
-            }
-            _ => false,
-        },
-    }
-}
+pub(crate) use brine_protocol::py::eq as py_eq;
 
 #[cfg(test)]
 mod tests {

@@ -78,44 +78,7 @@ pub(crate) fn relpath(path: &str, start: &str) -> String {
         rel.join("/")
     }
 }
-
-/// `str.splitlines()`: every Unicode line boundary Python knows, `\r\n` as
-/// one, no trailing empty line.
-pub(crate) fn splitlines(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = s.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let is_break = matches!(
-            c,
-            '\n' | '\r'
-                | '\u{0b}'
-                | '\u{0c}'
-                | '\u{1c}'
-                | '\u{1d}'
-                | '\u{1e}'
-                | '\u{85}'
-                | '\u{2028}'
-                | '\u{2029}'
-        );
-        if !is_break {
-            continue;
-        }
-        out.push(&s[start..i]);
-        let mut end = i + c.len_utf8();
-        if c == '\r' {
-            if let Some(&(j, '\n')) = chars.peek() {
-                chars.next();
-                end = j + 1;
-            }
-        }
-        start = end;
-    }
-    if start < s.len() {
-        out.push(&s[start..]);
-    }
-    out
-}
+pub(crate) use brine_protocol::py::splitlines;
 
 /// `str.isspace()` for one character (Unicode White_Space plus the four
 /// ASCII separators Python also counts).

@@ -830,42 +830,7 @@ fn pairs_to_tuples(v: MjValue) -> FResult {
             .collect::<Vec<_>>(),
     ))
 }
-
-/// Python's `str.splitlines()` line boundaries.
-fn python_splitlines(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut iter = s.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let is_break = matches!(
-            c,
-            '\n' | '\r'
-                | '\x0b'
-                | '\x0c'
-                | '\x1c'
-                | '\x1d'
-                | '\x1e'
-                | '\u{85}'
-                | '\u{2028}'
-                | '\u{2029}'
-        );
-        if is_break {
-            out.push(&s[start..i]);
-            let mut next = i + c.len_utf8();
-            if c == '\r' {
-                if let Some(&(j, '\n')) = iter.peek() {
-                    iter.next();
-                    next = j + 1;
-                }
-            }
-            start = next;
-        }
-    }
-    if start < s.len() {
-        out.push(&s[start..]);
-    }
-    out
-}
+use brine_protocol::py::splitlines as python_splitlines;
 
 /// Jinja2's `indent(width=4, first=False, blank=False)`, which keeps a
 /// trailing newline (minijinja's drops it).

@@ -3,7 +3,6 @@
 //! `ensure_ascii`, float `repr`, `NaN`/`Infinity`.
 
 use super::convert::{self, map_pairs, seq_items};
-use brine_protocol::value::python_float_repr;
 use minijinja::value::{Value as MjValue, ValueKind};
 
 pub(crate) struct JsonOpts {
@@ -98,18 +97,7 @@ fn number(v: &MjValue) -> String {
     if v.is_integer() {
         return v.to_string();
     }
-    let f = f64::try_from(v.clone()).unwrap_or(f64::NAN);
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else {
-        python_float_repr(f)
-    }
+    brine_protocol::py::json_float(f64::try_from(v.clone()).unwrap_or(f64::NAN))
 }
 
 /// Dict keys: strings as they are; Python turns numbers, booleans and None
@@ -130,25 +118,5 @@ fn key(k: &MjValue) -> Result<String, NotSerializable> {
 }
 
 pub(crate) fn write_str(s: &str, ensure_ascii: bool, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if ensure_ascii && (c as u32) > 0x7f => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    out.push_str(&format!("\\u{:04x}", unit));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    brine_protocol::py::write_json_str(out, s, ensure_ascii)
 }

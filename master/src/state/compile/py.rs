@@ -21,23 +21,9 @@ pub(crate) fn first_key(m: &Map) -> Option<&str> {
 pub(crate) fn first_state(m: &Map) -> Option<&str> {
     m.keys().map(String::as_str).find(|k| !is_dunder(k))
 }
-
-/// Python's `a == b`: `1 == 1.0 == True`, dicts equal whatever their order.
+/// Python's `a == b` (see [`brine_protocol::py::eq`]).
 pub(crate) fn py_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
-        }
-        _ => match (number(a), number(b)) {
-            (Some(x), Some(y)) => x.py_eq(y),
-            _ => false,
-        },
-    }
+    brine_protocol::py::eq(a, b)
 }
 
 /// A Python number: `bool` and `int` are integers.
@@ -48,10 +34,6 @@ pub(crate) enum Num {
 }
 
 impl Num {
-    fn py_eq(self, other: Num) -> bool {
-        self.py_cmp(other) == Some(std::cmp::Ordering::Equal)
-    }
-
     /// Python's numeric comparison (exact between ints, ints against floats
     /// compared as floats, which is exact for every order Salt sees).
     pub(crate) fn py_cmp(self, other: Num) -> Option<std::cmp::Ordering> {

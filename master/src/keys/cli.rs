@@ -1,0 +1,652 @@
+//! `brine-key`: salt-key for brine's key store. Same options, same listings
+//! and messages (checked against salt-key 3007.8), same `--out json` shapes.
+//!
+//! Differences, deliberate: no colours; only the `key` (default) and `json`
+//! outputters; a glob list like `web*,web1` names each key once (salt-key
+//! repeats a key matched by two patterns); a key file that cannot be read
+//! is reported on stderr and the exit code is 1.
+
+use super::{sort_ignorecase, KeyState, KeyStore, DEFAULT_PKI_DIR};
+use crate::matcher::glob::fnmatch;
+use crate::opts;
+use brine_protocol::{Map, Value};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// salt-key's exit code for usage errors (EX_USAGE).
+pub const EX_USAGE: i32 = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `-L`
+    ListAll,
+    /// `-l STATE`
+    List(String),
+    /// `-a GLOB` / `-A` (glob `*`)
+    Accept(String),
+    /// `-r GLOB` / `-R`
+    Reject(String),
+    /// `-d GLOB` / `-D`
+    Delete(String),
+    /// `-f GLOB`
+    Finger(String),
+    /// `-F`
+    FingerAll,
+    /// `-p GLOB`
+    Print(String),
+    /// `-P`
+    PrintAll,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    pub config_dir: PathBuf,
+    pub command: Command,
+    pub yes: bool,
+    pub json: bool,
+    pub include_accepted: bool,
+    pub include_rejected: bool,
+    pub include_denied: bool,
+}
+
+const USAGE: &str = "Usage: brine-key [options]";
+
+const HELP: &str = "Usage: brine-key [options]
+
+Manage the master's minion keys (like salt-key).
+
+Options:
+  -c DIR, --config-dir=DIR  configuration directory (reads DIR/master) [/etc/brine]
+  -L, --list-all            list all keys
+  -l ARG, --list=ARG        list keys in a state: acc(epted), pre/un(accepted), rej(ected), den(ied), all
+  -a GLOB, --accept=GLOB    accept the matching pending keys
+  -A, --accept-all          accept all pending keys
+  -r GLOB, --reject=GLOB    reject the matching pending keys
+  -R, --reject-all          reject all pending keys
+  -d GLOB, --delete=GLOB    delete the matching keys
+  -D, --delete-all          delete all keys
+  -f GLOB, --finger=GLOB    print the fingerprints of the matching keys
+  -F, --finger-all          print all fingerprints
+  -p GLOB, --print=GLOB     print the matching public keys
+  -P, --print-all           print all public keys
+  -y, --yes                 answer yes to all questions
+  --include-rejected        accept rejected keys too (-a/-A)
+  --include-accepted        reject accepted keys too (-r/-R)
+  --include-denied          act on denied keys too
+  --include-all             --include-rejected with -a, --include-accepted with -r
+  --out=OUTPUTTER           key (default) or json
+  -h, --help                show this help
+";
+
+/// Parse the command line (without the program name). `Ok(None)` means
+/// help was asked for.
+pub fn parse(argv: &[String]) -> Result<Option<Args>, String> {
+    let mut config_dir = PathBuf::from("/etc/brine");
+    let mut yes = false;
+    let mut json = false;
+    let (mut inc_acc, mut inc_rej, mut inc_den, mut inc_all) = (false, false, false, false);
+    // Which command options were given, by Salt's precedence name.
+    let mut given: Vec<(&'static str, Option<String>)> = Vec::new();
+
+    let mut i = 0;
+    while let Some(arg) = argv.get(i) {
+        i += 1;
+        // Long options, with `--opt=value` or `--opt value`.
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            let value = |i: &mut usize| -> Result<String, String> {
+                if let Some(v) = &inline {
+                    return Ok(v.clone());
+                }
+                let v = argv
+                    .get(*i)
+                    .cloned()
+                    .ok_or_else(|| format!("--{name} option requires 1 argument"))?;
+                *i += 1;
+                Ok(v)
+            };
+            match name {
+                "config-dir" => config_dir = PathBuf::from(value(&mut i)?),
+                "list-all" => given.push(("list_all", None)),
+                "list" => given.push(("list", Some(value(&mut i)?))),
+                "accept" => given.push(("accept", Some(value(&mut i)?))),
+                "accept-all" => given.push(("accept_all", None)),
+                "reject" => given.push(("reject", Some(value(&mut i)?))),
+                "reject-all" => given.push(("reject_all", None)),
+                "delete" => given.push(("delete", Some(value(&mut i)?))),
+                "delete-all" => given.push(("delete_all", None)),
+                "finger" => given.push(("finger", Some(value(&mut i)?))),
+                "finger-all" => given.push(("finger_all", None)),
+                "print" => given.push(("print", Some(value(&mut i)?))),
+                "print-all" => given.push(("print_all", None)),
+                "yes" => yes = true,
+                "include-accepted" => inc_acc = true,
+                "include-rejected" => inc_rej = true,
+                "include-denied" => inc_den = true,
+                "include-all" => inc_all = true,
+                "out" => match value(&mut i)?.as_str() {
+                    "json" => json = true,
+                    "key" => json = false,
+                    other => {
+                        return Err(format!(
+                            "outputter '{other}' is not supported by brine-key (use key or json)"
+                        ))
+                    }
+                },
+                "help" => return Ok(None),
+                _ => return Err(format!("no such option: --{name}")),
+            }
+            continue;
+        }
+        // Short options, clustered like optparse allows (`-yA`, `-ya web1`,
+        // `-aweb1`).
+        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            return Err(format!("unexpected argument: {arg}"));
+        };
+        let chars: Vec<char> = cluster.chars().collect();
+        let mut j = 0;
+        while let Some(&c) = chars.get(j) {
+            j += 1;
+            let takes_value = matches!(c, 'c' | 'l' | 'a' | 'r' | 'd' | 'f' | 'p');
+            let value = if takes_value {
+                let rest: String = chars[j..].iter().collect();
+                j = chars.len();
+                if rest.is_empty() {
+                    let v = argv
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| format!("-{c} option requires 1 argument"))?;
+                    i += 1;
+                    Some(v)
+                } else {
+                    Some(rest)
+                }
+            } else {
+                None
+            };
+            match c {
+                'c' => config_dir = PathBuf::from(value.unwrap_or_default()),
+                'L' => given.push(("list_all", None)),
+                'l' => given.push(("list", value)),
+                'a' => given.push(("accept", value)),
+                'A' => given.push(("accept_all", None)),
+                'r' => given.push(("reject", value)),
+                'R' => given.push(("reject_all", None)),
+                'd' => given.push(("delete", value)),
+                'D' => given.push(("delete_all", None)),
+                'f' => given.push(("finger", value)),
+                'F' => given.push(("finger_all", None)),
+                'p' => given.push(("print", value)),
+                'P' => given.push(("print_all", None)),
+                'y' => yes = true,
+                'h' => return Ok(None),
+                _ => return Err(format!("no such option: -{c}")),
+            }
+        }
+    }
+
+    if let Some((_, Some(list))) = given.iter().find(|(n, _)| *n == "list") {
+        if !["acc", "pre", "un", "rej", "den", "all"]
+            .iter()
+            .any(|p| list.starts_with(p))
+        {
+            return Err(format!("'{list}' is not a valid argument to '--list'"));
+        }
+    }
+
+    // salt-key's precedence when several commands are given.
+    let order = [
+        "list",
+        "list_all",
+        "print",
+        "print_all",
+        "accept",
+        "accept_all",
+        "reject",
+        "reject_all",
+        "delete",
+        "delete_all",
+        "finger",
+        "finger_all",
+    ];
+    let chosen = order
+        .iter()
+        .find_map(|name| given.iter().find(|(n, _)| n == name))
+        .cloned();
+    let arg = |v: Option<String>| v.unwrap_or_default();
+    let command = match chosen {
+        None => Command::ListAll,
+        Some((name, v)) => match name {
+            "list" => Command::List(arg(v)),
+            "list_all" => Command::ListAll,
+            "print" => Command::Print(arg(v)),
+            "print_all" => Command::PrintAll,
+            "accept" => Command::Accept(arg(v)),
+            "accept_all" => Command::Accept("*".into()),
+            "reject" => Command::Reject(arg(v)),
+            "reject_all" => Command::Reject("*".into()),
+            "delete" => Command::Delete(arg(v)),
+            "delete_all" => Command::Delete("*".into()),
+            "finger" => Command::Finger(arg(v)),
+            _ => Command::FingerAll,
+        },
+    };
+    // As salt-key: --include-all widens accept to rejected keys and reject
+    // to accepted keys; accept never includes accepted, reject never
+    // rejected.
+    let (include_accepted, include_rejected) = match command {
+        Command::Accept(_) => (false, inc_all || inc_rej),
+        Command::Reject(_) => (inc_all || inc_acc, false),
+        _ => (inc_acc, inc_rej),
+    };
+    Ok(Some(Args {
+        config_dir,
+        command,
+        yes,
+        json,
+        include_accepted,
+        include_rejected,
+        include_denied: inc_den,
+    }))
+}
+
+/// Where output goes; stdin answers the confirmation prompt.
+pub struct Io<'a> {
+    pub stdin: &'a mut dyn BufRead,
+    pub stdout: &'a mut dyn Write,
+    pub stderr: &'a mut dyn Write,
+}
+
+/// A status section of a listing: `minions`, `minions_pre`, ... or `local`.
+#[derive(Debug, Clone, PartialEq)]
+enum Section {
+    State(KeyState),
+    Local,
+}
+
+impl Section {
+    fn key(&self) -> &'static str {
+        match self {
+            Section::State(s) => s.dir_name(),
+            Section::Local => "local",
+        }
+    }
+    fn heading(&self) -> &'static str {
+        match self {
+            Section::State(s) => s.heading(),
+            Section::Local => "Local Keys:",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Entries {
+    Ids(Vec<String>),
+    Pairs(Vec<(String, String)>),
+}
+
+type Listing = Vec<(Section, Entries)>;
+
+/// salt-key's `key` outputter: sections sorted by their dict key, entries
+/// sorted, `id:  value` for mappings.
+fn render_key(listing: &Listing) -> String {
+    let mut sections: Vec<&(Section, Entries)> = listing.iter().collect();
+    sections.sort_by_key(|(s, _)| s.key());
+    let mut out = String::new();
+    for (section, entries) in sections {
+        out.push_str(section.heading());
+        out.push('\n');
+        match entries {
+            Entries::Ids(ids) => {
+                let mut ids = ids.clone();
+                ids.sort();
+                for id in ids {
+                    out.push_str(&id);
+                    out.push('\n');
+                }
+            }
+            Entries::Pairs(pairs) => {
+                let mut pairs = pairs.clone();
+                pairs.sort();
+                for (id, v) in pairs {
+                    // Salt strips the trailing newline of printed key files.
+                    out.push_str(&format!("{id}:  {}\n", v.trim_end()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// salt's `json` outputter (indent 4), in the listing's own order.
+fn render_json(listing: &Listing) -> String {
+    let mut top = Map::new();
+    for (section, entries) in listing {
+        let v = match entries {
+            Entries::Ids(ids) => Value::List(ids.iter().map(|i| Value::from(i.as_str())).collect()),
+            Entries::Pairs(pairs) => Value::Map(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
+                    .collect(),
+            ),
+        };
+        top.insert(section.key().to_string(), v);
+    }
+    let mut buf = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+    // Serializing an in-memory map of strings cannot fail.
+    let _ = serde::Serialize::serialize(&Value::Map(top).to_json(), &mut ser);
+    let mut s = String::from_utf8_lossy(&buf).into_owned();
+    s.push('\n');
+    s
+}
+
+/// Run brine-key with `argv` (without the program name); the exit code.
+pub fn main_with(argv: &[String], io: &mut Io) -> i32 {
+    let args = match parse(argv) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            let _ = io.stdout.write_all(HELP.as_bytes());
+            return 0;
+        }
+        Err(msg) => {
+            let _ = writeln!(io.stderr, "{USAGE}\n\nbrine-key: error: {msg}");
+            return EX_USAGE;
+        }
+    };
+    match run(&args, io) {
+        Ok(code) => code,
+        Err(msg) => {
+            let _ = writeln!(io.stderr, "Error: {msg}");
+            1
+        }
+    }
+}
+
+/// The master's `pki_dir` from `<config_dir>/master` (Salt's defaults and
+/// `root_dir` handling).
+pub fn pki_dir(config_dir: &std::path::Path) -> Result<PathBuf, String> {
+    let mut defaults = Map::new();
+    defaults.insert("root_dir".into(), Value::from("/"));
+    defaults.insert("pki_dir".into(), Value::from(DEFAULT_PKI_DIR));
+    defaults.insert("cachedir".into(), Value::from("/var/cache/brine/master"));
+    let loaded = opts::load(&config_dir.join("master"), defaults).map_err(|e| e.to_string())?;
+    Ok(PathBuf::from(
+        opts::get_str(&loaded.opts, "pki_dir").unwrap_or(DEFAULT_PKI_DIR),
+    ))
+}
+
+fn run(args: &Args, io: &mut Io) -> Result<i32, String> {
+    let pki = pki_dir(&args.config_dir)?;
+    let store = KeyStore::open(&pki).map_err(|e| e.to_string())?;
+    let mut failed = false;
+    let print = |io: &mut Io, listing: &Listing| {
+        let text = if args.json {
+            render_json(listing)
+        } else {
+            render_key(listing)
+        };
+        let _ = io.stdout.write_all(text.as_bytes());
+    };
+    match &args.command {
+        Command::ListAll => {
+            print(io, &list_states(&store, &KeyState::ALL)?);
+        }
+        Command::List(which) => {
+            let states: &[KeyState] = if which.starts_with("acc") {
+                &[KeyState::Accepted]
+            } else if which.starts_with("pre") || which.starts_with("un") {
+                &[KeyState::Pending]
+            } else if which.starts_with("rej") {
+                &[KeyState::Rejected]
+            } else if which.starts_with("den") {
+                &[KeyState::Denied]
+            } else {
+                &KeyState::ALL
+            };
+            print(io, &list_states(&store, states)?);
+        }
+        Command::Finger(pattern) => {
+            let matches = name_match(&store, pattern, true)?;
+            let listing = fingerprints(&store, matches, io, &mut failed);
+            print(io, &listing);
+        }
+        Command::FingerAll => {
+            let matches = name_match(&store, "*", true)?;
+            let listing = fingerprints(&store, matches, io, &mut failed);
+            print(io, &listing);
+        }
+        Command::Print(_) | Command::PrintAll => {
+            let pattern = match &args.command {
+                Command::Print(p) => p.as_str(),
+                _ => "*",
+            };
+            let mut listing = Listing::new();
+            for (section, ids) in name_match(&store, pattern, false)? {
+                let Section::State(state) = section else {
+                    continue;
+                };
+                let mut pairs = Vec::new();
+                for id in ids {
+                    match store.read_text(state, &id) {
+                        Ok(t) => pairs.push((id, t)),
+                        Err(e) => {
+                            let _ = writeln!(io.stderr, "Error: {e}");
+                            failed = true;
+                        }
+                    }
+                }
+                listing.push((section, Entries::Pairs(pairs)));
+            }
+            print(io, &listing);
+        }
+        Command::Accept(pattern) | Command::Reject(pattern) | Command::Delete(pattern) => {
+            failed |= change(&store, args, pattern, io)?;
+        }
+    }
+    Ok(if failed { 1 } else { 0 })
+}
+
+fn list_states(store: &KeyStore, states: &[KeyState]) -> Result<Listing, String> {
+    states
+        .iter()
+        .map(|&s| {
+            Ok((
+                Section::State(s),
+                Entries::Ids(store.list(s).map_err(|e| e.to_string())?),
+            ))
+        })
+        .collect()
+}
+
+/// salt-key's `name_match`: ids (and with `full`, local key files) matching
+/// a glob or comma-separated globs, by section in Salt's order, only
+/// sections with matches.
+fn name_match(
+    store: &KeyStore,
+    pattern: &str,
+    full: bool,
+) -> Result<Vec<(Section, Vec<String>)>, String> {
+    let globs: Vec<&str> = pattern.split(',').collect();
+    let matches = |name: &str| globs.iter().any(|g| fnmatch(name, g));
+    let mut out = Vec::new();
+    for state in KeyState::ALL {
+        let ids: Vec<String> = store
+            .list(state)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .filter(|id| matches(id))
+            .collect();
+        if !ids.is_empty() {
+            out.push((Section::State(state), ids));
+        }
+    }
+    if full {
+        let mut local: Vec<String> = store
+            .local_keys()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .filter(|n| matches(n))
+            .collect();
+        sort_ignorecase(&mut local);
+        if !local.is_empty() {
+            out.push((Section::Local, local));
+        }
+    }
+    Ok(out)
+}
+
+fn fingerprints(
+    store: &KeyStore,
+    matches: Vec<(Section, Vec<String>)>,
+    io: &mut Io,
+    failed: &mut bool,
+) -> Listing {
+    let mut listing = Listing::new();
+    for (section, ids) in matches {
+        let mut pairs = Vec::new();
+        for id in ids {
+            let keys = match &section {
+                Section::State(s) => store.read(*s, &id),
+                Section::Local => store.read_local(&id),
+            };
+            match keys {
+                Ok(k) => pairs.push((id, k.fingerprint())),
+                Err(e) => {
+                    let _ = writeln!(io.stderr, "Error: {e}");
+                    *failed = true;
+                }
+            }
+        }
+        listing.push((section, Entries::Pairs(pairs)));
+    }
+    listing
+}
+
+/// `-a`/`-r`/`-d` (and the `-A`/`-R`/`-D` forms): show what will change,
+/// confirm, change, report. Returns whether some key failed.
+fn change(store: &KeyStore, args: &Args, pattern: &str, io: &mut Io) -> Result<bool, String> {
+    let (verb, past) = match args.command {
+        Command::Accept(_) => ("accept", "accepted"),
+        Command::Reject(_) => ("reject", "rejected"),
+        _ => ("delete", "deleted"),
+    };
+    let matches = name_match(store, pattern, false)?;
+    let find = |state| {
+        matches
+            .iter()
+            .find(|(s, _)| *s == Section::State(state))
+            .map(|(_, ids)| ids.clone())
+    };
+    // Which keys are acted on, in salt-key's order: pending first, then the
+    // states the --include options add; delete takes every match.
+    let mut chosen: Vec<(KeyState, Vec<String>)> = Vec::new();
+    if verb == "delete" {
+        for state in KeyState::ALL {
+            if let Some(ids) = find(state) {
+                chosen.push((state, ids));
+            }
+        }
+    } else {
+        for (state, wanted) in [
+            (KeyState::Pending, true),
+            (KeyState::Accepted, args.include_accepted),
+            (KeyState::Rejected, args.include_rejected),
+            (KeyState::Denied, args.include_denied),
+        ] {
+            if let Some(ids) = find(state).filter(|_| wanted) {
+                chosen.push((state, ids));
+            }
+        }
+    }
+    if chosen.is_empty() {
+        let mut statuses = vec!["unaccepted"];
+        if args.include_accepted {
+            statuses.push("accepted");
+        }
+        if args.include_rejected {
+            statuses.push("rejected");
+        }
+        if args.include_denied {
+            statuses.push("denied");
+        }
+        let stat = match statuses.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => "unaccepted".to_string(),
+        };
+        let _ = writeln!(
+            io.stdout,
+            "The key glob '{pattern}' does not match any {stat} keys."
+        );
+        return Ok(false);
+    }
+    let listing: Listing = chosen
+        .iter()
+        .map(|(s, ids)| (Section::State(*s), Entries::Ids(ids.clone())))
+        .collect();
+    let _ = writeln!(io.stdout, "The following keys are going to be {past}:");
+    let shown = if args.json {
+        render_json(&listing)
+    } else {
+        render_key(&listing)
+    };
+    let _ = io.stdout.write_all(shown.as_bytes());
+
+    if !args.yes {
+        // Accepting and rejecting default to yes, deleting to no, as in
+        // salt-key. No answer at all (EOF: no terminal, closed stdin) is no.
+        let (prompt, default_yes) = if verb == "delete" {
+            ("Proceed? [N/y] ", false)
+        } else {
+            ("Proceed? [n/Y] ", true)
+        };
+        let _ = io.stdout.write_all(prompt.as_bytes());
+        let _ = io.stdout.flush();
+        let mut line = String::new();
+        match io.stdin.read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                let _ = writeln!(io.stderr, "Error: EOF when reading a line");
+                return Ok(false);
+            }
+            Ok(_) => {}
+        }
+        let answer = line.trim_end_matches(['\n', '\r']);
+        let yes = if answer.is_empty() {
+            default_yes
+        } else {
+            answer.to_lowercase().starts_with('y')
+        };
+        if !yes {
+            return Ok(false);
+        }
+    }
+
+    let mut failed = false;
+    for (state, ids) in &chosen {
+        for id in ids {
+            let result = match verb {
+                "accept" => store.accept(id, *state),
+                "reject" => store.reject(id, *state),
+                _ => store.delete(id, *state),
+            };
+            match result {
+                Ok(()) => {
+                    let _ = writeln!(io.stdout, "Key for minion {id} {past}.");
+                }
+                Err(e) => {
+                    let _ = writeln!(io.stderr, "Error: {e}");
+                    failed = true;
+                }
+            }
+        }
+    }
+    Ok(failed)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,555 @@
+//! The master's key store, laid out as Salt lays out its `pki_dir`:
+//!
+//! ```text
+//! <pki_dir>/                 (default /etc/brine/pki/master under root_dir; 0700)
+//!   master.key               private ed25519 + X25519 secrets (0600, made on first start)
+//!   master.pub               public keys
+//!   minions/<id>             accepted minion keys
+//!   minions_pre/<id>         keys waiting for `brine-key -a`
+//!   minions_rejected/<id>    rejected keys
+//!   minions_denied/<id>      keys refused because another key is on file for the id
+//! ```
+//!
+//! Each minion file holds the public key text of
+//! [`brine_protocol::keys`]. Ids are checked with
+//! [`brine_protocol::keys::validate_id`] before any path is built from them.
+//!
+//! [`KeyStore::authenticate`] is Salt's `_auth` decision (without open_mode,
+//! autosign/autoreject files): see its doc.
+
+pub mod cli;
+
+use brine_protocol::crypto::{KeyPair, PublicKeys};
+use brine_protocol::keys::{self as keyfiles, InvalidId, KeyFileError};
+use brine_protocol::messages::AuthStatus;
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+
+/// Default `pki_dir` of the master (Salt's is /etc/salt/pki/master).
+pub const DEFAULT_PKI_DIR: &str = "/etc/brine/pki/master";
+/// Base name of the master's key files (`master.key`, `master.pub`).
+pub const MASTER_KEY_NAME: &str = "master";
+
+/// The state a minion key is in; each is a directory of `pki_dir`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyState {
+    Accepted,
+    Pending,
+    Rejected,
+    Denied,
+}
+
+impl KeyState {
+    /// All states in the order Salt's key listings use as dict order.
+    pub const ALL: [KeyState; 4] = [
+        KeyState::Accepted,
+        KeyState::Pending,
+        KeyState::Rejected,
+        KeyState::Denied,
+    ];
+
+    /// Directory name under `pki_dir`, also the key of `--out json`.
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            KeyState::Accepted => "minions",
+            KeyState::Pending => "minions_pre",
+            KeyState::Rejected => "minions_rejected",
+            KeyState::Denied => "minions_denied",
+        }
+    }
+
+    /// Heading printed by salt-key's key outputter.
+    pub fn heading(self) -> &'static str {
+        match self {
+            KeyState::Accepted => "Accepted Keys:",
+            KeyState::Pending => "Unaccepted Keys:",
+            KeyState::Rejected => "Rejected Keys:",
+            KeyState::Denied => "Denied Keys:",
+        }
+    }
+
+    /// Word used in "does not match any ... keys".
+    pub fn adjective(self) -> &'static str {
+        match self {
+            KeyState::Accepted => "accepted",
+            KeyState::Pending => "unaccepted",
+            KeyState::Rejected => "rejected",
+            KeyState::Denied => "denied",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum KeyStoreError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    KeyFile(#[from] KeyFileError),
+    #[error("refusing minion id: {0}")]
+    InvalidId(#[from] InvalidId),
+    #[error("no {state} key for minion '{id}'", state = .state.adjective())]
+    NoSuchKey { id: String, state: KeyState },
+    #[error("{path}: the key path for minion '{id}' is a directory")]
+    IsDirectory { id: String, path: PathBuf },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> KeyStoreError + '_ {
+    move |source| KeyStoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Salt sorts key names with `sorted_ignorecase` (by lowercase form; ties
+/// keep directory order, which we make deterministic by the name itself).
+pub fn sort_ignorecase(names: &mut [String]) {
+    names.sort_by(|a, b| a.to_lowercase().cmp(&b.to_lowercase()).then(a.cmp(b)));
+}
+
+/// The master's `pki_dir`.
+#[derive(Debug, Clone)]
+pub struct KeyStore {
+    pki_dir: PathBuf,
+}
+
+impl KeyStore {
+    /// Use an existing `pki_dir` (what `brine-key` does: like salt-key, it
+    /// does not create one). A missing state directory reads as empty.
+    pub fn open(pki_dir: &Path) -> Result<KeyStore, KeyStoreError> {
+        std::fs::metadata(pki_dir).map_err(io_err(pki_dir))?;
+        Ok(KeyStore {
+            pki_dir: pki_dir.to_path_buf(),
+        })
+    }
+
+    /// Create `pki_dir` (0700) and its state directories if needed (what
+    /// the master does on start).
+    pub fn create(pki_dir: &Path) -> Result<KeyStore, KeyStoreError> {
+        keyfiles::create_dir_private(pki_dir)?;
+        for state in KeyState::ALL {
+            let dir = pki_dir.join(state.dir_name());
+            if !dir.is_dir() {
+                keyfiles::create_dir_private(&dir)?;
+            }
+        }
+        Ok(KeyStore {
+            pki_dir: pki_dir.to_path_buf(),
+        })
+    }
+
+    pub fn pki_dir(&self) -> &Path {
+        &self.pki_dir
+    }
+
+    /// The master's own key pair, created on first call (`master.key` 0600
+    /// and `master.pub`).
+    pub fn master_keys(&self) -> Result<KeyPair, KeyStoreError> {
+        Ok(keyfiles::load_or_create_pair(
+            &self.pki_dir,
+            MASTER_KEY_NAME,
+        )?)
+    }
+
+    /// Path of `id`'s key file in `state`, after validating the id.
+    pub fn key_path(&self, state: KeyState, id: &str) -> Result<PathBuf, KeyStoreError> {
+        keyfiles::validate_id(id)?;
+        Ok(self.pki_dir.join(state.dir_name()).join(id))
+    }
+
+    /// Ids with a key in `state`, sorted as salt-key sorts them. Dot files
+    /// (temporary files among them) are skipped, as Salt skips them.
+    pub fn list(&self, state: KeyState) -> Result<Vec<String>, KeyStoreError> {
+        let dir = self.pki_dir.join(state.dir_name());
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io_err(&dir))?;
+            // Names that are not UTF-8 cannot be minion ids; skip them.
+            if let Ok(name) = entry.file_name().into_string() {
+                if !name.starts_with('.') {
+                    out.push(name);
+                }
+            }
+        }
+        sort_ignorecase(&mut out);
+        Ok(out)
+    }
+
+    /// Every state's ids, in [`KeyState::ALL`] order.
+    pub fn list_all(&self) -> Result<IndexMap<KeyState, Vec<String>>, KeyStoreError> {
+        KeyState::ALL
+            .iter()
+            .map(|&s| Ok((s, self.list(s)?)))
+            .collect()
+    }
+
+    /// The master's own key files (`*.pub`, `*.key` in `pki_dir`), as
+    /// salt-key's "Local Keys" lists `*.pub`/`*.pem`.
+    pub fn local_keys(&self) -> Result<Vec<String>, KeyStoreError> {
+        let entries = std::fs::read_dir(&self.pki_dir).map_err(io_err(&self.pki_dir))?;
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io_err(&self.pki_dir))?;
+            if let Ok(name) = entry.file_name().into_string() {
+                if (name.ends_with(".pub") || name.ends_with(".key")) && !name.starts_with('.') {
+                    out.push(name);
+                }
+            }
+        }
+        sort_ignorecase(&mut out);
+        Ok(out)
+    }
+
+    /// The public keys of a local key file (the public half of a `.key`).
+    pub fn read_local(&self, name: &str) -> Result<PublicKeys, KeyStoreError> {
+        let path = self.pki_dir.join(name);
+        if name.ends_with(".key") {
+            Ok(keyfiles::read_private(&path)?.public())
+        } else {
+            Ok(keyfiles::read_public(&path)?)
+        }
+    }
+
+    /// `id`'s key in `state`.
+    pub fn read(&self, state: KeyState, id: &str) -> Result<PublicKeys, KeyStoreError> {
+        let path = self.key_path(state, id)?;
+        if !path.exists() {
+            return Err(KeyStoreError::NoSuchKey {
+                id: id.to_string(),
+                state,
+            });
+        }
+        Ok(keyfiles::read_public(&path)?)
+    }
+
+    /// The raw text of `id`'s key file in `state` (`brine-key -p`).
+    pub fn read_text(&self, state: KeyState, id: &str) -> Result<String, KeyStoreError> {
+        let path = self.key_path(state, id)?;
+        std::fs::read_to_string(&path).map_err(io_err(&path))
+    }
+
+    /// The accepted key of `id`, if any: what the master checks every
+    /// minion request's signer against.
+    pub fn accepted(&self, id: &str) -> Result<Option<PublicKeys>, KeyStoreError> {
+        match self.read(KeyState::Accepted, id) {
+            Ok(k) => Ok(Some(k)),
+            Err(KeyStoreError::NoSuchKey { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn write(&self, state: KeyState, id: &str, keys: &PublicKeys) -> Result<(), KeyStoreError> {
+        let path = self.key_path(state, id)?;
+        if let Some(dir) = path.parent() {
+            if !dir.is_dir() {
+                keyfiles::create_dir_private(dir)?;
+            }
+        }
+        keyfiles::write_public(&path, keys)?;
+        Ok(())
+    }
+
+    /// Move `id`'s key from `from` to `to` (replacing a key already there,
+    /// as Salt's `shutil.move` does).
+    pub fn move_key(&self, id: &str, from: KeyState, to: KeyState) -> Result<(), KeyStoreError> {
+        let src = self.key_path(from, id)?;
+        let dst = self.key_path(to, id)?;
+        if !src.is_file() {
+            return Err(KeyStoreError::NoSuchKey {
+                id: id.to_string(),
+                state: from,
+            });
+        }
+        if let Some(dir) = dst.parent() {
+            if !dir.is_dir() {
+                keyfiles::create_dir_private(dir)?;
+            }
+        }
+        std::fs::rename(&src, &dst).map_err(io_err(&dst))
+    }
+
+    /// `brine-key -a`: pending (or rejected) → accepted.
+    pub fn accept(&self, id: &str, from: KeyState) -> Result<(), KeyStoreError> {
+        self.move_key(id, from, KeyState::Accepted)
+    }
+
+    /// `brine-key -r`: pending (or accepted) → rejected.
+    pub fn reject(&self, id: &str, from: KeyState) -> Result<(), KeyStoreError> {
+        self.move_key(id, from, KeyState::Rejected)
+    }
+
+    /// `brine-key -d`: remove `id`'s key in `state`.
+    pub fn delete(&self, id: &str, state: KeyState) -> Result<(), KeyStoreError> {
+        let path = self.key_path(state, id)?;
+        std::fs::remove_file(&path).map_err(io_err(&path))
+    }
+
+    /// Decide a minion's authentication, as Salt's `_auth` does, and file
+    /// the key accordingly:
+    /// 1. an id that is not a safe file name → `InvalidId`, nothing written;
+    /// 2. a key in `minions_rejected/` → `Rejected`;
+    /// 3. a key in `minions/`: same key → `Accepted`; another key → the
+    ///    offered key is written to `minions_denied/` → `Denied`;
+    /// 4. no key yet: `auto_accept` → written to `minions/`, `Accepted`;
+    ///    else written to `minions_pre/`, `Pending`;
+    /// 5. a key in `minions_pre/`: another key → `minions_denied/`, `Denied`;
+    ///    same key → `Pending`, or with `auto_accept` moved to `minions/`,
+    ///    `Accepted`.
+    ///
+    /// The caller must already have checked that the request was signed by
+    /// `keys.ed25519` (proof the minion holds the private key).
+    pub fn authenticate(
+        &self,
+        id: &str,
+        keys: &PublicKeys,
+        auto_accept: bool,
+    ) -> Result<AuthStatus, KeyStoreError> {
+        if keyfiles::validate_id(id).is_err() || keys.validate().is_err() {
+            return Ok(AuthStatus::InvalidId);
+        }
+        let path = |s| self.key_path(s, id);
+        if path(KeyState::Rejected)?.is_file() {
+            return Ok(AuthStatus::Rejected);
+        }
+        let accepted = path(KeyState::Accepted)?;
+        if accepted.is_file() {
+            return if self.read(KeyState::Accepted, id)? == *keys {
+                Ok(AuthStatus::Accepted)
+            } else {
+                self.write(KeyState::Denied, id, keys)?;
+                Ok(AuthStatus::Denied)
+            };
+        }
+        let pending = path(KeyState::Pending)?;
+        if pending.is_dir() {
+            return Err(KeyStoreError::IsDirectory {
+                id: id.to_string(),
+                path: pending,
+            });
+        }
+        if !pending.exists() {
+            return if auto_accept {
+                self.write(KeyState::Accepted, id, keys)?;
+                Ok(AuthStatus::Accepted)
+            } else {
+                self.write(KeyState::Pending, id, keys)?;
+                Ok(AuthStatus::Pending)
+            };
+        }
+        if self.read(KeyState::Pending, id)? != *keys {
+            self.write(KeyState::Denied, id, keys)?;
+            return Ok(AuthStatus::Denied);
+        }
+        if auto_accept {
+            self.accept(id, KeyState::Pending)?;
+            return Ok(AuthStatus::Accepted);
+        }
+        Ok(AuthStatus::Pending)
+    }
+}
+
+/// File in the master's `cachedir` holding the local root token (Salt's
+/// `.root_key`): whoever can read it (root, on the master host) may publish
+/// jobs through the CLI (`CliPublish::token`).
+pub const ROOT_TOKEN_FILE: &str = ".root_key";
+
+/// The root token from `<cachedir>/.root_key`, created (32 random bytes,
+/// base64, mode 0600) when missing — the master does this on start.
+pub fn load_or_create_root_token(cachedir: &Path) -> Result<String, KeyStoreError> {
+    let path = cachedir.join(ROOT_TOKEN_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(t) if !t.trim().is_empty() => return Ok(t.trim().to_string()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(&path)(e)),
+    }
+    use base64::Engine;
+    let mut raw = [0u8; 32];
+    brine_protocol::crypto::fill_random(&mut raw).map_err(KeyFileError::from)?;
+    let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw);
+    keyfiles::create_dir_private(cachedir)?;
+    keyfiles::write_atomic(&path, &format!("{token}\n"), 0o600)?;
+    Ok(token)
+}
+
+/// Compare a presented token with the real one without leaking, through
+/// timing, how long a prefix matched.
+pub fn token_matches(expected: &str, presented: &str) -> bool {
+    let (a, b) = (expected.as_bytes(), presented.as_bytes());
+    if a.len() != b.len() || a.is_empty() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_token_is_made_once_private_and_compared_exactly() {
+        let td = tempfile::tempdir().unwrap();
+        let cache = td.path().join("cache/master");
+        let t = load_or_create_root_token(&cache).unwrap();
+        assert_eq!(load_or_create_root_token(&cache).unwrap(), t);
+        assert_eq!(t.len(), 43);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(cache.join(ROOT_TOKEN_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert!(token_matches(&t, &t));
+        assert!(!token_matches(&t, &t[1..]));
+        assert!(!token_matches(&t, &format!("{}x", &t[..42])));
+        assert!(!token_matches("", ""));
+    }
+
+    fn keys() -> PublicKeys {
+        KeyPair::generate().unwrap().public()
+    }
+
+    fn store() -> (tempfile::TempDir, KeyStore) {
+        let td = tempfile::tempdir().unwrap();
+        let ks = KeyStore::create(&td.path().join("pki/master")).unwrap();
+        (td, ks)
+    }
+
+    #[test]
+    fn first_contact_goes_to_pending_then_accept_works() {
+        let (_td, ks) = store();
+        let k = keys();
+        assert_eq!(
+            ks.authenticate("web1", &k, false).unwrap(),
+            AuthStatus::Pending
+        );
+        assert_eq!(ks.list(KeyState::Pending).unwrap(), vec!["web1"]);
+        // Asking again with the same key stays pending.
+        assert_eq!(
+            ks.authenticate("web1", &k, false).unwrap(),
+            AuthStatus::Pending
+        );
+        ks.accept("web1", KeyState::Pending).unwrap();
+        assert_eq!(
+            ks.authenticate("web1", &k, false).unwrap(),
+            AuthStatus::Accepted
+        );
+        assert_eq!(ks.accepted("web1").unwrap(), Some(k));
+        assert!(ks.list(KeyState::Pending).unwrap().is_empty());
+    }
+
+    #[test]
+    fn changed_key_for_accepted_id_is_denied_and_accepted_kept() {
+        let (_td, ks) = store();
+        let k = keys();
+        ks.authenticate("web1", &k, true).unwrap();
+        let other = keys();
+        assert_eq!(
+            ks.authenticate("web1", &other, true).unwrap(),
+            AuthStatus::Denied
+        );
+        assert_eq!(ks.accepted("web1").unwrap(), Some(k));
+        assert_eq!(ks.read(KeyState::Denied, "web1").unwrap(), other);
+        // The genuine minion still gets in.
+        assert_eq!(
+            ks.authenticate("web1", &k, false).unwrap(),
+            AuthStatus::Accepted
+        );
+    }
+
+    #[test]
+    fn changed_key_while_pending_is_denied() {
+        let (_td, ks) = store();
+        let k = keys();
+        ks.authenticate("web1", &k, false).unwrap();
+        assert_eq!(
+            ks.authenticate("web1", &keys(), false).unwrap(),
+            AuthStatus::Denied
+        );
+        assert_eq!(ks.read(KeyState::Pending, "web1").unwrap(), k);
+        assert_eq!(ks.list(KeyState::Denied).unwrap(), vec!["web1"]);
+    }
+
+    #[test]
+    fn auto_accept_accepts_new_and_pending_keys() {
+        let (_td, ks) = store();
+        assert_eq!(
+            ks.authenticate("a", &keys(), true).unwrap(),
+            AuthStatus::Accepted
+        );
+        let k = keys();
+        ks.authenticate("b", &k, false).unwrap();
+        assert_eq!(
+            ks.authenticate("b", &k, true).unwrap(),
+            AuthStatus::Accepted
+        );
+        assert_eq!(ks.list(KeyState::Accepted).unwrap(), vec!["a", "b"]);
+        assert!(ks.list(KeyState::Pending).unwrap().is_empty());
+    }
+
+    #[test]
+    fn rejected_stays_rejected() {
+        let (_td, ks) = store();
+        let k = keys();
+        ks.authenticate("web1", &k, false).unwrap();
+        ks.reject("web1", KeyState::Pending).unwrap();
+        assert_eq!(
+            ks.authenticate("web1", &k, true).unwrap(),
+            AuthStatus::Rejected
+        );
+        assert_eq!(
+            ks.authenticate("web1", &keys(), true).unwrap(),
+            AuthStatus::Rejected
+        );
+    }
+
+    #[test]
+    fn hostile_ids_never_touch_the_file_system() {
+        let (td, ks) = store();
+        for id in ["../../evil", "..", ".", "a/b", "", "x\0y", ".hidden"] {
+            assert_eq!(
+                ks.authenticate(id, &keys(), true).unwrap(),
+                AuthStatus::InvalidId,
+                "{id:?}"
+            );
+            assert!(ks.read(KeyState::Accepted, id).is_err());
+            assert!(ks.delete(id, KeyState::Accepted).is_err());
+        }
+        assert!(!td.path().join("evil").exists());
+        assert!(!td.path().join("pki/evil").exists());
+        for s in KeyState::ALL {
+            assert!(ks.list(s).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn listing_sorts_ignoring_case_and_skips_dot_files() {
+        let (_td, ks) = store();
+        for id in ["b", "A", "c", "B"] {
+            ks.authenticate(id, &keys(), false).unwrap();
+        }
+        std::fs::write(ks.pki_dir().join("minions_pre/.tmp"), "x").unwrap();
+        assert_eq!(
+            ks.list(KeyState::Pending).unwrap(),
+            vec!["A", "B", "b", "c"]
+        );
+    }
+
+    #[test]
+    fn master_keys_are_created_once() {
+        let (_td, ks) = store();
+        let a = ks.master_keys().unwrap();
+        let b = ks.master_keys().unwrap();
+        assert_eq!(a.public(), b.public());
+        assert_eq!(ks.local_keys().unwrap(), vec!["master.key", "master.pub"]);
+        assert_eq!(ks.read_local("master.key").unwrap(), a.public());
+        assert_eq!(ks.read_local("master.pub").unwrap(), a.public());
+    }
+}

@@ -1,0 +1,3 @@
+//! The minion daemon's pieces (brine-minion). For now: its key handling.
+
+pub mod keys;

@@ -1,0 +1,864 @@
+//! The messages exchanged by brine-master, brine-minion and the CLI (`brine`,
+//! `brine-run`), encoded as msgpack maps with named fields (rmp-serde).
+//!
+//! Three top-level messages, each sent as the payload of a
+//! [`Signed`] frame:
+//! - [`Request`]: minion or CLI → master's ret port (ROUTER). Minions sign
+//!   with their own key; the master checks the signer is the key accepted for
+//!   the `id` in the body. The CLI signs with a throwaway key and proves it
+//!   may publish with the local root token.
+//! - [`Reply`]: master → requester, signed by the master, naming the
+//!   request's nonce in `in_reply_to`. Pillar data and file contents inside
+//!   a reply are [`Sealed`] to the requesting minion.
+//! - [`Publication`]: master → all minions on the PUB socket, signed by the
+//!   master. `pillar=` data travels per minion in `secrets`, sealed to each.
+//!
+//! Every message carries `v` ([`PROTOCOL_VERSION`]); a message of another
+//! version, an unknown `type`, a frame over [`MAX_MESSAGE_BYTES`] or nesting
+//! deeper than [`MAX_DEPTH`] decodes to a [`WireError`], never a panic.
+//!
+//! Wire shape of a tagged body: `{"type": "<snake_case name>", "body": {...}}`.
+
+use crate::crypto::{self, CryptoError, KeyPair, Nonce, PublicKeys, Sealed, Signed};
+use crate::{Map, Value};
+use indexmap::IndexMap;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_bytes::ByteArray;
+
+/// Version of the message formats in this module.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Largest encoded message (and transport frame) accepted or produced.
+/// Highstate returns and pillars of big estates fit well below this.
+pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
+/// Deepest msgpack nesting accepted. Deep enough for any real pillar or
+/// return; shallow enough that decoding cannot exhaust a thread's stack.
+pub const MAX_DEPTH: usize = 256;
+/// Chunk size a minion asks for when reading a file (Salt's
+/// `file_buffer_size` default).
+pub const DEFAULT_FILE_CHUNK: u64 = 262_144;
+/// Largest chunk the master serves in one reply.
+pub const MAX_FILE_CHUNK: u64 = 4 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("message of {size} bytes exceeds the {max}-byte limit")]
+    TooLarge { size: usize, max: usize },
+    #[error("{kind}: protocol version {got} is not supported (this build speaks {supported})")]
+    Version {
+        kind: &'static str,
+        got: u32,
+        supported: u32,
+    },
+    #[error("{kind}: cannot decode msgpack: {source}")]
+    Decode {
+        kind: &'static str,
+        source: rmp_serde::decode::Error,
+    },
+    #[error("{kind}: cannot encode msgpack: {source}")]
+    Encode {
+        kind: &'static str,
+        source: rmp_serde::encode::Error,
+    },
+    #[error("{0}")]
+    Crypto(#[from] CryptoError),
+}
+
+/// A top-level message: has a version and a name for error messages.
+pub trait Message: Serialize + DeserializeOwned {
+    const KIND: &'static str;
+}
+
+/// Just the version, read before the full decode so a message from another
+/// version is reported as such rather than as a shape mismatch.
+#[derive(Deserialize)]
+struct VersionPeek {
+    v: u32,
+}
+
+fn check_size(size: usize) -> Result<(), WireError> {
+    if size > MAX_MESSAGE_BYTES {
+        return Err(WireError::TooLarge {
+            size,
+            max: MAX_MESSAGE_BYTES,
+        });
+    }
+    Ok(())
+}
+
+/// Decode msgpack with the depth limit, from a slice (so declared lengths
+/// never cause allocations larger than the input).
+fn from_slice<T: DeserializeOwned>(kind: &'static str, bytes: &[u8]) -> Result<T, WireError> {
+    check_size(bytes.len())?;
+    let mut de = rmp_serde::Deserializer::from_read_ref(bytes);
+    de.set_max_depth(MAX_DEPTH);
+    T::deserialize(&mut de).map_err(|source| WireError::Decode { kind, source })
+}
+
+/// Encode as a msgpack map with named fields.
+pub fn encode<T: Message>(msg: &T) -> Result<Vec<u8>, WireError> {
+    let bytes = rmp_serde::to_vec_named(msg).map_err(|source| WireError::Encode {
+        kind: T::KIND,
+        source,
+    })?;
+    check_size(bytes.len())?;
+    Ok(bytes)
+}
+
+/// Decode a message, checking size, version and shape.
+pub fn decode<T: Message>(bytes: &[u8]) -> Result<T, WireError> {
+    let peek: VersionPeek = from_slice(T::KIND, bytes)?;
+    if peek.v != PROTOCOL_VERSION {
+        return Err(WireError::Version {
+            kind: T::KIND,
+            got: peek.v,
+            supported: PROTOCOL_VERSION,
+        });
+    }
+    from_slice(T::KIND, bytes)
+}
+
+/// Encode `msg`, sign it with `key`, and encode the [`Signed`] frame: the
+/// bytes to put on a socket.
+pub fn sign_frame<T: Message>(key: &KeyPair, msg: &T) -> Result<Vec<u8>, WireError> {
+    let signed = key.sign(encode(msg)?);
+    let bytes = rmp_serde::to_vec_named(&signed).map_err(|source| WireError::Encode {
+        kind: "signed frame",
+        source,
+    })?;
+    check_size(bytes.len())?;
+    Ok(bytes)
+}
+
+/// A verified message and the ed25519 key that signed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verified<T> {
+    pub signer: [u8; 32],
+    pub msg: T,
+}
+
+/// Decode a [`Signed`] frame, verify its signature — by `expected` when
+/// given (a minion checking the master's key), else by the embedded signer
+/// (the master, which then matches the signer to the minion's accepted key) —
+/// and decode the payload.
+pub fn read_frame<T: Message>(
+    frame: &[u8],
+    expected: Option<&[u8; 32]>,
+) -> Result<Verified<T>, WireError> {
+    let signed: Signed = from_slice("signed frame", frame)?;
+    let payload = match expected {
+        Some(k) => signed.verify_by(k)?,
+        None => signed.verify()?,
+    };
+    Ok(Verified {
+        signer: *signed.signer,
+        msg: decode(payload)?,
+    })
+}
+
+/// Seal any serializable value (msgpack) to one X25519 public key.
+pub fn seal_data<T: Serialize>(
+    recipient: &[u8; 32],
+    data: &T,
+    aad: &[u8],
+) -> Result<Sealed, WireError> {
+    let bytes = rmp_serde::to_vec_named(data).map_err(|source| WireError::Encode {
+        kind: "sealed data",
+        source,
+    })?;
+    check_size(bytes.len())?;
+    Ok(crypto::seal(recipient, &bytes, aad)?)
+}
+
+/// Open data sealed with [`seal_data`].
+pub fn open_data<T: DeserializeOwned>(
+    key: &KeyPair,
+    sealed: &Sealed,
+    aad: &[u8],
+) -> Result<T, WireError> {
+    let bytes = key.open(sealed, aad)?;
+    from_slice("sealed data", &bytes)
+}
+
+/// Associated data binding sealed contents to their context, so a sealed
+/// blob cannot be cut from one message and pasted into another.
+pub mod aad {
+    use super::Nonce;
+
+    fn join(parts: &[&[u8]]) -> Vec<u8> {
+        // Length-prefixed so ("ab","c") and ("a","bc") differ.
+        let mut out = Vec::new();
+        for p in parts {
+            out.extend_from_slice(&(p.len() as u64).to_be_bytes());
+            out.extend_from_slice(p);
+        }
+        out
+    }
+
+    /// Pillar in a [`super::PillarReply`]: the minion id and request nonce.
+    pub fn pillar(id: &str, request_nonce: &Nonce) -> Vec<u8> {
+        join(&[b"pillar", id.as_bytes(), request_nonce])
+    }
+
+    /// File data in a [`super::FileReply::Chunk`].
+    pub fn file(id: &str, request_nonce: &Nonce) -> Vec<u8> {
+        join(&[b"file", id.as_bytes(), request_nonce])
+    }
+
+    /// A minion's part of [`super::Publication::secrets`].
+    pub fn publication_secret(jid: &str, id: &str) -> Vec<u8> {
+        join(&[b"publication", jid.as_bytes(), id.as_bytes()])
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Requests (to the master's ret port)
+
+/// One request to the master.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub v: u32,
+    /// Creation time, Unix milliseconds (replay window).
+    pub created_ms: u64,
+    /// Random; the reply names it in `in_reply_to`; replay guard key.
+    pub nonce: ByteArray<16>,
+    pub msg: RequestBody,
+}
+
+impl Message for Request {
+    const KIND: &'static str = "request";
+}
+
+impl Request {
+    /// A request stamped now with a fresh nonce.
+    pub fn new(msg: RequestBody) -> Result<Request, WireError> {
+        Ok(Request {
+            v: PROTOCOL_VERSION,
+            created_ms: crypto::now_ms(),
+            nonce: ByteArray::new(crypto::random_nonce()?),
+            msg,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "body", rename_all = "snake_case")]
+pub enum RequestBody {
+    Auth(AuthRequest),
+    Pillar(PillarRequest),
+    File(FileRequest),
+    Return(JobReturn),
+    Publish(CliPublish),
+    GetReturns(GetReturns),
+}
+
+/// A minion introduces itself (Salt's `_auth`). The frame must be signed by
+/// `keys.ed25519`, proving the minion holds the private key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuthRequest {
+    pub id: String,
+    pub keys: PublicKeys,
+    pub grains: Value,
+}
+
+/// Compile my pillar (Salt's `_pillar`; `pillar.items` with
+/// `pillarenv=`/`saltenv=`/`pillar=`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PillarRequest {
+    pub id: String,
+    pub pillarenv: Option<String>,
+    pub saltenv: Option<String>,
+    /// `pillar=` override data: Null or a map.
+    pub pillar_override: Value,
+}
+
+/// A question about a file in the master's `file_roots`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRequest {
+    pub id: String,
+    pub saltenv: String,
+    /// Path relative to the environment's roots (`salt://` stripped).
+    pub path: String,
+    pub query: FileQuery,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "body", rename_all = "snake_case")]
+pub enum FileQuery {
+    /// Hash and size (Salt's `file_hash`), to skip unchanged files.
+    Hash { hash_type: String },
+    /// Bytes `offset..offset+len` (Salt's `serve_file`); `len` is clamped
+    /// to [`MAX_FILE_CHUNK`] by the master.
+    Read { offset: u64, len: u64 },
+    /// Files under `path` as a prefix (Salt's `file_list`).
+    List,
+}
+
+/// A minion's result for one job (Salt's `_return`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobReturn {
+    pub jid: String,
+    pub id: String,
+    pub fun: String,
+    pub fun_args: Vec<Value>,
+    #[serde(rename = "return")]
+    pub ret: Value,
+    pub retcode: i64,
+    pub success: bool,
+    /// Outputter the function asks for (`highstate`, `nested`, ...).
+    pub out: Option<String>,
+}
+
+/// The CLI (`brine`) asks the master to publish a job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CliPublish {
+    /// Local root token (read from the master's cachedir, like Salt's
+    /// `.root_key`).
+    pub token: String,
+    /// Target expression: a string, or a list for `tgt_type: list`.
+    pub tgt: Value,
+    /// Salt's `tgt_type`: glob, pcre, list, grain, grain_pcre, pillar,
+    /// pillar_pcre, nodegroup, range, compound, ipcidr.
+    pub tgt_type: String,
+    pub fun: String,
+    pub arg: Vec<Value>,
+    /// Keyword arguments; `pillar` here is sealed per minion by the master.
+    pub kwarg: Map,
+    /// Seconds to wait for returns.
+    pub timeout: u64,
+}
+
+/// The CLI asks which returns have arrived for a job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GetReturns {
+    pub token: String,
+    pub jid: String,
+}
+
+// ---------------------------------------------------------------------------
+// Replies (from the master's ret port)
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub v: u32,
+    pub created_ms: u64,
+    /// The nonce of the request this answers.
+    pub in_reply_to: ByteArray<16>,
+    pub msg: ReplyBody,
+}
+
+impl Message for Reply {
+    const KIND: &'static str = "reply";
+}
+
+impl Reply {
+    /// The reply to `request`, stamped now.
+    pub fn to(request: &Request, msg: ReplyBody) -> Reply {
+        Reply {
+            v: PROTOCOL_VERSION,
+            created_ms: crypto::now_ms(),
+            in_reply_to: request.nonce,
+            msg,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "body", rename_all = "snake_case")]
+pub enum ReplyBody {
+    Auth(AuthReply),
+    Pillar(PillarReply),
+    File(FileReply),
+    /// The return was stored.
+    ReturnAck,
+    Published(PublishReply),
+    Returns(ReturnsReply),
+    Error(ErrorReply),
+}
+
+/// Where the minion's key stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthStatus {
+    /// Key accepted: the minion may request pillar/files and run jobs.
+    Accepted,
+    /// Key is (now) in `minions_pre`, waiting for `brine-key -a`.
+    Pending,
+    /// Key is in `minions_rejected`.
+    Rejected,
+    /// Another key is already on file for this id; this one was put in
+    /// `minions_denied`.
+    Denied,
+    /// The id cannot be used as a key file name.
+    InvalidId,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuthReply {
+    pub status: AuthStatus,
+    /// The master's public keys (the minion pins them on first contact).
+    pub master: PublicKeys,
+}
+
+/// The compiled pillar, sealed to the minion with [`aad::pillar`]; the
+/// plaintext is a msgpack map ([`Value::Map`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PillarReply {
+    pub pillar: Sealed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "body", rename_all = "snake_case")]
+pub enum FileReply {
+    Hash {
+        hash_type: String,
+        /// Lowercase hex digest.
+        hsum: String,
+        size: u64,
+    },
+    /// `data` is sealed to the minion with [`aad::file`]; its plaintext is
+    /// msgpack bytes (`serde_bytes::ByteBuf`).
+    Chunk {
+        offset: u64,
+        size: u64,
+        eof: bool,
+        data: Sealed,
+    },
+    List {
+        paths: Vec<String>,
+    },
+    NotFound,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PublishReply {
+    pub jid: String,
+    /// Minions the master expects to answer (accepted keys matching the
+    /// target, as far as the master can tell).
+    pub minions: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MinionReturn {
+    #[serde(rename = "return")]
+    pub ret: Value,
+    pub retcode: i64,
+    pub success: bool,
+    pub out: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReturnsReply {
+    pub jid: String,
+    pub returns: IndexMap<String, MinionReturn>,
+    /// Expected minions that have not returned yet.
+    pub missing: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Signer is not the accepted key for the id, or bad token.
+    Unauthorized,
+    /// The minion's key is not accepted (yet).
+    NotAccepted,
+    /// Request failed the replay check.
+    Replay,
+    BadRequest,
+    NotFound,
+    Internal,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorReply {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+// ---------------------------------------------------------------------------
+// Publication (master's PUB socket)
+
+/// A job sent to minions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Publication {
+    pub v: u32,
+    pub jid: String,
+    /// Creation time, Unix milliseconds (replay window).
+    pub created_ms: u64,
+    /// Random; the minion's [`ReplayGuard`](crate::crypto::ReplayGuard) key.
+    pub nonce: ByteArray<16>,
+    pub tgt: Value,
+    pub tgt_type: String,
+    pub fun: String,
+    pub arg: Vec<Value>,
+    /// Keyword arguments except `pillar` (which is in `secrets`).
+    pub kwarg: Map,
+    /// Per-minion `pillar=` data, each sealed to that minion's X25519 key
+    /// with [`aad::publication_secret`]; plaintext is a msgpack [`Value`].
+    pub secrets: IndexMap<String, Sealed>,
+}
+
+impl Message for Publication {
+    const KIND: &'static str = "publication";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_requests() -> Vec<RequestBody> {
+        let kp = KeyPair::generate().unwrap();
+        let mut grains = Map::new();
+        grains.insert("os".into(), "Debian".into());
+        let mut kwarg = Map::new();
+        kwarg.insert("test".into(), Value::Bool(true));
+        vec![
+            RequestBody::Auth(AuthRequest {
+                id: "web1".into(),
+                keys: kp.public(),
+                grains: Value::Map(grains),
+            }),
+            RequestBody::Pillar(PillarRequest {
+                id: "web1".into(),
+                pillarenv: Some("dev".into()),
+                saltenv: None,
+                pillar_override: Value::Null,
+            }),
+            RequestBody::File(FileRequest {
+                id: "web1".into(),
+                saltenv: "base".into(),
+                path: "top.sls".into(),
+                query: FileQuery::Read {
+                    offset: 0,
+                    len: DEFAULT_FILE_CHUNK,
+                },
+            }),
+            RequestBody::File(FileRequest {
+                id: "web1".into(),
+                saltenv: "base".into(),
+                path: "".into(),
+                query: FileQuery::List,
+            }),
+            RequestBody::Return(JobReturn {
+                jid: "20240101000000000000".into(),
+                id: "web1".into(),
+                fun: "test.ping".into(),
+                fun_args: vec![],
+                ret: Value::Bool(true),
+                retcode: 0,
+                success: true,
+                out: None,
+            }),
+            RequestBody::Publish(CliPublish {
+                token: "t".into(),
+                tgt: "*".into(),
+                tgt_type: "glob".into(),
+                fun: "state.apply".into(),
+                arg: vec!["web".into()],
+                kwarg,
+                timeout: 5,
+            }),
+            RequestBody::GetReturns(GetReturns {
+                token: "t".into(),
+                jid: "1".into(),
+            }),
+        ]
+    }
+
+    #[test]
+    fn every_request_round_trips_through_a_signed_frame() {
+        let kp = KeyPair::generate().unwrap();
+        for body in sample_requests() {
+            let req = Request::new(body).unwrap();
+            let frame = sign_frame(&kp, &req).unwrap();
+            let got: Verified<Request> = read_frame(&frame, None).unwrap();
+            assert_eq!(got.msg, req);
+            assert_eq!(got.signer, *kp.public().ed25519);
+            let by_key: Verified<Request> = read_frame(&frame, Some(&kp.public().ed25519)).unwrap();
+            assert_eq!(by_key.msg, req);
+        }
+    }
+
+    #[test]
+    fn wire_shape_is_named_maps_with_type_tags() {
+        let req = Request::new(RequestBody::GetReturns(GetReturns {
+            token: "tok".into(),
+            jid: "123".into(),
+        }))
+        .unwrap();
+        let bytes = encode(&req).unwrap();
+        // Decode as a generic value to see the map shape other tools see.
+        let v: Value = rmp_serde::from_slice(&bytes).unwrap();
+        assert_eq!(v.get("v"), Some(&Value::Int(1)));
+        let msg = v.get("msg").unwrap();
+        assert_eq!(msg.get("type"), Some(&Value::Str("get_returns".into())));
+        assert_eq!(
+            msg.get("body").and_then(|b| b.get("jid")),
+            Some(&Value::Str("123".into()))
+        );
+    }
+
+    #[test]
+    fn replies_and_publications_round_trip() {
+        let master = KeyPair::generate().unwrap();
+        let minion = KeyPair::generate().unwrap();
+        let req = Request::new(RequestBody::Pillar(PillarRequest {
+            id: "web1".into(),
+            pillarenv: None,
+            saltenv: None,
+            pillar_override: Value::Null,
+        }))
+        .unwrap();
+        let mut pillar = Map::new();
+        pillar.insert("secret".into(), "hunter2".into());
+        let sealed = seal_data(
+            &minion.public().x25519,
+            &Value::Map(pillar.clone()),
+            &aad::pillar("web1", &req.nonce),
+        )
+        .unwrap();
+        let reply = Reply::to(&req, ReplyBody::Pillar(PillarReply { pillar: sealed }));
+        let frame = sign_frame(&master, &reply).unwrap();
+        let got: Verified<Reply> = read_frame(&frame, Some(&master.public().ed25519)).unwrap();
+        assert_eq!(got.msg.in_reply_to, req.nonce);
+        let ReplyBody::Pillar(p) = got.msg.msg else {
+            panic!("not a pillar reply")
+        };
+        let opened: Value =
+            open_data(&minion, &p.pillar, &aad::pillar("web1", &req.nonce)).unwrap();
+        assert_eq!(opened, Value::Map(pillar));
+        // Same blob presented as another minion's, or for another request:
+        assert!(open_data::<Value>(&minion, &p.pillar, &aad::pillar("web2", &req.nonce)).is_err());
+        assert!(open_data::<Value>(&minion, &p.pillar, &aad::pillar("web1", &[0; 16])).is_err());
+
+        for body in [
+            ReplyBody::ReturnAck,
+            ReplyBody::Error(ErrorReply {
+                code: ErrorCode::NotAccepted,
+                message: "pending".into(),
+            }),
+            ReplyBody::File(FileReply::NotFound),
+            ReplyBody::Auth(AuthReply {
+                status: AuthStatus::Pending,
+                master: master.public(),
+            }),
+        ] {
+            let r = Reply::to(&req, body);
+            assert_eq!(decode::<Reply>(&encode(&r).unwrap()).unwrap(), r);
+        }
+
+        let mut secrets = IndexMap::new();
+        secrets.insert(
+            "web1".into(),
+            seal_data(
+                &minion.public().x25519,
+                &Value::from("x"),
+                &aad::publication_secret("j1", "web1"),
+            )
+            .unwrap(),
+        );
+        let publication = Publication {
+            v: PROTOCOL_VERSION,
+            jid: "j1".into(),
+            created_ms: 1,
+            nonce: ByteArray::new([7; 16]),
+            tgt: "web*".into(),
+            tgt_type: "glob".into(),
+            fun: "test.ping".into(),
+            arg: vec![],
+            kwarg: Map::new(),
+            secrets,
+        };
+        let frame = sign_frame(&master, &publication).unwrap();
+        let got: Verified<Publication> =
+            read_frame(&frame, Some(&master.public().ed25519)).unwrap();
+        assert_eq!(got.msg, publication);
+    }
+
+    #[test]
+    fn frame_signed_by_someone_else_is_refused() {
+        let master = KeyPair::generate().unwrap();
+        let mallory = KeyPair::generate().unwrap();
+        let req = Request::new(RequestBody::GetReturns(GetReturns {
+            token: "t".into(),
+            jid: "1".into(),
+        }))
+        .unwrap();
+        let frame = sign_frame(&mallory, &req).unwrap();
+        let err = read_frame::<Request>(&frame, Some(&master.public().ed25519)).unwrap_err();
+        assert!(matches!(
+            err,
+            WireError::Crypto(CryptoError::WrongSigner { .. })
+        ));
+    }
+
+    #[test]
+    fn unknown_type_and_other_version_are_errors() {
+        #[derive(Serialize)]
+        struct Body {
+            id: String,
+        }
+        #[derive(Serialize)]
+        struct Tagged {
+            #[serde(rename = "type")]
+            ty: String,
+            body: Body,
+        }
+        #[derive(Serialize)]
+        struct Fake {
+            v: u32,
+            created_ms: u64,
+            nonce: ByteArray<16>,
+            msg: Tagged,
+        }
+        let fake = |v: u32, ty: &str| {
+            rmp_serde::to_vec_named(&Fake {
+                v,
+                created_ms: 0,
+                nonce: ByteArray::new([0; 16]),
+                msg: Tagged {
+                    ty: ty.into(),
+                    body: Body { id: "x".into() },
+                },
+            })
+            .unwrap()
+        };
+        let err = decode::<Request>(&fake(1, "launch_missiles")).unwrap_err();
+        assert!(err.to_string().contains("unknown variant"), "{err}");
+        let err = decode::<Request>(&fake(2, "auth")).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                WireError::Version {
+                    got: 2,
+                    supported: 1,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // Right type, wrong body shape.
+        let err = decode::<Request>(&fake(1, "auth")).unwrap_err();
+        assert!(matches!(err, WireError::Decode { .. }), "{err}");
+    }
+
+    #[test]
+    fn oversized_messages_are_refused_both_ways() {
+        let big = Value::Str("x".repeat(MAX_MESSAGE_BYTES));
+        let req = Request::new(RequestBody::Return(JobReturn {
+            jid: "1".into(),
+            id: "web1".into(),
+            fun: "test.echo".into(),
+            fun_args: vec![],
+            ret: big,
+            retcode: 0,
+            success: true,
+            out: None,
+        }))
+        .unwrap();
+        assert!(matches!(encode(&req), Err(WireError::TooLarge { .. })));
+        let bytes = vec![0u8; MAX_MESSAGE_BYTES + 1];
+        assert!(matches!(
+            decode::<Request>(&bytes),
+            Err(WireError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            read_frame::<Request>(&bytes, None),
+            Err(WireError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        // 100 000 nested one-element arrays: 0x91 ... 0xc0.
+        let mut bytes = vec![0x91u8; 100_000];
+        bytes.push(0xc0);
+        let err = from_slice::<Value>("test", &bytes).unwrap_err();
+        assert!(err.to_string().contains("depth"), "{err}");
+        // Reasonable nesting is fine.
+        let mut ok = vec![0x91u8; 200];
+        ok.push(0xc0);
+        assert!(from_slice::<Value>("test", &ok).is_ok());
+    }
+
+    /// Small deterministic PRNG so the fuzz tests need no extra crate and
+    /// failures reproduce.
+    struct XorShift(u64);
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn byte(&mut self) -> u8 {
+            (self.next() >> 24) as u8
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..20_000 {
+            let len = (rng.next() % 300) as usize;
+            let bytes: Vec<u8> = (0..len).map(|_| rng.byte()).collect();
+            let _ = decode::<Request>(&bytes);
+            let _ = decode::<Reply>(&bytes);
+            let _ = decode::<Publication>(&bytes);
+            let _ = read_frame::<Request>(&bytes, None);
+        }
+    }
+
+    #[test]
+    fn mutated_valid_frames_never_panic_or_verify() {
+        let kp = KeyPair::generate().unwrap();
+        let mut rng = XorShift(42);
+        let frames: Vec<Vec<u8>> = sample_requests()
+            .into_iter()
+            .map(|b| sign_frame(&kp, &Request::new(b).unwrap()).unwrap())
+            .collect();
+        for frame in &frames {
+            // Signature checks are slow in debug builds; a few hundred
+            // mutations per frame cover bit flips, truncations and
+            // insertions in every field.
+            for _ in 0..150 {
+                let mut f = frame.clone();
+                match rng.next() % 3 {
+                    0 => {
+                        let i = (rng.next() as usize) % f.len();
+                        f[i] ^= 1 << (rng.next() % 8);
+                    }
+                    1 => f.truncate((rng.next() as usize) % f.len()),
+                    _ => {
+                        let i = (rng.next() as usize) % f.len();
+                        f.insert(i, rng.byte());
+                    }
+                }
+                if f == *frame {
+                    continue;
+                }
+                // Some changes keep the meaning (e.g. a msgpack integer
+                // re-encoded); none may verify as a *different* message.
+                if let Ok(v) = read_frame::<Request>(&f, None) {
+                    let orig: Verified<Request> = read_frame(frame, None).unwrap();
+                    assert_eq!(v.msg, orig.msg);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_payloads_inside_valid_signatures_never_panic() {
+        // A signed frame whose payload is garbage: the signature is good,
+        // the payload decoding must fail cleanly.
+        let kp = KeyPair::generate().unwrap();
+        let mut rng = XorShift(7);
+        for _ in 0..300 {
+            let len = (rng.next() % 200) as usize;
+            let payload: Vec<u8> = (0..len).map(|_| rng.byte()).collect();
+            let frame = rmp_serde::to_vec_named(&kp.sign(payload)).unwrap();
+            let _ = read_frame::<Request>(&frame, None);
+            let _ = read_frame::<Publication>(&frame, Some(&kp.public().ed25519));
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Python's text semantics that Salt's answers depend on, in one place:
+//! `str.splitlines()`, `str.isspace()`, `repr(str)` and `json.dumps`' string
+//! escaping. Renderers, outputters and the compilers all use these.
+
+use crate::Value;
+use std::fmt::Write;
+
+/// `str.splitlines()`: every line boundary Python knows (`\r\n` counts as
+/// one), and no empty last line after a trailing break.
+pub fn splitlines(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if !is_line_break(c) {
+            continue;
+        }
+        out.push(&s[start..i]);
+        let mut end = i + c.len_utf8();
+        if c == '\r' {
+            if let Some(&(j, '\n')) = chars.peek() {
+                chars.next();
+                end = j + 1;
+            }
+        }
+        start = end;
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+/// The characters `str.splitlines()` breaks at.
+pub fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r'
+            | '\u{0b}'
+            | '\u{0c}'
+            | '\u{1c}'
+            | '\u{1d}'
+            | '\u{1e}'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
+/// `str.isspace()` for one character (what `str.strip()` removes).
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{1c}'..='\u{1f}')
+}
+
+/// `repr(str)`: single quotes unless the text has a `'` and no `"`;
+/// characters Python does not count as printable are escaped.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if !is_printable(c) => {
+                let n = c as u32;
+                let _ = if n < 0x100 {
+                    write!(out, "\\x{n:02x}")
+                } else if n < 0x10000 {
+                    write!(out, "\\u{n:04x}")
+                } else {
+                    write!(out, "\\U{n:08x}")
+                };
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `str.isprintable()` for one character (Unicode categories
+/// Cc, Cf, Cs, Co, Cn, Zl, Zp, Zs other than the ASCII space are not).
+fn is_printable(c: char) -> bool {
+    let n = c as u32;
+    !matches!(n,
+        0x00..=0x1f | 0x7f..=0xa0 | 0xad
+        | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2 | 0x180e
+        | 0x1680 | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x2064 | 0x2066..=0x206f
+        | 0x3000 | 0xd800..=0xf8ff | 0xfdd0..=0xfdef | 0xfeff | 0xfff9..=0xfffb
+        | 0x110bd | 0x110cd | 0x13430..=0x1343f | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a
+        | 0xe0001 | 0xe0020..=0xe007f | 0xf0000..=0x10ffff)
+        && n & 0xfffe != 0xfffe
+}
+
+/// A JSON string as `json.dumps` writes it: `"`, `\` and control
+/// characters escaped, and with `ensure_ascii` everything past ASCII as
+/// `\uXXXX` (UTF-16 surrogate pairs beyond the BMP).
+pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if ensure_ascii && (c as u32) > 0x7f => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Python's `a == b` between loaded values: `1 == 1.0 == True` (int against
+/// float exactly), dicts equal whatever their key order.
+pub fn eq(a: &Value, b: &Value) -> bool {
+    fn num(v: &Value) -> Option<Num> {
+        match v {
+            Value::Bool(b) => Some(Num::I(i64::from(*b))),
+            Value::Int(i) => Some(Num::I(*i)),
+            Value::Float(f) => Some(Num::F(*f)),
+            _ => None,
+        }
+    }
+    enum Num {
+        I(i64),
+        F(f64),
+    }
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq(p, q))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq(v, w)))
+        }
+        _ => match (num(a), num(b)) {
+            (Some(Num::I(x)), Some(Num::I(y))) => x == y,
+            (Some(Num::F(x)), Some(Num::F(y))) => x == y,
+            (Some(Num::I(i)), Some(Num::F(f))) | (Some(Num::F(f)), Some(Num::I(i))) => {
+                f.fract() == 0.0
+                    && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)
+                    && f as i64 == i
+            }
+            _ => false,
+        },
+    }
+}
+
+/// Python's `int(text)` for decimal text: surrounding whitespace, a sign,
+/// digits with single underscores between them.
+pub fn int_from_str(s: &str) -> Option<i64> {
+    let t = s.trim();
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+        || !digits.chars().all(|c| c.is_ascii_digit() || c == '_')
+    {
+        return None;
+    }
+    let n: i64 = digits.replace('_', "").parse().ok()?;
+    Some(if neg { -n } else { n })
+}
+
+/// A float as `json.dumps` writes it: `repr(float)`, with JavaScript's
+/// names for the non-finite values.
+pub fn json_float(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
+    } else {
+        crate::value::python_float_repr(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitlines_like_python() {
+        assert_eq!(splitlines(""), Vec::<&str>::new());
+        assert_eq!(splitlines("a\n"), ["a"]);
+        assert_eq!(splitlines("a\r\nb\rc\u{2028}d"), ["a", "b", "c", "d"]);
+        assert_eq!(splitlines("\n\n"), ["", ""]);
+    }
+
+    #[test]
+    fn equality_and_int_like_python() {
+        assert!(eq(&Value::Int(1), &Value::Float(1.0)));
+        assert!(eq(&Value::Bool(true), &Value::Int(1)));
+        assert!(!eq(&Value::Str("1".into()), &Value::Int(1)));
+        assert_eq!(int_from_str(" -1_000 "), Some(-1000));
+        assert_eq!(int_from_str("1__0"), None);
+        assert_eq!(json_float(f64::NAN), "NaN");
+        assert_eq!(json_float(1.0), "1.0");
+    }
+
+    #[test]
+    fn repr_and_json_escape_like_python() {
+        assert_eq!(str_repr("it's"), "\"it's\"");
+        assert_eq!(str_repr("a\u{85}b\u{200b}"), "'a\\x85b\\u200b'");
+        let mut s = String::new();
+        write_json_str(&mut s, "é\u{1}😀", true);
+        assert_eq!(s, "\"\\u00e9\\u0001\\ud83d\\ude00\"");
+        s.clear();
+        write_json_str(&mut s, "é", false);
+        assert_eq!(s, "\"é\"");
+    }
+}

@@ -1,0 +1,2 @@
+dictform:
+  from: dict
