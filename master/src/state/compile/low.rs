@@ -54,11 +54,7 @@ pub fn compile_high_data_owned(high: HighData) -> Result<Vec<Map>, Vec<String>> 
             let mut names = Names::default();
             for arg in args {
                 match arg {
-                    Value::Str(fun) => {
-                        if !funcs.contains(&fun) {
-                            funcs.push(fun);
-                        }
-                    }
+                    Value::Str(fun) if !funcs.contains(&fun) => funcs.push(fun),
                     Value::Map(arg) => {
                         for (key, val) in arg {
                             match key.as_str() {
