@@ -224,8 +224,31 @@ impl MasterClient {
         body: RequestBody,
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
+        self.send(body, false, timeout).await
+    }
+
+    /// [`MasterClient::request`] with the body sealed to the master: for
+    /// anything secret (returns, pillar requests, state compiles).
+    pub async fn request_sealed(
+        &self,
+        body: RequestBody,
+        timeout: Duration,
+    ) -> Result<(Request, ReplyBody), RequestError> {
+        self.send(body, true, timeout).await
+    }
+
+    async fn send(
+        &self,
+        body: RequestBody,
+        sealed: bool,
+        timeout: Duration,
+    ) -> Result<(Request, ReplyBody), RequestError> {
         let master = self.master_key().ok_or(RequestError::NoMasterKey)?;
-        let req = Request::new(body)?;
+        let req = if sealed {
+            Request::sealed(&master.x25519, &self.id, &body)?
+        } else {
+            Request::new(body)?
+        };
         let v = self.link.call(&self.key, &req, timeout).await?;
         if v.signer != *master.ed25519 {
             return Err(RequestError::WrongSigner);

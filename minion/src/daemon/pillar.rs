@@ -48,7 +48,7 @@ fn open_reply(
 /// Ask the master to compile our pillar.
 pub async fn fetch(client: &MasterClient, req: &FreshPillar) -> Result<Map, RequestError> {
     let (sent, body) = client
-        .request(request_body(&client.id, req), PILLAR_TIMEOUT)
+        .request_sealed(request_body(&client.id, req), PILLAR_TIMEOUT)
         .await?;
     open_reply(client, &sent.nonce, body)
 }
@@ -191,12 +191,13 @@ mod tests {
         let fake = FakeMaster::start(pillar_handler()).await;
         let link = Link::start(fake.addr, Default::default());
         let client = fake.client(&link, "web1");
-        // Trust some other master: the fake's signature no longer counts.
-        *client.master.write().unwrap() = Some(
-            brine_protocol::crypto::KeyPair::generate()
-                .unwrap()
-                .public(),
-        );
+        // Trust another signing key (same sealing key, so the fake can
+        // still read the request): the fake's signature no longer counts.
+        let other = brine_protocol::crypto::KeyPair::generate().unwrap().public();
+        *client.master.write().unwrap() = Some(brine_protocol::crypto::PublicKeys::new(
+            *other.ed25519,
+            *fake.key.public().x25519,
+        ));
         let err = fetch(&client, &FreshPillar::default()).await.unwrap_err();
         assert!(matches!(err, RequestError::WrongSigner), "{err}");
     }
