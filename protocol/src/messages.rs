@@ -336,6 +336,31 @@ pub struct CompileStates {
     pub opts: Map,
     /// The pillar the run sees.
     pub pillar: Map,
+    /// How far to go (default: low chunks ready to run).
+    #[serde(default)]
+    pub stage: CompileStage,
+}
+
+/// What a [`CompileStates`] asks the master for. The master does the part
+/// that reads the file server (top files, SLS rendering); the `show_*`
+/// functions finish on the minion with the pure steps of
+/// `brine_master::state::compile`, exactly as `brine-call --local` does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompileStage {
+    /// `state.apply`/`highstate`/`sls`: [`CompiledStates::Chunks`] (or
+    /// `Errors`/`Answer`).
+    #[default]
+    Run,
+    /// `state.show_top`: [`CompiledStates::Top`].
+    Top,
+    /// `state.show_highstate` (mods `None`) / `state.show_sls` and
+    /// `show_low_sls` (mods given): [`CompiledStates::Rendered`], the high
+    /// data as rendered (`extend`, `exclude`, `_in` not applied).
+    Rendered,
+    /// `state.show_lowstate`: [`CompiledStates::Rendered`] of the highstate
+    /// without the top-file verification (Salt's `compile_low_chunks`).
+    RenderedUnverified,
 }
 
 /// A minion introduces itself (Salt's `_auth`). The frame must be signed by
@@ -487,6 +512,10 @@ pub enum CompiledStates {
     /// A finished answer without a run (e.g. Salt's "No States" return,
     /// retcode 2).
     Answer { ret: Value, retcode: i64 },
+    /// [`CompileStage::Rendered`]: the render stage's high data and errors.
+    Rendered { high: Map, errors: Vec<String> },
+    /// [`CompileStage::Top`]: Salt's `show_top` matches and errors.
+    Top { top: Map, errors: Vec<String> },
 }
 
 /// Where the minion's key stands.
@@ -692,6 +721,7 @@ mod tests {
             test: true,
             opts: Map::new(),
             pillar,
+            stage: CompileStage::Run,
         }
     }
 
@@ -721,6 +751,36 @@ mod tests {
     }
 
     #[test]
+    fn compile_requests_without_a_stage_are_runs() {
+        // The body as a peer that predates `stage` sends it.
+        #[derive(Serialize)]
+        struct Before {
+            id: String,
+            mods: Option<Vec<String>>,
+            saltenv: Option<String>,
+            pillarenv: Option<String>,
+            exclude: Value,
+            test: bool,
+            opts: Map,
+            pillar: Map,
+        }
+        let bytes = rmp_serde::to_vec_named(&Before {
+            id: "web1".into(),
+            mods: None,
+            saltenv: None,
+            pillarenv: None,
+            exclude: Value::Null,
+            test: false,
+            opts: Map::new(),
+            pillar: Map::new(),
+        })
+        .unwrap();
+        let c: CompileStates = from_slice("test", &bytes).unwrap();
+        assert_eq!(c.stage, CompileStage::Run);
+        assert_eq!(c.id, "web1");
+    }
+
+    #[test]
     fn state_replies_round_trip_sealed() {
         let master = KeyPair::generate().unwrap();
         let minion = KeyPair::generate().unwrap();
@@ -739,6 +799,14 @@ mod tests {
             CompiledStates::Answer {
                 ret: Value::Map(chunk.clone()),
                 retcode: 2,
+            },
+            CompiledStates::Rendered {
+                high: chunk.clone(),
+                errors: vec![],
+            },
+            CompiledStates::Top {
+                top: Map::new(),
+                errors: vec!["x".into()],
             },
         ] {
             let sealed = seal_data(

@@ -3,6 +3,7 @@
 //! what real Salt 3007.8 answered) against brine and compares.
 
 pub mod conformance;
+pub mod daemon;
 
 use std::path::PathBuf;
 

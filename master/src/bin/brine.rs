@@ -1,1 +1,413 @@
-fn main() {}
+//! `brine [-c DIR] [-E|-L|-G|-P|-I|-J|-N|-S|-C] TARGET FUNCTION [ARGS...]`:
+//! Salt's `salt` command. Publishes through the local master (root token),
+//! prints each minion's return as it arrives with the minion's outputter
+//! (or `--out`), then the minions that did not return; exits non-zero when
+//! a minion failed or did not return. `--out json` prints one document
+//! `{"ID": RETURN, ...}` once all returns are in. `--async` prints the jid.
+
+use brine_master::args::parse_input;
+use brine_master::daemon::client::Client;
+use brine_master::daemon::MasterConfig;
+use brine_master::output::{self, OutputOptions};
+use brine_protocol::messages::MinionReturn;
+use brine_protocol::{Map, Value};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "usage: brine [-c CONFIG_DIR] [-E|-L|-G|-P|-I|-J|-N|-S|-C] [-t TIMEOUT] \
+[--out OUTPUTTER] [--static] [--async] [-v] TARGET FUNCTION [ARGUMENTS...]";
+
+/// Salt's EX_GENERIC.
+const EX_GENERIC: i32 = 1;
+/// Salt's exit for "no return received" / usage errors.
+const EX_USAGE: i32 = 2;
+
+#[derive(Debug, Clone, PartialEq)]
+struct Cli {
+    config_dir: PathBuf,
+    tgt_type: String,
+    timeout: Option<u64>,
+    out: Option<String>,
+    is_static: bool,
+    is_async: bool,
+    verbose: bool,
+    color: Option<bool>,
+    target: String,
+    function: String,
+    args: Vec<String>,
+}
+
+fn parse(argv: &[String]) -> Result<Option<Cli>, String> {
+    let mut cli = Cli {
+        config_dir: PathBuf::from("/etc/brine"),
+        tgt_type: "glob".into(),
+        timeout: None,
+        out: None,
+        is_static: false,
+        is_async: false,
+        verbose: false,
+        color: None,
+        target: String::new(),
+        function: String::new(),
+        args: Vec::new(),
+    };
+    let mut positional = Vec::new();
+    let mut it = argv.iter();
+    let mut only_positional = false;
+    while let Some(a) = it.next() {
+        // After TARGET and FUNCTION, everything is an argument (so `-x`
+        // strings reach the function), as with salt.
+        if only_positional || positional.len() >= 2 || !a.starts_with('-') || a == "-" {
+            positional.push(a.clone());
+            continue;
+        }
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = |name: &str| {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("option {name} needs a value"))
+        };
+        let tgt_type = match flag {
+            "-E" | "--pcre" => Some("pcre"),
+            "-L" | "--list" => Some("list"),
+            "-G" | "--grain" => Some("grain"),
+            "-P" | "--grain-pcre" => Some("grain_pcre"),
+            "-I" | "--pillar" => Some("pillar"),
+            "-J" | "--pillar-pcre" => Some("pillar_pcre"),
+            "-N" | "--nodegroup" => Some("nodegroup"),
+            "-S" | "--ipcidr" => Some("ipcidr"),
+            "-C" | "--compound" => Some("compound"),
+            _ => None,
+        };
+        if let Some(t) = tgt_type {
+            cli.tgt_type = t.into();
+            continue;
+        }
+        match flag {
+            "--" => only_positional = true,
+            "-h" | "--help" => return Ok(None),
+            "-c" | "--config-dir" => cli.config_dir = PathBuf::from(value(flag)?),
+            "-t" | "--timeout" => {
+                let v = value(flag)?;
+                cli.timeout = Some(
+                    v.parse()
+                        .map_err(|_| format!("option {flag}: '{v}' is not a number of seconds"))?,
+                );
+            }
+            "--out" | "--output" => cli.out = Some(value(flag)?),
+            "--static" => cli.is_static = true,
+            "--async" => cli.is_async = true,
+            "-v" | "--verbose" => cli.verbose = true,
+            "--no-color" | "--no-colour" => cli.color = Some(false),
+            "--force-color" | "--force-colour" => cli.color = Some(true),
+            // Accepted for compatibility; brine always shows all returns.
+            "--hide-timeout" | "--show-jid" | "--summary" => {}
+            other => return Err(format!("no such option: {other}")),
+        }
+    }
+    if positional.len() < 2 {
+        return Err("a target and a function are required".into());
+    }
+    cli.target = positional.remove(0);
+    cli.function = positional.remove(0);
+    cli.args = positional;
+    Ok(Some(cli))
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let cli = match parse(&argv) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            println!("{USAGE}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("brine: error: {e}\n{USAGE}");
+            std::process::exit(EX_USAGE);
+        }
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let code = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(run(&cli)),
+        Err(e) => {
+            eprintln!("brine: {e}");
+            EX_GENERIC
+        }
+    };
+    std::process::exit(code);
+}
+
+/// Salt's no_return outputter text for a minion that did not answer.
+fn no_return_text(id: &str, jid: &str, color: bool) -> String {
+    let msg = no_return_message(jid);
+    let (cyan, red, end) = if color {
+        ("\x1b[0;36m", "\x1b[0;31m", "\x1b[0;0m")
+    } else {
+        ("", "", "")
+    };
+    let mut out = format!("{cyan}{id}{end}:\n");
+    for line in msg.split('\n') {
+        out.push_str(&format!("{red}    {line}{end}\n"));
+    }
+    out
+}
+
+fn no_return_message(jid: &str) -> String {
+    format!(
+        "Minion did not return. [No response]\nThe minions may not have all finished running and \
+         any remaining minions will return upon completion. To look up the return data for this \
+         job later, run the following command:\n\nbrine-run jobs.lookup_jid {jid}"
+    )
+}
+
+fn options(cli: &Cli, retcode: i64) -> OutputOptions {
+    let mut o = OutputOptions::for_stdout();
+    if let Some(c) = cli.color {
+        o.color = c;
+    }
+    o.retcode = retcode;
+    o
+}
+
+/// Print one minion's return with its outputter (or `--out`).
+fn print_return(cli: &Cli, id: &str, r: &MinionReturn) {
+    let out = cli
+        .out
+        .clone()
+        .or_else(|| r.out.clone())
+        .unwrap_or_else(|| "nested".into());
+    match output::render_with(&out, id, &r.ret, &options(cli, r.retcode)) {
+        Ok(text) => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+        Err(e) => eprintln!("brine: {id}: {e}"),
+    }
+}
+
+async fn run(cli: &Cli) -> i32 {
+    let (config, _warnings) = match MasterConfig::load(&cli.config_dir) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("brine: {e}");
+            return EX_GENERIC;
+        }
+    };
+    let timeout = cli.timeout.unwrap_or(config.timeout);
+    let mut client = match Client::for_config(&config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("brine: {e}");
+            return EX_GENERIC;
+        }
+    };
+    let call = parse_input(&cli.args);
+    let published = client
+        .publish(
+            Value::Str(cli.target.clone()),
+            &cli.tgt_type,
+            &cli.function,
+            call.args,
+            call.kwargs,
+            timeout,
+        )
+        .await;
+    let published = match published {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("brine: {e}");
+            return EX_GENERIC;
+        }
+    };
+    if published.minions.is_empty() {
+        println!("No minions matched the target. No command was sent, no jid was assigned.");
+        eprintln!("ERROR: No return received");
+        return EX_USAGE;
+    }
+    if cli.is_async {
+        println!("Executed command with job ID: {}", published.jid);
+        return 0;
+    }
+    if cli.verbose {
+        println!(
+            "Executing job with jid {}\n-------------------------------------------\n",
+            published.jid
+        );
+    }
+    let collect = cli.is_static || cli.out.as_deref() == Some("json");
+    let expected: HashSet<&str> = published.minions.iter().map(String::as_str).collect();
+    let mut shown: HashSet<String> = HashSet::new();
+    let mut all: Vec<(String, MinionReturn)> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(timeout);
+    let mut pause = Duration::from_millis(20);
+    loop {
+        match client.returns(&published.jid).await {
+            Ok(r) => {
+                for (id, ret) in r.returns {
+                    if shown.insert(id.clone()) {
+                        if !collect {
+                            print_return(cli, &id, &ret);
+                        }
+                        all.push((id, ret));
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("{e}"),
+        }
+        if expected.iter().all(|id| shown.contains(*id)) || Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
+        pause = (pause * 2).min(Duration::from_millis(200));
+    }
+    let mut missing: Vec<&str> = expected
+        .iter()
+        .copied()
+        .filter(|id| !shown.contains(*id))
+        .collect();
+    missing.sort();
+
+    if collect {
+        let mut doc = Map::new();
+        let mut retcode = 0;
+        for (id, r) in &all {
+            retcode = retcode.max(r.retcode);
+            doc.insert(id.clone(), r.ret.clone());
+        }
+        for id in &missing {
+            doc.insert(
+                (*id).to_string(),
+                Value::Str(no_return_message(&published.jid)),
+            );
+        }
+        let out = cli.out.clone().unwrap_or_else(|| {
+            all.first()
+                .and_then(|(_, r)| r.out.clone())
+                .unwrap_or_else(|| "nested".into())
+        });
+        let opts = options(cli, retcode);
+        let data = Value::Map(doc);
+        let text = match out.as_str() {
+            "json" => Ok(output::json::output(&data, &opts)),
+            _ => print_static(&out, &data, &opts),
+        };
+        match text {
+            Ok(t) => {
+                let t = t.trim_end();
+                if !t.is_empty() {
+                    println!("{t}");
+                }
+            }
+            Err(e) => eprintln!("brine: {e}"),
+        }
+    } else {
+        let color = options(cli, 0).color;
+        for id in &missing {
+            print!("{}", no_return_text(id, &published.jid, color));
+        }
+    }
+    let _ = std::io::stdout().flush();
+
+    let mut code = 0;
+    if !missing.is_empty() {
+        eprintln!("ERROR: Minions did not return: {}", missing.join(", "));
+        code = EX_GENERIC;
+    }
+    if all.iter().any(|(_, r)| r.retcode != 0) {
+        eprintln!("ERROR: Minions returned with non-zero exit code");
+        code = EX_GENERIC;
+    }
+    if all.is_empty() && missing.is_empty() {
+        eprintln!("ERROR: No return received");
+        code = EX_USAGE;
+    }
+    code
+}
+
+/// `--static` with another outputter: each minion's part rendered in turn.
+fn print_static(
+    out: &str,
+    data: &Value,
+    opts: &OutputOptions,
+) -> Result<String, output::OutputError> {
+    let mut text = String::new();
+    if let Value::Map(m) = data {
+        for (id, ret) in m {
+            text.push_str(&output::render_with(out, id, ret, opts)?);
+        }
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn salt_command_lines() {
+        let c = parse(&v(&[
+            "-c",
+            "/x",
+            "--out",
+            "json",
+            "-t",
+            "60",
+            "minion1",
+            "state.apply",
+            "web",
+            "pillarenv=testing",
+            "-x",
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!(c.config_dir, PathBuf::from("/x"));
+        assert_eq!(c.out.as_deref(), Some("json"));
+        assert_eq!(c.timeout, Some(60));
+        assert_eq!(c.target, "minion1");
+        assert_eq!(c.function, "state.apply");
+        assert_eq!(c.args, v(&["web", "pillarenv=testing", "-x"]));
+        assert_eq!(c.tgt_type, "glob");
+        let c = parse(&v(&["-G", "os:Debian", "test.ping", "--async"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.tgt_type, "grain");
+        // Options after the function are the function's arguments.
+        assert_eq!(c.args, v(&["--async"]));
+        let c = parse(&v(&["-C", "--async", "G@os:Debian and web*", "test.ping"]))
+            .unwrap()
+            .unwrap();
+        assert!(c.is_async);
+        assert_eq!(c.tgt_type, "compound");
+        assert!(parse(&v(&["*"])).is_err());
+        assert!(parse(&v(&["-t", "soon", "*", "test.ping"])).is_err());
+        assert!(parse(&v(&["--bogus", "*", "test.ping"])).is_err());
+        assert!(parse(&v(&["-h"])).unwrap().is_none());
+    }
+
+    #[test]
+    fn no_return_reads_as_salts() {
+        let t = no_return_text("web2", "123", false);
+        assert!(t.starts_with("web2:\n    Minion did not return. [No response]\n"));
+        assert!(t.ends_with("    brine-run jobs.lookup_jid 123\n"));
+    }
+}

@@ -236,6 +236,13 @@ impl Master {
             p,
         );
         match prepared {
+            Ok(prep) if prep.minions.is_empty() => {
+                tracing::info!("{} to {}: no minion matched", p.fun, p.tgt.to_python_str());
+                ReplyBody::Published(PublishReply {
+                    jid: prep.jid,
+                    minions: prep.minions,
+                })
+            }
             Ok(prep) => {
                 tracing::info!(
                     "job {} {} to {} minion(s)",
@@ -509,6 +516,7 @@ mod tests {
             test: false,
             opts: crate::opts::minion_defaults(),
             pillar,
+            stage: brine_protocol::messages::CompileStage::Run,
         };
         // Unsealed: refused (it carries the pillar).
         let plain = Request::new(RequestBody::CompileStates(cs.clone())).unwrap();
@@ -552,7 +560,16 @@ mod tests {
         let ReplyBody::Published(p) = r.msg else {
             panic!()
         };
-        assert!(p.minions.is_empty());
+        // No minion matches: nothing sent, no jid.
+        assert!(p.minions.is_empty() && p.jid.is_empty());
+        assert!(m.jobs.jobs().unwrap().is_empty());
+        let web1 = KeyPair::generate().unwrap();
+        assert_eq!(auth(m, &web1, "web1"), AuthStatus::Accepted);
+        let r = reply(m, &kp, &publish(&m.token.clone())).unwrap();
+        let ReplyBody::Published(p) = r.msg else {
+            panic!()
+        };
+        assert_eq!(p.minions, vec!["web1"]);
         let get = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
             jid: p.jid.clone(),
@@ -561,7 +578,8 @@ mod tests {
         let ReplyBody::Returns(rr) = reply(m, &kp, &get).unwrap().msg else {
             panic!()
         };
-        assert!(rr.returns.is_empty() && rr.missing.is_empty());
+        assert!(rr.returns.is_empty());
+        assert_eq!(rr.missing, vec!["web1"]);
         let get = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
             jid: "nope".into(),

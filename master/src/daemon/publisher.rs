@@ -137,7 +137,8 @@ pub fn expected_minions(
     Ok(out)
 }
 
-/// A job to publish, after the expected minions are known.
+/// A job to publish, after the expected minions are known. No minions:
+/// nothing to publish (empty jid and frame).
 #[derive(Debug)]
 pub struct Prepared {
     pub jid: String,
@@ -159,6 +160,14 @@ pub fn prepare(
     req: &CliPublish,
 ) -> Result<Prepared, PublishError> {
     let minions = expected_minions(keys, cache, master_opts, &req.tgt, &req.tgt_type)?;
+    if minions.is_empty() {
+        // Salt sends nothing and assigns no jid when no minion matched.
+        return Ok(Prepared {
+            jid: String::new(),
+            minions,
+            frame: Vec::new(),
+        });
+    }
     let jid = jids.next();
     let mut kwarg = req.kwarg.clone();
     let pillar = kwarg.shift_remove("pillar");

@@ -11,7 +11,8 @@ use crate::state::StateRequest;
 use crate::MinionData;
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
-    aad, seal_data, CompileStates, CompiledStates, ErrorCode, ErrorReply, ReplyBody, StateReply,
+    aad, seal_data, CompileStage, CompileStates, CompiledStates, ErrorCode, ErrorReply, ReplyBody,
+    StateReply,
 };
 use brine_protocol::{Map, Value};
 use std::sync::Arc;
@@ -50,7 +51,9 @@ pub fn compile_opts(master_opts: &Map, req: &CompileStates) -> Map {
     o.insert("id".into(), Value::Str(req.id.clone()));
     o.insert("saltenv".into(), opt(&req.saltenv));
     o.insert("pillarenv".into(), opt(&req.pillarenv));
-    o.insert("test".into(), Value::Bool(req.test));
+    if req.stage == CompileStage::Run {
+        o.insert("test".into(), Value::Bool(req.test));
+    }
     o
 }
 
@@ -146,6 +149,26 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
         saltenv: saltenv.clone(),
         pillarenv: req.pillarenv.clone(),
     };
+    match req.stage {
+        CompileStage::Run => {}
+        CompileStage::Top => {
+            let (top, errors) = top::show_top(&sreq);
+            return CompiledStates::Top { top, errors };
+        }
+        CompileStage::Rendered | CompileStage::RenderedUnverified => {
+            let r = match (&req.mods, req.stage) {
+                (Some(mods), _) => {
+                    render::render_sls(&sreq, saltenv.as_deref().unwrap_or("base"), mods)
+                }
+                (None, CompileStage::Rendered) => render::render_highstate(&sreq),
+                (None, _) => render::render_highstate_from_top(&sreq, false),
+            };
+            return CompiledStates::Rendered {
+                high: r.high,
+                errors: r.errors,
+            };
+        }
+    }
     let high = match &req.mods {
         None => highstate(&sreq),
         Some(mods) => {
@@ -260,6 +283,7 @@ mod tests {
             test: false,
             opts: minion_opts,
             pillar,
+            stage: CompileStage::Run,
         }
     }
 
@@ -280,6 +304,34 @@ mod tests {
         assert_eq!(names, vec!["alice", "other"]);
         assert_eq!(chunks[0].get("__sls__"), Some(&Value::from("web")));
         assert!(high.contains_key("greet"));
+    }
+
+    #[test]
+    fn show_stages_stop_after_the_render() {
+        let (_td, o) = tree();
+        let mut r = request(None);
+        r.stage = CompileStage::Top;
+        let CompiledStates::Top { top, errors } = compile(&o, debian(), &r) else {
+            panic!()
+        };
+        assert!(errors.is_empty());
+        assert_eq!(top.get("base"), Some(&Value::from_json(&json!(["web"]))));
+        r.stage = CompileStage::Rendered;
+        let CompiledStates::Rendered { high, errors } = compile(&o, debian(), &r) else {
+            panic!()
+        };
+        assert!(errors.is_empty());
+        // Rendered only: requisites and extend not applied.
+        assert_eq!(
+            high.get("other").map(Value::to_json),
+            Some(json!({"test": ["nop", {"order": 10001}], "__sls__": "web", "__env__": "base"}))
+        );
+        let mut r = request(Some(vec!["bad".into()]));
+        r.stage = CompileStage::Rendered;
+        let CompiledStates::Rendered { errors, .. } = compile(&o, debian(), &r) else {
+            panic!()
+        };
+        assert_eq!(errors.len(), 1);
     }
 
     #[test]

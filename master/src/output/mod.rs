@@ -148,6 +148,24 @@ fn finish(text: &str) -> String {
         format!("{trimmed}\n")
     }
 }
+/// What Salt's `display_output(data, out)` prints when `data` is given
+/// as is (runners, `salt --static`), not wrapped under a minion id.
+pub fn render_data(out: &str, data: &Value, opts: &OutputOptions) -> Result<String, OutputError> {
+    let outputter = Outputter::from_name(out).unwrap_or_else(|| {
+        tracing::error!("Invalid outputter {out} specified, fall back to nested");
+        Outputter::Nested
+    });
+    let text = match outputter {
+        Outputter::Nested => nested::output(data, opts),
+        Outputter::Json => json::output(data, opts),
+        Outputter::Yaml => yaml::output(data, opts)?,
+        Outputter::Raw => raw::output(data, opts),
+        Outputter::Txt => raw::txt_output(data, opts),
+        Outputter::Quiet => quiet::output(data, opts),
+    };
+    Ok(finish(&text))
+}
+
 pub(crate) use brine_protocol::py::is_space as python_is_space;
 pub(crate) use brine_protocol::py::splitlines as python_splitlines;
 

@@ -1,0 +1,372 @@
+//! Helpers for the daemon end-to-end tests: a real `brine-master` process on
+//! 127.0.0.1 ephemeral ports (stopped with SIGTERM on drop), the CLIs, and a
+//! scripted minion built from `brine_protocol` — a real signed client of
+//! the wire protocol, for what a test needs to drive message by message.
+
+use crate::bin;
+use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard};
+use brine_protocol::messages::{
+    aad, open_data, read_frame, AuthRequest, AuthStatus, ErrorCode, JobReturn, PillarRequest,
+    Publication, ReplyBody, Request, RequestBody,
+};
+use brine_protocol::transport::{self, Limits};
+use brine_protocol::{Map, Value};
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A port free right now on 127.0.0.1 (the OS picks it).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// A master's config folder and its ports.
+pub struct MasterConf {
+    pub dir: tempfile::TempDir,
+    pub publish_port: u16,
+    pub ret_port: u16,
+}
+
+impl MasterConf {
+    /// CONF/master for 127.0.0.1, with `extra` YAML lines appended.
+    pub fn new(extra: &str) -> MasterConf {
+        let dir = tempfile::Builder::new()
+            .prefix("brine-daemon-")
+            .tempdir()
+            .expect("tempdir");
+        let (publish_port, ret_port) = (free_port(), free_port());
+        let conf = dir.path().join("etc");
+        std::fs::create_dir_all(&conf).expect("etc");
+        let text = format!(
+            "interface: 127.0.0.1\npublish_port: {publish_port}\nret_port: {ret_port}\n\
+             root_dir: {}\nlog_level: info\n{extra}",
+            dir.path().join("mroot").display()
+        );
+        std::fs::write(conf.join("master"), text).expect("write master config");
+        MasterConf {
+            dir,
+            publish_port,
+            ret_port,
+        }
+    }
+
+    pub fn conf_dir(&self) -> PathBuf {
+        self.dir.path().join("etc")
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().join("mroot")
+    }
+
+    pub fn pki_dir(&self) -> PathBuf {
+        self.root().join("etc/brine/pki/master")
+    }
+
+    pub fn ret_addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.ret_port))
+    }
+
+    pub fn publish_addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.publish_port))
+    }
+
+    /// Start `brine-master -c CONF`, waiting until its ret port answers.
+    pub fn start(&self) -> MasterProc {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("master.log"))
+            .expect("log file");
+        let child = Command::new(bin("brine-master"))
+            .arg("-c")
+            .arg(self.conf_dir())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start brine-master");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(self.ret_addr()).is_err() {
+            assert!(Instant::now() < deadline, "brine-master did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        MasterProc { child: Some(child) }
+    }
+
+    /// The master's public keys (after its first start).
+    pub fn master_keys(&self) -> PublicKeys {
+        brine_protocol::keys::read_public(&self.pki_dir().join("master.pub")).expect("master.pub")
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("master.log")).unwrap_or_default()
+    }
+
+    /// Run a CLI (`brine`, `brine-key`, `brine-run`) with `-c CONF`.
+    pub fn cli(&self, name: &str, args: &[&str]) -> Output {
+        Command::new(bin(name))
+            .arg("-c")
+            .arg(self.conf_dir())
+            .args(args)
+            .output()
+            .expect("run cli")
+    }
+
+    /// Start a CLI without waiting for it.
+    pub fn spawn_cli(&self, name: &str, args: &[&str]) -> Child {
+        Command::new(bin(name))
+            .arg("-c")
+            .arg(self.conf_dir())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn cli")
+    }
+}
+
+/// A running brine-master; SIGTERM and wait on drop.
+pub struct MasterProc {
+    child: Option<Child>,
+}
+
+impl MasterProc {
+    /// SIGTERM, then wait; the exit status.
+    pub fn stop(&mut self) -> Option<std::process::ExitStatus> {
+        let mut child = self.child.take()?;
+        let pid = child.id() as i32;
+        // SAFETY-free: kill(2) through the shell's kill, by our own child's pid.
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(pid.to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Ok(Some(st)) = child.try_wait() {
+                return Some(st);
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                return child.wait().ok();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for MasterProc {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// What a scripted minion got back for a request.
+pub type Answer<T> = Result<T, ErrorCode>;
+
+/// A minion scripted message by message.
+pub struct ScriptedMinion {
+    pub id: String,
+    pub key: KeyPair,
+    pub grains: Value,
+    master_addr: SocketAddr,
+    master: PublicKeys,
+    limits: Limits,
+    rt: tokio::runtime::Runtime,
+}
+
+impl ScriptedMinion {
+    pub fn new(id: &str, conf: &MasterConf, grains: serde_json::Value) -> ScriptedMinion {
+        ScriptedMinion {
+            id: id.into(),
+            key: KeyPair::generate().expect("keys"),
+            grains: Value::from_json(&grains),
+            master_addr: conf.ret_addr(),
+            master: conf.master_keys(),
+            limits: Limits::default(),
+            rt: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime"),
+        }
+    }
+
+    /// Send one request (signed by this minion's key), return the reply
+    /// body; a fresh connection each time (like a minion after a restart).
+    pub fn request(&self, req: &Request) -> ReplyBody {
+        self.request_signed_by(req, &self.key)
+    }
+
+    pub fn request_signed_by(&self, req: &Request, key: &KeyPair) -> ReplyBody {
+        self.rt.block_on(async {
+            let mut d = transport::connect_dealer(self.master_addr, &self.limits)
+                .await
+                .expect("connect");
+            let reply = transport::call(
+                &mut d.socket,
+                key,
+                &self.master.ed25519,
+                req,
+                Duration::from_secs(20),
+                &self.limits,
+            )
+            .await
+            .expect("reply");
+            reply.msg
+        })
+    }
+
+    pub fn auth(&self) -> AuthStatus {
+        let req = Request::new(RequestBody::Auth(AuthRequest {
+            id: self.id.clone(),
+            keys: self.key.public(),
+            grains: self.grains.clone(),
+            pillarenv: None,
+        }))
+        .expect("request");
+        match self.request(&req) {
+            ReplyBody::Auth(a) => {
+                assert_eq!(a.master, self.master, "master keys changed");
+                a.status
+            }
+            other => panic!("auth answered {other:?}"),
+        }
+    }
+
+    /// Ask for the pillar of `id` (normally our own).
+    pub fn pillar_of(&self, id: &str, pillarenv: Option<&str>) -> Answer<Value> {
+        let req = Request::new(RequestBody::Pillar(PillarRequest {
+            id: id.into(),
+            pillarenv: pillarenv.map(str::to_string),
+            saltenv: None,
+            pillar_override: Value::Null,
+        }))
+        .expect("request");
+        match self.request(&req) {
+            ReplyBody::Pillar(p) => {
+                Ok(
+                    open_data(&self.key, &p.pillar, &aad::pillar(id, &req.nonce))
+                        .expect("pillar sealed to us"),
+                )
+            }
+            ReplyBody::Error(e) => Err(e.code),
+            other => panic!("pillar answered {other:?}"),
+        }
+    }
+
+    /// Send a job return, sealed to the master.
+    pub fn send_return(&self, jid: &str, fun: &str, ret: Value) -> Answer<()> {
+        let body = RequestBody::Return(JobReturn {
+            jid: jid.into(),
+            id: self.id.clone(),
+            fun: fun.into(),
+            fun_args: vec![],
+            ret,
+            retcode: 0,
+            success: true,
+            out: None,
+        });
+        let req = Request::sealed(&self.master.x25519, &self.id, &body).expect("sealed");
+        match self.request(&req) {
+            ReplyBody::ReturnAck => Ok(()),
+            ReplyBody::Error(e) => Err(e.code),
+            other => panic!("return answered {other:?}"),
+        }
+    }
+
+    /// Subscribe to the publish port; publications are verified against the
+    /// master key and the replay guard, as a minion does.
+    pub fn subscribe(&self, publish: SocketAddr) -> Subscription<'_> {
+        let sub = self.rt.block_on(async {
+            let s = transport::connect_sub(publish, &self.limits)
+                .await
+                .expect("subscribe");
+            // Let the subscription reach the PUB socket.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            s
+        });
+        Subscription {
+            minion: self,
+            sub,
+            guard: ReplayGuard::new(300_000, 60_000, 100_000),
+        }
+    }
+}
+
+pub struct Subscription<'a> {
+    minion: &'a ScriptedMinion,
+    sub: transport::Guarded<zeromq::SubSocket>,
+    guard: ReplayGuard,
+}
+
+impl Subscription<'_> {
+    /// The next publication that verifies, within `timeout`; with the
+    /// `pillar=` secret for this minion opened, if any.
+    pub fn next(&mut self, timeout: Duration) -> Option<(Publication, Option<Value>)> {
+        let m = self.minion;
+        let deadline = Instant::now() + timeout;
+        m.rt.block_on(async {
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let frame = tokio::time::timeout(
+                    left,
+                    transport::recv_frame(&mut self.sub.socket, &m.limits),
+                )
+                .await
+                .ok()?
+                .ok()?;
+                let Ok(v) = read_frame::<Publication>(&frame, Some(&m.master.ed25519)) else {
+                    continue;
+                };
+                let p = v.msg;
+                if self
+                    .guard
+                    .check(p.created_ms, &p.nonce, brine_protocol::crypto::now_ms())
+                    .is_err()
+                {
+                    continue;
+                }
+                let secret = p.secrets.get(&m.id).map(|s| {
+                    open_data::<Value>(&m.key, s, &aad::publication_secret(&p.jid, &m.id))
+                        .expect("our secret opens")
+                });
+                return Some((p, secret));
+            }
+        })
+    }
+}
+
+/// Parse a CLI's stdout as JSON.
+pub fn json_out(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Accept `id`'s key with brine-key.
+pub fn accept(conf: &MasterConf, id: &str) {
+    let out = conf.cli("brine-key", &["-a", id, "-y"]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// Write `files` (relative path → content) under `root`.
+pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let p = root.join(rel);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        std::fs::write(p, text).expect("write");
+    }
+}
+
+/// Map helper for kwargs.
+pub fn map(v: serde_json::Value) -> Map {
+    Value::from_json(&v).as_map().cloned().unwrap_or_default()
+}
