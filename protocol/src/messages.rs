@@ -219,6 +219,11 @@ pub mod aad {
     pub fn states(id: &str, request_nonce: &Nonce) -> Vec<u8> {
         join(&[b"states", id.as_bytes(), request_nonce])
     }
+
+    /// [`super::HieraResult`] in a [`super::HieraReply`].
+    pub fn hiera(id: &str, request_nonce: &Nonce) -> Vec<u8> {
+        join(&[b"hiera", id.as_bytes(), request_nonce])
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -288,6 +293,25 @@ pub enum RequestBody {
     /// Compile my highstate / these SLS; only accepted inside
     /// [`RequestBody::Sealed`] (it carries the pillar).
     CompileStates(CompileStates),
+    /// `hiera.lookup` in the master's hierarchies; only accepted inside
+    /// [`RequestBody::Sealed`] (it carries the pillar).
+    HieraLookup(HieraLookup),
+}
+
+/// `hiera.lookup KEY [merge=]` on a minion whose hierarchies
+/// (`hiera_config`, `pillar_roots`) are the master's. The `default=` of the
+/// call stays on the minion: it applies when the answer is
+/// [`HieraResult::NotFound`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HieraLookup {
+    pub id: String,
+    pub key: String,
+    /// `merge=`: Null, a strategy name, or `{strategy: ...}`.
+    pub merge: Value,
+    /// The minion's `pillarenv` (environment layer).
+    pub pillarenv: Option<String>,
+    /// The minion's in-memory pillar (interpolation scope).
+    pub pillar: Map,
 }
 
 /// A minion request body sealed to the master's X25519 key with
@@ -490,6 +514,30 @@ pub enum ReplyBody {
     Returns(ReturnsReply),
     Error(ErrorReply),
     States(StateReply),
+    Hiera(HieraReply),
+}
+
+/// The answer to [`HieraLookup`]: a [`HieraResult`] sealed to the minion
+/// with [`aad::hiera`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HieraReply {
+    pub result: Sealed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "body", rename_all = "snake_case")]
+pub enum HieraResult {
+    Found {
+        value: Value,
+    },
+    /// Found nowhere: the not-found text naming the files searched.
+    NotFound {
+        message: String,
+    },
+    /// A lookup problem (bad hiera.yaml, unparsable data, failed merge).
+    Error {
+        message: String,
+    },
 }
 
 /// The answer to [`CompileStates`]: a [`CompiledStates`] sealed to the
@@ -706,6 +754,13 @@ mod tests {
                 jid: "1".into(),
             }),
             RequestBody::CompileStates(sample_compile()),
+            RequestBody::HieraLookup(HieraLookup {
+                id: "web1".into(),
+                key: "ntp::servers".into(),
+                merge: "unique".into(),
+                pillarenv: None,
+                pillar: Map::new(),
+            }),
         ]
     }
 

@@ -221,6 +221,19 @@ impl Master {
                 ErrorCode::BadRequest,
                 "state compiles carry the pillar: send them sealed",
             ),
+            RequestBody::HieraLookup(h) if sealed => {
+                let grains = self
+                    .cache
+                    .get(&h.id)
+                    .map(|m| m.grains.clone())
+                    .filter(|g| matches!(g, Value::Map(_)))
+                    .unwrap_or_else(Value::new_map);
+                super::hiera::handle(opts, grains, h, nonce, keys)
+            }
+            RequestBody::HieraLookup(_) => error(
+                ErrorCode::BadRequest,
+                "hiera lookups carry the pillar: send them sealed",
+            ),
             _ => error(ErrorCode::BadRequest, "unexpected request"),
         }
     }
@@ -316,6 +329,7 @@ fn body_id(body: &RequestBody) -> Option<&str> {
         RequestBody::File(f) => Some(&f.id),
         RequestBody::Return(r) => Some(&r.id),
         RequestBody::CompileStates(c) => Some(&c.id),
+        RequestBody::HieraLookup(h) => Some(&h.id),
         RequestBody::Auth(_)
         | RequestBody::Publish(_)
         | RequestBody::GetReturns(_)

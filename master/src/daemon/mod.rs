@@ -6,7 +6,8 @@
 //! - [`dispatch`]: one frame → verify signer and replay window → handler.
 //! - [`auth`]: Salt's key acceptance; caches the grains of accepted minions.
 //! - [`minion_cache`]: grains and last pillar per minion (targeting, compiles).
-//! - [`pillar`], [`states`], [`fileserver`]: what minions ask for, sealed to them.
+//! - [`pillar`], [`states`], [`fileserver`], [`hiera`]: what minions ask
+//!   for, sealed to them.
 //! - [`publisher`]: jids, expected minions, per-minion `pillar=` secrets.
 //! - [`jobs`]: the SQLite job cache.
 //! - [`client`]: the local client the CLI uses.
@@ -16,6 +17,7 @@ pub mod client;
 pub mod config;
 pub mod dispatch;
 pub mod fileserver;
+pub mod hiera;
 pub mod jobs;
 pub mod master;
 pub mod minion_cache;

@@ -107,6 +107,46 @@ pub fn target_expr(tgt: &Value) -> String {
     }
 }
 
+/// Salt's `_prep_pub`: a nodegroup target, and `N@` words of a compound
+/// one, resolved into compound words from the master's `nodegroups`, so
+/// minions need no nodegroup configuration.
+pub fn resolve_nodegroups(
+    tgt: &Value,
+    tgt_type: &str,
+    master_opts: &Map,
+) -> Result<(Value, String), PublishError> {
+    let empty = Map::new();
+    let groups = master_opts
+        .get("nodegroups")
+        .and_then(Value::as_map)
+        .unwrap_or(&empty);
+    let resolve = |ng: &str| {
+        if !groups.contains_key(ng) {
+            return Err(PublishError::Target(format!(
+                "Node group {ng} unavailable in the master config file"
+            )));
+        }
+        Ok(matcher::nodegroup::nodegroup_comp(ng, groups))
+    };
+    match tgt_type {
+        "nodegroup" => Ok((
+            Value::Str(resolve(&target_expr(tgt))?.join(" ")),
+            "compound".into(),
+        )),
+        "compound" => {
+            let mut words = Vec::new();
+            for word in target_expr(tgt).split_whitespace() {
+                match word.strip_prefix("N@").filter(|ng| !ng.is_empty()) {
+                    Some(ng) => words.extend(resolve(ng)?),
+                    None => words.push(word.to_string()),
+                }
+            }
+            Ok((Value::Str(words.join(" ")), "compound".into()))
+        }
+        _ => Ok((tgt.clone(), tgt_type.to_string())),
+    }
+}
+
 /// Accepted minions the target selects, judged on each one's cached grains
 /// and pillar (Salt's `check_minions`), sorted.
 pub fn expected_minions(
@@ -159,7 +199,8 @@ pub fn prepare(
     master_opts: &Map,
     req: &CliPublish,
 ) -> Result<Prepared, PublishError> {
-    let minions = expected_minions(keys, cache, master_opts, &req.tgt, &req.tgt_type)?;
+    let (tgt, tgt_type) = resolve_nodegroups(&req.tgt, &req.tgt_type, master_opts)?;
+    let minions = expected_minions(keys, cache, master_opts, &tgt, &tgt_type)?;
     if minions.is_empty() {
         // Salt sends nothing and assigns no jid when no minion matched.
         return Ok(Prepared {
@@ -187,8 +228,8 @@ pub fn prepare(
         jid: jid.clone(),
         created_ms: now,
         nonce: ByteArray::new(crypto::random_nonce()?),
-        tgt: req.tgt.clone(),
-        tgt_type: req.tgt_type.clone(),
+        tgt: tgt.clone(),
+        tgt_type: tgt_type.clone(),
         fun: req.fun.clone(),
         arg: req.arg.clone(),
         kwarg,
@@ -201,8 +242,8 @@ pub fn prepare(
             fun: req.fun.clone(),
             arg: req.arg.clone(),
             kwarg: req.kwarg.clone(),
-            tgt: req.tgt.clone(),
-            tgt_type: req.tgt_type.clone(),
+            tgt,
+            tgt_type,
             user: "root".into(),
             start_ms: now,
         },
@@ -232,6 +273,29 @@ mod tests {
         assert_eq!(a.len(), 20);
         assert!(b > a);
         assert!(!super::super::jobs::jid_to_time(&a).is_empty());
+    }
+
+    #[test]
+    fn nodegroups_are_resolved_for_the_minions() {
+        let mut o = crate::opts::master_defaults();
+        o.insert(
+            "nodegroups".into(),
+            Value::from_json(&json!({"web": "web* and G@os:Debian", "all": "N@web or db1"})),
+        );
+        let (t, tt) = resolve_nodegroups(&"web".into(), "nodegroup", &o).unwrap();
+        // Words as Salt's nodegroup_comp gives them.
+        assert_eq!(
+            (t.to_python_str(), tt.as_str()),
+            ("web* and G@os:Debian".into(), "compound")
+        );
+        let (t, _) = resolve_nodegroups(&"N@all and not x".into(), "compound", &o).unwrap();
+        assert_eq!(
+            t.to_python_str(),
+            "( ( web* and G@os:Debian ) or db1 ) and not x"
+        );
+        assert!(resolve_nodegroups(&"nope".into(), "nodegroup", &o).is_err());
+        let (t, tt) = resolve_nodegroups(&"x*".into(), "glob", &o).unwrap();
+        assert_eq!((t, tt.as_str()), (Value::from("x*"), "glob"));
     }
 
     #[test]
