@@ -22,12 +22,13 @@ pub mod jobs;
 pub mod keys;
 pub mod link;
 pub mod pillar;
+pub mod remote;
 pub mod returns;
 pub mod swarm;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-use crate::context::{Minion, PillarSource};
+use crate::context::{CompileSource, Minion};
 use brine_master::opts::{self, OptsError};
 use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard};
 use brine_protocol::messages::{ErrorCode, ReplyBody, Request, RequestBody, WireError};
@@ -470,7 +471,7 @@ pub fn make_identity(
             .grains
             .insert("id".into(), Value::Str(id.to_string()));
     }
-    minion.source = PillarSource::Remote(Arc::new(pillar::Remote::new(client.clone())));
+    minion.source = CompileSource::Master(Arc::new(remote::Remote::new(client.clone(), cachedir)));
     let (standing, _) = watch::channel(Standing::Starting);
     Ok(Arc::new(Identity {
         returns: returns::ReturnQueue::new(cachedir),

@@ -3,7 +3,7 @@
 //! the like; refetched and swapped by `saltutil.refresh_pillar`.
 
 use super::{Identity, MasterClient, RequestError, Shared};
-use crate::context::{FreshPillar, RemotePillar};
+use crate::context::FreshPillar;
 use brine_protocol::messages::{aad, open_data, PillarRequest, ReplyBody, RequestBody};
 use brine_protocol::{Map, Value};
 use std::time::Duration;
@@ -106,24 +106,6 @@ pub async fn refresh(shared: &Shared, ident: &Identity) -> bool {
     }
 }
 
-/// The master as a [`RemotePillar`] for the minion's functions.
-pub struct Remote {
-    client: MasterClient,
-}
-
-impl Remote {
-    pub fn new(client: MasterClient) -> Remote {
-        Remote { client }
-    }
-}
-
-impl RemotePillar for Remote {
-    fn compile(&self, req: &FreshPillar) -> Result<Map, String> {
-        fetch_blocking(&self.client, req)
-            .map_err(|e| format!("the master did not compile the pillar: {e}"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,7 +175,9 @@ mod tests {
         let client = fake.client(&link, "web1");
         // Trust another signing key (same sealing key, so the fake can
         // still read the request): the fake's signature no longer counts.
-        let other = brine_protocol::crypto::KeyPair::generate().unwrap().public();
+        let other = brine_protocol::crypto::KeyPair::generate()
+            .unwrap()
+            .public();
         *client.master.write().unwrap() = Some(brine_protocol::crypto::PublicKeys::new(
             *other.ed25519,
             *fake.key.public().x25519,
