@@ -320,3 +320,98 @@ fn merge_under(o: &Map, mut under: Map, mut fresh: Map) -> Map {
     }
     under
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::Mutex;
+
+    /// A master answering every pillar compile with `answer`, recording
+    /// the requests.
+    struct FakeMaster {
+        answer: Result<Map, String>,
+        asked: Mutex<Vec<FreshPillar>>,
+    }
+
+    impl RemoteMaster for FakeMaster {
+        fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String> {
+            self.asked.lock().unwrap().push(req.clone());
+            self.answer.clone()
+        }
+        fn compile_states(&self, _: CompileStates) -> Result<CompiledStates, String> {
+            Err("no states here".into())
+        }
+        fn hiera_lookup(&self, _: HieraLookup) -> Result<HieraResult, String> {
+            Err("no hiera here".into())
+        }
+        fn file_client(&self) -> Arc<dyn FileClient> {
+            Arc::new(LocalFileClient::default())
+        }
+    }
+
+    fn map(j: serde_json::Value) -> Map {
+        Value::from_json(&j).as_map().cloned().unwrap_or_default()
+    }
+
+    fn minion(answer: Result<Map, String>, opts: serde_json::Value) -> (Minion, Arc<FakeMaster>) {
+        let fake = Arc::new(FakeMaster {
+            answer,
+            asked: Mutex::new(Vec::new()),
+        });
+        let mut o = opts::minion_defaults();
+        o.extend(map(opts));
+        let m = Minion {
+            id: "web1".into(),
+            opts: o,
+            grains: Map::new(),
+            pillar: map(json!({"old": 1, "shared": {"a": 1}, "_errors": ["stale"]})),
+            source: CompileSource::Master(fake.clone()),
+        };
+        (m, fake)
+    }
+
+    #[test]
+    fn a_fresh_remote_pillar_lies_over_the_in_memory_one_as_locally() {
+        let fresh = map(json!({"shared": {"b": 2}, "new": 3}));
+        let (m, fake) = minion(Ok(fresh.clone()), json!({"pillarenv": "dev"}));
+        // On demand (pillar.items): in-memory under fresh, as the local
+        // compile lays them with ssh_merge_pillar; stale _errors stay when
+        // the fresh compile has none (as locally).
+        let got = m.compile_pillar(&FreshPillar::default(), true);
+        assert_eq!(
+            Value::Map(got).to_json(),
+            json!({"old": 1, "shared": {"a": 1, "b": 2}, "_errors": ["stale"], "new": 3})
+        );
+        // The configured pillarenv goes with the request.
+        assert_eq!(
+            fake.asked.lock().unwrap()[0].pillarenv.as_deref(),
+            Some("dev")
+        );
+        // The start-up/refresh compile is the master's answer alone.
+        assert_eq!(m.compile_pillar(&FreshPillar::default(), false), fresh);
+        // Without ssh_merge_pillar, no merge either.
+        let (m, _) = minion(Ok(fresh.clone()), json!({"ssh_merge_pillar": false}));
+        assert_eq!(m.compile_pillar(&FreshPillar::default(), true), fresh);
+    }
+
+    #[test]
+    fn fresh_errors_replace_in_memory_ones_and_failures_become_errors() {
+        let (m, _) = minion(
+            Ok(map(json!({"_errors": ["new problem"], "x": 1}))),
+            json!({"pillar_merge_lists": true}),
+        );
+        let got = m.compile_pillar(&FreshPillar::default(), true);
+        assert_eq!(
+            got.get("_errors"),
+            Some(&Value::from_json(&json!(["new problem"])))
+        );
+        // The master unreachable: the pillar says so in _errors.
+        let (m, _) = minion(Err("master gone".into()), json!({}));
+        let got = m.compile_pillar(&FreshPillar::default(), false);
+        assert_eq!(
+            Value::Map(got).to_json(),
+            json!({"_errors": ["master gone"]})
+        );
+    }
+}
