@@ -2,14 +2,22 @@
 //! pillar (compiled once at start-up, as Salt does, and then only replaced
 //! by a pillar refresh). Execution functions read these.
 //!
-//! Where a pillar is compiled is the [`PillarSource`]: in this process from
-//! the minion's own `pillar_roots` (`brine-call --local`), or by the master
-//! (`brine-minion`, through [`RemotePillar`]).
+//! Whatever reads the trees (`pillar_roots`, `file_roots`, hierarchies) goes
+//! through the minion's [`CompileSource`]: this process, from the minion's
+//! own configuration (`brine-call --local`), or the master (`brine-minion`,
+//! through [`RemoteMaster`]). Functions call the methods below, never the
+//! compile pipeline directly, so both modes give the same answers.
 
 use crate::grains;
+use crate::state::fileclient::{FileClient, LocalFileClient};
 use brine_master::opts::{self, OptsError};
 use brine_master::pillar::merge::{merge, MergeStrategy};
 use brine_master::pillar::{self, PillarRequest};
+use brine_master::state::render::{self, Rendered};
+use brine_master::state::{top, StateRequest};
+use brine_protocol::messages::{
+    CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
+};
 use brine_protocol::{Map, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -21,36 +29,43 @@ pub struct Minion {
     pub grains: Map,
     /// The in-memory pillar (`__pillar__`).
     pub pillar: Map,
-    /// Who compiles a fresh pillar.
-    pub source: PillarSource,
+    /// Who compiles pillars and states and serves `salt://` files.
+    pub source: CompileSource,
 }
 
-/// Who compiles this minion's pillar.
+/// Who reads the trees for this minion.
 #[derive(Clone, Default)]
-pub enum PillarSource {
-    /// This process, from the minion's `pillar_roots` (masterless).
+pub enum CompileSource {
+    /// This process, from the minion's own `pillar_roots`/`file_roots`
+    /// (masterless).
     #[default]
     Local,
-    /// The master (Salt's `RemotePillar`).
-    Remote(Arc<dyn RemotePillar>),
+    /// The master (Salt's `RemotePillar` and remote file client).
+    Master(Arc<dyn RemoteMaster>),
 }
 
-impl std::fmt::Debug for PillarSource {
+impl std::fmt::Debug for CompileSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PillarSource::Local => f.write_str("Local"),
-            PillarSource::Remote(_) => f.write_str("Remote"),
+            CompileSource::Local => f.write_str("Local"),
+            CompileSource::Master(_) => f.write_str("Master"),
         }
     }
 }
 
-/// A master that compiles pillars for this minion. Called from the thread
-/// running a function, so it may block.
-pub trait RemotePillar: Send + Sync {
+/// A master that compiles for this minion. Called from the thread running a
+/// function, so the calls may block. `Err` carries why no answer came back
+/// (master unreachable, refused...).
+pub trait RemoteMaster: Send + Sync {
     /// The pillar the master compiles for `req` (its `pillarenv` already
-    /// resolved from the call and the minion's options). `Err` carries why
-    /// no pillar came back (master unreachable, refused...).
-    fn compile(&self, req: &FreshPillar) -> Result<Map, String>;
+    /// resolved from the call and the minion's options).
+    fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String>;
+    /// A state compile (or one of its stages) by the master.
+    fn compile_states(&self, req: CompileStates) -> Result<CompiledStates, String>;
+    /// A Hiera lookup in the master's hierarchies.
+    fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, String>;
+    /// `salt://` files from the master.
+    fn file_client(&self) -> Arc<dyn FileClient>;
 }
 
 /// A pillar compile asked for by a function (`pillar.items pillarenv=x`).
@@ -97,7 +112,7 @@ impl Minion {
             opts,
             grains,
             pillar: Map::new(),
-            source: PillarSource::Local,
+            source: CompileSource::Local,
         };
         Ok((minion, loaded.warnings))
     }
@@ -116,7 +131,7 @@ impl Minion {
             }
         });
         let remote = match &self.source {
-            PillarSource::Local => {
+            CompileSource::Local => {
                 return pillar::compile(&PillarRequest {
                     opts: self.opts.clone(),
                     minion_id: self.id.clone(),
@@ -127,10 +142,10 @@ impl Minion {
                     known_pillar: on_demand.then(|| self.pillar.clone()),
                 })
             }
-            PillarSource::Remote(r) => r,
+            CompileSource::Master(r) => r,
         };
         let fresh = remote
-            .compile(&FreshPillar {
+            .compile_pillar(&FreshPillar {
                 pillarenv: pillarenv
                     .or_else(|| opts::get_str(&self.opts, "pillarenv").map(str::to_string)),
                 saltenv: req.saltenv.clone(),
@@ -150,6 +165,145 @@ impl Minion {
     }
 }
 
+impl Minion {
+    /// The client for `salt://` sources in state runs.
+    pub fn file_client(&self) -> Arc<dyn FileClient> {
+        match &self.source {
+            CompileSource::Local => Arc::new(LocalFileClient::from_opts(&self.opts)),
+            CompileSource::Master(r) => r.file_client(),
+        }
+    }
+
+    /// The request for a state compile by the master: what a local
+    /// compile of `req` would read (opts, pillar, environments).
+    fn states_request(
+        &self,
+        req: &StateRequest,
+        stage: CompileStage,
+        mods: Option<Vec<String>>,
+        exclude: Value,
+        test: bool,
+    ) -> CompileStates {
+        CompileStates {
+            id: self.id.clone(),
+            mods,
+            saltenv: req.saltenv.clone(),
+            pillarenv: req.pillarenv.clone(),
+            exclude,
+            test,
+            opts: req.opts.clone(),
+            pillar: req.minion.pillar.as_map().cloned().unwrap_or_default(),
+            stage,
+        }
+    }
+
+    /// A render stage on the master.
+    fn remote_stage(
+        &self,
+        r: &Arc<dyn RemoteMaster>,
+        req: &StateRequest,
+        stage: CompileStage,
+        mods: Option<Vec<String>>,
+    ) -> Result<CompiledStates, String> {
+        let test = req.opts.get("test").is_some_and(Value::is_truthy);
+        r.compile_states(self.states_request(req, stage, mods, Value::Null, test))
+    }
+
+    /// Salt's `show_top`: the top matches for this minion, and errors.
+    pub fn show_top(&self, req: &StateRequest) -> (Map, Vec<String>) {
+        let CompileSource::Master(r) = &self.source else {
+            return top::show_top(req);
+        };
+        match self.remote_stage(r, req, CompileStage::Top, None) {
+            Ok(CompiledStates::Top { top, errors }) => (top, errors),
+            Ok(_) => (Map::new(), vec![UNEXPECTED.into()]),
+            Err(e) => (Map::new(), vec![e]),
+        }
+    }
+
+    /// The highstate rendered (top verified unless `verify_top` is false).
+    pub fn render_highstate(&self, req: &StateRequest, verify_top: bool) -> Rendered {
+        let CompileSource::Master(r) = &self.source else {
+            return render::render_highstate_from_top(req, verify_top);
+        };
+        let stage = if verify_top {
+            CompileStage::Rendered
+        } else {
+            CompileStage::RenderedUnverified
+        };
+        rendered(self.remote_stage(r, req, stage, None))
+    }
+
+    /// The SLS `mods` of `saltenv` rendered with their includes.
+    pub fn render_sls(&self, req: &StateRequest, saltenv: &str, mods: &[String]) -> Rendered {
+        let CompileSource::Master(r) = &self.source else {
+            return render::render_sls(req, saltenv, mods);
+        };
+        let mut req = req.clone();
+        req.saltenv = Some(saltenv.to_string());
+        rendered(self.remote_stage(r, &req, CompileStage::Rendered, Some(mods.to_vec())))
+    }
+
+    /// A whole state run's compile by the master (highstate when `mods` is
+    /// `None`): low chunks, errors, or a finished answer. `None` for a
+    /// local minion, which compiles in-process.
+    pub fn compile_run(
+        &self,
+        req: &StateRequest,
+        mods: Option<Vec<String>>,
+        exclude: Value,
+        test: bool,
+    ) -> Option<CompiledStates> {
+        let CompileSource::Master(r) = &self.source else {
+            return None;
+        };
+        let cs = self.states_request(req, CompileStage::Run, mods, exclude, test);
+        Some(
+            r.compile_states(cs)
+                .unwrap_or_else(|e| CompiledStates::Errors {
+                    errors: vec![e],
+                    retcode: 1,
+                }),
+        )
+    }
+
+    /// `hiera.lookup` in the master's hierarchies; `None` for a local
+    /// minion, which looks up in-process.
+    pub fn hiera_lookup(&self, key: &str, merge: &Value) -> Option<Result<HieraResult, String>> {
+        let CompileSource::Master(r) = &self.source else {
+            return None;
+        };
+        Some(r.hiera_lookup(HieraLookup {
+            id: self.id.clone(),
+            key: key.to_string(),
+            merge: merge.clone(),
+            pillarenv: opts::get_str(&self.opts, "pillarenv").map(str::to_string),
+            pillar: self.pillar.clone(),
+        }))
+    }
+}
+
+const UNEXPECTED: &str = "the master answered the state compile with something unexpected";
+
+/// A render-stage answer from the master as the local render gives it.
+fn rendered(r: Result<CompiledStates, String>) -> Rendered {
+    match r {
+        Ok(CompiledStates::Rendered { high, errors }) => Rendered { high, errors },
+        Ok(CompiledStates::Errors { errors, .. }) => Rendered {
+            high: Map::new(),
+            errors,
+        },
+        Ok(_) => Rendered {
+            high: Map::new(),
+            errors: vec![UNEXPECTED.into()],
+        },
+        Err(e) => Rendered {
+            high: Map::new(),
+            errors: vec![e],
+        },
+    }
+}
+
 /// The in-memory pillar under a fresh one, as the local compile lays them
 /// (`ssh_merge_pillar`): merged with the minion's strategy, and the fresh
 /// compile's `_errors` (if any) replacing older ones rather than merging.
@@ -165,4 +319,99 @@ fn merge_under(o: &Map, mut under: Map, mut fresh: Map) -> Map {
         under.insert("_errors".into(), e);
     }
     under
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::Mutex;
+
+    /// A master answering every pillar compile with `answer`, recording
+    /// the requests.
+    struct FakeMaster {
+        answer: Result<Map, String>,
+        asked: Mutex<Vec<FreshPillar>>,
+    }
+
+    impl RemoteMaster for FakeMaster {
+        fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String> {
+            self.asked.lock().unwrap().push(req.clone());
+            self.answer.clone()
+        }
+        fn compile_states(&self, _: CompileStates) -> Result<CompiledStates, String> {
+            Err("no states here".into())
+        }
+        fn hiera_lookup(&self, _: HieraLookup) -> Result<HieraResult, String> {
+            Err("no hiera here".into())
+        }
+        fn file_client(&self) -> Arc<dyn FileClient> {
+            Arc::new(LocalFileClient::default())
+        }
+    }
+
+    fn map(j: serde_json::Value) -> Map {
+        Value::from_json(&j).as_map().cloned().unwrap_or_default()
+    }
+
+    fn minion(answer: Result<Map, String>, opts: serde_json::Value) -> (Minion, Arc<FakeMaster>) {
+        let fake = Arc::new(FakeMaster {
+            answer,
+            asked: Mutex::new(Vec::new()),
+        });
+        let mut o = opts::minion_defaults();
+        o.extend(map(opts));
+        let m = Minion {
+            id: "web1".into(),
+            opts: o,
+            grains: Map::new(),
+            pillar: map(json!({"old": 1, "shared": {"a": 1}, "_errors": ["stale"]})),
+            source: CompileSource::Master(fake.clone()),
+        };
+        (m, fake)
+    }
+
+    #[test]
+    fn a_fresh_remote_pillar_lies_over_the_in_memory_one_as_locally() {
+        let fresh = map(json!({"shared": {"b": 2}, "new": 3}));
+        let (m, fake) = minion(Ok(fresh.clone()), json!({"pillarenv": "dev"}));
+        // On demand (pillar.items): in-memory under fresh, as the local
+        // compile lays them with ssh_merge_pillar; stale _errors stay when
+        // the fresh compile has none (as locally).
+        let got = m.compile_pillar(&FreshPillar::default(), true);
+        assert_eq!(
+            Value::Map(got).to_json(),
+            json!({"old": 1, "shared": {"a": 1, "b": 2}, "_errors": ["stale"], "new": 3})
+        );
+        // The configured pillarenv goes with the request.
+        assert_eq!(
+            fake.asked.lock().unwrap()[0].pillarenv.as_deref(),
+            Some("dev")
+        );
+        // The start-up/refresh compile is the master's answer alone.
+        assert_eq!(m.compile_pillar(&FreshPillar::default(), false), fresh);
+        // Without ssh_merge_pillar, no merge either.
+        let (m, _) = minion(Ok(fresh.clone()), json!({"ssh_merge_pillar": false}));
+        assert_eq!(m.compile_pillar(&FreshPillar::default(), true), fresh);
+    }
+
+    #[test]
+    fn fresh_errors_replace_in_memory_ones_and_failures_become_errors() {
+        let (m, _) = minion(
+            Ok(map(json!({"_errors": ["new problem"], "x": 1}))),
+            json!({"pillar_merge_lists": true}),
+        );
+        let got = m.compile_pillar(&FreshPillar::default(), true);
+        assert_eq!(
+            got.get("_errors"),
+            Some(&Value::from_json(&json!(["new problem"])))
+        );
+        // The master unreachable: the pillar says so in _errors.
+        let (m, _) = minion(Err("master gone".into()), json!({}));
+        let got = m.compile_pillar(&FreshPillar::default(), false);
+        assert_eq!(
+            Value::Map(got).to_json(),
+            json!({"_errors": ["master gone"]})
+        );
+    }
 }

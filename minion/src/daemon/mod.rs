@@ -22,12 +22,13 @@ pub mod jobs;
 pub mod keys;
 pub mod link;
 pub mod pillar;
+pub mod remote;
 pub mod returns;
 pub mod swarm;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-use crate::context::{Minion, PillarSource};
+use crate::context::{CompileSource, Minion};
 use brine_master::opts::{self, OptsError};
 use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard};
 use brine_protocol::messages::{ErrorCode, ReplyBody, Request, RequestBody, WireError};
@@ -224,8 +225,31 @@ impl MasterClient {
         body: RequestBody,
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
+        self.send(body, false, timeout).await
+    }
+
+    /// [`MasterClient::request`] with the body sealed to the master: for
+    /// anything secret (returns, pillar requests, state compiles).
+    pub async fn request_sealed(
+        &self,
+        body: RequestBody,
+        timeout: Duration,
+    ) -> Result<(Request, ReplyBody), RequestError> {
+        self.send(body, true, timeout).await
+    }
+
+    async fn send(
+        &self,
+        body: RequestBody,
+        sealed: bool,
+        timeout: Duration,
+    ) -> Result<(Request, ReplyBody), RequestError> {
         let master = self.master_key().ok_or(RequestError::NoMasterKey)?;
-        let req = Request::new(body)?;
+        let req = if sealed {
+            Request::sealed(&master.x25519, &self.id, &body)?
+        } else {
+            Request::new(body)?
+        };
         let v = self.link.call(&self.key, &req, timeout).await?;
         if v.signer != *master.ed25519 {
             return Err(RequestError::WrongSigner);
@@ -447,7 +471,7 @@ pub fn make_identity(
             .grains
             .insert("id".into(), Value::Str(id.to_string()));
     }
-    minion.source = PillarSource::Remote(Arc::new(pillar::Remote::new(client.clone())));
+    minion.source = CompileSource::Master(Arc::new(remote::Remote::new(client.clone(), cachedir)));
     let (standing, _) = watch::channel(Standing::Starting);
     Ok(Arc::new(Identity {
         returns: returns::ReturnQueue::new(cachedir),

@@ -3,7 +3,7 @@
 //! the like; refetched and swapped by `saltutil.refresh_pillar`.
 
 use super::{Identity, MasterClient, RequestError, Shared};
-use crate::context::{FreshPillar, RemotePillar};
+use crate::context::FreshPillar;
 use brine_protocol::messages::{aad, open_data, PillarRequest, ReplyBody, RequestBody};
 use brine_protocol::{Map, Value};
 use std::time::Duration;
@@ -48,7 +48,7 @@ fn open_reply(
 /// Ask the master to compile our pillar.
 pub async fn fetch(client: &MasterClient, req: &FreshPillar) -> Result<Map, RequestError> {
     let (sent, body) = client
-        .request(request_body(&client.id, req), PILLAR_TIMEOUT)
+        .request_sealed(request_body(&client.id, req), PILLAR_TIMEOUT)
         .await?;
     open_reply(client, &sent.nonce, body)
 }
@@ -103,24 +103,6 @@ pub async fn refresh(shared: &Shared, ident: &Identity) -> bool {
             tracing::error!("{}: pillar refresh failed: {e}", ident.id());
             false
         }
-    }
-}
-
-/// The master as a [`RemotePillar`] for the minion's functions.
-pub struct Remote {
-    client: MasterClient,
-}
-
-impl Remote {
-    pub fn new(client: MasterClient) -> Remote {
-        Remote { client }
-    }
-}
-
-impl RemotePillar for Remote {
-    fn compile(&self, req: &FreshPillar) -> Result<Map, String> {
-        fetch_blocking(&self.client, req)
-            .map_err(|e| format!("the master did not compile the pillar: {e}"))
     }
 }
 
@@ -191,12 +173,15 @@ mod tests {
         let fake = FakeMaster::start(pillar_handler()).await;
         let link = Link::start(fake.addr, Default::default());
         let client = fake.client(&link, "web1");
-        // Trust some other master: the fake's signature no longer counts.
-        *client.master.write().unwrap() = Some(
-            brine_protocol::crypto::KeyPair::generate()
-                .unwrap()
-                .public(),
-        );
+        // Trust another signing key (same sealing key, so the fake can
+        // still read the request): the fake's signature no longer counts.
+        let other = brine_protocol::crypto::KeyPair::generate()
+            .unwrap()
+            .public();
+        *client.master.write().unwrap() = Some(brine_protocol::crypto::PublicKeys::new(
+            *other.ed25519,
+            *fake.key.public().x25519,
+        ));
         let err = fetch(&client, &FreshPillar::default()).await.unwrap_err();
         assert!(matches!(err, RequestError::WrongSigner), "{err}");
     }

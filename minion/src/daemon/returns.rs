@@ -189,7 +189,7 @@ impl ReturnQueue {
 /// Send one return and wait for the master's acknowledgement.
 pub async fn send(client: &MasterClient, ret: &JobReturn) -> Result<(), RequestError> {
     let (_, body) = client
-        .request(RequestBody::Return(ret.clone()), RETURN_TIMEOUT)
+        .request_sealed(RequestBody::Return(ret.clone()), RETURN_TIMEOUT)
         .await?;
     match body {
         ReplyBody::ReturnAck => Ok(()),

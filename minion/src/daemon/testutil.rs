@@ -69,9 +69,17 @@ impl FakeMaster {
                 else {
                     continue;
                 };
-                let Ok(v) = read_frame::<Request>(&frame, None) else {
+                let Ok(mut v) = read_frame::<Request>(&frame, None) else {
                     continue;
                 };
+                // Open sealed bodies as the master does; the handler sees
+                // the inner body with the outer nonce.
+                if let RequestBody::Sealed(s) = &v.msg.msg {
+                    let Ok(inner) = s.open(&k, &v.msg.nonce) else {
+                        continue;
+                    };
+                    v.msg.msg = inner;
+                }
                 let x = request_id(&v.msg.msg)
                     .and_then(|id| reg.lock().unwrap().get(id).copied())
                     .map(|p| *p.x25519)

@@ -12,6 +12,7 @@ use super::{CallError, Params, Return};
 use crate::context::Minion;
 use brine_master::pillar::hiera::Hiera;
 use brine_master::MinionData;
+use brine_protocol::messages::HieraResult;
 use brine_protocol::Value;
 
 pub(super) fn call(m: &mut Minion, name: &str, mut p: Params) -> Option<Result<Return, CallError>> {
@@ -28,6 +29,21 @@ pub(super) fn call(m: &mut Minion, name: &str, mut p: Params) -> Option<Result<R
 }
 
 fn lookup(m: &Minion, key: &str, merge: Option<&Value>, default: Option<Value>) -> Return {
+    let error = |text: String| Return {
+        value: Value::Str(format!("ERROR: {text}")),
+        retcode: 1,
+    };
+    // A minion of a master: the hierarchies are the master's.
+    if let Some(answer) = m.hiera_lookup(key, merge.unwrap_or(&Value::Null)) {
+        return match answer {
+            Ok(HieraResult::Found { value }) => Return::from(value),
+            Ok(HieraResult::NotFound { message }) => match default {
+                Some(d) => Return::from(d),
+                None => error(message),
+            },
+            Ok(HieraResult::Error { message }) | Err(message) => error(message),
+        };
+    }
     let node = MinionData {
         id: m.id.clone(),
         grains: Value::Map(m.grains.clone()),
@@ -35,10 +51,6 @@ fn lookup(m: &Minion, key: &str, merge: Option<&Value>, default: Option<Value>) 
         opts: Value::Map(m.opts.clone()),
     };
     let hiera = Hiera::new(&m.opts, &node, None);
-    let error = |text: String| Return {
-        value: Value::Str(format!("ERROR: {text}")),
-        retcode: 1,
-    };
     match hiera.lookup(key, merge) {
         Ok(Some(v)) => Return::from(v),
         Ok(None) => match default {

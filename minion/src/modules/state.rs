@@ -12,7 +12,7 @@
 use super::{opt_string, CallError, Params, Return};
 use crate::context::{FreshPillar, Minion};
 use brine_master::opts;
-use brine_master::state::{compile, render, top, StateRequest};
+use brine_master::state::{compile, render, StateRequest};
 use brine_master::MinionData;
 use brine_protocol::{Map, Value};
 use std::sync::Arc;
@@ -180,7 +180,7 @@ fn show_top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Ok(r) => r,
         Err(s) => return stop(s),
     };
-    let (matches, errors) = top::show_top(&req);
+    let (matches, errors) = m.show_top(&req);
     if !errors.is_empty() {
         return Ok(Return {
             value: error_list(errors),
@@ -201,7 +201,7 @@ fn show_highstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Ok(r) => r,
         Err(s) => return stop(s),
     };
-    let r = render::render_highstate(&req);
+    let r = m.render_highstate(&req, true);
     if !r.errors.is_empty() {
         return Ok(Return {
             value: error_list(r.errors),
@@ -228,7 +228,7 @@ fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Ok(r) => r,
         Err(s) => return stop(s),
     };
-    let r = render::render_highstate_from_top(&req, false);
+    let r = m.render_highstate(&req, false);
     let value = match compile_lowstate(r, &req.opts) {
         Ok(chunks) => Value::List(chunks.into_iter().map(Value::Map).collect()),
         Err(errors) => error_list(errors),
@@ -278,7 +278,7 @@ fn show_sls(m: &mut Minion, mut p: Params, low: bool) -> Result<Return, CallErro
         Err(s) => return stop(s),
     };
     let saltenv = co.saltenv.clone().unwrap_or_else(|| "base".into());
-    let r = render::render_sls(&req, &saltenv, &split_input(&mods));
+    let r = m.render_sls(&req, &saltenv, &split_input(&mods));
     let mut errors = r.errors;
     errors.extend(compile::verify_high(&r.high));
     if !errors.is_empty() {

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Idle memory of a minion: brine-minion against Salt 3007.8's salt-minion.
+
+usage: idle_rss.py [--brine DIR] [--salt DIR] [--idle SECONDS] [--swarm N]
+
+Each minion runs against its own master on 127.0.0.1 (free ports, a temp
+folder): brine-master + brine-minion, salt-master + salt-minion. Once the
+minion has answered `test.ping` through its master, the script waits
+--idle seconds and reads VmRSS and VmHWM from /proc/PID/status of the
+minion's processes (Salt's minion may fork: its process tree is summed).
+
+--swarm N also times `brine '*' test.ping` against one brine-minion serving
+N identities (`brine-minion --swarm N`), median of 3 runs after a warm-up.
+
+Use a release build (--brine target/release, the default): a debug binary
+maps tens of MB of unoptimized code and debug info.
+"""
+import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+def status_kb(pid, key):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+def tree(pid):
+    """pid and its descendants."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            with open("/proc/%d/task/%d/children" % (p, p)) as f:
+                todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return out
+
+def wait_ping(argv, minion_id, timeout=60, accept=None):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if accept:
+            subprocess.run(accept, capture_output=True)
+        p = subprocess.run(argv, capture_output=True, text=True)
+        try:
+            if json.loads(p.stdout).get(minion_id) is True:
+                return
+        except ValueError:
+            pass
+        time.sleep(0.5)
+    sys.exit("%s never answered test.ping: %s" % (minion_id, p.stderr[-500:]))
+
+def stop(procs):
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+def dump_yaml(d, path):
+    # JSON is YAML: no PyYAML needed.
+    with open(path, "w") as f:
+        json.dump(d, f, indent=1)
+
+def measure(pids):
+    """VmRSS, VmHWM and RssAnon (heap and stacks, without mapped code) in MB."""
+    kb = lambda key: sum(status_kb(p, key) for p in pids) / 1024.0
+    return kb("VmRSS"), kb("VmHWM"), kb("RssAnon")
+
+def brine(bindir, idle, swarm):
+    tmp = tempfile.mkdtemp(prefix="brine-rss-")
+    procs = []
+    try:
+        pub, ret = free_port(), free_port()
+        etc = os.path.join(tmp, "etc")
+        os.makedirs(etc)
+        dump_yaml({"interface": "127.0.0.1", "publish_port": pub, "ret_port": ret,
+                   "root_dir": os.path.join(tmp, "mroot"), "log_level": "warning",
+                   "auto_accept": True}, os.path.join(etc, "master"))
+        dump_yaml({"id": "bench", "master": "127.0.0.1", "publish_port": pub, "master_port": ret,
+                   "root_dir": os.path.join(tmp, "nroot"), "log_level": "warning"},
+                  os.path.join(etc, "minion"))
+        b = lambda n: os.path.join(bindir, n)
+        log = open(os.path.join(tmp, "daemons.log"), "w")
+        procs.append(subprocess.Popen([b("brine-master"), "-c", etc], stdout=log, stderr=log))
+        time.sleep(0.5)
+        argv = [b("brine-minion"), "-c", etc] + (["--swarm", str(swarm)] if swarm else [])
+        minion = subprocess.Popen(argv, stdout=log, stderr=log)
+        procs.append(minion)
+        ping = [b("brine"), "-c", etc, "--out", "json", "-t", "10"]
+        if not swarm:
+            wait_ping(ping + ["bench", "test.ping"], "bench")
+            time.sleep(idle)
+            return measure(tree(minion.pid))
+        wait_ping(ping + ["bench-0000", "test.ping"], "bench-0000", timeout=300)
+        times = []
+        for i in range(4):
+            start = time.perf_counter()
+            p = subprocess.run(ping[:-1] + ["60", "*", "test.ping"], capture_output=True, text=True)
+            wall = time.perf_counter() - start
+            got = json.loads(p.stdout or "{}")
+            ok = sum(1 for v in got.values() if v is True)
+            if ok != swarm:
+                sys.exit("only %d of %d identities answered: %s" % (ok, swarm, p.stderr[-300:]))
+            if i:
+                times.append(wall)
+        return statistics.median(times), measure(tree(minion.pid))
+    finally:
+        stop(procs)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+def salt(saltdir, idle):
+    tmp = tempfile.mkdtemp(prefix="salt-rss-")
+    procs = []
+    try:
+        pub, ret = free_port(), free_port()
+        etc = os.path.join(tmp, "etc")
+        os.makedirs(etc)
+        common = {"root_dir": os.path.join(tmp, "root"), "log_level": "warning",
+                  "user": __import__("getpass").getuser()}
+        dump_yaml(dict(common, interface="127.0.0.1", publish_port=pub, ret_port=ret,
+                       auto_accept=True, worker_threads=2), os.path.join(etc, "master"))
+        dump_yaml(dict(common, id="saltbench", master="127.0.0.1", publish_port=pub,
+                       master_port=ret), os.path.join(etc, "minion"))
+        s = lambda n: os.path.join(saltdir, n)
+        log = open(os.path.join(tmp, "daemons.log"), "w")
+        procs.append(subprocess.Popen([s("salt-master"), "-c", etc], stdout=log, stderr=log))
+        time.sleep(3)
+        minion = subprocess.Popen([s("salt-minion"), "-c", etc], stdout=log, stderr=log)
+        procs.append(minion)
+        wait_ping([s("salt"), "-c", etc, "--out", "json", "-t", "10", "saltbench", "test.ping"],
+                  "saltbench", timeout=120)
+        time.sleep(idle)
+        return measure(tree(minion.pid))
+    finally:
+        stop(procs)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--brine", default=os.path.join(here, "..", "target", "release"))
+    ap.add_argument("--salt", default="/tmp/saltvenv/bin")
+    ap.add_argument("--idle", type=float, default=5.0)
+    ap.add_argument("--swarm", type=int, default=0)
+    a = ap.parse_args()
+    row = "%-19s VmRSS %6.1f MB  VmHWM %6.1f MB  RssAnon %6.1f MB"
+    b_rss, b_hwm, b_anon = brine(a.brine, a.idle, 0)
+    print(row % ("brine-minion idle:", b_rss, b_hwm, b_anon))
+    if os.path.exists(os.path.join(a.salt, "salt-minion")):
+        s_rss, s_hwm, s_anon = salt(a.salt, a.idle)
+        print(row % ("salt-minion idle:", s_rss, s_hwm, s_anon))
+        print("brine / salt:       %.0f%% of the resident memory" % (100.0 * b_rss / s_rss))
+    else:
+        print("(no salt-minion in %s: Salt not measured)" % a.salt)
+    if a.swarm:
+        wall, (rss, _, _) = brine(a.brine, a.idle, a.swarm)
+        print("swarm of %d: brine '*' test.ping median %.2f s; the swarm process holds %.1f MB"
+              % (a.swarm, wall, rss))
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+//! The master as the minion's [`RemoteMaster`]: pillar compiles, state
+//! compiles, Hiera lookups and `salt://` files, asked for from the thread
+//! running a function. Requests carrying pillar data travel sealed to the
+//! master; answers come back sealed to this minion.
+
+use super::fileclient::RemoteFileClient;
+use super::{pillar, MasterClient, RequestError};
+use crate::context::{FreshPillar, RemoteMaster};
+use crate::state::fileclient::FileClient;
+use brine_protocol::messages::{
+    aad, open_data, CompileStates, CompiledStates, HieraLookup, HieraResult, ReplyBody, RequestBody,
+};
+use brine_protocol::Map;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A highstate render on a big tree may take a while.
+const COMPILE_TIMEOUT: Duration = Duration::from_secs(300);
+const LOOKUP_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub struct Remote {
+    client: MasterClient,
+    files: Arc<RemoteFileClient>,
+}
+
+impl Remote {
+    pub fn new(client: MasterClient, cachedir: &Path) -> Remote {
+        Remote {
+            files: Arc::new(RemoteFileClient::new(client.clone(), cachedir)),
+            client,
+        }
+    }
+
+    /// A sealed request whose answer is sealed back to us with `aad_fn`.
+    fn sealed_round_trip<T: serde::de::DeserializeOwned>(
+        &self,
+        body: RequestBody,
+        timeout: Duration,
+        what: &'static str,
+        pick: impl FnOnce(ReplyBody) -> Option<brine_protocol::crypto::Sealed>,
+        aad_fn: fn(&str, &[u8; 16]) -> Vec<u8>,
+    ) -> Result<T, RequestError> {
+        let (req, reply) = self
+            .client
+            .handle
+            .block_on(self.client.request_sealed(body, timeout))?;
+        let sealed = pick(reply).ok_or(RequestError::Unexpected { what })?;
+        open_data(
+            &self.client.key,
+            &sealed,
+            &aad_fn(&self.client.id, &req.nonce),
+        )
+        .map_err(RequestError::Open)
+    }
+}
+
+impl RemoteMaster for Remote {
+    fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String> {
+        pillar::fetch_blocking(&self.client, req)
+            .map_err(|e| format!("the master did not compile the pillar: {e}"))
+    }
+
+    fn compile_states(&self, req: CompileStates) -> Result<CompiledStates, String> {
+        self.sealed_round_trip(
+            RequestBody::CompileStates(req),
+            COMPILE_TIMEOUT,
+            "state compile",
+            |r| match r {
+                ReplyBody::States(s) => Some(s.compiled),
+                _ => None,
+            },
+            aad::states,
+        )
+        .map_err(|e| format!("the master did not compile the states: {e}"))
+    }
+
+    fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, String> {
+        self.sealed_round_trip(
+            RequestBody::HieraLookup(req),
+            LOOKUP_TIMEOUT,
+            "hiera lookup",
+            |r| match r {
+                ReplyBody::Hiera(h) => Some(h.result),
+                _ => None,
+            },
+            aad::hiera,
+        )
+        .map_err(|e| format!("the master did not answer the lookup: {e}"))
+    }
+
+    fn file_client(&self) -> Arc<dyn FileClient> {
+        self.files.clone()
+    }
+}
