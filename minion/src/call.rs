@@ -95,10 +95,17 @@ pub fn run(cli: &Cli) -> i32 {
         );
         return 2;
     }
-    let out = cli.out.clone().unwrap_or_else(|| "nested".into());
+    // `--out highstate` keeps the function's own outputter (Salt's
+    // get_printout lets every other `--out` win).
+    let out = match cli.out.as_deref() {
+        None | Some("highstate") => default_outputter(&cli.function).to_string(),
+        Some(o) => o.to_string(),
+    };
     let args = parse_input(&cli.args);
+    let mut oopts = output_options(cli);
+    oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);
     match modules::call(&mut minion, &cli.function, args) {
-        Ok(ret) => match output::render_with(&out, "local", &ret.value, &output_options(cli)) {
+        Ok(ret) => match output::render_owned(&out, "local", ret.value, &oopts) {
             Ok(text) => {
                 print!("{text}");
                 ret.retcode
@@ -112,6 +119,31 @@ pub fn run(cli: &Cli) -> i32 {
             println!("{e}");
             e.retcode()
         }
+    }
+}
+
+/// The outputter a function declares (Salt's `__outputter__`): state runs
+/// print with `highstate`, everything else with `nested`.
+fn default_outputter(function: &str) -> &'static str {
+    const HIGHSTATE: &[&str] = &[
+        "state.sls",
+        "state.sls_id",
+        "state.pkg",
+        "state.top",
+        "state.single",
+        "state.highstate",
+        "state.template",
+        "state.template_str",
+        "state.apply",
+        "state.test",
+        "state.request",
+        "state.check_request",
+        "state.run_request",
+    ];
+    if HIGHSTATE.contains(&function) {
+        "highstate"
+    } else {
+        "nested"
     }
 }
 

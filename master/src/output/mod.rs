@@ -12,6 +12,7 @@
 //! is `OrderedDict`, the pillar's top level and grains are plain dicts — so
 //! the caller says it with [`OutputOptions::ordered_from_depth`].
 
+pub mod highstate;
 pub mod json;
 pub mod nested;
 pub mod quiet;
@@ -38,6 +39,7 @@ pub enum Outputter {
     Raw,
     Txt,
     Quiet,
+    Highstate,
 }
 
 impl Outputter {
@@ -51,6 +53,7 @@ impl Outputter {
             "raw" => Outputter::Raw,
             "txt" | "text" => Outputter::Txt,
             "quiet" => Outputter::Quiet,
+            "highstate" => Outputter::Highstate,
             _ => return None,
         })
     }
@@ -86,6 +89,8 @@ pub struct OutputOptions {
     /// `None`, are plain dicts. `pillar.items` is `Some(1)`, `pillar.get` of
     /// YAML data `Some(0)`, grains and most module returns `None`.
     pub ordered_from_depth: Option<usize>,
+    /// The `state_*` options of the highstate outputter.
+    pub highstate: highstate::HighstateOptions,
 }
 
 impl OutputOptions {
@@ -120,12 +125,23 @@ pub fn render_with(
     ret: &Value,
     opts: &OutputOptions,
 ) -> Result<String, OutputError> {
+    render_owned(out, minion_id, ret.clone(), opts)
+}
+
+/// [`render_with`] taking the return by value, so a large return (a
+/// state run) is not copied to be wrapped.
+pub fn render_owned(
+    out: &str,
+    minion_id: &str,
+    ret: Value,
+    opts: &OutputOptions,
+) -> Result<String, OutputError> {
     let outputter = Outputter::from_name(out).unwrap_or_else(|| {
         tracing::error!("Invalid outputter {out} specified, fall back to nested");
         Outputter::Nested
     });
     let mut wrapped = Map::new();
-    wrapped.insert(minion_id.to_string(), ret.clone());
+    wrapped.insert(minion_id.to_string(), ret);
     let data = Value::Map(wrapped);
     let text = match outputter {
         Outputter::Nested => nested::output(&data, opts),
@@ -134,7 +150,13 @@ pub fn render_with(
         Outputter::Raw => raw::output(&data, opts),
         Outputter::Txt => raw::txt_output(&data, opts),
         Outputter::Quiet => quiet::output(&data, opts),
+        // Where Salt's highstate outputter would raise, salt-call prints
+        // the return with nested.
+        Outputter::Highstate => {
+            highstate::output(&data, opts).unwrap_or_else(|| nested::output(&data, opts))
+        }
     };
+    drop(data);
     Ok(finish(&text))
 }
 
@@ -162,6 +184,9 @@ pub fn render_data(out: &str, data: &Value, opts: &OutputOptions) -> Result<Stri
         Outputter::Raw => raw::output(data, opts),
         Outputter::Txt => raw::txt_output(data, opts),
         Outputter::Quiet => quiet::output(data, opts),
+        Outputter::Highstate => {
+            highstate::output(data, opts).unwrap_or_else(|| nested::output(data, opts))
+        }
     };
     Ok(finish(&text))
 }

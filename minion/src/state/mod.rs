@@ -28,6 +28,19 @@ pub struct StateContext {
     pub fileclient: Arc<dyn fileclient::FileClient>,
 }
 
+impl StateContext {
+    /// A pillar value by `a:b:c` path, as `pillar.get` finds it.
+    pub fn pillar_value(&self, key: &str) -> Option<&Value> {
+        let (first, rest) = key.split_once(':').unwrap_or((key, ""));
+        let v = self.pillar.get(first)?;
+        if rest.is_empty() {
+            Some(v)
+        } else {
+            v.traverse(rest, ":")
+        }
+    }
+}
+
 /// One state function call: the low chunk (`name`, `state`, `fun`,
 /// `__id__`, `__sls__`, `__env__` and the state's arguments).
 pub struct StateCall<'a> {
@@ -75,6 +88,34 @@ impl StateReturn {
     }
 }
 
+/// How a state function declares its parameters, as Python's signature
+/// would: the runtime checks calls against it the way Salt does
+/// (`Missing parameter X for state m.f`, `'k' is an invalid keyword
+/// argument for 'm.f'`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signature {
+    /// Parameters without a default, in order (`name` first).
+    pub required: &'static [&'static str],
+    /// Parameters with a default.
+    pub optional: &'static [&'static str],
+    /// Takes `**kwargs`: every other low-chunk key is passed too.
+    pub kwargs: bool,
+}
+
+impl Signature {
+    /// `fun(name, **kwargs)`, the shape of most state functions.
+    pub const NAME_KWARGS: Signature = Signature {
+        required: &["name"],
+        optional: &[],
+        kwargs: true,
+    };
+
+    /// Whether `key` is one of the declared parameters.
+    pub fn declares(&self, key: &str) -> bool {
+        self.required.contains(&key) || self.optional.contains(&key)
+    }
+}
+
 /// A state module (`file`, `cmd`, ...).
 pub trait StateModule: Send + Sync {
     /// Functions this module has (`managed`, `directory`, ...).
@@ -85,6 +126,20 @@ pub trait StateModule: Send + Sync {
     /// `None` when the module has no `mod_watch`.
     fn mod_watch(&self, call: &StateCall) -> Option<StateReturn> {
         let _ = call;
+        None
+    }
+    /// Whether the module has `mod_watch`: without it a `watch` acts as a
+    /// plain `require`. By default: `has_function("mod_watch")`; the
+    /// runtime also knows which of Salt's own modules have one.
+    fn has_mod_watch(&self) -> bool {
+        self.has_function("mod_watch")
+    }
+    /// The parameters of `fun`; `None` skips the runtime's argument checks
+    /// (everything in the low chunk is then available to the function).
+    /// A function declaring `check_cmd` handles that option itself (Salt's
+    /// `mod_run_check_cmd`); otherwise the runtime runs it.
+    fn signature(&self, fun: &str) -> Option<Signature> {
+        let _ = fun;
         None
     }
 }

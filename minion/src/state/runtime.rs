@@ -1,1 +1,0 @@
-//! Runs low chunks and builds the running dictionary.

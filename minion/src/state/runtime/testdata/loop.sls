@@ -1,0 +1,14 @@
+a:
+  test.nop:
+    - require:
+      - test: b
+b:
+  test.nop:
+    - require:
+      - test: c
+c:
+  test.nop:
+    - require:
+      - test: a
+f:
+  test.nop

@@ -1,0 +1,6 @@
+dotted:
+  test.nop:
+    - require:
+      - test.nop: ok
+ok:
+  test.nop
