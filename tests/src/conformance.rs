@@ -1,6 +1,6 @@
 //! The conformance runner: the same rules as `shared/conformance/run.py`
-//! (local mode), in Rust, so that `cargo test` checks conformance with no
-//! Python. A case folder holds `case.yaml` (id, grains, config, commands),
+//! (local and daemon modes), in Rust, so that `cargo test` checks
+//! conformance with no Python. A case folder holds `case.yaml` (id, grains, config, commands),
 //! `file_roots/<env>/`, `pillar_roots/<env>/` and `expected/NN.json`.
 
 use brine_master::render::yaml;
@@ -27,6 +27,16 @@ struct Case {
     grains: Value,
     config: Map,
     commands: Vec<String>,
+}
+
+impl Case {
+    /// The case folder as an absolute path (`@CASE@`).
+    fn abs_dir(&self) -> String {
+        std::fs::canonicalize(&self.dir)
+            .unwrap_or_else(|_| self.dir.clone())
+            .display()
+            .to_string()
+    }
 }
 
 fn load_case(dir: &Path) -> Result<Case, String> {
@@ -171,6 +181,269 @@ pub fn run_case_local_checking(
     brine_call: &Path,
     check: impl Fn(&str) -> bool,
 ) -> Vec<Outcome> {
+    run_case(dir, check, |case, tmp| {
+        Local::start(case, tmp, brine_call).map(|l| Box::new(l) as Box<dyn Runner>)
+    })
+}
+
+/// Run.py's `--mode daemon`: a brine-master and one brine-minion on
+/// 127.0.0.1 (binaries in `bin_dir`), the minion's key accepted, then each
+/// command through `brine --out json -t 60 ID ...`.
+pub fn run_case_daemon_checking(
+    dir: &Path,
+    bin_dir: &Path,
+    check: impl Fn(&str) -> bool,
+) -> Vec<Outcome> {
+    run_case(dir, check, |case, tmp| {
+        Daemon::start(case, tmp, bin_dir).map(|d| Box::new(d) as Box<dyn Runner>)
+    })
+}
+
+/// How a case's commands are run.
+trait Runner {
+    /// Run one command (its words); the process output.
+    fn call(&self, words: &[String]) -> Result<std::process::Output, String>;
+    /// The minion's answer in the JSON the command printed.
+    fn answer<'a>(&self, printed: &'a Json) -> Option<&'a Json>;
+}
+
+/// `brine-call -c CONF --local --out json`.
+struct Local {
+    brine_call: PathBuf,
+    confdir: PathBuf,
+}
+
+impl Local {
+    fn start(case: &Case, tmp: &Path, brine_call: &Path) -> Result<Local, String> {
+        let tmp_s = tmp.display().to_string();
+        let mut cfg = serde_json::Map::new();
+        cfg.insert("id".into(), Json::from(case.id.clone()));
+        cfg.insert(
+            "root_dir".into(),
+            Json::from(tmp.join("root").display().to_string()),
+        );
+        cfg.insert("file_client".into(), Json::from("local"));
+        cfg.insert("log_level".into(), Json::from("quiet"));
+        cfg.insert(
+            "cachedir".into(),
+            Json::from(tmp.join("cache").display().to_string()),
+        );
+        cfg.insert("file_roots".into(), roots(&case.dir, "file_roots", tmp));
+        cfg.insert("pillar_roots".into(), roots(&case.dir, "pillar_roots", tmp));
+        cfg.insert("grains".into(), case.grains.to_json());
+        for (k, v) in &case.config {
+            cfg.insert(k.clone(), v.to_json());
+        }
+        let cfg = subst(&Json::Object(cfg), &tmp_s, &case.abs_dir());
+        let etc = tmp.join("etc");
+        std::fs::create_dir_all(&etc).map_err(|e| e.to_string())?;
+        // JSON is YAML: the config loader reads it as such.
+        write_json(&etc.join("minion"), &cfg)?;
+        Ok(Local {
+            brine_call: brine_call.to_path_buf(),
+            confdir: etc,
+        })
+    }
+}
+
+impl Runner for Local {
+    fn call(&self, words: &[String]) -> Result<std::process::Output, String> {
+        Command::new(&self.brine_call)
+            .arg("-c")
+            .arg(&self.confdir)
+            .args(["--local", "--out", "json"])
+            .args(words)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.brine_call.display()))
+    }
+
+    fn answer<'a>(&self, printed: &'a Json) -> Option<&'a Json> {
+        printed.get("local")
+    }
+}
+
+/// Options run.py gives the master; the rest of a case's `config` goes to
+/// the minion.
+const MASTER_KEYS: &[&str] = &[
+    "file_roots",
+    "pillar_roots",
+    "ext_pillar",
+    "pillar_safe_render_error",
+    "pillar_opts",
+    "nodegroups",
+    "pillar_source_merging_strategy",
+    "hiera_config",
+];
+
+/// A master and a minion process for one case.
+struct Daemon {
+    bin_dir: PathBuf,
+    confdir: PathBuf,
+    id: String,
+    procs: Vec<std::process::Child>,
+}
+
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free port: {e}"))
+}
+
+fn write_json(path: &Path, v: &Json) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+impl Daemon {
+    fn start(case: &Case, tmp: &Path, bin_dir: &Path) -> Result<Daemon, String> {
+        let tmp_s = tmp.display().to_string();
+        let case_s = case.abs_dir();
+        let (publish, ret) = (free_port()?, free_port()?);
+        let mut master = serde_json::Map::new();
+        master.insert("interface".into(), Json::from("127.0.0.1"));
+        master.insert("publish_port".into(), Json::from(publish));
+        master.insert("ret_port".into(), Json::from(ret));
+        master.insert(
+            "root_dir".into(),
+            Json::from(tmp.join("mroot").display().to_string()),
+        );
+        master.insert("log_level".into(), Json::from("warning"));
+        master.insert("file_roots".into(), roots(&case.dir, "file_roots", tmp));
+        master.insert("pillar_roots".into(), roots(&case.dir, "pillar_roots", tmp));
+        let mut minion = serde_json::Map::new();
+        minion.insert("id".into(), Json::from(case.id.clone()));
+        minion.insert("master".into(), Json::from("127.0.0.1"));
+        minion.insert("publish_port".into(), Json::from(publish));
+        minion.insert("master_port".into(), Json::from(ret));
+        minion.insert(
+            "root_dir".into(),
+            Json::from(tmp.join("nroot").display().to_string()),
+        );
+        minion.insert("log_level".into(), Json::from("warning"));
+        minion.insert("grains".into(), case.grains.to_json());
+        for (k, v) in &case.config {
+            let target = if MASTER_KEYS.contains(&k.as_str()) {
+                &mut master
+            } else {
+                &mut minion
+            };
+            target.insert(k.clone(), v.to_json());
+        }
+        let confdir = tmp.join("etc");
+        std::fs::create_dir_all(&confdir).map_err(|e| e.to_string())?;
+        write_json(
+            &confdir.join("master"),
+            &subst(&Json::Object(master), &tmp_s, &case_s),
+        )?;
+        write_json(
+            &confdir.join("minion"),
+            &subst(&Json::Object(minion), &tmp_s, &case_s),
+        )?;
+        let mut d = Daemon {
+            bin_dir: bin_dir.to_path_buf(),
+            confdir,
+            id: case.id.clone(),
+            procs: Vec::new(),
+        };
+        let log = tmp.join("daemons.log");
+        for (name, pause) in [("brine-master", 300), ("brine-minion", 0)] {
+            let out = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&log)
+                .map_err(|e| e.to_string())?;
+            let err = out.try_clone().map_err(|e| e.to_string())?;
+            let child = Command::new(d.bin(name))
+                .arg("-c")
+                .arg(&d.confdir)
+                .stdout(out)
+                .stderr(err)
+                .spawn()
+                .map_err(|e| format!("cannot start {name}: {e}"))?;
+            d.procs.push(child);
+            std::thread::sleep(std::time::Duration::from_millis(pause));
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            let _ = Command::new(d.bin("brine-key"))
+                .arg("-c")
+                .arg(&d.confdir)
+                .args(["-a", &d.id, "-y"])
+                .output();
+            let ping = Command::new(d.bin("brine"))
+                .arg("-c")
+                .arg(&d.confdir)
+                .args(["--out", "json", "-t", "5", &d.id, "test.ping"])
+                .output();
+            if let Ok(p) = ping {
+                let got: Option<Json> = serde_json::from_slice(&p.stdout).ok();
+                if got.as_ref().and_then(|j| j.get(&d.id)) == Some(&Json::Bool(true)) {
+                    return Ok(d);
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        let log = std::fs::read_to_string(&log).unwrap_or_default();
+        Err(format!(
+            "minion {} never answered test.ping; daemons.log: {:.1500}",
+            d.id, log
+        ))
+    }
+
+    fn bin(&self, name: &str) -> PathBuf {
+        self.bin_dir.join(name)
+    }
+}
+
+impl Runner for Daemon {
+    fn call(&self, words: &[String]) -> Result<std::process::Output, String> {
+        Command::new(self.bin("brine"))
+            .arg("-c")
+            .arg(&self.confdir)
+            .args(["--out", "json", "-t", "60", &self.id])
+            .args(words)
+            .output()
+            .map_err(|e| format!("cannot run brine: {e}"))
+    }
+
+    fn answer<'a>(&self, printed: &'a Json) -> Option<&'a Json> {
+        printed.get(&self.id)
+    }
+}
+
+impl Drop for Daemon {
+    /// SIGTERM (minion first), then wait; kill what does not stop.
+    fn drop(&mut self) {
+        for p in self.procs.iter().rev() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &p.id().to_string()])
+                .status();
+        }
+        for p in &mut self.procs {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                match p.try_wait() {
+                    Ok(Some(_)) => break,
+                    Ok(None) if std::time::Instant::now() < deadline => {
+                        std::thread::sleep(std::time::Duration::from_millis(20))
+                    }
+                    _ => {
+                        let _ = p.kill();
+                        let _ = p.wait();
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn run_case(
+    dir: &Path,
+    check: impl Fn(&str) -> bool,
+    start: impl FnOnce(&Case, &Path) -> Result<Box<dyn Runner>, String>,
+) -> Vec<Outcome> {
     let case = match load_case(dir) {
         Ok(c) => c,
         Err(e) => {
@@ -195,48 +468,25 @@ pub fn run_case_local_checking(
     };
     let tmp = scratch.path().to_path_buf();
     let tmp_s = tmp.display().to_string();
-    let case_s = std::fs::canonicalize(&case.dir)
-        .unwrap_or_else(|_| case.dir.clone())
-        .display()
-        .to_string();
-    let setup = (|| -> std::io::Result<PathBuf> {
-        std::fs::create_dir_all(tmp.join("work"))?;
-        std::fs::create_dir_all(tmp.join("etc"))?;
-        let mut cfg = serde_json::Map::new();
-        cfg.insert("id".into(), Json::from(case.id.clone()));
-        cfg.insert(
-            "root_dir".into(),
-            Json::from(tmp.join("root").display().to_string()),
-        );
-        cfg.insert("file_client".into(), Json::from("local"));
-        cfg.insert("log_level".into(), Json::from("quiet"));
-        cfg.insert(
-            "cachedir".into(),
-            Json::from(tmp.join("cache").display().to_string()),
-        );
-        cfg.insert("file_roots".into(), roots(&case.dir, "file_roots", &tmp));
-        cfg.insert(
-            "pillar_roots".into(),
-            roots(&case.dir, "pillar_roots", &tmp),
-        );
-        cfg.insert("grains".into(), case.grains.to_json());
-        for (k, v) in &case.config {
-            cfg.insert(k.clone(), v.to_json());
-        }
-        let cfg = subst(&Json::Object(cfg), &tmp_s, &case_s);
-        // JSON is YAML: the minion config loader reads it as such.
-        std::fs::write(tmp.join("etc/minion"), serde_json::to_string_pretty(&cfg)?)?;
-        Ok(tmp.join("etc"))
-    })();
-    let confdir = match setup {
-        Ok(c) => c,
+    let runner = std::fs::create_dir_all(tmp.join("work"))
+        .map_err(|e| e.to_string())
+        .and_then(|_| start(&case, &tmp));
+    let runner = match runner {
+        Ok(r) => r,
         Err(e) => {
-            return vec![Outcome {
-                case: case.name,
-                index: 0,
-                command: String::new(),
-                failure: Some(format!("setup failed: {e}")),
-            }]
+            // Every checked command fails, as run.py counts them.
+            return case
+                .commands
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| check(c))
+                .map(|(i, c)| Outcome {
+                    case: case.name.clone(),
+                    index: i,
+                    command: c.clone(),
+                    failure: Some(format!("could not start: {e}")),
+                })
+                .collect();
         }
     };
 
@@ -245,15 +495,10 @@ pub fn run_case_local_checking(
         if !check(cmd) {
             let words = shell_words::split(&cmd.replace("@TMP@", &tmp_s)).unwrap_or_default();
             // Unchecked: its answer does not matter, only its effects.
-            let _ = Command::new(brine_call)
-                .arg("-c")
-                .arg(&confdir)
-                .args(["--local", "--out", "json"])
-                .args(&words)
-                .output();
+            let _ = runner.call(&words);
             continue;
         }
-        let failure = run_command(&case, i, cmd, brine_call, &confdir, &tmp_s).err();
+        let failure = run_command(&case, i, cmd, runner.as_ref(), &tmp_s).err();
         outcomes.push(Outcome {
             case: case.name.clone(),
             index: i,
@@ -261,6 +506,7 @@ pub fn run_case_local_checking(
             failure,
         });
     }
+    drop(runner);
     outcomes
 }
 
@@ -268,8 +514,7 @@ fn run_command(
     case: &Case,
     i: usize,
     cmd: &str,
-    brine_call: &Path,
-    confdir: &Path,
+    runner: &dyn Runner,
     tmp: &str,
 ) -> Result<(), String> {
     let exp_path = case.dir.join(format!("expected/{i:02}.json"));
@@ -278,22 +523,16 @@ fn run_command(
     )
     .map_err(|e| format!("{}: {e}", exp_path.display()))?;
     let words = shell_words::split(&cmd.replace("@TMP@", tmp)).map_err(|e| e.to_string())?;
-    let out = Command::new(brine_call)
-        .arg("-c")
-        .arg(confdir)
-        .args(["--local", "--out", "json"])
-        .args(&words)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", brine_call.display()))?;
+    let out = runner.call(&words)?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let got: Json = serde_json::from_str(&stdout).map_err(|e| {
+    let printed: Json = serde_json::from_str(&stdout).map_err(|e| {
         format!(
             "no JSON answer ({e}); stdout: {:.200}; stderr: {:.300}",
             stdout,
             String::from_utf8_lossy(&out.stderr)
         )
     })?;
-    let got = normalize(got.get("local").unwrap_or(&Json::Null), tmp);
+    let got = normalize(runner.answer(&printed).unwrap_or(&Json::Null), tmp);
     if let Some(d) = diff(&exp["return"], &got, "$") {
         return Err(d);
     }
@@ -305,6 +544,74 @@ fn run_command(
         }
     }
     Ok(())
+}
+
+/// A family of cases: a case-name prefix and the functions whose answers
+/// are checked (empty: all).
+pub type Family = (String, Vec<String>);
+
+/// The `FAMILIES` list of a test source (`conformance_local.rs`), read so
+/// the daemon-mode test checks exactly what the local one checks: tuples of
+/// a prefix string and a list of function strings.
+pub fn families_from_source(src: &str) -> Vec<Family> {
+    let Some(start) = src.find("const FAMILIES") else {
+        return Vec::new();
+    };
+    let body = &src[start..];
+    let body = match body.find('=') {
+        Some(i) => &body[i + 1..],
+        None => return Vec::new(),
+    };
+    let mut out: Vec<Family> = Vec::new();
+    let mut depth = 0usize;
+    let mut chars = body.chars();
+    let mut current: Option<Family> = None;
+    while let Some(c) = chars.next() {
+        match c {
+            '(' => {
+                depth += 1;
+                if depth == 1 {
+                    current = Some((String::new(), Vec::new()));
+                }
+            }
+            ')' => {
+                if depth == 1 {
+                    if let Some(f) = current.take() {
+                        out.push(f);
+                    }
+                }
+                depth = depth.saturating_sub(1);
+            }
+            '"' => {
+                let mut text = String::new();
+                for c in chars.by_ref() {
+                    if c == '"' {
+                        break;
+                    }
+                    text.push(c);
+                }
+                if let Some((prefix, funs)) = current.as_mut() {
+                    if prefix.is_empty() {
+                        *prefix = text;
+                    } else {
+                        funs.push(text);
+                    }
+                }
+            }
+            ';' if depth == 0 => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether `cmd` of case `name` is checked under `families` (the first
+/// family whose prefix names the case applies).
+pub fn checked(families: &[Family], name: &str, cmd: &str) -> bool {
+    match families.iter().find(|(p, _)| name.starts_with(p.as_str())) {
+        Some((_, funs)) => funs.is_empty() || funs.iter().any(|f| cmd.starts_with(f.as_str())),
+        None => false,
+    }
 }
 
 /// Print outcomes the way run.py does and return (passed, failed).
@@ -341,6 +648,38 @@ mod tests {
         assert_eq!(diff(&json!(1), &json!(1.0), "$"), None);
         assert!(diff(&json!({"a": 1}), &json!({"a": 1, "b": 0}), "$").is_some());
         assert!(diff(&json!(true), &json!(1), "$").is_some());
+    }
+
+    #[test]
+    fn families_are_read_from_the_local_test() {
+        let src = r#"
+/// doc (with "quotes")
+const FAMILIES: &[(&str, &[&str])] = &[
+    ("pillar-", &[]),
+    (
+        "state-",
+        &["state.show_", "state.apply"],
+    ),
+];
+const OTHER: &[&str] = &["x"];
+"#;
+        let f = families_from_source(src);
+        assert_eq!(
+            f,
+            vec![
+                ("pillar-".to_string(), vec![]),
+                (
+                    "state-".to_string(),
+                    vec!["state.show_".to_string(), "state.apply".to_string()]
+                ),
+            ]
+        );
+        assert!(checked(&f, "pillar-envs", "pillar.items"));
+        assert!(checked(&f, "state-x", "state.apply foo"));
+        assert!(!checked(&f, "state-x", "cmd.run ls"));
+        assert!(!checked(&f, "hiera-x", "hiera.lookup a"));
+        let real = families_from_source(include_str!("../tests/conformance_local.rs"));
+        assert!(real.iter().any(|(p, _)| p == "pillar-"), "{real:?}");
     }
 
     #[test]

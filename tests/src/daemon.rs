@@ -370,3 +370,73 @@ pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
 pub fn map(v: serde_json::Value) -> Map {
     Value::from_json(&v).as_map().cloned().unwrap_or_default()
 }
+
+impl MasterConf {
+    /// CONF/minion for a minion of this master (`extra` YAML appended),
+    /// retrying auth every second while pending.
+    pub fn write_minion_conf(&self, id: &str, extra: &str) {
+        let text = format!(
+            "id: {id}\nmaster: 127.0.0.1\npublish_port: {}\nmaster_port: {}\nroot_dir: {}\n\
+             acceptance_wait_time: 1\nlog_level: info\n{extra}",
+            self.publish_port,
+            self.ret_port,
+            self.dir.path().join("nroot").display()
+        );
+        std::fs::write(self.conf_dir().join("minion"), text).expect("write minion config");
+    }
+
+    /// Start `brine-minion -c CONF` (logging to minion.log).
+    pub fn start_minion(&self, args: &[&str]) -> MasterProc {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("minion.log"))
+            .expect("log file");
+        let child = Command::new(bin("brine-minion"))
+            .arg("-c")
+            .arg(self.conf_dir())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start brine-minion");
+        MasterProc { child: Some(child) }
+    }
+
+    pub fn minion_log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("minion.log")).unwrap_or_default()
+    }
+
+    /// Accept `id` and wait until it answers `test.ping` (as run.py does).
+    pub fn accept_and_ping(&self, id: &str) {
+        let deadline = Instant::now() + Duration::from_secs(40);
+        while Instant::now() < deadline {
+            let _ = self.cli("brine-key", &["-a", id, "-y"]);
+            let out = self.cli("brine", &["--out", "json", "-t", "3", id, "test.ping"]);
+            let got: Option<serde_json::Value> = serde_json::from_slice(&out.stdout).ok();
+            if got.as_ref().and_then(|j| j.get(id)) == Some(&serde_json::Value::Bool(true)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        panic!(
+            "minion {id} never answered; master log:\n{}\nminion log:\n{}",
+            self.log(),
+            self.minion_log()
+        );
+    }
+
+    /// `brine --out json -t 30 ID FUNCTION ARGS...`: the minion's answer.
+    pub fn call(&self, id: &str, args: &[&str]) -> (serde_json::Value, Output) {
+        let mut all = vec!["--out", "json", "-t", "30", id];
+        all.extend_from_slice(args);
+        let out = self.cli("brine", &all);
+        let j = json_out(&out);
+        (j.get(id).cloned().unwrap_or(serde_json::Value::Null), out)
+    }
+
+    /// The master's private key (tests that play the master's part).
+    pub fn master_private_key(&self) -> KeyPair {
+        brine_protocol::keys::read_private(&self.pki_dir().join("master.key")).expect("master.key")
+    }
+}

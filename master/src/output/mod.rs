@@ -170,6 +170,7 @@ fn finish(text: &str) -> String {
         format!("{trimmed}\n")
     }
 }
+
 /// What Salt's `display_output(data, out)` prints when `data` is given
 /// as is (runners, `salt --static`), not wrapped under a minion id.
 pub fn render_data(out: &str, data: &Value, opts: &OutputOptions) -> Result<String, OutputError> {

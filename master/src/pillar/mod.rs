@@ -172,6 +172,7 @@ pub fn compile(req: &PillarRequest) -> Map {
             Value::List(errors.into_iter().map(Value::Str).collect()),
         );
     }
+    crate::render::jinja::release_cached_context();
     if !override_map.is_empty() {
         merge(
             &mut pillar,

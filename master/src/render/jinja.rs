@@ -301,6 +301,15 @@ thread_local! {
     static CONVERTED: RefCell<Option<Converted>> = const { RefCell::new(None) };
 }
 
+/// Drop this thread's converted `grains`/`pillar`/`opts` (and the minion
+/// data they hold on to). Call when a batch of renders is finished; the next
+/// render converts again.
+pub fn release_cached_context() {
+    CONVERTED.with(|cell| {
+        cell.borrow_mut().take();
+    });
+}
+
 fn converted(minion: &Arc<MinionData>) -> (MjValue, MjValue, MjValue) {
     CONVERTED.with(|cell| {
         let mut cache = cell.borrow_mut();

@@ -31,7 +31,7 @@ mod verify;
 
 pub use exclude::apply_exclude;
 pub use extend::reconcile_extend;
-pub use low::compile_high_data;
+pub use low::{compile_high_data, compile_high_data_owned};
 pub use requisite_in::requisite_in;
 pub use verify::verify_high;
 

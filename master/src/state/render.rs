@@ -117,6 +117,9 @@ pub fn render_matches(req: &StateRequest, fs: &FileServer, matches: &Matches) ->
         }
     }
     clean_duplicate_extends(&mut high);
+    // The templates are done: let go of their converted context now rather
+    // than through compile and run.
+    crate::render::jinja::release_cached_context();
     Rendered {
         high,
         errors: all_errors,

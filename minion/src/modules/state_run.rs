@@ -356,18 +356,23 @@ fn finish_run(
         Some(Value::Str(s)) => vec![s.clone()],
         _ => Vec::new(),
     };
-    let compiled = brine_master::state::compile::prepare_high_for_call(high, &disabled)
-        .and_then(|h| Ok((brine_master::state::compile::compile_high_data(&h)?, h)));
-    let (chunks, prepared) = match compiled {
+    // Only the onfail handlers are needed from the high data once it is
+    // compiled; the compile consumes it so that both are never held whole.
+    let compiled =
+        brine_master::state::compile::prepare_high_for_call(high, &disabled).and_then(|h| {
+            let handlers = OnfailHandlers::from_high(&h);
+            Ok((
+                brine_master::state::compile::compile_high_data_owned(h)?,
+                handlers,
+            ))
+        });
+    let (chunks, handlers) = match compiled {
         Ok(c) => c,
         Err(e) => {
             pillar.restore(m);
             return Ok(errors(e, EX_STATE_COMPILER_ERROR));
         }
     };
-    // Only the onfail handlers are needed from the high data afterwards.
-    let handlers = OnfailHandlers::from_high(&prepared);
-    drop(prepared);
     run_chunks(m, &run, pillar, chunks, handlers)
 }
 

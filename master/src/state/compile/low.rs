@@ -13,45 +13,52 @@ use super::order::order_chunks;
 use super::py::{is_dunder, py_iter};
 use crate::state::HighData;
 use brine_protocol::{Map, Value};
-use std::borrow::Cow;
 
 /// Low chunks, sorted as Salt runs them. Errors only where Salt itself
 /// would stop with an exception (a malformed `names` entry).
 pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
+    compile_high_data_owned(high.clone())
+}
+
+/// [`compile_high_data`], consuming the high data: each ID's body is freed
+/// as soon as its chunks are built, so a run never holds both in full.
+pub fn compile_high_data_owned(high: HighData) -> Result<Vec<Map>, Vec<String>> {
     let mut chunks = Vec::new();
     let mut errors = Vec::new();
     for (id, body) in high {
-        if is_dunder(id) {
+        if is_dunder(&id) {
             continue;
         }
-        let Some(body) = body.as_map() else { continue };
+        let Value::Map(body) = body else { continue };
+        let shared: Vec<(&str, Value)> = ["__sls__", "__env__", "__sls_included_from__"]
+            .into_iter()
+            .filter_map(|k| body.get(k).map(|v| (k, v.clone())))
+            .collect();
         for (state, run) in body {
-            if is_dunder(state) {
+            if is_dunder(&state) {
                 continue;
             }
             // Python iterates whatever the value is; a list is the norm.
-            let args: Cow<[Value]> = match run {
-                Value::List(l) => Cow::Borrowed(l),
-                other => Cow::Owned(py_iter(other).unwrap_or_default()),
+            let args: Vec<Value> = match run {
+                Value::List(l) => l,
+                other => py_iter(&other).unwrap_or_default(),
             };
             let mut chunk = Map::with_capacity(8 + args.len());
             chunk.insert("state".into(), Value::Str(state.clone()));
             chunk.insert("name".into(), Value::Str(id.clone()));
-            for key in ["__sls__", "__env__", "__sls_included_from__"] {
-                if let Some(v) = body.get(key) {
-                    chunk.insert(key.into(), v.clone());
-                }
+            for (key, v) in &shared {
+                chunk.insert((*key).into(), v.clone());
             }
             chunk.insert("__id__".into(), Value::Str(id.clone()));
-            let mut funcs: Vec<&str> = Vec::new();
+            let mut funcs: Vec<String> = Vec::new();
             let mut names = Names::default();
-            for arg in args.iter() {
+            for arg in args {
                 match arg {
-                    Value::Str(fun) if !funcs.contains(&fun.as_str()) => funcs.push(fun),
+                    Value::Str(fun) if !funcs.contains(&fun) => funcs.push(fun),
                     Value::Map(arg) => {
                         for (key, val) in arg {
                             match key.as_str() {
-                                "names" => match py_iter(val) {
+                                "names" => match py_iter(&val) {
                                     Some(entries) => entries.iter().for_each(|e| names.add(e)),
                                     None => errors.push(format!(
                                         "The 'names' argument in state '{id}' is a {}, not a list",
@@ -60,10 +67,10 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
                                 },
                                 "state" => {}
                                 "name" if !matches!(val, Value::Str(_)) => {
-                                    chunk.insert(key.clone(), Value::Str(id.clone()));
+                                    chunk.insert(key, Value::Str(id.clone()));
                                 }
                                 _ => {
-                                    chunk.insert(key.clone(), val.clone());
+                                    chunk.insert(key, val);
                                 }
                             }
                         }
@@ -71,6 +78,7 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
                     _ => {}
                 }
             }
+            let funcs: Vec<&str> = funcs.iter().map(String::as_str).collect();
             if !names.is_empty() {
                 if let Err(e) = names.expand(&chunk, &funcs, &mut chunks) {
                     errors.push(e);
