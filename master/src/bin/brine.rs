@@ -254,7 +254,7 @@ async fn run(cli: &Cli) -> i32 {
     let expected: HashSet<&str> = published.minions.iter().map(String::as_str).collect();
     let mut shown: HashSet<String> = HashSet::new();
     let mut all: Vec<(String, MinionReturn)> = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(timeout);
+    let mut deadline = Instant::now() + Duration::from_secs(timeout);
     let mut pause = Duration::from_millis(20);
     loop {
         match client.returns(&published.jid).await {
@@ -270,7 +270,21 @@ async fn run(cli: &Cli) -> i32 {
             }
             Err(e) => tracing::warn!("{e}"),
         }
-        if expected.iter().all(|id| shown.contains(*id)) || Instant::now() >= deadline {
+        if expected.iter().all(|id| shown.contains(*id)) {
+            break;
+        }
+        if Instant::now() >= deadline {
+            // Salt's gather_job_info: minions still running the job get
+            // another timeout; the others are reported as not returning.
+            let missing: Vec<String> = expected
+                .iter()
+                .filter(|id| !shown.contains(**id))
+                .map(|id| id.to_string())
+                .collect();
+            if still_running(&mut client, &published.jid, &missing).await {
+                deadline = Instant::now() + Duration::from_secs(timeout);
+                continue;
+            }
             break;
         }
         tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
@@ -338,6 +352,54 @@ async fn run(cli: &Cli) -> i32 {
         code = EX_USAGE;
     }
     code
+}
+
+/// Salt's `gather_job_timeout` default: how long `saltutil.find_job` may
+/// take to answer.
+const GATHER_JOB_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Ask `missing` minions whether they still run `jid` (Salt's
+/// `saltutil.find_job`): true when one answers with the job's details (a
+/// non-empty mapping).
+async fn still_running(client: &mut Client, jid: &str, missing: &[String]) -> bool {
+    if missing.is_empty() {
+        return false;
+    }
+    let tgt = Value::List(missing.iter().cloned().map(Value::Str).collect());
+    let find = client
+        .publish(
+            tgt,
+            "list",
+            "saltutil.find_job",
+            vec![Value::Str(jid.to_string())],
+            Map::new(),
+            GATHER_JOB_TIMEOUT.as_secs(),
+        )
+        .await;
+    let Ok(find) = find else {
+        return false;
+    };
+    if find.minions.is_empty() {
+        return false;
+    }
+    let deadline = Instant::now() + GATHER_JOB_TIMEOUT;
+    loop {
+        if let Ok(r) = client.returns(&find.jid).await {
+            if r.returns
+                .values()
+                .any(|v| matches!(&v.ret, Value::Map(m) if !m.is_empty()))
+            {
+                return true;
+            }
+            if r.missing.is_empty() || Instant::now() >= deadline {
+                return false;
+            }
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// `--static` with another outputter: each minion's part rendered in turn.

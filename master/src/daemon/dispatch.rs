@@ -175,6 +175,22 @@ impl Master {
         }
     }
 
+    /// The grains `id` sent at auth. None cached (the master's cache was
+    /// lost): the minion must authenticate again before anything is
+    /// compiled for it, or it would be compiled without its grains.
+    fn cached_grains(&self, id: &str) -> Result<Value, ReplyBody> {
+        match self.cache.get(id) {
+            Some(c) if matches!(c.grains, Value::Map(_)) => Ok(c.grains.clone()),
+            _ => {
+                tracing::info!("no cached data for minion {id}; it must authenticate again");
+                Err(error(
+                    ErrorCode::NotAccepted,
+                    "the master has no data for this minion: authenticate again",
+                ))
+            }
+        }
+    }
+
     /// A request from an authenticated minion.
     fn minion_request(
         &self,
@@ -185,7 +201,10 @@ impl Master {
     ) -> ReplyBody {
         let opts = &self.config.opts;
         match body {
-            RequestBody::Pillar(p) => pillar::handle(opts, &self.cache, p, nonce, keys),
+            RequestBody::Pillar(p) => match self.cached_grains(&p.id) {
+                Ok(_) => pillar::handle(opts, &self.cache, p, nonce, keys),
+                Err(e) => e,
+            },
             RequestBody::File(f) => fileserver::handle(opts, f, nonce, keys),
             RequestBody::Return(r) => {
                 if r.jid.is_empty() || r.jid.len() > MAX_JID_LEN {
@@ -208,28 +227,18 @@ impl Master {
                     }
                 }
             }
-            RequestBody::CompileStates(c) if sealed => {
-                let grains = self
-                    .cache
-                    .get(&c.id)
-                    .map(|m| m.grains.clone())
-                    .filter(|g| matches!(g, Value::Map(_)))
-                    .unwrap_or_else(Value::new_map);
-                states::handle(opts, grains, c, nonce, keys)
-            }
+            RequestBody::CompileStates(c) if sealed => match self.cached_grains(&c.id) {
+                Ok(grains) => states::handle(opts, grains, c, nonce, keys),
+                Err(e) => e,
+            },
             RequestBody::CompileStates(_) => error(
                 ErrorCode::BadRequest,
                 "state compiles carry the pillar: send them sealed",
             ),
-            RequestBody::HieraLookup(h) if sealed => {
-                let grains = self
-                    .cache
-                    .get(&h.id)
-                    .map(|m| m.grains.clone())
-                    .filter(|g| matches!(g, Value::Map(_)))
-                    .unwrap_or_else(Value::new_map);
-                super::hiera::handle(opts, grains, h, nonce, keys)
-            }
+            RequestBody::HieraLookup(h) if sealed => match self.cached_grains(&h.id) {
+                Ok(grains) => super::hiera::handle(opts, grains, h, nonce, keys),
+                Err(e) => e,
+            },
             RequestBody::HieraLookup(_) => error(
                 ErrorCode::BadRequest,
                 "hiera lookups carry the pillar: send them sealed",
@@ -470,6 +479,20 @@ mod tests {
         m.keys.reject("web2", KeyState::Accepted).unwrap();
         let r = reply(m, &web2, &pillar_req("web2")).unwrap();
         assert_eq!(code(&r), Some(ErrorCode::NotAccepted));
+    }
+
+    #[test]
+    fn a_minion_the_cache_forgot_must_authenticate_again() {
+        let s = setup(true);
+        let m = &s.master;
+        let kp = KeyPair::generate().unwrap();
+        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
+        m.cache.remove("web1");
+        let r = reply(m, &kp, &pillar_req("web1")).unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::NotAccepted));
+        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
+        let r = reply(m, &kp, &pillar_req("web1")).unwrap();
+        assert!(matches!(r.msg, ReplyBody::Pillar(_)), "{:?}", r.msg);
     }
 
     #[test]

@@ -116,9 +116,11 @@ impl MinionCache {
         let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
         let mut entry = map.get(id).map(|c| (**c).clone()).unwrap_or_default();
         change(&mut entry);
-        self.persist(id, &entry)?;
+        // Memory first: a disk problem costs only the copy kept for the
+        // next start, not this run's targeting and compiles.
+        let persisted = self.persist(id, &entry);
         map.insert(id.to_string(), Arc::new(entry));
-        Ok(())
+        persisted
     }
 
     /// The grains a minion sent when it authenticated.
