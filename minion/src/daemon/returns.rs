@@ -247,7 +247,7 @@ fn maybe_reauth(ident: &Identity, e: &RequestError) {
         ..
     } = e
     {
-        ident.reauth.notify_one();
+        ident.reauth();
     }
 }
 
