@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Idle memory of a minion: brine-minion against Salt 3007.8's salt-minion.
 
-usage: idle_rss.py [--brine DIR] [--salt DIR] [--idle SECONDS] [--swarm N]
+usage: idle_rss.py [--brine DIR] [--salt DIR] [--idle SECONDS]
 
 Each minion runs against its own master on 127.0.0.1 (free ports, a temp
 folder): brine-master + brine-minion, salt-master + salt-minion. Once the
@@ -9,13 +9,13 @@ minion has answered `test.ping` through its master, the script waits
 --idle seconds and reads VmRSS and VmHWM from /proc/PID/status of the
 minion's processes (Salt's minion may fork: its process tree is summed).
 
---swarm N also times `brine '*' test.ping` against one brine-minion serving
-N identities (`brine-minion --swarm N`), median of 3 runs after a warm-up.
+For many minions (`brine-minion --swarm N` answering `brine '*' test.ping`)
+see daemon.py.
 
 Use a release build (--brine target/release, the default): a debug binary
 maps tens of MB of unoptimized code and debug info.
 """
-import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 def free_port():
     with socket.socket() as s:
@@ -45,11 +45,9 @@ def tree(pid):
             pass
     return out
 
-def wait_ping(argv, minion_id, timeout=60, accept=None):
+def wait_ping(argv, minion_id, timeout=60):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        if accept:
-            subprocess.run(accept, capture_output=True)
         p = subprocess.run(argv, capture_output=True, text=True)
         try:
             if json.loads(p.stdout).get(minion_id) is True:
@@ -79,7 +77,7 @@ def measure(pids):
     kb = lambda key: sum(status_kb(p, key) for p in pids) / 1024.0
     return kb("VmRSS"), kb("VmHWM"), kb("RssAnon")
 
-def brine(bindir, idle, swarm):
+def brine(bindir, idle):
     tmp = tempfile.mkdtemp(prefix="brine-rss-")
     procs = []
     try:
@@ -96,27 +94,12 @@ def brine(bindir, idle, swarm):
         log = open(os.path.join(tmp, "daemons.log"), "w")
         procs.append(subprocess.Popen([b("brine-master"), "-c", etc], stdout=log, stderr=log))
         time.sleep(0.5)
-        argv = [b("brine-minion"), "-c", etc] + (["--swarm", str(swarm)] if swarm else [])
-        minion = subprocess.Popen(argv, stdout=log, stderr=log)
+        minion = subprocess.Popen([b("brine-minion"), "-c", etc], stdout=log, stderr=log)
         procs.append(minion)
-        ping = [b("brine"), "-c", etc, "--out", "json", "-t", "10"]
-        if not swarm:
-            wait_ping(ping + ["bench", "test.ping"], "bench")
-            time.sleep(idle)
-            return measure(tree(minion.pid))
-        wait_ping(ping + ["bench-0000", "test.ping"], "bench-0000", timeout=300)
-        times = []
-        for i in range(4):
-            start = time.perf_counter()
-            p = subprocess.run(ping[:-1] + ["60", "*", "test.ping"], capture_output=True, text=True)
-            wall = time.perf_counter() - start
-            got = json.loads(p.stdout or "{}")
-            ok = sum(1 for v in got.values() if v is True)
-            if ok != swarm:
-                sys.exit("only %d of %d identities answered: %s" % (ok, swarm, p.stderr[-300:]))
-            if i:
-                times.append(wall)
-        return statistics.median(times), measure(tree(minion.pid))
+        wait_ping([b("brine"), "-c", etc, "--out", "json", "-t", "10", "bench", "test.ping"],
+                  "bench")
+        time.sleep(idle)
+        return measure(tree(minion.pid))
     finally:
         stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -154,10 +137,9 @@ def main():
     ap.add_argument("--brine", default=os.path.join(here, "..", "target", "release"))
     ap.add_argument("--salt", default="/tmp/saltvenv/bin")
     ap.add_argument("--idle", type=float, default=5.0)
-    ap.add_argument("--swarm", type=int, default=0)
     a = ap.parse_args()
     row = "%-19s VmRSS %6.1f MB  VmHWM %6.1f MB  RssAnon %6.1f MB"
-    b_rss, b_hwm, b_anon = brine(a.brine, a.idle, 0)
+    b_rss, b_hwm, b_anon = brine(a.brine, a.idle)
     print(row % ("brine-minion idle:", b_rss, b_hwm, b_anon))
     if os.path.exists(os.path.join(a.salt, "salt-minion")):
         s_rss, s_hwm, s_anon = salt(a.salt, a.idle)
@@ -165,10 +147,6 @@ def main():
         print("brine / salt:       %.0f%% of the resident memory" % (100.0 * b_rss / s_rss))
     else:
         print("(no salt-minion in %s: Salt not measured)" % a.salt)
-    if a.swarm:
-        wall, (rss, _, _) = brine(a.brine, a.idle, a.swarm)
-        print("swarm of %d: brine '*' test.ping median %.2f s; the swarm process holds %.1f MB"
-              % (a.swarm, wall, rss))
 
 if __name__ == "__main__":
     main()

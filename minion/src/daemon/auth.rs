@@ -191,6 +191,7 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
                 if let Ok(mut g) = ident.client.master.write() {
                     *g = Some(key);
                 }
+                ident.client.auth.done.send_modify(|n| *n += 1);
                 if told_pending {
                     tracing::info!("{}: key accepted by the master", ident.id());
                 }
@@ -231,7 +232,7 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
         // an early retry.
         tokio::select! {
             _ = tokio::time::sleep(sleep) => {}
-            _ = ident.reauth.notified() => {}
+            _ = ident.client.auth.reauth.notified() => {}
         }
     }
 }
@@ -246,7 +247,10 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
         }
         if ident.standing() != Standing::Ready {
             ident.standing.send_replace(Standing::Accepted);
-            pillar::initial(&shared, &ident).await;
+            if !pillar::initial(&shared, &ident).await {
+                // The master wants us to authenticate first.
+                continue;
+            }
             ident.standing.send_replace(Standing::Ready);
             tracing::info!("{}: ready", ident.id());
         }
@@ -254,7 +258,7 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
             resender = Some(tokio::spawn(returns::resend_loop(ident.clone())));
         }
         ident.returns.wake();
-        ident.reauth.notified().await;
+        ident.client.auth.reauth.notified().await;
         tracing::debug!("{}: authenticating again", ident.id());
     }
 }

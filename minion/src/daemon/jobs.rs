@@ -214,7 +214,7 @@ async fn ready(ident: &Identity) -> bool {
     if ident.standing() == Standing::Ready {
         return true;
     }
-    ident.reauth.notify_one();
+    ident.reauth();
     let mut rx = ident.standing.subscribe();
     tokio::time::timeout(WAIT_FOR_ACCEPTANCE, rx.wait_for(|s| *s == Standing::Ready))
         .await
@@ -239,9 +239,103 @@ async fn run_job(
         return;
     };
     tracing::info!("{}: running {} (jid {})", ident.id(), publ.fun, publ.jid);
+    let running = Running::start(&ident, &publ);
     let outcome = execute(&shared, &ident, &publ, pillar_part).await;
+    drop(running);
     let ret = job_return(&publ, ident.id(), outcome);
     returns::deliver(&ident, ret).await;
+}
+
+/// A job's entry in the identity's running jobs, removed on drop (Salt's
+/// proc file).
+struct Running<'a> {
+    ident: &'a Identity,
+    jid: String,
+}
+
+impl<'a> Running<'a> {
+    fn start(ident: &'a Identity, publ: &Publication) -> Running<'a> {
+        let mut g = match ident.running.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        g.insert(publ.jid.clone(), proc_data(publ));
+        Running {
+            ident,
+            jid: publ.jid.clone(),
+        }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let mut g = match self.ident.running.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        g.shift_remove(&self.jid);
+    }
+}
+
+/// What Salt's proc file says about a running job (`saltutil.running`,
+/// `saltutil.find_job`).
+fn proc_data(publ: &Publication) -> Map {
+    let user = if is_root() {
+        "root".to_string()
+    } else {
+        std::env::var("USER").unwrap_or_default()
+    };
+    let mut m = Map::new();
+    m.insert("arg".into(), Value::List(fun_args(publ)));
+    m.insert("fun".into(), Value::Str(publ.fun.clone()));
+    m.insert("jid".into(), Value::Str(publ.jid.clone()));
+    m.insert("pid".into(), Value::Int(i64::from(std::process::id())));
+    m.insert("ret".into(), Value::Str(String::new()));
+    m.insert("tgt".into(), publ.tgt.clone());
+    m.insert("tgt_type".into(), Value::Str(publ.tgt_type.clone()));
+    m.insert("user".into(), Value::Str(user));
+    m
+}
+
+/// Whether this process runs as root.
+fn is_root() -> bool {
+    // SAFETY: geteuid(2) has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `saltutil.running`: the running jobs; `saltutil.find_job JID`: one of
+/// them, `{}` when it is not running.
+fn running_jobs(ident: &Identity, fun: &str, a: CallArgs) -> Result<Return, CallError> {
+    let mut a = a;
+    let jobs: Vec<Map> = match ident.running.lock() {
+        Ok(g) => g.values().cloned().collect(),
+        Err(p) => p.into_inner().values().cloned().collect(),
+    };
+    if fun == "saltutil.running" {
+        if let Some(k) = a.kwargs.keys().next() {
+            return Err(CallError::InvalidArguments(format!(
+                "running() got an unexpected keyword argument '{k}'"
+            )));
+        }
+        return Ok(Return::from(Value::List(
+            jobs.into_iter().map(Value::Map).collect(),
+        )));
+    }
+    let jid = a
+        .kwargs
+        .shift_remove("jid")
+        .or_else(|| (!a.args.is_empty()).then(|| a.args.remove(0)))
+        .ok_or_else(|| {
+            CallError::InvalidArguments(
+                "find_job() missing 1 required positional argument: 'jid'".into(),
+            )
+        })?
+        .to_python_str();
+    Ok(Return::from(Value::Map(
+        jobs.into_iter()
+            .find(|j| j.get("jid").and_then(Value::as_str) == Some(jid.as_str()))
+            .unwrap_or_default(),
+    )))
 }
 
 /// What running a function came to.
@@ -252,7 +346,8 @@ pub enum Outcome {
 }
 
 /// Run the job's function on a snapshot of the minion, on a blocking
-/// thread; `saltutil.refresh_pillar` and `test.sleep` are the daemon's own.
+/// thread; `saltutil.refresh_pillar`, `saltutil.running`/`find_job` and
+/// `test.sleep` are the daemon's own.
 async fn execute(
     shared: &Arc<Shared>,
     ident: &Arc<Identity>,
@@ -272,6 +367,9 @@ async fn execute(
             return Outcome::Done(refresh_pillar(shared, ident, args).await)
         }
         "test.sleep" => return Outcome::Done(sleep(args).await),
+        "saltutil.running" | "saltutil.find_job" => {
+            return Outcome::Done(running_jobs(ident, &publ.fun, args))
+        }
         _ => {}
     }
     let snapshot = ident.snapshot();
@@ -601,6 +699,48 @@ mod tests {
             decide(&publication("*".into(), "glob"), &k2, &m2),
             Decision::Run { pillar: None }
         );
+    }
+
+    #[tokio::test]
+    async fn find_job_sees_a_job_only_while_it_runs() {
+        let td = tempfile::tempdir().unwrap();
+        let link = crate::daemon::link::Link::start(
+            std::net::SocketAddr::from(([127, 0, 0, 1], 9)),
+            Default::default(),
+        );
+        let base = minion("web1", serde_json::json!({}), serde_json::json!({}));
+        let ident = crate::daemon::make_identity(
+            &link,
+            &base,
+            "web1",
+            &td.path().join("pki"),
+            &td.path().join("cache"),
+        )
+        .unwrap();
+        let mut p = publication("web1".into(), "glob");
+        p.fun = "test.sleep".into();
+        p.arg = vec![Value::Int(30)];
+        let find = |jid: &str| {
+            running_jobs(
+                &ident,
+                "saltutil.find_job",
+                CallArgs {
+                    args: vec![Value::from(jid)],
+                    kwargs: Map::new(),
+                },
+            )
+            .unwrap()
+            .value
+        };
+        let job = Running::start(&ident, &p);
+        let got = find(&p.jid);
+        assert_eq!(got.get("fun"), Some(&Value::from("test.sleep")));
+        assert_eq!(got.get("arg"), Some(&Value::List(vec![Value::Int(30)])));
+        assert_eq!(got.get("tgt_type"), Some(&Value::from("glob")));
+        assert_eq!(got.get("ret"), Some(&Value::from("")));
+        assert_eq!(find("nope"), Value::new_map());
+        drop(job);
+        assert_eq!(find(&p.jid), Value::new_map());
     }
 
     #[test]

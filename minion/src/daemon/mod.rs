@@ -199,6 +199,44 @@ impl RequestError {
     }
 }
 
+/// Between an identity's requests and its auth loop: "authenticate again"
+/// (key refused, master restarted or lost its cache), and a count of the
+/// authentications done, to wait for the next one.
+#[derive(Debug)]
+pub struct AuthSignal {
+    pub reauth: Notify,
+    pub done: watch::Sender<u64>,
+}
+
+impl AuthSignal {
+    pub fn new() -> AuthSignal {
+        AuthSignal {
+            reauth: Notify::new(),
+            done: watch::channel(0).0,
+        }
+    }
+
+    /// Ask for a new authentication and wait (bounded) until one is done.
+    pub async fn renew(&self, timeout: Duration) -> bool {
+        let mut rx = self.done.subscribe();
+        let before = *rx.borrow_and_update();
+        self.reauth.notify_one();
+        tokio::time::timeout(timeout, rx.wait_for(|n| *n > before))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+}
+
+impl Default for AuthSignal {
+    fn default() -> Self {
+        AuthSignal::new()
+    }
+}
+
+/// How long a request refused for want of authentication waits for the
+/// identity to authenticate again before it is retried once.
+const RENEW_AUTH_WAIT: Duration = Duration::from_secs(30);
+
 /// One identity's way to ask the master: the shared link, its own key and
 /// id, and the trusted master key.
 #[derive(Clone)]
@@ -210,6 +248,7 @@ pub struct MasterClient {
     pub master: Arc<RwLock<Option<PublicKeys>>>,
     /// The runtime, for blocking calls from function threads.
     pub handle: tokio::runtime::Handle,
+    pub auth: Arc<AuthSignal>,
 }
 
 impl MasterClient {
@@ -225,7 +264,7 @@ impl MasterClient {
         body: RequestBody,
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
-        self.send(body, false, timeout).await
+        self.send_renewing(body, false, timeout).await
     }
 
     /// [`MasterClient::request`] with the body sealed to the master: for
@@ -235,7 +274,43 @@ impl MasterClient {
         body: RequestBody,
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
+        self.send_renewing(body, true, timeout).await
+    }
+
+    /// [`MasterClient::request_sealed`] without waiting for a new
+    /// authentication when refused (for the auth loop's own requests).
+    pub async fn request_sealed_once(
+        &self,
+        body: RequestBody,
+        timeout: Duration,
+    ) -> Result<(Request, ReplyBody), RequestError> {
         self.send(body, true, timeout).await
+    }
+
+    /// Send; when the master answers that it does not know us (key not
+    /// accepted, or it lost our auth data), authenticate again and retry
+    /// once.
+    async fn send_renewing(
+        &self,
+        body: RequestBody,
+        sealed: bool,
+        timeout: Duration,
+    ) -> Result<(Request, ReplyBody), RequestError> {
+        match self.send(body.clone(), sealed, timeout).await {
+            Err(RequestError::Refused {
+                code: ErrorCode::NotAccepted,
+                message,
+            }) => {
+                if !self.auth.renew(RENEW_AUTH_WAIT).await {
+                    return Err(RequestError::Refused {
+                        code: ErrorCode::NotAccepted,
+                        message,
+                    });
+                }
+                self.send(body, sealed, timeout).await
+            }
+            other => other,
+        }
     }
 
     async fn send(
@@ -281,9 +356,9 @@ pub struct Identity {
     /// The minion as functions see it; each job runs on a snapshot.
     pub minion: RwLock<Arc<Minion>>,
     pub standing: watch::Sender<Standing>,
-    /// Wakes the auth loop (key refused, master restarted).
-    pub reauth: Notify,
     pub returns: returns::ReturnQueue,
+    /// Jobs running now (Salt's proc files): `saltutil.find_job` data.
+    pub running: Mutex<indexmap::IndexMap<String, brine_protocol::Map>>,
 }
 
 impl Identity {
@@ -311,6 +386,11 @@ impl Identity {
 
     pub fn standing(&self) -> Standing {
         *self.standing.borrow()
+    }
+
+    /// Ask the auth loop to authenticate again.
+    pub fn reauth(&self) {
+        self.client.auth.reauth.notify_one();
     }
 }
 
@@ -462,6 +542,7 @@ pub fn make_identity(
         key,
         master: Arc::new(RwLock::new(None)),
         handle: tokio::runtime::Handle::current(),
+        auth: Arc::new(AuthSignal::new()),
     };
     let mut minion = base.clone();
     if minion.id != id {
@@ -480,7 +561,7 @@ pub fn make_identity(
         cachedir: cachedir.to_path_buf(),
         minion: RwLock::new(Arc::new(minion)),
         standing,
-        reauth: Notify::new(),
+        running: Mutex::new(Default::default()),
     }))
 }
 
@@ -545,7 +626,7 @@ async fn watch_reconnects(shared: Arc<Shared>) {
         let now = *gen.borrow_and_update();
         if seen != 0 && now != seen {
             for ident in &shared.identities {
-                ident.reauth.notify_one();
+                ident.client.auth.reauth.notify_one();
             }
         }
         seen = now;

@@ -4,7 +4,7 @@
 
 use super::{Identity, MasterClient, RequestError, Shared};
 use crate::context::FreshPillar;
-use brine_protocol::messages::{aad, open_data, PillarRequest, ReplyBody, RequestBody};
+use brine_protocol::messages::{aad, open_data, ErrorCode, PillarRequest, ReplyBody, RequestBody};
 use brine_protocol::{Map, Value};
 use std::time::Duration;
 
@@ -69,15 +69,28 @@ fn configured(shared: &Shared) -> FreshPillar {
 }
 
 /// Fetch the start-up pillar, retrying until the master compiles it (a
-/// minion without its pillar would answer wrongly).
-pub async fn initial(shared: &Shared, ident: &Identity) {
+/// minion without its pillar would answer wrongly). False when the master
+/// asks us to authenticate first.
+pub async fn initial(shared: &Shared, ident: &Identity) -> bool {
     let mut delay = Duration::from_secs(1);
     loop {
-        match fetch(&ident.client, &configured(shared)).await {
+        let client = &ident.client;
+        let answer = client
+            .request_sealed_once(
+                request_body(&client.id, &configured(shared)),
+                PILLAR_TIMEOUT,
+            )
+            .await
+            .and_then(|(sent, body)| open_reply(client, &sent.nonce, body));
+        match answer {
             Ok(p) => {
                 ident.set_pillar(p);
-                return;
+                return true;
             }
+            Err(RequestError::Refused {
+                code: ErrorCode::NotAccepted,
+                ..
+            }) => return false,
             Err(e) => {
                 tracing::warn!(
                     "{}: cannot fetch the pillar: {e}; retrying in {delay:?}",

@@ -4,7 +4,8 @@
 //! is — across master restarts and minion restarts.
 
 use super::{Identity, MasterClient, RequestError};
-use brine_protocol::messages::{ErrorCode, JobReturn, ReplyBody, RequestBody};
+use brine_protocol::messages::{ErrorCode, JobReturn, ReplyBody, RequestBody, MAX_MESSAGE_BYTES};
+use brine_protocol::Value;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -186,6 +187,37 @@ impl ReturnQueue {
     }
 }
 
+/// Room kept for the envelope around a return (request, seal, signature).
+const ENVELOPE: usize = 64 * 1024;
+
+/// A return too large for one message cannot ever be sent: the master gets
+/// an error in its place (retcode 1) rather than nothing.
+pub fn fit(ret: JobReturn) -> JobReturn {
+    let size = rmp_serde::to_vec_named(&ret).map_or(usize::MAX, |b| b.len());
+    let max = MAX_MESSAGE_BYTES - ENVELOPE;
+    if size <= max {
+        return ret;
+    }
+    tracing::error!(
+        "the return of job {} ({}) is {size} bytes, over the {max}-byte message limit; \
+         an error is sent instead",
+        ret.jid,
+        ret.fun
+    );
+    JobReturn {
+        ret: Value::Str(format!(
+            "ERROR: the return of {} is {size} bytes, larger than the {max} bytes a message \
+             to the master may hold",
+            ret.fun
+        )),
+        retcode: 1,
+        success: false,
+        out: Some("nested".into()),
+        fun_args: Vec::new(),
+        ..ret
+    }
+}
+
 /// Send one return and wait for the master's acknowledgement.
 pub async fn send(client: &MasterClient, ret: &JobReturn) -> Result<(), RequestError> {
     let (_, body) = client
@@ -202,7 +234,7 @@ pub async fn send(client: &MasterClient, ret: &JobReturn) -> Result<(), RequestE
 fn give_up(e: &RequestError) -> bool {
     match e {
         RequestError::Refused { code, .. } => *code == ErrorCode::BadRequest,
-        RequestError::Unexpected { .. } => true,
+        RequestError::Unexpected { .. } | RequestError::Wire(_) => true,
         RequestError::Link(l) => !l.is_transient(),
         _ => false,
     }
@@ -215,13 +247,14 @@ fn maybe_reauth(ident: &Identity, e: &RequestError) {
         ..
     } = e
     {
-        ident.reauth.notify_one();
+        ident.reauth();
     }
 }
 
 /// Queue `ret` on disk, send it, and drop it once acknowledged; on failure
 /// the resender takes over.
 pub async fn deliver(ident: &Identity, ret: JobReturn) {
+    let ret = fit(ret);
     let q = &ident.returns;
     let path = match q.persist(&ret) {
         Ok(p) => Some(p),
@@ -321,7 +354,6 @@ mod tests {
     use crate::daemon::link::Link;
     use crate::daemon::testutil::{FakeMaster, Handler};
     use brine_protocol::messages::Reply;
-    use brine_protocol::Value;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn ret(jid: &str) -> JobReturn {
@@ -335,6 +367,18 @@ mod tests {
             success: true,
             out: None,
         }
+    }
+
+    #[test]
+    fn an_oversized_return_becomes_an_error_that_fits() {
+        let small = ret("1");
+        assert_eq!(fit(small.clone()), small);
+        let mut big = ret("2");
+        big.ret = Value::Str("x".repeat(MAX_MESSAGE_BYTES));
+        let got = fit(big);
+        assert_eq!((got.retcode, got.success), (1, false));
+        assert!(got.ret.as_str().unwrap().contains("larger than"));
+        assert_eq!(got.jid, "2");
     }
 
     #[test]

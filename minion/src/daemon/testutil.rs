@@ -122,6 +122,7 @@ impl FakeMaster {
             key,
             master: Arc::new(RwLock::new(Some(self.key.public()))),
             handle: tokio::runtime::Handle::current(),
+            auth: Default::default(),
         }
     }
 }

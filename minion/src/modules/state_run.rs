@@ -5,10 +5,10 @@
 
 use super::{CallError, Params, Return};
 use crate::context::{FreshPillar, Minion};
-use crate::state::fileclient::LocalFileClient;
 use crate::state::runtime::{self, RuntimeError};
 use crate::state::StateContext;
 use brine_master::opts;
+use brine_protocol::messages::CompiledStates;
 use brine_protocol::{Map, Value};
 use std::sync::Arc;
 
@@ -181,7 +181,7 @@ fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
         pillar: Arc::new(pillar),
         saltenv: saltenv.to_string(),
         test,
-        fileclient: Arc::new(LocalFileClient::from_opts(&m.opts)),
+        fileclient: m.file_client(),
     }
 }
 
@@ -253,6 +253,10 @@ fn highstate(
         Value::Str(s) => Value::List(s.split(',').map(|p| Value::Str(p.into())).collect()),
         other => other,
     });
+    let pillar = match remote_run(m, &run, pillar, None, exclude.clone()) {
+        Ok(done) => return done,
+        Err(pillar) => pillar,
+    };
     let (rendered, pillar) = render::highstate(m, &run, pillar);
     finish_run(m, run, pillar, rendered, exclude)
 }
@@ -286,6 +290,10 @@ fn sls(
         return Ok(r);
     }
     let mods = split_input(&mods);
+    let pillar = match remote_run(m, &run, pillar, Some(mods.clone()), exclude.clone()) {
+        Ok(done) => return done,
+        Err(pillar) => pillar,
+    };
     let (rendered, pillar) = render::sls(m, &run, pillar, &mods);
     finish_run(m, run, pillar, rendered, exclude)
 }
@@ -365,6 +373,67 @@ fn finish_run(
             return Ok(errors(e, EX_STATE_COMPILER_ERROR));
         }
     };
+    run_chunks(m, &run, pillar, chunks, handlers)
+}
+
+/// A minion of a master has its run compiled there (`Ok`: the function's
+/// answer); a local minion gets its pillar back (`Err`) and compiles itself.
+fn remote_run(
+    m: &mut Minion,
+    run: &RunOpts,
+    pillar: RunPillar,
+    mods: Option<Vec<String>>,
+    exclude: Option<Value>,
+) -> Result<Result<Return, CallError>, RunPillar> {
+    let in_memory = pillar.in_memory;
+    let req = render::request(m, run, pillar.pillar);
+    let compiled = m.compile_run(&req, mods, exclude.unwrap_or(Value::Null), run.test);
+    let pillar = render::take_back(req, in_memory);
+    let Some(compiled) = compiled else {
+        return Err(pillar);
+    };
+    let answer = |pillar: RunPillar, m: &mut Minion, r: Return| {
+        pillar.restore(m);
+        Ok(Ok(r))
+    };
+    match compiled {
+        CompiledStates::Chunks { chunks, high } => {
+            let handlers = OnfailHandlers::from_high(&high);
+            drop(high);
+            Ok(run_chunks(m, run, pillar, chunks, handlers))
+        }
+        CompiledStates::Errors { errors: e, retcode } => answer(
+            pillar,
+            m,
+            errors(e, i32::try_from(retcode).unwrap_or(EX_STATE_COMPILER_ERROR)),
+        ),
+        CompiledStates::Answer { ret, retcode } => answer(
+            pillar,
+            m,
+            Return {
+                value: ret,
+                retcode: i32::try_from(retcode).unwrap_or(EX_STATE_FAILURE),
+            },
+        ),
+        CompiledStates::Rendered { .. } | CompiledStates::Top { .. } => answer(
+            pillar,
+            m,
+            errors(
+                vec!["the master answered the state run with a render stage".into()],
+                EX_STATE_COMPILER_ERROR,
+            ),
+        ),
+    }
+}
+
+/// Run compiled chunks and set the retcode as Salt's `_set_retcode`.
+fn run_chunks(
+    m: &mut Minion,
+    run: &RunOpts,
+    pillar: RunPillar,
+    chunks: Vec<Map>,
+    handlers: OnfailHandlers,
+) -> Result<Return, CallError> {
     let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
     let RunPillar { pillar, in_memory } = pillar;
     let ctx = context(m, pillar, &saltenv, run.test);
@@ -649,7 +718,7 @@ mod render {
 
     /// What the templates of this run see: the run's saltenv/pillarenv in
     /// the opts and the run's pillar (moved in; [`take_back`] returns it).
-    fn request(m: &Minion, run: &RunOpts, pillar: Map) -> StateRequest {
+    pub(super) fn request(m: &Minion, run: &RunOpts, pillar: Map) -> StateRequest {
         let mut o = m.opts.clone();
         let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
         o.insert("saltenv".into(), opt(&run.saltenv));
@@ -670,7 +739,7 @@ mod render {
     }
 
     /// The pillar back out of a request once rendering is done.
-    fn take_back(req: StateRequest, in_memory: bool) -> RunPillar {
+    pub(super) fn take_back(req: StateRequest, in_memory: bool) -> RunPillar {
         let pillar = match Arc::try_unwrap(req.minion) {
             Ok(md) => md.pillar,
             Err(shared) => shared.pillar.clone(),
