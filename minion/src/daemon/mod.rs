@@ -501,7 +501,11 @@ pub fn main(args: &DaemonArgs) -> i32 {
             return EX_CONFIG;
         }
     };
-    rt.block_on(serve(config, base, args.swarm))
+    let code = rt.block_on(serve(config, base, args.swarm));
+    // A function still running on a blocking thread does not hold the exit
+    // up (its return is lost, as it would be with a crash).
+    rt.shutdown_timeout(Duration::from_millis(500));
+    code
 }
 
 /// Resolve `host:port`, retrying while the name does not resolve.
