@@ -11,6 +11,10 @@
 //! 5. returns: persisted under `cachedir` until the master acknowledges
 //!    them, resent across master restarts ([`returns`]).
 //!
+//! What reads the trees is the master's: the minion's `CompileSource` is
+//! [`remote::Remote`] (pillar compiles, state compiles, Hiera lookups,
+//! `salt://` files through [`fileclient`]); functions run on the minion.
+//!
 //! Every identity shares one ret-port connection ([`link`]) and one
 //! subscription; a swarm ([`swarm`]) is many identities in one process.
 //! Everything runs on one current-thread tokio runtime; execution functions
