@@ -67,7 +67,6 @@ fn refresh_pillar_replaces_the_in_memory_pillar_only_when_asked() {
 }
 
 #[test]
-#[ignore = "needs state.apply on brine-minion (the state runtime on main, then miniond)"]
 fn state_apply_with_another_pillarenv_leaves_the_in_memory_pillar() {
     let conf = MasterConf::new("");
     with_pillar(
