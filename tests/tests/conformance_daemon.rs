@@ -9,12 +9,6 @@
 
 use brine_tests::{bin, bin_dir, cases_dir, conformance};
 
-/// Functions brine-minion does not yet run through the master (state runs
-/// still compile from the minion's own file_roots): run, unchecked, until
-/// the minion sends them as CompileStates. Empty this list then.
-const PENDING_IN_DAEMON_MODE: &[&str] =
-    &["state.apply", "state.sls", "state.highstate", "state.test"];
-
 #[test]
 fn conformance_daemon() {
     for b in ["brine-master", "brine-minion", "brine-key", "brine"] {
@@ -48,14 +42,8 @@ fn conformance_daemon() {
         outcomes.extend(conformance::run_case_daemon_checking(
             d,
             &bin_dir(),
-            |cmd| {
-                conformance::checked(&families, &name, cmd)
-                    && !PENDING_IN_DAEMON_MODE.iter().any(|f| cmd.starts_with(f))
-            },
+            |cmd| conformance::checked(&families, &name, cmd),
         ));
-    }
-    if !PENDING_IN_DAEMON_MODE.is_empty() {
-        println!("not yet checked in daemon mode: {PENDING_IN_DAEMON_MODE:?}");
     }
     let (passed, failed) = conformance::report(&outcomes);
     println!("conformance (daemon): {passed} passed, {failed} failed");
