@@ -11,6 +11,10 @@
 //! 5. returns: persisted under `cachedir` until the master acknowledges
 //!    them, resent across master restarts ([`returns`]).
 //!
+//! What reads the trees is the master's: the minion's `CompileSource` is
+//! [`remote::Remote`] (pillar compiles, state compiles, Hiera lookups,
+//! `salt://` files through [`fileclient`]); functions run on the minion.
+//!
 //! Every identity shares one ret-port connection ([`link`]) and one
 //! subscription; a swarm ([`swarm`]) is many identities in one process.
 //! Everything runs on one current-thread tokio runtime; execution functions
@@ -501,7 +505,11 @@ pub fn main(args: &DaemonArgs) -> i32 {
             return EX_CONFIG;
         }
     };
-    rt.block_on(serve(config, base, args.swarm))
+    let code = rt.block_on(serve(config, base, args.swarm));
+    // A function still running on a blocking thread does not hold the exit
+    // up (its return is lost, as it would be with a crash).
+    rt.shutdown_timeout(Duration::from_millis(500));
+    code
 }
 
 /// Resolve `host:port`, retrying while the name does not resolve.
