@@ -18,13 +18,10 @@ not fit 2 cores), timed the same way with `salt --out quiet -t 60`.
 Prints median/min/max per system. Everything runs on the loopback interface
 and is stopped at the end.
 
-Build: a release build (cargo build --release), or, where release builds are
-not wanted, a debug build whose crypto crates are optimized (unoptimized
-curve25519 dominates a debug run: ~20x slower):
-  cargo build --target-dir target/bench-opt -p brine-master -p brine-minion --bins \
-    $(for p in curve25519-dalek ed25519-dalek x25519-dalek chacha20poly1305 chacha20 \
-      poly1305 sha2 hkdf; do echo --config profile.dev.package.$p.opt-level=3; done)
-  bench/daemon.py --brine target/bench-opt/debug
+Build: the workspace's debug profile optimizes the crypto crates, so a plain
+`cargo build -p brine-master -p brine-minion --bins` is representative
+(unoptimized curve25519 made a debug run ~20x slower); pass
+--brine target/debug.
 
 Measured on the 2-core build machine (brine: debug build, crypto optimized):
   brine  500 minions: median 0.39 s (plain debug build: 8.8 s)
