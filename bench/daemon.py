@@ -24,7 +24,7 @@ Build: the workspace's debug profile optimizes the crypto crates, so a plain
 --brine target/debug.
 
 Measured on the 2-core build machine (brine: debug build, crypto optimized):
-  brine  500 minions: median 0.39 s (plain debug build: 8.8 s)
+  brine  500 minions: median 0.39 s (crypto unoptimized: 8.8 s)
   brine  100 minions: median 0.18 s; 20 minions: 0.03 s
   salt   100 minions: median 18.4 s; 20 minions: 4.6 s (500 salt-minion
          processes do not fit this machine)
