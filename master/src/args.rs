@@ -81,6 +81,19 @@ pub fn yamlify_arg(arg: &str) -> Value {
     }
 }
 
+/// Salt's `split_input`: a list as it is, else the comma-separated parts of
+/// the value's text (`state.sls a,b`, `exclude=x,y`).
+pub fn split_input(v: &Value) -> Vec<String> {
+    match v {
+        Value::List(l) => l.iter().map(Value::to_python_str).collect(),
+        other => other
+            .to_python_str()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

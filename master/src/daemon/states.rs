@@ -4,7 +4,7 @@
 //! run (top → matched SLS rendered → `exclude` → requisites/extend → low
 //! chunks). The answer is sealed to the minion: chunks hold pillar data.
 
-use crate::state::compile::{compile_high_data, prepare_high_for_call};
+use crate::state::compile::compile_high_data;
 use crate::state::render::{self, render_matches};
 use crate::state::top::{self, FileServer, TopError};
 use crate::state::StateRequest;
@@ -117,18 +117,6 @@ fn highstate(req: &StateRequest) -> Result<Map, CompiledStates> {
     Ok(r.high)
 }
 
-/// Salt's `split_input`: a list as is, else the comma-separated parts.
-fn split_input(v: &Value) -> Vec<String> {
-    match v {
-        Value::List(l) => l.iter().map(Value::to_python_str).collect(),
-        other => other
-            .to_python_str()
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .collect(),
-    }
-}
-
 /// Compile what `req` asks for, with `grains` (the minion's cached ones).
 pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> CompiledStates {
     let o = compile_opts(master_opts, req);
@@ -181,28 +169,11 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
             }
         }
     };
-    let mut high = match high {
+    let high = match high {
         Ok(h) => h,
         Err(answer) => return answer,
     };
-    if req.exclude.is_truthy() {
-        let items: Vec<Value> = match &req.exclude {
-            Value::List(l) => l.clone(),
-            other => split_input(other).into_iter().map(Value::Str).collect(),
-        };
-        match high.get_mut("__exclude__") {
-            Some(Value::List(l)) => l.extend(items),
-            _ => {
-                high.insert("__exclude__".into(), Value::List(items));
-            }
-        }
-    }
-    let disabled: Vec<String> = match sreq.opts.get("disabled_requisites") {
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-        Some(Value::Str(s)) => vec![s.clone()],
-        _ => Vec::new(),
-    };
-    let prepared = match prepare_high_for_call(high, &disabled) {
+    let prepared = match crate::state::compile::prepare_run(high, Some(&req.exclude), &sreq.opts) {
         Ok(h) => h,
         Err(e) => return errors(e),
     };

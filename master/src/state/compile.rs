@@ -36,6 +36,7 @@ pub use requisite_in::requisite_in;
 pub use verify::verify_high;
 
 use super::HighData;
+use brine_protocol::Value;
 
 /// Requisites whose lists an `extend` appends to instead of replacing
 /// (Salt's `STATE_REQUISITE_KEYWORDS`).
@@ -73,6 +74,38 @@ pub fn prepare_high_with(
     let (high, req_in_errors) = requisite_in(high, disabled_requisites);
     errors.extend(req_in_errors);
     (apply_exclude(high), errors)
+}
+
+/// The compile of a state run after rendering (state.apply, state.sls,
+/// state.highstate — on the master for a minion, or in `brine-call
+/// --local`): the call's `exclude=` joins `__exclude__`, the
+/// `disabled_requisites` option applies, then [`prepare_high_for_call`].
+pub fn prepare_run(
+    mut high: HighData,
+    exclude: Option<&Value>,
+    opts: &brine_protocol::Map,
+) -> Result<HighData, Vec<String>> {
+    if let Some(ex) = exclude.filter(|v| v.is_truthy()) {
+        let items: Vec<Value> = match ex {
+            Value::List(l) => l.clone(),
+            other => crate::args::split_input(other)
+                .into_iter()
+                .map(Value::Str)
+                .collect(),
+        };
+        match high.get_mut("__exclude__") {
+            Some(Value::List(l)) => l.extend(items),
+            _ => {
+                high.insert("__exclude__".into(), Value::List(items));
+            }
+        }
+    }
+    let disabled: Vec<String> = match opts.get("disabled_requisites") {
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(Value::Str(s)) => vec![s.clone()],
+        _ => Vec::new(),
+    };
+    prepare_high_for_call(high, &disabled)
 }
 
 /// `call_high`'s reconciliation (state.apply, state.sls): like

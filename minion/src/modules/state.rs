@@ -11,6 +11,7 @@
 
 use super::{opt_string, CallError, Params, Return};
 use crate::context::{FreshPillar, Minion};
+use brine_master::args::split_input;
 use brine_master::opts;
 use brine_master::state::{compile, render, StateRequest};
 use brine_master::MinionData;
@@ -297,19 +298,6 @@ fn show_sls(m: &mut Minion, mut p: Params, low: bool) -> Result<Return, CallErro
             retcode: EX_STATE_COMPILER_ERROR,
         },
     })
-}
-
-/// Salt's `split_input`: a list as is, else the text split on commas and
-/// stripped.
-fn split_input(v: &Value) -> Vec<String> {
-    match v {
-        Value::List(l) => l.iter().map(Value::to_python_str).collect(),
-        other => other
-            .to_python_str()
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .collect(),
-    }
 }
 
 /// Salt's `salt.utils.state.check_result` without a highstate to look up

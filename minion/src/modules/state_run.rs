@@ -7,6 +7,7 @@ use super::{CallError, Params, Return};
 use crate::context::{FreshPillar, Minion};
 use crate::state::runtime::{self, RuntimeError};
 use crate::state::StateContext;
+use brine_master::args::split_input;
 use brine_master::opts;
 use brine_protocol::messages::CompiledStates;
 use brine_protocol::{Map, Value};
@@ -298,18 +299,6 @@ fn sls(
     finish_run(m, run, pillar, rendered, exclude)
 }
 
-/// Salt's `split_input`: a list as is, else the comma-separated parts.
-fn split_input(v: &Value) -> Vec<String> {
-    match v {
-        Value::List(l) => l.iter().map(Value::to_python_str).collect(),
-        other => other
-            .to_python_str()
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .collect(),
-    }
-}
-
 /// The render stage's answer for a run.
 enum Rendered {
     /// High data to compile and run.
@@ -328,7 +317,7 @@ fn finish_run(
     rendered: Rendered,
     exclude: Option<Value>,
 ) -> Result<Return, CallError> {
-    let mut high = match rendered {
+    let high = match rendered {
         Rendered::High(h) => h,
         Rendered::Errors(e) => {
             pillar.restore(m);
@@ -339,27 +328,10 @@ fn finish_run(
             return Ok(r);
         }
     };
-    if let Some(ex) = exclude.filter(Value::is_truthy) {
-        let items: Vec<Value> = match ex {
-            Value::List(l) => l,
-            other => split_input(&other).into_iter().map(Value::Str).collect(),
-        };
-        match high.get_mut("__exclude__") {
-            Some(Value::List(l)) => l.extend(items),
-            _ => {
-                high.insert("__exclude__".into(), Value::List(items));
-            }
-        }
-    }
-    let disabled: Vec<String> = match m.opts.get("disabled_requisites") {
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-        Some(Value::Str(s)) => vec![s.clone()],
-        _ => Vec::new(),
-    };
     // Only the onfail handlers are needed from the high data once it is
     // compiled; the compile consumes it so that both are never held whole.
-    let compiled =
-        brine_master::state::compile::prepare_high_for_call(high, &disabled).and_then(|h| {
+    let compiled = brine_master::state::compile::prepare_run(high, exclude.as_ref(), &m.opts)
+        .and_then(|h| {
             let handlers = OnfailHandlers::from_high(&h);
             Ok((
                 brine_master::state::compile::compile_high_data_owned(h)?,

@@ -9,6 +9,7 @@
 use super::file::{fsutil, merge_context, render_template};
 use crate::exec::{self, CommandSpec};
 use crate::state::{StateCall, StateModule, StateReturn};
+use brine_master::args::split_input;
 use brine_protocol::{Map, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -316,18 +317,6 @@ fn parse_env(env: Option<&Value>) -> Vec<(String, String)> {
             out
         }
         _ => Vec::new(),
-    }
-}
-
-/// Salt's `split_input`: a list, or a comma-separated string.
-fn split_input(v: &Value) -> Vec<String> {
-    match v {
-        Value::List(l) => l.iter().map(Value::to_python_str).collect(),
-        v => v
-            .to_python_str()
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .collect(),
     }
 }
 
