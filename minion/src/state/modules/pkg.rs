@@ -64,6 +64,23 @@ pub fn compare_dicts(old: &BTreeMap<String, String>, new: &BTreeMap<String, Stri
     out
 }
 
+/// A reinstalled package changes nothing in the package list, so Salt's
+/// providers add `{old, new}` for each reinstalled name themselves (unless
+/// the comparison already has a new-only entry for it).
+pub fn add_reinstall_changes<'a>(
+    changes: &mut Map,
+    old: &BTreeMap<String, String>,
+    new: &BTreeMap<String, String>,
+    reinstalled: impl IntoIterator<Item = &'a String>,
+) {
+    for name in reinstalled {
+        if !changes.contains_key(name) || old.contains_key(name) {
+            let get = |m: &BTreeMap<String, String>| m.get(name).cloned().unwrap_or_default();
+            changes.insert(name.clone(), old_new(&get(old), &get(new), false));
+        }
+    }
+}
+
 /// `{"old": o, "new": n}` (`new` first when `new_first`, as Salt builds it
 /// for removed keys).
 fn old_new(o: &str, n: &str, new_first: bool) -> Value {

@@ -2,7 +2,8 @@
 //! Salt's `aptpkg` and `dpkg_lowpkg` execution modules run them.
 
 use super::{
-    compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError, PkgList, PkgProvider,
+    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError,
+    PkgList, PkgProvider,
 };
 use crate::exec::CommandResult;
 use crate::state::modules::pkg::version::{self, Scheme};
@@ -532,20 +533,7 @@ impl PkgProvider for Apt {
             }
             let new = stringify(&self.list_pkgs()?.current());
             changes = compare_dicts(&old, &new);
-            for pkgname in to_reinstall.keys() {
-                if !changes.contains_key(pkgname) || old.contains_key(pkgname) {
-                    let mut m = Map::new();
-                    m.insert(
-                        "old".into(),
-                        Value::Str(old.get(pkgname).cloned().unwrap_or_default()),
-                    );
-                    m.insert(
-                        "new".into(),
-                        Value::Str(new.get(pkgname).cloned().unwrap_or_default()),
-                    );
-                    changes.insert(pkgname.clone(), Value::Map(m));
-                }
-            }
+            add_reinstall_changes(&mut changes, &old, &new, to_reinstall.keys());
             if !to_unhold.is_empty() {
                 self.set_selections(&to_unhold, "hold");
             }

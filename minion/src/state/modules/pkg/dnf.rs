@@ -3,7 +3,10 @@
 //! execution module runs them. (No RedHat host is at hand where brine is
 //! built: the parsing is unit-tested, the commands follow Salt's.)
 
-use super::{compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError, PkgProvider};
+use super::{
+    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError,
+    PkgProvider,
+};
 use crate::exec::CommandResult;
 use crate::state::modules::pkg::version::{self, Scheme};
 use crate::state::modules::user::support::{run_argv, which};
@@ -481,20 +484,7 @@ impl PkgProvider for Dnf {
         );
         let new = stringify(&self.list_pkgs()?.installed);
         let mut changes = compare_dicts(&old, &new);
-        for n in &reinstall_names {
-            if !changes.contains_key(n) || old.contains_key(n) {
-                let mut m = Map::new();
-                m.insert(
-                    "old".into(),
-                    Value::Str(old.get(n).cloned().unwrap_or_default()),
-                );
-                m.insert(
-                    "new".into(),
-                    Value::Str(new.get(n).cloned().unwrap_or_default()),
-                );
-                changes.insert(n.clone(), Value::Map(m));
-            }
-        }
+        add_reinstall_changes(&mut changes, &old, &new, &reinstall_names);
         if !errors.is_empty() {
             return Err(PkgError::WithInfo {
                 message: format!(
