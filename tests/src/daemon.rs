@@ -76,18 +76,11 @@ impl MasterConf {
 
     /// Start `brine-master -c CONF`, waiting until its ret port answers.
     pub fn start(&self) -> MasterProc {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.dir.path().join("master.log"))
-            .expect("log file");
-        let child = Command::new(bin("brine-master"))
-            .arg("-c")
-            .arg(self.conf_dir())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start brine-master");
+        let child = spawn_logged(
+            "brine-master",
+            &self.conf_dir(),
+            &self.dir.path().join("master.log"),
+        );
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(self.ret_addr()).is_err() {
             assert!(Instant::now() < deadline, "brine-master did not start");
@@ -439,4 +432,21 @@ impl MasterConf {
     pub fn master_private_key(&self) -> KeyPair {
         brine_protocol::keys::read_private(&self.pki_dir().join("master.key")).expect("master.key")
     }
+}
+
+/// Start `NAME -c CONF` with its stderr appended to `log` (the daemons log
+/// there; tests read it when something fails).
+pub fn spawn_logged(name: &str, conf: &Path, log: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .expect("log file");
+    Command::new(bin(name))
+        .arg("-c")
+        .arg(conf)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {name}: {e}"))
 }

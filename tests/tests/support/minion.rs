@@ -4,10 +4,9 @@
 // Each test file uses a part of this module.
 #![allow(dead_code)]
 
-use brine_tests::bin;
-use brine_tests::daemon::{json_out, MasterConf};
+use brine_tests::daemon::{json_out, spawn_logged, MasterConf};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 pub struct MinionConf {
@@ -58,18 +57,11 @@ impl MinionConf {
 
     /// Start `brine-minion -c CONF` (log in the folder).
     pub fn start(&self) -> MinionProc {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.dir.path().join("minion.log"))
-            .expect("log file");
-        let child = Command::new(bin("brine-minion"))
-            .arg("-c")
-            .arg(self.conf_dir())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start brine-minion");
+        let child = spawn_logged(
+            "brine-minion",
+            &self.conf_dir(),
+            &self.dir.path().join("minion.log"),
+        );
         MinionProc { child: Some(child) }
     }
 }
