@@ -1,28 +1,13 @@
-//! brine-master's library: everything that turns trees of SLS files into data.
+//! brine-master's library: the master daemon, its key store and job cache,
+//! and what the master-side command-line tools (`brine`, `brine-key`,
+//! `brine-run`) share.
 //!
-//! The pipeline, in the order data flows:
-//! - [`opts`]: Salt's configuration (defaults + config file) as `opts`.
-//! - [`render`]: one SLS/config file → data (`#!jinja|yaml` and friends).
-//! - [`matcher`]: does a target expression match a minion (top files, `match.*`).
-//! - [`pillar`]: top files + SLS + ext_pillars → one minion's pillar.
-//! - [`state`]: top files + SLS → high data → low chunks.
-//! - [`daemon`]: brine-master itself (sockets, auth, serving, jobs).
-//! - [`args`], [`output`]: Salt's command-line arguments and outputters,
-//!   shared by `brine-call` (minion crate), `brine` and `brine-run`.
+//! - [`daemon`]: brine-master itself, transport → auth → dispatch, and what
+//!   it serves (pillar, state compiles, files, publications, returns).
+//! - [`keys`]: the pki dir: accepted, pending, rejected and denied minion keys
+//!   (Salt's `salt-key`).
 //!
-//! `brine-call --local` and the master daemon both call into this crate; the
-//! compile pipeline lives here and nowhere else.
+//! Compiling is `brine_compile`'s job; the master only calls it.
 
-pub mod args;
 pub mod daemon;
 pub mod keys;
-pub mod matcher;
-pub mod minion_data;
-pub mod opts;
-pub mod output;
-pub mod pillar;
-pub mod render;
-pub mod roots;
-pub mod state;
-
-pub use minion_data::MinionData;

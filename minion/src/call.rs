@@ -1,9 +1,10 @@
 //! `brine-call`: salt-call's command line. `--local` (or `file_client:
 //! local`) runs the function in this process against the local trees.
 
-use crate::args::parse_input;
-use crate::context::Minion;
-use crate::{modules, output};
+use brine_core::args::parse_input;
+use brine_core::output;
+use brine_runtime::context::Minion;
+use brine_runtime::modules;
 use std::path::PathBuf;
 
 /// The parsed command line.
@@ -87,7 +88,7 @@ pub fn run(cli: &Cli) -> i32 {
         tracing::warn!("{w}");
     }
     let file_client_local =
-        brine_master::opts::get_str(&minion.opts, "file_client") == Some("local");
+        brine_compile::opts::get_str(&minion.opts, "file_client") == Some("local");
     if !cli.local && !file_client_local {
         eprintln!(
             "Error: brine-call without --local needs a master; this build only runs masterless \

@@ -1,19 +1,12 @@
-//! brine-minion's library: grains, execution functions, outputters, and the
-//! `brine-call` front end.
+//! brine-minion's library: the minion daemon and the `brine-call` front end.
 //!
-//! Pipeline of a call: [`args`] (command line → args/kwargs) →
-//! [`context`] (opts, grains, in-memory pillar) → [`modules`] (the
-//! execution function) → [`output`] (the return, printed).
+//! - [`call`]: `brine-call` (salt-call): command line → [`brine_runtime`]
+//!   → outputter.
+//! - [`daemon`]: brine-minion: authentication, the in-memory pillar,
+//!   publications run through `brine_runtime`, returns queued until the
+//!   master acknowledges them, and the remote compile source and file client.
+//! - [`logging`]: log files as Salt's minion writes them.
 
-/// Command-line arguments as Salt reads them; shared with the `brine` CLI.
-pub use brine_master::args;
 pub mod call;
-pub mod context;
 pub mod daemon;
-pub mod exec;
-pub mod grains;
 pub mod logging;
-pub mod modules;
-/// Salt's outputters; shared with the `brine` CLI and `brine-run`.
-pub use brine_master::output;
-pub mod state;

@@ -32,6 +32,6 @@ pub fn init(cli_level: Option<&str>, confdir: &Path) {
 /// reported properly once the config is loaded for real.
 fn config_level(confdir: &Path) -> Option<String> {
     let text = std::fs::read_to_string(confdir.join("minion")).ok()?;
-    let data = brine_master::render::yaml::load(&text).ok()?;
+    let data = brine_core::yaml::load(&text).ok()?;
     data.get("log_level").map(|v| v.to_python_str())
 }

@@ -1,7 +1,7 @@
-//! brine's shared language: the Salt value model, and the messages master,
-//! minions and the CLI exchange, with their cryptography and transport.
+//! brine's wire: the messages master, minions and the CLI exchange, with
+//! their cryptography, key files and transport. Salt's values themselves are
+//! `brine_core`'s.
 //!
-//! - [`value`]: Salt's data model ([`Value`], [`Map`]).
 //! - [`messages`]: the msgpack messages ([`messages::Request`],
 //!   [`messages::Reply`], [`messages::Publication`]), size/version/depth
 //!   limits, [`messages::sign_frame`] / [`messages::read_frame`].
@@ -44,8 +44,4 @@
 pub mod crypto;
 pub mod keys;
 pub mod messages;
-pub mod py;
 pub mod transport;
-pub mod value;
-
-pub use value::{Map, Value};

@@ -20,7 +20,10 @@
 //! Wire shape of a tagged body: `{"type": "<snake_case name>", "body": {...}}`.
 
 use crate::crypto::{self, CryptoError, KeyPair, Nonce, PublicKeys, Sealed, Signed};
-use crate::{Map, Value};
+pub use brine_compile::request::{
+    CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
+};
+use brine_core::{Map, Value};
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -298,22 +301,6 @@ pub enum RequestBody {
     HieraLookup(HieraLookup),
 }
 
-/// `hiera.lookup KEY [merge=]` on a minion whose hierarchies
-/// (`hiera_config`, `pillar_roots`) are the master's. The `default=` of the
-/// call stays on the minion: it applies when the answer is
-/// [`HieraResult::NotFound`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HieraLookup {
-    pub id: String,
-    pub key: String,
-    /// `merge=`: Null, a strategy name, or `{strategy: ...}`.
-    pub merge: Value,
-    /// The minion's `pillarenv` (environment layer).
-    pub pillarenv: Option<String>,
-    /// The minion's in-memory pillar (interpolation scope).
-    pub pillar: Map,
-}
-
 /// A minion request body sealed to the master's X25519 key with
 /// [`aad::sealed_request`]; the plaintext is a msgpack [`RequestBody`] whose
 /// `id` must be this `id` (the master refuses nested `Sealed` bodies and
@@ -334,57 +321,6 @@ impl SealedRequest {
             &aad::sealed_request(&self.id, request_nonce),
         )
     }
-}
-
-/// `state.apply`/`state.highstate`/`state.sls`: compile the run's states
-/// on the master. The minion decides which pillar the run sees (its
-/// in-memory pillar, or a fresh one for `pillarenv=`/`pillar=`) and sends
-/// it; the master renders the top file and SLS with it and the minion's
-/// cached grains, and answers a [`StateReply`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompileStates {
-    pub id: String,
-    /// `None`: the highstate (top files); `Some`: these SLS of `saltenv`.
-    pub mods: Option<Vec<String>>,
-    /// The run's `saltenv` (call argument, else the minion's option).
-    pub saltenv: Option<String>,
-    /// The run's `pillarenv`, for templates.
-    pub pillarenv: Option<String>,
-    /// `exclude=` as given: Null, a list, or a comma-separated string.
-    pub exclude: Value,
-    /// The run's test mode, for templates (`opts['test']`).
-    pub test: bool,
-    /// The minion's options (top merging, `env_order`, `state_top`,
-    /// `renderer`, `disabled_requisites`...). The master's own fileserver,
-    /// pillar and nodegroup options replace the matching keys.
-    pub opts: Map,
-    /// The pillar the run sees.
-    pub pillar: Map,
-    /// How far to go (default: low chunks ready to run).
-    #[serde(default)]
-    pub stage: CompileStage,
-}
-
-/// What a [`CompileStates`] asks the master for. The master does the part
-/// that reads the file server (top files, SLS rendering); the `show_*`
-/// functions finish on the minion with the pure steps of
-/// `brine_master::state::compile`, exactly as `brine-call --local` does.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompileStage {
-    /// `state.apply`/`highstate`/`sls`: [`CompiledStates::Chunks`] (or
-    /// `Errors`/`Answer`).
-    #[default]
-    Run,
-    /// `state.show_top`: [`CompiledStates::Top`].
-    Top,
-    /// `state.show_highstate` (mods `None`) / `state.show_sls` and
-    /// `show_low_sls` (mods given): [`CompiledStates::Rendered`], the high
-    /// data as rendered (`extend`, `exclude`, `_in` not applied).
-    Rendered,
-    /// `state.show_lowstate`: [`CompiledStates::Rendered`] of the highstate
-    /// without the top-file verification (Salt's `compile_low_chunks`).
-    RenderedUnverified,
 }
 
 /// A minion introduces itself (Salt's `_auth`). The frame must be signed by
@@ -524,46 +460,11 @@ pub struct HieraReply {
     pub result: Sealed,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", content = "body", rename_all = "snake_case")]
-pub enum HieraResult {
-    Found {
-        value: Value,
-    },
-    /// Found nowhere: the not-found text naming the files searched.
-    NotFound {
-        message: String,
-    },
-    /// A lookup problem (bad hiera.yaml, unparsable data, failed merge).
-    Error {
-        message: String,
-    },
-}
-
 /// The answer to [`CompileStates`]: a [`CompiledStates`] sealed to the
 /// minion with [`aad::states`] (low chunks hold pillar data).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StateReply {
     pub compiled: Sealed,
-}
-
-/// What a state compile gave.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", content = "body", rename_all = "snake_case")]
-pub enum CompiledStates {
-    /// Ready to run: the low chunks in Salt's order, and the high data
-    /// they came from (Salt's `check_result` reads `onfail_stop` in it).
-    Chunks { chunks: Vec<Map>, high: Map },
-    /// Render or compile errors; the function returns them as a list with
-    /// `retcode` (Salt's `EX_STATE_COMPILER_ERROR`, 1).
-    Errors { errors: Vec<String>, retcode: i64 },
-    /// A finished answer without a run (e.g. Salt's "No States" return,
-    /// retcode 2).
-    Answer { ret: Value, retcode: i64 },
-    /// [`CompileStage::Rendered`]: the render stage's high data and errors.
-    Rendered { high: Map, errors: Vec<String> },
-    /// [`CompileStage::Top`]: Salt's `show_top` matches and errors.
-    Top { top: Map, errors: Vec<String> },
 }
 
 /// Where the minion's key stands.

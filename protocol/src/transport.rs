@@ -684,7 +684,7 @@ mod tests {
     use super::*;
     use crate::crypto::{ReplayGuard, Sealed};
     use crate::messages::*;
-    use crate::{Map, Value};
+    use brine_core::{Map, Value};
     use serde_bytes::ByteArray;
 
     fn local0() -> SocketAddr {

@@ -3,8 +3,8 @@
 //! conformance with no Python. A case folder holds `case.yaml` (id, grains, config, commands),
 //! `file_roots/<env>/`, `pillar_roots/<env>/` and `expected/NN.json`.
 
-use brine_master::render::yaml;
-use brine_protocol::{Map, Value};
+use brine_core::yaml;
+use brine_core::{Map, Value};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,13 +4,13 @@
 //! the wire protocol, for what a test needs to drive message by message.
 
 use crate::bin;
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard};
 use brine_protocol::messages::{
     aad, open_data, read_frame, AuthRequest, AuthStatus, ErrorCode, JobReturn, PillarRequest,
     Publication, ReplyBody, Request, RequestBody,
 };
 use brine_protocol::transport::{self, Limits};
-use brine_protocol::{Map, Value};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -2,8 +2,8 @@
 //! protocol message by message (signed requests, sealed returns, verified
 //! publications), and the real CLIs (`brine`, `brine-key`, `brine-run`).
 
+use brine_core::Value;
 use brine_protocol::messages::{AuthStatus, ErrorCode};
-use brine_protocol::Value;
 use brine_tests::daemon::{accept, json_out, write_tree, MasterConf, ScriptedMinion};
 use serde_json::json;
 use std::io::Write;

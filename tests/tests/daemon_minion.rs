@@ -3,13 +3,13 @@
 //! refuse (forged, replayed, stale) — the last played by a stand-in master
 //! that holds the real master's key.
 
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{self, KeyPair};
 use brine_protocol::messages::{
     read_frame, sign_frame, AuthReply, AuthStatus, ErrorCode, ErrorReply, PillarReply, Publication,
     Reply, ReplyBody, Request, RequestBody, PROTOCOL_VERSION,
 };
 use brine_protocol::transport::{self, Limits};
-use brine_protocol::{Map, Value};
 use brine_tests::daemon::{json_out, write_tree, MasterConf};
 use serde_bytes::ByteArray;
 use serde_json::json;

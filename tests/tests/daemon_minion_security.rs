@@ -11,10 +11,10 @@
 #[path = "support/minion.rs"]
 mod minion;
 
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{self, KeyPair};
 use brine_protocol::messages::{sign_frame, Publication, PROTOCOL_VERSION};
 use brine_protocol::transport::{self, Limits};
-use brine_protocol::{Map, Value};
 use brine_tests::daemon::{free_port, MasterConf};
 use minion::{lookup_jid, wait_for_return, MinionConf};
 use std::time::{Duration, Instant};

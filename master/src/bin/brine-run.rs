@@ -2,11 +2,11 @@
 //! for the job cache: `jobs.list_jobs` and `jobs.lookup_jid JID`, read from
 //! the master's SQLite job cache, in Salt's output shapes.
 
-use brine_master::args::parse_input;
+use brine_core::args::parse_input;
+use brine_core::output::{self, OutputOptions};
+use brine_core::{Map, Value};
 use brine_master::daemon::jobs::{format_jid_instance, JobCache};
 use brine_master::daemon::MasterConfig;
-use brine_master::output::{self, OutputOptions};
-use brine_protocol::{Map, Value};
 use std::path::PathBuf;
 
 const USAGE: &str = "usage: brine-run [-c CONFIG_DIR] [--out OUTPUTTER] FUNCTION [ARGUMENTS...]\n\

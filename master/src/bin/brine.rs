@@ -5,12 +5,12 @@
 //! a minion failed or did not return. `--out json` prints one document
 //! `{"ID": RETURN, ...}` once all returns are in. `--async` prints the jid.
 
-use brine_master::args::parse_input;
+use brine_core::args::parse_input;
+use brine_core::output::{self, OutputOptions};
+use brine_core::{Map, Value};
 use brine_master::daemon::client::Client;
 use brine_master::daemon::MasterConfig;
-use brine_master::output::{self, OutputOptions};
 use brine_protocol::messages::MinionReturn;
-use brine_protocol::{Map, Value};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;

@@ -5,11 +5,11 @@
 
 use super::minion_cache::MinionCache;
 use crate::keys::KeyStore;
+use brine_core::Value;
 use brine_protocol::crypto::PublicKeys;
 use brine_protocol::messages::{
     AuthReply, AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody,
 };
-use brine_protocol::Value;
 
 pub fn handle(
     keys: &KeyStore,

@@ -139,11 +139,11 @@ impl Client {
     #[allow(clippy::too_many_arguments)]
     pub async fn publish(
         &mut self,
-        tgt: brine_protocol::Value,
+        tgt: brine_core::Value,
         tgt_type: &str,
         fun: &str,
-        arg: Vec<brine_protocol::Value>,
-        kwarg: brine_protocol::Map,
+        arg: Vec<brine_core::Value>,
+        kwarg: brine_core::Map,
         timeout: u64,
     ) -> Result<PublishReply, ClientError> {
         let body = RequestBody::Publish(CliPublish {

@@ -1,11 +1,58 @@
 //! The master daemon's settings, read once from its `opts` (`CONFDIR/master`
-//! over [`crate::opts::master_defaults`]).
+//! over [`master_defaults`]).
 
-use crate::opts;
+use brine_compile::opts;
+use brine_core::{Map, Value};
 use brine_protocol::transport::Limits;
-use brine_protocol::{Map, Value};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
+
+/// Salt's master defaults for the options brine-master reads. The pillar
+/// and top-file options are the same as a minion's (the master compiles).
+pub fn master_defaults() -> Map {
+    let mut m = Map::new();
+    let s = |v: &str| Value::Str(v.to_string());
+    let roots = |dir: &str| {
+        let mut r = Map::new();
+        r.insert("base".into(), Value::List(vec![s(dir)]));
+        Value::Map(r)
+    };
+    m.insert("interface".into(), s("0.0.0.0"));
+    m.insert("publish_port".into(), Value::Int(4505));
+    m.insert("ret_port".into(), Value::Int(4506));
+    m.insert("root_dir".into(), s("/"));
+    m.insert("pki_dir".into(), s(crate::keys::DEFAULT_PKI_DIR));
+    m.insert("cachedir".into(), s("/var/cache/brine/master"));
+    m.insert("sock_dir".into(), s("/var/run/brine/master"));
+    m.insert("file_roots".into(), roots("/srv/salt"));
+    m.insert("pillar_roots".into(), roots("/srv/pillar"));
+    m.insert("ext_pillar".into(), Value::List(vec![]));
+    m.insert("ext_pillar_first".into(), Value::Bool(false));
+    m.insert("pillar_opts".into(), Value::Bool(false));
+    m.insert("pillar_safe_render_error".into(), Value::Bool(true));
+    m.insert("pillar_source_merging_strategy".into(), s("smart"));
+    m.insert("pillar_merge_lists".into(), Value::Bool(false));
+    m.insert("pillar_includes_override_sls".into(), Value::Bool(false));
+    m.insert("pillarenv".into(), Value::Null);
+    m.insert("pillarenv_from_saltenv".into(), Value::Bool(false));
+    m.insert("ssh_merge_pillar".into(), Value::Bool(true));
+    m.insert("nodegroups".into(), Value::new_map());
+    m.insert("renderer".into(), s("jinja|yaml"));
+    m.insert("state_top".into(), s("top.sls"));
+    m.insert("top_file_merging_strategy".into(), s("merge"));
+    m.insert("env_order".into(), Value::List(vec![]));
+    m.insert("default_top".into(), s("base"));
+    m.insert("auto_accept".into(), Value::Bool(false));
+    m.insert("timeout".into(), Value::Int(5));
+    m.insert("keep_jobs".into(), Value::Int(24));
+    m.insert("worker_threads".into(), Value::Int(5));
+    m.insert(
+        "max_message_size".into(),
+        Value::Int(brine_protocol::messages::MAX_MESSAGE_BYTES as i64),
+    );
+    m.insert("log_level".into(), s("warning"));
+    m
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -61,7 +108,7 @@ impl MasterConfig {
     /// Read `config_dir/master` (missing: Salt's defaults). Returns the
     /// config and the loader's warnings (unknown options).
     pub fn load(config_dir: &Path) -> Result<(MasterConfig, Vec<String>), ConfigError> {
-        let loaded = opts::load(&config_dir.join("master"), opts::master_defaults())?;
+        let loaded = opts::load(&config_dir.join("master"), master_defaults())?;
         Ok((MasterConfig::from_opts(loaded.opts)?, loaded.warnings))
     }
 
@@ -204,11 +251,11 @@ mod tests {
 
     #[test]
     fn bad_values_are_named() {
-        let mut o = crate::opts::master_defaults();
+        let mut o = master_defaults();
         o.insert("ret_port".into(), Value::Int(70000));
         let e = MasterConfig::from_opts(o).unwrap_err().to_string();
         assert!(e.contains("ret_port"), "{e}");
-        let mut o = crate::opts::master_defaults();
+        let mut o = master_defaults();
         o.insert("interface".into(), Value::Str("eth0".into()));
         let e = MasterConfig::from_opts(o).unwrap_err().to_string();
         assert!(e.contains("interface"), "{e}");
@@ -219,5 +266,30 @@ mod tests {
         assert_eq!(tracing_level("quiet"), "off");
         assert_eq!(tracing_level("WARNING"), "warn");
         assert_eq!(tracing_level("garbage"), "trace");
+    }
+
+    #[test]
+    fn master_defaults_are_salts() {
+        let m = master_defaults();
+        assert_eq!(m.get("publish_port"), Some(&Value::Int(4505)));
+        assert_eq!(m.get("ret_port"), Some(&Value::Int(4506)));
+        assert_eq!(opts::get_str(&m, "interface"), Some("0.0.0.0"));
+        assert!(!opts::get_bool(&m, "auto_accept", true));
+        assert_eq!(m.get("timeout"), Some(&Value::Int(5)));
+        assert_eq!(m.get("keep_jobs"), Some(&Value::Int(24)));
+        let td = tempfile::tempdir().unwrap();
+        let path = td.path().join("master");
+        std::fs::write(&path, "root_dir: /tmp/r\nret_port: 1234\n").unwrap();
+        let l = opts::load(&path, master_defaults()).unwrap();
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+        assert_eq!(l.opts.get("ret_port"), Some(&Value::Int(1234)));
+        assert_eq!(
+            opts::get_str(&l.opts, "cachedir"),
+            Some("/tmp/r/var/cache/brine/master")
+        );
+        assert_eq!(
+            opts::get_str(&l.opts, "pki_dir"),
+            Some("/tmp/r/etc/brine/pki/master")
+        );
     }
 }

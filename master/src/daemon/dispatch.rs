@@ -11,12 +11,12 @@ use super::master::Master;
 use super::publisher::{self, PublishError};
 use super::{auth, fileserver, pillar, states};
 use crate::keys::{token_matches, KeyState};
+use brine_core::Value;
 use brine_protocol::crypto::{self, Nonce, PublicKeys};
 use brine_protocol::messages::{
     read_frame, sign_frame, CliPublish, ErrorCode, ErrorReply, GetReturns, MinionReturn,
     PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
 };
-use brine_protocol::Value;
 
 fn error(code: ErrorCode, message: impl Into<String>) -> ReplyBody {
     ReplyBody::Error(ErrorReply {
@@ -350,12 +350,12 @@ fn body_id(body: &RequestBody) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::daemon::MasterConfig;
+    use brine_core::{Map, Value};
     use brine_protocol::crypto::KeyPair;
     use brine_protocol::messages::{
         aad, open_data, AuthRequest, AuthStatus, CompileStates, CompiledStates, JobReturn,
         PillarRequest,
     };
-    use brine_protocol::{Map, Value};
     use serde_json::json;
 
     struct Setup {
@@ -378,7 +378,7 @@ mod tests {
             "t:\n  test.nop:\n    - name: {{ pillar['secret'] }}\n",
         )
         .unwrap();
-        let mut o = crate::opts::master_defaults();
+        let mut o = crate::daemon::config::master_defaults();
         let j = |v: serde_json::Value| Value::from_json(&v);
         o.insert("root_dir".into(), j(json!(td.path().display().to_string())));
         o.insert(
@@ -551,7 +551,7 @@ mod tests {
             pillarenv: None,
             exclude: Value::Null,
             test: false,
-            opts: crate::opts::minion_defaults(),
+            opts: brine_compile::opts::minion_defaults(),
             pillar,
             stage: brine_protocol::messages::CompileStage::Run,
         };

@@ -2,14 +2,14 @@
 //! fileserver backend): a file's hash and size, its bytes in chunks (sealed
 //! to the asking minion), and the list of files under a prefix.
 
-use crate::opts;
-use crate::roots::Roots;
+use brine_compile::opts;
+use brine_compile::roots::Roots;
+use brine_core::Map;
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     aad, seal_data, ErrorCode, ErrorReply, FileQuery, FileReply, FileRequest, ReplyBody,
     MAX_FILE_CHUNK,
 };
-use brine_protocol::Map;
 use std::collections::BTreeSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -180,9 +180,9 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>, stack: &mut Vec<Pat
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brine_core::Value;
     use brine_protocol::crypto::KeyPair;
     use brine_protocol::messages::open_data;
-    use brine_protocol::Value;
 
     fn setup() -> (tempfile::TempDir, Map) {
         let td = tempfile::tempdir().unwrap();

@@ -2,13 +2,13 @@
 //! (`hiera_config`, `pillar_roots`, `file_roots`), looked up with its cached
 //! grains and the pillar it sent; the answer is sealed to it.
 
-use crate::pillar::hiera::Hiera;
-use crate::MinionData;
+use brine_compile::pillar::hiera::Hiera;
+use brine_compile::MinionData;
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     aad, seal_data, ErrorCode, ErrorReply, HieraLookup, HieraReply, HieraResult, ReplyBody,
 };
-use brine_protocol::{Map, Value};
 
 /// The lookup itself.
 pub fn lookup(master_opts: &Map, grains: Value, req: &HieraLookup) -> HieraResult {
@@ -72,7 +72,7 @@ mod tests {
         .unwrap();
         std::fs::write(root.join("data/os/Debian.yaml"), "pkgs: [apt]\n").unwrap();
         std::fs::write(root.join("data/common.yaml"), "pkgs: [vim]\n").unwrap();
-        let mut o = crate::opts::master_defaults();
+        let mut o = crate::daemon::config::master_defaults();
         o.insert(
             "pillar_roots".into(),
             Value::from_json(&json!({"base": [root.display().to_string()]})),

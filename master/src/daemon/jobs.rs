@@ -5,7 +5,7 @@
 //! Values (arguments, targets, returns) are stored as msgpack blobs so they
 //! come back exactly as they were sent.
 
-use brine_protocol::{Map, Value};
+use brine_core::{Map, Value};
 use indexmap::IndexMap;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};

@@ -7,9 +7,9 @@
 //! (msgpack, 0600), so a restarted master can target before minions come
 //! back.
 
-use crate::MinionData;
+use brine_compile::MinionData;
+use brine_core::Value;
 use brine_protocol::keys::validate_id;
-use brine_protocol::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
@@ -221,7 +221,7 @@ impl MinionCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brine_protocol::Map;
+    use brine_core::Map;
 
     #[test]
     fn survives_a_restart_and_skips_junk() {

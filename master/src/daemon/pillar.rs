@@ -8,12 +8,12 @@
 //! (`ssh_merge_pillar`), as `salt-call --local` does in one step.
 
 use super::minion_cache::MinionCache;
-use crate::pillar::{self, PillarRequest as Compile};
+use brine_compile::pillar::{self, PillarRequest as Compile};
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     aad, seal_data, ErrorCode, ErrorReply, PillarReply, PillarRequest, ReplyBody,
 };
-use brine_protocol::{Map, Value};
 
 /// The master's options as a pillar compile for `id` sees them (Salt's
 /// `Pillar.__gen_opts`): `id`, `grains`, and the call's envs.
@@ -132,7 +132,7 @@ mod tests {
             "who: {{ grains['id'] }}-{{ opts['id'] }}\n",
         )
         .unwrap();
-        let mut o = crate::opts::master_defaults();
+        let mut o = crate::daemon::config::master_defaults();
         o.insert(
             "pillar_roots".into(),
             Value::from_json(&serde_json::json!({"base": [pr.display().to_string()]})),

@@ -6,12 +6,12 @@
 use super::jobs::{Job, JobCache};
 use super::minion_cache::MinionCache;
 use crate::keys::{KeyState, KeyStore};
-use crate::matcher;
+use brine_compile::matcher;
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{self, KeyPair};
 use brine_protocol::messages::{
     aad, seal_data, sign_frame, CliPublish, Publication, WireError, PROTOCOL_VERSION,
 };
-use brine_protocol::{Map, Value};
 use indexmap::IndexMap;
 use serde_bytes::ByteArray;
 use std::sync::Mutex;
@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn nodegroups_are_resolved_for_the_minions() {
-        let mut o = crate::opts::master_defaults();
+        let mut o = crate::daemon::config::master_defaults();
         o.insert(
             "nodegroups".into(),
             Value::from_json(&json!({"web": "web* and G@os:Debian", "all": "N@web or db1"})),
@@ -317,7 +317,7 @@ mod tests {
         // Pending minions are never expected.
         keys.authenticate("new1", &KeyPair::generate().unwrap().public(), false)
             .unwrap();
-        let o = crate::opts::master_defaults();
+        let o = crate::daemon::config::master_defaults();
         let exp = |t: &str, tt: &str| expected_minions(&keys, &cache, &o, &t.into(), tt).unwrap();
         assert_eq!(exp("*", "glob"), vec!["db1", "web1", "web2"]);
         assert_eq!(exp("os:Debian", "grain"), vec!["db1", "web1"]);

@@ -4,17 +4,17 @@
 //! run (top → matched SLS rendered → `exclude` → requisites/extend → low
 //! chunks). The answer is sealed to the minion: chunks hold pillar data.
 
-use crate::state::compile::compile_high_data;
-use crate::state::render::{self, render_matches};
-use crate::state::top::{self, FileServer, TopError};
-use crate::state::StateRequest;
-use crate::MinionData;
+use brine_compile::state::compile::compile_high_data;
+use brine_compile::state::render::{self, render_matches};
+use brine_compile::state::top::{self, FileServer, TopError};
+use brine_compile::state::StateRequest;
+use brine_compile::MinionData;
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     aad, seal_data, CompileStage, CompileStates, CompiledStates, ErrorCode, ErrorReply, ReplyBody,
     StateReply,
 };
-use brine_protocol::{Map, Value};
 use std::sync::Arc;
 
 /// Salt's `EX_STATE_COMPILER_ERROR`.
@@ -173,10 +173,11 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
         Ok(h) => h,
         Err(answer) => return answer,
     };
-    let prepared = match crate::state::compile::prepare_run(high, Some(&req.exclude), &sreq.opts) {
-        Ok(h) => h,
-        Err(e) => return errors(e),
-    };
+    let prepared =
+        match brine_compile::state::compile::prepare_run(high, Some(&req.exclude), &sreq.opts) {
+            Ok(h) => h,
+            Err(e) => return errors(e),
+        };
     match compile_high_data(&prepared) {
         Ok(chunks) => CompiledStates::Chunks {
             chunks,
@@ -228,7 +229,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(base.join("bad.sls"), "x: [\n").unwrap();
-        let mut o = crate::opts::master_defaults();
+        let mut o = crate::daemon::config::master_defaults();
         o.insert(
             "file_roots".into(),
             Value::from_json(&json!({"base": [base.display().to_string()]})),
@@ -239,7 +240,7 @@ mod tests {
     fn request(mods: Option<Vec<String>>) -> CompileStates {
         let mut pillar = Map::new();
         pillar.insert("who".into(), "alice".into());
-        let mut minion_opts = crate::opts::minion_defaults();
+        let mut minion_opts = brine_compile::opts::minion_defaults();
         // The minion's file_roots are not the master's: replaced.
         minion_opts.insert(
             "file_roots".into(),

@@ -7,9 +7,9 @@
 //! is reported on stderr and the exit code is 1.
 
 use super::{sort_ignorecase, KeyState, KeyStore, DEFAULT_PKI_DIR};
-use crate::matcher::glob::fnmatch;
-use crate::opts;
-use brine_protocol::{Map, Value};
+use brine_compile::matcher::glob::fnmatch;
+use brine_compile::opts;
+use brine_core::{Map, Value};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 

@@ -3,11 +3,11 @@
 //! acceptance and refuse a changed one.
 
 use super::{keys, pillar, returns, Identity, Shared, Standing, EX_MASTER_KEY, EX_NOPERM};
+use brine_core::Value;
 use brine_protocol::crypto::PublicKeys;
 use brine_protocol::messages::{
     AuthRequest, AuthStatus, ErrorCode, ReplyBody, Request, RequestBody,
 };
-use brine_protocol::Value;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;

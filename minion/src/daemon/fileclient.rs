@@ -4,11 +4,11 @@
 //! hash, and cached under `cachedir/files/<saltenv>/<path>`.
 
 use super::{MasterClient, RequestError};
-use crate::state::fileclient::{parse_salt_url, FileClient, FileClientError};
-use crate::state::modules::file::fsutil::normpath;
 use brine_protocol::messages::{
     aad, open_data, FileQuery, FileReply, FileRequest, ReplyBody, RequestBody, DEFAULT_FILE_CHUNK,
 };
+use brine_runtime::state::fileclient::{parse_salt_url, FileClient, FileClientError};
+use brine_runtime::state::modules::file::fsutil::normpath;
 use sha2::{Digest, Sha256};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

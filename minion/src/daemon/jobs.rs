@@ -5,15 +5,15 @@
 //! replayed is logged and dropped; the subscription carries on.
 
 use super::{pillar, returns, Identity, Shared, Standing};
-use crate::args::CallArgs;
-use crate::context::Minion;
-use crate::modules::{self, CallError, Return};
-use brine_master::matcher;
-use brine_master::MinionData;
+use brine_compile::matcher;
+use brine_compile::MinionData;
+use brine_core::args::CallArgs;
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayError, ReplayGuard};
 use brine_protocol::messages::{aad, open_data, read_frame, JobReturn, Publication, WireError};
 use brine_protocol::transport::{self, TransportError};
-use brine_protocol::{Map, Value};
+use brine_runtime::context::Minion;
+use brine_runtime::modules::{self, CallError, Return};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;

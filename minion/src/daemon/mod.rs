@@ -32,12 +32,12 @@ pub mod swarm;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-use crate::context::{CompileSource, Minion};
-use brine_master::opts::{self, OptsError};
+use brine_compile::opts::{self, OptsError};
+use brine_core::Value;
 use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard};
 use brine_protocol::messages::{ErrorCode, ReplyBody, Request, RequestBody, WireError};
 use brine_protocol::transport::Limits;
-use brine_protocol::Value;
+use brine_runtime::context::{CompileSource, Minion};
 use link::{Link, LinkError};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -362,7 +362,7 @@ pub struct Identity {
     pub standing: watch::Sender<Standing>,
     pub returns: returns::ReturnQueue,
     /// Jobs running now (Salt's proc files): `saltutil.find_job` data.
-    pub running: Mutex<indexmap::IndexMap<String, brine_protocol::Map>>,
+    pub running: Mutex<indexmap::IndexMap<String, brine_core::Map>>,
 }
 
 impl Identity {
@@ -378,7 +378,7 @@ impl Identity {
     }
 
     /// Replace the in-memory pillar.
-    pub fn set_pillar(&self, pillar: brine_protocol::Map) {
+    pub fn set_pillar(&self, pillar: brine_core::Map) {
         let mut g = match self.minion.write() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),

@@ -3,9 +3,9 @@
 //! the like; refetched and swapped by `saltutil.refresh_pillar`.
 
 use super::{Identity, MasterClient, RequestError, Shared};
-use crate::context::FreshPillar;
+use brine_core::{Map, Value};
 use brine_protocol::messages::{aad, open_data, ErrorCode, PillarRequest, ReplyBody, RequestBody};
-use brine_protocol::{Map, Value};
+use brine_runtime::context::FreshPillar;
 use std::time::Duration;
 
 /// A pillar compile on the master may take a while on a big tree.

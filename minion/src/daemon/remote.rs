@@ -5,12 +5,12 @@
 
 use super::fileclient::RemoteFileClient;
 use super::{pillar, MasterClient, RequestError};
-use crate::context::{FreshPillar, RemoteMaster};
-use crate::state::fileclient::FileClient;
+use brine_core::Map;
 use brine_protocol::messages::{
     aad, open_data, CompileStates, CompiledStates, HieraLookup, HieraResult, ReplyBody, RequestBody,
 };
-use brine_protocol::Map;
+use brine_runtime::context::{FreshPillar, RemoteMaster};
+use brine_runtime::state::fileclient::FileClient;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,8 +4,8 @@
 //! is — across master restarts and minion restarts.
 
 use super::{Identity, MasterClient, RequestError};
+use brine_core::Value;
 use brine_protocol::messages::{ErrorCode, JobReturn, ReplyBody, RequestBody, MAX_MESSAGE_BYTES};
-use brine_protocol::Value;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -443,7 +443,7 @@ mod tests {
         let fake = FakeMaster::start(acking(accepting.clone(), stored.clone())).await;
         let link = Link::start(fake.addr, Default::default());
         let td = tempfile::tempdir().unwrap();
-        let base = crate::context::Minion {
+        let base = brine_runtime::context::Minion {
             id: "web1".into(),
             opts: Default::default(),
             grains: Default::default(),

@@ -7,7 +7,7 @@
 
 use super::link::Link;
 use super::{make_identity, DaemonConfig, DaemonError, Identity};
-use crate::context::Minion;
+use brine_runtime::context::Minion;
 use std::sync::Arc;
 
 /// The id of swarm member `n`.

@@ -1,0 +1,26 @@
+//! Salt's compile pipeline: trees of SLS files in, data out.
+//!
+//! This is the one place brine turns `pillar_roots` and `file_roots` into a
+//! minion's pillar and low chunks. `brine-master` calls it for its minions;
+//! `brine-call --local` calls it for itself. The pipeline, in the order data
+//! flows:
+//! - [`opts`]: Salt's configuration (defaults + config file) as `opts`.
+//! - [`roots`]: finding SLS files in `file_roots`/`pillar_roots`.
+//! - [`render`]: one SLS/config file → data (`#!jinja|yaml` and friends).
+//! - [`matcher`]: does a target expression match a minion (top files, `match.*`).
+//! - [`pillar`]: top files + SLS + ext_pillars → one minion's pillar.
+//! - [`state`]: top files + SLS → high data → low chunks.
+//! - [`request`]: what a minion asks a remote compile for, and the answers.
+//!
+//! It knows nothing of sockets, keys or running states.
+
+pub mod matcher;
+pub mod minion_data;
+pub mod opts;
+pub mod pillar;
+pub mod render;
+pub mod request;
+pub mod roots;
+pub mod state;
+
+pub use minion_data::MinionData;

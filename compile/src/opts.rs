@@ -1,0 +1,333 @@
+//! Salt's configuration as `opts`: defaults, then the config file, with each
+//! known key's type checked. The result stays a plain map because templates
+//! see it whole as `opts`; typed accessors read from it.
+
+use brine_core::yaml;
+use brine_core::{Map, Value};
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum OptsError {
+    #[error("{path}: cannot read config: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: invalid YAML: {source}")]
+    Yaml {
+        path: PathBuf,
+        source: yaml::YamlError,
+    },
+    #[error("{path}: the config must be a mapping of option: value, found {found}")]
+    NotAMap { path: PathBuf, found: &'static str },
+    #[error("{path}: option '{key}' must be {expected}, found {found}")]
+    WrongType {
+        path: PathBuf,
+        key: String,
+        expected: &'static str,
+        found: String,
+    },
+}
+
+/// The kinds of value an option may take.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Str,
+    OptStr,
+    Bool,
+    Int,
+    Map,
+    List,
+    /// `{env: [dir, ...]}`
+    Roots,
+    /// A string or a list of strings (`master`).
+    StrOrList,
+}
+
+impl Kind {
+    fn describe(self) -> &'static str {
+        match self {
+            Kind::Str => "a string",
+            Kind::OptStr => "a string or null",
+            Kind::Bool => "a boolean (True/False)",
+            Kind::Int => "an integer",
+            Kind::Map => "a mapping",
+            Kind::List => "a list",
+            Kind::Roots => "a mapping of environment: [directories]",
+            Kind::StrOrList => "a string or a list of strings",
+        }
+    }
+
+    fn accepts(self, v: &Value) -> bool {
+        match (self, v) {
+            (Kind::Str, Value::Str(_)) => true,
+            (Kind::OptStr, Value::Str(_) | Value::Null) => true,
+            (Kind::Bool, Value::Bool(_)) => true,
+            (Kind::Int, Value::Int(_)) => true,
+            (Kind::Map, Value::Map(_) | Value::Null) => true,
+            (Kind::List, Value::List(_) | Value::Null) => true,
+            (Kind::Roots, Value::Map(m)) => m.values().all(|dirs| {
+                dirs.as_list()
+                    .is_some_and(|l| l.iter().all(|d| matches!(d, Value::Str(_))))
+            }),
+            (Kind::StrOrList, Value::Str(_)) => true,
+            (Kind::StrOrList, Value::List(l)) => l.iter().all(|d| matches!(d, Value::Str(_))),
+            _ => false,
+        }
+    }
+}
+
+/// Known options and their kinds. Keys not listed here are kept (templates
+/// may read them through `opts`) but warned about.
+const KNOWN: &[(&str, Kind)] = &[
+    ("id", Kind::Str),
+    ("root_dir", Kind::Str),
+    ("cachedir", Kind::Str),
+    ("pki_dir", Kind::Str),
+    ("sock_dir", Kind::Str),
+    ("log_file", Kind::Str),
+    ("file_client", Kind::Str),
+    ("file_roots", Kind::Roots),
+    ("pillar_roots", Kind::Roots),
+    ("grains", Kind::Map),
+    ("saltenv", Kind::OptStr),
+    ("pillarenv", Kind::OptStr),
+    ("pillarenv_from_saltenv", Kind::Bool),
+    ("ext_pillar", Kind::List),
+    ("ext_pillar_first", Kind::Bool),
+    ("pillar_opts", Kind::Bool),
+    ("pillar_safe_render_error", Kind::Bool),
+    ("pillar_source_merging_strategy", Kind::Str),
+    ("pillar_merge_lists", Kind::Bool),
+    ("pillar_includes_override_sls", Kind::Bool),
+    ("ssh_merge_pillar", Kind::Bool),
+    ("nodegroups", Kind::Map),
+    ("log_level", Kind::Str),
+    ("log_level_logfile", Kind::Str),
+    ("renderer", Kind::Str),
+    ("state_top", Kind::Str),
+    ("state_top_saltenv", Kind::OptStr),
+    ("top_file_merging_strategy", Kind::Str),
+    ("env_order", Kind::List),
+    ("default_top", Kind::Str),
+    ("hiera_config", Kind::Str),
+    ("failhard", Kind::Bool),
+    ("test", Kind::Bool),
+    ("state_output", Kind::Str),
+    ("state_verbose", Kind::Bool),
+    ("master", Kind::StrOrList),
+    ("master_port", Kind::Int),
+    ("publish_port", Kind::Int),
+    ("ret_port", Kind::Int),
+    ("interface", Kind::Str),
+    ("master_finger", Kind::Str),
+    ("acceptance_wait_time", Kind::Int),
+    ("auto_accept", Kind::Bool),
+    ("timeout", Kind::Int),
+    ("keep_jobs", Kind::Int),
+    ("user", Kind::Str),
+    ("color", Kind::Bool),
+    ("worker_threads", Kind::Int),
+    // brine's own: the largest request/publication frame a daemon accepts
+    // (bytes); larger frames are cut by the transport guard.
+    ("max_message_size", Kind::Int),
+];
+
+/// Salt's minion defaults for the options brine reads.
+pub fn minion_defaults() -> Map {
+    let mut m = Map::new();
+    let s = |v: &str| Value::Str(v.to_string());
+    let roots = |dir: &str| {
+        let mut r = Map::new();
+        r.insert("base".into(), Value::List(vec![s(dir)]));
+        Value::Map(r)
+    };
+    m.insert("root_dir".into(), s("/"));
+    m.insert("cachedir".into(), s("/var/cache/brine/minion"));
+    m.insert("pki_dir".into(), s("/etc/brine/pki/minion"));
+    m.insert("file_client".into(), s("remote"));
+    m.insert("file_roots".into(), roots("/srv/salt"));
+    m.insert("pillar_roots".into(), roots("/srv/pillar"));
+    m.insert("grains".into(), Value::new_map());
+    m.insert("saltenv".into(), Value::Null);
+    m.insert("pillarenv".into(), Value::Null);
+    m.insert("pillarenv_from_saltenv".into(), Value::Bool(false));
+    m.insert("ext_pillar".into(), Value::List(vec![]));
+    m.insert("ext_pillar_first".into(), Value::Bool(false));
+    m.insert("pillar_opts".into(), Value::Bool(false));
+    m.insert("pillar_safe_render_error".into(), Value::Bool(true));
+    m.insert("pillar_source_merging_strategy".into(), s("smart"));
+    m.insert("pillar_merge_lists".into(), Value::Bool(false));
+    m.insert("pillar_includes_override_sls".into(), Value::Bool(false));
+    // A minion merges its in-memory pillar under a freshly compiled one.
+    m.insert("ssh_merge_pillar".into(), Value::Bool(true));
+    m.insert("nodegroups".into(), Value::new_map());
+    m.insert("log_level".into(), s("warning"));
+    m.insert("renderer".into(), s("jinja|yaml"));
+    m.insert("state_top".into(), s("top.sls"));
+    m.insert("state_top_saltenv".into(), Value::Null);
+    m.insert("top_file_merging_strategy".into(), s("merge"));
+    m.insert("env_order".into(), Value::List(vec![]));
+    m.insert("default_top".into(), s("base"));
+    m.insert("failhard".into(), Value::Bool(false));
+    m.insert("test".into(), Value::Bool(false));
+    m.insert("master".into(), s("salt"));
+    m.insert("master_port".into(), Value::Int(4506));
+    m.insert("publish_port".into(), Value::Int(4505));
+    m.insert("acceptance_wait_time".into(), Value::Int(10));
+    m
+}
+
+/// A loaded configuration and the warnings it produced (unknown keys).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub opts: Map,
+    pub warnings: Vec<String>,
+}
+
+/// Read `path` over `defaults`. A missing file gives the defaults (as Salt
+/// does); a malformed file or a wrongly typed known key is an error.
+pub fn load(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Loaded {
+                opts: finish(defaults),
+                warnings: vec![format!(
+                    "{}: no such config file, using defaults",
+                    path.display()
+                )],
+            })
+        }
+        Err(source) => {
+            return Err(OptsError::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let data = yaml::load(&text).map_err(|source| OptsError::Yaml {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file = match data {
+        Value::Map(m) => m,
+        Value::Null => Map::new(),
+        other => {
+            return Err(OptsError::NotAMap {
+                path: path.to_path_buf(),
+                found: other.type_name(),
+            })
+        }
+    };
+    let mut opts = defaults;
+    let mut warnings = Vec::new();
+    for (key, val) in file {
+        match KNOWN.iter().find(|(k, _)| *k == key) {
+            Some((_, kind)) if !kind.accepts(&val) => {
+                return Err(OptsError::WrongType {
+                    path: path.to_path_buf(),
+                    key,
+                    expected: kind.describe(),
+                    found: format!("{} {}", val.type_name(), val.to_python_repr()),
+                })
+            }
+            Some(_) => {}
+            None => warnings.push(format!(
+                "{}: unknown option '{key}' (kept, but brine does not use it)",
+                path.display()
+            )),
+        }
+        opts.insert(key, val);
+    }
+    Ok(Loaded {
+        opts: finish(opts),
+        warnings,
+    })
+}
+
+/// Normalize what Salt normalizes after loading: `null` maps and lists
+/// become empty, and paths under `root_dir` get it prepended.
+fn finish(mut opts: Map) -> Map {
+    for key in ["grains", "nodegroups"] {
+        if matches!(opts.get(key), Some(Value::Null)) {
+            opts.insert(key.into(), Value::new_map());
+        }
+    }
+    for key in ["ext_pillar", "env_order"] {
+        if matches!(opts.get(key), Some(Value::Null)) {
+            opts.insert(key.into(), Value::List(vec![]));
+        }
+    }
+    let root = opts
+        .get("root_dir")
+        .and_then(Value::as_str)
+        .unwrap_or("/")
+        .to_string();
+    if root != "/" {
+        for key in ["cachedir", "pki_dir", "sock_dir", "log_file"] {
+            if let Some(Value::Str(p)) = opts.get(key) {
+                if p.starts_with('/') && !p.starts_with(&root) {
+                    let joined = Path::new(&root).join(p.trim_start_matches('/'));
+                    opts.insert(key.into(), Value::Str(joined.display().to_string()));
+                }
+            }
+        }
+    }
+    opts
+}
+
+/// `file_roots` / `pillar_roots` as environment → directories, in config order.
+pub fn roots(opts: &Map, key: &str) -> IndexMap<String, Vec<PathBuf>> {
+    let mut out = IndexMap::new();
+    if let Some(Value::Map(m)) = opts.get(key) {
+        for (env, dirs) in m {
+            let dirs = dirs
+                .as_list()
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .collect();
+            out.insert(env.clone(), dirs);
+        }
+    }
+    out
+}
+
+/// A string option, `None` when unset or null.
+pub fn get_str<'a>(opts: &'a Map, key: &str) -> Option<&'a str> {
+    opts.get(key).and_then(Value::as_str)
+}
+
+/// A boolean option with Python truthiness, `default` when unset.
+pub fn get_bool(opts: &Map, key: &str, default: bool) -> bool {
+    opts.get(key).map(Value::is_truthy).unwrap_or(default)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_accept_what_salt_accepts() {
+        let roots = Value::from_json(&serde_json::json!({"base": ["/srv"]}));
+        assert!(Kind::Roots.accepts(&roots));
+        let bad = Value::from_json(&serde_json::json!({"base": "/srv"}));
+        assert!(!Kind::Roots.accepts(&bad));
+        assert!(Kind::OptStr.accepts(&Value::Null));
+        assert!(!Kind::Bool.accepts(&Value::Str("yes".into())));
+    }
+
+    #[test]
+    fn root_dir_is_prepended() {
+        let mut m = minion_defaults();
+        m.insert("root_dir".into(), Value::Str("/tmp/r".into()));
+        let m = finish(m);
+        assert_eq!(
+            get_str(&m, "cachedir"),
+            Some("/tmp/r/var/cache/brine/minion")
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! Pillar compilation, in Salt's order: top files (all environments, or the
+//! `pillarenv` one) → matched SLS rendered and merged → ext_pillars →
+//! `pillar_opts` → the in-memory pillar under it (a minion's
+//! `ssh_merge_pillar`) → `_errors` → the `pillar=` override on top.
+//!
+//! Errors never abort the compile: each is reported under `_errors` the way
+//! Salt words it, and every other key still compiles.
+
+pub mod hiera;
+pub mod merge;
+mod sls;
+pub mod stack;
+pub mod top;
+
+use crate::opts;
+use crate::roots::{fnmatch_filter, has_glob, Roots};
+use crate::MinionData;
+use brine_core::{Map, Value};
+use merge::{merge, MergeStrategy};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What to compile a pillar for.
+#[derive(Debug, Clone, Default)]
+pub struct PillarRequest {
+    /// The configuration that drives the compile (`pillar_roots`,
+    /// `ext_pillar`, merging options...): the master's, or the minion's in
+    /// masterless mode.
+    pub opts: Map,
+    pub minion_id: String,
+    pub grains: Value,
+    /// `pillarenv=` given with the call; falls back to `opts['pillarenv']`.
+    pub pillarenv: Option<String>,
+    pub saltenv: Option<String>,
+    /// `pillar=` given with the call.
+    pub pillar_override: Option<Value>,
+    /// The pillar the minion already holds in memory, if any: templates see
+    /// it as `pillar`, and with `ssh_merge_pillar` it lies under the result.
+    pub known_pillar: Option<Map>,
+}
+
+/// The compile state shared by the steps (Salt's `Pillar` object).
+pub(crate) struct Compiler<'a> {
+    roots: Roots,
+    minion: Arc<MinionData>,
+    pillarenv: Option<String>,
+    strategy: MergeStrategy,
+    merge_lists: bool,
+    safe_render_error: bool,
+    includes_override_sls: bool,
+    /// SLS named in top entries with `ignore_missing: True`, per environment.
+    ignored: HashMap<String, Vec<String>>,
+    opts: &'a Map,
+    override_map: Option<Value>,
+}
+
+/// Compile the pillar described by `req`. Never fails: problems are listed
+/// under the `_errors` key, as Salt does.
+pub fn compile(req: &PillarRequest) -> Map {
+    let o = &req.opts;
+    let pillarenv = req
+        .pillarenv
+        .clone()
+        .or_else(|| opts::get_str(o, "pillarenv").map(str::to_string));
+    let strategy: MergeStrategy = opts::get_str(o, "pillar_source_merging_strategy")
+        .unwrap_or("smart")
+        .parse()
+        .unwrap_or_default();
+    let merge_lists = opts::get_bool(o, "pillar_merge_lists", false);
+
+    let mut override_map = match &req.pillar_override {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Map(m)) => m.clone(),
+        Some(other) => {
+            tracing::error!(
+                "Pillar data must be a dictionary, got {}",
+                other.type_name()
+            );
+            Map::new()
+        }
+    };
+
+    let minion = Arc::new(MinionData {
+        id: req.minion_id.clone(),
+        grains: req.grains.clone(),
+        pillar: Value::Map(req.known_pillar.clone().unwrap_or_default()),
+        opts: Value::Map(o.clone()),
+    });
+
+    let roots = Roots::new(pillar_roots(
+        o,
+        pillarenv.as_deref(),
+        req.saltenv.as_deref(),
+    ));
+    for problem in roots.unreadable("pillar_roots") {
+        tracing::warn!("{problem}");
+    }
+    let state_top = opts::get_str(o, "state_top").unwrap_or("top.sls");
+    let only_env = (strategy == MergeStrategy::None)
+        .then(|| req.saltenv.clone().unwrap_or_else(|| "base".into()));
+    let (tops, top_errors_gathered) = top::gather(
+        &roots,
+        state_top,
+        pillarenv.as_deref(),
+        only_env.as_deref(),
+        &minion,
+    );
+    let mut top_errors = top_errors_gathered;
+    let merged_top = top::merge(&tops).unwrap_or_else(|e| {
+        top_errors.push(e);
+        Default::default()
+    });
+    let mut ignored: HashMap<String, Vec<String>> = HashMap::new();
+    for (env, targets) in &merged_top {
+        for entry in targets.values().filter(|t| t.ignore_missing) {
+            ignored
+                .entry(env.clone())
+                .or_default()
+                .extend(entry.sls.iter().cloned());
+        }
+    }
+
+    let compiler = Compiler {
+        roots,
+        minion: minion.clone(),
+        pillarenv: pillarenv.clone(),
+        strategy,
+        merge_lists,
+        safe_render_error: opts::get_bool(o, "pillar_safe_render_error", true),
+        includes_override_sls: opts::get_bool(o, "pillar_includes_override_sls", false),
+        ignored,
+        opts: o,
+        override_map: Some(Value::Map(override_map.clone())),
+    };
+
+    let mut errors = Vec::new();
+    let mut pillar = if opts::get_bool(o, "ext_pillar_first", false) {
+        let ext = compiler.ext_pillar(override_map.clone(), &mut errors);
+        let matches = top::matches(&merged_top, pillarenv.as_deref(), &minion, &mut errors);
+        let sls = compiler.render_pillar(&matches, &override_map, &mut errors);
+        let mut p = ext;
+        merge(&mut p, sls, strategy, merge_lists);
+        p
+    } else {
+        let matches = top::matches(&merged_top, pillarenv.as_deref(), &minion, &mut errors);
+        let p = compiler.render_pillar(&matches, &override_map, &mut errors);
+        compiler.ext_pillar(p, &mut errors)
+    };
+    errors.extend(top_errors);
+
+    if opts::get_bool(o, "pillar_opts", false) {
+        let mut master = o.clone();
+        master.shift_remove("grains");
+        // The Salt release whose behaviour brine reproduces.
+        master.insert("saltversion".into(), Value::Str("3007.8".into()));
+        pillar.insert("master".into(), Value::Map(master));
+    }
+    if let Some(known) = &req.known_pillar {
+        if opts::get_bool(o, "ssh_merge_pillar", false) {
+            let mut under = known.clone();
+            merge(&mut under, pillar, strategy, merge_lists);
+            pillar = under;
+        }
+    }
+    if !errors.is_empty() {
+        for e in &errors {
+            tracing::error!("Pillar render error: {e}");
+        }
+        pillar.insert(
+            "_errors".into(),
+            Value::List(errors.into_iter().map(Value::Str).collect()),
+        );
+    }
+    crate::render::jinja::release_cached_context();
+    if !override_map.is_empty() {
+        merge(
+            &mut pillar,
+            std::mem::take(&mut override_map),
+            strategy,
+            merge_lists,
+        );
+    }
+    pillar
+}
+
+/// `pillar_roots`, with an `__env__` entry standing for the requested
+/// environment when that one is not configured by name.
+fn pillar_roots(
+    o: &Map,
+    pillarenv: Option<&str>,
+    saltenv: Option<&str>,
+) -> indexmap::IndexMap<String, Vec<PathBuf>> {
+    let mut roots = opts::roots(o, "pillar_roots");
+    if let Some(dirs) = roots.shift_remove("__env__") {
+        let env = pillarenv.or(saltenv).unwrap_or("base").to_string();
+        if !roots.contains_key(&env) {
+            let dirs = dirs
+                .iter()
+                .map(|d| PathBuf::from(d.display().to_string().replace("__env__", &env)))
+                .collect();
+            roots.insert(env, dirs);
+        }
+    }
+    roots
+}
+
+impl Compiler<'_> {
+    /// Render the matched SLS of each environment, in top order, and merge
+    /// them over the override (Salt starts from a copy of it).
+    fn render_pillar(
+        &self,
+        matches: &indexmap::IndexMap<String, Vec<String>>,
+        start: &Map,
+        errors: &mut Vec<String>,
+    ) -> Map {
+        let mut pillar = start.clone();
+        for (saltenv, pstates) in matches {
+            let mut files: Vec<String> = Vec::new();
+            for sls_match in pstates {
+                let mut found = Vec::new();
+                // Salt's list of environments always holds `base`.
+                if !self.roots.has_env(saltenv) && saltenv != "base" {
+                    errors.push(format!(
+                        "No matching pillar environment for environment '{saltenv}' found"
+                    ));
+                } else if has_glob(sls_match) {
+                    found = fnmatch_filter(&self.roots.list_sls(saltenv), sls_match);
+                }
+                if found.is_empty() {
+                    files.push(sls_match.clone());
+                } else {
+                    files.extend(found);
+                }
+            }
+            let mut mods = sls::Mods::new();
+            for sls in files {
+                match self.render_pstate(&sls, saltenv, &mut mods, &Map::new(), errors) {
+                    Some(Value::Map(m)) => merge(&mut pillar, m, self.strategy, self.merge_lists),
+                    Some(Value::Null) | None => {}
+                    Some(other) => tracing::error!(
+                        "The rendered pillar sls file, '{sls}' state did not return the expected data format ({})",
+                        other.type_name()
+                    ),
+                }
+            }
+        }
+        pillar
+    }
+
+    /// Run the configured ext_pillars in order, each seeing the pillar so
+    /// far, and merge what each returns.
+    fn ext_pillar(&self, mut pillar: Map, errors: &mut Vec<String>) -> Map {
+        let runs = match self.opts.get("ext_pillar") {
+            None | Some(Value::Null) => return pillar,
+            Some(Value::List(l)) if l.is_empty() => return pillar,
+            Some(Value::List(l)) => l,
+            Some(_) => {
+                errors.push("The \"ext_pillar\" option is malformed".into());
+                tracing::error!("The \"ext_pillar\" option is malformed");
+                return pillar;
+            }
+        };
+        // The CLI `pillar=` data is visible to ext_pillars.
+        if let Some(Value::Map(o)) = self.override_map.as_ref() {
+            if !o.is_empty() {
+                merge(&mut pillar, o.clone(), self.strategy, self.merge_lists);
+            }
+        }
+        for run in runs {
+            let Value::Map(run) = run else {
+                errors.push("The \"ext_pillar\" option is malformed".into());
+                tracing::error!("The \"ext_pillar\" option is malformed");
+                return Map::new();
+            };
+            for (name, conf) in run {
+                let result = match name.as_str() {
+                    "stack" => stack::ext_pillar(
+                        &self.minion,
+                        &Value::Map(pillar.clone()),
+                        conf,
+                        self.pillarenv.as_deref(),
+                    )
+                    .map_err(|e| e.to_string()),
+                    "hiera" => hiera::ext_pillar(
+                        &self.minion,
+                        &Value::Map(pillar.clone()),
+                        conf,
+                        self.opts,
+                        self.pillarenv.as_deref(),
+                    )
+                    .map_err(|e| e.to_string()),
+                    other => {
+                        tracing::error!("Specified ext_pillar interface {other} is unavailable");
+                        continue;
+                    }
+                };
+                match result {
+                    Ok(Value::Map(ext)) => merge(&mut pillar, ext, self.strategy, self.merge_lists),
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::error!("Exception caught loading ext_pillar '{name}': {e}");
+                        errors.push(format!("Failed to load ext_pillar {name}: {e}"));
+                    }
+                }
+            }
+        }
+        pillar
+    }
+}

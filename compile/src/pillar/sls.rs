@@ -1,0 +1,218 @@
+//! One pillar SLS: rendered, then its `include`s rendered and merged under
+//! it (the including file's own keys win), in both include forms:
+//! `- name` and `- name: {defaults: {...}, key: a:b}`.
+
+use super::merge::merge;
+use super::Compiler;
+use crate::render::{self, TemplateContext};
+use crate::roots::fnmatch_filter;
+use brine_core::{Map, Value};
+use std::collections::HashMap;
+
+/// Per-environment memory of rendered SLS (their own keys, without their
+/// includes), so that an SLS included twice is rendered once.
+pub(super) type Mods = HashMap<String, Option<Value>>;
+
+impl Compiler<'_> {
+    /// Render `sls` of `saltenv` and its includes; `defaults` are extra
+    /// template variables (from an including file's `defaults:`).
+    pub(super) fn render_pstate(
+        &self,
+        sls: &str,
+        saltenv: &str,
+        mods: &mut Mods,
+        defaults: &Map,
+        errors: &mut Vec<String>,
+    ) -> Option<Value> {
+        let Some(file) = self.roots.find_sls(saltenv, sls) else {
+            if self
+                .ignored
+                .get(saltenv)
+                .is_some_and(|l| l.iter().any(|s| s == sls))
+            {
+                tracing::debug!(
+                    "Skipping ignored and missing SLS '{sls}' in environment '{saltenv}'"
+                );
+            } else if !self.roots.dirs(saltenv).is_empty() {
+                let msg = format!(
+                    "Specified SLS '{sls}' in environment '{saltenv}' is not available on the salt master"
+                );
+                tracing::error!("{msg}");
+                errors.push(msg);
+            } else {
+                tracing::debug!("Specified SLS '{sls}' in environment '{saltenv}' was not found");
+            }
+            return None;
+        };
+
+        let ctx = TemplateContext {
+            minion: self.minion.clone(),
+            saltenv: saltenv.to_string(),
+            pillarenv: self.pillarenv.clone(),
+            sls: Some(sls.to_string()),
+            tplpath: Some(file.path.display().to_string()),
+            search_paths: self.roots.dirs(saltenv).to_vec(),
+            extra: defaults
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        };
+        let mut state = match render::render_file(&file.path, &ctx) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::error!("Rendering SLS '{sls}' failed, render error:\n{e}");
+                errors.push(if self.safe_render_error {
+                    format!("Rendering SLS '{sls}' failed. Please see master log for details.")
+                } else {
+                    format!("Rendering SLS '{sls}' failed, render error:\n{e}")
+                });
+                None
+            }
+        };
+
+        let include = match &mut state {
+            Some(Value::Map(m)) => m.shift_remove("include"),
+            Some(v) if v.is_truthy() => {
+                let msg = format!("SLS '{sls}' does not render to a dictionary");
+                tracing::error!("{msg}");
+                errors.push(msg);
+                None
+            }
+            _ => None,
+        };
+        mods.insert(sls.to_string(), state.clone());
+        let Some(include) = include else {
+            return state;
+        };
+        let Value::List(include) = include else {
+            let msg = format!("Include Declaration in SLS '{sls}' is not formed as a list");
+            tracing::error!("{msg}");
+            errors.push(msg);
+            return state;
+        };
+
+        let avail = self.roots.list_sls(saltenv);
+        let mut include_states: Vec<Value> = Vec::new();
+        // Salt reuses the previous include's `defaults` for a following plain
+        // include; keep that so the same trees render the same.
+        let mut inc_defaults = defaults.clone();
+        for item in include {
+            let (name, key) = match item {
+                Value::Map(m) => {
+                    let Some((name, opts)) = m.into_iter().next() else {
+                        continue;
+                    };
+                    inc_defaults = opts
+                        .get("defaults")
+                        .and_then(Value::as_map)
+                        .cloned()
+                        .unwrap_or_default();
+                    let key = opts.get("key").and_then(Value::as_str).map(str::to_string);
+                    (name, key)
+                }
+                Value::Str(s) => (s, None),
+                other => (other.to_python_str(), None),
+            };
+            for sub in resolve_include(&name, sls, file.is_init, &avail) {
+                if !mods.contains_key(&sub) && self.roots.find_sls(saltenv, &sub).is_none() {
+                    // Salt's error names only the missing SLS; the log says
+                    // which file asked for it.
+                    tracing::error!(
+                        "{}: include of '{sub}' in environment '{saltenv}': no such SLS",
+                        file.path.display()
+                    );
+                }
+                let nstate = if let Some(cached) = mods.get(&sub) {
+                    cached.clone()
+                } else {
+                    self.render_pstate(&sub, saltenv, mods, &inc_defaults, errors)
+                };
+                let Some(mut nstate) = nstate.filter(Value::is_truthy) else {
+                    continue;
+                };
+                if let Some(key) = &key {
+                    for fragment in key.split(':').rev() {
+                        let mut wrap = Map::new();
+                        wrap.insert(fragment.to_string(), nstate);
+                        nstate = Value::Map(wrap);
+                    }
+                }
+                if self.includes_override_sls {
+                    if let (Some(Value::Map(s)), Value::Map(n)) = (&mut state, nstate) {
+                        merge(s, n, self.strategy, self.merge_lists);
+                    }
+                } else {
+                    include_states.push(nstate);
+                }
+            }
+        }
+        if self.includes_override_sls {
+            return state;
+        }
+        // Included data first, the including file's own data last (it wins).
+        if let Some(own) = state.take() {
+            include_states.push(own);
+        }
+        let mut merged: Option<Map> = None;
+        for s in include_states {
+            let Value::Map(s) = s else { continue };
+            match &mut merged {
+                None => merged = Some(s),
+                Some(m) => merge(m, s, self.strategy, self.merge_lists),
+            }
+        }
+        merged.map(Value::Map)
+    }
+}
+
+/// The SLS names an `include` entry stands for: a glob over the available
+/// SLS, a relative `.name` resolved against the including SLS, or the name
+/// itself when nothing matches (so that a missing include is reported).
+fn resolve_include(
+    name: &str,
+    parent: &str,
+    parent_is_init: bool,
+    avail: &[String],
+) -> Vec<String> {
+    let mut matched = fnmatch_filter(avail, &name.trim_start_matches('.').replace('/', "."));
+    let mut target = name.to_string();
+    if let Some(rest) = name.strip_prefix('.') {
+        let mut parts: Vec<&str> = parent.split('.').collect();
+        if !parent_is_init {
+            parts.pop();
+        }
+        parts.push(rest);
+        target = parts.join(".");
+    }
+    matched.extend(fnmatch_filter(avail, &target));
+    if matched.is_empty() {
+        matched.push(target);
+    }
+    matched
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_include;
+
+    #[test]
+    fn includes_resolve_like_salt() {
+        let avail: Vec<String> = ["a", "a.b", "a.c", "common"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        // A plain name is found twice by Salt's two filters (harmless: the
+        // second comes from the rendered-SLS memory).
+        assert_eq!(
+            resolve_include("common", "x", false, &avail),
+            ["common", "common"]
+        );
+        assert_eq!(
+            resolve_include("a.*", "x", false, &avail),
+            ["a.b", "a.c", "a.b", "a.c"]
+        );
+        assert_eq!(resolve_include(".c", "a.b", false, &avail), ["a.c"]);
+        assert_eq!(resolve_include(".b", "a", true, &avail), ["a.b"]);
+        assert_eq!(resolve_include("missing", "x", false, &avail), ["missing"]);
+    }
+}

@@ -1,0 +1,120 @@
+//! Arguments as `salt-call` reads them from the command line: `key=value`
+//! tokens are keyword arguments, the rest positional, and each value is
+//! loaded as YAML with Salt's `yamlify_arg` rules (`test=True` → true,
+//! `'pillar={"a": 1}'` → a dict, `a b` → the string).
+
+use crate::yaml;
+use crate::{Map, Value};
+
+/// Positional and keyword arguments of one function call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallArgs {
+    pub args: Vec<Value>,
+    pub kwargs: Map,
+}
+
+/// Split and load command-line tokens the way Salt's `parse_input` does.
+pub fn parse_input(tokens: &[String]) -> CallArgs {
+    let mut out = CallArgs::default();
+    for tok in tokens {
+        match split_kwarg(tok) {
+            Some((name, value)) => {
+                out.kwargs.insert(name.to_string(), yamlify_arg(value));
+            }
+            None => out.args.push(yamlify_arg(tok)),
+        }
+    }
+    out
+}
+
+/// `name=value` where name looks like an identifier (`[^\d\W][\w.-]*`) and
+/// the `=` is not the start of `==`.
+fn split_kwarg(tok: &str) -> Option<(&str, &str)> {
+    let eq = tok.find('=')?;
+    let (name, rest) = (&tok[..eq], &tok[eq + 1..]);
+    if rest.starts_with('=') || name.contains('\n') {
+        return None;
+    }
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    if !(first.is_alphabetic() || first == '_') {
+        return None;
+    }
+    if !chars.all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '-') {
+        return None;
+    }
+    Some((name, rest))
+}
+
+/// Salt's `yamlify_arg`: load a string argument as YAML unless doing so
+/// would lose what the user typed.
+pub fn yamlify_arg(arg: &str) -> Value {
+    let keep = || Value::Str(arg.to_string());
+    let trimmed = arg.trim();
+    if matches!(trimmed, "" | "---" | "...") {
+        return keep();
+    }
+    if arg.contains('_') && trimmed.chars().all(|c| c.is_ascii_digit() || c == '_') {
+        return keep();
+    }
+    if arg.contains(['\t', '\r', '\n']) {
+        return keep();
+    }
+    if arg.contains('#') {
+        return match yaml::load(arg) {
+            Ok(Value::Str(_)) | Ok(Value::Null) | Err(_) => keep(),
+            Ok(v) => v,
+        };
+    }
+    if arg == "None" {
+        return Value::Null;
+    }
+    let Ok(loaded) = yaml::load(arg) else {
+        return keep();
+    };
+    match loaded {
+        Value::Map(_) if !arg.starts_with('{') => keep(),
+        Value::List(_) if !arg.starts_with('[') => keep(),
+        Value::Str(ref s) if s.is_empty() && (arg == "|" || arg == "!") => keep(),
+        Value::Null if trimmed.starts_with('#') || arg == "!" => keep(),
+        v => v,
+    }
+}
+
+/// Salt's `split_input`: a list as it is, else the comma-separated parts of
+/// the value's text (`state.sls a,b`, `exclude=x,y`).
+pub fn split_input(v: &Value) -> Vec<String> {
+    match v {
+        Value::List(l) => l.iter().map(Value::to_python_str).collect(),
+        other => other
+            .to_python_str()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kwargs_split_like_salt() {
+        assert_eq!(
+            split_kwarg("pillarenv=testing"),
+            Some(("pillarenv", "testing"))
+        );
+        assert_eq!(split_kwarg("a==b"), None);
+        assert_eq!(split_kwarg("1a=b"), None);
+        assert_eq!(split_kwarg("a b=c"), None);
+        assert_eq!(split_kwarg("x.y-z=1"), Some(("x.y-z", "1")));
+        assert_eq!(split_kwarg("plain"), None);
+    }
+
+    #[test]
+    fn digits_with_underscores_stay_strings() {
+        assert_eq!(yamlify_arg("1_000"), Value::Str("1_000".into()));
+        assert_eq!(yamlify_arg("None"), Value::Null);
+        assert_eq!(yamlify_arg(""), Value::Str("".into()));
+    }
+}

@@ -1,9 +1,0 @@
-//! Salt's `quiet` outputter: prints nothing.
-
-use super::OutputOptions;
-use brine_protocol::Value;
-
-/// Always empty text, so salt-call prints no line at all.
-pub fn output(_data: &Value, _opts: &OutputOptions) -> String {
-    String::new()
-}

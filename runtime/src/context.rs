@@ -1,0 +1,417 @@
+//! What a minion process holds: its `opts`, its grains and its in-memory
+//! pillar (compiled once at start-up, as Salt does, and then only replaced
+//! by a pillar refresh). Execution functions read these.
+//!
+//! Whatever reads the trees (`pillar_roots`, `file_roots`, hierarchies) goes
+//! through the minion's [`CompileSource`]: this process, from the minion's
+//! own configuration (`brine-call --local`), or the master (`brine-minion`,
+//! through [`RemoteMaster`]). Functions call the methods below, never the
+//! compile pipeline directly, so both modes give the same answers.
+
+use crate::grains;
+use crate::state::fileclient::{FileClient, LocalFileClient};
+use brine_compile::opts::{self, OptsError};
+use brine_compile::pillar::merge::{merge, MergeStrategy};
+use brine_compile::pillar::{self, PillarRequest};
+use brine_compile::request::{
+    CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
+};
+use brine_compile::state::render::{self, Rendered};
+use brine_compile::state::{top, StateRequest};
+use brine_core::{Map, Value};
+use std::path::Path;
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct Minion {
+    pub id: String,
+    pub opts: Map,
+    pub grains: Map,
+    /// The in-memory pillar (`__pillar__`).
+    pub pillar: Map,
+    /// Who compiles pillars and states and serves `salt://` files.
+    pub source: CompileSource,
+}
+
+/// Who reads the trees for this minion.
+#[derive(Clone, Default)]
+pub enum CompileSource {
+    /// This process, from the minion's own `pillar_roots`/`file_roots`
+    /// (masterless).
+    #[default]
+    Local,
+    /// The master (Salt's `RemotePillar` and remote file client).
+    Master(Arc<dyn RemoteMaster>),
+}
+
+impl std::fmt::Debug for CompileSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileSource::Local => f.write_str("Local"),
+            CompileSource::Master(_) => f.write_str("Master"),
+        }
+    }
+}
+
+/// A master that compiles for this minion. Called from the thread running a
+/// function, so the calls may block. `Err` carries why no answer came back
+/// (master unreachable, refused...).
+pub trait RemoteMaster: Send + Sync {
+    /// The pillar the master compiles for `req` (its `pillarenv` already
+    /// resolved from the call and the minion's options).
+    fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String>;
+    /// A state compile (or one of its stages) by the master.
+    fn compile_states(&self, req: CompileStates) -> Result<CompiledStates, String>;
+    /// A Hiera lookup in the master's hierarchies.
+    fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, String>;
+    /// `salt://` files from the master.
+    fn file_client(&self) -> Arc<dyn FileClient>;
+}
+
+/// A pillar compile asked for by a function (`pillar.items pillarenv=x`).
+#[derive(Debug, Clone, Default)]
+pub struct FreshPillar {
+    pub pillarenv: Option<String>,
+    pub saltenv: Option<String>,
+    pub pillar_override: Option<Value>,
+}
+
+impl Minion {
+    /// Read `CONFDIR/minion`, collect grains, compile the start-up pillar.
+    /// Returns the minion and the configuration warnings.
+    pub fn start_local(confdir: &Path) -> Result<(Minion, Vec<String>), OptsError> {
+        let (mut minion, warnings) = Minion::load(confdir)?;
+        minion.pillar = minion.compile_pillar(&FreshPillar::default(), false);
+        Ok((minion, warnings))
+    }
+
+    /// Read `CONFDIR/minion` and collect grains; the pillar is left empty
+    /// (the daemon fetches it from the master once authenticated).
+    pub fn load(confdir: &Path) -> Result<(Minion, Vec<String>), OptsError> {
+        let loaded = opts::load(&confdir.join("minion"), opts::minion_defaults())?;
+        let mut opts = loaded.opts;
+        // The id defaults to the fqdn; server_id and friends need the id.
+        let id = match opts::get_str(&opts, "id") {
+            Some(id) => id.to_string(),
+            None => match grains::net::fqdn(&grains::net::hostname()) {
+                f if f.is_empty() => "localhost".to_string(),
+                f => f,
+            },
+        };
+        let cachedir = opts::get_str(&opts, "cachedir").map(std::path::PathBuf::from);
+        let core = grains::core_grains_cached(&id, cachedir.as_deref());
+        opts.insert("id".into(), Value::Str(id.clone()));
+        let static_grains = opts
+            .get("grains")
+            .and_then(Value::as_map)
+            .cloned()
+            .unwrap_or_default();
+        let grains = grains::merge_static(core, &static_grains);
+        let minion = Minion {
+            id,
+            opts,
+            grains,
+            pillar: Map::new(),
+            source: CompileSource::Local,
+        };
+        Ok((minion, loaded.warnings))
+    }
+
+    /// Compile a pillar for this minion. `on_demand` compiles (functions
+    /// asking for fresh pillar) see the in-memory pillar as Salt's do; the
+    /// start-up compile sees none.
+    pub fn compile_pillar(&self, req: &FreshPillar, on_demand: bool) -> Map {
+        let pillarenv = req.pillarenv.clone().or_else(|| {
+            if opts::get_bool(&self.opts, "pillarenv_from_saltenv", false) {
+                req.saltenv
+                    .clone()
+                    .or_else(|| opts::get_str(&self.opts, "saltenv").map(str::to_string))
+            } else {
+                None
+            }
+        });
+        let remote = match &self.source {
+            CompileSource::Local => {
+                return pillar::compile(&PillarRequest {
+                    opts: self.opts.clone(),
+                    minion_id: self.id.clone(),
+                    grains: Value::Map(self.grains.clone()),
+                    pillarenv,
+                    saltenv: req.saltenv.clone(),
+                    pillar_override: req.pillar_override.clone(),
+                    known_pillar: on_demand.then(|| self.pillar.clone()),
+                })
+            }
+            CompileSource::Master(r) => r,
+        };
+        let fresh = remote
+            .compile_pillar(&FreshPillar {
+                pillarenv: pillarenv
+                    .or_else(|| opts::get_str(&self.opts, "pillarenv").map(str::to_string)),
+                saltenv: req.saltenv.clone(),
+                pillar_override: req.pillar_override.clone(),
+            })
+            .unwrap_or_else(|e| {
+                tracing::error!("Pillar render error: {e}");
+                let mut m = Map::new();
+                m.insert("_errors".into(), Value::List(vec![Value::Str(e)]));
+                m
+            });
+        if on_demand && opts::get_bool(&self.opts, "ssh_merge_pillar", false) {
+            merge_under(&self.opts, self.pillar.clone(), fresh)
+        } else {
+            fresh
+        }
+    }
+}
+
+impl Minion {
+    /// The client for `salt://` sources in state runs.
+    pub fn file_client(&self) -> Arc<dyn FileClient> {
+        match &self.source {
+            CompileSource::Local => Arc::new(LocalFileClient::from_opts(&self.opts)),
+            CompileSource::Master(r) => r.file_client(),
+        }
+    }
+
+    /// The request for a state compile by the master: what a local
+    /// compile of `req` would read (opts, pillar, environments).
+    fn states_request(
+        &self,
+        req: &StateRequest,
+        stage: CompileStage,
+        mods: Option<Vec<String>>,
+        exclude: Value,
+        test: bool,
+    ) -> CompileStates {
+        CompileStates {
+            id: self.id.clone(),
+            mods,
+            saltenv: req.saltenv.clone(),
+            pillarenv: req.pillarenv.clone(),
+            exclude,
+            test,
+            opts: req.opts.clone(),
+            pillar: req.minion.pillar.as_map().cloned().unwrap_or_default(),
+            stage,
+        }
+    }
+
+    /// A render stage on the master.
+    fn remote_stage(
+        &self,
+        r: &Arc<dyn RemoteMaster>,
+        req: &StateRequest,
+        stage: CompileStage,
+        mods: Option<Vec<String>>,
+    ) -> Result<CompiledStates, String> {
+        let test = req.opts.get("test").is_some_and(Value::is_truthy);
+        r.compile_states(self.states_request(req, stage, mods, Value::Null, test))
+    }
+
+    /// Salt's `show_top`: the top matches for this minion, and errors.
+    pub fn show_top(&self, req: &StateRequest) -> (Map, Vec<String>) {
+        let CompileSource::Master(r) = &self.source else {
+            return top::show_top(req);
+        };
+        match self.remote_stage(r, req, CompileStage::Top, None) {
+            Ok(CompiledStates::Top { top, errors }) => (top, errors),
+            Ok(_) => (Map::new(), vec![UNEXPECTED.into()]),
+            Err(e) => (Map::new(), vec![e]),
+        }
+    }
+
+    /// The highstate rendered (top verified unless `verify_top` is false).
+    pub fn render_highstate(&self, req: &StateRequest, verify_top: bool) -> Rendered {
+        let CompileSource::Master(r) = &self.source else {
+            return render::render_highstate_from_top(req, verify_top);
+        };
+        let stage = if verify_top {
+            CompileStage::Rendered
+        } else {
+            CompileStage::RenderedUnverified
+        };
+        rendered(self.remote_stage(r, req, stage, None))
+    }
+
+    /// The SLS `mods` of `saltenv` rendered with their includes.
+    pub fn render_sls(&self, req: &StateRequest, saltenv: &str, mods: &[String]) -> Rendered {
+        let CompileSource::Master(r) = &self.source else {
+            return render::render_sls(req, saltenv, mods);
+        };
+        let mut req = req.clone();
+        req.saltenv = Some(saltenv.to_string());
+        rendered(self.remote_stage(r, &req, CompileStage::Rendered, Some(mods.to_vec())))
+    }
+
+    /// A whole state run's compile by the master (highstate when `mods` is
+    /// `None`): low chunks, errors, or a finished answer. `None` for a
+    /// local minion, which compiles in-process.
+    pub fn compile_run(
+        &self,
+        req: &StateRequest,
+        mods: Option<Vec<String>>,
+        exclude: Value,
+        test: bool,
+    ) -> Option<CompiledStates> {
+        let CompileSource::Master(r) = &self.source else {
+            return None;
+        };
+        let cs = self.states_request(req, CompileStage::Run, mods, exclude, test);
+        Some(
+            r.compile_states(cs)
+                .unwrap_or_else(|e| CompiledStates::Errors {
+                    errors: vec![e],
+                    retcode: 1,
+                }),
+        )
+    }
+
+    /// `hiera.lookup` in the master's hierarchies; `None` for a local
+    /// minion, which looks up in-process.
+    pub fn hiera_lookup(&self, key: &str, merge: &Value) -> Option<Result<HieraResult, String>> {
+        let CompileSource::Master(r) = &self.source else {
+            return None;
+        };
+        Some(r.hiera_lookup(HieraLookup {
+            id: self.id.clone(),
+            key: key.to_string(),
+            merge: merge.clone(),
+            pillarenv: opts::get_str(&self.opts, "pillarenv").map(str::to_string),
+            pillar: self.pillar.clone(),
+        }))
+    }
+}
+
+const UNEXPECTED: &str = "the master answered the state compile with something unexpected";
+
+/// A render-stage answer from the master as the local render gives it.
+fn rendered(r: Result<CompiledStates, String>) -> Rendered {
+    match r {
+        Ok(CompiledStates::Rendered { high, errors }) => Rendered { high, errors },
+        Ok(CompiledStates::Errors { errors, .. }) => Rendered {
+            high: Map::new(),
+            errors,
+        },
+        Ok(_) => Rendered {
+            high: Map::new(),
+            errors: vec![UNEXPECTED.into()],
+        },
+        Err(e) => Rendered {
+            high: Map::new(),
+            errors: vec![e],
+        },
+    }
+}
+
+/// The in-memory pillar under a fresh one, as the local compile lays them
+/// (`ssh_merge_pillar`): merged with the minion's strategy, and the fresh
+/// compile's `_errors` (if any) replacing older ones rather than merging.
+fn merge_under(o: &Map, mut under: Map, mut fresh: Map) -> Map {
+    let strategy: MergeStrategy = opts::get_str(o, "pillar_source_merging_strategy")
+        .unwrap_or("smart")
+        .parse()
+        .unwrap_or_default();
+    let merge_lists = opts::get_bool(o, "pillar_merge_lists", false);
+    let errors = fresh.shift_remove("_errors");
+    merge(&mut under, fresh, strategy, merge_lists);
+    if let Some(e) = errors {
+        under.insert("_errors".into(), e);
+    }
+    under
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::Mutex;
+
+    /// A master answering every pillar compile with `answer`, recording
+    /// the requests.
+    struct FakeMaster {
+        answer: Result<Map, String>,
+        asked: Mutex<Vec<FreshPillar>>,
+    }
+
+    impl RemoteMaster for FakeMaster {
+        fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String> {
+            self.asked.lock().unwrap().push(req.clone());
+            self.answer.clone()
+        }
+        fn compile_states(&self, _: CompileStates) -> Result<CompiledStates, String> {
+            Err("no states here".into())
+        }
+        fn hiera_lookup(&self, _: HieraLookup) -> Result<HieraResult, String> {
+            Err("no hiera here".into())
+        }
+        fn file_client(&self) -> Arc<dyn FileClient> {
+            Arc::new(LocalFileClient::default())
+        }
+    }
+
+    fn map(j: serde_json::Value) -> Map {
+        Value::from_json(&j).as_map().cloned().unwrap_or_default()
+    }
+
+    fn minion(answer: Result<Map, String>, opts: serde_json::Value) -> (Minion, Arc<FakeMaster>) {
+        let fake = Arc::new(FakeMaster {
+            answer,
+            asked: Mutex::new(Vec::new()),
+        });
+        let mut o = opts::minion_defaults();
+        o.extend(map(opts));
+        let m = Minion {
+            id: "web1".into(),
+            opts: o,
+            grains: Map::new(),
+            pillar: map(json!({"old": 1, "shared": {"a": 1}, "_errors": ["stale"]})),
+            source: CompileSource::Master(fake.clone()),
+        };
+        (m, fake)
+    }
+
+    #[test]
+    fn a_fresh_remote_pillar_lies_over_the_in_memory_one_as_locally() {
+        let fresh = map(json!({"shared": {"b": 2}, "new": 3}));
+        let (m, fake) = minion(Ok(fresh.clone()), json!({"pillarenv": "dev"}));
+        // On demand (pillar.items): in-memory under fresh, as the local
+        // compile lays them with ssh_merge_pillar; stale _errors stay when
+        // the fresh compile has none (as locally).
+        let got = m.compile_pillar(&FreshPillar::default(), true);
+        assert_eq!(
+            Value::Map(got).to_json(),
+            json!({"old": 1, "shared": {"a": 1, "b": 2}, "_errors": ["stale"], "new": 3})
+        );
+        // The configured pillarenv goes with the request.
+        assert_eq!(
+            fake.asked.lock().unwrap()[0].pillarenv.as_deref(),
+            Some("dev")
+        );
+        // The start-up/refresh compile is the master's answer alone.
+        assert_eq!(m.compile_pillar(&FreshPillar::default(), false), fresh);
+        // Without ssh_merge_pillar, no merge either.
+        let (m, _) = minion(Ok(fresh.clone()), json!({"ssh_merge_pillar": false}));
+        assert_eq!(m.compile_pillar(&FreshPillar::default(), true), fresh);
+    }
+
+    #[test]
+    fn fresh_errors_replace_in_memory_ones_and_failures_become_errors() {
+        let (m, _) = minion(
+            Ok(map(json!({"_errors": ["new problem"], "x": 1}))),
+            json!({"pillar_merge_lists": true}),
+        );
+        let got = m.compile_pillar(&FreshPillar::default(), true);
+        assert_eq!(
+            got.get("_errors"),
+            Some(&Value::from_json(&json!(["new problem"])))
+        );
+        // The master unreachable: the pillar says so in _errors.
+        let (m, _) = minion(Err("master gone".into()), json!({}));
+        let got = m.compile_pillar(&FreshPillar::default(), false);
+        assert_eq!(
+            Value::Map(got).to_json(),
+            json!({"_errors": ["master gone"]})
+        );
+    }
+}

@@ -1,0 +1,19 @@
+//! What a minion runs: its grains, its execution modules and its states.
+//!
+//! The path of a call: [`context`] (opts, grains, in-memory pillar and the
+//! compile source) → [`modules`] (the execution function by
+//! `module.function`) → for `state.*` runs, [`state::runtime`] (the
+//! requisite runtime over low chunks) → [`state::modules`] (the state
+//! modules) → the running dictionary.
+//!
+//! - [`grains`]: the core grains collected from the system.
+//! - [`exec`]: running commands (Salt's `cmd.run` plumbing).
+//!
+//! It knows nothing of sockets: in daemon mode the minion plugs a remote
+//! compile source into [`context::CompileSource`].
+
+pub mod context;
+pub mod exec;
+pub mod grains;
+pub mod modules;
+pub mod state;

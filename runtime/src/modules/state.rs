@@ -1,0 +1,423 @@
+//! `state.*`: show_top, show_highstate, show_sls, show_lowstate,
+//! show_low_sls (compile side), and the runs (apply, sls, highstate,
+//! single, low) once the runtime exists.
+//!
+//! Return shapes and `__context__['retcode']` as Salt 3007.8's
+//! `salt/modules/state.py` gives them: a list of strings when the compile
+//! failed (retcode 1, except `show_lowstate`, which never sets one), and
+//! `show_highstate` passes its high data through `check_result`, so high
+//! data holding `__exclude__` (a list where states are dicts) or nothing at
+//! all comes back with retcode 2.
+
+use super::{opt_string, CallError, Params, Return};
+use crate::context::{FreshPillar, Minion};
+use brine_compile::opts;
+use brine_compile::state::{compile, render, StateRequest};
+use brine_compile::MinionData;
+use brine_core::args::split_input;
+use brine_core::{Map, Value};
+use std::sync::Arc;
+
+/// Salt's `EX_STATE_COMPILER_ERROR`.
+const EX_STATE_COMPILER_ERROR: i32 = 1;
+/// Salt's `EX_STATE_FAILURE`.
+const EX_STATE_FAILURE: i32 = 2;
+/// Salt's `EX_PILLAR_FAILURE`.
+const EX_PILLAR_FAILURE: i32 = 5;
+
+pub(super) fn call(m: &mut Minion, name: &str, p: Params) -> Option<Result<Return, CallError>> {
+    Some(match name {
+        "show_top" => show_top(m, p),
+        "show_highstate" => show_highstate(m, p),
+        "show_sls" => show_sls(m, p, false),
+        "show_low_sls" => show_sls(m, p, true),
+        "show_lowstate" => show_lowstate(m, p),
+        _ => return None,
+    })
+}
+
+/// The options of one call, as Salt's `get_sls_opts` derives them from
+/// `saltenv=`/`pillarenv=` (and `pillarenv_from_saltenv`).
+struct CallOpts {
+    saltenv: Option<String>,
+    pillarenv: Option<String>,
+    pillar_override: Option<Value>,
+    /// `force=True` skips the pillar error check.
+    force: bool,
+}
+
+fn call_opts(m: &Minion, p: &mut Params) -> CallOpts {
+    let saltenv_kw = opt_string(p.kw("saltenv"));
+    let pillarenv_kw = p.kw("pillarenv");
+    let has_pillarenv = pillarenv_kw.is_some();
+    let pillarenv_kw = opt_string(pillarenv_kw).filter(|s| !s.is_empty());
+    let saltenv = saltenv_kw
+        .clone()
+        .or_else(|| opts::get_str(&m.opts, "saltenv").map(str::to_string));
+    let pillarenv = if has_pillarenv || opts::get_bool(&m.opts, "pillarenv_from_saltenv", false) {
+        pillarenv_kw.or(saltenv_kw.filter(|s| !s.is_empty()))
+    } else {
+        opts::get_str(&m.opts, "pillarenv").map(str::to_string)
+    };
+    // Salt's `env` is not supported and silently dropped.
+    p.kw("env");
+    p.kw("pillar_enc");
+    p.kw("localconfig");
+    CallOpts {
+        saltenv,
+        pillarenv,
+        pillar_override: None,
+        force: p.kw("force").is_some_and(|v| v.is_truthy()),
+    }
+}
+
+/// Why a call ended before compiling.
+enum Stop {
+    Call(CallError),
+    Return(Return),
+}
+
+/// The request a compile runs with: the call's opts, and the pillar the
+/// templates see: the in-memory one unless the call names another
+/// `pillarenv` or passes `pillar=` (then a fresh compile, as Salt's
+/// `State` does when it gets no `initial_pillar`).
+fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, Stop> {
+    let override_given = co.pillar_override.as_ref().is_some_and(|v| v.is_truthy());
+    if let Some(v) = &co.pillar_override {
+        if !matches!(v, Value::Map(_) | Value::Null) {
+            return Err(Stop::Call(CallError::InvalidArguments(
+                "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
+                    .into(),
+            )));
+        }
+    }
+    let configured_pillarenv = opts::get_str(&m.opts, "pillarenv");
+    let in_memory =
+        co.pillarenv.as_deref() == configured_pillarenv && !m.pillar.is_empty() && !override_given;
+    let pillar = if in_memory {
+        m.pillar.clone()
+    } else {
+        m.compile_pillar(
+            &FreshPillar {
+                pillarenv: co.pillarenv.clone(),
+                saltenv: co.saltenv.clone(),
+                pillar_override: co.pillar_override.clone().filter(|_| override_given),
+            },
+            true,
+        )
+    };
+    if !co.force {
+        if let Some(errors) = pillar.get("_errors") {
+            let mut out = vec![Value::Str(
+                "Pillar failed to render with the following messages:".into(),
+            )];
+            match errors {
+                Value::List(l) => out.extend(l.iter().cloned()),
+                other => out.push(other.clone()),
+            }
+            return Err(Stop::Return(Return {
+                value: Value::List(out),
+                retcode: EX_PILLAR_FAILURE,
+            }));
+        }
+    }
+    let mut o = m.opts.clone();
+    o.insert(
+        "saltenv".into(),
+        co.saltenv.clone().map(Value::Str).unwrap_or(Value::Null),
+    );
+    o.insert(
+        "pillarenv".into(),
+        co.pillarenv.clone().map(Value::Str).unwrap_or(Value::Null),
+    );
+    let minion = Arc::new(MinionData {
+        id: m.id.clone(),
+        grains: Value::Map(m.grains.clone()),
+        pillar: Value::Map(pillar),
+        opts: Value::Map(o.clone()),
+    });
+    Ok(StateRequest {
+        opts: o,
+        minion,
+        saltenv: co.saltenv.clone(),
+        pillarenv: co.pillarenv.clone(),
+    })
+}
+
+fn stop(s: Stop) -> Result<Return, CallError> {
+    match s {
+        Stop::Call(e) => Err(e),
+        Stop::Return(r) => Ok(r),
+    }
+}
+
+fn error_list(errors: Vec<String>) -> Value {
+    Value::List(errors.into_iter().map(Value::Str).collect())
+}
+
+/// What salt-call does when the function set no retcode: a dict return
+/// whose `result` or `success` key is falsy exits 1.
+fn with_retcode(value: Value, retcode: i32) -> Return {
+    let retcode = match (&value, retcode) {
+        (Value::Map(m), 0)
+            if ["result", "success"]
+                .iter()
+                .any(|k| m.get(*k).is_some_and(|v| !v.is_truthy())) =>
+        {
+            1
+        }
+        _ => retcode,
+    };
+    Return { value, retcode }
+}
+
+/// `state.show_top [saltenv=]`.
+fn show_top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    p.take("queue");
+    let co = call_opts(m, &mut p);
+    p.finish()?;
+    let req = match request(m, &co) {
+        Ok(r) => r,
+        Err(s) => return stop(s),
+    };
+    let (matches, errors) = m.show_top(&req);
+    if !errors.is_empty() {
+        return Ok(Return {
+            value: error_list(errors),
+            retcode: EX_STATE_COMPILER_ERROR,
+        });
+    }
+    Ok(with_retcode(Value::Map(matches), 0))
+}
+
+/// `state.show_highstate [saltenv=] [pillarenv=] [pillar=]`.
+fn show_highstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    p.take("queue");
+    let mut co = call_opts(m, &mut p);
+    co.pillar_override = p.kw("pillar");
+    p.finish()?;
+    let req = match request(m, &co) {
+        Ok(r) => r,
+        Err(s) => return stop(s),
+    };
+    let r = m.render_highstate(&req, true);
+    if !r.errors.is_empty() {
+        return Ok(Return {
+            value: error_list(r.errors),
+            retcode: EX_STATE_COMPILER_ERROR,
+        });
+    }
+    let high = Value::Map(r.high);
+    let retcode = if check_result(&high, false) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(with_retcode(high, retcode))
+}
+
+/// `state.show_lowstate [saltenv=] [pillarenv=]`: the highstate's low
+/// chunks, or the compile errors (with retcode 0: Salt sets none here).
+fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    p.take("queue");
+    let co = call_opts(m, &mut p);
+    p.finish()?;
+    let req = match request(m, &co) {
+        Ok(r) => r,
+        Err(s) => return stop(s),
+    };
+    let r = m.render_highstate(&req, false);
+    let value = match compile_lowstate(r, &req.opts) {
+        Ok(chunks) => Value::List(chunks.into_iter().map(Value::Map).collect()),
+        Err(errors) => error_list(errors),
+    };
+    Ok(with_retcode(value, 0))
+}
+
+/// Salt's `compile_low_chunks` after the render: extend, verify,
+/// requisite_in, exclude, then the low chunks.
+fn compile_lowstate(r: render::Rendered, o: &Map) -> Result<Vec<Map>, Vec<String>> {
+    let mut errors = r.errors;
+    let (high, mut more) = compile::prepare_high_with(r.high, &disabled_requisites(o));
+    errors.append(&mut more);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    compile::compile_high_data(&high)
+}
+
+/// The `disabled_requisites` option: a list, or one name.
+fn disabled_requisites(o: &Map) -> Vec<String> {
+    match o.get("disabled_requisites") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(other) => vec![other.to_python_str()],
+    }
+}
+
+/// `state.show_sls MODS` / `state.show_low_sls MODS` `[saltenv=]
+/// [pillarenv=] [pillar=]`: the SLS rendered with their includes and
+/// verified, as high data or as low chunks. `extend`, `exclude` and the
+/// `_in` requisites are left unapplied, as Salt leaves them.
+fn show_sls(m: &mut Minion, mut p: Params, low: bool) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let mods = p.require("mods")?;
+    p.take("test");
+    p.take("queue");
+    let mut co = call_opts(m, &mut p);
+    co.pillar_override = p.kw("pillar");
+    p.finish()?;
+    // A specific SLS falls back to `base` when no saltenv is set.
+    if co.saltenv.as_deref().is_none_or(str::is_empty) {
+        co.saltenv = Some("base".into());
+    }
+    let req = match request(m, &co) {
+        Ok(r) => r,
+        Err(s) => return stop(s),
+    };
+    let saltenv = co.saltenv.clone().unwrap_or_else(|| "base".into());
+    let r = m.render_sls(&req, &saltenv, &split_input(&mods));
+    let mut errors = r.errors;
+    errors.extend(compile::verify_high(&r.high));
+    if !errors.is_empty() {
+        return Ok(Return {
+            value: error_list(errors),
+            retcode: EX_STATE_COMPILER_ERROR,
+        });
+    }
+    if !low {
+        return Ok(with_retcode(Value::Map(r.high), 0));
+    }
+    Ok(match compile::compile_high_data(&r.high) {
+        Ok(chunks) => with_retcode(Value::List(chunks.into_iter().map(Value::Map).collect()), 0),
+        Err(errors) => Return {
+            value: error_list(errors),
+            retcode: EX_STATE_COMPILER_ERROR,
+        },
+    })
+}
+
+/// Salt's `salt.utils.state.check_result` without a highstate to look up
+/// `onfail` handlers in: false for anything but a non-empty dict, for an
+/// entry that is not a dict (`__extend__`: not a list) at the top level,
+/// and for any nested `result: False` or empty dict.
+pub(crate) fn check_result(running: &Value, recurse: bool) -> bool {
+    let Value::Map(m) = running else {
+        return false;
+    };
+    if m.is_empty() {
+        return false;
+    }
+    for (id, result) in m {
+        let well_formed = if id == "__extend__" {
+            matches!(result, Value::List(_))
+        } else {
+            matches!(result, Value::Map(_))
+        };
+        if !recurse && !well_formed {
+            return false;
+        }
+        if let Value::Map(r) = result {
+            let ok = match r.get("result") {
+                Some(Value::Bool(false)) => false,
+                Some(_) => true,
+                None => check_result(result, true),
+            };
+            if !ok {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn v(j: serde_json::Value) -> Value {
+        Value::from_json(&j)
+    }
+
+    #[test]
+    fn check_result_reads_high_data_as_salt_does() {
+        let state = json!({"__sls__": "a", "__env__": "base", "test": ["nop", {"order": 1}]});
+        assert!(check_result(&v(json!({"a": state.clone()})), false));
+        // `__exclude__` is a list where a state is expected: Salt's retcode 2.
+        assert!(!check_result(
+            &v(json!({"a": state.clone(), "__exclude__": [{"sls": "x"}]})),
+            false
+        ));
+        assert!(check_result(
+            &v(json!({"__extend__": [{"a": {}}], "a": state})),
+            false
+        ));
+        assert!(!check_result(&v(json!({})), false));
+        assert!(!check_result(&v(json!({"a": {"result": false}})), false));
+        assert!(!check_result(&v(json!({"a": {"x": {}}})), false));
+    }
+
+    fn minion(extra: serde_json::Value) -> Minion {
+        let mut opts = v(json!({"id": "m1", "pillar_roots": {"base": ["/nonexistent"]}}));
+        if let (Value::Map(o), Value::Map(e)) = (&mut opts, v(extra)) {
+            o.extend(e);
+        }
+        Minion {
+            id: "m1".into(),
+            opts: opts.as_map().cloned().unwrap_or_default(),
+            grains: Map::new(),
+            pillar: v(json!({"in_memory": true}))
+                .as_map()
+                .cloned()
+                .unwrap_or_default(),
+            source: Default::default(),
+        }
+    }
+
+    fn call_with(m: &Minion, kwargs: serde_json::Value) -> CallOpts {
+        let args = brine_core::args::CallArgs {
+            kwargs: v(kwargs).as_map().cloned().unwrap_or_default(),
+            ..Default::default()
+        };
+        let mut p = Params::new("show_top", args);
+        call_opts(m, &mut p)
+    }
+
+    #[test]
+    fn templates_see_the_in_memory_pillar_unless_pillarenv_changes() {
+        let m = minion(json!({}));
+        let req = request(&m, &call_with(&m, json!({"saltenv": "dev"})))
+            .ok()
+            .unwrap();
+        assert_eq!(req.minion.pillar.get("in_memory"), Some(&Value::Bool(true)));
+        assert_eq!(req.saltenv.as_deref(), Some("dev"));
+        assert_eq!(req.pillarenv, None);
+        let req = request(&m, &call_with(&m, json!({"pillarenv": "base"})))
+            .ok()
+            .unwrap();
+        assert_eq!(req.minion.pillar.get("in_memory"), None);
+        assert_eq!(req.pillarenv.as_deref(), Some("base"));
+        // pillarenv_from_saltenv: saltenv= names the pillarenv too.
+        let m = minion(json!({"pillarenv_from_saltenv": true}));
+        let co = call_with(&m, json!({"saltenv": "dev"}));
+        assert_eq!(co.pillarenv.as_deref(), Some("dev"));
+    }
+
+    #[test]
+    fn split_input_like_salt() {
+        assert_eq!(split_input(&v(json!("a, b,c"))), ["a", "b", "c"]);
+        assert_eq!(split_input(&v(json!(["a", "b"]))), ["a", "b"]);
+        assert_eq!(split_input(&v(json!(5))), ["5"]);
+    }
+
+    #[test]
+    fn salt_call_result_key_sets_retcode() {
+        assert_eq!(with_retcode(v(json!({"result": false})), 0).retcode, 1);
+        assert_eq!(with_retcode(v(json!({"base": ["a"]})), 0).retcode, 0);
+        assert_eq!(with_retcode(v(json!(["x"])), 2).retcode, 2);
+    }
+}

@@ -1,0 +1,808 @@
+//! `state.apply`, `state.highstate`, `state.sls`, `state.single`,
+//! `state.low` (and `state.test`): compile, then run through the state
+//! runtime and return the running dictionary, with salt-call's retcodes
+//! (1: compile errors, 2: a state failed, 5: the pillar failed).
+
+use super::{CallError, Params, Return};
+use crate::context::{FreshPillar, Minion};
+use crate::state::runtime::{self, RuntimeError};
+use crate::state::StateContext;
+use brine_compile::opts;
+use brine_compile::request::CompiledStates;
+use brine_core::args::split_input;
+use brine_core::{Map, Value};
+use std::sync::Arc;
+
+/// The `state.*` functions this file answers.
+pub(super) const FUNCTIONS: &[&str] = &["apply", "highstate", "sls", "single", "low", "test"];
+
+/// salt's exit codes for state runs.
+const EX_STATE_COMPILER_ERROR: i32 = 1;
+const EX_STATE_FAILURE: i32 = 2;
+const EX_PILLAR_FAILURE: i32 = 5;
+
+pub(super) fn call(m: &mut Minion, name: &str, p: Params) -> Option<Result<Return, CallError>> {
+    Some(match name {
+        "apply" => apply(m, p, false),
+        "test" => apply(m, p, true),
+        "highstate" => highstate(m, p, None),
+        "sls" => sls(m, p, None),
+        "single" => single(m, p),
+        "low" => low(m, p),
+        _ => return None,
+    })
+}
+
+/// The keyword arguments left for `**kwargs` (publish metadata already
+/// dropped).
+fn take_kwargs(p: &mut Params) -> Map {
+    std::mem::take(&mut p.kwargs)
+}
+
+/// Salt's `_get_test_value`: `test=` given wins (anything but `False`
+/// means test mode); else a `Test`-like keyword, a `test: True` grain or
+/// pillar, or the `test` option.
+fn test_value(m: &Minion, test: Option<&Value>, kwargs: &Map) -> bool {
+    match test {
+        Some(Value::Null) | None => {}
+        Some(Value::Bool(false)) => return false,
+        Some(_) => return true,
+    }
+    if kwargs
+        .iter()
+        .any(|(k, v)| k.to_lowercase() == "test" && is_true(v))
+    {
+        return true;
+    }
+    let configured = m
+        .grains
+        .get("test")
+        .or_else(|| m.pillar.get("test"))
+        .or_else(|| m.pillar.get("master").and_then(|ms| ms.get("test")));
+    if configured == Some(&Value::Bool(true)) {
+        return true;
+    }
+    m.opts.get("test").is_some_and(Value::is_truthy)
+}
+
+/// Salt's `salt.utils.data.is_true`.
+fn is_true(v: &Value) -> bool {
+    match v {
+        Value::Int(i) => *i > 0,
+        Value::Float(f) => *f > 0.0,
+        Value::Bool(b) => *b,
+        Value::Str(s) => {
+            if let Ok(f) = s.trim().parse::<f64>() {
+                f > 0.0
+            } else {
+                s.to_lowercase() == "true"
+            }
+        }
+        other => other.is_truthy(),
+    }
+}
+
+/// What a state run needs from its keyword arguments.
+struct RunOpts {
+    test: bool,
+    saltenv: Option<String>,
+    pillarenv: Option<String>,
+    pillar_override: Option<Value>,
+}
+
+fn str_opt(v: Option<&Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.to_python_str()),
+    }
+}
+
+impl RunOpts {
+    /// Salt's `get_sls_opts` and the pillar override check.
+    fn new(m: &Minion, test: Option<&Value>, kwargs: &Map) -> Result<RunOpts, CallError> {
+        let saltenv = str_opt(kwargs.get("saltenv")).or_else(|| str_opt(m.opts.get("saltenv")));
+        let mut pillarenv = str_opt(m.opts.get("pillarenv"));
+        if kwargs.contains_key("pillarenv")
+            || opts::get_bool(&m.opts, "pillarenv_from_saltenv", false)
+        {
+            pillarenv = str_opt(kwargs.get("pillarenv")).or_else(|| str_opt(kwargs.get("saltenv")));
+        }
+        let pillar_override = kwargs.get("pillar").filter(|v| !v.is_null()).cloned();
+        if pillar_override
+            .as_ref()
+            .is_some_and(|p| !matches!(p, Value::Map(_)))
+            && kwargs.get("pillar_enc").is_none_or(Value::is_null)
+        {
+            return Err(CallError::InvalidArguments(
+                "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
+                    .into(),
+            ));
+        }
+        Ok(RunOpts {
+            test: test_value(m, test, kwargs),
+            saltenv,
+            pillarenv,
+            pillar_override,
+        })
+    }
+
+    /// The pillar the run sees: the in-memory one when neither a different
+    /// `pillarenv` nor a `pillar=` override was asked for, else a fresh
+    /// compile (with the override merged on top). The in-memory pillar is
+    /// moved out of the minion for the run (see [`RunPillar::restore`]).
+    fn pillar(&self, m: &mut Minion) -> RunPillar {
+        // Salt's `initial_pillar`: the in-memory pillar, when the run
+        // keeps the configured pillarenv and that pillar is not empty.
+        let same_env = self.pillarenv.as_deref() == opts::get_str(&m.opts, "pillarenv");
+        let override_given = self.pillar_override.as_ref().is_some_and(Value::is_truthy);
+        if same_env && !m.pillar.is_empty() && !override_given {
+            return RunPillar {
+                pillar: std::mem::take(&mut m.pillar),
+                in_memory: true,
+            };
+        }
+        RunPillar {
+            pillar: m.compile_pillar(
+                &FreshPillar {
+                    pillarenv: self.pillarenv.clone(),
+                    saltenv: self.saltenv.clone(),
+                    pillar_override: self.pillar_override.clone().filter(|_| override_given),
+                },
+                true,
+            ),
+            in_memory: false,
+        }
+    }
+}
+
+/// The pillar of one run. Moved, not copied, through the render stage and
+/// the runtime; the minion's in-memory pillar goes back when done.
+struct RunPillar {
+    pillar: Map,
+    in_memory: bool,
+}
+
+impl RunPillar {
+    fn restore(self, m: &mut Minion) {
+        if self.in_memory {
+            m.pillar = self.pillar;
+        }
+    }
+}
+
+/// Take a map back out of an `Arc` (copying only if it is still shared).
+fn unshare(a: Arc<Map>) -> Map {
+    Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone())
+}
+
+fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
+    StateContext {
+        opts: Arc::new(m.opts.clone()),
+        grains: Arc::new(m.grains.clone()),
+        pillar: Arc::new(pillar),
+        saltenv: saltenv.to_string(),
+        test,
+        fileclient: m.file_client(),
+    }
+}
+
+/// A list of error strings, returned with `retcode`.
+fn errors(list: Vec<String>, retcode: i32) -> Return {
+    Return {
+        value: Value::List(list.into_iter().map(Value::Str).collect()),
+        retcode,
+    }
+}
+
+/// A runtime error Salt raises out of the function: a bad keyword is
+/// salt-call's "Passed invalid arguments"; a requisite Salt cannot look up
+/// crashes Salt's run, reported here as a compile error (retcode 1).
+fn runtime_error(e: RuntimeError) -> Result<Return, CallError> {
+    match &e {
+        RuntimeError::InvalidArguments(msg) => Err(CallError::InvalidArguments(msg.clone())),
+        RuntimeError::Requisite(msg) => Ok(errors(vec![msg.clone()], EX_STATE_COMPILER_ERROR)),
+        RuntimeError::FailhardStop => Ok(errors(vec![e.to_string()], EX_STATE_FAILURE)),
+    }
+}
+
+/// The pillar's `_errors`: Salt refuses to run states on a broken pillar
+/// (unless `force=True`).
+fn pillar_errors(pillar: &Map, kwargs: &Map) -> Option<Return> {
+    if kwargs.get("force").is_some_and(Value::is_truthy) {
+        return None;
+    }
+    let errs = pillar.get("_errors")?;
+    let mut list = vec!["Pillar failed to render with the following messages:".to_string()];
+    match errs {
+        Value::List(l) => list.extend(l.iter().map(Value::to_python_str)),
+        other => list.push(other.to_python_str()),
+    }
+    Some(errors(list, EX_PILLAR_FAILURE))
+}
+
+/// `state.apply [mods]`: `state.sls` with mods, else `state.highstate`.
+fn apply(m: &mut Minion, mut p: Params, force_test: bool) -> Result<Return, CallError> {
+    let mods = p.take("mods").filter(|v| v.is_truthy());
+    let forced = force_test.then_some(Value::Bool(true));
+    match mods {
+        Some(mods) => sls(m, p, Some((mods, forced))),
+        None => highstate(m, p, forced),
+    }
+}
+
+/// `state.highstate`: everything the top files give this minion.
+fn highstate(
+    m: &mut Minion,
+    mut p: Params,
+    forced_test: Option<Value>,
+) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let test = forced_test.or_else(|| p.take("test"));
+    let _queue = p.take("queue");
+    let _state_events = p.take("state_events");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    let pillar = run.pillar(m);
+    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
+        pillar.restore(m);
+        return Ok(r);
+    }
+    // `state.highstate` splits a string exclude on commas as is (no
+    // stripping, unlike `state.sls`).
+    let exclude = kwargs.get("exclude").cloned().map(|ex| match ex {
+        Value::Str(s) => Value::List(s.split(',').map(|p| Value::Str(p.into())).collect()),
+        other => other,
+    });
+    let pillar = match remote_run(m, &run, pillar, None, exclude.clone()) {
+        Ok(done) => return done,
+        Err(pillar) => pillar,
+    };
+    let (rendered, pillar) = render::highstate(m, &run, pillar);
+    finish_run(m, run, pillar, rendered, exclude)
+}
+
+/// `state.sls mods`: the listed SLS files of one saltenv.
+fn sls(
+    m: &mut Minion,
+    mut p: Params,
+    from_apply: Option<(Value, Option<Value>)>,
+) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let (mods, test) = match from_apply {
+        Some((mods, forced)) => (mods, forced.or_else(|| p.take("test"))),
+        None => {
+            let mods = p.require("mods")?;
+            (mods, p.take("test"))
+        }
+    };
+    let exclude = p.take("exclude");
+    let _queue = p.take("queue");
+    let _state_events = p.take("state_events");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let mut run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    if run.saltenv.is_none() {
+        run.saltenv = Some("base".into());
+    }
+    let pillar = run.pillar(m);
+    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
+        pillar.restore(m);
+        return Ok(r);
+    }
+    let mods = split_input(&mods);
+    let pillar = match remote_run(m, &run, pillar, Some(mods.clone()), exclude.clone()) {
+        Ok(done) => return done,
+        Err(pillar) => pillar,
+    };
+    let (rendered, pillar) = render::sls(m, &run, pillar, &mods);
+    finish_run(m, run, pillar, rendered, exclude)
+}
+
+/// The render stage's answer for a run.
+enum Rendered {
+    /// High data to compile and run.
+    High(Map),
+    /// Compile errors (retcode 1).
+    Errors(Vec<String>),
+    /// A ready answer (no top match, no states).
+    Answer(Return),
+}
+
+/// Exclude, compile, run, and set the retcode as Salt's `_set_retcode`.
+fn finish_run(
+    m: &mut Minion,
+    run: RunOpts,
+    pillar: RunPillar,
+    rendered: Rendered,
+    exclude: Option<Value>,
+) -> Result<Return, CallError> {
+    let high = match rendered {
+        Rendered::High(h) => h,
+        Rendered::Errors(e) => {
+            pillar.restore(m);
+            return Ok(errors(e, EX_STATE_COMPILER_ERROR));
+        }
+        Rendered::Answer(r) => {
+            pillar.restore(m);
+            return Ok(r);
+        }
+    };
+    // Only the onfail handlers are needed from the high data once it is
+    // compiled; the compile consumes it so that both are never held whole.
+    let compiled = brine_compile::state::compile::prepare_run(high, exclude.as_ref(), &m.opts)
+        .and_then(|h| {
+            let handlers = OnfailHandlers::from_high(&h);
+            Ok((
+                brine_compile::state::compile::compile_high_data_owned(h)?,
+                handlers,
+            ))
+        });
+    let (chunks, handlers) = match compiled {
+        Ok(c) => c,
+        Err(e) => {
+            pillar.restore(m);
+            return Ok(errors(e, EX_STATE_COMPILER_ERROR));
+        }
+    };
+    run_chunks(m, &run, pillar, chunks, handlers)
+}
+
+/// A minion of a master has its run compiled there (`Ok`: the function's
+/// answer); a local minion gets its pillar back (`Err`) and compiles itself.
+fn remote_run(
+    m: &mut Minion,
+    run: &RunOpts,
+    pillar: RunPillar,
+    mods: Option<Vec<String>>,
+    exclude: Option<Value>,
+) -> Result<Result<Return, CallError>, RunPillar> {
+    let in_memory = pillar.in_memory;
+    let req = render::request(m, run, pillar.pillar);
+    let compiled = m.compile_run(&req, mods, exclude.unwrap_or(Value::Null), run.test);
+    let pillar = render::take_back(req, in_memory);
+    let Some(compiled) = compiled else {
+        return Err(pillar);
+    };
+    let answer = |pillar: RunPillar, m: &mut Minion, r: Return| {
+        pillar.restore(m);
+        Ok(Ok(r))
+    };
+    match compiled {
+        CompiledStates::Chunks { chunks, high } => {
+            let handlers = OnfailHandlers::from_high(&high);
+            drop(high);
+            Ok(run_chunks(m, run, pillar, chunks, handlers))
+        }
+        CompiledStates::Errors { errors: e, retcode } => answer(
+            pillar,
+            m,
+            errors(e, i32::try_from(retcode).unwrap_or(EX_STATE_COMPILER_ERROR)),
+        ),
+        CompiledStates::Answer { ret, retcode } => answer(
+            pillar,
+            m,
+            Return {
+                value: ret,
+                retcode: i32::try_from(retcode).unwrap_or(EX_STATE_FAILURE),
+            },
+        ),
+        CompiledStates::Rendered { .. } | CompiledStates::Top { .. } => answer(
+            pillar,
+            m,
+            errors(
+                vec!["the master answered the state run with a render stage".into()],
+                EX_STATE_COMPILER_ERROR,
+            ),
+        ),
+    }
+}
+
+/// Run compiled chunks and set the retcode as Salt's `_set_retcode`.
+fn run_chunks(
+    m: &mut Minion,
+    run: &RunOpts,
+    pillar: RunPillar,
+    chunks: Vec<Map>,
+    handlers: OnfailHandlers,
+) -> Result<Return, CallError> {
+    let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
+    let RunPillar { pillar, in_memory } = pillar;
+    let ctx = context(m, pillar, &saltenv, run.test);
+    let result = runtime::call_high(&ctx, chunks);
+    RunPillar {
+        pillar: unshare(ctx.pillar),
+        in_memory,
+    }
+    .restore(m);
+    let running = match result {
+        Ok(r) => r,
+        Err(e) => return runtime_error(e),
+    };
+    let retcode = if check_result(&running, &handlers) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(Return {
+        value: Value::Map(running),
+        retcode,
+    })
+}
+
+/// `state.single fun name=... args`: one state function.
+fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let fun = p.require("fun")?;
+    let name = p.require("name")?;
+    let test = p.take("test");
+    let _queue = p.take("queue");
+    let mut kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let fun = fun.to_python_str();
+    let comps: Vec<&str> = fun.split('.').collect();
+    let (Some(state), Some(f)) = (comps.first(), comps.get(1)) else {
+        return Ok(Return {
+            value: Value::Str("Invalid function passed".into()),
+            retcode: EX_STATE_COMPILER_ERROR,
+        });
+    };
+    kwargs.insert("state".into(), Value::Str(state.to_string()));
+    kwargs.insert("fun".into(), Value::Str(f.to_string()));
+    kwargs.insert("__id__".into(), name.clone());
+    kwargs.insert("name".into(), name);
+    let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    let mut low = kwargs;
+    let errs = runtime::verify_data(&mut low);
+    if !errs.is_empty() {
+        return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
+    }
+    let tag = runtime::gen_tag(&low);
+    let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
+    let RunPillar { pillar, in_memory } = run.pillar(m);
+    let ctx = context(m, pillar, &saltenv, run.test);
+    let result = runtime::call_low(&ctx, low);
+    RunPillar {
+        pillar: unshare(ctx.pillar),
+        in_memory,
+    }
+    .restore(m);
+    let ret = match result {
+        Ok(r) => r,
+        Err(e) => return runtime_error(e),
+    };
+    let mut running = Map::new();
+    running.insert(tag, Value::Map(ret));
+    let retcode = if check_result(&running, &OnfailHandlers::default()) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(Return {
+        value: Value::Map(running),
+        retcode,
+    })
+}
+
+/// `state.low '{...}'`: one low chunk, as given; the run sees a freshly
+/// compiled pillar and the configured test mode.
+fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let data = p.require("data")?;
+    let _queue = p.take("queue");
+    let _kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let Value::Map(mut low) = data else {
+        return Err(CallError::InvalidArguments(format!(
+            "low data must be a dictionary, not {}",
+            data.type_name()
+        )));
+    };
+    let errs = runtime::verify_data(&mut low);
+    if !errs.is_empty() {
+        return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
+    }
+    let pillar = m.compile_pillar(&FreshPillar::default(), true);
+    let test = m.opts.get("test").is_some_and(Value::is_truthy);
+    let saltenv = str_opt(m.opts.get("saltenv")).unwrap_or_else(|| "base".into());
+    let ctx = context(m, pillar, &saltenv, test);
+    let ret = match runtime::call_low(&ctx, low) {
+        Ok(r) => r,
+        Err(e) => return runtime_error(e),
+    };
+    // salt-call fails a call whose return says `result: False` (or None).
+    let retcode = match ret.get("result") {
+        Some(r) if !r.is_truthy() => 1,
+        _ => 0,
+    };
+    Ok(Return {
+        value: Value::Map(ret),
+        retcode,
+    })
+}
+
+/// The `onfail_stop: False` handlers of a run's high data: handler id,
+/// its state module, and the `onfail` requisites (module, id) it handles.
+/// Salt's `check_result` looks them up to forgive a handled failure.
+#[derive(Default)]
+struct OnfailHandlers(Vec<Handler>);
+
+struct Handler {
+    id: String,
+    module: String,
+    /// `(module, id)` of each `onfail` requisite.
+    reqs: Vec<(String, String)>,
+}
+
+impl OnfailHandlers {
+    fn from_high(high: &Map) -> OnfailHandlers {
+        let mut out = Vec::new();
+        for (hid, body) in high {
+            let Value::Map(body) = body else { continue };
+            for (module, decl) in body {
+                if module.starts_with("__") {
+                    continue;
+                }
+                let Value::List(args) = decl else { continue };
+                let stop_off = args
+                    .iter()
+                    .filter_map(Value::as_map)
+                    .any(|a| a.get("onfail_stop") == Some(&Value::Bool(false)));
+                if !stop_off {
+                    continue;
+                }
+                let mut reqs = Vec::new();
+                for a in args.iter().filter_map(Value::as_map) {
+                    let Some(Value::List(items)) = a.get("onfail") else {
+                        continue;
+                    };
+                    for req in items.iter().filter_map(Value::as_map) {
+                        for (rmod, rid) in req {
+                            reqs.push((rmod.clone(), rid.to_python_str()));
+                        }
+                    }
+                }
+                out.push(Handler {
+                    id: hid.clone(),
+                    module: module.clone(),
+                    reqs,
+                });
+            }
+        }
+        OnfailHandlers(out)
+    }
+}
+
+/// Salt's `state.check_result`: every state succeeded, counting a failed
+/// state as handled when `onfail_stop: False` handlers of it all succeeded.
+/// A return without `result` is searched for nested ones (an empty
+/// mapping there counts as a failure, as in Salt).
+fn check_result(running: &Map, handlers: &OnfailHandlers) -> bool {
+    check_result_at(running, false, handlers)
+}
+
+fn check_result_at(running: &Map, recurse: bool, handlers: &OnfailHandlers) -> bool {
+    if running.is_empty() {
+        return false;
+    }
+    let mut ok = true;
+    for (id, ret) in running {
+        let well_formed = if id == "__extend__" {
+            matches!(ret, Value::List(_))
+        } else {
+            matches!(ret, Value::Map(_))
+        };
+        if !recurse && !well_formed {
+            ok = false;
+        }
+        if ok {
+            if let Value::Map(r) = ret {
+                match r.get("result") {
+                    Some(Value::Bool(false)) => ok = false,
+                    None => ok = check_result_at(r, true, handlers),
+                    Some(_) => {}
+                }
+            }
+        }
+        if !ok {
+            ok = onfail_handled(id, ret, running, handlers) == Some(true);
+        }
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// The parts of a running-dict tag (state, id).
+fn split_tag(tag: &str) -> Option<(&str, &str)> {
+    let mut parts = tag.split("_|-");
+    let state = parts.next()?;
+    let id = parts.next()?;
+    Some((state, id))
+}
+
+/// Salt's `check_onfail_requisites`: `Some(true)` when the failed state
+/// has `onfail_stop: False` handlers and they succeeded.
+fn onfail_handled(
+    tag: &str,
+    ret: &Value,
+    running: &Map,
+    handlers: &OnfailHandlers,
+) -> Option<bool> {
+    if handlers.0.is_empty() || !ret.is_truthy() {
+        return None;
+    }
+    let (fstate, fid) = match split_tag(tag) {
+        Some((s, i)) if tag.contains("_|-") => (Some(s), i),
+        _ => (None, tag),
+    };
+    let matching: Vec<(&str, &str)> = handlers
+        .0
+        .iter()
+        .filter(|h| h.id != fid)
+        .flat_map(|h| {
+            h.reqs
+                .iter()
+                .filter(|(rmod, rid)| rid == fid && fstate.is_none_or(|s| s == rmod))
+                .map(move |_| (h.id.as_str(), h.module.as_str()))
+        })
+        .collect();
+    if matching.is_empty() {
+        return None;
+    }
+    let mut nret: Option<bool> = None;
+    for (hid, hmod) in matching {
+        for (rtag, rret) in running {
+            let (rstate, rid) = match split_tag(rtag) {
+                Some((s, i)) if rtag.contains("_|-") => (s.to_string(), i.to_string()),
+                _ => (
+                    hmod.to_string(),
+                    rret.get("__id__")
+                        .map(Value::to_python_str)
+                        .unwrap_or_else(|| rtag.clone()),
+                ),
+            };
+            if rstate == hmod && rid == hid {
+                if let Some(Value::Bool(b)) = rret.get("result") {
+                    nret = Some(*b);
+                    if !b {
+                        break;
+                    }
+                }
+            }
+        }
+        if nret.is_none() {
+            nret = Some(false);
+        }
+    }
+    nret
+}
+
+/// The render stage: top files and SLS files → high data.
+mod render {
+    use super::{Minion, Rendered, Return, RunOpts, RunPillar, EX_STATE_FAILURE};
+    use brine_compile::state::top::{self, FileServer, TopError};
+    use brine_compile::state::{render, StateRequest};
+    use brine_compile::MinionData;
+    use brine_core::{Map, Value};
+    use std::sync::Arc;
+
+    /// What the templates of this run see: the run's saltenv/pillarenv in
+    /// the opts and the run's pillar (moved in; [`take_back`] returns it).
+    pub(super) fn request(m: &Minion, run: &RunOpts, pillar: Map) -> StateRequest {
+        let mut o = m.opts.clone();
+        let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
+        o.insert("saltenv".into(), opt(&run.saltenv));
+        o.insert("pillarenv".into(), opt(&run.pillarenv));
+        o.insert("test".into(), Value::Bool(run.test));
+        let minion = Arc::new(MinionData {
+            id: m.id.clone(),
+            grains: Value::Map(m.grains.clone()),
+            pillar: Value::Map(pillar),
+            opts: Value::Map(o.clone()),
+        });
+        StateRequest {
+            opts: o,
+            minion,
+            saltenv: run.saltenv.clone(),
+            pillarenv: run.pillarenv.clone(),
+        }
+    }
+
+    /// The pillar back out of a request once rendering is done.
+    pub(super) fn take_back(req: StateRequest, in_memory: bool) -> RunPillar {
+        let pillar = match Arc::try_unwrap(req.minion) {
+            Ok(md) => md.pillar,
+            Err(shared) => shared.pillar.clone(),
+        };
+        RunPillar {
+            pillar: match pillar {
+                Value::Map(m) => m,
+                _ => Map::new(),
+            },
+            in_memory,
+        }
+    }
+
+    /// Salt's `call_highstate` answer when there is nothing to run.
+    fn no_states(comment: &str) -> Rendered {
+        let mut ret = Map::new();
+        ret.insert("result".into(), Value::Bool(false));
+        ret.insert("comment".into(), Value::Str(comment.into()));
+        ret.insert("name".into(), Value::Str("No States".into()));
+        ret.insert("changes".into(), Value::new_map());
+        ret.insert("__run_num__".into(), Value::Int(0));
+        let mut running = Map::new();
+        running.insert("no_|-states_|-states_|-None".into(), Value::Map(ret));
+        Rendered::Answer(Return {
+            value: Value::Map(running),
+            retcode: EX_STATE_FAILURE,
+        })
+    }
+
+    /// Salt's `call_highstate` up to the run: the top, its matches for
+    /// this minion, the matched SLS rendered.
+    pub(super) fn highstate(m: &Minion, run: &RunOpts, pillar: RunPillar) -> (Rendered, RunPillar) {
+        let in_memory = pillar.in_memory;
+        let req = request(m, run, pillar.pillar);
+        let rendered = highstate_with(&req);
+        (rendered, take_back(req, in_memory))
+    }
+
+    fn highstate_with(req: &StateRequest) -> Rendered {
+        let fs = FileServer::new(&req.opts);
+        let top = match top::get_top(req, &fs) {
+            Ok(t) => t,
+            Err(TopError::NoTargets) => {
+                return no_states(&format!(
+                    "Unable to render top file: {}",
+                    TopError::NoTargets
+                ))
+            }
+            Err(e) => return Rendered::Errors(vec![e.to_string()]),
+        };
+        let mut errors = top::verify_tops(&top);
+        let matches = match top::top_matches(req, &fs, &top) {
+            Ok(mt) => mt,
+            Err(e) => {
+                errors.push(e.to_string());
+                return Rendered::Errors(errors);
+            }
+        };
+        if matches.is_empty() {
+            return no_states(
+                "No Top file or master_tops data matches found. Please see master log for \
+                 details.",
+            );
+        }
+        let r = render::render_matches(req, &fs, &matches);
+        errors.extend(r.errors);
+        if !errors.is_empty() {
+            return Rendered::Errors(errors);
+        }
+        if r.high.is_empty() {
+            return no_states("No states found for this minion");
+        }
+        Rendered::High(r.high)
+    }
+
+    /// The listed SLS of the run's saltenv.
+    pub(super) fn sls(
+        m: &Minion,
+        run: &RunOpts,
+        pillar: RunPillar,
+        mods: &[String],
+    ) -> (Rendered, RunPillar) {
+        let in_memory = pillar.in_memory;
+        let req = request(m, run, pillar.pillar);
+        let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
+        let r = render::render_sls(&req, &saltenv, mods);
+        let rendered = if r.errors.is_empty() {
+            Rendered::High(r.high)
+        } else {
+            Rendered::Errors(r.errors)
+        };
+        (rendered, take_back(req, in_memory))
+    }
+}

@@ -1,0 +1,183 @@
+//! `salt://` URLs: where a state's source file comes from.
+//!
+//! [`LocalFileClient`] is Salt's `file_client: local`: files are read
+//! straight from the minion's `file_roots`, the way Salt's `roots`
+//! fileserver finds them (first root of the environment that has the file;
+//! `__env__` roots stand for any environment; no path outside a root).
+
+use brine_core::Map;
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum FileClientError {
+    #[error("Source file {url} not found in saltenv '{saltenv}'")]
+    NotFound { url: String, saltenv: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Finds (or fetches and caches) `salt://` files for a saltenv.
+pub trait FileClient: Send + Sync {
+    /// A local path holding the file behind `url` (`salt://a/b.conf`).
+    fn cache_file(&self, url: &str, saltenv: &str) -> Result<PathBuf, FileClientError>;
+}
+
+/// Salt's `salt.utils.url.parse`: the path of a `salt://` URL and the
+/// saltenv its `?saltenv=` query names. `None` when `url` is not `salt://`.
+pub fn parse_salt_url(url: &str) -> Option<(String, Option<String>)> {
+    let resource = url.strip_prefix("salt://")?;
+    if let Some((path, _)) = resource.split_once("?env=") {
+        // Salt ignores the old `env` query.
+        return Some((path.to_string(), None));
+    }
+    match resource.split_once("?saltenv=") {
+        Some((path, env)) => Some((path.to_string(), Some(env.to_string()))),
+        None => Some((resource.to_string(), None)),
+    }
+}
+
+/// `file_client: local`: `salt://` resolved in `file_roots`.
+#[derive(Debug, Clone, Default)]
+pub struct LocalFileClient {
+    roots: IndexMap<String, Vec<PathBuf>>,
+}
+
+impl LocalFileClient {
+    pub fn new(roots: IndexMap<String, Vec<PathBuf>>) -> LocalFileClient {
+        LocalFileClient { roots }
+    }
+
+    /// From the minion's opts (`file_roots`).
+    pub fn from_opts(opts: &Map) -> LocalFileClient {
+        LocalFileClient::new(brine_compile::opts::roots(opts, "file_roots"))
+    }
+
+    /// The file `rel` (a path relative to the roots) in `saltenv`.
+    pub fn find_file(&self, rel: &str, saltenv: &str) -> Option<PathBuf> {
+        let rel = normpath(rel);
+        // Absolute paths and paths climbing out of the roots are never served.
+        if rel.starts_with('/') || rel == ".." || rel.starts_with("../") {
+            return None;
+        }
+        let (dirs, templated) = match self.roots.get(saltenv) {
+            Some(d) => (d, false),
+            None => (self.roots.get("__env__")?, true),
+        };
+        dirs.iter().find_map(|root| {
+            let root = if templated {
+                PathBuf::from(root.to_string_lossy().replace("__env__", saltenv))
+            } else {
+                root.clone()
+            };
+            let full = root.join(&rel);
+            (under(&root, &full) && full.is_file()).then_some(full)
+        })
+    }
+}
+
+/// Whether `full` stays inside `root` once both are normalized (Salt's
+/// `clean_path(root, full, subdir=True)` without resolving links).
+fn under(root: &Path, full: &Path) -> bool {
+    let root = normpath(&root.to_string_lossy());
+    let full = normpath(&full.to_string_lossy());
+    full.strip_prefix(&root)
+        .is_some_and(|rest| rest.starts_with('/') || root.ends_with('/'))
+}
+
+/// Python's `posixpath.normpath`.
+fn normpath(path: &str) -> String {
+    crate::state::modules::file::fsutil::normpath(path)
+}
+
+impl FileClient for LocalFileClient {
+    fn cache_file(&self, url: &str, saltenv: &str) -> Result<PathBuf, FileClientError> {
+        let not_found = || FileClientError::NotFound {
+            url: url.to_string(),
+            saltenv: saltenv.to_string(),
+        };
+        let Some((path, env)) = parse_salt_url(url) else {
+            // A local path or file:// URL is its own cache (as in Salt).
+            let local = url.strip_prefix("file://").unwrap_or(url);
+            let p = PathBuf::from(local);
+            return if p.is_absolute() && p.is_file() {
+                Ok(p)
+            } else {
+                Err(not_found())
+            };
+        };
+        let env = env.unwrap_or_else(|| saltenv.to_string());
+        self.find_file(&path, &env).ok_or_else(not_found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(dir: &Path) -> LocalFileClient {
+        let mut roots = IndexMap::new();
+        roots.insert("base".to_string(), vec![dir.join("base")]);
+        roots.insert("dev".to_string(), vec![dir.join("dev"), dir.join("base")]);
+        LocalFileClient::new(roots)
+    }
+
+    #[test]
+    fn resolves_in_roots_and_saltenv_query() {
+        let tmp = tempfile::tempdir().unwrap();
+        for (p, t) in [
+            ("base/a.txt", "base"),
+            ("dev/a.txt", "dev"),
+            ("base/only.txt", "x"),
+            ("secret", "s"),
+        ] {
+            let f = tmp.path().join(p);
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, t).unwrap();
+        }
+        let c = client(tmp.path());
+        let read = |url: &str, env: &str| {
+            c.cache_file(url, env)
+                .map(|p| std::fs::read_to_string(p).unwrap())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(read("salt://a.txt", "base").unwrap(), "base");
+        assert_eq!(read("salt://a.txt", "dev").unwrap(), "dev");
+        assert_eq!(read("salt://a.txt?saltenv=dev", "base").unwrap(), "dev");
+        assert_eq!(read("salt://only.txt?saltenv=dev", "base").unwrap(), "x");
+        assert_eq!(read("salt://./x/../a.txt", "base").unwrap(), "base");
+        // Never outside the roots, never absolute, never an unknown env.
+        assert_eq!(
+            read("salt://../secret", "base").unwrap_err(),
+            "Source file salt://../secret not found in saltenv 'base'"
+        );
+        assert!(read("salt:///etc/passwd", "base").is_err());
+        assert!(read("salt://a.txt", "prod").is_err());
+        assert!(read("salt://nope", "base").is_err());
+    }
+
+    #[test]
+    fn env_placeholder_roots() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("qa")).unwrap();
+        std::fs::write(tmp.path().join("qa/f"), "qa").unwrap();
+        let mut roots = IndexMap::new();
+        roots.insert("__env__".to_string(), vec![tmp.path().join("__env__")]);
+        let c = LocalFileClient::new(roots);
+        let p = c.cache_file("salt://f", "qa").unwrap();
+        assert_eq!(std::fs::read_to_string(p).unwrap(), "qa");
+    }
+
+    #[test]
+    fn url_parsing() {
+        assert_eq!(
+            parse_salt_url("salt://a/b?saltenv=x"),
+            Some(("a/b".into(), Some("x".into())))
+        );
+        assert_eq!(
+            parse_salt_url("salt://a/b?env=x"),
+            Some(("a/b".into(), None))
+        );
+        assert_eq!(parse_salt_url("/a/b"), None);
+    }
+}
