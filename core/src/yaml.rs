@@ -1397,7 +1397,7 @@ impl<'n, 'a> Constructor<'n, 'a> {
             Some(Body::Scalar(text)) => RawKey::Text(text),
             _ => RawKey::Node(k),
         };
-        let existing: HashSet<RawKey> = own.iter().map(|&(k, _)| raw(k)).collect();
+        let existing: HashSet<RawKey<'_>> = own.iter().map(|&(k, _)| raw(k)).collect();
         merged.retain(|&(k, _)| !existing.contains(&raw(k)));
         merged.extend(own);
         Ok(Cow::Owned(merged))

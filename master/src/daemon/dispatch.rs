@@ -408,7 +408,7 @@ mod tests {
     }
 
     fn reply(m: &Master, key: &KeyPair, req: &Request) -> Option<Reply> {
-        let frame = brine_protocol::messages::sign_frame(key, req).unwrap();
+        let frame = sign_frame(key, req).unwrap();
         let out = m.handle_frame(&frame)?;
         let v: Verified<Reply> = read_frame(&out, Some(&m.key.public().ed25519)).unwrap();
         assert_eq!(v.msg.in_reply_to, req.nonce);
@@ -507,7 +507,7 @@ mod tests {
         let f = rmp_serde::to_vec_named(&kp.sign(b"\x81\xa1v\x01".to_vec())).unwrap();
         assert!(m.handle_frame(&f).is_none());
         // A bad signature.
-        let mut good = brine_protocol::messages::sign_frame(&kp, &pillar_req("web1")).unwrap();
+        let mut good = sign_frame(&kp, &pillar_req("web1")).unwrap();
         let n = good.len();
         good[n - 3] ^= 1;
         assert!(m.handle_frame(&good).is_none());

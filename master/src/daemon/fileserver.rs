@@ -104,7 +104,7 @@ fn read_error(path: &Path, e: std::io::Error) -> ReplyBody {
 /// Hex digest and size of a file, `None` for an unknown hash type.
 pub fn hash_file(path: &Path, hash_type: &str) -> std::io::Result<Option<(String, u64)>> {
     use sha2::Digest;
-    fn run<D: sha2::Digest>(mut d: D, path: &Path) -> std::io::Result<(String, u64)> {
+    fn run<D: Digest>(mut d: D, path: &Path) -> std::io::Result<(String, u64)> {
         let mut f = std::fs::File::open(path)?;
         let mut buf = vec![0u8; 64 * 1024];
         let mut size = 0u64;

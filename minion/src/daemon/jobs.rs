@@ -705,7 +705,7 @@ mod tests {
     async fn find_job_sees_a_job_only_while_it_runs() {
         let td = tempfile::tempdir().unwrap();
         let link = crate::daemon::link::Link::start(
-            std::net::SocketAddr::from(([127, 0, 0, 1], 9)),
+            SocketAddr::from(([127, 0, 0, 1], 9)),
             Default::default(),
         );
         let base = minion("web1", serde_json::json!({}), serde_json::json!({}));

@@ -27,6 +27,7 @@ impl Started {
         let micros = since.subsec_micros();
         // SAFETY: localtime_r only writes into the `tm` we own.
         let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+        // SAFETY: both pointers are to live locals of the right types.
         let ok = unsafe { !libc::localtime_r(&secs, &mut tm).is_null() };
         let (h, m, s) = if ok {
             (tm.tm_hour, tm.tm_min, tm.tm_sec)
