@@ -20,59 +20,52 @@ pub struct Cli {
     pub args: Vec<String>,
 }
 
-pub const USAGE: &str =
-    "usage: brine-call [-c CONFDIR] [--local] [--out json|yaml|nested|raw|quiet] \
-[-l LEVEL] FUNCTION [ARGS...]";
+/// salt-call's options (the ones brine reads).
+pub fn command() -> brine_cli::Command {
+    use brine_cli::Opt;
+    let mut options = vec![
+        brine_cli::CONFIG_DIR,
+        Opt::flag(
+            "local",
+            None,
+            "run against the local trees, without a master",
+        ),
+        brine_cli::OUT,
+        brine_cli::OUTPUT,
+        brine_cli::LOG_LEVEL,
+        Opt::flag(
+            "retcode-passthrough",
+            None,
+            "accepted for compatibility: the function's retcode is always the exit code",
+        ),
+    ];
+    options.extend(brine_cli::COLOR);
+    brine_cli::Command {
+        name: "brine-call",
+        usage: "[options] FUNCTION [ARGUMENTS...]",
+        about: "Run one function on this minion (Salt's salt-call).",
+        options,
+    }
+}
 
-/// Parse `argv` (without the program name). Options may come before or
+/// The command line from its parsed options. Options may come before or
 /// after the function, as with salt-call; `--` ends options.
-pub fn parse_cli(argv: &[String]) -> Result<Cli, String> {
-    let mut cli = Cli {
-        confdir: PathBuf::from("/etc/brine"),
-        local: false,
-        out: None,
-        log_level: None,
-        color: None,
-        function: String::new(),
-        args: Vec::new(),
-    };
-    let mut positional = Vec::new();
-    let mut it = argv.iter();
-    let mut only_positional = false;
-    while let Some(a) = it.next() {
-        if only_positional || !a.starts_with('-') || a == "-" {
-            positional.push(a.clone());
-            continue;
-        }
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = |name: &str| {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("option {name} needs a value\n{USAGE}"))
-        };
-        match flag {
-            "--" => only_positional = true,
-            "-c" | "--config-dir" => cli.confdir = PathBuf::from(value(flag)?),
-            "--local" => cli.local = true,
-            "--out" | "--output" => cli.out = Some(value(flag)?),
-            "-l" | "--log-level" => cli.log_level = Some(value(flag)?),
-            "--no-color" => cli.color = Some(false),
-            "--force-color" => cli.color = Some(true),
-            "--retcode-passthrough" => {}
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("no such option: {other}\n{USAGE}")),
-        }
-    }
+pub fn from_matches(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
+    let mut positional = m.positionals.clone();
     if positional.is_empty() {
-        return Err(format!("a function to call is required\n{USAGE}"));
+        return Err(brine_cli::CliError::Invalid(
+            "a function to call is required".into(),
+        ));
     }
-    cli.function = positional.remove(0);
-    cli.args = positional;
-    Ok(cli)
+    Ok(Cli {
+        confdir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
+        local: m.flag("local"),
+        out: m.value_of_any(&["out", "output"]).map(str::to_string),
+        log_level: m.value("log-level").map(str::to_string),
+        color: m.color(),
+        function: positional.remove(0),
+        args: positional,
+    })
 }
 
 /// Run a parsed command line; returns the process exit code.
@@ -170,6 +163,13 @@ mod tests {
 
     fn v(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn parse_cli(argv: &[String]) -> Result<Cli, brine_cli::CliError> {
+        match command().parse(argv)? {
+            brine_cli::Parsed::Run(m) => from_matches(m),
+            other => panic!("{argv:?}: {other:?}"),
+        }
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub fn init(cli_level: Option<&str>, confdir: &Path) {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_target(false)
+        // Colour only on a terminal: a log file (systemd, `2> file`) gets
+        // plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 

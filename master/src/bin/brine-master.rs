@@ -7,57 +7,45 @@ use brine_master::daemon::{server, Bound, Master, MasterConfig};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-const USAGE: &str = "usage: brine-master [-c CONFIG_DIR] [-l LOG_LEVEL]\n\n\
-  -c, --config-dir DIR   folder holding the 'master' config file (default /etc/brine)\n\
-  -l, --log-level LEVEL  overrides log_level: quiet, error, warning, info, debug, trace\n";
-
 struct Args {
     config_dir: PathBuf,
     log_level: Option<String>,
 }
 
-fn parse(argv: &[String]) -> Result<Option<Args>, String> {
-    let mut args = Args {
-        config_dir: PathBuf::from("/etc/brine"),
-        log_level: None,
-    };
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = |name: &str| {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match flag {
-            "-h" | "--help" => return Ok(None),
-            "-c" | "--config-dir" => args.config_dir = PathBuf::from(value(flag)?),
-            "-l" | "--log-level" => args.log_level = Some(value(flag)?),
+fn command() -> brine_cli::Command {
+    brine_cli::Command {
+        name: "brine-master",
+        usage: "[options]",
+        about: "The brine master daemon (Salt's salt-master); runs in the foreground.",
+        options: vec![
+            brine_cli::CONFIG_DIR,
+            brine_cli::LOG_LEVEL,
             // salt-master's -d (daemonize): systemd runs us in the foreground.
-            "-d" | "--daemon" => {}
-            other => return Err(format!("unknown option {other}")),
-        }
+            brine_cli::Opt::flag(
+                "daemon",
+                Some('d'),
+                "accepted for compatibility (runs in the foreground)",
+            ),
+        ],
     }
-    Ok(Some(args))
+}
+
+fn parse(m: brine_cli::Matches) -> Result<Args, brine_cli::CliError> {
+    if let Some(extra) = m.positionals.first() {
+        return Err(brine_cli::CliError::Invalid(format!(
+            "unexpected argument: {extra}"
+        )));
+    }
+    Ok(Args {
+        config_dir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
+        log_level: m.value("log-level").map(str::to_string),
+    })
 }
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let args = match parse(&argv) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            print!("{USAGE}");
-            return;
-        }
-        Err(e) => {
-            eprint!("brine-master: {e}\n{USAGE}");
-            std::process::exit(2);
-        }
-    };
+    let cmd = command();
+    let args = parse(cmd.parse_or_exit(std::env::args_os().skip(1)))
+        .unwrap_or_else(|e| cmd.exit_usage(&e));
     let (config, warnings) = match MasterConfig::load(&args.config_dir) {
         Ok(c) => c,
         Err(e) => {
@@ -122,13 +110,15 @@ mod tests {
 
     #[test]
     fn options() {
-        let a = parse(&["-c".into(), "/x".into(), "--log-level=debug".into()])
-            .unwrap()
-            .unwrap();
+        let run = |argv: &[&str]| command().parse(argv.iter().copied());
+        let Ok(brine_cli::Parsed::Run(m)) = run(&["-c", "/x", "--log-level=debug"]) else {
+            panic!("not parsed")
+        };
+        let a = parse(m).unwrap();
         assert_eq!(a.config_dir, PathBuf::from("/x"));
         assert_eq!(a.log_level.as_deref(), Some("debug"));
-        assert!(parse(&["-h".into()]).unwrap().is_none());
-        assert!(parse(&["-c".into()]).is_err());
-        assert!(parse(&["--bogus".into()]).is_err());
+        assert_eq!(run(&["-h"]), Ok(brine_cli::Parsed::Help));
+        assert!(run(&["-c"]).is_err());
+        assert!(run(&["--bogus"]).is_err());
     }
 }

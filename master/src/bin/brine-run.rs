@@ -9,9 +9,6 @@ use brine_master::daemon::jobs::{format_jid_instance, JobCache};
 use brine_master::daemon::MasterConfig;
 use std::path::PathBuf;
 
-const USAGE: &str = "usage: brine-run [-c CONFIG_DIR] [--out OUTPUTTER] FUNCTION [ARGUMENTS...]\n\
-functions: jobs.list_jobs, jobs.lookup_jid JID [missing=True] [returned=False]";
-
 #[derive(Debug, PartialEq)]
 struct Cli {
     config_dir: PathBuf,
@@ -21,46 +18,32 @@ struct Cli {
     args: Vec<String>,
 }
 
-fn parse(argv: &[String]) -> Result<Option<Cli>, String> {
-    let mut cli = Cli {
-        config_dir: PathBuf::from("/etc/brine"),
-        out: None,
-        color: None,
-        function: String::new(),
-        args: Vec::new(),
-    };
-    let mut positional = Vec::new();
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        if !positional.is_empty() || !a.starts_with('-') {
-            positional.push(a.clone());
-            continue;
-        }
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = |name: &str| {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("option {name} needs a value"))
-        };
-        match flag {
-            "-h" | "--help" => return Ok(None),
-            "-c" | "--config-dir" => cli.config_dir = PathBuf::from(value(flag)?),
-            "--out" | "--output" => cli.out = Some(value(flag)?),
-            "--no-color" | "--no-colour" => cli.color = Some(false),
-            "--force-color" | "--force-colour" => cli.color = Some(true),
-            other => return Err(format!("no such option: {other}")),
-        }
+fn command() -> brine_cli::Command {
+    let mut options = vec![brine_cli::CONFIG_DIR, brine_cli::OUT, brine_cli::OUTPUT];
+    options.extend(brine_cli::COLOR);
+    brine_cli::Command {
+        name: "brine-run",
+        usage: "[options] FUNCTION [ARGUMENTS...]",
+        about: "Run a master-side function (Salt's salt-run): jobs.list_jobs, \
+jobs.lookup_jid JID [missing=True] [returned=False].",
+        options,
     }
+}
+
+fn parse(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
+    let mut positional = m.positionals.clone();
     if positional.is_empty() {
-        return Err("a function is required".into());
+        return Err(brine_cli::CliError::Invalid(
+            "a function is required".into(),
+        ));
     }
-    cli.function = positional.remove(0);
-    cli.args = positional;
-    Ok(Some(cli))
+    Ok(Cli {
+        config_dir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
+        out: m.value_of_any(&["out", "output"]).map(str::to_string),
+        color: m.color(),
+        function: positional.remove(0),
+        args: positional,
+    })
 }
 
 /// A runner's answer: the data and the outputter it asks for.
@@ -151,18 +134,9 @@ fn run(cli: &Cli) -> Result<i32, String> {
 }
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let cli = match parse(&argv) {
-        Ok(Some(c)) => c,
-        Ok(None) => {
-            println!("{USAGE}");
-            return;
-        }
-        Err(e) => {
-            eprintln!("brine-run: error: {e}\n{USAGE}");
-            std::process::exit(2);
-        }
-    };
+    let cmd = command();
+    let cli = parse(cmd.parse_or_exit(std::env::args_os().skip(1)))
+        .unwrap_or_else(|e| cmd.exit_usage(&e));
     match run(&cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
@@ -180,17 +154,15 @@ mod tests {
 
     #[test]
     fn options_and_runner_shapes() {
-        let c = parse(&[
-            "-c".into(),
-            "/x".into(),
-            "jobs.lookup_jid".into(),
-            "1".into(),
-        ])
-        .unwrap()
-        .unwrap();
+        let parse_argv = |argv: &[&str]| match command().parse(argv.iter().copied()) {
+            Ok(brine_cli::Parsed::Run(m)) => parse(m),
+            other => panic!("{argv:?}: {other:?}"),
+        };
+        let c = parse_argv(&["-c", "/x", "jobs.lookup_jid", "1", "--out", "json"]).unwrap();
         assert_eq!(c.config_dir, PathBuf::from("/x"));
         assert_eq!(c.args, vec!["1".to_string()]);
-        assert!(parse(&[]).is_err());
+        assert_eq!(c.out.as_deref(), Some("json"));
+        assert!(parse_argv(&[]).is_err());
 
         let td = tempfile::tempdir().unwrap();
         let jobs = JobCache::open(&td.path().join("j.sqlite")).unwrap();

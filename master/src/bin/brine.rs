@@ -16,9 +16,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "usage: brine [-c CONFIG_DIR] [-E|-L|-G|-P|-I|-J|-N|-S|-C] [-t TIMEOUT] \
-[--out OUTPUTTER] [--static] [--async] [-v] TARGET FUNCTION [ARGUMENTS...]";
-
 /// Salt's EX_GENERIC.
 const EX_GENERIC: i32 = 1;
 /// Salt's exit for "no return received" / usage errors.
@@ -39,100 +36,125 @@ struct Cli {
     args: Vec<String>,
 }
 
-fn parse(argv: &[String]) -> Result<Option<Cli>, String> {
-    let mut cli = Cli {
-        config_dir: PathBuf::from("/etc/brine"),
-        tgt_type: "glob".into(),
-        timeout: None,
-        out: None,
-        is_static: false,
-        is_async: false,
-        verbose: false,
-        color: None,
-        target: String::new(),
-        function: String::new(),
-        args: Vec::new(),
-    };
-    let mut positional = Vec::new();
-    let mut it = argv.iter();
-    let mut only_positional = false;
-    while let Some(a) = it.next() {
-        // After TARGET and FUNCTION, everything is an argument (so `-x`
-        // strings reach the function), as with salt.
-        if only_positional || positional.len() >= 2 || !a.starts_with('-') || a == "-" {
-            positional.push(a.clone());
-            continue;
-        }
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = |name: &str| {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("option {name} needs a value"))
-        };
-        let tgt_type = match flag {
-            "-E" | "--pcre" => Some("pcre"),
-            "-L" | "--list" => Some("list"),
-            "-G" | "--grain" => Some("grain"),
-            "-P" | "--grain-pcre" => Some("grain_pcre"),
-            "-I" | "--pillar" => Some("pillar"),
-            "-J" | "--pillar-pcre" => Some("pillar_pcre"),
-            "-N" | "--nodegroup" => Some("nodegroup"),
-            "-S" | "--ipcidr" => Some("ipcidr"),
-            "-C" | "--compound" => Some("compound"),
-            _ => None,
-        };
-        if let Some(t) = tgt_type {
-            cli.tgt_type = t.into();
-            continue;
-        }
-        match flag {
-            "--" => only_positional = true,
-            "-h" | "--help" => return Ok(None),
-            "-c" | "--config-dir" => cli.config_dir = PathBuf::from(value(flag)?),
-            "-t" | "--timeout" => {
-                let v = value(flag)?;
-                cli.timeout = Some(
-                    v.parse()
-                        .map_err(|_| format!("option {flag}: '{v}' is not a number of seconds"))?,
-                );
-            }
-            "--out" | "--output" => cli.out = Some(value(flag)?),
-            "--static" => cli.is_static = true,
-            "--async" => cli.is_async = true,
-            "-v" | "--verbose" => cli.verbose = true,
-            "--no-color" | "--no-colour" => cli.color = Some(false),
-            "--force-color" | "--force-colour" => cli.color = Some(true),
-            // Accepted for compatibility; brine always shows all returns.
-            "--hide-timeout" | "--show-jid" | "--summary" => {}
-            other => return Err(format!("no such option: {other}")),
-        }
+/// Target-type flags: the option and the `tgt_type` Salt sends.
+const TARGET_TYPES: [(&str, char, &str, &str); 9] = [
+    ("pcre", 'E', "pcre", "the target is a regular expression"),
+    (
+        "list",
+        'L',
+        "list",
+        "the target is a comma-separated list of ids",
+    ),
+    (
+        "grain",
+        'G',
+        "grain",
+        "the target is a grain glob (key:value)",
+    ),
+    (
+        "grain-pcre",
+        'P',
+        "grain_pcre",
+        "the target is a grain regular expression",
+    ),
+    (
+        "pillar",
+        'I',
+        "pillar",
+        "the target is a pillar glob (key:value)",
+    ),
+    (
+        "pillar-pcre",
+        'J',
+        "pillar_pcre",
+        "the target is a pillar regular expression",
+    ),
+    ("nodegroup", 'N', "nodegroup", "the target is a nodegroup"),
+    (
+        "ipcidr",
+        'S',
+        "ipcidr",
+        "the target is an IP address or network",
+    ),
+    (
+        "compound",
+        'C',
+        "compound",
+        "the target is a compound expression",
+    ),
+];
+
+fn command() -> brine_cli::Command {
+    use brine_cli::Opt;
+    let mut options = vec![
+        brine_cli::CONFIG_DIR,
+        Opt::value(
+            "timeout",
+            Some('t'),
+            "TIMEOUT",
+            "seconds to wait for returns [the master's timeout]",
+        ),
+        brine_cli::OUT,
+        brine_cli::OUTPUT,
+        Opt::flag("static", Some('s'), "print the returns once all are in"),
+        Opt::flag("async", None, "publish and print the jid without waiting"),
+        Opt::flag(
+            "verbose",
+            Some('v'),
+            "show the jid and the minions that did not return",
+        ),
+        // Accepted for compatibility; brine always shows all returns.
+        Opt::flag("hide-timeout", None, "accepted for compatibility"),
+        Opt::flag("show-jid", None, "accepted for compatibility"),
+        Opt::flag("summary", None, "accepted for compatibility"),
+    ];
+    options.extend(brine_cli::COLOR);
+    options.extend(
+        TARGET_TYPES
+            .iter()
+            .map(|&(long, short, _, help)| Opt::flag(long, Some(short), help)),
+    );
+    brine_cli::Command {
+        name: "brine",
+        usage: "[options] TARGET FUNCTION [ARGUMENTS...]",
+        about: "Publish a function to the minions matching TARGET and print their returns (Salt's salt).",
+        options,
     }
+}
+
+fn parse(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
+    // The last target-type flag given wins.
+    let tgt_type = m
+        .opts
+        .iter()
+        .rev()
+        .find_map(|(n, _)| TARGET_TYPES.iter().find(|t| t.0 == *n).map(|t| t.2))
+        .unwrap_or("glob");
+    let mut positional = m.positionals.clone();
     if positional.len() < 2 {
-        return Err("a target and a function are required".into());
+        return Err(brine_cli::CliError::Invalid(
+            "a target and a function are required".into(),
+        ));
     }
-    cli.target = positional.remove(0);
-    cli.function = positional.remove(0);
-    cli.args = positional;
-    Ok(Some(cli))
+    Ok(Cli {
+        config_dir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
+        tgt_type: tgt_type.into(),
+        timeout: m.number("timeout")?,
+        out: m.value_of_any(&["out", "output"]).map(str::to_string),
+        is_static: m.flag("static"),
+        is_async: m.flag("async"),
+        verbose: m.flag("verbose"),
+        color: m.color(),
+        target: positional.remove(0),
+        function: positional.remove(0),
+        args: positional,
+    })
 }
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let cli = match parse(&argv) {
-        Ok(Some(c)) => c,
-        Ok(None) => {
-            println!("{USAGE}");
-            return;
-        }
-        Err(e) => {
-            eprintln!("brine: error: {e}\n{USAGE}");
-            std::process::exit(EX_USAGE);
-        }
-    };
+    let cmd = command();
+    let cli = parse(cmd.parse_or_exit(std::env::args_os().skip(1)))
+        .unwrap_or_else(|e| cmd.exit_usage(&e));
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
     tracing_subscriber::fmt()
@@ -421,13 +443,20 @@ fn print_static(
 mod tests {
     use super::*;
 
+    fn parse_argv(argv: &[&str]) -> Result<Cli, brine_cli::CliError> {
+        match command().parse(argv.iter().copied())? {
+            brine_cli::Parsed::Run(m) => parse(m),
+            other => panic!("{argv:?}: {other:?}"),
+        }
+    }
+
     fn v(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
     }
 
     #[test]
     fn salt_command_lines() {
-        let c = parse(&v(&[
+        let c = parse_argv(&[
             "-c",
             "/x",
             "--out",
@@ -438,32 +467,36 @@ mod tests {
             "state.apply",
             "web",
             "pillarenv=testing",
-            "-x",
-        ]))
-        .unwrap()
+        ])
         .unwrap();
         assert_eq!(c.config_dir, PathBuf::from("/x"));
         assert_eq!(c.out.as_deref(), Some("json"));
         assert_eq!(c.timeout, Some(60));
         assert_eq!(c.target, "minion1");
         assert_eq!(c.function, "state.apply");
-        assert_eq!(c.args, v(&["web", "pillarenv=testing", "-x"]));
+        assert_eq!(c.args, v(&["web", "pillarenv=testing"]));
         assert_eq!(c.tgt_type, "glob");
-        let c = parse(&v(&["-G", "os:Debian", "test.ping", "--async"]))
-            .unwrap()
-            .unwrap();
+        // Options anywhere, as with salt (optparse): after the function too.
+        let c = parse_argv(&["-G", "os:Debian", "test.ping", "--async"]).unwrap();
         assert_eq!(c.tgt_type, "grain");
-        // Options after the function are the function's arguments.
-        assert_eq!(c.args, v(&["--async"]));
-        let c = parse(&v(&["-C", "--async", "G@os:Debian and web*", "test.ping"]))
-            .unwrap()
-            .unwrap();
+        assert!(c.is_async);
+        assert!(c.args.is_empty());
+        let c = parse_argv(&["web1", "state.apply", "test=True", "--out", "json"]).unwrap();
+        assert_eq!(c.out.as_deref(), Some("json"));
+        assert_eq!(c.args, v(&["test=True"]));
+        let c = parse_argv(&["-C", "--async", "G@os:Debian and web*", "test.ping"]).unwrap();
         assert!(c.is_async);
         assert_eq!(c.tgt_type, "compound");
-        assert!(parse(&v(&["*"])).is_err());
-        assert!(parse(&v(&["-t", "soon", "*", "test.ping"])).is_err());
-        assert!(parse(&v(&["--bogus", "*", "test.ping"])).is_err());
-        assert!(parse(&v(&["-h"])).unwrap().is_none());
+        // `--` ends options: what follows reaches the function.
+        let c = parse_argv(&["web1", "test.echo", "--", "-x"]).unwrap();
+        assert_eq!(c.args, v(&["-x"]));
+        assert!(parse_argv(&["*"]).is_err());
+        assert!(parse_argv(&["-t", "soon", "*", "test.ping"]).is_err());
+        assert_eq!(
+            parse_argv(&["--bogus", "*", "test.ping"]).unwrap_err(),
+            brine_cli::CliError::NoSuchOption("--bogus".into())
+        );
+        assert_eq!(command().parse(["-h"]).unwrap(), brine_cli::Parsed::Help);
     }
 
     #[test]

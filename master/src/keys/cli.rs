@@ -14,7 +14,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 /// salt-key's exit code for usage errors (EX_USAGE).
-pub const EX_USAGE: i32 = 64;
+pub const EX_USAGE: i32 = brine_cli::EX_USAGE;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -49,151 +49,103 @@ pub struct Args {
     pub include_denied: bool,
 }
 
-const USAGE: &str = "Usage: brine-key [options]";
-
-const HELP: &str = "Usage: brine-key [options]
-
-Manage the master's minion keys (like salt-key).
-
-Options:
-  -c DIR, --config-dir=DIR  configuration directory (reads DIR/master) [/etc/brine]
-  -L, --list-all            list all keys
-  -l ARG, --list=ARG        list keys in a state: acc(epted), pre/un(accepted), rej(ected), den(ied), all
-  -a GLOB, --accept=GLOB    accept the matching pending keys
-  -A, --accept-all          accept all pending keys
-  -r GLOB, --reject=GLOB    reject the matching pending keys
-  -R, --reject-all          reject all pending keys
-  -d GLOB, --delete=GLOB    delete the matching keys
-  -D, --delete-all          delete all keys
-  -f GLOB, --finger=GLOB    print the fingerprints of the matching keys
-  -F, --finger-all          print all fingerprints
-  -p GLOB, --print=GLOB     print the matching public keys
-  -P, --print-all           print all public keys
-  -y, --yes                 answer yes to all questions
-  --include-rejected        accept rejected keys too (-a/-A)
-  --include-accepted        reject accepted keys too (-r/-R)
-  --include-denied          act on denied keys too
-  --include-all             --include-rejected with -a, --include-accepted with -r
-  --out=OUTPUTTER           key (default) or json
-  -h, --help                show this help
-";
-
-/// Parse the command line (without the program name). `Ok(None)` means
-/// help was asked for.
-pub fn parse(argv: &[String]) -> Result<Option<Args>, String> {
-    let mut config_dir = PathBuf::from("/etc/brine");
-    let mut yes = false;
-    let mut json = false;
-    let (mut inc_acc, mut inc_rej, mut inc_den, mut inc_all) = (false, false, false, false);
-    // Which command options were given, by Salt's precedence name.
-    let mut given: Vec<(&'static str, Option<String>)> = Vec::new();
-
-    let mut i = 0;
-    while let Some(arg) = argv.get(i) {
-        i += 1;
-        // Long options, with `--opt=value` or `--opt value`.
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let value = |i: &mut usize| -> Result<String, String> {
-                if let Some(v) = &inline {
-                    return Ok(v.clone());
-                }
-                let v = argv
-                    .get(*i)
-                    .cloned()
-                    .ok_or_else(|| format!("--{name} option requires 1 argument"))?;
-                *i += 1;
-                Ok(v)
-            };
-            match name {
-                "config-dir" => config_dir = PathBuf::from(value(&mut i)?),
-                "list-all" => given.push(("list_all", None)),
-                "list" => given.push(("list", Some(value(&mut i)?))),
-                "accept" => given.push(("accept", Some(value(&mut i)?))),
-                "accept-all" => given.push(("accept_all", None)),
-                "reject" => given.push(("reject", Some(value(&mut i)?))),
-                "reject-all" => given.push(("reject_all", None)),
-                "delete" => given.push(("delete", Some(value(&mut i)?))),
-                "delete-all" => given.push(("delete_all", None)),
-                "finger" => given.push(("finger", Some(value(&mut i)?))),
-                "finger-all" => given.push(("finger_all", None)),
-                "print" => given.push(("print", Some(value(&mut i)?))),
-                "print-all" => given.push(("print_all", None)),
-                "yes" => yes = true,
-                "include-accepted" => inc_acc = true,
-                "include-rejected" => inc_rej = true,
-                "include-denied" => inc_den = true,
-                "include-all" => inc_all = true,
-                "out" => match value(&mut i)?.as_str() {
-                    "json" => json = true,
-                    "key" => json = false,
-                    other => {
-                        return Err(format!(
-                            "outputter '{other}' is not supported by brine-key (use key or json)"
-                        ))
-                    }
-                },
-                "help" => return Ok(None),
-                _ => return Err(format!("no such option: --{name}")),
-            }
-            continue;
-        }
-        // Short options, clustered like optparse allows (`-yA`, `-ya web1`,
-        // `-aweb1`).
-        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            return Err(format!("unexpected argument: {arg}"));
-        };
-        let chars: Vec<char> = cluster.chars().collect();
-        let mut j = 0;
-        while let Some(&c) = chars.get(j) {
-            j += 1;
-            let takes_value = matches!(c, 'c' | 'l' | 'a' | 'r' | 'd' | 'f' | 'p');
-            let value = if takes_value {
-                let rest: String = chars[j..].iter().collect();
-                j = chars.len();
-                if rest.is_empty() {
-                    let v = argv
-                        .get(i)
-                        .cloned()
-                        .ok_or_else(|| format!("-{c} option requires 1 argument"))?;
-                    i += 1;
-                    Some(v)
-                } else {
-                    Some(rest)
-                }
-            } else {
-                None
-            };
-            match c {
-                'c' => config_dir = PathBuf::from(value.unwrap_or_default()),
-                'L' => given.push(("list_all", None)),
-                'l' => given.push(("list", value)),
-                'a' => given.push(("accept", value)),
-                'A' => given.push(("accept_all", None)),
-                'r' => given.push(("reject", value)),
-                'R' => given.push(("reject_all", None)),
-                'd' => given.push(("delete", value)),
-                'D' => given.push(("delete_all", None)),
-                'f' => given.push(("finger", value)),
-                'F' => given.push(("finger_all", None)),
-                'p' => given.push(("print", value)),
-                'P' => given.push(("print_all", None)),
-                'y' => yes = true,
-                'h' => return Ok(None),
-                _ => return Err(format!("no such option: -{c}")),
-            }
-        }
+/// salt-key's options.
+pub fn command() -> brine_cli::Command {
+    use brine_cli::Opt;
+    brine_cli::Command {
+        name: "brine-key",
+        usage: "[options]",
+        about: "Manage the master's minion keys (like salt-key).",
+        options: vec![
+            brine_cli::CONFIG_DIR,
+            Opt::flag("list-all", Some('L'), "list all keys"),
+            Opt::value(
+                "list",
+                Some('l'),
+                "ARG",
+                "list keys in a state: acc(epted), pre/un(accepted), rej(ected), den(ied), all",
+            ),
+            Opt::value(
+                "accept",
+                Some('a'),
+                "GLOB",
+                "accept the matching pending keys",
+            ),
+            Opt::flag("accept-all", Some('A'), "accept all pending keys"),
+            Opt::value(
+                "reject",
+                Some('r'),
+                "GLOB",
+                "reject the matching pending keys",
+            ),
+            Opt::flag("reject-all", Some('R'), "reject all pending keys"),
+            Opt::value("delete", Some('d'), "GLOB", "delete the matching keys"),
+            Opt::flag("delete-all", Some('D'), "delete all keys"),
+            Opt::value(
+                "finger",
+                Some('f'),
+                "GLOB",
+                "print the fingerprints of the matching keys",
+            ),
+            Opt::flag("finger-all", Some('F'), "print all fingerprints"),
+            Opt::value("print", Some('p'), "GLOB", "print the matching public keys"),
+            Opt::flag("print-all", Some('P'), "print all public keys"),
+            Opt::flag("yes", Some('y'), "answer yes to all questions"),
+            Opt::flag("include-rejected", None, "accept rejected keys too (-a/-A)"),
+            Opt::flag("include-accepted", None, "reject accepted keys too (-r/-R)"),
+            Opt::flag("include-denied", None, "act on denied keys too"),
+            Opt::flag(
+                "include-all",
+                None,
+                "--include-rejected with -a, --include-accepted with -r",
+            ),
+            Opt::value("out", None, "OUTPUTTER", "key (default) or json"),
+        ],
     }
+}
+
+/// What the command line asks for: `Ok(None)` for help, `Some` to run.
+pub fn parse(argv: &[String]) -> Result<Option<Args>, brine_cli::CliError> {
+    use brine_cli::CliError;
+    let m = match command().parse(argv)? {
+        brine_cli::Parsed::Run(m) => m,
+        brine_cli::Parsed::Help | brine_cli::Parsed::Version => return Ok(None),
+    };
+    if let Some(extra) = m.positionals.first() {
+        return Err(CliError::Invalid(format!("unexpected argument: {extra}")));
+    }
+    let config_dir = PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine"));
+    let json = match m.value("out") {
+        None | Some("key") => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(CliError::Invalid(format!(
+                "outputter '{other}' is not supported by brine-key (use key or json)"
+            )))
+        }
+    };
+    let (yes, inc_acc, inc_rej, inc_den, inc_all) = (
+        m.flag("yes"),
+        m.flag("include-accepted"),
+        m.flag("include-rejected"),
+        m.flag("include-denied"),
+        m.flag("include-all"),
+    );
+    // Which command options were given, by Salt's precedence name.
+    let given: Vec<(String, Option<String>)> = m
+        .opts
+        .iter()
+        .map(|(n, v)| (n.replace('-', "_"), v.clone()))
+        .collect();
 
     if let Some((_, Some(list))) = given.iter().find(|(n, _)| *n == "list") {
         if !["acc", "pre", "un", "rej", "den", "all"]
             .iter()
             .any(|p| list.starts_with(p))
         {
-            return Err(format!("'{list}' is not a valid argument to '--list'"));
+            return Err(CliError::Invalid(format!(
+                "'{list}' is not a valid argument to '--list'"
+            )));
         }
     }
 
@@ -219,7 +171,7 @@ pub fn parse(argv: &[String]) -> Result<Option<Args>, String> {
     let arg = |v: Option<String>| v.unwrap_or_default();
     let command = match chosen {
         None => Command::ListAll,
-        Some((name, v)) => match name {
+        Some((name, v)) => match name.as_str() {
             "list" => Command::List(arg(v)),
             "list_all" => Command::ListAll,
             "print" => Command::Print(arg(v)),
@@ -348,14 +300,20 @@ fn render_json(listing: &Listing) -> String {
 
 /// Run brine-key with `argv` (without the program name); the exit code.
 pub fn main_with(argv: &[String], io: &mut Io) -> i32 {
+    let cmd = command();
     let args = match parse(argv) {
         Ok(Some(a)) => a,
         Ok(None) => {
-            let _ = io.stdout.write_all(HELP.as_bytes());
+            let text = if argv.iter().any(|a| a == "--version") {
+                format!("brine-key {}\n", env!("CARGO_PKG_VERSION"))
+            } else {
+                cmd.help()
+            };
+            let _ = io.stdout.write_all(text.as_bytes());
             return 0;
         }
-        Err(msg) => {
-            let _ = writeln!(io.stderr, "{USAGE}\n\nbrine-key: error: {msg}");
+        Err(e) => {
+            let _ = writeln!(io.stderr, "{}\n\nbrine-key: error: {e}", cmd.usage_line());
             return EX_USAGE;
         }
     };

@@ -3,14 +3,9 @@
 use brine_minion::call;
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let cli = match call::parse_cli(&argv) {
-        Ok(c) => c,
-        Err(msg) => {
-            eprintln!("{msg}");
-            std::process::exit(2);
-        }
-    };
+    let cmd = call::command();
+    let cli = call::from_matches(cmd.parse_or_exit(std::env::args_os().skip(1)))
+        .unwrap_or_else(|e| cmd.exit_usage(&e));
     brine_minion::logging::init(cli.log_level.as_deref(), &cli.confdir);
     std::process::exit(call::run(&cli));
 }

@@ -3,14 +3,9 @@
 use brine_minion::daemon;
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let args = match daemon::parse_args(&argv) {
-        Ok(a) => a,
-        Err(msg) => {
-            eprintln!("{msg}");
-            std::process::exit(2);
-        }
-    };
+    let cmd = daemon::command();
+    let args = daemon::from_matches(cmd.parse_or_exit(std::env::args_os().skip(1)))
+        .unwrap_or_else(|e| cmd.exit_usage(&e));
     brine_minion::logging::init(args.log_level.as_deref(), &args.confdir);
     std::process::exit(daemon::main(&args));
 }

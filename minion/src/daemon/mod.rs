@@ -432,44 +432,57 @@ pub struct DaemonArgs {
     pub swarm: Option<usize>,
 }
 
-pub const USAGE: &str = "usage: brine-minion [-c CONFDIR] [-l LEVEL] [--swarm N]";
-
-/// Parse `argv` (without the program name).
-pub fn parse_args(argv: &[String]) -> Result<DaemonArgs, String> {
-    let mut out = DaemonArgs {
-        confdir: PathBuf::from("/etc/brine"),
-        log_level: None,
-        swarm: None,
-    };
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = |name: &str| {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("option {name} needs a value\n{USAGE}"))
-        };
-        match flag {
-            "-c" | "--config-dir" => out.confdir = PathBuf::from(value(flag)?),
-            "-l" | "--log-level" => out.log_level = Some(value(flag)?),
-            "--swarm" => {
-                let v = value(flag)?;
-                let n: usize = v
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=100_000).contains(n))
-                    .ok_or_else(|| format!("--swarm needs a count from 1 to 100000, not {v:?}"))?;
-                out.swarm = Some(n);
-            }
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("no such option: {other}\n{USAGE}")),
-        }
+/// salt-minion's options (the ones brine reads), and `--swarm`.
+pub fn command() -> brine_cli::Command {
+    use brine_cli::Opt;
+    brine_cli::Command {
+        name: "brine-minion",
+        usage: "[options]",
+        about: "The brine minion daemon (Salt's salt-minion); runs in the foreground.",
+        options: vec![
+            brine_cli::CONFIG_DIR,
+            brine_cli::LOG_LEVEL,
+            Opt::value(
+                "swarm",
+                None,
+                "N",
+                "serve N minion identities <id>-0000... in this process (benchmarks)",
+            ),
+            // salt-minion's -d (daemonize): systemd runs us in the foreground.
+            Opt::flag(
+                "daemon",
+                Some('d'),
+                "accepted for compatibility (runs in the foreground)",
+            ),
+        ],
     }
-    Ok(out)
+}
+
+/// The daemon's options from the parsed command line.
+pub fn from_matches(m: brine_cli::Matches) -> Result<DaemonArgs, brine_cli::CliError> {
+    if let Some(extra) = m.positionals.first() {
+        return Err(brine_cli::CliError::Invalid(format!(
+            "unexpected argument: {extra}"
+        )));
+    }
+    let swarm = match m.value("swarm") {
+        None => None,
+        Some(v) => Some(
+            v.parse()
+                .ok()
+                .filter(|n| (1..=100_000).contains(n))
+                .ok_or_else(|| {
+                    brine_cli::CliError::Invalid(format!(
+                        "--swarm needs a count from 1 to 100000, not {v:?}"
+                    ))
+                })?,
+        ),
+    };
+    Ok(DaemonArgs {
+        confdir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
+        log_level: m.value("log-level").map(str::to_string),
+        swarm,
+    })
 }
 
 /// Run the daemon until SIGTERM/SIGINT (exit 0) or a fatal refusal.
@@ -673,6 +686,13 @@ mod tests {
 
     fn v(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn parse_args(argv: &[String]) -> Result<DaemonArgs, brine_cli::CliError> {
+        match command().parse(argv)? {
+            brine_cli::Parsed::Run(m) => from_matches(m),
+            other => panic!("{argv:?}: {other:?}"),
+        }
     }
 
     #[test]

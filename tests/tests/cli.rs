@@ -1,0 +1,135 @@
+//! The one command-line layer, seen from outside: every binary answers
+//! `--help` and `--version` with exit 0 and refuses an unknown option with
+//! Salt's usage exit code, naming it; and `brine` reads its options wherever
+//! they stand, as Salt's `salt` does (a real master and minion on 127.0.0.1).
+
+use brine_tests::bin;
+use brine_tests::daemon::{json_out, write_tree, MasterConf};
+use std::process::Command;
+
+const BINARIES: [&str; 6] = [
+    "brine",
+    "brine-key",
+    "brine-run",
+    "brine-master",
+    "brine-minion",
+    "brine-call",
+];
+
+#[test]
+fn every_binary_answers_help_version_and_unknown_options_alike() {
+    for name in BINARIES {
+        let help = Command::new(bin(name)).arg("--help").output().expect("run");
+        assert_eq!(help.status.code(), Some(0), "{name} --help");
+        let text = String::from_utf8_lossy(&help.stdout);
+        assert!(
+            text.starts_with(&format!("Usage: {name} ")),
+            "{name}: {text}"
+        );
+        assert!(text.contains("--config-dir"), "{name}: {text}");
+
+        let version = Command::new(bin(name))
+            .arg("--version")
+            .output()
+            .expect("run");
+        assert_eq!(version.status.code(), Some(0), "{name} --version");
+        assert_eq!(
+            String::from_utf8_lossy(&version.stdout).trim(),
+            format!("{name} {}", env!("CARGO_PKG_VERSION"))
+        );
+
+        let bogus = Command::new(bin(name))
+            .arg("--bogus")
+            .output()
+            .expect("run");
+        assert_eq!(bogus.status.code(), Some(64), "{name} --bogus");
+        let err = String::from_utf8_lossy(&bogus.stderr);
+        assert!(
+            err.ends_with(&format!("{name}: error: no such option: --bogus\n")),
+            "{name}: {err}"
+        );
+        assert!(err.starts_with(&format!("Usage: {name} ")), "{name}: {err}");
+    }
+}
+
+#[test]
+fn brine_reads_options_after_the_function() {
+    let conf = MasterConf::new("");
+    let files = conf.dir.path().join("files");
+    write_tree(
+        &files,
+        &[
+            ("base/top.sls", "base:\n  '*':\n    - motd\n"),
+            (
+                "base/motd.sls",
+                "motd:\n  test.succeed_with_changes:\n    - name: motd\n",
+            ),
+        ],
+    );
+    let mut text = std::fs::read_to_string(conf.conf_dir().join("master")).expect("config");
+    text.push_str(&format!(
+        "file_roots:\n  base: [{}]\n",
+        files.join("base").display()
+    ));
+    std::fs::write(conf.conf_dir().join("master"), text).expect("config");
+    let _master = conf.start();
+    conf.write_minion_conf("web1", "");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+
+    for (before, after) in [
+        (
+            vec!["--out", "json", "web1", "test.ping"],
+            vec!["web1", "test.ping", "--out", "json"],
+        ),
+        (
+            vec!["--out", "json", "web1", "state.apply", "test=True"],
+            vec!["web1", "state.apply", "test=True", "--out", "json"],
+        ),
+        (
+            vec!["--out=json", "-t", "30", "web1", "state.apply", "test=True"],
+            vec!["web1", "-t", "30", "state.apply", "--out=json", "test=True"],
+        ),
+    ] {
+        let a = conf.cli("brine", &before);
+        let b = conf.cli("brine", &after);
+        assert_eq!(a.status.code(), b.status.code(), "{after:?}");
+        let (ja, jb) = (json_out(&a), json_out(&b));
+        assert!(ja.get("web1").is_some(), "{before:?}: {ja}");
+        assert_eq!(strip_times(ja), strip_times(jb), "{after:?}");
+    }
+}
+
+/// Drop what differs between two runs of the same states.
+fn strip_times(mut v: serde_json::Value) -> serde_json::Value {
+    match &mut v {
+        serde_json::Value::Object(m) => {
+            for k in ["start_time", "duration", "pid"] {
+                m.remove(k);
+            }
+            for (_, x) in m.iter_mut() {
+                *x = strip_times(x.take());
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a.iter_mut() {
+                *x = strip_times(x.take());
+            }
+        }
+        _ => {}
+    }
+    v
+}
+
+#[test]
+fn log_files_carry_no_colour_codes() {
+    // A minion with no master to reach logs warnings to its (redirected) stderr.
+    let conf = MasterConf::new("");
+    conf.write_minion_conf("lonely", "log_level: info\n");
+    let mut minion = conf.start_minion(&[]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    minion.stop();
+    let log = conf.minion_log();
+    assert!(!log.is_empty(), "the minion logged nothing");
+    assert!(!log.contains('\x1b'), "ANSI codes in the log:\n{log}");
+}
