@@ -201,7 +201,33 @@ pub fn json_float(f: f64) -> String {
             "-Infinity".into()
         }
     } else {
-        crate::value::python_float_repr(f)
+        float_repr(f)
+    }
+}
+
+/// Python's `repr(float)`: shortest round-trip digits, always with a `.` or
+/// an exponent, `inf`/`nan` spelled the Python way.
+pub fn float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-4..1e16).contains(&abs) {
+        // Python switches to exponent form outside [1e-4, 1e16).
+        let s = format!("{:e}", f);
+        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{}e{}{:02}", mant, sign, exp.abs());
+    }
+    let s = format!("{}", f);
+    if s.contains('.') {
+        s
+    } else {
+        format!("{}.0", s)
     }
 }
 

@@ -6,7 +6,7 @@
 //! `state_output_diff` and `state_tabular: True`.
 
 use super::{nested, python_splitlines, OutputOptions};
-use crate::value::python_float_repr;
+use crate::py::float_repr as python_float_repr;
 use crate::{Map, Value};
 
 /// The minion options the highstate outputter reads.

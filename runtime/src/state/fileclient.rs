@@ -87,7 +87,7 @@ fn under(root: &Path, full: &Path) -> bool {
 
 /// Python's `posixpath.normpath`.
 fn normpath(path: &str) -> String {
-    crate::state::modules::file::fsutil::normpath(path)
+    crate::state::posixpath::normpath(path)
 }
 
 impl FileClient for LocalFileClient {

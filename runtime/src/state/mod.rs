@@ -9,6 +9,8 @@
 
 pub mod fileclient;
 pub mod modules;
+pub mod posixpath;
+pub(crate) mod random;
 pub mod runtime;
 
 use brine_core::{Map, Value};

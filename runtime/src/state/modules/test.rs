@@ -349,5 +349,5 @@ fn check_pillar(call: &StateCall) -> StateReturn {
 
 /// A coin flip for the `Random` options.
 fn coin() -> bool {
-    crate::state::runtime::random_below(2) == 1
+    crate::state::random::below(2) == 1
 }

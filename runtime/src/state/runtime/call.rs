@@ -541,7 +541,7 @@ fn retry(
     }
     let mut interval = spec.interval;
     if spec.splay != 0 {
-        interval += random_below(spec.splay + 1);
+        interval += crate::state::random::below(spec.splay + 1);
     }
     std::thread::sleep(std::time::Duration::from_secs(interval.max(0) as u64));
     let orig = ret;
@@ -567,23 +567,6 @@ fn retry(
         }
     }
     Ok(ret)
-}
-
-/// A number in `0..n` (n > 0), random enough for a retry splay.
-pub(crate) fn random_below(n: i64) -> i64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    if n <= 0 {
-        0
-    } else {
-        (h.finish() % n as u64) as i64
-    }
 }
 
 #[cfg(test)]

@@ -19,7 +19,6 @@ mod clock;
 mod listen;
 mod requisites;
 
-pub(crate) use call::random_below;
 pub use call::{is_internal_keyword, verify_data};
 
 use super::StateContext;

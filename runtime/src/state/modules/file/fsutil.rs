@@ -438,37 +438,7 @@ pub fn expanduser(path: &str) -> String {
     }
 }
 
-/// Python's `posixpath.normpath`.
-pub fn normpath(path: &str) -> String {
-    if path.is_empty() {
-        return ".".into();
-    }
-    let initial = if path.starts_with("//") && !path.starts_with("///") {
-        2
-    } else if path.starts_with('/') {
-        1
-    } else {
-        0
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for comp in path.split('/') {
-        if comp.is_empty() || comp == "." {
-            continue;
-        }
-        if comp != ".." || (initial == 0 && parts.is_empty()) || parts.last() == Some(&"..") {
-            parts.push(comp);
-        } else if !parts.is_empty() {
-            parts.pop();
-        }
-    }
-    let joined = parts.join("/");
-    let out = format!("{}{joined}", "/".repeat(initial));
-    if out.is_empty() {
-        ".".into()
-    } else {
-        out
-    }
-}
+pub use crate::state::posixpath::normpath;
 
 /// Python's `os.path.dirname`.
 pub fn dirname(path: &str) -> String {
