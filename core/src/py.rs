@@ -2,7 +2,6 @@
 //! `str.splitlines()`, `str.isspace()`, `repr(str)` and `json.dumps`' string
 //! escaping. Renderers, outputters and the compilers all use these.
 
-use crate::Value;
 use std::fmt::Write;
 
 /// `str.splitlines()`: every line boundary Python knows (`\r\n` counts as
@@ -132,43 +131,6 @@ pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
 }
 
-/// Python's `a == b` between loaded values: `1 == 1.0 == True` (int against
-/// float exactly), dicts equal whatever their key order.
-pub fn eq(a: &Value, b: &Value) -> bool {
-    fn num(v: &Value) -> Option<Num> {
-        match v {
-            Value::Bool(b) => Some(Num::I(i64::from(*b))),
-            Value::Int(i) => Some(Num::I(*i)),
-            Value::Float(f) => Some(Num::F(*f)),
-            _ => None,
-        }
-    }
-    enum Num {
-        I(i64),
-        F(f64),
-    }
-    match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq(p, q))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq(v, w)))
-        }
-        _ => match (num(a), num(b)) {
-            (Some(Num::I(x)), Some(Num::I(y))) => x == y,
-            (Some(Num::F(x)), Some(Num::F(y))) => x == y,
-            (Some(Num::I(i)), Some(Num::F(f))) | (Some(Num::F(f)), Some(Num::I(i))) => {
-                f.fract() == 0.0
-                    && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)
-                    && f as i64 == i
-            }
-            _ => false,
-        },
-    }
-}
-
 /// Python's `int(text)` for decimal text: surrounding whitespace, a sign,
 /// digits with single underscores between them.
 pub fn int_from_str(s: &str) -> Option<i64> {
@@ -244,10 +206,7 @@ mod tests {
     }
 
     #[test]
-    fn equality_and_int_like_python() {
-        assert!(eq(&Value::Int(1), &Value::Float(1.0)));
-        assert!(eq(&Value::Bool(true), &Value::Int(1)));
-        assert!(!eq(&Value::Str("1".into()), &Value::Int(1)));
+    fn int_and_json_float_like_python() {
         assert_eq!(int_from_str(" -1_000 "), Some(-1000));
         assert_eq!(int_from_str("1__0"), None);
         assert_eq!(json_float(f64::NAN), "NaN");

@@ -219,6 +219,45 @@ pub fn python_str_repr(s: &str) -> String {
     crate::py::str_repr(s)
 }
 
+/// Python's `a == b` between loaded values: `1 == 1.0 == True` (int against
+/// float exactly), dicts equal whatever their key order.
+pub fn python_eq(a: &Value, b: &Value) -> bool {
+    fn num(v: &Value) -> Option<Num> {
+        match v {
+            Value::Bool(b) => Some(Num::I(i64::from(*b))),
+            Value::Int(i) => Some(Num::I(*i)),
+            Value::Float(f) => Some(Num::F(*f)),
+            _ => None,
+        }
+    }
+    enum Num {
+        I(i64),
+        F(f64),
+    }
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| python_eq(p, q))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| python_eq(v, w)))
+        }
+        _ => match (num(a), num(b)) {
+            (Some(Num::I(x)), Some(Num::I(y))) => x == y,
+            (Some(Num::F(x)), Some(Num::F(y))) => x == y,
+            (Some(Num::I(i)), Some(Num::F(f))) | (Some(Num::F(f)), Some(Num::I(i))) => {
+                f.fract() == 0.0
+                    && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)
+                    && f as i64 == i
+            }
+            _ => false,
+        },
+    }
+}
+
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
         Value::Str(s.to_string())
@@ -352,6 +391,13 @@ mod tests {
         m.insert("l".into(), Value::List(vec!["a".into(), Value::Int(1)]));
         assert_eq!(Value::Map(m).to_python_repr(), "{'k': True, 'l': ['a', 1]}");
         assert_eq!(python_str_repr("it's"), "\"it's\"");
+    }
+
+    #[test]
+    fn equality_like_python() {
+        assert!(python_eq(&Value::Int(1), &Value::Float(1.0)));
+        assert!(python_eq(&Value::Bool(true), &Value::Int(1)));
+        assert!(!python_eq(&Value::Str("1".into()), &Value::Int(1)));
     }
 
     #[test]

@@ -14,7 +14,7 @@
 use super::grain::{subdict_match, Mode};
 use super::ipcidr::{ipcidr_match, Outcome};
 use super::nodegroup::{nodegroup_comp, py_split};
-use super::{glob, list, pcre, MatchError};
+use super::{glob, list, pcre, InvalidReason, MatchError};
 use crate::MinionData;
 use brine_core::Map;
 use std::collections::VecDeque;
@@ -164,7 +164,11 @@ pub fn compound_words(
             'E' => pcre::re_match(pattern, &minion.id).map_err(|reason| MatchError::Invalid {
                 matcher: "compound".into(),
                 expr: tgt.into(),
-                reason: format!("E@{pattern}: {reason}"),
+                reason: InvalidReason::Word {
+                    engine: 'E',
+                    pattern: pattern.into(),
+                    reason: Box::new(reason.into()),
+                },
             })?,
             'S' => match ipcidr_match(pattern, &minion.grains) {
                 Ok(Outcome::Match(hit)) => hit,
@@ -174,7 +178,11 @@ pub fn compound_words(
                     return Err(MatchError::Invalid {
                         matcher: "compound".into(),
                         expr: tgt.into(),
-                        reason: format!("S@{pattern}: {reason}"),
+                        reason: InvalidReason::Word {
+                            engine: 'S',
+                            pattern: pattern.into(),
+                            reason: Box::new(reason.into()),
+                        },
                     })
                 }
             },

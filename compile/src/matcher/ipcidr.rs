@@ -37,9 +37,24 @@ pub enum Outcome {
     InvalidTarget,
 }
 
+/// Where Salt's ipcidr matcher raises: the `ipv4`/`ipv6` grain (`grain`)
+/// holds something it cannot read, in Python's words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum IpcidrError {
+    /// The grain is no list, string or dict (`str(tgt) in grain`).
+    #[error("argument of type '{type_name}' is not iterable")]
+    NotIterable {
+        grain: &'static str,
+        type_name: &'static str,
+    },
+    /// An entry of the grain is no address (`repr` is its Python repr).
+    #[error("{repr} does not appear to be an IPv4 or IPv6 address")]
+    NotAnAddress { grain: &'static str, repr: String },
+}
+
 /// `salt/matchers/ipcidr_match.py`. `Err` where Salt raises: a grain
 /// entry that is not an address.
-pub fn ipcidr_match(tgt: &str, grains: &Value) -> Result<Outcome, String> {
+pub fn ipcidr_match(tgt: &str, grains: &Value) -> Result<Outcome, IpcidrError> {
     let Some(target) = parse_target(tgt) else {
         tracing::error!("Invalid IP/CIDR target: {tgt}");
         return Ok(Outcome::InvalidTarget);
@@ -62,10 +77,10 @@ pub fn ipcidr_match(tgt: &str, grains: &Value) -> Result<Outcome, String> {
                 )),
                 Value::Str(s) => Ok(Outcome::Match(s.contains(&text))),
                 Value::Map(m) => Ok(Outcome::Match(m.contains_key(&text))),
-                other => Err(format!(
-                    "argument of type '{}' is not iterable",
-                    other.type_name()
-                )),
+                other => Err(IpcidrError::NotIterable {
+                    grain: proto,
+                    type_name: other.type_name(),
+                }),
             }
         }
         // salt.utils.network.in_subnet: any address of the grain inside.
@@ -88,11 +103,9 @@ pub fn ipcidr_match(tgt: &str, grains: &Value) -> Result<Outcome, String> {
                     }),
                     _ => None,
                 }
-                .ok_or_else(|| {
-                    format!(
-                        "{} does not appear to be an IPv4 or IPv6 address",
-                        item.to_python_repr()
-                    )
+                .ok_or_else(|| IpcidrError::NotAnAddress {
+                    grain: proto,
+                    repr: item.to_python_repr(),
                 })?;
                 if net.contains(&addr) {
                     return Ok(Outcome::Match(true));
@@ -420,6 +433,21 @@ mod tests {
             bad.len(),
             bad.join("\n")
         );
+    }
+
+    #[test]
+    fn grain_errors_read_like_python() {
+        let grains = Value::from_json(&serde_json::json!({"ipv4": ["10.0.0.1", "x"], "ipv6": 1}));
+        let err = |tgt: &str| ipcidr_match(tgt, &grains).map_err(|e| e.to_string());
+        assert_eq!(
+            err("192.168.0.0/16"),
+            Err("'x' does not appear to be an IPv4 or IPv6 address".into())
+        );
+        assert_eq!(
+            err("::1"),
+            Err("argument of type 'int' is not iterable".into())
+        );
+        assert_eq!(err("10.0.0.0/8"), Ok(Outcome::Match(true)));
     }
 
     #[test]

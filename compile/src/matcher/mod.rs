@@ -35,10 +35,29 @@ pub enum MatchError {
     Invalid {
         matcher: String,
         expr: String,
-        reason: String,
+        reason: InvalidReason,
     },
     #[error("the {0} matcher is not supported by brine")]
     Unsupported(String),
+}
+
+/// Why an expression is invalid where Salt raises.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InvalidReason {
+    #[error(transparent)]
+    Regex(#[from] pcre::RegexError),
+    #[error(transparent)]
+    Ipcidr(#[from] ipcidr::IpcidrError),
+    /// `delimiter=''` (Python's `str.split` raises).
+    #[error("empty separator")]
+    EmptySeparator,
+    /// One word of a compound expression (`E@pattern`, `S@pattern`).
+    #[error("{engine}@{pattern}: {reason}")]
+    Word {
+        engine: char,
+        pattern: String,
+        reason: Box<InvalidReason>,
+    },
 }
 
 /// Does `expr`, read by the matcher named `match_type` ("glob", "pcre",
@@ -56,7 +75,7 @@ pub fn matches_with_delimiter(
     delimiter: &str,
     minion: &MinionData,
 ) -> Result<bool, MatchError> {
-    let invalid = |reason: String| MatchError::Invalid {
+    let invalid = |reason: InvalidReason| MatchError::Invalid {
         matcher: match_type.to_string(),
         expr: expr.to_string(),
         reason,
@@ -64,7 +83,7 @@ pub fn matches_with_delimiter(
     let subdict = |data: &brine_core::Value, mode: Mode| {
         if delimiter.is_empty() {
             // Python's str.split raises on an empty separator.
-            return Err(invalid("empty separator".into()));
+            return Err(invalid(InvalidReason::EmptySeparator));
         }
         if !expr.contains(delimiter) {
             tracing::error!("Got insufficient arguments for {match_type} match statement");
@@ -74,7 +93,7 @@ pub fn matches_with_delimiter(
     };
     match match_type {
         "glob" => Ok(glob::fnmatch(&minion.id, expr)),
-        "pcre" => pcre::re_match(expr, &minion.id).map_err(invalid),
+        "pcre" => pcre::re_match(expr, &minion.id).map_err(|e| invalid(e.into())),
         "list" => Ok(list::list_match(expr, &minion.id)),
         "grain" => subdict(&minion.grains, Mode::Glob),
         "grain_pcre" => subdict(&minion.grains, Mode::Regex),
@@ -84,7 +103,7 @@ pub fn matches_with_delimiter(
         "ipcidr" => match ipcidr::ipcidr_match(expr, &minion.grains) {
             Ok(ipcidr::Outcome::Match(hit)) => Ok(hit),
             Ok(ipcidr::Outcome::InvalidTarget) => Ok(false),
-            Err(reason) => Err(invalid(reason)),
+            Err(reason) => Err(invalid(reason.into())),
         },
         "compound" => compound::compound_match(expr, minion),
         "nodegroup" => {
@@ -206,6 +225,17 @@ mod tests {
     #[test]
     fn errors_and_unsupported() {
         let minion = salt_minion();
+        assert_eq!(
+            matches("compound", "E@( or *", &minion).map_err(|e| e.to_string()),
+            Err(
+                "invalid compound expression 'E@( or *': E@(: missing ), unterminated subpattern"
+                    .into()
+            )
+        );
+        assert_eq!(
+            matches("pcre", "a**", &minion).map_err(|e| e.to_string()),
+            Err("invalid pcre expression 'a**': multiple repeat".into())
+        );
         assert!(matches!(
             matches("bogus", "x", &minion),
             Err(MatchError::UnknownMatcher(_))

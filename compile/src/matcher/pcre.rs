@@ -40,26 +40,60 @@ impl PyRegex {
 /// Compiled patterns (or why they do not compile), by Python pattern text.
 /// Top files repeat the same few patterns for every minion, so compiling each
 /// once matters; the map is simply emptied when it grows past the bound.
-type Cache = HashMap<String, Result<Arc<PyRegex>, String>>;
+type Cache = HashMap<String, Result<Arc<PyRegex>, RegexError>>;
 static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 const CACHE_MAX: usize = 1024;
 
-/// `bool(re.match(pattern, text))`. `Err` carries Python-like wording of why
-/// the pattern is not a valid regular expression.
-pub fn re_match(pattern: &str, text: &str) -> Result<bool, String> {
+/// Why a pattern is not a valid regular expression: Python's `re.error`
+/// wording, or what brine cannot match (the regex crate has no such thing).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RegexError {
+    #[error("nothing to repeat")]
+    NothingToRepeat,
+    #[error("multiple repeat")]
+    MultipleRepeat,
+    #[error("missing ), unterminated comment")]
+    UnterminatedComment,
+    #[error("global flags not at the start of the expression")]
+    LateGlobalFlags,
+    #[error("unbalanced parenthesis")]
+    UnbalancedParenthesis,
+    #[error("missing ), unterminated subpattern")]
+    UnterminatedSubpattern,
+    #[error("unterminated character set")]
+    UnterminatedSet,
+    #[error("bad escape (end of pattern)")]
+    EscapeAtEnd,
+    #[error("bad escape \\{0}")]
+    BadEscape(char),
+    #[error("incomplete escape \\{0}")]
+    IncompleteEscape(char),
+    #[error("bad escape: character U+{0:X} is not supported")]
+    NoSuchCharacter(u32),
+    #[error("octal escape value outside of range 0-0o377")]
+    OctalOutOfRange,
+    /// Possessive repeats, backreferences.
+    #[error("{0} are not supported")]
+    Unsupported(&'static str),
+    /// The regex crate refused the translated pattern (look-around...).
+    #[error("{0}")]
+    Engine(#[from] regex::Error),
+}
+
+/// `bool(re.match(pattern, text))`.
+pub fn re_match(pattern: &str, text: &str) -> Result<bool, RegexError> {
     Ok(compile(pattern)?.is_match(text))
 }
 
 /// The compiled, start-anchored form of a Python pattern (cached).
-pub fn compile(pattern: &str) -> Result<Arc<PyRegex>, String> {
+pub fn compile(pattern: &str) -> Result<Arc<PyRegex>, RegexError> {
     if let Ok(cache) = CACHE.lock() {
         if let Some(hit) = cache.get(pattern) {
             return hit.clone();
         }
     }
     let build = |empty_text: bool| {
-        translate(pattern, empty_text)
-            .and_then(|rust| Regex::new(&format!(r"\A(?:{rust})")).map_err(|e| e.to_string()))
+        translate(pattern, empty_text).and_then(|rust| Ok(Regex::new(&format!(r"\A(?:{rust})"))?))
     };
     let compiled = build(false).and_then(|regex| {
         let for_empty_text = if pattern.contains(r"\B") {
@@ -98,7 +132,7 @@ enum Last {
 
 /// Rewrite Python regex syntax into the regex crate's.
 /// With `empty_text`, `\B` is written as never matching (see [`PyRegex`]).
-fn translate(pat: &str, empty_text: bool) -> Result<String, String> {
+fn translate(pat: &str, empty_text: bool) -> Result<String, RegexError> {
     let chars: Vec<char> = pat.chars().collect();
     let mut out = String::with_capacity(pat.len() + 8);
     let mut depth = 0usize;
@@ -124,12 +158,12 @@ fn translate(pat: &str, empty_text: bool) -> Result<String, String> {
         };
         if let Some((text, len)) = repeat {
             last = match (last, c) {
-                (Last::Nothing | Last::Assertion, _) => return Err("nothing to repeat".into()),
+                (Last::Nothing | Last::Assertion, _) => return Err(RegexError::NothingToRepeat),
                 (Last::Repeat, '?') => Last::LazyRepeat,
                 (Last::Repeat, '+') => {
-                    return Err("possessive repeats are not supported".into());
+                    return Err(RegexError::Unsupported("possessive repeats"));
                 }
-                (Last::Repeat | Last::LazyRepeat, _) => return Err("multiple repeat".into()),
+                (Last::Repeat | Last::LazyRepeat, _) => return Err(RegexError::MultipleRepeat),
                 (Last::Item, _) => Last::Repeat,
             };
             out.push_str(&text);
@@ -165,12 +199,12 @@ fn translate(pat: &str, empty_text: bool) -> Result<String, String> {
                             i += end + 2;
                             continue;
                         }
-                        None => return Err("missing ), unterminated comment".into()),
+                        None => return Err(RegexError::UnterminatedComment),
                     }
                 }
                 if let Some(len) = global_flags_len(rest) {
                     if !only_flags_so_far || depth > 0 {
-                        return Err("global flags not at the start of the expression".into());
+                        return Err(RegexError::LateGlobalFlags);
                     }
                     is_flag_group = true;
                     let group = chars.get(i..i + 1 + len).unwrap_or(&[]);
@@ -189,7 +223,7 @@ fn translate(pat: &str, empty_text: bool) -> Result<String, String> {
             }
             ')' => {
                 if depth == 0 {
-                    return Err("unbalanced parenthesis".into());
+                    return Err(RegexError::UnbalancedParenthesis);
                 }
                 depth -= 1;
                 out.push(')');
@@ -233,7 +267,7 @@ fn translate(pat: &str, empty_text: bool) -> Result<String, String> {
         }
     }
     if depth > 0 {
-        return Err("missing ), unterminated subpattern".into());
+        return Err(RegexError::UnterminatedSubpattern);
     }
     if verbose {
         // A trailing `# comment` would otherwise swallow the `)` that
@@ -250,13 +284,13 @@ fn translate_escape(
     start: usize,
     in_set: bool,
     out: &mut String,
-) -> Result<usize, String> {
+) -> Result<usize, RegexError> {
     let Some(&c) = chars.get(start + 1) else {
-        return Err("bad escape (end of pattern)".into());
+        return Err(RegexError::EscapeAtEnd);
     };
-    let literal = |out: &mut String, code: u32| -> Result<(), String> {
+    let literal = |out: &mut String, code: u32| -> Result<(), RegexError> {
         if char::from_u32(code).is_none() {
-            return Err(format!("bad escape: character U+{code:X} is not supported"));
+            return Err(RegexError::NoSuchCharacter(code));
         }
         out.push_str(&format!("\\x{{{code:X}}}"));
         Ok(())
@@ -290,8 +324,7 @@ fn translate_escape(
                 'u' => 4,
                 _ => 8,
             };
-            let code =
-                digits_at(start + 2, n, 16).ok_or_else(|| format!("incomplete escape \\{c}"))?;
+            let code = digits_at(start + 2, n, 16).ok_or(RegexError::IncompleteEscape(c))?;
             literal(out, code)?;
             Ok(2 + n)
         }
@@ -299,7 +332,7 @@ fn translate_escape(
             let n = 1 + octal_run(start + 2, 2);
             let code = digits_at(start + 1, n, 8).unwrap_or(0);
             if code > 0o377 {
-                return Err("octal escape value outside of range 0-0o377".into());
+                return Err(RegexError::OctalOutOfRange);
             }
             literal(out, code)?;
             Ok(1 + n)
@@ -310,12 +343,12 @@ fn translate_escape(
             if ('1'..='7').contains(&c) && octal_run(start + 2, 2) == 2 {
                 let code = digits_at(start + 1, 3, 8).unwrap_or(0);
                 if code > 0o377 {
-                    return Err("octal escape value outside of range 0-0o377".into());
+                    return Err(RegexError::OctalOutOfRange);
                 }
                 literal(out, code)?;
                 return Ok(4);
             }
-            Err("backreferences are not supported".into())
+            Err(RegexError::Unsupported("backreferences"))
         }
         'Z' if !in_set => {
             out.push_str(r"\z");
@@ -336,7 +369,7 @@ fn translate_escape(
             out.push(c);
             Ok(2)
         }
-        _ => Err(format!("bad escape \\{c}")),
+        _ => Err(RegexError::BadEscape(c)),
     }
 }
 
@@ -414,7 +447,7 @@ fn python_repeat(chars: &[char], start: usize) -> Option<(String, Option<String>
 /// Copy the set starting at `chars[start] == '['` into `out`, escaping what
 /// the regex crate would read as nested classes or set operations. Returns
 /// the index after the closing `]`.
-fn translate_set(chars: &[char], start: usize, out: &mut String) -> Result<usize, String> {
+fn translate_set(chars: &[char], start: usize, out: &mut String) -> Result<usize, RegexError> {
     let mut i = start + 1;
     out.push('[');
     if chars.get(i) == Some(&'^') {
@@ -427,7 +460,7 @@ fn translate_set(chars: &[char], start: usize, out: &mut String) -> Result<usize
     }
     loop {
         match chars.get(i) {
-            None => return Err("unterminated character set".into()),
+            None => return Err(RegexError::UnterminatedSet),
             Some(']') => {
                 out.push(']');
                 return Ok(i + 1);
@@ -472,6 +505,22 @@ mod tests {
     /// which only shows when more pattern follows it (`$\A`).
     fn dollar_then_more(pat: &str, text: &str) -> bool {
         text.ends_with('\n') && pat.trim_end_matches(['$', ')', '|']).contains('$')
+    }
+
+    #[test]
+    fn errors_read_like_python() {
+        let e = |p: &str| re_match(p, "").map_err(|e| e.to_string());
+        assert_eq!(e("a**"), Err("multiple repeat".into()));
+        assert_eq!(e("*"), Err("nothing to repeat".into()));
+        assert_eq!(e(r"\q"), Err(r"bad escape \q".into()));
+        assert_eq!(e(r"\x1"), Err(r"incomplete escape \x".into()));
+        assert_eq!(e("(a"), Err("missing ), unterminated subpattern".into()));
+        assert_eq!(e(r"(a)\1"), Err("backreferences are not supported".into()));
+        assert_eq!(e("a++"), Err("possessive repeats are not supported".into()));
+        assert!(matches!(
+            re_match("(?<=a)b", ""),
+            Err(super::RegexError::Engine(_))
+        ));
     }
 
     #[test]

@@ -21,6 +21,16 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// Why an ext_pillar failed: its `Display` is what `_errors` shows after
+/// `Failed to load ext_pillar <name>: `.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtPillarError {
+    #[error(transparent)]
+    Stack(#[from] stack::StackError),
+    #[error(transparent)]
+    Hiera(#[from] hiera::HieraError),
+}
+
 /// What to compile a pillar for.
 #[derive(Debug, Clone, Default)]
 pub struct PillarRequest {
@@ -108,7 +118,7 @@ pub fn compile(req: &PillarRequest) -> Map {
     );
     let mut top_errors = top_errors_gathered;
     let merged_top = top::merge(&tops).unwrap_or_else(|e| {
-        top_errors.push(e);
+        top_errors.push(e.to_string());
         Default::default()
     });
     let mut ignored: HashMap<String, Vec<String>> = HashMap::new();
@@ -281,7 +291,7 @@ impl Compiler<'_> {
                         conf,
                         self.pillarenv.as_deref(),
                     )
-                    .map_err(|e| e.to_string()),
+                    .map_err(ExtPillarError::from),
                     "hiera" => hiera::ext_pillar(
                         &self.minion,
                         &Value::Map(pillar.clone()),
@@ -289,7 +299,7 @@ impl Compiler<'_> {
                         self.opts,
                         self.pillarenv.as_deref(),
                     )
-                    .map_err(|e| e.to_string()),
+                    .map_err(ExtPillarError::from),
                     other => {
                         tracing::error!("Specified ext_pillar interface {other} is unavailable");
                         continue;

@@ -23,6 +23,7 @@ mod config;
 mod merge;
 mod pypath;
 
+pub use config::{ConfigError, TraverseError};
 pub use merge::MergeError;
 
 use crate::render::jinja::{self, JinjaError, TemplateContext};
@@ -39,11 +40,11 @@ pub enum StackError {
     /// The `stack:` configuration itself is malformed (a selector without
     /// `:`, an unknown `pillar:`/`grains:`/`opts:` kind, a path that is not
     /// a string...): the message is the exception text Salt shows.
-    #[error("{message}")]
-    Config { message: String },
+    #[error("{source}")]
+    Config { source: ConfigError },
     /// A stack config file could not be read.
-    #[error("{message}")]
-    ConfigRead { path: String, message: String },
+    #[error("{source}")]
+    ConfigRead { path: String, source: ReadError },
     /// A stack config file did not render (Salt shows the Jinja message
     /// alone).
     #[error("{source}")]
@@ -130,7 +131,7 @@ pub fn ext_pillar(
         opts: &minion.opts,
     };
     let cfgs = config::config_files(conf, &sources, &env)
-        .map_err(|message| StackError::Config { message })?;
+        .map_err(|source| StackError::Config { source })?;
 
     let renderer = Renderer::new(minion, pillar, opts_pillarenv);
     let mut stack = Map::new();
@@ -148,10 +149,9 @@ pub fn ext_pillar(
             }
             other => {
                 return Err(StackError::Config {
-                    message: format!(
-                        "stat: path should be string, bytes, os.PathLike or integer, not {}",
-                        other.type_name()
-                    ),
+                    source: ConfigError::NotAPath {
+                        type_name: other.type_name(),
+                    },
                 })
             }
         };
@@ -171,9 +171,9 @@ fn opt_str(opts: &Value, key: &str) -> Option<String> {
 /// Render one stack config file and stack every file it lists.
 fn process_cfg(cfg: &str, stack: &mut Map, r: &Renderer) -> Result<(), StackError> {
     let (basedir, _) = pypath::split(cfg);
-    let source = read_text(cfg).map_err(|message| StackError::ConfigRead {
+    let source = read_text(cfg).map_err(|source| StackError::ConfigRead {
         path: cfg.to_string(),
-        message,
+        source,
     })?;
     let rendered = r
         .render(cfg, &source, stack, basedir, cfg, None)
@@ -262,7 +262,7 @@ fn stack_file(
             None,
         ));
     }
-    let source = read_text(&filename).map_err(|m| render_err(m, None))?;
+    let source = read_text(&filename).map_err(|e| render_err(e.to_string(), None))?;
     let rendered = r
         .render(path, &source, stack, basedir, cfg, Some(path))
         .map_err(|e| render_err(e.to_string(), e.line))?;
@@ -280,30 +280,66 @@ fn stack_file(
     Ok(())
 }
 
+/// Why a file could not be read as text, in Python's words.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// An OS error: `[Errno 2] No such file or directory: '/x'`.
+    #[error("[Errno {code}] {what}: {}", python_str_repr(path))]
+    Os {
+        path: String,
+        code: i32,
+        what: String,
+    },
+    #[error("{source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    /// Not UTF-8: the first bad byte and where it is.
+    #[error("'utf-8' codec can't decode byte 0x{byte:02x} in position {position}: {reason}")]
+    Utf8 {
+        path: String,
+        byte: u8,
+        position: usize,
+        reason: &'static str,
+    },
+}
+
 /// Read a file as UTF-8, with Python's wording for failures.
-fn read_text(path: &str) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        let text = e.to_string();
-        match e.raw_os_error() {
-            Some(code) => {
-                let what = text
-                    .strip_suffix(&format!(" (os error {code})"))
-                    .unwrap_or(&text);
-                format!("[Errno {code}] {what}: {}", python_str_repr(path))
+fn read_text(path: &str) -> Result<String, ReadError> {
+    let bytes = std::fs::read(path).map_err(|e| match e.raw_os_error() {
+        Some(code) => {
+            let text = e.to_string();
+            let what = text
+                .strip_suffix(&format!(" (os error {code})"))
+                .unwrap_or(&text)
+                .to_string();
+            ReadError::Os {
+                path: path.to_string(),
+                code,
+                what,
             }
-            None => text,
         }
+        None => ReadError::Io {
+            path: path.to_string(),
+            source: e,
+        },
     })?;
     String::from_utf8(bytes).map_err(|e| {
         let err = e.utf8_error();
-        let pos = err.valid_up_to();
-        let byte = e.as_bytes().get(pos).copied().unwrap_or(0);
+        let position = err.valid_up_to();
+        let byte = e.as_bytes().get(position).copied().unwrap_or(0);
         let reason = match err.error_len() {
             None => "unexpected end of data",
             Some(_) if (0x80..0xc2).contains(&byte) || byte > 0xf4 => "invalid start byte",
             Some(_) => "invalid continuation byte",
         };
-        format!("'utf-8' codec can't decode byte 0x{byte:02x} in position {pos}: {reason}")
+        ReadError::Utf8 {
+            path: path.to_string(),
+            byte,
+            position,
+            reason,
+        }
     })
 }
 

@@ -86,7 +86,7 @@ pub fn gather(
                 }
                 done.push(sls.to_string());
                 let result = match roots.find_sls(&env, sls) {
-                    Some(f) => render::render_file(&f.path, &ctx).map_err(|e| e.to_string()),
+                    Some(f) => render::render_file(&f.path, &ctx),
                     // Salt renders nothing for a missing top include, silently.
                     None => {
                         tracing::warn!("Top file include '{sls}' not found in env '{env}'");
@@ -106,25 +106,42 @@ pub fn gather(
     (tops, errors)
 }
 
+/// A rendered top file that is not `{env: {target: [sls...]}}`. Salt says
+/// only that; the fields say where (`target` empty when the environment's
+/// section itself is wrong, `env` empty when the whole top is).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("Error encountered while rendering pillar top file.")]
+pub struct MalformedTop {
+    /// The environment whose top files held it.
+    pub top_env: String,
+    pub env: String,
+    pub target: String,
+}
+
 /// Combine rendered top files: a later top file's entry for the same
 /// environment and target replaces the earlier one (keeping its place);
 /// targets are then stably sorted by `order`.
-pub fn merge(tops: &[(String, Vec<Value>)]) -> Result<MergedTop, String> {
+pub fn merge(tops: &[(String, Vec<Value>)]) -> Result<MergedTop, MalformedTop> {
     let mut merged: MergedTop = IndexMap::new();
-    for (_, ctops) in tops {
+    for (top_env, ctops) in tops {
+        let malformed = |env: &str, target: &str| MalformedTop {
+            top_env: top_env.clone(),
+            env: env.to_string(),
+            target: target.to_string(),
+        };
         for ctop in ctops {
             let Value::Map(ctop) = ctop else {
                 if ctop.is_null() {
                     continue;
                 }
-                return Err(malformed());
+                return Err(malformed("", ""));
             };
             for (saltenv, targets) in ctop {
                 if saltenv == "include" {
                     continue;
                 }
                 let Value::Map(targets) = targets else {
-                    return Err(malformed());
+                    return Err(malformed(saltenv, ""));
                 };
                 let env = merged.entry(saltenv.clone()).or_default();
                 for (tgt, comps) in targets {
@@ -135,7 +152,7 @@ pub fn merge(tops: &[(String, Vec<Value>)]) -> Result<MergedTop, String> {
                         Value::List(l) => l.clone(),
                         Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
                         Value::Map(m) => m.keys().map(|k| Value::Str(k.clone())).collect(),
-                        _ => return Err(malformed()),
+                        _ => return Err(malformed(saltenv, tgt)),
                     };
                     let mut entry = TopTarget::default();
                     for comp in &comps {
@@ -174,20 +191,20 @@ pub fn merge(tops: &[(String, Vec<Value>)]) -> Result<MergedTop, String> {
     Ok(merged)
 }
 
-fn malformed() -> String {
-    "Error encountered while rendering pillar top file.".to_string()
-}
-
 /// Salt's `confirm_top`: the target matches with the matcher named by the
 /// entry's last `match:` (default `compound`).
-pub fn confirm_top(target: &str, entry: &TopTarget, minion: &MinionData) -> Result<bool, String> {
+pub fn confirm_top(
+    target: &str,
+    entry: &TopTarget,
+    minion: &MinionData,
+) -> Result<bool, matcher::MatchError> {
     let mut match_type = "compound".to_string();
     for opt in &entry.options {
         if let Some(m) = opt.get("match") {
             match_type = m.to_python_str();
         }
     }
-    matcher::matches(&match_type, target, minion).map_err(|e| e.to_string())
+    matcher::matches(&match_type, target, minion)
 }
 
 /// The SLS names per environment that select this minion, in top order

@@ -30,6 +30,7 @@ mod mutable;
 mod preprocess;
 mod pyargs;
 mod pyjson;
+mod pystr;
 mod pyyaml;
 mod salt_functions;
 

@@ -38,24 +38,6 @@ pub use verify::verify_high;
 use super::HighData;
 use brine_core::Value;
 
-/// Requisites whose lists an `extend` appends to instead of replacing
-/// (Salt's `STATE_REQUISITE_KEYWORDS`).
-pub(crate) const STATE_REQUISITE_KEYWORDS: &[&str] = &[
-    "onchanges",
-    "onchanges_any",
-    "onfail",
-    "onfail_any",
-    "onfail_all",
-    "onfail_stop",
-    "prereq",
-    "prerequired",
-    "watch",
-    "watch_any",
-    "require",
-    "require_any",
-    "listen",
-];
-
 /// `compile_low_chunks`' reconciliation: `reconcile_extend`, `verify_high`,
 /// `requisite_in` (with its strict `reconcile_extend`), `apply_exclude`.
 /// Returns the reconciled high data and every error, in Salt's order; the

@@ -12,6 +12,7 @@
 pub mod compile;
 pub mod render;
 pub mod top;
+pub mod vocabulary;
 
 use crate::MinionData;
 use brine_core::Map;

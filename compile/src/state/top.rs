@@ -101,10 +101,25 @@ pub enum TopError {
     Matcher {
         target: String,
         saltenv: String,
-        reason: String,
+        #[source]
+        reason: Box<matcher::MatchError>,
     },
     #[error("Malformed subfilter in top file target '{0}'")]
     Subfilter(String),
+}
+
+/// Why the top files could not be gathered (`get_tops`): Salt logs it and
+/// goes on with an empty top.
+#[derive(Debug, thiserror::Error)]
+pub enum TopsError {
+    #[error(
+        "top_file_merging_strategy set to 'same', but no default_top \
+         configuration option was set"
+    )]
+    SameWithoutDefaultTop,
+    /// A top file (or one it includes) did not render; names the file.
+    #[error(transparent)]
+    Render(#[from] render::RenderError),
 }
 
 /// The environment a call is restricted to: `saltenv=` or `opts['saltenv']`.
@@ -134,7 +149,7 @@ fn render_top(
     fs: &FileServer,
     env: &str,
     path: &std::path::Path,
-) -> Result<Value, String> {
+) -> Result<Value, render::RenderError> {
     let ctx = TemplateContext {
         minion: req.minion.clone(),
         saltenv: env.to_string(),
@@ -148,8 +163,7 @@ fn render_top(
         // An empty or whitespace-only top, or one that loads as nothing,
         // is `{}` in Salt.
         Ok(v) if !v.is_truthy() => Ok(Value::new_map()),
-        Ok(v) => Ok(v),
-        Err(e) => Err(e.to_string()),
+        other => other,
     }
 }
 
@@ -157,7 +171,7 @@ fn render_top(
 /// `state_top_saltenv`, else of every environment; then the top files
 /// their `include` names. `Err` is a render error: Salt then logs it and
 /// uses an empty top.
-pub fn get_tops(req: &StateRequest, fs: &FileServer) -> Result<Tops, String> {
+pub fn get_tops(req: &StateRequest, fs: &FileServer) -> Result<Tops, TopsError> {
     let o = &req.opts;
     let strategy = opts::get_str(o, "top_file_merging_strategy").unwrap_or("merge");
     let saltenv = effective_saltenv(req);
@@ -165,11 +179,7 @@ pub fn get_tops(req: &StateRequest, fs: &FileServer) -> Result<Tops, String> {
         && saltenv.is_none()
         && !o.get("default_top").is_some_and(Value::is_truthy)
     {
-        return Err(
-            "top_file_merging_strategy set to 'same', but no default_top \
-                    configuration option was set"
-                .into(),
-        );
+        return Err(TopsError::SameWithoutDefaultTop);
     }
     let state_top = state_top_path(o);
     let mut tops: Tops = IndexMap::new();
@@ -562,7 +572,7 @@ fn filter_matches(
         matcher::matches(&match_type, target, &req.minion).map_err(|e| TopError::Matcher {
             target: target.to_string(),
             saltenv: saltenv.to_string(),
-            reason: e.to_string(),
+            reason: Box::new(e),
         })?;
     if !selected {
         return Ok(());

@@ -663,16 +663,27 @@ fn puppet_type(n: &Node) -> String {
     }
 }
 
-/// A Psych value as Puppet data (symbol keys become strings); `Err` names
-/// the first thing that is not Puppet data.
-pub fn node_to_value(n: Node) -> Result<Value, String> {
+/// The first thing in a Psych value that is not Puppet data, by Puppet's
+/// name for its type.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NotPuppetData {
+    /// A value of this type (a Ruby symbol).
+    #[error("{0}")]
+    Value(String),
+    /// A hash key of this type.
+    #[error("Hash key of type {0}")]
+    HashKey(String),
+}
+
+/// A Psych value as Puppet data (symbol keys become strings).
+pub fn node_to_value(n: Node) -> Result<Value, NotPuppetData> {
     Ok(match n {
         Node::Null => Value::Null,
         Node::Bool(b) => Value::Bool(b),
         Node::Int(i) => Value::Int(i),
         Node::Float(f) => Value::Float(f),
         Node::Str(s) => Value::Str(s),
-        s @ Node::Sym(_) => return Err(puppet_type(&s)),
+        s @ Node::Sym(_) => return Err(NotPuppetData::Value(puppet_type(&s))),
         Node::Seq(l) => Value::List(l.into_iter().map(node_to_value).collect::<Result<_, _>>()?),
         Node::Map(m) => {
             let mut out = Map::with_capacity(m.len());
@@ -681,7 +692,7 @@ pub fn node_to_value(n: Node) -> Result<Value, String> {
                     Node::Str(s) | Node::Sym(s) => s,
                     Node::Int(i) => i.to_string(),
                     Node::Float(f) => key_string(&Value::Float(f)),
-                    other => return Err(format!("Hash key of type {}", puppet_type(&other))),
+                    other => return Err(NotPuppetData::HashKey(puppet_type(&other))),
                 };
                 out.insert(key, node_to_value(v)?);
             }
@@ -714,7 +725,7 @@ pub fn node_to_value_lenient(n: Node) -> Value {
     }
 }
 
-fn invalid_message(function: &str, path: &Path, key: &str, problem: &str) -> String {
+fn invalid_message(function: &str, path: &Path, key: &str, problem: &NotPuppetData) -> String {
     format!(
         "Value for key '{key}', in hash returned from data_hash function '{function}', when using \
          location '{}', has wrong type, expects Puppet::LookupValue, got {problem}",
@@ -795,7 +806,7 @@ mod tests {
             panic!("not a map")
         };
         node_to_value(m.remove(0).1).map_err(|m| YamlProblem {
-            message: m,
+            message: m.to_string(),
             line: None,
         })
     }

@@ -36,9 +36,16 @@ fn ruby_strip(s: &str) -> &str {
     s.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\x0B' | '\x0C' | '\r' | '\0'))
 }
 
+/// A dotted key Puppet cannot split (`a..b`, `.a`, `a.`); Puppet's word for
+/// it is "Syntax error".
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("Syntax error")]
+pub struct KeySyntaxError {
+    pub key: String,
+}
+
 /// Split a key on dots, honouring quoted parts; digits make an index.
-/// `Err` carries Puppet's word for the problem ("Syntax error").
-pub fn split_key(key: &str) -> Result<Vec<Segment>, String> {
+pub fn split_key(key: &str) -> Result<Vec<Segment>, KeySyntaxError> {
     if !key.contains(['\'', '"', '.']) {
         return Ok(vec![Segment::Key(key.to_string())]);
     }
@@ -55,7 +62,9 @@ pub fn split_key(key: &str) -> Result<Vec<Segment>, String> {
     while pieces.last().is_some_and(|p| p.is_empty()) {
         pieces.pop();
     }
-    let syntax = || "Syntax error".to_string();
+    let syntax = || KeySyntaxError {
+        key: key.to_string(),
+    };
     if pieces.is_empty() || !pieces.remove(0).is_empty() {
         return Err(syntax());
     }

@@ -10,6 +10,60 @@
 use brine_core::value::key_string;
 use brine_core::Value;
 
+/// A malformed `stack:` dict: the exception text stack.py would raise, and
+/// the selector (`pillar:path:to:value`) it is about.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A selector without `:`.
+    #[error("not enough values to unpack (expected 2, got 1)")]
+    NoPath { selector: String },
+    /// What the selector maps to is not a dict, list or string.
+    #[error("argument of type '{type_name}' is not iterable")]
+    NotIterable {
+        selector: String,
+        type_name: &'static str,
+    },
+    /// The selector's value, or a config path in it, has the wrong type
+    /// for what stack.py calls on it (`items`, `get`, `replace`).
+    #[error("'{type_name}' object has no attribute '{attr}'")]
+    NoAttribute {
+        selector: String,
+        type_name: &'static str,
+        attr: &'static str,
+    },
+    #[error(
+        "Unknown traverse option \"{kind}\", should be one of dict_keys(['pillar', 'grains', 'opts'])"
+    )]
+    UnknownKind { selector: String, kind: String },
+    /// The value the path reaches is a list or dict, not a dict key.
+    #[error("unhashable type: '{type_name}'")]
+    Unhashable {
+        selector: String,
+        type_name: &'static str,
+    },
+    #[error("{source}")]
+    Traverse {
+        selector: String,
+        source: TraverseError,
+    },
+    /// A config entry that is no path (a list, a dict, None).
+    #[error("stat: path should be string, bytes, os.PathLike or integer, not {type_name}")]
+    NotAPath { type_name: &'static str },
+}
+
+/// Where Salt's `traverse_dict_and_list` raises: the path indexes into a
+/// scalar at `segment`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TraverseError {
+    #[error("string indices must be integers, not 'str'")]
+    StrIndex { segment: String },
+    #[error("'{type_name}' object is not subscriptable")]
+    NotSubscriptable {
+        segment: String,
+        type_name: &'static str,
+    },
+}
+
 /// What a `pillar:`/`grains:`/`opts:` selector looks into.
 pub(crate) struct Sources<'a> {
     pub pillar: &'a Value,
@@ -21,7 +75,11 @@ pub(crate) struct Sources<'a> {
 /// list are returned as given (their type is checked when they are used, as
 /// Salt does); entries chosen by a dict are strings with `__env__` replaced
 /// by `env` (`pillarenv or saltenv or "base"`).
-pub(crate) fn config_files(conf: &Value, src: &Sources, env: &str) -> Result<Vec<Value>, String> {
+pub(crate) fn config_files(
+    conf: &Value,
+    src: &Sources,
+    env: &str,
+) -> Result<Vec<Value>, ConfigError> {
     match conf {
         Value::List(items) => Ok(items.clone()),
         Value::Map(selectors) => {
@@ -39,22 +97,32 @@ pub(crate) fn config_files(conf: &Value, src: &Sources, env: &str) -> Result<Vec
 
 /// One `TYPE:path:to:value: {VALUE: cfg(s)}` selector, checked in the order
 /// stack.py trips over each mistake.
-fn select(selector: &str, matchs: &Value, src: &Sources, env: &str) -> Result<Vec<String>, String> {
+fn select(
+    selector: &str,
+    matchs: &Value,
+    src: &Sources,
+    env: &str,
+) -> Result<Vec<String>, ConfigError> {
+    let sel = || selector.to_string();
     let Some((kind, target)) = selector.split_once(':') else {
-        return Err("not enough values to unpack (expected 2, got 1)".into());
+        return Err(ConfigError::NoPath { selector: sel() });
     };
     let has_env = match matchs {
         Value::Map(m) => m.contains_key("__env__"),
         Value::List(l) => l.iter().any(|x| x.as_str() == Some("__env__")),
         Value::Str(s) => s.contains("__env__"),
         other => {
-            return Err(format!(
-                "argument of type '{}' is not iterable",
-                other.type_name()
-            ))
+            return Err(ConfigError::NotIterable {
+                selector: sel(),
+                type_name: other.type_name(),
+            })
         }
     };
-    let no_attr = |attr: &str| format!("'{}' object has no attribute '{attr}'", matchs.type_name());
+    let no_attr = |attr: &'static str| ConfigError::NoAttribute {
+        selector: sel(),
+        type_name: matchs.type_name(),
+        attr,
+    };
     if has_env && matchs.as_map().is_none() {
         return Err(no_attr("items"));
     }
@@ -63,19 +131,26 @@ fn select(selector: &str, matchs: &Value, src: &Sources, env: &str) -> Result<Ve
         "grains" => src.grains,
         "opts" => src.opts,
         _ => {
-            return Err(format!(
-                "Unknown traverse option \"{kind}\", should be one of dict_keys(['pillar', 'grains', 'opts'])"
-            ))
+            return Err(ConfigError::UnknownKind {
+                selector: sel(),
+                kind: kind.to_string(),
+            })
         }
     };
     let Value::Map(matchs) = matchs else {
         return Err(no_attr("get"));
     };
-    let found = traverse(data, target)?;
+    let found = traverse(data, target).map_err(|source| ConfigError::Traverse {
+        selector: sel(),
+        source,
+    })?;
     let key = match found {
         None => key_string(&Value::Null),
         Some(v @ (Value::List(_) | Value::Map(_))) => {
-            return Err(format!("unhashable type: '{}'", v.type_name()))
+            return Err(ConfigError::Unhashable {
+                selector: sel(),
+                type_name: v.type_name(),
+            })
         }
         Some(v) => key_string(v),
     };
@@ -98,10 +173,11 @@ fn select(selector: &str, matchs: &Value, src: &Sources, env: &str) -> Result<Ve
     cfgs.into_iter()
         .map(|c| match c {
             Value::Str(s) => Ok(s.replace("__env__", env)),
-            other => Err(format!(
-                "'{}' object has no attribute 'replace'",
-                other.type_name()
-            )),
+            other => Err(ConfigError::NoAttribute {
+                selector: sel(),
+                type_name: other.type_name(),
+                attr: "replace",
+            }),
         })
         .collect()
 }
@@ -111,7 +187,10 @@ fn select(selector: &str, matchs: &Value, src: &Sources, env: &str) -> Result<Ve
 /// A numeric segment on a list first looks for that key in the list's
 /// dicts, then indexes (negative from the end); a name on a list looks in
 /// its dicts.
-pub(crate) fn traverse<'a>(data: &'a Value, path: &str) -> Result<Option<&'a Value>, String> {
+pub(crate) fn traverse<'a>(
+    data: &'a Value,
+    path: &str,
+) -> Result<Option<&'a Value>, TraverseError> {
     let mut ptr = data;
     for each in path.split(':') {
         ptr = match ptr {
@@ -145,12 +224,16 @@ pub(crate) fn traverse<'a>(data: &'a Value, path: &str) -> Result<Option<&'a Val
                     }
                 }
             }
-            Value::Str(_) => return Err("string indices must be integers, not 'str'".into()),
+            Value::Str(_) => {
+                return Err(TraverseError::StrIndex {
+                    segment: each.to_string(),
+                })
+            }
             other => {
-                return Err(format!(
-                    "'{}' object is not subscriptable",
-                    other.type_name()
-                ))
+                return Err(TraverseError::NotSubscriptable {
+                    segment: each.to_string(),
+                    type_name: other.type_name(),
+                })
             }
         };
     }
@@ -176,7 +259,7 @@ mod tests {
             grains: &grains,
             opts: &opts,
         };
-        config_files(&v(conf), &src, env)
+        config_files(&v(conf), &src, env).map_err(|e| e.to_string())
     }
 
     fn strs(v: Vec<Value>) -> Vec<String> {

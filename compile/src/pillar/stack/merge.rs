@@ -157,7 +157,7 @@ fn merge_list(stack: &mut Vec<Value>, mut obj: Vec<Value>) -> Result<(), MergeEr
     }
     Ok(())
 }
-pub(crate) use brine_core::py::eq as py_eq;
+pub(crate) use brine_core::value::python_eq as py_eq;
 
 #[cfg(test)]
 mod tests {

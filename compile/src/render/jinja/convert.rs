@@ -1,12 +1,17 @@
-//! Moving data between brine's [`Value`] and minijinja's, and Python's
-//! `str()`/`repr()` of template values (what `{{ x }}` prints in Salt).
+//! Template values as Salt's Python sees them: the Python types minijinja
+//! lacks (`OrderedDict`, tuple, the mutable `list` and `dict` that
+//! `{% set %}` binds), moving data between brine's [`Value`] and
+//! minijinja's, reading values without side effects, and Python's
+//! `str()`/`repr()` of them (what `{{ x }}` prints in Salt).
+//!
+//! The bottom of the Jinja modules: the methods that change the mutable
+//! types (`mutable`), the filters and the dumpers all build on this.
 
-use super::mutable::{MutDict, MutList};
 use brine_core::value::{python_float_repr, python_str_repr};
 use brine_core::Value;
 use indexmap::IndexMap;
 use minijinja::value::{Enumerator, Object, ObjectRepr, Value as MjValue, ValueKind};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A mapping that came from YAML data (pillar, PillarStack, `import_yaml`).
 /// Salt loads those as `OrderedDict`, which its `yaml` filter dumps in
@@ -103,6 +108,158 @@ pub(crate) fn to_jinja(v: &Value, ordered: bool) -> MjValue {
                 MjValue::from_object(map)
             }
         }
+    }
+}
+
+/// Python's `list`, changed in place by its methods (see `mutable`).
+#[derive(Default)]
+pub(crate) struct MutList(Mutex<Vec<MjValue>>);
+
+/// Python's `dict`, changed in place by its methods (see `mutable`).
+#[derive(Default)]
+pub(crate) struct MutDict {
+    map: Mutex<IndexMap<MjValue, MjValue>>,
+    /// Came from YAML data (an `OrderedDict` in Salt); see [`OrderedDict`].
+    pub ordered: bool,
+}
+
+/// A poisoned lock only means another render panicked mid-update; the data
+/// is still a valid list/dict, so keep going.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+// Debug output stays shallow: the contents may contain the value itself.
+impl std::fmt::Debug for MutList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MutList(len {})", lock(&self.0).len())
+    }
+}
+
+impl std::fmt::Debug for MutDict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MutDict(len {})", lock(&self.map).len())
+    }
+}
+
+impl MutList {
+    pub(crate) fn new(items: Vec<MjValue>) -> MutList {
+        MutList(Mutex::new(items))
+    }
+
+    pub(crate) fn snapshot(&self) -> Vec<MjValue> {
+        lock(&self.0).clone()
+    }
+
+    /// The items, locked for a change in place.
+    pub(crate) fn items(&self) -> MutexGuard<'_, Vec<MjValue>> {
+        lock(&self.0)
+    }
+}
+
+impl MutDict {
+    pub(crate) fn new(map: IndexMap<MjValue, MjValue>, ordered: bool) -> MutDict {
+        MutDict {
+            map: Mutex::new(map),
+            ordered,
+        }
+    }
+
+    /// The entries, locked for a change in place.
+    pub(crate) fn entries(&self) -> MutexGuard<'_, IndexMap<MjValue, MjValue>> {
+        lock(&self.map)
+    }
+
+    pub(crate) fn snapshot(&self) -> Vec<(MjValue, MjValue)> {
+        lock(&self.map)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+/// Mutable copy of a plain list/dict (one level; children convert lazily).
+/// Mutable values, tuples, strings, namespaces, macros... come back as they
+/// are, so names bound to the same list share it.
+pub(crate) fn make_mutable(v: &MjValue) -> MjValue {
+    if let Some(l) = v.downcast_object_ref::<Vec<MjValue>>() {
+        return MjValue::from_object(MutList(Mutex::new(l.clone())));
+    }
+    if let Some(m) = v.downcast_object_ref::<IndexMap<MjValue, MjValue>>() {
+        return MjValue::from_object(MutDict {
+            map: Mutex::new(m.clone()),
+            ordered: false,
+        });
+    }
+    if let Some(m) = v.downcast_object_ref::<OrderedDict>() {
+        return MjValue::from_object(MutDict {
+            map: Mutex::new(m.0.clone()),
+            ordered: true,
+        });
+    }
+    v.clone()
+}
+
+fn needs_conversion(v: &MjValue) -> bool {
+    v.downcast_object_ref::<Vec<MjValue>>().is_some()
+        || v.downcast_object_ref::<IndexMap<MjValue, MjValue>>()
+            .is_some()
+        || v.downcast_object_ref::<OrderedDict>().is_some()
+}
+
+/// Return the child, turning it mutable in place first if needed.
+pub(crate) fn mutable_child(slot: &mut MjValue) -> MjValue {
+    if needs_conversion(slot) {
+        *slot = make_mutable(slot);
+    }
+    slot.clone()
+}
+
+impl Object for MutList {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Seq
+    }
+
+    fn get_value(self: &Arc<Self>, key: &MjValue) -> Option<MjValue> {
+        let idx = key.as_usize()?;
+        let mut items = lock(&self.0);
+        items.get_mut(idx).map(mutable_child)
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        let mut items = lock(&self.0);
+        Enumerator::Values(items.iter_mut().map(mutable_child).collect())
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        Some(lock(&self.0).len())
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&py_str(&MjValue::from_dyn_object(self.clone())))
+    }
+}
+
+impl Object for MutDict {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Map
+    }
+
+    fn get_value(self: &Arc<Self>, key: &MjValue) -> Option<MjValue> {
+        let mut map = lock(&self.map);
+        map.get_mut(key).map(mutable_child)
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Values(lock(&self.map).keys().cloned().collect())
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        Some(lock(&self.map).len())
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&py_str(&MjValue::from_dyn_object(self.clone())))
     }
 }
 

@@ -1,156 +1,32 @@
-//! Python's mutable `list` and `dict` for templates, and the Python methods
-//! Salt trees call on values (`d.update(...)`, `l.append(...)`,
-//! `s.startswith(...)`).
+//! The Python methods Salt trees call on template values (`d.update(...)`,
+//! `l.append(...)`, `s.startswith(...)`), and Salt's deep copy and
+//! `dictupdate` on them.
 //!
 //! minijinja values are immutable, but Salt trees rely on
 //! `{% set l = [] %}{% do l.append(x) %}` and `{% do d.update(...) %}`.
 //! Every `{% set name = expr %}` result is passed through [`make_mutable`]
 //! (the template is rewritten to do that, see `preprocess`), which turns
-//! lists and dicts into [`MutList`]/[`MutDict`]. Their children become
-//! mutable on first access, so nested updates stick, and the same object is
-//! shared by every name bound to it, as in Python.
+//! lists and dicts into [`MutList`]/[`MutDict`] (defined with the other
+//! value types in `convert`). Their children become mutable on first
+//! access, so nested updates stick, and the same object is shared by every
+//! name bound to it, as in Python.
 
-use super::convert::{self, OrderedDict, PyTuple};
+use super::convert::{self, mutable_child, MutList, OrderedDict, PyTuple};
 use super::pyargs::{bind, invalid, split};
 use indexmap::IndexMap;
-use minijinja::value::{Enumerator, Object, ObjectRepr, Value as MjValue, ValueKind};
+use minijinja::value::{Value as MjValue, ValueKind};
 use minijinja::{Error, ErrorKind, State};
-use std::sync::{Arc, Mutex, MutexGuard};
 
-#[derive(Default)]
-pub(crate) struct MutList(Mutex<Vec<MjValue>>);
-
-#[derive(Default)]
-pub(crate) struct MutDict {
-    map: Mutex<IndexMap<MjValue, MjValue>>,
-    /// Came from YAML data (an `OrderedDict` in Salt); see [`OrderedDict`].
-    pub ordered: bool,
-}
-
-/// A poisoned lock only means another render panicked mid-update; the data
-/// is still a valid list/dict, so keep going.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-// Debug output stays shallow: the contents may contain the value itself.
-impl std::fmt::Debug for MutList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MutList(len {})", lock(&self.0).len())
-    }
-}
-
-impl std::fmt::Debug for MutDict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MutDict(len {})", lock(&self.map).len())
-    }
-}
-
-impl MutList {
-    pub(crate) fn snapshot(&self) -> Vec<MjValue> {
-        lock(&self.0).clone()
-    }
-}
-
-impl MutDict {
-    pub(crate) fn snapshot(&self) -> Vec<(MjValue, MjValue)> {
-        lock(&self.map)
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
-    }
-}
-
-/// Mutable copy of a plain list/dict (one level; children convert lazily).
-/// Mutable values, tuples, strings, namespaces, macros... come back as they
-/// are, so names bound to the same list share it.
-pub(crate) fn make_mutable(v: &MjValue) -> MjValue {
-    if let Some(l) = v.downcast_object_ref::<Vec<MjValue>>() {
-        return MjValue::from_object(MutList(Mutex::new(l.clone())));
-    }
-    if let Some(m) = v.downcast_object_ref::<IndexMap<MjValue, MjValue>>() {
-        return MjValue::from_object(MutDict {
-            map: Mutex::new(m.clone()),
-            ordered: false,
-        });
-    }
-    if let Some(m) = v.downcast_object_ref::<OrderedDict>() {
-        return MjValue::from_object(MutDict {
-            map: Mutex::new(m.0.clone()),
-            ordered: true,
-        });
-    }
-    v.clone()
-}
-
-fn needs_conversion(v: &MjValue) -> bool {
-    v.downcast_object_ref::<Vec<MjValue>>().is_some()
-        || v.downcast_object_ref::<IndexMap<MjValue, MjValue>>()
-            .is_some()
-        || v.downcast_object_ref::<OrderedDict>().is_some()
-}
-
-/// Return the child, turning it mutable in place first if needed.
-fn mutable_child(slot: &mut MjValue) -> MjValue {
-    if needs_conversion(slot) {
-        *slot = make_mutable(slot);
-    }
-    slot.clone()
-}
-
-impl Object for MutList {
-    fn repr(self: &Arc<Self>) -> ObjectRepr {
-        ObjectRepr::Seq
-    }
-
-    fn get_value(self: &Arc<Self>, key: &MjValue) -> Option<MjValue> {
-        let idx = key.as_usize()?;
-        let mut items = lock(&self.0);
-        items.get_mut(idx).map(mutable_child)
-    }
-
-    fn enumerate(self: &Arc<Self>) -> Enumerator {
-        let mut items = lock(&self.0);
-        Enumerator::Values(items.iter_mut().map(mutable_child).collect())
-    }
-
-    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
-        Some(lock(&self.0).len())
-    }
-
-    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&convert::py_str(&MjValue::from_dyn_object(self.clone())))
-    }
-}
-
-impl Object for MutDict {
-    fn repr(self: &Arc<Self>) -> ObjectRepr {
-        ObjectRepr::Map
-    }
-
-    fn get_value(self: &Arc<Self>, key: &MjValue) -> Option<MjValue> {
-        let mut map = lock(&self.map);
-        map.get_mut(key).map(mutable_child)
-    }
-
-    fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Values(lock(&self.map).keys().cloned().collect())
-    }
-
-    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
-        Some(lock(&self.map).len())
-    }
-
-    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&convert::py_str(&MjValue::from_dyn_object(self.clone())))
-    }
-}
+/// The conversion into the mutable types, and the dict, also named beside
+/// the methods that change them (`salt_functions` reaches them here).
+pub(crate) use super::convert::{make_mutable, MutDict};
 
 /// Like [`convert::map_pairs`], but children of a [`MutDict`] become mutable
 /// (`for k, v in d.items()` then `v.append(...)` changes `d`).
 fn map_pairs_lazy(value: &MjValue) -> Vec<(MjValue, MjValue)> {
     match value.downcast_object_ref::<MutDict>() {
-        Some(d) => lock(&d.map)
+        Some(d) => d
+            .entries()
             .iter_mut()
             .map(|(k, v)| (k.clone(), mutable_child(v)))
             .collect(),
@@ -187,7 +63,7 @@ pub(crate) fn call_method(
             }
         }
         ValueKind::String => {
-            if let Some(rv) = super::filters::str_method(value, method, args)? {
+            if let Some(rv) = super::pystr::str_method(value, method, args)? {
                 return Ok(rv);
             }
         }
@@ -237,10 +113,7 @@ fn map_method(value: &MjValue, method: &str, args: &[MjValue]) -> Result<Option<
         "copy" => {
             bind(&fname, args, &[], 0)?;
             let pairs: IndexMap<MjValue, MjValue> = convert::map_pairs(value).into_iter().collect();
-            MjValue::from_object(MutDict {
-                map: Mutex::new(pairs),
-                ordered: convert::is_ordered_map(value),
-            })
+            MjValue::from_object(MutDict::new(pairs, convert::is_ordered_map(value)))
         }
         "update" | "setdefault" | "pop" | "clear" | "popitem" => {
             let Some(d) = value.downcast_object_ref::<MutDict>() else {
@@ -290,7 +163,7 @@ fn dict_mutation(
                 }
             }
             new_pairs.extend(kw.into_iter().map(|(k, v)| (MjValue::from(k), v)));
-            let mut map = lock(&d.map);
+            let mut map = d.entries();
             for (k, v) in new_pairs {
                 map.insert(k, v);
             }
@@ -299,7 +172,7 @@ fn dict_mutation(
         "setdefault" => {
             let a = bind(fname, args, &["key", "default"], 1)?;
             let key = a[0].clone().unwrap_or_default();
-            let mut map = lock(&d.map);
+            let mut map = d.entries();
             let slot = map
                 .entry(key)
                 .or_insert_with(|| a[1].clone().unwrap_or(MjValue::from(())));
@@ -308,7 +181,7 @@ fn dict_mutation(
         "pop" => {
             let a = bind(fname, args, &["key", "default"], 1)?;
             let key = a[0].clone().unwrap_or_default();
-            match lock(&d.map).shift_remove(&key) {
+            match d.entries().shift_remove(&key) {
                 Some(v) => Ok(v),
                 None => a[1].clone().ok_or_else(|| {
                     Error::new(
@@ -320,14 +193,14 @@ fn dict_mutation(
         }
         "popitem" => {
             bind(fname, args, &[], 0)?;
-            match lock(&d.map).pop() {
+            match d.entries().pop() {
                 Some((k, v)) => Ok(convert::tuple(vec![k, v])),
                 None => Err(invalid("KeyError: 'popitem(): dictionary is empty'")),
             }
         }
         _ => {
             bind(fname, args, &[], 0)?;
-            lock(&d.map).clear();
+            d.entries().clear();
             Ok(MjValue::from(()))
         }
     }
@@ -351,7 +224,7 @@ fn list_method(value: &MjValue, method: &str, args: &[MjValue]) -> Result<Option
         }
         "copy" => {
             bind(&fname, args, &[], 0)?;
-            MjValue::from_object(MutList(Mutex::new(convert::seq_items(value))))
+            MjValue::from_object(MutList::new(convert::seq_items(value)))
         }
         "append" | "extend" | "insert" | "pop" | "remove" | "clear" | "reverse" | "sort" => {
             let Some(l) = value.downcast_object_ref::<MutList>() else {
@@ -374,7 +247,7 @@ fn list_mutation(
     match method {
         "append" => {
             let a = bind(fname, args, &["object"], 1)?;
-            lock(&l.0).push(a[0].clone().unwrap_or_default());
+            l.items().push(a[0].clone().unwrap_or_default());
         }
         "extend" => {
             let a = bind(fname, args, &["iterable"], 1)?;
@@ -397,7 +270,7 @@ fn list_mutation(
                     )))
                 }
             };
-            lock(&l.0).extend(items);
+            l.items().extend(items);
         }
         "insert" => {
             let a = bind(fname, args, &["index", "object"], 2)?;
@@ -405,7 +278,7 @@ fn list_mutation(
                 .as_ref()
                 .and_then(|v| v.as_i64())
                 .ok_or_else(|| invalid(format!("{fname}(): index must be an integer")))?;
-            let mut items = lock(&l.0);
+            let mut items = l.items();
             let len = items.len() as i64;
             // Python clamps out-of-range insert positions.
             let pos = if idx < 0 {
@@ -417,7 +290,7 @@ fn list_mutation(
         }
         "pop" => {
             let a = bind(fname, args, &["index"], 0)?;
-            let mut items = lock(&l.0);
+            let mut items = l.items();
             let len = items.len() as i64;
             let idx = match &a[0] {
                 Some(v) => v
@@ -434,7 +307,7 @@ fn list_mutation(
         "remove" => {
             let a = bind(fname, args, &["value"], 1)?;
             let needle = a[0].clone().unwrap_or_default();
-            let mut items = lock(&l.0);
+            let mut items = l.items();
             match items.iter().position(|x| *x == needle) {
                 Some(i) => {
                     items.remove(i);
@@ -444,11 +317,11 @@ fn list_mutation(
         }
         "clear" => {
             bind(fname, args, &[], 0)?;
-            lock(&l.0).clear();
+            l.items().clear();
         }
         "reverse" => {
             bind(fname, args, &[], 0)?;
-            lock(&l.0).reverse();
+            l.items().reverse();
         }
         _ => {
             let a = bind(fname, args, &["key", "reverse"], 0)?;
@@ -457,7 +330,7 @@ fn list_mutation(
                     "{fname}(): key= is not supported by brine"
                 )));
             }
-            let mut items = lock(&l.0);
+            let mut items = l.items();
             items.sort();
             if a[1].as_ref().is_some_and(|r| r.is_true()) {
                 items.reverse();
@@ -483,18 +356,15 @@ fn deep_mutable_at(v: &MjValue, depth: usize) -> MjValue {
                 .into_iter()
                 .map(|(k, x)| (k, deep_mutable_at(&x, depth + 1)))
                 .collect();
-            MjValue::from_object(MutDict {
-                map: Mutex::new(map),
-                ordered: convert::is_ordered_map(v),
-            })
+            MjValue::from_object(MutDict::new(map, convert::is_ordered_map(v)))
         }
         ValueKind::Seq if v.downcast_object_ref::<PyTuple>().is_none() => {
-            MjValue::from_object(MutList(Mutex::new(
+            MjValue::from_object(MutList::new(
                 convert::seq_items(v)
                     .iter()
                     .map(|x| deep_mutable_at(x, depth + 1))
                     .collect(),
-            )))
+            ))
         }
         _ => v.clone(),
     }
@@ -540,11 +410,11 @@ fn dict_update_at(
     }
     let pairs = convert::map_pairs(upd);
     let shares_key = {
-        let map = lock(&d.map);
+        let map = d.entries();
         pairs.iter().any(|(k, _)| map.contains_key(k))
     };
     if !shares_key {
-        let mut map = lock(&d.map);
+        let mut map = d.entries();
         for (k, v) in pairs {
             map.insert(k, v);
         }
@@ -552,7 +422,7 @@ fn dict_update_at(
     }
     for (k, val) in pairs {
         // Take the child out of the lock before recursing into it.
-        let sub = lock(&d.map).get_mut(&k).map(mutable_child);
+        let sub = d.entries().get_mut(&k).map(mutable_child);
         let new = match sub {
             Some(sub)
                 if sub.kind() == ValueKind::Map
@@ -571,11 +441,11 @@ fn dict_update_at(
                         merged.push(x);
                     }
                 }
-                MjValue::from_object(MutList(Mutex::new(merged)))
+                MjValue::from_object(MutList::new(merged))
             }
             _ => val,
         };
-        lock(&d.map).insert(k, new);
+        d.entries().insert(k, new);
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 
 use super::lookup::{find_name, NameIndex};
 use super::py::{first_key, first_state, is_dunder, py_eq, py_iter, py_str};
-use super::STATE_REQUISITE_KEYWORDS;
+use crate::state::vocabulary::REQUISITE_KEYWORDS;
 use crate::state::HighData;
 use brine_core::{Map, Value};
 
@@ -124,7 +124,7 @@ fn merge_run(existing: &mut Value, run: &Value) {
                     };
                     let slot_first = slot.as_map().and_then(first_key).map(str::to_string);
                     if slot_first.as_deref() == Some(argfirst) {
-                        if STATE_REQUISITE_KEYWORDS.contains(&argfirst) {
+                        if REQUISITE_KEYWORDS.contains(&argfirst) {
                             if let (Some(Value::List(reqs)), Some(more)) = (
                                 slot.as_map_mut().and_then(|m| m.get_mut(argfirst)),
                                 a.get(argfirst).and_then(py_iter),

@@ -81,7 +81,7 @@ pub fn compile_high_data_owned(high: HighData) -> Result<Vec<Map>, Vec<String>> 
             let funcs: Vec<&str> = funcs.iter().map(String::as_str).collect();
             if !names.is_empty() {
                 if let Err(e) = names.expand(&chunk, &funcs, &mut chunks) {
-                    errors.push(e);
+                    errors.push(e.to_string());
                 }
                 continue;
             }

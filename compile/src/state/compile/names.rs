@@ -38,7 +38,7 @@ impl Names {
         chunk: &Map,
         funcs: &[&str],
         out: &mut Vec<Map>,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadNamesEntry> {
         for (i, entry) in self.entries.iter().enumerate() {
             let mut live = chunk.clone();
             match entry {
@@ -70,13 +70,24 @@ impl Names {
     }
 }
 
-/// Salt fails with a Python exception on these; say what is wrong instead.
-fn bad_entry(chunk: &Map, entry: &Value) -> String {
-    format!(
-        "The 'names' entry {} in state '{}' in SLS '{}' must be a name or a one-key \
-         dictionary holding a list of argument dictionaries",
-        py_str(entry),
-        chunk.get("__id__").map(py_str).unwrap_or_default(),
-        chunk.get("__sls__").map(py_str).unwrap_or_default(),
-    )
+/// A `names` entry that is neither a name nor `{name: [{arg: val}...]}`.
+/// Salt fails with a Python exception on these; this says what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "The 'names' entry {entry} in state '{id}' in SLS '{sls}' must be a name or a one-key \
+     dictionary holding a list of argument dictionaries"
+)]
+pub(crate) struct BadNamesEntry {
+    /// The entry, as Python's `str()` shows it.
+    pub entry: String,
+    pub id: String,
+    pub sls: String,
+}
+
+fn bad_entry(chunk: &Map, entry: &Value) -> BadNamesEntry {
+    BadNamesEntry {
+        entry: py_str(entry),
+        id: chunk.get("__id__").map(py_str).unwrap_or_default(),
+        sls: chunk.get("__sls__").map(py_str).unwrap_or_default(),
+    }
 }

@@ -21,9 +21,9 @@ pub(crate) fn first_key(m: &Map) -> Option<&str> {
 pub(crate) fn first_state(m: &Map) -> Option<&str> {
     m.keys().map(String::as_str).find(|k| !is_dunder(k))
 }
-/// Python's `a == b` (see [`brine_core::py::eq`]).
+/// Python's `a == b` (see [`brine_core::value::python_eq`]).
 pub(crate) fn py_eq(a: &Value, b: &Value) -> bool {
-    brine_core::py::eq(a, b)
+    brine_core::value::python_eq(a, b)
 }
 
 /// A Python number: `bool` and `int` are integers.

@@ -21,38 +21,10 @@
 use super::extend::{reconcile_entries, ExtendEntry};
 use super::lookup::{find_name, find_sls_ids, state_args, NameIndex};
 use super::py::{first_key, first_state, is_dunder, py_key, py_str, PyKey};
+use crate::state::vocabulary::{copied_by_use, REQUISITE_IN_ARGS};
 use crate::state::HighData;
 use brine_core::{Map, Value};
 use indexmap::IndexMap;
-
-/// Arguments requisite_in acts on.
-const REQ_IN: &[&str] = &[
-    "require_in",
-    "watch_in",
-    "onfail_in",
-    "onchanges_in",
-    "use",
-    "use_in",
-    "prereq",
-    "prereq_in",
-];
-
-/// Arguments `use`/`use_in` never copy (besides `name`/`names`).
-const REQ_IN_ALL: &[&str] = &[
-    "require_in",
-    "watch_in",
-    "onfail_in",
-    "onchanges_in",
-    "use",
-    "use_in",
-    "prereq",
-    "prereq_in",
-    "require",
-    "watch",
-    "onfail",
-    "onfail_stop",
-    "onchanges",
-];
 
 /// The extend data being built: name → `{state: [args], __env__, __sls__}`,
 /// keyed as a Python dict would key it.
@@ -140,9 +112,7 @@ fn usable_args(from: Option<&Value>, own: &std::collections::HashSet<String>) ->
             arg.as_map()
                 .filter(|m| m.len() == 1)
                 .and_then(first_key)
-                .is_some_and(|k| {
-                    !REQ_IN_ALL.contains(&k) && !own.contains(k) && k != "name" && k != "names"
-                })
+                .is_some_and(|k| copied_by_use(k) && !own.contains(k))
         })
         .cloned()
         .collect()
@@ -166,7 +136,7 @@ pub fn requisite_in(mut high: HighData, disabled_requisites: &[String]) -> (High
             for arg in args {
                 let Some(arg) = arg.as_map() else { continue };
                 let Some(key) = first_key(arg) else { continue };
-                if !REQ_IN.contains(&key) {
+                if !REQUISITE_IN_ARGS.contains(&key) {
                     continue;
                 }
                 if disabled_requisites.iter().any(|d| d == key) {

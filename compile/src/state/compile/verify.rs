@@ -7,12 +7,10 @@
 //! strict extend ("Cannot extend ID ...").
 
 use super::py::{first_key, is_dunder, is_hashable, py_str};
+use crate::state::vocabulary::RECURSION_CHECKED_REQUISITES;
 use crate::state::HighData;
 use brine_core::{Map, Value};
 use std::collections::HashMap;
-
-/// Requisites whose targets are also checked for direct recursion.
-const CHECKED_REQUISITES: &[&str] = &["require", "watch", "prereq", "onchanges"];
 
 /// Per ID: `"state"` → its state module, and target → requisite kind, of the
 /// last requisite argument seen (Salt resets it for each one). Only string
@@ -116,7 +114,7 @@ fn verify_arg<'a>(
             "The 'names' argument in state '{name}' in SLS '{sls}' needs to be formed as a list"
         ));
     }
-    if !CHECKED_REQUISITES.contains(&argfirst) {
+    if !RECURSION_CHECKED_REQUISITES.contains(&argfirst) {
         return;
     }
     match value {

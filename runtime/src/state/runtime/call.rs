@@ -7,77 +7,8 @@ use super::{checks, RuntimeError};
 use crate::state::modules;
 use crate::state::{StateCall, StateContext, StateModule, StateReturn};
 use brine_compile::matcher::glob::fnmatch;
+use brine_compile::state::vocabulary::is_internal_keyword;
 use brine_core::{Map, Value};
-
-/// The requisite keywords (Salt's `STATE_REQUISITE_KEYWORDS`).
-pub(crate) const STATE_REQUISITE_KEYWORDS: &[&str] = &[
-    "onchanges",
-    "onchanges_any",
-    "onfail",
-    "onfail_any",
-    "onfail_all",
-    "onfail_stop",
-    "prereq",
-    "prerequired",
-    "watch",
-    "watch_any",
-    "require",
-    "require_any",
-    "listen",
-];
-
-/// Salt's `STATE_REQUISITE_IN_KEYWORDS` and `STATE_RUNTIME_KEYWORDS`.
-const OTHER_INTERNAL_KEYWORDS: &[&str] = &[
-    "onchanges_in",
-    "onfail_in",
-    "prereq_in",
-    "watch_in",
-    "require_in",
-    "listen_in",
-    "fun",
-    "state",
-    "check_cmd",
-    "cmd_opts_exclude",
-    "failhard",
-    "onlyif",
-    "unless",
-    "creates",
-    "retry",
-    "order",
-    "parallel",
-    "reload_modules",
-    "reload_grains",
-    "reload_pillar",
-    "runas",
-    "runas_password",
-    "fire_event",
-    "saltenv",
-    "umask",
-    "use",
-    "use_in",
-    "__env__",
-    "__sls__",
-    "__id__",
-    "__sls_included_from__",
-    "__orchestration_jid__",
-    "__pub_user",
-    "__pub_arg",
-    "__pub_jid",
-    "__pub_fun",
-    "__pub_tgt",
-    "__pub_ret",
-    "__pub_pid",
-    "__pub_tgt_type",
-    "__prereq__",
-    "__prerequired__",
-    "__umask__",
-];
-
-/// Keys that drive the state system and are never passed to a state
-/// function's `**kwargs` (Salt's `STATE_INTERNAL_KEYWORDS`).
-pub fn is_internal_keyword(key: &str) -> bool {
-    STATE_REQUISITE_KEYWORDS.contains(&key) || OTHER_INTERNAL_KEYWORDS.contains(&key)
-}
 
 /// What [`call`] produced.
 pub(super) struct Called {

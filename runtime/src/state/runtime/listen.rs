@@ -4,6 +4,7 @@
 
 use super::{gen_tag, Runtime, RuntimeError};
 use crate::state::StateContext;
+use brine_compile::state::vocabulary::REQUISITE_KEYWORDS;
 use brine_core::{Map, Value};
 use std::collections::HashMap;
 
@@ -152,7 +153,7 @@ pub(super) fn call_listen(
                         low.insert("fun".into(), Value::Str("mod_watch".into()));
                         let id = format!("listener_{}", s(&all[lc], "__id__"));
                         low.insert("__id__".into(), Value::Str(id));
-                        for req in super::call::STATE_REQUISITE_KEYWORDS {
+                        for req in REQUISITE_KEYWORDS {
                             low.shift_remove(*req);
                         }
                         watchers.push(low);

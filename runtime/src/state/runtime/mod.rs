@@ -19,7 +19,7 @@ mod clock;
 mod listen;
 mod requisites;
 
-pub use call::{is_internal_keyword, verify_data};
+pub use call::verify_data;
 
 use super::StateContext;
 use brine_core::{Map, Value};

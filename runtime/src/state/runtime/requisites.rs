@@ -5,6 +5,7 @@
 
 use super::{Chunk, Runtime, RuntimeError};
 use brine_compile::matcher::glob::fnmatch;
+use brine_compile::state::vocabulary::WAITING_REQUISITES;
 use brine_core::{Map, Value};
 use std::collections::HashMap;
 
@@ -271,21 +272,7 @@ impl Runtime<'_> {
     ) -> Result<(Status, Reqs), RuntimeError> {
         self.watch_as_require(i);
         let low = &self.chunks[i].low;
-        let present = [
-            "watch",
-            "watch_any",
-            "require",
-            "require_any",
-            "prerequired",
-            "prereq",
-            "onfail",
-            "onfail_any",
-            "onfail_all",
-            "onchanges",
-            "onchanges_any",
-        ]
-        .iter()
-        .any(|k| low.contains_key(*k));
+        let present = WAITING_REQUISITES.iter().any(|k| low.contains_key(*k));
         if !present {
             return Ok((Status::Met, Vec::new()));
         }

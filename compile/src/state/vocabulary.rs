@@ -1,0 +1,153 @@
+//! Salt's state vocabulary, written once: the requisite keywords and the
+//! other keys of a state declaration or low chunk that belong to the state
+//! system rather than to the state function. The compiler and the minion's
+//! requisite runtime (`brine_runtime::state::runtime`) both read these.
+
+/// The requisites (Salt's `STATE_REQUISITE_KEYWORDS`). An `extend` appends
+/// to their lists instead of replacing them; a `listen` watcher drops them.
+pub const REQUISITE_KEYWORDS: &[&str] = &[
+    "onchanges",
+    "onchanges_any",
+    "onfail",
+    "onfail_any",
+    "onfail_all",
+    "onfail_stop",
+    "prereq",
+    "prerequired",
+    "watch",
+    "watch_any",
+    "require",
+    "require_any",
+    "listen",
+];
+
+/// The requisites a chunk waits on before it runs (what Salt's
+/// `check_requisite` looks for): all but `listen`, which runs a watcher
+/// after the whole run, and `onfail_stop`, a flag of `onfail`.
+pub const WAITING_REQUISITES: &[&str] = &[
+    "watch",
+    "watch_any",
+    "require",
+    "require_any",
+    "prerequired",
+    "prereq",
+    "onfail",
+    "onfail_any",
+    "onfail_all",
+    "onchanges",
+    "onchanges_any",
+];
+
+/// The `_in` forms (Salt's `STATE_REQUISITE_IN_KEYWORDS`).
+pub const REQUISITE_IN_KEYWORDS: &[&str] = &[
+    "onchanges_in",
+    "onfail_in",
+    "prereq_in",
+    "watch_in",
+    "require_in",
+    "listen_in",
+];
+
+/// The other keys the state system reads from a chunk (Salt's
+/// `STATE_RUNTIME_KEYWORDS`): its identity, the run's options, and what
+/// the publication adds.
+pub const RUNTIME_KEYWORDS: &[&str] = &[
+    "fun",
+    "state",
+    "check_cmd",
+    "cmd_opts_exclude",
+    "failhard",
+    "onlyif",
+    "unless",
+    "creates",
+    "retry",
+    "order",
+    "parallel",
+    "reload_modules",
+    "reload_grains",
+    "reload_pillar",
+    "runas",
+    "runas_password",
+    "fire_event",
+    "saltenv",
+    "umask",
+    "use",
+    "use_in",
+    "__env__",
+    "__sls__",
+    "__id__",
+    "__sls_included_from__",
+    "__orchestration_jid__",
+    "__pub_user",
+    "__pub_arg",
+    "__pub_jid",
+    "__pub_fun",
+    "__pub_tgt",
+    "__pub_ret",
+    "__pub_pid",
+    "__pub_tgt_type",
+    "__prereq__",
+    "__prerequired__",
+    "__umask__",
+];
+
+/// Keys that drive the state system and are never passed to a state
+/// function's `**kwargs` (Salt's `STATE_INTERNAL_KEYWORDS`: the three
+/// lists above).
+pub fn is_internal_keyword(key: &str) -> bool {
+    REQUISITE_KEYWORDS.contains(&key)
+        || REQUISITE_IN_KEYWORDS.contains(&key)
+        || RUNTIME_KEYWORDS.contains(&key)
+}
+
+/// The arguments Salt's `requisite_in` turns into requisites on other
+/// states: the `_in` forms it handles, `use`/`use_in`, and `prereq` (whose
+/// target gets `prerequired`).
+pub const REQUISITE_IN_ARGS: &[&str] = &[
+    "require_in",
+    "watch_in",
+    "onfail_in",
+    "onchanges_in",
+    "use",
+    "use_in",
+    "prereq",
+    "prereq_in",
+];
+
+/// Requisites `use`/`use_in` never copy from the state used, besides the
+/// [`REQUISITE_IN_ARGS`].
+const NOT_COPIED_BY_USE: &[&str] = &["require", "watch", "onfail", "onfail_stop", "onchanges"];
+
+/// Whether `use`/`use_in` copies an argument of the state used: not its
+/// requisites, not its `name`/`names`.
+pub fn copied_by_use(key: &str) -> bool {
+    !(REQUISITE_IN_ARGS.contains(&key)
+        || NOT_COPIED_BY_USE.contains(&key)
+        || key == "name"
+        || key == "names")
+}
+
+/// Requisites whose targets `verify_high` checks for direct recursion.
+pub const RECURSION_CHECKED_REQUISITES: &[&str] = &["require", "watch", "prereq", "onchanges"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lists_agree() {
+        for k in WAITING_REQUISITES {
+            assert!(REQUISITE_KEYWORDS.contains(k), "{k}");
+        }
+        assert_eq!(WAITING_REQUISITES.len() + 2, REQUISITE_KEYWORDS.len());
+        for k in REQUISITE_IN_ARGS {
+            assert!(is_internal_keyword(k), "{k}");
+        }
+        for k in RECURSION_CHECKED_REQUISITES {
+            assert!(REQUISITE_KEYWORDS.contains(k), "{k}");
+        }
+        assert!(is_internal_keyword("listen_in") && is_internal_keyword("__umask__"));
+        assert!(!is_internal_keyword("name") && !is_internal_keyword("names"));
+        assert!(copied_by_use("mode") && !copied_by_use("watch") && !copied_by_use("names"));
+    }
+}
