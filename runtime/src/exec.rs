@@ -2,6 +2,8 @@
 //! `unless`/`onlyif` requisites use): shell or argv, cwd, env, runas,
 //! timeout; captures stdout/stderr and the exit code.
 
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -117,9 +119,10 @@ pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
         }
         if spec.timeout.is_some_and(|t| start.elapsed() >= t) {
             timed_out = true;
-            // SAFETY: kill(2) on the process group we created; no memory involved.
-            unsafe {
-                libc::kill(-(pid as i32), libc::SIGKILL);
+            // The whole process group we created, so the command's children
+            // go too.
+            if let Ok(pgid) = i32::try_from(pid) {
+                let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
             }
             let _ = child.kill();
             break child.wait().ok();
