@@ -8,7 +8,7 @@
 
 use super::file::{fsutil, merge_context, render_template};
 use crate::accounts;
-use crate::exec::{self, CommandSpec};
+use crate::exec::{self, CommandSpec, Program};
 use crate::state::{StateCall, StateModule, StateReturn};
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
@@ -487,8 +487,10 @@ fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
         }
     };
     let spec = CommandSpec {
-        cmd: cmd.to_string(),
-        shell: o.shell.clone(),
+        program: Program::Shell {
+            line: cmd.to_string(),
+            shell: o.shell.clone(),
+        },
         cwd: Some(cwd.into()),
         env,
         runas: o.runas.clone(),
@@ -769,7 +771,8 @@ fn fetch_and_run_script(
         let _ = fsutil::chown(&path, uid, None, true);
     }
     let p = path.to_string_lossy().into_owned();
-    let quoted = format!("'{}'", p.replace('\'', "'\\''"));
+    // Salt quotes the path for the shell (`_cmd_quote`).
+    let quoted = shell_words::quote(&p);
     let shown = format!("[{}]", Value::Str(p.clone()).to_python_repr());
     let out = run_all(&quoted, &shown, opts);
     drop(path);
