@@ -18,7 +18,7 @@ pub mod version;
 
 pub use provider::{
     add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError,
-    PkgList, PkgProvider,
+    PkgList, PkgProvider, ProviderError,
 };
 pub use states::{installed, latest, uninstall};
 
@@ -42,7 +42,7 @@ pub static PKG: PkgModule = PkgModule;
 
 /// The provider for this minion, from its grains (or, without grains, from
 /// the tools installed).
-pub fn provider_for(ctx: &StateContext) -> Result<Box<dyn PkgProvider>, String> {
+pub fn provider_for(ctx: &StateContext) -> Result<Box<dyn PkgProvider>, ProviderError> {
     let grains = &ctx.grains;
     let rtag = rtag(ctx);
     let family = grains
@@ -69,9 +69,9 @@ pub fn provider_for(ctx: &StateContext) -> Result<Box<dyn PkgProvider>, String> 
         "" if which("rpm").is_some() => {
             dnf::Dnf::detect(osarch, rtag.clone()).map(|d| Box::new(d) as Box<dyn PkgProvider>)
         }
-        other => Err(format!(
-            "brine has no package provider for os_family '{other}' (supported: Debian, RedHat)"
-        )),
+        other => Err(ProviderError::Unsupported {
+            os_family: other.to_string(),
+        }),
     }
 }
 
@@ -91,7 +91,7 @@ impl StateModule for PkgModule {
         }
         match provider_for(call.ctx) {
             Ok(p) => dispatch(p.as_ref(), call, call.fun()),
-            Err(e) => failed(call.name(), e),
+            Err(e) => failed(call.name(), e.to_string()),
         }
     }
 
@@ -108,7 +108,7 @@ impl StateModule for PkgModule {
         }
         Some(match provider_for(call.ctx) {
             Ok(p) => dispatch(p.as_ref(), call, &sfun),
-            Err(e) => failed(call.name(), e),
+            Err(e) => failed(call.name(), e.to_string()),
         })
     }
 }

@@ -6,7 +6,7 @@ use crate::accounts;
 use brine_core::Value;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A requested owner: a name, or a numeric id (`user: 0` in YAML).
 #[derive(Debug, Clone, PartialEq)]
@@ -98,15 +98,25 @@ pub struct Stats {
     pub mtime: i64,
 }
 
-/// Salt's `file.stats`; `Err` carries Salt's "Path not found: X".
-pub fn stats(path: &Path, follow_symlinks: bool) -> Result<Stats, String> {
+/// A file system error of the file states, with the path it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// Salt's `file.stats` on a missing path.
+    #[error("Path not found: {}", path.display())]
+    NotFound { path: PathBuf },
+}
+
+/// Salt's `file.stats`.
+pub fn stats(path: &Path, follow_symlinks: bool) -> Result<Stats, FileError> {
     let md = if follow_symlinks {
         // A broken symlink still has an owner: fall back to lstat.
         std::fs::metadata(path).or_else(|_| std::fs::symlink_metadata(path))
     } else {
         std::fs::symlink_metadata(path)
     }
-    .map_err(|_| format!("Path not found: {}", path.display()))?;
+    .map_err(|_| FileError::NotFound {
+        path: path.to_path_buf(),
+    })?;
     Ok(Stats {
         uid: md.uid(),
         gid: md.gid(),

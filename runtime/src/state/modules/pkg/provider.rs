@@ -139,6 +139,17 @@ impl PkgError {
     }
 }
 
+/// Why no package system could be picked for this minion.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProviderError {
+    #[error(
+        "brine has no package provider for os_family '{os_family}' (supported: Debian, RedHat)"
+    )]
+    Unsupported { os_family: String },
+    #[error("Neither dnf5, dnf nor yum was found on this minion")]
+    NoDnf,
+}
+
 /// Name, version and architecture of a package file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BinPkgInfo {

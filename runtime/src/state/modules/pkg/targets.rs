@@ -5,6 +5,7 @@
 
 use super::version;
 use super::{add_warnings, desired_pkg, new_old, ret, PkgList, PkgProvider};
+use crate::state::fileclient::FileClientError;
 use crate::state::modules::user::support::failed;
 use crate::state::{StateCall, StateReturn};
 use brine_core::{Map, Value};
@@ -72,26 +73,39 @@ pub fn pack_sources(
     out
 }
 
+/// Why a package source could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error(transparent)]
+    Fetch(#[from] FileClientError),
+    #[error("brine cannot fetch package sources over '{scheme}://' (only salt:// and local paths): {url}")]
+    Scheme { scheme: String, url: String },
+    #[error("Path {url} for package {pkg} is either not absolute or an invalid protocol")]
+    NotAbsolute { pkg: String, url: String },
+}
+
 /// Where a source is fetched from: `salt://` through the file client,
 /// other URL schemes are not supported, local paths must be absolute.
-pub(super) fn resolve_source(call: &StateCall, pkg: &str, src: &str) -> Result<PathBuf, String> {
+pub(super) fn resolve_source(
+    call: &StateCall,
+    pkg: &str,
+    src: &str,
+) -> Result<PathBuf, SourceError> {
     if src.starts_with("salt://") {
-        return call
-            .ctx
-            .fileclient
-            .cache_file(src, &call.ctx.saltenv)
-            .map_err(|e| e.to_string());
+        return Ok(call.ctx.fileclient.cache_file(src, &call.ctx.saltenv)?);
     }
     if let Some((scheme, _)) = src.split_once("://") {
-        return Err(format!(
-            "brine cannot fetch package sources over '{scheme}://' (only salt:// and local paths): {src}"
-        ));
+        return Err(SourceError::Scheme {
+            scheme: scheme.to_string(),
+            url: src.to_string(),
+        });
     }
     let path = PathBuf::from(src);
     if !path.is_absolute() {
-        return Err(format!(
-            "Path {src} for package {pkg} is either not absolute or an invalid protocol"
-        ));
+        return Err(SourceError::NotAbsolute {
+            pkg: pkg.to_string(),
+            url: src.to_string(),
+        });
     }
     Ok(path)
 }
