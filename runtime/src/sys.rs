@@ -39,11 +39,14 @@ pub fn local_time(secs: i64) -> Option<LocalTime> {
         let name = unsafe { CStr::from_ptr(tm.tm_zone) };
         Some(name.to_string_lossy().into_owned())
     };
+    // `c_long` is 32 bits wide on 32-bit targets.
+    #[allow(clippy::useless_conversion)]
+    let utc_offset = i64::from(tm.tm_gmtoff);
     Some(LocalTime {
         hour: tm.tm_hour,
         minute: tm.tm_min,
         second: tm.tm_sec,
-        utc_offset: i64::from(tm.tm_gmtoff),
+        utc_offset,
         zone,
     })
 }
