@@ -258,17 +258,14 @@ fn detect_virt() -> Option<String> {
 #[cfg(target_arch = "x86_64")]
 fn cpuid_hypervisor() -> Option<String> {
     use std::arch::x86_64::__cpuid;
-    // CPUID exists on every x86_64 CPU; the intrinsic is only marked unsafe
-    // on older compilers.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID is available on every x86_64 CPU and only reads registers.
-    let leaf1 = unsafe { __cpuid(1) };
+    // CPUID exists on every x86_64 CPU; the intrinsic is safe to call
+    // since Rust 1.87 (the workspace needs 1.89).
+    let leaf1 = __cpuid(1);
     if leaf1.ecx & (1 << 31) == 0 {
         return None;
     }
-    #[allow(unused_unsafe)]
-    // SAFETY: as above; leaf 0x4000_0000 is the hypervisor vendor leaf.
-    let sig = unsafe { __cpuid(0x4000_0000) };
+    // Leaf 0x4000_0000 is the hypervisor vendor leaf.
+    let sig = __cpuid(0x4000_0000);
     let mut bytes = Vec::with_capacity(12);
     for r in [sig.ebx, sig.ecx, sig.edx] {
         bytes.extend_from_slice(&r.to_le_bytes());
