@@ -1,28 +1,78 @@
-//! Running commands on the minion (what Salt's `cmd.run` family and the
-//! `unless`/`onlyif` requisites use): shell or argv, cwd, env, runas,
-//! timeout; captures stdout/stderr and the exit code.
+//! Running commands on the minion: a program with its arguments, or a
+//! command line for the shell where Salt's semantics ask for one (the
+//! `cmd.run` family with `python_shell=True`, `unless`/`onlyif`); cwd, env,
+//! runas, timeout; captures stdout/stderr and the exit code.
 
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// What to start.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Program {
+    /// A program and its arguments, started directly: no shell reads them.
+    Argv(Vec<String>),
+    /// A command line run as `shell -c line` (Salt's `python_shell=True`).
+    Shell {
+        line: String,
+        /// The shell; default `/bin/sh`.
+        shell: Option<String>,
+    },
+}
+
+impl Default for Program {
+    fn default() -> Program {
+        Program::Argv(Vec::new())
+    }
+}
+
+impl Program {
+    /// How error messages name the command.
+    pub fn display(&self) -> String {
+        match self {
+            Program::Argv(argv) => argv.join(" "),
+            Program::Shell { line, .. } => line.clone(),
+        }
+    }
+}
+
 /// One command to run.
 #[derive(Debug, Clone, Default)]
 pub struct CommandSpec {
-    /// The command line; run through `shell -c` (Salt's `python_shell`
-    /// behaviour for states).
-    pub cmd: String,
-    /// The shell; default `/bin/sh`.
-    pub shell: Option<String>,
+    pub program: Program,
     pub cwd: Option<PathBuf>,
     /// Extra environment variables.
     pub env: Vec<(String, String)>,
-    /// Run as this user (through `runuser`/`su`).
+    /// Run as this user (through `runuser`).
     pub runas: Option<String>,
+    /// The command and its children are killed when it runs longer.
     pub timeout: Option<Duration>,
     /// Text fed on stdin.
     pub stdin: Option<String>,
+}
+
+impl CommandSpec {
+    /// `argv[0]` with `argv[1..]` as its arguments, nothing else set.
+    pub fn argv<S: AsRef<str>>(argv: &[S]) -> CommandSpec {
+        CommandSpec {
+            program: Program::Argv(argv.iter().map(|a| a.as_ref().to_string()).collect()),
+            ..CommandSpec::default()
+        }
+    }
+
+    /// `line` through `/bin/sh -c`, nothing else set.
+    pub fn shell(line: impl Into<String>) -> CommandSpec {
+        CommandSpec {
+            program: Program::Shell {
+                line: line.into(),
+                shell: None,
+            },
+            ..CommandSpec::default()
+        }
+    }
 }
 
 /// What a command did.
@@ -41,21 +91,32 @@ pub enum ExecError {
     Spawn { cmd: String, source: std::io::Error },
     #[error("specified cwd '{0}' either not absolute or does not exist")]
     BadCwd(String),
+    #[error("no command given")]
+    Empty,
 }
 
 /// Run `spec` to completion (or its timeout) and collect the output.
 /// Trailing newlines are stripped from stdout/stderr, as Salt does.
 pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
-    let shell = spec.shell.clone().unwrap_or_else(|| "/bin/sh".into());
+    let (program, args): (&str, Vec<&str>) = match &spec.program {
+        Program::Argv(argv) => match argv.split_first() {
+            Some((first, rest)) => (first, rest.iter().map(String::as_str).collect()),
+            None => return Err(ExecError::Empty),
+        },
+        Program::Shell { line, shell } => (
+            shell.as_deref().unwrap_or("/bin/sh"),
+            vec!["-c", line.as_str()],
+        ),
+    };
     let mut cmd = match &spec.runas {
         Some(user) => {
             let mut c = Command::new("runuser");
-            c.args(["-u", user, "--", &shell, "-c", &spec.cmd]);
+            c.args(["-u", user, "--", program]).args(args);
             c
         }
         None => {
-            let mut c = Command::new(&shell);
-            c.args(["-c", &spec.cmd]);
+            let mut c = Command::new(program);
+            c.args(args);
             c
         }
     };
@@ -81,7 +142,7 @@ pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
         cmd.process_group(0);
     }
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
-        cmd: spec.cmd.clone(),
+        cmd: spec.program.display(),
         source,
     })?;
     if let (Some(text), Some(mut stdin)) = (&spec.stdin, child.stdin.take()) {
@@ -117,9 +178,10 @@ pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
         }
         if spec.timeout.is_some_and(|t| start.elapsed() >= t) {
             timed_out = true;
-            // SAFETY: kill(2) on the process group we created; no memory involved.
-            unsafe {
-                libc::kill(-(pid as i32), libc::SIGKILL);
+            // The whole process group we created, so the command's children
+            // go too.
+            if let Ok(pgid) = i32::try_from(pid) {
+                let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
             }
             let _ = child.kill();
             break child.wait().ok();
@@ -156,11 +218,7 @@ mod tests {
 
     #[test]
     fn runs_through_the_shell() {
-        let r = run(&CommandSpec {
-            cmd: "echo hi; echo oops >&2; exit 3".into(),
-            ..Default::default()
-        })
-        .unwrap();
+        let r = run(&CommandSpec::shell("echo hi; echo oops >&2; exit 3")).unwrap();
         assert_eq!(
             (r.retcode, r.stdout.as_str(), r.stderr.as_str()),
             (3, "hi", "oops")
@@ -170,26 +228,57 @@ mod tests {
     #[test]
     fn honours_cwd_env_stdin_and_timeout() {
         let r = run(&CommandSpec {
-            cmd: "pwd; echo $FOO; cat".into(),
             cwd: Some("/tmp".into()),
             env: vec![("FOO".into(), "bar".into())],
             stdin: Some("in".into()),
-            ..Default::default()
+            ..CommandSpec::shell("pwd; echo $FOO; cat")
         })
         .unwrap();
         assert_eq!(r.stdout, "/tmp\nbar\nin");
         let r = run(&CommandSpec {
-            cmd: "sleep 5".into(),
             timeout: Some(Duration::from_millis(100)),
-            ..Default::default()
+            ..CommandSpec::shell("sleep 5")
         })
         .unwrap();
         assert!(r.timed_out);
         assert!(run(&CommandSpec {
-            cmd: "true".into(),
             cwd: Some("relative".into()),
-            ..Default::default()
+            ..CommandSpec::shell("true")
         })
         .is_err());
+    }
+
+    #[test]
+    fn argv_words_reach_the_program_as_given() {
+        let r = run(&CommandSpec::argv(&[
+            "printf", "%s|", "a b", "it's", "$HOME", "",
+        ]))
+        .unwrap();
+        assert_eq!(r.stdout, "a b|it's|$HOME||");
+        assert!(matches!(
+            run(&CommandSpec::argv::<&str>(&[])),
+            Err(ExecError::Empty)
+        ));
+        assert!(matches!(
+            run(&CommandSpec::argv(&["/no/such/program"])),
+            Err(ExecError::Spawn { .. })
+        ));
+    }
+
+    #[test]
+    fn a_timeout_kills_the_whole_process_group() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mark = tmp.path().join("survived");
+        // The shell starts a child that would write the mark after the
+        // timeout; killing only the shell would leave it running.
+        let line = format!("(sleep 1; touch {}) & wait", mark.display());
+        let r = run(&CommandSpec {
+            timeout: Some(Duration::from_millis(200)),
+            ..CommandSpec::shell(line)
+        })
+        .unwrap();
+        assert!(r.timed_out);
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(!mark.exists());
     }
 }

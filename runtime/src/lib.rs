@@ -8,12 +8,16 @@
 //!
 //! - [`grains`]: the core grains collected from the system.
 //! - [`exec`]: running commands (Salt's `cmd.run` plumbing).
+//! - [`accounts`]: looking up users and groups.
+//! - [`sys`]: the few C-library calls no crate wraps (the only `unsafe`).
 //!
 //! It knows nothing of sockets: in daemon mode the minion plugs a remote
 //! compile source into [`context::CompileSource`].
 
+pub mod accounts;
 pub mod context;
 pub mod exec;
 pub mod grains;
 pub mod modules;
 pub mod state;
+pub mod sys;

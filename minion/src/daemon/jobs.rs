@@ -299,8 +299,7 @@ fn proc_data(publ: &Publication) -> Map {
 
 /// Whether this process runs as root.
 fn is_root() -> bool {
-    // SAFETY: geteuid(2) has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    brine_runtime::accounts::is_root()
 }
 
 /// `saltutil.running`: the running jobs; `saltutil.find_job JID`: one of

@@ -17,6 +17,7 @@ pub mod net;
 pub mod osinfo;
 pub mod system;
 
+use crate::sys::Family;
 use brine_core::{Map, Value};
 use sha2::{Digest, Sha256};
 use system::read_text;
@@ -74,8 +75,8 @@ pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -
         put(&mut g, key, ig.shift_remove(key).unwrap_or_default());
     }
     for (family, key, ipkey) in [
-        (libc::AF_INET, "fqdn_ip4", "ipv4"),
-        (libc::AF_INET6, "fqdn_ip6", "ipv6"),
+        (Family::V4, "fqdn_ip4", "ipv4"),
+        (Family::V6, "fqdn_ip6", "ipv6"),
     ] {
         // Salt skips the lookup for a family the host has no address in.
         let has_any = g.get(ipkey).is_some_and(Value::is_truthy);

@@ -2,9 +2,9 @@
 //! gateways, resolver configuration.
 
 use super::system::{read_text, which};
+use crate::sys::{self, Family};
 use brine_core::{Map, Value};
 use indexmap::IndexMap;
-use std::ffi::{CStr, CString};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// One interface as Salt's `ip addr show` parser sees it.
@@ -19,32 +19,19 @@ pub struct Interface {
 /// the kernel over netlink exactly as `ip addr show` does.
 pub fn interfaces() -> IndexMap<String, Interface> {
     let mut ret: IndexMap<String, Interface> = IndexMap::new();
-    let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
-    // SAFETY: getifaddrs fills `head` with a list we free below.
-    if unsafe { libc::getifaddrs(&mut head) } != 0 {
+    let Ok(addrs) = nix::ifaddrs::getifaddrs() else {
         return ret;
-    }
-    let mut cur = head;
-    while !cur.is_null() {
-        // SAFETY: `cur` is a node of the list getifaddrs returned.
-        let ifa = unsafe { &*cur };
-        cur = ifa.ifa_next;
-        if ifa.ifa_name.is_null() {
-            continue;
-        }
-        // SAFETY: ifa_name is a NUL-terminated string owned by the list.
-        let mut name = unsafe { CStr::from_ptr(ifa.ifa_name) }
-            .to_string_lossy()
-            .into_owned();
-        if ifa.ifa_addr.is_null() {
+    };
+    for ifa in addrs {
+        let mut name = ifa.interface_name;
+        let Some(addr) = ifa.address else {
             ret.entry(name).or_default();
             continue;
-        }
-        // SAFETY: ifa_addr points to a sockaddr whose family tells its type.
-        let family = i32::from(unsafe { (*ifa.ifa_addr).sa_family });
+        };
+        let v4 = addr.as_sockaddr_in().map(|sin| sin.ip());
         // An IPv4 address with a label (`eth0:1`) belongs to `eth0`, as
         // `ip addr show` lists it.
-        if family == libc::AF_INET && !ret.contains_key(&name) {
+        if v4.is_some() && !ret.contains_key(&name) {
             if let Some((base, _)) = name.split_once(':') {
                 if ret.contains_key(base) {
                     name = base.to_string();
@@ -52,36 +39,22 @@ pub fn interfaces() -> IndexMap<String, Interface> {
             }
         }
         let entry = ret.entry(name).or_default();
-        match family {
-            libc::AF_PACKET => {
-                // SAFETY: AF_PACKET addresses are sockaddr_ll.
-                let ll = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_ll) };
-                let len = usize::from(ll.sll_halen).min(ll.sll_addr.len());
-                if len > 0 {
-                    let mac: Vec<String> = ll.sll_addr[..len]
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect();
-                    entry.hwaddr = Some(mac.join(":"));
-                }
+        if let Some(ip) = v4 {
+            entry.inet.push(ip);
+        } else if let Some(sin6) = addr.as_sockaddr_in6() {
+            entry.inet6.push(sin6.ip());
+        } else if let Some(ll) = addr.as_link_addr() {
+            let ll: &nix::libc::sockaddr_ll = ll.as_ref();
+            let len = usize::from(ll.sll_halen).min(ll.sll_addr.len());
+            if len > 0 {
+                let mac: Vec<String> = ll.sll_addr[..len]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                entry.hwaddr = Some(mac.join(":"));
             }
-            libc::AF_INET => {
-                // SAFETY: AF_INET addresses are sockaddr_in.
-                let sin = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_in) };
-                entry
-                    .inet
-                    .push(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)));
-            }
-            libc::AF_INET6 => {
-                // SAFETY: AF_INET6 addresses are sockaddr_in6.
-                let sin6 = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_in6) };
-                entry.inet6.push(Ipv6Addr::from(sin6.sin6_addr.s6_addr));
-            }
-            _ => {}
         }
     }
-    // SAFETY: `head` came from getifaddrs and is freed once.
-    unsafe { libc::freeifaddrs(head) };
     ret
 }
 
@@ -136,97 +109,32 @@ pub fn interface_grains(ifaces: &IndexMap<String, Interface>) -> Map {
 
 /// `gethostname()`.
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer and its length are passed together.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return String::new();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
+    nix::unistd::gethostname()
+        .map(|h| h.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The fully qualified host name: the canonical name the resolver gives the
 /// host name (Salt's `get_fqhostname`), else the host name itself.
 pub fn fqdn(host: &str) -> String {
-    let Ok(c) = CString::new(host) else {
-        return host.to_string();
-    };
-    // SAFETY: addrinfo is plain data; zeroed is a valid "no hints" value.
-    let mut hints: libc::addrinfo = unsafe { std::mem::zeroed() };
-    hints.ai_family = libc::AF_UNSPEC;
-    hints.ai_socktype = libc::SOCK_STREAM;
-    hints.ai_protocol = libc::IPPROTO_TCP;
-    hints.ai_flags = libc::AI_CANONNAME;
-    let mut res: *mut libc::addrinfo = std::ptr::null_mut();
-    // SAFETY: valid host string and hints; `res` is freed below.
-    let rc = unsafe { libc::getaddrinfo(c.as_ptr(), std::ptr::null(), &hints, &mut res) };
-    if rc != 0 || res.is_null() {
-        return host.to_string();
-    }
-    let mut canon = None;
-    let mut cur = res;
-    while !cur.is_null() {
-        // SAFETY: `cur` is a node of the list getaddrinfo returned.
-        let ai = unsafe { &*cur };
-        if !ai.ai_canonname.is_null() {
-            // SAFETY: NUL-terminated string owned by the list.
-            let name = unsafe { CStr::from_ptr(ai.ai_canonname) }
-                .to_string_lossy()
-                .into_owned();
-            if !name.is_empty() {
-                canon = Some(name);
-            }
-        }
-        cur = ai.ai_next;
-    }
-    // SAFETY: `res` came from getaddrinfo and is freed once.
-    unsafe { libc::freeaddrinfo(res) };
-    canon.unwrap_or_else(|| host.to_string())
+    sys::getaddrinfo(host, Family::Any, true)
+        .into_iter()
+        .filter_map(|a| a.canonname)
+        .rfind(|name| !name.is_empty())
+        .unwrap_or_else(|| host.to_string())
 }
 
 /// The addresses `name` resolves to in one family, without duplicates.
-pub fn resolve(name: &str, family: i32) -> Vec<IpAddr> {
-    let Ok(c) = CString::new(name) else {
-        return Vec::new();
-    };
-    // SAFETY: as in fqdn().
-    let mut hints: libc::addrinfo = unsafe { std::mem::zeroed() };
-    hints.ai_family = family;
-    let mut res: *mut libc::addrinfo = std::ptr::null_mut();
-    // SAFETY: as in fqdn().
-    let rc = unsafe { libc::getaddrinfo(c.as_ptr(), std::ptr::null(), &hints, &mut res) };
-    if rc != 0 || res.is_null() {
-        return Vec::new();
-    }
+pub fn resolve(name: &str, family: Family) -> Vec<IpAddr> {
     let mut out: Vec<IpAddr> = Vec::new();
-    let mut cur = res;
-    while !cur.is_null() {
-        // SAFETY: a node of the returned list.
-        let ai = unsafe { &*cur };
-        cur = ai.ai_next;
-        if ai.ai_addr.is_null() {
-            continue;
-        }
-        let ip = match ai.ai_family {
-            libc::AF_INET => {
-                // SAFETY: AF_INET entries carry a sockaddr_in.
-                let sin = unsafe { &*(ai.ai_addr as *const libc::sockaddr_in) };
-                IpAddr::V4(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)))
-            }
-            libc::AF_INET6 => {
-                // SAFETY: AF_INET6 entries carry a sockaddr_in6.
-                let sin6 = unsafe { &*(ai.ai_addr as *const libc::sockaddr_in6) };
-                IpAddr::V6(Ipv6Addr::from(sin6.sin6_addr.s6_addr))
-            }
-            _ => continue,
-        };
+    for ip in sys::getaddrinfo(name, family, false)
+        .into_iter()
+        .filter_map(|a| a.addr)
+    {
         if !out.contains(&ip) {
             out.push(ip);
         }
     }
-    // SAFETY: freed once.
-    unsafe { libc::freeaddrinfo(res) };
     out
 }
 

@@ -4,8 +4,8 @@
 //! Everything is read from `/proc`, `/sys` and libc; the parsers take text so
 //! tests can feed them odd content, and none of them panics on it.
 
+use crate::accounts;
 use brine_core::{Map, Value};
-use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 
 /// Read a file as text, replacing invalid UTF-8; `None` if unreadable.
@@ -45,18 +45,13 @@ pub(crate) fn which(exe: &str) -> Option<PathBuf> {
 }
 
 fn is_executable(p: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     let Ok(meta) = std::fs::metadata(p) else {
         return false;
     };
     if !meta.is_file() {
         return false;
     }
-    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
-    unsafe { libc::access(c.as_ptr(), libc::X_OK) == 0 }
+    nix::unistd::access(p, nix::unistd::AccessFlags::X_OK).is_ok()
 }
 
 /// `platform.uname()`: (kernel, nodename, kernelrelease, kernelversion, cpuarch).
@@ -69,28 +64,22 @@ pub struct Uname {
 }
 
 pub fn uname() -> Uname {
-    // SAFETY: utsname is plain old data; uname() fills it and only reads
-    // nothing from it.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    // SAFETY: `u` is a valid, writable utsname.
-    let rc = unsafe { libc::uname(&mut u) };
-    let field = |f: &[libc::c_char]| -> String {
-        if rc != 0 {
-            return String::new();
-        }
-        let bytes: Vec<u8> = f
-            .iter()
-            .take_while(|&&c| c != 0)
-            .map(|&c| c as u8)
-            .collect();
-        String::from_utf8_lossy(&bytes).into_owned()
+    let Ok(u) = nix::sys::utsname::uname() else {
+        return Uname {
+            sysname: String::new(),
+            nodename: String::new(),
+            release: String::new(),
+            version: String::new(),
+            machine: String::new(),
+        };
     };
+    let field = |f: &std::ffi::OsStr| f.to_string_lossy().into_owned();
     Uname {
-        sysname: field(&u.sysname),
-        nodename: field(&u.nodename),
-        release: field(&u.release),
-        version: field(&u.version),
-        machine: field(&u.machine),
+        sysname: field(u.sysname()),
+        nodename: field(u.nodename()),
+        release: field(u.release()),
+        version: field(u.version()),
+        machine: field(u.machine()),
     }
 }
 
@@ -269,17 +258,14 @@ fn detect_virt() -> Option<String> {
 #[cfg(target_arch = "x86_64")]
 fn cpuid_hypervisor() -> Option<String> {
     use std::arch::x86_64::__cpuid;
-    // CPUID exists on every x86_64 CPU; the intrinsic is only marked unsafe
-    // on older compilers.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID is available on every x86_64 CPU and only reads registers.
-    let leaf1 = unsafe { __cpuid(1) };
+    // CPUID exists on every x86_64 CPU; the intrinsic is safe to call
+    // since Rust 1.87 (the workspace needs 1.89).
+    let leaf1 = __cpuid(1);
     if leaf1.ecx & (1 << 31) == 0 {
         return None;
     }
-    #[allow(unused_unsafe)]
-    // SAFETY: as above; leaf 0x4000_0000 is the hypervisor vendor leaf.
-    let sig = unsafe { __cpuid(0x4000_0000) };
+    // Leaf 0x4000_0000 is the hypervisor vendor leaf.
+    let sig = __cpuid(0x4000_0000);
     let mut bytes = Vec::with_capacity(12);
     for r in [sig.ebx, sig.ecx, sig.edx] {
         bytes.extend_from_slice(&r.to_le_bytes());
@@ -761,8 +747,6 @@ pub fn locale_info() -> Map {
 
 /// The process's `LC_CTYPE` locale as Python sees it: the first non-empty
 /// of `LC_ALL`, `LC_CTYPE`, `LANG`, or C when that locale is not installed.
-/// Probed with `newlocale`, which unlike `setlocale` leaves the process (and
-/// its other threads) alone.
 fn current_locale() -> (Value, Value) {
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let lc_all = var("LC_ALL");
@@ -771,19 +755,11 @@ fn current_locale() -> (Value, Value) {
         .or_else(|| var("LC_CTYPE"))
         .or_else(|| var("LANG"))
         .unwrap_or_else(|| "C".into());
-    let installed = std::ffi::CString::new(wanted.as_str()).is_ok_and(|c| {
-        // SAFETY: valid NUL-terminated name; a non-null result is freed at once.
-        unsafe {
-            let loc = libc::newlocale(libc::LC_CTYPE_MASK, c.as_ptr(), std::ptr::null_mut());
-            if loc.is_null() {
-                false
-            } else {
-                libc::freelocale(loc);
-                true
-            }
-        }
-    });
-    let name = if installed { wanted } else { "C".into() };
+    let name = if crate::sys::locale_installed(&wanted) {
+        wanted
+    } else {
+        "C".into()
+    };
     parse_locale_name(&name, lc_all.is_some())
 }
 
@@ -828,72 +804,37 @@ pub(crate) fn parse_locale_name(name: &str, c_forced: bool) -> (Value, Value) {
 
 /// The abbreviation of the local time zone now (`UTC`, `CEST`).
 fn timezone_name() -> String {
-    // SAFETY: time/localtime_r write into our own stack values; tm_zone
-    // points into libc's static zone table, copied immediately.
-    unsafe {
-        let now = libc::time(std::ptr::null_mut());
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&now, &mut tm).is_null() || tm.tm_zone.is_null() {
-            return "unknown".into();
-        }
-        CStr::from_ptr(tm.tm_zone).to_string_lossy().into_owned()
-    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    crate::sys::local_time(now)
+        .and_then(|t| t.zone)
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// `username`, `groupname`, `pid`, `gid`, `uid` of this process.
 pub fn process_grains() -> Map {
-    // SAFETY: these calls cannot fail.
-    let (uid, gid, pid) = unsafe { (libc::geteuid(), libc::getegid(), libc::getpid()) };
-    let user = user_name_and_group(uid);
+    let (uid, gid, pid) = (accounts::euid(), accounts::egid(), std::process::id());
+    let user = accounts::user_by_uid(uid);
     let mut g = Map::new();
     g.insert(
         "username".into(),
         user.as_ref()
-            .map(|(u, _)| u.clone())
+            .map(|u| u.name.clone())
             .unwrap_or_default()
             .into(),
     );
+    // The name of the user's primary group, as Salt reads it.
     let group = user
-        .and_then(|(_, pw_gid)| group_name(pw_gid))
+        .and_then(|u| u32::try_from(u.gid).ok())
+        .and_then(accounts::group_by_gid)
+        .map(|g| g.name)
         .unwrap_or_default();
     g.insert("groupname".into(), group.into());
     g.insert("pid".into(), Value::Int(i64::from(pid)));
     g.insert("gid".into(), Value::Int(i64::from(gid)));
     g.insert("uid".into(), Value::Int(i64::from(uid)));
     g
-}
-
-/// The user's name and primary group id (`getpwuid_r`).
-fn user_name_and_group(uid: libc::uid_t) -> Option<(String, libc::gid_t)> {
-    let mut buf = vec![0 as libc::c_char; 16384];
-    // SAFETY: passwd is plain data; getpwuid_r writes into `pw` and `buf`,
-    // whose sizes we pass, and `res` points to `pw` or is null.
-    unsafe {
-        let mut pw: libc::passwd = std::mem::zeroed();
-        let mut res: *mut libc::passwd = std::ptr::null_mut();
-        let rc = libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr(), buf.len(), &mut res);
-        if rc != 0 || res.is_null() || pw.pw_name.is_null() {
-            return None;
-        }
-        Some((
-            CStr::from_ptr(pw.pw_name).to_string_lossy().into_owned(),
-            pw.pw_gid,
-        ))
-    }
-}
-
-fn group_name(gid: libc::gid_t) -> Option<String> {
-    let mut buf = vec![0 as libc::c_char; 16384];
-    // SAFETY: as in user_name_and_group, with getgrgid_r.
-    unsafe {
-        let mut gr: libc::group = std::mem::zeroed();
-        let mut res: *mut libc::group = std::ptr::null_mut();
-        let rc = libc::getgrgid_r(gid, &mut gr, buf.as_mut_ptr(), buf.len(), &mut res);
-        if rc != 0 || res.is_null() || gr.gr_name.is_null() {
-            return None;
-        }
-        Some(CStr::from_ptr(gr.gr_name).to_string_lossy().into_owned())
-    }
 }
 
 /// The `selinux` grain, present when `selinuxenabled` is installed. Read

@@ -7,10 +7,12 @@
 //! runtime checks them (`_run_check`) before calling the function.
 
 use super::file::{fsutil, merge_context, render_template};
-use crate::exec::{self, CommandSpec};
+use crate::accounts;
+use crate::exec::{self, CommandSpec, Program};
 use crate::state::{StateCall, StateModule, StateReturn};
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
+use nix::unistd::{access, AccessFlags};
 use std::path::Path;
 use std::time::Duration;
 
@@ -377,19 +379,13 @@ fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
     let mut env: Vec<(String, String)> = parse_env(o.env.as_ref());
     let home_of = |user: Option<&str>| -> Option<String> {
         match user {
-            None => std::env::var("HOME").ok().or_else(|| {
-                fsutil::getpwnam(&fsutil::current_user())
-                    .map(|p| p.2.to_string_lossy().into_owned())
-            }),
-            Some(u) => fsutil::getpwnam(u).map(|p| p.2.to_string_lossy().into_owned()),
+            None => std::env::var("HOME")
+                .ok()
+                .or_else(|| accounts::user_by_name(&accounts::current_user()).map(|p| p.home)),
+            Some(u) => accounts::user_by_name(u).map(|p| p.home),
         }
     };
-    let readable = |p: &str| {
-        std::ffi::CString::new(p)
-            // SAFETY: a valid C string; access(2) only reads it.
-            .map(|c| unsafe { libc::access(c.as_ptr(), libc::R_OK) } == 0)
-            .unwrap_or(false)
-    };
+    let readable = |p: &str| access(p, AccessFlags::R_OK).is_ok();
     let cwd = match &o.cwd {
         Some(c) => c.clone(),
         None => {
@@ -404,24 +400,18 @@ fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
     };
     if let Some(sh) = &o.shell {
         let p = Path::new(sh);
-        let exec_ok = std::ffi::CString::new(sh.as_str())
-            // SAFETY: a valid C string; access(2) only reads it.
-            .map(|c| unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0)
-            .unwrap_or(false);
+        let exec_ok = access(p, AccessFlags::X_OK).is_ok();
         if !p.is_file() || !exec_ok {
             return Err(format!("The shell {sh} is not available"));
         }
     }
     if let Some(user) = &o.runas {
-        let Some((_, _, home)) = fsutil::getpwnam(user) else {
+        let Some(home) = accounts::user_by_name(user).map(|p| p.home) else {
             return Err(format!("User '{user}' is not available"));
         };
         // Salt runs with the user's login environment; at least its
         // USER and HOME are right.
-        for (k, v) in [
-            ("USER", user.clone()),
-            ("HOME", home.to_string_lossy().into_owned()),
-        ] {
+        for (k, v) in [("USER", user.clone()), ("HOME", home)] {
             if !env.iter().any(|(ek, _)| ek == k) {
                 env.push((k.into(), v));
             }
@@ -497,8 +487,10 @@ fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
         }
     };
     let spec = CommandSpec {
-        cmd: cmd.to_string(),
-        shell: o.shell.clone(),
+        program: Program::Shell {
+            line: cmd.to_string(),
+            shell: o.shell.clone(),
+        },
         cwd: Some(cwd.into()),
         env,
         runas: o.runas.clone(),
@@ -779,7 +771,8 @@ fn fetch_and_run_script(
         let _ = fsutil::chown(&path, uid, None, true);
     }
     let p = path.to_string_lossy().into_owned();
-    let quoted = format!("'{}'", p.replace('\'', "'\\''"));
+    // Salt quotes the path for the shell (`_cmd_quote`).
+    let quoted = shell_words::quote(&p);
     let shown = format!("[{}]", Value::Str(p.clone()).to_python_repr());
     let out = run_all(&quoted, &shown, opts);
     drop(path);

@@ -3,8 +3,8 @@
 //! (`groupadd`, `groupmod`, `groupdel`, `gpasswd`), reading `/etc/group`
 //! for the current state.
 
-use super::user::etc::{EtcRoot, GroupEntry};
 use super::user::support::{failed, not_found, run_argv, which, ArgError, Args};
+use crate::accounts::{EtcRoot, GroupEntry};
 use crate::state::{StateCall, StateModule, StateReturn};
 use brine_core::{Map, Value};
 
@@ -424,7 +424,7 @@ pub fn absent(call: &StateCall, root: &EtcRoot) -> StateReturn {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::state::modules::user::etc::tests::scratch_root;
+    use crate::accounts::scratch_root;
     use crate::state::{fileclient, StateContext};
     use std::sync::Arc;
 
@@ -471,8 +471,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn is_root() -> bool {
-        // SAFETY: geteuid has no preconditions.
-        unsafe { libc::geteuid() == 0 }
+        crate::accounts::is_root()
     }
 
     fn run_test_mode(root: &EtcRoot, fun: &str, name: &str, args: &[(&str, Value)]) -> StateReturn {

@@ -13,24 +13,47 @@ use super::user::support::{failed, is_true, Args};
 use crate::state::{StateCall, StateModule, StateReturn};
 use brine_core::{Map, Value};
 
+/// Why an init system could not do what a service state asked. Shown as
+/// the text of the `CommandExecutionError` Salt would raise.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ServiceError {
+    /// The unit's status output told nothing about it.
+    #[error("Failed to get information on unit '{unit}'")]
+    UnitInfo { unit: String },
+    /// Reloading the unit files after a unit changed failed.
+    #[error("Problem performing systemctl daemon-reload: {output}")]
+    DaemonReload { output: String },
+    /// The init system refused `verb` on the unit; its message as Salt
+    /// shows it.
+    #[error("{message}")]
+    Refused {
+        unit: String,
+        verb: String,
+        message: String,
+    },
+    #[error("Failed to mask service '{unit}'")]
+    Mask { unit: String },
+    #[error("Failed to unmask service '{unit}'")]
+    Unmask { unit: String },
+}
+
 /// What the service state functions need from an init system (Salt's
-/// `service.*` execution functions). `Err` carries the text of the
-/// `CommandExecutionError` Salt would raise.
+/// `service.*` execution functions).
 pub trait ServiceProvider {
-    fn available(&self, name: &str) -> Result<bool, String>;
+    fn available(&self, name: &str) -> Result<bool, ServiceError>;
     /// Whether the service is running.
     fn status(&self, name: &str) -> bool;
     fn enabled(&self, name: &str) -> bool;
-    fn start(&self, name: &str) -> Result<bool, String>;
+    fn start(&self, name: &str) -> Result<bool, ServiceError>;
     fn stop(&self, name: &str) -> bool;
-    fn restart(&self, name: &str) -> Result<bool, String>;
-    fn reload(&self, name: &str) -> Result<bool, String>;
-    fn force_reload(&self, name: &str) -> Result<bool, String>;
-    fn enable(&self, name: &str) -> Result<bool, String>;
+    fn restart(&self, name: &str) -> Result<bool, ServiceError>;
+    fn reload(&self, name: &str) -> Result<bool, ServiceError>;
+    fn force_reload(&self, name: &str) -> Result<bool, ServiceError>;
+    fn enable(&self, name: &str) -> Result<bool, ServiceError>;
     fn disable(&self, name: &str) -> bool;
-    fn masked(&self, name: &str, runtime: bool) -> Result<bool, String>;
-    fn mask(&self, name: &str, runtime: bool) -> Result<(), String>;
-    fn unmask(&self, name: &str, runtime: bool) -> Result<(), String>;
+    fn masked(&self, name: &str, runtime: bool) -> Result<bool, ServiceError>;
+    fn mask(&self, name: &str, runtime: bool) -> Result<(), ServiceError>;
+    fn unmask(&self, name: &str, runtime: bool) -> Result<(), ServiceError>;
 }
 
 pub struct ServiceModule;
@@ -135,7 +158,11 @@ fn not_available(name: &str) -> String {
 }
 
 /// `_available`: `Ok(false)` after filling the not-available answer.
-fn available(p: &dyn ServiceProvider, name: &str, part: &mut Partial) -> Result<bool, String> {
+fn available(
+    p: &dyn ServiceProvider,
+    name: &str,
+    part: &mut Partial,
+) -> Result<bool, ServiceError> {
     let avail = p.available(name)?;
     if !avail {
         part.result = Some(Some(false));
@@ -165,7 +192,7 @@ fn do_enable(
         Ok(false) => return part,
         Err(e) => {
             part.result = Some(Some(false));
-            part.comment = Some(e);
+            part.comment = Some(e.to_string());
             return part;
         }
     }
@@ -204,7 +231,7 @@ fn do_enable(
             return part;
         }
         Ok(false) => None,
-        Err(e) => Some(e),
+        Err(e) => Some(e.to_string()),
     };
     part.result = Some(Some(false));
     let mut comment = started_text(
@@ -237,7 +264,7 @@ fn do_disable(
         }
         Err(e) => {
             part.result = Some(Some(false));
-            part.comment = Some(e);
+            part.comment = Some(e.to_string());
             return part;
         }
     }
@@ -337,7 +364,7 @@ pub fn running(p: &dyn ServiceProvider, call: &StateCall) -> StateReturn {
             }
             return ret;
         }
-        Err(e) => return failed(name, e),
+        Err(e) => return failed(name, e.to_string()),
     }
     let before_status = p.status(name);
     let before_enable = p.enabled(name);
@@ -364,7 +391,7 @@ pub fn running(p: &dyn ServiceProvider, call: &StateCall) -> StateReturn {
         return ret;
     }
     match p.start(name) {
-        Err(e) => return failed(name, e),
+        Err(e) => return failed(name, e.to_string()),
         Ok(false) => {
             ret.result = Some(false);
             ret.comment = format!("Service {name} failed to start");
@@ -432,7 +459,7 @@ pub fn dead(p: &dyn ServiceProvider, call: &StateCall) -> StateReturn {
             }
             return ret;
         }
-        Err(e) => return failed(name, e),
+        Err(e) => return failed(name, e.to_string()),
     }
     let before_status = p.status(name);
     let before_enable = p.enabled(name);
@@ -517,7 +544,7 @@ fn mask_changes(kind: &str, old: bool) -> Map {
 pub fn masked(p: &dyn ServiceProvider, name: &str, runtime: bool, test: bool) -> StateReturn {
     let mut ret = StateReturn::new(name);
     let kind = if runtime { "runtime masked" } else { "masked" };
-    let res = (|| -> Result<(), String> {
+    let res = (|| -> Result<(), ServiceError> {
         if p.masked(name, runtime)? {
             ret.comment = format!("Service {name} is already {kind}");
             return Ok(());
@@ -539,7 +566,7 @@ pub fn masked(p: &dyn ServiceProvider, name: &str, runtime: bool, test: bool) ->
     })();
     match res {
         Ok(()) => ret,
-        Err(e) => failed(name, e),
+        Err(e) => failed(name, e.to_string()),
     }
 }
 
@@ -552,7 +579,7 @@ pub fn unmasked(p: &dyn ServiceProvider, name: &str, runtime: bool, test: bool) 
     } else {
         "unmasked"
     };
-    let res = (|| -> Result<(), String> {
+    let res = (|| -> Result<(), ServiceError> {
         if !p.masked(name, runtime)? {
             ret.comment = format!("Service {name} was already {action}");
             return Ok(());
@@ -574,7 +601,7 @@ pub fn unmasked(p: &dyn ServiceProvider, name: &str, runtime: bool, test: bool) 
     })();
     match res {
         Ok(()) => ret,
-        Err(e) => failed(name, e),
+        Err(e) => failed(name, e.to_string()),
     }
 }
 
@@ -591,7 +618,7 @@ pub fn mod_watch(p: &dyn ServiceProvider, call: &StateCall) -> StateReturn {
         .unwrap_or_else(|| call.fun().to_string());
     let reload = call.truthy("reload", false);
     let force = call.truthy("force", false);
-    type Action<'a> = Box<dyn Fn() -> Result<bool, String> + 'a>;
+    type Action<'a> = Box<dyn Fn() -> Result<bool, ServiceError> + 'a>;
     let (verb, past, func): (&str, String, Action) = match sfun.as_str() {
         "dead" => {
             if !p.status(name) {
@@ -632,7 +659,7 @@ pub fn mod_watch(p: &dyn ServiceProvider, call: &StateCall) -> StateReturn {
     }
     let result = match func() {
         Ok(r) => r,
-        Err(e) => return failed(name, e),
+        Err(e) => return failed(name, e.to_string()),
     };
     if let Some(d) = init_delay(call) {
         sleep_for(&d);
@@ -682,7 +709,7 @@ mod tests {
     }
 
     impl ServiceProvider for FakeProvider {
-        fn available(&self, _: &str) -> Result<bool, String> {
+        fn available(&self, _: &str) -> Result<bool, ServiceError> {
             Ok(self.exists)
         }
         fn status(&self, _: &str) -> bool {
@@ -691,7 +718,7 @@ mod tests {
         fn enabled(&self, _: &str) -> bool {
             *self.enabled.borrow()
         }
-        fn start(&self, _: &str) -> Result<bool, String> {
+        fn start(&self, _: &str) -> Result<bool, ServiceError> {
             self.log("start");
             if self.start_works {
                 *self.running.borrow_mut() = true;
@@ -703,22 +730,26 @@ mod tests {
             *self.running.borrow_mut() = false;
             true
         }
-        fn restart(&self, _: &str) -> Result<bool, String> {
+        fn restart(&self, _: &str) -> Result<bool, ServiceError> {
             self.log("restart");
             Ok(true)
         }
-        fn reload(&self, _: &str) -> Result<bool, String> {
+        fn reload(&self, _: &str) -> Result<bool, ServiceError> {
             self.log("reload");
             Ok(true)
         }
-        fn force_reload(&self, _: &str) -> Result<bool, String> {
+        fn force_reload(&self, _: &str) -> Result<bool, ServiceError> {
             self.log("force-reload");
             Ok(true)
         }
-        fn enable(&self, _: &str) -> Result<bool, String> {
+        fn enable(&self, _: &str) -> Result<bool, ServiceError> {
             self.log("enable");
             if let Some(e) = &self.enable_error {
-                return Err(e.clone());
+                return Err(ServiceError::Refused {
+                    unit: "web".into(),
+                    verb: "enable".into(),
+                    message: e.clone(),
+                });
             }
             *self.enabled.borrow_mut() = true;
             Ok(true)
@@ -728,14 +759,14 @@ mod tests {
             *self.enabled.borrow_mut() = false;
             true
         }
-        fn masked(&self, _: &str, _: bool) -> Result<bool, String> {
+        fn masked(&self, _: &str, _: bool) -> Result<bool, ServiceError> {
             Ok(*self.masked.borrow())
         }
-        fn mask(&self, _: &str, _: bool) -> Result<(), String> {
+        fn mask(&self, _: &str, _: bool) -> Result<(), ServiceError> {
             *self.masked.borrow_mut() = true;
             Ok(())
         }
-        fn unmask(&self, _: &str, _: bool) -> Result<(), String> {
+        fn unmask(&self, _: &str, _: bool) -> Result<(), ServiceError> {
             *self.masked.borrow_mut() = false;
             Ok(())
         }

@@ -5,12 +5,11 @@
 //! state.
 
 pub mod crypt;
-pub mod etc;
 pub mod support;
 
+use crate::accounts::EtcRoot;
 use crate::state::{StateCall, StateModule, StateReturn};
 use brine_core::{Map, Value};
-use etc::EtcRoot;
 use support::{failed, not_found, run_argv, which, ArgError, Args};
 
 pub struct UserModule;
@@ -431,16 +430,7 @@ fn today_days() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
-    let t: libc::time_t = now as libc::time_t;
-    // SAFETY: localtime_r writes only into the tm we own.
-    let off = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&t, &mut tm).is_null() {
-            0
-        } else {
-            tm.tm_gmtoff as i64
-        }
-    };
+    let off = crate::sys::local_time(now).map_or(0, |t| t.utc_offset);
     (now + off).div_euclid(86400)
 }
 
@@ -935,8 +925,8 @@ pub fn absent(call: &StateCall, root: &EtcRoot) -> StateReturn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accounts::scratch_root;
     use crate::state::modules::group::tests::{ctx, is_root, low, strs};
-    use etc::tests::scratch_root;
 
     fn run(
         root: &EtcRoot,

@@ -372,14 +372,13 @@ fn content_check(ret: Map) -> Map {
 
 /// Run `f` with the process umask set to `mask` (Salt's `set_umask`).
 fn with_umask<T>(mask: Option<i64>, f: impl FnOnce() -> T) -> T {
-    let Some(mask) = mask.and_then(|m| libc::mode_t::try_from(m).ok()) else {
+    use nix::sys::stat::{umask, Mode};
+    let Some(mask) = mask.and_then(|m| nix::libc::mode_t::try_from(m).ok()) else {
         return f();
     };
-    // SAFETY: umask(2) only swaps the process file-mode mask.
-    let old = unsafe { libc::umask(mask) };
+    let old = umask(Mode::from_bits_truncate(mask));
     let out = f();
-    // SAFETY: as above, restoring the previous mask.
-    unsafe { libc::umask(old) };
+    umask(old);
     out
 }
 

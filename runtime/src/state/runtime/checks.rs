@@ -2,7 +2,7 @@
 //! (checked before the call) and `check_cmd` (after it), as Salt's
 //! `_run_check*` functions do them.
 
-use crate::exec::{self, CommandSpec};
+use crate::exec::{self, CommandSpec, Program};
 use crate::state::StateContext;
 use brine_core::{Map, Value};
 use std::time::Duration;
@@ -64,9 +64,12 @@ impl<'a> CmdOpts<'a> {
     /// `cmd.retcode(cmd, python_shell=True, ignore_retcode=True, ...)`:
     /// the exit code, or `Err` where Salt raises `CommandExecutionError`.
     fn retcode(&self, cmd: &str) -> Result<i32, String> {
+        // Salt runs these strings through the shell.
         let mut spec = CommandSpec {
-            cmd: cmd.to_string(),
-            shell: self.shell.clone(),
+            program: Program::Shell {
+                line: cmd.to_string(),
+                shell: self.shell.clone(),
+            },
             ..Default::default()
         };
         if let Some(cwd) = self.arg("cwd") {

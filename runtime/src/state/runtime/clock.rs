@@ -23,14 +23,12 @@ impl Started {
     /// `HH:MM:SS.ffffff`, without the fraction when it is zero.
     pub(super) fn start_time(&self) -> String {
         let since = self.wall.duration_since(UNIX_EPOCH).unwrap_or_default();
-        let secs = since.as_secs() as libc::time_t;
         let micros = since.subsec_micros();
-        // SAFETY: localtime_r only writes into the `tm` we own.
-        let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-        // SAFETY: both pointers are to live locals of the right types.
-        let ok = unsafe { !libc::localtime_r(&secs, &mut tm).is_null() };
-        let (h, m, s) = if ok {
-            (tm.tm_hour, tm.tm_min, tm.tm_sec)
+        let local = i64::try_from(since.as_secs())
+            .ok()
+            .and_then(crate::sys::local_time);
+        let (h, m, s) = if let Some(t) = local {
+            (t.hour, t.minute, t.second)
         } else {
             let day = since.as_secs() % 86_400;
             (

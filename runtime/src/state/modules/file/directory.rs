@@ -517,7 +517,7 @@ pub(super) fn directory(
             follow_symlinks,
             false,
         ) {
-            return err(ret, e);
+            return err(ret, e.to_string());
         }
     }
     let mut errors: Vec<String> = Vec::new();
@@ -603,8 +603,9 @@ pub(super) fn directory(
                             follow_symlinks,
                             false,
                         ) {
-                            if !e.starts_with("Path not found") {
-                                errors.push(e);
+                            // A path gone meanwhile is skipped, as Salt does.
+                            if !matches!(e, fsutil::FileError::NotFound { .. }) {
+                                errors.push(e.to_string());
                             }
                         }
                     }

@@ -2,10 +2,9 @@
 //! owner names, `stats`, modes as `"0644"` strings, atomic copies that keep
 //! the destination's owner and mode, `makedirs`, `touch`, `remove`.
 
+use crate::accounts;
 use brine_core::Value;
-use std::ffi::{CStr, CString};
 use std::io::Write;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -59,114 +58,28 @@ impl Owner {
     }
 }
 
-/// Size of the scratch buffer for the `get*_r` calls.
-const PW_BUF: usize = 16 * 1024;
-
-fn cstring(s: &str) -> Option<CString> {
-    CString::new(s).ok()
-}
-
-/// `pwd.getpwnam(name)`: (uid, gid, home).
-pub fn getpwnam(name: &str) -> Option<(u32, u32, PathBuf)> {
-    let cname = cstring(name)?;
-    let mut buf = vec![0 as libc::c_char; PW_BUF];
-    // SAFETY: passwd is plain data; getpwnam_r writes into pwd/buf, whose
-    // sizes we pass, and sets result to null or to &pwd.
-    unsafe {
-        let mut pwd: libc::passwd = std::mem::zeroed();
-        let mut result: *mut libc::passwd = std::ptr::null_mut();
-        let rc = libc::getpwnam_r(
-            cname.as_ptr(),
-            &mut pwd,
-            buf.as_mut_ptr(),
-            buf.len(),
-            &mut result,
-        );
-        if rc != 0 || result.is_null() {
-            return None;
-        }
-        let home = if pwd.pw_dir.is_null() {
-            PathBuf::new()
-        } else {
-            PathBuf::from(std::ffi::OsStr::from_bytes(
-                CStr::from_ptr(pwd.pw_dir).to_bytes(),
-            ))
-        };
-        Some((pwd.pw_uid, pwd.pw_gid, home))
-    }
-}
-
-/// `pwd.getpwuid(uid).pw_name`.
-pub fn uid_to_user(uid: u32) -> Option<String> {
-    let mut buf = vec![0 as libc::c_char; PW_BUF];
-    // SAFETY: as in getpwnam.
-    unsafe {
-        let mut pwd: libc::passwd = std::mem::zeroed();
-        let mut result: *mut libc::passwd = std::ptr::null_mut();
-        let rc = libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut result);
-        if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
-            return None;
-        }
-        Some(CStr::from_ptr(pwd.pw_name).to_string_lossy().into_owned())
-    }
-}
-
-/// `grp.getgrnam(name).gr_gid`.
-pub fn getgrnam(name: &str) -> Option<u32> {
-    let cname = cstring(name)?;
-    let mut buf = vec![0 as libc::c_char; PW_BUF];
-    // SAFETY: group is plain data; getgrnam_r fills grp/buf within the sizes given.
-    unsafe {
-        let mut grp: libc::group = std::mem::zeroed();
-        let mut result: *mut libc::group = std::ptr::null_mut();
-        let rc = libc::getgrnam_r(
-            cname.as_ptr(),
-            &mut grp,
-            buf.as_mut_ptr(),
-            buf.len(),
-            &mut result,
-        );
-        if rc != 0 || result.is_null() {
-            return None;
-        }
-        Some(grp.gr_gid)
-    }
-}
-
-/// `grp.getgrgid(gid).gr_name`.
-pub fn gid_to_group(gid: u32) -> Option<String> {
-    let mut buf = vec![0 as libc::c_char; PW_BUF];
-    // SAFETY: as in getgrnam.
-    unsafe {
-        let mut grp: libc::group = std::mem::zeroed();
-        let mut result: *mut libc::group = std::ptr::null_mut();
-        let rc = libc::getgrgid_r(gid, &mut grp, buf.as_mut_ptr(), buf.len(), &mut result);
-        if rc != 0 || result.is_null() || grp.gr_name.is_null() {
-            return None;
-        }
-        Some(CStr::from_ptr(grp.gr_name).to_string_lossy().into_owned())
-    }
-}
-
 pub fn user_to_uid(user: &Owner) -> Option<u32> {
     match user {
         Owner::Id(i) => Some(*i),
-        Owner::Name(n) => getpwnam(n).map(|p| p.0),
+        Owner::Name(n) => accounts::uid_of(n),
     }
 }
 
 pub fn group_to_gid(group: &Owner) -> Option<u32> {
     match group {
         Owner::Id(i) => Some(*i),
-        Owner::Name(n) => getgrnam(n),
+        Owner::Name(n) => accounts::gid_of(n),
     }
 }
 
-/// The user this process runs as (Salt's default `user` option).
-pub fn current_user() -> String {
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    uid_to_user(uid).unwrap_or_else(|| uid.to_string())
+/// `pwd.getpwuid(uid).pw_name`, or the uid as text when it has no name.
+fn uid_name(uid: u32) -> String {
+    accounts::user_by_uid(uid).map_or_else(|| uid.to_string(), |p| p.name)
+}
+
+/// `grp.getgrgid(gid).gr_name`, or the gid as text when it has no name.
+fn gid_name(gid: u32) -> String {
+    accounts::group_by_gid(gid).map_or_else(|| gid.to_string(), |g| g.name)
 }
 
 /// What Salt's `file.stats` reports and the states use.
@@ -185,20 +98,30 @@ pub struct Stats {
     pub mtime: i64,
 }
 
-/// Salt's `file.stats`; `Err` carries Salt's "Path not found: X".
-pub fn stats(path: &Path, follow_symlinks: bool) -> Result<Stats, String> {
+/// A file system error of the file states, with the path it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// Salt's `file.stats` on a missing path.
+    #[error("Path not found: {}", path.display())]
+    NotFound { path: PathBuf },
+}
+
+/// Salt's `file.stats`.
+pub fn stats(path: &Path, follow_symlinks: bool) -> Result<Stats, FileError> {
     let md = if follow_symlinks {
         // A broken symlink still has an owner: fall back to lstat.
         std::fs::metadata(path).or_else(|_| std::fs::symlink_metadata(path))
     } else {
         std::fs::symlink_metadata(path)
     }
-    .map_err(|_| format!("Path not found: {}", path.display()))?;
+    .map_err(|_| FileError::NotFound {
+        path: path.to_path_buf(),
+    })?;
     Ok(Stats {
         uid: md.uid(),
         gid: md.gid(),
-        user: uid_to_user(md.uid()).unwrap_or_else(|| md.uid().to_string()),
-        group: gid_to_group(md.gid()).unwrap_or_else(|| md.gid().to_string()),
+        user: uid_name(md.uid()),
+        group: gid_name(md.gid()),
         mode: format_mode(md.mode()),
         is_dir: md.is_dir(),
         is_link: md.file_type().is_symlink(),
@@ -313,12 +236,11 @@ pub fn umask() -> u32 {
             return m;
         }
     }
-    // SAFETY: umask only swaps the process mask; we restore it at once.
-    unsafe {
-        let m = libc::umask(0o022);
-        libc::umask(m);
-        m as u32
-    }
+    use nix::sys::stat::{umask, Mode};
+    // Without /proc: swap the mask and put it back at once.
+    let m = umask(Mode::from_bits_truncate(0o022));
+    umask(m);
+    m.bits()
 }
 
 /// Mode Salt gives a new file when no mode is asked: `0o666 & ~umask`.
@@ -335,25 +257,20 @@ pub fn touch(path: &Path, atime: Option<i64>, mtime: Option<i64>) -> std::io::Re
             .create(true)
             .open(path)?;
     }
+    use nix::sys::stat::{utimensat, UtimensatFlags};
+    use nix::sys::time::TimeSpec;
     let ts = |t: Option<i64>| match t {
-        Some(s) => libc::timespec {
-            tv_sec: s as libc::time_t,
-            tv_nsec: 0,
-        },
-        None => libc::timespec {
-            tv_sec: 0,
-            tv_nsec: libc::UTIME_NOW,
-        },
+        Some(s) => TimeSpec::new(s, 0),
+        None => TimeSpec::UTIME_NOW,
     };
-    let times = [ts(atime), ts(mtime)];
-    let cpath = CString::new(path.as_os_str().as_bytes())
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-    // SAFETY: cpath is a valid C string and times has the two entries utimensat reads.
-    let rc = unsafe { libc::utimensat(libc::AT_FDCWD, cpath.as_ptr(), times.as_ptr(), 0) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    utimensat(
+        nix::fcntl::AT_FDCWD,
+        path,
+        &ts(atime),
+        &ts(mtime),
+        UtimensatFlags::FollowSymlink,
+    )
+    .map_err(std::io::Error::from)
 }
 
 /// Salt's `file.remove`: a file or link is unlinked, a directory removed
@@ -421,9 +338,9 @@ pub fn expanduser(path: &str) -> String {
     let home = if user.is_empty() {
         std::env::var("HOME")
             .ok()
-            .or_else(|| getpwnam(&current_user()).map(|p| p.2.to_string_lossy().into_owned()))
+            .or_else(|| accounts::user_by_name(&accounts::current_user()).map(|p| p.home))
     } else {
-        getpwnam(user).map(|p| p.2.to_string_lossy().into_owned())
+        accounts::user_by_name(user).map(|p| p.home)
     };
     match home {
         Some(h) => {

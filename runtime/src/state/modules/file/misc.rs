@@ -5,6 +5,7 @@ use super::fsutil::{self, Owner};
 use super::managed::state_saltenv;
 use super::replace;
 use super::{difflib, failed, merge_context, render_template, Args};
+use crate::accounts;
 use crate::state::{StateCall, StateReturn};
 use brine_core::{Map, Value};
 use std::path::Path;
@@ -226,19 +227,19 @@ pub(super) fn symlink(
                 .get("user")
                 .and_then(Value::as_str)
                 .map(String::from)
-                .unwrap_or_else(fsutil::current_user),
+                .unwrap_or_else(accounts::current_user),
         )
     });
     // No group asked: the user's primary group (gid 0 for an unknown user).
     let group = group.unwrap_or_else(|| {
-        let gid = match &user {
-            Owner::Name(n) => fsutil::getpwnam(n).map(|p| p.1).unwrap_or(0),
-            Owner::Id(uid) => fsutil::uid_to_user(*uid)
-                .and_then(|n| fsutil::getpwnam(&n))
-                .map(|p| p.1)
-                .unwrap_or(0),
+        let entry = match &user {
+            Owner::Name(n) => accounts::user_by_name(n),
+            Owner::Id(uid) => {
+                accounts::user_by_uid(*uid).and_then(|p| accounts::user_by_name(&p.name))
+            }
         };
-        Owner::Name(fsutil::gid_to_group(gid).unwrap_or_else(|| gid.to_string()))
+        let gid = entry.and_then(|p| u32::try_from(p.gid).ok()).unwrap_or(0);
+        Owner::Name(accounts::group_by_gid(gid).map_or_else(|| gid.to_string(), |g| g.name))
     });
     let mut preflight = Vec::new();
     if fsutil::user_to_uid(&user).is_none() {

@@ -24,7 +24,7 @@ pub fn check_perms(
     mode: Option<&str>,
     follow_symlinks: bool,
     test: bool,
-) -> Result<Before, String> {
+) -> Result<Before, fsutil::FileError> {
     let mode = mode.map(fsutil::normalize_mode_str);
     let orig_comment = std::mem::take(&mut ret.comment);
     let mut comments: Vec<String> = Vec::new();

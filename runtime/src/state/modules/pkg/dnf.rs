@@ -5,7 +5,7 @@
 
 use super::{
     add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError,
-    PkgProvider,
+    PkgProvider, ProviderError,
 };
 use crate::exec::CommandResult;
 use crate::state::modules::pkg::version::{self, Scheme};
@@ -155,11 +155,11 @@ pub fn parse_list_available(out: &str, osarch: &str) -> Vec<(String, String, Str
 
 impl Dnf {
     /// The first of dnf5, dnf, yum found on PATH.
-    pub fn detect(osarch: Option<String>, rtag: Option<PathBuf>) -> Result<Dnf, String> {
+    pub fn detect(osarch: Option<String>, rtag: Option<PathBuf>) -> Result<Dnf, ProviderError> {
         let bin = ["dnf5", "dnf", "yum"]
             .into_iter()
             .find(|b| which(b).is_some())
-            .ok_or_else(|| "Neither dnf5, dnf nor yum was found on this minion".to_string())?;
+            .ok_or(ProviderError::NoDnf)?;
         let osarch = osarch.unwrap_or_else(|| {
             run_argv(&["rpm", "--eval", "%{_host_cpu}"], &[], None)
                 .map(|r| r.stdout.trim().to_string())

@@ -2,9 +2,11 @@
 //! (unit tests only), and real installs of a tiny .deb through dpkg/apt-get
 //! where that is possible. Expected texts are what real Salt 3007.8 gave.
 
+use super::version::Scheme;
 use super::*;
 use crate::state::modules::group::tests::{ctx, is_root, low, strs};
 use crate::state::modules::user::support::{run_argv, which};
+use indexmap::IndexMap;
 use std::cell::RefCell;
 
 /// A fake package system for unit tests of the state logic only.

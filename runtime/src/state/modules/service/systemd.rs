@@ -1,7 +1,7 @@
 //! The systemd service provider: `systemctl` the way Salt's
 //! `systemd_service` execution module drives it.
 
-use super::ServiceProvider;
+use super::{ServiceError, ServiceProvider};
 use crate::exec::CommandResult;
 use crate::state::modules::user::support::run_argv;
 use std::path::{Path, PathBuf};
@@ -45,9 +45,22 @@ pub fn strip_scope(msg: &str) -> String {
         .to_string()
 }
 
+/// systemctl's refusal of `verb`, its scope lines stripped as Salt does.
+fn refused(unit: &str, verb: &str, stderr: &str) -> ServiceError {
+    ServiceError::Refused {
+        unit: unit.into(),
+        verb: verb.into(),
+        message: strip_scope(stderr),
+    }
+}
+
 /// Whether `systemctl status` says the unit exists: from systemd 231 on the
 /// exit code (0-3) tells; older versions print `Loaded: not-found`.
-pub fn parse_available(retcode: i32, stdout: &str, version: Option<u32>) -> Result<bool, String> {
+pub fn parse_available(
+    retcode: i32,
+    stdout: &str,
+    version: Option<u32>,
+) -> Result<bool, ServiceError> {
     if version.is_some_and(|v| v >= 231) {
         return Ok((0..4).contains(&retcode));
     }
@@ -65,7 +78,9 @@ pub fn parse_available(retcode: i32, stdout: &str, version: Option<u32>) -> Resu
             }
         }
     }
-    Err("Failed to get information on unit".into())
+    Err(ServiceError::UnitInfo {
+        unit: String::new(),
+    })
 }
 
 /// The systemd version from `systemctl --version` ("systemd 252 (252.22-1)").
@@ -116,15 +131,15 @@ impl Systemd {
         r
     }
 
-    fn check_available(&self, name: &str) -> Result<bool, String> {
+    fn check_available(&self, name: &str) -> Result<bool, ServiceError> {
         let st = self.status_output(name);
         parse_available(st.retcode, &st.stdout, self.version())
-            .map_err(|_| format!("Failed to get information on unit '{name}'"))
+            .map_err(|_| ServiceError::UnitInfo { unit: name.into() })
     }
 
     /// Reload systemd when a unit file is new or changed (Salt's
     /// `_check_for_unit_changes`).
-    fn check_for_unit_changes(&self, name: &str) -> Result<(), String> {
+    fn check_for_unit_changes(&self, name: &str) -> Result<(), ServiceError> {
         let unit = PathBuf::from("/etc/systemd/system").join(canonical_unit_name(name));
         let untracked = unit.is_file() && !self.check_available(name)?;
         let changed = untracked
@@ -136,24 +151,22 @@ impl Systemd {
         if changed {
             let r = self.systemctl(&["--system", "daemon-reload"], None, false);
             if r.retcode != 0 {
-                return Err(format!(
-                    "Problem performing systemctl daemon-reload: {}",
-                    if r.stdout.is_empty() {
-                        &r.stderr
-                    } else {
-                        &r.stdout
-                    }
-                ));
+                let output = if r.stdout.is_empty() {
+                    r.stderr
+                } else {
+                    r.stdout
+                };
+                return Err(ServiceError::DaemonReload { output });
             }
         }
         Ok(())
     }
 
-    fn act(&self, verb: &str, name: &str) -> Result<bool, String> {
+    fn act(&self, verb: &str, name: &str) -> Result<bool, ServiceError> {
         self.check_for_unit_changes(name)?;
         let r = self.systemctl(&[verb], Some(name), self.no_block);
         if r.retcode != 0 {
-            return Err(strip_scope(&r.stderr));
+            return Err(refused(name, verb, &r.stderr));
         }
         Ok(true)
     }
@@ -209,7 +222,7 @@ impl Systemd {
 }
 
 impl ServiceProvider for Systemd {
-    fn available(&self, name: &str) -> Result<bool, String> {
+    fn available(&self, name: &str) -> Result<bool, ServiceError> {
         self.check_for_unit_changes(name)?;
         self.check_available(name)
     }
@@ -239,7 +252,7 @@ impl ServiceProvider for Systemd {
         false
     }
 
-    fn start(&self, name: &str) -> Result<bool, String> {
+    fn start(&self, name: &str) -> Result<bool, ServiceError> {
         self.act("start", name)
     }
 
@@ -248,19 +261,19 @@ impl ServiceProvider for Systemd {
         self.systemctl(&["stop"], Some(name), self.no_block).retcode == 0
     }
 
-    fn restart(&self, name: &str) -> Result<bool, String> {
+    fn restart(&self, name: &str) -> Result<bool, ServiceError> {
         self.act("restart", name)
     }
 
-    fn reload(&self, name: &str) -> Result<bool, String> {
+    fn reload(&self, name: &str) -> Result<bool, ServiceError> {
         self.act("reload", name)
     }
 
-    fn force_reload(&self, name: &str) -> Result<bool, String> {
+    fn force_reload(&self, name: &str) -> Result<bool, ServiceError> {
         self.act("force-reload", name)
     }
 
-    fn enable(&self, name: &str) -> Result<bool, String> {
+    fn enable(&self, name: &str) -> Result<bool, ServiceError> {
         self.check_for_unit_changes(name)?;
         if self.sysv_services().iter().any(|s| s == name) {
             let r = run_argv(&["update-rc.d", "-f", name, "defaults", "99"], &[], None);
@@ -268,7 +281,7 @@ impl ServiceProvider for Systemd {
         }
         let r = self.systemctl(&["enable"], Some(name), self.no_block);
         if r.retcode != 0 {
-            return Err(strip_scope(&r.stderr));
+            return Err(refused(name, "enable", &r.stderr));
         }
         Ok(true)
     }
@@ -284,7 +297,7 @@ impl ServiceProvider for Systemd {
             == 0
     }
 
-    fn masked(&self, name: &str, runtime: bool) -> Result<bool, String> {
+    fn masked(&self, name: &str, runtime: bool) -> Result<bool, ServiceError> {
         self.check_for_unit_changes(name)?;
         let base = if runtime { "/run" } else { "/etc" };
         let link = Path::new(base)
@@ -293,7 +306,7 @@ impl ServiceProvider for Systemd {
         Ok(std::fs::read_link(link).is_ok_and(|t| t == Path::new("/dev/null")))
     }
 
-    fn mask(&self, name: &str, runtime: bool) -> Result<(), String> {
+    fn mask(&self, name: &str, runtime: bool) -> Result<(), ServiceError> {
         self.check_for_unit_changes(name)?;
         let args: &[&str] = if runtime {
             &["mask", "--runtime"]
@@ -302,12 +315,12 @@ impl ServiceProvider for Systemd {
         };
         let r = self.systemctl(args, Some(name), false);
         if r.retcode != 0 {
-            return Err(format!("Failed to mask service '{name}'"));
+            return Err(ServiceError::Mask { unit: name.into() });
         }
         Ok(())
     }
 
-    fn unmask(&self, name: &str, runtime: bool) -> Result<(), String> {
+    fn unmask(&self, name: &str, runtime: bool) -> Result<(), ServiceError> {
         if !self.masked(name, runtime)? {
             return Ok(());
         }
@@ -318,7 +331,7 @@ impl ServiceProvider for Systemd {
         };
         let r = self.systemctl(args, Some(name), false);
         if r.retcode != 0 {
-            return Err(format!("Failed to unmask service '{name}'"));
+            return Err(ServiceError::Unmask { unit: name.into() });
         }
         Ok(())
     }

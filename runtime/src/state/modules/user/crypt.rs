@@ -1,116 +1,50 @@
 //! SHA-512 `crypt(3)` hashes (`$6$salt$...`), what `user.present` with
 //! `hash_password: True` writes to `/etc/shadow` (Salt hashes with the C
-//! library's `crypt`, whose first method is SHA-512).
+//! library's `crypt`, whose first method is SHA-512). The rounds come from
+//! RustCrypto's `sha-crypt`; this module only lays out the result as glibc
+//! prints it.
 
-use sha2::{Digest, Sha512};
+use base64ct::{Base64ShaCrypt, Encoding};
+use sha_crypt::Params;
 
+/// The salt alphabet of `crypt(3)`.
 const ITOA64: &[u8; 64] = b"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const ROUNDS: usize = 5000;
 
-/// The `$6$` hash of `password` with `salt` (at most 16 characters used).
+/// Where each byte of the final digest goes before the crypt-Base64
+/// encoding (the byte order the SHA-crypt specification fixes).
+const SHA512_ORDER: [usize; 64] = [
+    42, 21, 0, 1, 43, 22, 23, 2, 44, 45, 24, 3, 4, 46, 25, 26, 5, 47, 48, 27, 6, 7, 49, 28, 29, 8,
+    50, 51, 30, 9, 10, 52, 31, 32, 11, 53, 54, 33, 12, 13, 55, 34, 35, 14, 56, 57, 36, 15, 16, 58,
+    37, 38, 17, 59, 60, 39, 18, 19, 61, 40, 41, 20, 62, 63,
+];
+
+/// Salt's salts are at most 16 characters; glibc ignores the rest.
+const MAX_SALT: usize = 16;
+
+/// The `$6$` hash of `password` with `salt` (at most 16 bytes used), with
+/// the default 5000 rounds, which glibc leaves out of the string.
 pub fn sha512_crypt(password: &str, salt: &str) -> String {
-    let p = password.as_bytes();
-    let s = &salt.as_bytes()[..salt.len().min(16)];
-
-    let b = Sha512::new()
-        .chain_update(p)
-        .chain_update(s)
-        .chain_update(p)
-        .finalize();
-
-    let mut a = Sha512::new().chain_update(p).chain_update(s);
-    let mut left = p.len();
-    while left > 64 {
-        a.update(&b[..]);
-        left -= 64;
-    }
-    a.update(&b[..left]);
-    let mut n = p.len();
-    while n > 0 {
-        if n & 1 == 1 {
-            a.update(&b[..]);
-        } else {
-            a.update(p);
-        }
-        n >>= 1;
-    }
-    let a = a.finalize();
-
-    let mut dp = Sha512::new();
-    for _ in 0..p.len() {
-        dp.update(p);
-    }
-    let dp = dp.finalize();
-    let p_seq: Vec<u8> = dp.iter().cycle().take(p.len()).copied().collect();
-
-    let mut ds = Sha512::new();
-    for _ in 0..16 + usize::from(a[0]) {
-        ds.update(s);
-    }
-    let ds = ds.finalize();
-    let s_seq: Vec<u8> = ds.iter().cycle().take(s.len()).copied().collect();
-
-    let mut c: Vec<u8> = a.to_vec();
-    for i in 0..ROUNDS {
-        let mut h = Sha512::new();
-        if i % 2 == 1 {
-            h.update(&p_seq);
-        } else {
-            h.update(&c);
-        }
-        if i % 3 != 0 {
-            h.update(&s_seq);
-        }
-        if i % 7 != 0 {
-            h.update(&p_seq);
-        }
-        if i % 2 == 1 {
-            h.update(&c);
-        } else {
-            h.update(&p_seq);
-        }
-        c = h.finalize().to_vec();
-    }
-
-    let mut out = format!("$6${}$", String::from_utf8_lossy(s));
-    let mut push = |b2: u8, b1: u8, b0: u8, n: usize| {
-        let mut w = (u32::from(b2) << 16) | (u32::from(b1) << 8) | u32::from(b0);
-        for _ in 0..n {
-            out.push(char::from(ITOA64[(w & 0x3f) as usize]));
-            w >>= 6;
-        }
-    };
-    // The byte order the SHA-512 crypt specification fixes.
-    for k in 0..21 {
-        let i0 = k;
-        let i1 = (k + 21) % 63;
-        let i2 = (k + 42) % 63;
-        let (x, y, z) = match k % 3 {
-            0 => (i0, i1, i2),
-            1 => (i1, i2, i0),
-            _ => (i2, i0, i1),
-        };
-        push(c[x], c[y], c[z], 4);
-    }
-    push(0, 0, c[63], 2);
-    out
+    let salt = &salt.as_bytes()[..salt.len().min(MAX_SALT)];
+    let digest = sha_crypt::sha512_crypt(password.as_bytes(), salt, Params::RECOMMENDED);
+    let ordered: Vec<u8> = SHA512_ORDER.iter().map(|&i| digest[i]).collect();
+    format!(
+        "$6${}${}",
+        String::from_utf8_lossy(salt),
+        Base64ShaCrypt::encode_string(&ordered)
+    )
 }
 
 /// A random 16-character salt from the crypt alphabet.
 pub fn random_salt() -> String {
-    let mut bytes = [0u8; 16];
-    let ok = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
-        .is_ok();
-    if !ok {
-        // No urandom: mix the clock and pid so two salts still differ.
+    let mut bytes = [0u8; MAX_SALT];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No entropy source: mix the clock and pid so two salts still differ.
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0)
             ^ u128::from(std::process::id());
-        let h = Sha512::digest(seed.to_le_bytes());
-        bytes.copy_from_slice(&h[..16]);
+        bytes.copy_from_slice(&seed.to_le_bytes());
     }
     bytes
         .iter()

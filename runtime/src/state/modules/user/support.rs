@@ -8,40 +8,20 @@ use crate::state::{StateCall, StateReturn};
 use brine_core::Value;
 use std::path::PathBuf;
 
-/// Quote `s` for `/bin/sh` (the runner always goes through a shell).
-pub fn quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// One command line from its arguments, each quoted.
-pub fn join_argv<S: AsRef<str>>(argv: &[S]) -> String {
-    argv.iter()
-        .map(|a| quote(a.as_ref()))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Run `argv` (no shell interpretation of its words) with extra environment
-/// variables and optional stdin text.
+/// Run `argv` (started directly: no shell reads its words) with extra
+/// environment variables and optional stdin text.
 pub fn run_argv<S: AsRef<str>>(
     argv: &[S],
     env: &[(&str, &str)],
     stdin: Option<&str>,
 ) -> Result<CommandResult, ExecError> {
     exec::run(&CommandSpec {
-        cmd: join_argv(argv),
         env: env
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         stdin: stdin.map(str::to_string),
-        ..Default::default()
+        ..CommandSpec::argv(argv)
     })
 }
 
@@ -197,10 +177,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quoting_survives_the_shell() {
+    fn words_arrive_as_given() {
         let r = run_argv(&["printf", "%s|", "a b", "it's", "$HOME", ""], &[], None).unwrap();
         assert_eq!(r.stdout, "a b|it's|$HOME||");
-        assert_eq!(quote("plain-1.0"), "plain-1.0");
     }
 
     #[test]

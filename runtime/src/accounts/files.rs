@@ -1,8 +1,12 @@
-//! The local account files (`/etc/passwd`, `/etc/group`, `/etc/shadow`) read
-//! the way Salt's `useradd`, `groupadd` and `linux_shadow` modules see them:
-//! `user.info`, `group.info`, `shadow.info`, the user's group list
-//! (`salt.utils.user.get_group_list`) and `file.group_to_gid`.
+//! The local account files (`/etc/passwd`, `/etc/group`, `/etc/shadow`)
+//! under a root, read the way Salt's `useradd`, `groupadd` and
+//! `linux_shadow` modules see them: `user.info`, `group.info`,
+//! `shadow.info`, the user's group list (`salt.utils.user.get_group_list`)
+//! and `file.group_to_gid`. The user and group states read these files
+//! (the ones `useradd` and `groupadd` write), so tests can point them at a
+//! scratch root.
 
+use super::{GroupEntry, PasswdEntry, ShadowEntry};
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -14,38 +18,6 @@ impl Default for EtcRoot {
     fn default() -> EtcRoot {
         EtcRoot(PathBuf::from("/"))
     }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct PasswdEntry {
-    pub name: String,
-    pub passwd: String,
-    pub uid: i64,
-    pub gid: i64,
-    pub gecos: String,
-    pub home: String,
-    pub shell: String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroupEntry {
-    pub name: String,
-    pub passwd: String,
-    pub gid: i64,
-    pub members: Vec<String>,
-}
-
-/// A shadow entry; empty numeric fields are -1, as Python's `spwd` gives them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShadowEntry {
-    pub name: String,
-    pub passwd: String,
-    pub lstchg: i64,
-    pub min: i64,
-    pub max: i64,
-    pub warn: i64,
-    pub inact: i64,
-    pub expire: i64,
 }
 
 impl EtcRoot {

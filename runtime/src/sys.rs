@@ -1,0 +1,170 @@
+//! The C-library calls that `nix` does not wrap: the local time
+//! (`localtime_r`), whether a locale is installed (`newlocale`) and the
+//! resolver (`getaddrinfo`). This is the workspace's only `unsafe` code;
+//! each function copies what it needs out of libc's structures before it
+//! returns.
+
+use nix::libc;
+use std::ffi::{CStr, CString};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// A moment in local time, as `localtime_r` breaks it down.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalTime {
+    pub hour: i32,
+    pub minute: i32,
+    pub second: i32,
+    /// Seconds east of UTC.
+    pub utc_offset: i64,
+    /// The zone's abbreviation (`UTC`, `CEST`), when libc names one.
+    pub zone: Option<String>,
+}
+
+/// `secs` since the epoch in the local time zone; `None` when the C
+/// library cannot represent it.
+pub fn local_time(secs: i64) -> Option<LocalTime> {
+    let t = libc::time_t::try_from(secs).ok()?;
+    // SAFETY: `tm` is plain data for which all-zero is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live locals of the right types;
+    // localtime_r writes only into `tm`.
+    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
+        return None;
+    }
+    let zone = if tm.tm_zone.is_null() {
+        None
+    } else {
+        // SAFETY: tm_zone points into libc's zone table, NUL-terminated and
+        // alive for the process; it is copied at once.
+        let name = unsafe { CStr::from_ptr(tm.tm_zone) };
+        Some(name.to_string_lossy().into_owned())
+    };
+    // `c_long` is 32 bits wide on 32-bit targets.
+    #[allow(clippy::useless_conversion)]
+    let utc_offset = i64::from(tm.tm_gmtoff);
+    Some(LocalTime {
+        hour: tm.tm_hour,
+        minute: tm.tm_min,
+        second: tm.tm_sec,
+        utc_offset,
+        zone,
+    })
+}
+
+/// Whether the C library has an `LC_CTYPE` locale of this name. Probed with
+/// `newlocale`, which unlike `setlocale` leaves the process (and its other
+/// threads) alone.
+pub fn locale_installed(name: &str) -> bool {
+    let Ok(c) = CString::new(name) else {
+        return false;
+    };
+    // SAFETY: a valid NUL-terminated name and no base locale.
+    let loc = unsafe { libc::newlocale(libc::LC_CTYPE_MASK, c.as_ptr(), std::ptr::null_mut()) };
+    if loc.is_null() {
+        return false;
+    }
+    // SAFETY: `loc` came from newlocale and is freed once.
+    unsafe { libc::freelocale(loc) };
+    true
+}
+
+/// Which addresses [`getaddrinfo`] asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Any,
+    V4,
+    V6,
+}
+
+/// One answer of the resolver.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddrInfo {
+    /// `None` for a family other than IPv4/IPv6.
+    pub addr: Option<IpAddr>,
+    /// The canonical name, on the answers that carry one.
+    pub canonname: Option<String>,
+}
+
+/// `getaddrinfo(host)` for one family; with `canonical`, TCP stream answers
+/// with the canonical name asked for (`AI_CANONNAME`). Empty on failure.
+pub fn getaddrinfo(host: &str, family: Family, canonical: bool) -> Vec<AddrInfo> {
+    let Ok(c) = CString::new(host) else {
+        return Vec::new();
+    };
+    // SAFETY: addrinfo is plain data; all-zero is the "no hints" value.
+    let mut hints: libc::addrinfo = unsafe { std::mem::zeroed() };
+    hints.ai_family = match family {
+        Family::Any => libc::AF_UNSPEC,
+        Family::V4 => libc::AF_INET,
+        Family::V6 => libc::AF_INET6,
+    };
+    if canonical {
+        hints.ai_socktype = libc::SOCK_STREAM;
+        hints.ai_protocol = libc::IPPROTO_TCP;
+        hints.ai_flags = libc::AI_CANONNAME;
+    }
+    let mut res: *mut libc::addrinfo = std::ptr::null_mut();
+    // SAFETY: a valid host string and hints; `res` is freed below.
+    let rc = unsafe { libc::getaddrinfo(c.as_ptr(), std::ptr::null(), &hints, &mut res) };
+    if rc != 0 || res.is_null() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut cur = res;
+    while !cur.is_null() {
+        // SAFETY: `cur` is a node of the list getaddrinfo returned.
+        let ai = unsafe { &*cur };
+        cur = ai.ai_next;
+        let canonname = if ai.ai_canonname.is_null() {
+            None
+        } else {
+            // SAFETY: a NUL-terminated string owned by the list, copied here.
+            let name = unsafe { CStr::from_ptr(ai.ai_canonname) };
+            Some(name.to_string_lossy().into_owned())
+        };
+        let addr = if ai.ai_addr.is_null() {
+            None
+        } else {
+            match ai.ai_family {
+                libc::AF_INET => {
+                    // SAFETY: AF_INET answers carry a sockaddr_in.
+                    let sin = unsafe { &*ai.ai_addr.cast::<libc::sockaddr_in>() };
+                    Some(IpAddr::V4(Ipv4Addr::from(u32::from_be(
+                        sin.sin_addr.s_addr,
+                    ))))
+                }
+                libc::AF_INET6 => {
+                    // SAFETY: AF_INET6 answers carry a sockaddr_in6.
+                    let sin6 = unsafe { &*ai.ai_addr.cast::<libc::sockaddr_in6>() };
+                    Some(IpAddr::V6(Ipv6Addr::from(sin6.sin6_addr.s6_addr)))
+                }
+                _ => None,
+            }
+        };
+        out.push(AddrInfo { addr, canonname });
+    }
+    // SAFETY: `res` came from getaddrinfo and is freed once.
+    unsafe { libc::freeaddrinfo(res) };
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_time_and_locale_and_resolver() {
+        let t = local_time(0).unwrap();
+        assert!((0..24).contains(&t.hour) && (0..60).contains(&t.minute));
+        assert!(t.zone.is_some_and(|z| !z.is_empty()));
+        assert!(locale_installed("C"));
+        assert!(!locale_installed("xx_NOPE.UTF-8"));
+        assert!(!locale_installed("bad\0name"));
+        let v4 = getaddrinfo("127.0.0.1", Family::V4, false);
+        assert!(v4
+            .iter()
+            .any(|a| a.addr == Some(IpAddr::V4(Ipv4Addr::LOCALHOST))));
+        assert!(getaddrinfo("127.0.0.1", Family::V6, false).is_empty());
+        assert!(getaddrinfo("nul\0host", Family::Any, true).is_empty());
+    }
+}
