@@ -24,6 +24,8 @@
 //! grains/pillar/opts are converted to template values once per thread and
 //! reused while the same `Arc<MinionData>` is rendered.
 
+#[cfg(any(test, feature = "salt-cases"))]
+pub mod cases;
 mod convert;
 mod filters;
 mod mutable;
