@@ -3,7 +3,7 @@
 //! master's configuration in pillar).
 
 use super::grains::default_or_empty;
-use super::params::{opt_string, Params};
+use super::params::{delimiter, Params};
 use super::traverse::traverse;
 use super::{CallError, Ctx, Function};
 use brine_compile::render::functions::{DataRef, Node, Returned, Source, Step};
@@ -20,9 +20,9 @@ brine-call config.get pkg:web default=apache2",
 )];
 
 fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let key = p.require("key")?.to_python_str();
+    let key = p.require_str("key")?;
     let default = p.take_at("default");
-    let delimiter = opt_string(p.take("delimiter")).unwrap_or_else(|| ":".into());
+    let delimiter = delimiter(p.take("delimiter"));
     let merge = p.take("merge");
     let mut omit = |name: &str| p.take(name).is_some_and(|v| v.is_truthy());
     let (omit_opts, omit_pillar, omit_master, omit_grains) = (

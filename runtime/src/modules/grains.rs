@@ -1,7 +1,7 @@
 //! Salt's `grains` module: reading the minion's grains, and `filter_by`,
 //! the lookup table formulas pick OS-specific settings from.
 
-use super::params::{opt_string, Params};
+use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
 use super::{CallError, Ctx, Function};
 use brine_compile::matcher::glob::fnmatch;
@@ -76,16 +76,16 @@ pub(super) fn default_or_empty(default: Option<(Value, ArgName)>) -> Returned<'s
 }
 
 fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let key = p.require("key")?.to_python_str();
+    let key = p.require_str("key")?;
     let default = p.take_at("default");
-    let delimiter = opt_string(p.take("delimiter")).unwrap_or_else(|| ":".into());
+    let delimiter = delimiter(p.take("delimiter"));
     p.take("ordered");
     p.finish()?;
     Ok(found(cx, &key, &delimiter).unwrap_or_else(|| default_or_empty(default)))
 }
 
 fn has_value<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let key = p.require("key")?.to_python_str();
+    let key = p.require_str("key")?;
     p.finish()?;
     let hit = traverse(cx.grains, &key, ":").is_some_and(|(v, _)| v.is_truthy());
     Ok(Returned::New(Value::Bool(hit)))
@@ -94,7 +94,7 @@ fn has_value<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError>
 fn item<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let keys = p.rest();
     let default = p.kw("default").filter(|d| !d.is_null());
-    let delimiter = opt_string(p.kw("delimiter")).unwrap_or_else(|| ":".into());
+    let delimiter = delimiter(p.kw("delimiter"));
     p.kw("sanitize");
     p.finish()?;
     Ok(Returned::Dict(

@@ -1,7 +1,7 @@
 //! Salt's `match` module: does a target expression select this minion,
 //! by Salt's matchers (`brine_compile::matcher`).
 
-use super::params::{opt_string, Params};
+use super::params::{delimiter, opt_string, Params};
 use super::{CallError, Ctx, Function};
 use brine_compile::matcher::{self, MatchError};
 use brine_compile::render::functions::Returned;
@@ -68,7 +68,7 @@ brine-call match.pillar_pcre 'role:w.b'",
 
 /// `match.glob(tgt, minion_id=None)` and friends.
 fn by_id<'c>(cx: &Ctx<'c>, mut p: Params, kind: &str) -> Result<Returned<'c>, CallError> {
-    let tgt = p.require("tgt")?.to_python_str();
+    let tgt = p.require_str("tgt")?;
     let minion_id = opt_string(p.take("minion_id"));
     p.finish()?;
     let mut minion = cx.minion_data();
@@ -83,8 +83,8 @@ fn by_id<'c>(cx: &Ctx<'c>, mut p: Params, kind: &str) -> Result<Returned<'c>, Ca
 
 /// `match.grain(tgt, delimiter=':')` and friends.
 fn by_data<'c>(cx: &Ctx<'c>, mut p: Params, kind: &str) -> Result<Returned<'c>, CallError> {
-    let tgt = p.require("tgt")?.to_python_str();
-    let delimiter = opt_string(p.take("delimiter")).unwrap_or_else(|| ":".into());
+    let tgt = p.require_str("tgt")?;
+    let delimiter = delimiter(p.take("delimiter"));
     p.finish()?;
     if delimiter != ":" {
         return Err(CallError::Failed(format!(
@@ -95,7 +95,7 @@ fn by_data<'c>(cx: &Ctx<'c>, mut p: Params, kind: &str) -> Result<Returned<'c>, 
 }
 
 fn ipcidr<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let tgt = p.require("tgt")?.to_python_str();
+    let tgt = p.require_str("tgt")?;
     p.finish()?;
     run("ipcidr", &tgt, &cx.minion_data())
 }

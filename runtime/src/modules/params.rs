@@ -6,14 +6,15 @@ use super::CallError;
 use brine_compile::render::functions::ArgName;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
-use std::collections::VecDeque;
+use std::borrow::Cow;
 
 /// The arguments of one call, taken parameter by parameter: by keyword
 /// first, else by position; leftovers are an error at [`Params::finish`].
 pub(crate) struct Params {
-    fun: String,
-    /// Positional arguments not taken yet, with their position in the call.
-    args: VecDeque<(usize, Value)>,
+    fun: &'static str,
+    /// The positional arguments; those before `next` are taken.
+    args: Vec<Value>,
+    next: usize,
     pub(crate) kwargs: Map,
     /// Accepts **kwargs: unknown keywords are not an error.
     pub open_kwargs: bool,
@@ -24,12 +25,13 @@ pub(crate) struct Params {
 
 impl Params {
     /// `fun` is the function's own name (`get`), as Python's messages say it.
-    pub(crate) fn new(fun: &str, a: CallArgs) -> Params {
+    pub(crate) fn new(fun: &'static str, a: CallArgs) -> Params {
         let mut kwargs = a.kwargs;
         kwargs.retain(|k, _| !k.starts_with("__pub_"));
         Params {
-            fun: fun.to_string(),
-            args: a.args.into_iter().enumerate().collect(),
+            fun,
+            args: a.args,
+            next: 0,
             kwargs,
             open_kwargs: false,
             twice: None,
@@ -46,14 +48,20 @@ impl Params {
         if let Some(v) = self.kwargs.shift_remove(name) {
             // Python binds the next positional argument to this parameter
             // too: "got multiple values".
-            if !self.args.is_empty() && self.twice.is_none() {
+            if self.next < self.args.len() && self.twice.is_none() {
                 self.twice = Some(name.to_string());
             }
             return Some((v, ArgName::Keyword(name.to_string())));
         }
-        self.args
-            .pop_front()
-            .map(|(i, v)| (v, ArgName::Position(i)))
+        let i = self.next;
+        let v = std::mem::take(self.args.get_mut(i)?);
+        self.next += 1;
+        Some((v, ArgName::Position(i)))
+    }
+
+    /// A required string parameter (anything else as Python's `str()`).
+    pub fn require_str(&mut self, name: &str) -> Result<String, CallError> {
+        self.require(name).map(into_string)
     }
 
     /// A required parameter.
@@ -78,7 +86,9 @@ impl Params {
 
     /// All remaining positional arguments (`*args`).
     pub fn rest(&mut self) -> Vec<Value> {
-        self.args.drain(..).map(|(_, v)| v).collect()
+        let rest = self.args.split_off(self.next.min(self.args.len()));
+        self.next = self.args.len();
+        rest
     }
 
     /// Fail on arguments the function does not take.
@@ -95,11 +105,11 @@ impl Params {
                 self.fun
             )));
         }
-        if !self.args.is_empty() {
+        let left = self.args.len().saturating_sub(self.next);
+        if left > 0 {
             return Err(CallError::InvalidArguments(format!(
-                "{}() got {} unexpected positional argument(s)",
-                self.fun,
-                self.args.len()
+                "{}() got {left} unexpected positional argument(s)",
+                self.fun
             )));
         }
         Ok(())
@@ -110,8 +120,21 @@ impl Params {
 pub(crate) fn opt_string(v: Option<Value>) -> Option<String> {
     match v {
         None | Some(Value::Null) => None,
-        Some(v) => Some(v.to_python_str()),
+        Some(v) => Some(into_string(v)),
     }
+}
+
+/// A value as Python's `str()` gives it; a string is moved, not copied.
+pub(crate) fn into_string(v: Value) -> String {
+    match v {
+        Value::Str(s) => s,
+        other => other.to_python_str(),
+    }
+}
+
+/// A `delimiter` parameter: `:` unless given.
+pub(crate) fn delimiter(v: Option<Value>) -> Cow<'static, str> {
+    opt_string(v).map_or(Cow::Borrowed(":"), Cow::Owned)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! every function reads the pillar compiled so far.
 
 use super::grains::default_or_empty;
-use super::params::{opt_string, Params};
+use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
 use super::{CallError, Ctx, Function};
 use crate::context::FreshPillar;
@@ -95,15 +95,15 @@ struct Get {
     default: Option<(Value, ArgName)>,
     merge: bool,
     merge_nested: Option<Value>,
-    delimiter: String,
+    delimiter: std::borrow::Cow<'static, str>,
 }
 
 fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let key = p.require("key")?.to_python_str();
+    let key = p.require_str("key")?;
     let default = p.take_at("default");
     let merge = p.take("merge").is_some_and(|v| v.is_truthy());
     let merge_nested = p.take("merge_nested_lists");
-    let delimiter = opt_string(p.take("delimiter")).unwrap_or_else(|| ":".into());
+    let delimiter = delimiter(p.take("delimiter"));
     let req = fresh_request(&mut p, None);
     p.finish()?;
     let g = Get {
@@ -191,7 +191,7 @@ fn merge_default(
 fn item<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let keys: Vec<String> = p.rest().iter().map(Value::to_python_str).collect();
     let default = p.kw("default").filter(|d| !d.is_null());
-    let delimiter = opt_string(p.kw("delimiter")).unwrap_or_else(|| ":".into());
+    let delimiter = delimiter(p.kw("delimiter"));
     let req = fresh_request(&mut p, None);
     p.finish()?;
     Ok(match fresh(cx, req) {
@@ -268,8 +268,8 @@ fn raw<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
 }
 
 fn keys<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let key = p.require("key")?.to_python_str();
-    let delimiter = opt_string(p.take("delimiter")).unwrap_or_else(|| ":".into());
+    let key = p.require_str("key")?;
+    let delimiter = delimiter(p.take("delimiter"));
     p.finish()?;
     match traverse(cx.pillar, &key, &delimiter) {
         Some((Value::Map(m), _)) => Ok(Returned::New(Value::List(

@@ -82,16 +82,23 @@ fn in_list<'a>(items: &'a [Value], part: &str, path: &mut Vec<Step>) -> Option<&
 /// The key a non-string YAML scalar is stored under in brine's data
 /// (`True` → `true`, `0x50` → `80`), when it differs from the text.
 fn yaml_key(part: &str) -> Option<String> {
-    // Only what could resolve to a bool, null or number is worth parsing.
-    let maybe_scalar = part.is_empty()
-        || part.starts_with(|c: char| c.is_ascii_digit() || "+-.~yYnNtTfFoO".contains(c));
-    if !maybe_scalar {
+    // PyYAML's booleans and nulls, without parsing (misses are common:
+    // `pillar.get('nginx:lookup', {})`).
+    let word = match part {
+        "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => "true",
+        "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => "false",
+        "" | "~" | "null" | "Null" | "NULL" => "null",
+        _ => "",
+    };
+    if !word.is_empty() {
+        return (word != part).then(|| word.to_string());
+    }
+    // Only what starts like a number is worth parsing.
+    if !part.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c)) {
         return None;
     }
     match brine_core::yaml::load(part).ok()? {
-        v @ (Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_)) => {
-            Some(key_string(&v)).filter(|k| k != part)
-        }
+        v @ (Value::Int(_) | Value::Float(_)) => Some(key_string(&v)).filter(|k| k != part),
         _ => None,
     }
 }
@@ -132,6 +139,9 @@ mod tests {
             ("a:b:9", ":", None),
             ("a:0x50", ":", Some(json!("port"))),
             ("a:True", ":", Some(json!("yes"))),
+            ("a:on", ":", Some(json!("yes"))),
+            ("a:nope", ":", None),
+            ("a:+80", ":", Some(json!("port"))),
             ("l:y", ":", Some(json!(2))),
             ("a/b/ 0 ", "/", Some(json!(10))),
             ("a:b", "", None),
