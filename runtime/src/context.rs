@@ -453,6 +453,33 @@ mod tests {
     }
 
     #[test]
+    fn remote_errors_say_what_was_asked_and_why() {
+        let cause = |t: &str| -> Box<dyn std::error::Error + Send + Sync> { t.into() };
+        let cases = [
+            (
+                Asked::Pillar,
+                "the master did not compile the pillar: timed out",
+            ),
+            (
+                Asked::States,
+                "the master did not compile the states: timed out",
+            ),
+            (
+                Asked::Lookup,
+                "the master did not answer the lookup: timed out",
+            ),
+        ];
+        for (asked, want) in cases {
+            let e = RemoteError::NoAnswer {
+                asked,
+                cause: cause("timed out"),
+            };
+            assert_eq!(e.to_string(), want);
+        }
+        assert_eq!(RemoteError::Unreachable("gone".into()).to_string(), "gone");
+    }
+
+    #[test]
     fn fresh_errors_replace_in_memory_ones_and_failures_become_errors() {
         let (m, _) = minion(
             Ok(map(json!({"_errors": ["new problem"], "x": 1}))),

@@ -253,3 +253,21 @@ fn filter_by<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError>
     }
     Ok(pick.map_or(Returned::New(Value::Null), Pick::returned))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::fnmatch;
+
+    /// `filter_by` matches grain values against its keys with Python's
+    /// `fnmatch.fnmatchcase`.
+    #[test]
+    fn fnmatch_like_python() {
+        assert!(fnmatch("Debian", "Deb*"));
+        assert!(fnmatch("Debian", "D?bian"));
+        assert!(fnmatch("web01", "web[0-9]*"));
+        assert!(!fnmatch("web01", "web[!0]*"));
+        assert!(fnmatch("a[b", "a[b"));
+        assert!(!fnmatch("RedHat", "Debian"));
+        assert!(fnmatch("", "*"));
+    }
+}

@@ -109,11 +109,6 @@ impl Function {
             run: Run::Minion(f),
         }
     }
-
-    /// Whether templates may call it.
-    pub fn in_templates(&self) -> bool {
-        matches!(self.run, Run::Reads(_))
-    }
 }
 
 /// What a function returned, and the exit code salt-call would give

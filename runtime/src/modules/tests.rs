@@ -406,3 +406,43 @@ fn pillar_templates_call_the_registry() {
         "{errors}"
     );
 }
+
+/// A managed file's Jinja template calls the registry too (the state run
+/// hands the minion's functions to the file state).
+#[test]
+fn managed_file_templates_call_the_registry() {
+    let td = tempfile::tempdir().unwrap();
+    let roots = td.path().join("salt");
+    std::fs::create_dir_all(&roots).unwrap();
+    std::fs::write(
+        roots.join("motd.j2"),
+        "{{ salt['pillar.get']('app:name') }} on {{ salt.grains.get('os') }}\n",
+    )
+    .unwrap();
+    let mut m = minion();
+    m.opts.insert(
+        "file_roots".into(),
+        Value::from_json(&json!({"base": [roots.display().to_string()]})),
+    );
+    m.opts.insert(
+        "cachedir".into(),
+        Value::Str(td.path().join("cache").display().to_string()),
+    );
+    let target = td.path().join("motd");
+    let name = format!("name={}", target.display());
+    let got = run(
+        &mut m,
+        "state.single",
+        &[
+            "file.managed",
+            &name,
+            "source=salt://motd.j2",
+            "template=jinja",
+        ],
+    );
+    assert!(got.is_ok(), "{got:?}");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap_or_default(),
+        "web on Debian\n"
+    );
+}
