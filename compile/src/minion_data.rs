@@ -1,6 +1,8 @@
 //! What the compile side knows about one minion: the `opts`, `grains` and
-//! `pillar` dictionaries Salt's renderers and matchers are given.
+//! `pillar` dictionaries Salt's renderers and matchers are given, and the
+//! execution functions its templates may call.
 
+use crate::render::functions::Functions;
 use brine_core::Value;
 
 #[derive(Debug, Clone, Default)]
@@ -13,4 +15,7 @@ pub struct MinionData {
     pub pillar: Value,
     /// The minion's (or master's) configuration as Salt's `opts` dict.
     pub opts: Value,
+    /// `salt[...]` in templates (Salt's `__salt__`): the caller's registry;
+    /// none by default.
+    pub functions: Functions,
 }

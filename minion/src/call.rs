@@ -70,7 +70,7 @@ pub fn from_matches(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
 
 /// Run a parsed command line; returns the process exit code.
 pub fn run(cli: &Cli) -> i32 {
-    let (mut minion, warnings) = match Minion::start_local(&cli.confdir) {
+    let (mut minion, warnings) = match Minion::start_local(&cli.confdir, modules::functions()) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("Error: {e}");

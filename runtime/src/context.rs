@@ -7,12 +7,17 @@
 //! own configuration (`brine-call --local`), or the master (`brine-minion`,
 //! through [`RemoteMaster`]). Functions call the methods below, never the
 //! compile pipeline directly, so both modes give the same answers.
+//!
+//! The minion also carries the execution functions its templates call
+//! (`salt[...]`, Salt's `__salt__`): the runtime's registry, handed in by
+//! whoever starts the minion.
 
 use crate::grains;
 use crate::state::fileclient::{FileClient, LocalFileClient};
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::merge::{merge, MergeStrategy};
 use brine_compile::pillar::{self, PillarRequest};
+use brine_compile::render::functions::Functions;
 use brine_compile::request::{
     CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
 };
@@ -31,6 +36,8 @@ pub struct Minion {
     pub pillar: Map,
     /// Who compiles pillars and states and serves `salt://` files.
     pub source: CompileSource,
+    /// What `salt[...]` calls in templates rendered for this minion.
+    pub functions: Functions,
 }
 
 /// Who reads the trees for this minion.
@@ -54,18 +61,53 @@ impl std::fmt::Debug for CompileSource {
 }
 
 /// A master that compiles for this minion. Called from the thread running a
-/// function, so the calls may block. `Err` carries why no answer came back
-/// (master unreachable, refused...).
+/// function, so the calls may block.
 pub trait RemoteMaster: Send + Sync {
     /// The pillar the master compiles for `req` (its `pillarenv` already
     /// resolved from the call and the minion's options).
-    fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String>;
+    fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, RemoteError>;
     /// A state compile (or one of its stages) by the master.
-    fn compile_states(&self, req: CompileStates) -> Result<CompiledStates, String>;
+    fn compile_states(&self, req: CompileStates) -> Result<CompiledStates, RemoteError>;
     /// A Hiera lookup in the master's hierarchies.
-    fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, String>;
+    fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, RemoteError>;
     /// `salt://` files from the master.
     fn file_client(&self) -> Arc<dyn FileClient>;
+}
+
+/// Why a [`RemoteMaster`] gave no answer. Its text is what the caller
+/// reports (in the pillar's `_errors`, a state run's errors).
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    /// The request or its answer did not get through (no route, timed out,
+    /// refused, unreadable); `asked` says what was asked of the master.
+    #[error("the master did not {asked}: {cause}")]
+    NoAnswer {
+        asked: Asked,
+        // Shown in the message rather than chained as a source, so the one
+        // line that reaches the user says why.
+        cause: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// There is no master to ask (the link is down, or never came up).
+    #[error("{0}")]
+    Unreachable(String),
+}
+
+/// What was asked of the master, as [`RemoteError`] words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    Pillar,
+    States,
+    Lookup,
+}
+
+impl std::fmt::Display for Asked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Asked::Pillar => "compile the pillar",
+            Asked::States => "compile the states",
+            Asked::Lookup => "answer the lookup",
+        })
+    }
 }
 
 /// A pillar compile asked for by a function (`pillar.items pillarenv=x`).
@@ -77,17 +119,22 @@ pub struct FreshPillar {
 }
 
 impl Minion {
-    /// Read `CONFDIR/minion`, collect grains, compile the start-up pillar.
-    /// Returns the minion and the configuration warnings.
-    pub fn start_local(confdir: &Path) -> Result<(Minion, Vec<String>), OptsError> {
-        let (mut minion, warnings) = Minion::load(confdir)?;
+    /// Read `CONFDIR/minion`, collect grains, compile the start-up pillar
+    /// (its templates calling `functions`). Returns the minion and the
+    /// configuration warnings.
+    pub fn start_local(
+        confdir: &Path,
+        functions: Functions,
+    ) -> Result<(Minion, Vec<String>), OptsError> {
+        let (mut minion, warnings) = Minion::load(confdir, functions)?;
         minion.pillar = minion.compile_pillar(&FreshPillar::default(), false);
         Ok((minion, warnings))
     }
 
     /// Read `CONFDIR/minion` and collect grains; the pillar is left empty
     /// (the daemon fetches it from the master once authenticated).
-    pub fn load(confdir: &Path) -> Result<(Minion, Vec<String>), OptsError> {
+    /// `functions` are what templates rendered for it call.
+    pub fn load(confdir: &Path, functions: Functions) -> Result<(Minion, Vec<String>), OptsError> {
         let loaded = opts::load(&confdir.join("minion"), opts::minion_defaults())?;
         let mut opts = loaded.opts;
         // The id defaults to the fqdn; server_id and friends need the id.
@@ -113,6 +160,7 @@ impl Minion {
             grains,
             pillar: Map::new(),
             source: CompileSource::Local,
+            functions,
         };
         Ok((minion, loaded.warnings))
     }
@@ -140,6 +188,7 @@ impl Minion {
                     saltenv: req.saltenv.clone(),
                     pillar_override: req.pillar_override.clone(),
                     known_pillar: on_demand.then(|| self.pillar.clone()),
+                    functions: self.functions.clone(),
                 })
             }
             CompileSource::Master(r) => r,
@@ -154,7 +203,10 @@ impl Minion {
             .unwrap_or_else(|e| {
                 tracing::error!("Pillar render error: {e}");
                 let mut m = Map::new();
-                m.insert("_errors".into(), Value::List(vec![Value::Str(e)]));
+                m.insert(
+                    "_errors".into(),
+                    Value::List(vec![Value::Str(e.to_string())]),
+                );
                 m
             });
         if on_demand && opts::get_bool(&self.opts, "ssh_merge_pillar", false) {
@@ -204,7 +256,7 @@ impl Minion {
         req: &StateRequest,
         stage: CompileStage,
         mods: Option<Vec<String>>,
-    ) -> Result<CompiledStates, String> {
+    ) -> Result<CompiledStates, RemoteError> {
         let test = req.opts.get("test").is_some_and(Value::is_truthy);
         r.compile_states(self.states_request(req, stage, mods, Value::Null, test))
     }
@@ -217,7 +269,7 @@ impl Minion {
         match self.remote_stage(r, req, CompileStage::Top, None) {
             Ok(CompiledStates::Top { top, errors }) => (top, errors),
             Ok(_) => (Map::new(), vec![UNEXPECTED.into()]),
-            Err(e) => (Map::new(), vec![e]),
+            Err(e) => (Map::new(), vec![e.to_string()]),
         }
     }
 
@@ -261,7 +313,7 @@ impl Minion {
         Some(
             r.compile_states(cs)
                 .unwrap_or_else(|e| CompiledStates::Errors {
-                    errors: vec![e],
+                    errors: vec![e.to_string()],
                     retcode: 1,
                 }),
         )
@@ -269,7 +321,11 @@ impl Minion {
 
     /// `hiera.lookup` in the master's hierarchies; `None` for a local
     /// minion, which looks up in-process.
-    pub fn hiera_lookup(&self, key: &str, merge: &Value) -> Option<Result<HieraResult, String>> {
+    pub fn hiera_lookup(
+        &self,
+        key: &str,
+        merge: &Value,
+    ) -> Option<Result<HieraResult, RemoteError>> {
         let CompileSource::Master(r) = &self.source else {
             return None;
         };
@@ -286,7 +342,7 @@ impl Minion {
 const UNEXPECTED: &str = "the master answered the state compile with something unexpected";
 
 /// A render-stage answer from the master as the local render gives it.
-fn rendered(r: Result<CompiledStates, String>) -> Rendered {
+fn rendered(r: Result<CompiledStates, RemoteError>) -> Rendered {
     match r {
         Ok(CompiledStates::Rendered { high, errors }) => Rendered { high, errors },
         Ok(CompiledStates::Errors { errors, .. }) => Rendered {
@@ -299,7 +355,7 @@ fn rendered(r: Result<CompiledStates, String>) -> Rendered {
         },
         Err(e) => Rendered {
             high: Map::new(),
-            errors: vec![e],
+            errors: vec![e.to_string()],
         },
     }
 }
@@ -335,15 +391,15 @@ mod tests {
     }
 
     impl RemoteMaster for FakeMaster {
-        fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String> {
+        fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, RemoteError> {
             self.asked.lock().unwrap().push(req.clone());
-            self.answer.clone()
+            self.answer.clone().map_err(RemoteError::Unreachable)
         }
-        fn compile_states(&self, _: CompileStates) -> Result<CompiledStates, String> {
-            Err("no states here".into())
+        fn compile_states(&self, _: CompileStates) -> Result<CompiledStates, RemoteError> {
+            Err(RemoteError::Unreachable("no states here".into()))
         }
-        fn hiera_lookup(&self, _: HieraLookup) -> Result<HieraResult, String> {
-            Err("no hiera here".into())
+        fn hiera_lookup(&self, _: HieraLookup) -> Result<HieraResult, RemoteError> {
+            Err(RemoteError::Unreachable("no hiera here".into()))
         }
         fn file_client(&self) -> Arc<dyn FileClient> {
             Arc::new(LocalFileClient::default())
@@ -367,6 +423,7 @@ mod tests {
             grains: Map::new(),
             pillar: map(json!({"old": 1, "shared": {"a": 1}, "_errors": ["stale"]})),
             source: CompileSource::Master(fake.clone()),
+            functions: Functions::default(),
         };
         (m, fake)
     }
@@ -393,6 +450,33 @@ mod tests {
         // Without ssh_merge_pillar, no merge either.
         let (m, _) = minion(Ok(fresh.clone()), json!({"ssh_merge_pillar": false}));
         assert_eq!(m.compile_pillar(&FreshPillar::default(), true), fresh);
+    }
+
+    #[test]
+    fn remote_errors_say_what_was_asked_and_why() {
+        let cause = |t: &str| -> Box<dyn std::error::Error + Send + Sync> { t.into() };
+        let cases = [
+            (
+                Asked::Pillar,
+                "the master did not compile the pillar: timed out",
+            ),
+            (
+                Asked::States,
+                "the master did not compile the states: timed out",
+            ),
+            (
+                Asked::Lookup,
+                "the master did not answer the lookup: timed out",
+            ),
+        ];
+        for (asked, want) in cases {
+            let e = RemoteError::NoAnswer {
+                asked,
+                cause: cause("timed out"),
+            };
+            assert_eq!(e.to_string(), want);
+        }
+        assert_eq!(RemoteError::Unreachable("gone".into()).to_string(), "gone");
     }
 
     #[test]

@@ -145,6 +145,7 @@ mod tests {
             grains: v.get("grains").cloned().unwrap_or_default(),
             pillar: v.get("pillar").cloned().unwrap_or_default(),
             opts: v.get("opts").cloned().unwrap_or_default(),
+            functions: Default::default(),
         }
     }
 

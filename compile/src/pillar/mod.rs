@@ -13,6 +13,7 @@ pub mod stack;
 pub mod top;
 
 use crate::opts;
+use crate::render::functions::Functions;
 use crate::roots::{fnmatch_filter, has_glob, Roots};
 use crate::MinionData;
 use brine_core::{Map, Value};
@@ -48,6 +49,8 @@ pub struct PillarRequest {
     /// The pillar the minion already holds in memory, if any: templates see
     /// it as `pillar`, and with `ssh_merge_pillar` it lies under the result.
     pub known_pillar: Option<Map>,
+    /// What `salt[...]` calls in the templates.
+    pub functions: Functions,
 }
 
 /// The compile state shared by the steps (Salt's `Pillar` object).
@@ -96,6 +99,7 @@ pub fn compile(req: &PillarRequest) -> Map {
         grains: req.grains.clone(),
         pillar: Value::Map(req.known_pillar.clone().unwrap_or_default()),
         opts: Value::Map(o.clone()),
+        functions: req.functions.clone(),
     });
 
     let roots = Roots::new(pillar_roots(

@@ -386,6 +386,7 @@ impl Renderer {
                 grains: minion.grains.clone(),
                 pillar: pillar.clone(),
                 opts: env_opts,
+                functions: minion.functions.clone(),
             }),
             opts: minion.opts.clone(),
             saltenv,

@@ -1,6 +1,8 @@
 //! Jinja through minijinja, with Salt's template context: `grains`, `pillar`,
 //! `opts`, `saltenv`, `sls`, `slspath`, `tpldir`, ..., and `salt` as a
-//! mapping of callables (`salt['pillar.get']`, `salt.grains.get`, ...).
+//! mapping of callables (`salt['pillar.get']`, `salt.grains.get`, ...):
+//! the execution functions the caller handed in with the minion
+//! ([`MinionData::functions`]).
 //!
 //! What Salt 3007's jinja renderer does and this mirrors:
 //! - `StrictUndefined` (unless `allow_undefined` is set in opts): printing,
@@ -24,6 +26,8 @@
 //! grains/pillar/opts are converted to template values once per thread and
 //! reused while the same `Arc<MinionData>` is rendered.
 
+#[cfg(any(test, feature = "salt-cases"))]
+pub mod cases;
 mod convert;
 mod filters;
 mod mutable;

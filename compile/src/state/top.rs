@@ -672,6 +672,7 @@ pub(crate) mod tests {
             grains: Value::from_json(&json!({"id": "web1", "os": "Debian"})),
             pillar: Value::from_json(&json!({"tier": "prod"})),
             opts: o.clone(),
+            functions: Default::default(),
         });
         let req = StateRequest {
             opts: o.as_map().cloned().unwrap_or_default(),

@@ -24,6 +24,7 @@ pub fn lookup(master_opts: &Map, grains: Value, req: &HieraLookup) -> HieraResul
         grains,
         pillar: Value::Map(req.pillar.clone()),
         opts: Value::Map(opts.clone()),
+        functions: brine_runtime::modules::functions(),
     };
     let hiera = Hiera::new(&opts, &node, req.pillarenv.as_deref());
     let merge = (!req.merge.is_null()).then_some(&req.merge);

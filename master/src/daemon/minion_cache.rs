@@ -214,6 +214,8 @@ impl MinionCache {
             grains: map_or_empty(cached.as_deref().map(|c| &c.grains)),
             pillar: map_or_empty(cached.as_deref().map(|c| &c.pillar)),
             opts: opts.clone(),
+            // Targeting only: no templates.
+            functions: Default::default(),
         }
     }
 }

@@ -69,6 +69,7 @@ pub fn compile_for(
         saltenv,
         pillar_override: (!pillar_override.is_null()).then_some(pillar_override),
         known_pillar: None,
+        functions: brine_runtime::modules::functions(),
     });
     // Salt caches every pillar it compiles for a minion (targeting reads it).
     if let Err(e) = cache.set_pillar(id, Value::Map(pillar.clone())) {

@@ -130,6 +130,7 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
         grains,
         pillar: Value::Map(req.pillar.clone()),
         opts: Value::Map(o.clone()),
+        functions: brine_runtime::modules::functions(),
     });
     let sreq = StateRequest {
         opts: o,

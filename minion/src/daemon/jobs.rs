@@ -87,6 +87,7 @@ pub fn target_matches(publ: &Publication, m: &Minion) -> bool {
         } else {
             Value::Null
         },
+        functions: m.functions.clone(),
     };
     match matcher::matches(&publ.tgt_type, expr, &data) {
         Ok(hit) => hit,
@@ -507,6 +508,10 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
             1,
             nested,
         ),
+        // Raised by the function: Salt's `CommandExecutionError` shape.
+        Outcome::Done(Err(e @ (CallError::Failed(_) | CallError::NotInTemplates(_)))) => {
+            (Value::Str(format!("ERROR: {e}")), 1, nested)
+        }
         Outcome::Crashed(why) => (
             Value::Str(format!("The minion function caused an exception: {why}")),
             1,
@@ -561,6 +566,7 @@ mod tests {
             grains: map(grains),
             pillar: map(pillar),
             source: Default::default(),
+            functions: Default::default(),
         }
     }
 

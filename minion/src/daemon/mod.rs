@@ -488,7 +488,7 @@ pub fn from_matches(m: brine_cli::Matches) -> Result<DaemonArgs, brine_cli::CliE
 /// Run the daemon until SIGTERM/SIGINT (exit 0) or a fatal refusal.
 /// Returns the process exit code.
 pub fn main(args: &DaemonArgs) -> i32 {
-    let (base, warnings) = match Minion::load(&args.confdir) {
+    let (base, warnings) = match Minion::load(&args.confdir, brine_runtime::modules::functions()) {
         Ok(m) => m,
         Err(e) => {
             tracing::error!("{e}");
@@ -720,7 +720,7 @@ mod tests {
             ),
         )
         .unwrap();
-        let (m, _) = Minion::load(td.path()).unwrap();
+        let (m, _) = Minion::load(td.path(), Default::default()).unwrap();
         let c = DaemonConfig::from_minion(&m).unwrap();
         assert_eq!(c.id, "web1");
         assert_eq!(c.master, "127.0.0.1");
@@ -732,7 +732,7 @@ mod tests {
         assert_eq!(c.pillarenv.as_deref(), Some("dev"));
 
         std::fs::write(td.path().join("minion"), "id: x\nmaster_port: 70000\n").unwrap();
-        let (m, _) = Minion::load(td.path()).unwrap();
+        let (m, _) = Minion::load(td.path(), Default::default()).unwrap();
         let err = DaemonConfig::from_minion(&m).unwrap_err().to_string();
         assert!(
             err.contains("master_port") && err.contains("70000"),

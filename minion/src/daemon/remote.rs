@@ -9,7 +9,7 @@ use brine_core::Map;
 use brine_protocol::messages::{
     aad, open_data, CompileStates, CompiledStates, HieraLookup, HieraResult, ReplyBody, RequestBody,
 };
-use brine_runtime::context::{FreshPillar, RemoteMaster};
+use brine_runtime::context::{Asked, FreshPillar, RemoteError, RemoteMaster};
 use brine_runtime::state::fileclient::FileClient;
 use std::path::Path;
 use std::sync::Arc;
@@ -55,13 +55,19 @@ impl Remote {
     }
 }
 
+fn no_answer(asked: Asked, cause: RequestError) -> RemoteError {
+    RemoteError::NoAnswer {
+        asked,
+        cause: Box::new(cause),
+    }
+}
+
 impl RemoteMaster for Remote {
-    fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, String> {
-        pillar::fetch_blocking(&self.client, req)
-            .map_err(|e| format!("the master did not compile the pillar: {e}"))
+    fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, RemoteError> {
+        pillar::fetch_blocking(&self.client, req).map_err(|e| no_answer(Asked::Pillar, e))
     }
 
-    fn compile_states(&self, req: CompileStates) -> Result<CompiledStates, String> {
+    fn compile_states(&self, req: CompileStates) -> Result<CompiledStates, RemoteError> {
         self.sealed_round_trip(
             RequestBody::CompileStates(req),
             COMPILE_TIMEOUT,
@@ -72,10 +78,10 @@ impl RemoteMaster for Remote {
             },
             aad::states,
         )
-        .map_err(|e| format!("the master did not compile the states: {e}"))
+        .map_err(|e| no_answer(Asked::States, e))
     }
 
-    fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, String> {
+    fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, RemoteError> {
         self.sealed_round_trip(
             RequestBody::HieraLookup(req),
             LOOKUP_TIMEOUT,
@@ -86,7 +92,7 @@ impl RemoteMaster for Remote {
             },
             aad::hiera,
         )
-        .map_err(|e| format!("the master did not answer the lookup: {e}"))
+        .map_err(|e| no_answer(Asked::Lookup, e))
     }
 
     fn file_client(&self) -> Arc<dyn FileClient> {

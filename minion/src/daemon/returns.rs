@@ -449,6 +449,7 @@ mod tests {
             grains: Default::default(),
             pillar: Default::default(),
             source: Default::default(),
+            functions: Default::default(),
         };
         let ident = crate::daemon::make_identity(
             &link,

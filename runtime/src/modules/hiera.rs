@@ -8,24 +8,30 @@
 //! execution function raises `CommandExecutionError`. The not-found text
 //! names the data files that were searched.
 
-use super::{CallError, Params, Return};
+use super::params::Params;
+use super::{CallError, Function, Return};
 use crate::context::Minion;
 use brine_compile::pillar::hiera::Hiera;
 use brine_compile::request::HieraResult;
 use brine_compile::MinionData;
 use brine_core::Value;
 
-pub(super) fn call(m: &mut Minion, name: &str, mut p: Params) -> Option<Result<Return, CallError>> {
-    Some(match name {
-        "lookup" => (|| {
-            let key = p.require("key")?.to_python_str();
-            let merge = p.take("merge").filter(|v| !v.is_null());
-            let default = p.take("default");
-            p.finish()?;
-            Ok(lookup(m, &key, merge.as_ref(), default))
-        })(),
-        _ => return None,
-    })
+pub(super) const FUNCTIONS: &[Function] = &[Function::minion(
+    "lookup",
+    "KEY looked up in the minion's Hiera 5 hierarchies as Puppet's `lookup` does: \
+MERGE (first, unique, hash, deep, or a hash of options) combines the layers; DEFAULT \
+when the key is nowhere. A missing key without DEFAULT, or a broken hierarchy, \
+answers 'ERROR: <why>' with exit code 1.\n\n    brine-call hiera.lookup users.alice\n    \
+brine-call hiera.lookup packages merge=unique",
+    lookup_fn,
+)];
+
+fn lookup_fn(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    let key = p.require("key")?.to_python_str();
+    let merge = p.take("merge").filter(|v| !v.is_null());
+    let default = p.take("default");
+    p.finish()?;
+    Ok(lookup(m, &key, merge.as_ref(), default))
 }
 
 fn lookup(m: &Minion, key: &str, merge: Option<&Value>, default: Option<Value>) -> Return {
@@ -41,7 +47,8 @@ fn lookup(m: &Minion, key: &str, merge: Option<&Value>, default: Option<Value>) 
                 Some(d) => Return::from(d),
                 None => error(message),
             },
-            Ok(HieraResult::Error { message }) | Err(message) => error(message),
+            Ok(HieraResult::Error { message }) => error(message),
+            Err(e) => error(e.to_string()),
         };
     }
     let node = MinionData {
@@ -49,6 +56,7 @@ fn lookup(m: &Minion, key: &str, merge: Option<&Value>, default: Option<Value>) 
         grains: Value::Map(m.grains.clone()),
         pillar: Value::Map(m.pillar.clone()),
         opts: Value::Map(m.opts.clone()),
+        functions: m.functions.clone(),
     };
     let hiera = Hiera::new(&m.opts, &node, None);
     match hiera.lookup(key, merge) {
@@ -93,6 +101,7 @@ mod tests {
             grains: Map::new(),
             pillar: Map::new(),
             source: Default::default(),
+            functions: crate::modules::functions(),
         }
     }
 

@@ -1,32 +1,112 @@
-//! Execution functions (Salt's execution modules): `pillar.*`, `grains.*`,
-//! `test.*`, looked up by their `module.function` name.
+//! The execution-function registry, Salt's loader in Rust: every function
+//! a minion runs by `module.function` name, in one table. `brine-call`,
+//! jobs from the master and Jinja's `salt[...]` (through [`functions`]) all
+//! call through it, so they cannot disagree.
+//!
+//! One file per Salt module lists that module's functions (name, a
+//! docstring of our own, the implementation); [`MODULES`] lists the
+//! modules. Adding a module is adding a file and one line there.
+//!
+//! Arguments bind as Salt binds them (`params`: positional and keyword,
+//! `__pub_*` publish metadata dropped, Python's wording for what does not
+//! fit). Functions that only read the minion's data ([`Function::reads`])
+//! answer templates too and hand back borrowed pieces of it
+//! ([`Returned`]); those that need the running minion
+//! ([`Function::minion`]: fresh compiles, state runs) only answer the
+//! command line and jobs.
 
+mod config;
+mod defaults;
 mod grains;
 mod hiera;
+mod match_;
+mod params;
 mod pillar;
+mod slsutil;
 mod state;
 mod state_run;
+mod sys;
 mod test;
+mod traverse;
 
 use crate::context::Minion;
+use brine_compile::render::functions::{ExecFunctions, Functions, Returned};
+use brine_compile::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
+use params::Params;
+use std::borrow::Cow;
+use std::sync::{Arc, LazyLock};
 
-#[derive(Debug, thiserror::Error)]
-pub enum CallError {
-    /// Salt's wording for an unknown function.
-    #[error("'{0}' is not available.")]
-    NotAvailable(String),
-    #[error("Passed invalid arguments: {0}")]
-    InvalidArguments(String),
+/// Why a call failed: the registry's errors are the ones templates see.
+pub use brine_compile::render::functions::FunctionError as CallError;
+
+/// Every module, by name.
+pub static MODULES: &[Module] = &[
+    Module::new("config", config::FUNCTIONS),
+    Module::new("defaults", defaults::FUNCTIONS),
+    Module::new("grains", grains::FUNCTIONS),
+    Module::new("hiera", hiera::FUNCTIONS),
+    Module::new("match", match_::FUNCTIONS),
+    Module::new("pillar", pillar::FUNCTIONS),
+    Module::new("slsutil", slsutil::FUNCTIONS),
+    Module::new("state", state::FUNCTIONS),
+    Module::new("state", state_run::FUNCTIONS),
+    Module::new("sys", sys::FUNCTIONS),
+    Module::new("test", test::FUNCTIONS),
+];
+
+/// A Salt module: its name and (some of) its functions. A module may be
+/// listed more than once (`state`: the compile side and the runs).
+pub struct Module {
+    pub name: &'static str,
+    pub functions: &'static [Function],
 }
 
-impl CallError {
-    /// The exit code `salt-call` gives for this error.
-    pub fn retcode(&self) -> i32 {
-        match self {
-            CallError::NotAvailable(_) => 255,
-            CallError::InvalidArguments(_) => 1,
+impl Module {
+    const fn new(name: &'static str, functions: &'static [Function]) -> Module {
+        Module { name, functions }
+    }
+}
+
+/// One execution function.
+pub struct Function {
+    /// The name inside its module (`get`).
+    pub name: &'static str,
+    /// What it does and how to call it (`sys.doc`).
+    pub doc: &'static str,
+    run: Run,
+}
+
+/// A function reading the minion's data: what it hands back may borrow it.
+type Reads = for<'c> fn(&Ctx<'c>, Params) -> Result<Returned<'c>, CallError>;
+
+/// A function that needs the running minion.
+type Runs = fn(&mut Minion, Params) -> Result<Return, CallError>;
+
+#[derive(Clone, Copy)]
+enum Run {
+    /// Reads the minion's data (and may compile a fresh pillar when the
+    /// running minion calls): the command line, jobs and templates.
+    Reads(Reads),
+    /// Needs the running minion: the command line and jobs only.
+    Minion(Runs),
+}
+
+impl Function {
+    pub(crate) const fn reads(name: &'static str, doc: &'static str, f: Reads) -> Function {
+        Function {
+            name,
+            doc,
+            run: Run::Reads(f),
+        }
+    }
+
+    pub(crate) const fn minion(name: &'static str, doc: &'static str, f: Runs) -> Function {
+        Function {
+            name,
+            doc,
+            run: Run::Minion(f),
         }
     }
 }
@@ -46,101 +126,137 @@ impl From<Value> for Return {
     }
 }
 
-/// Run `fun` with `args` on `minion`.
-pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, CallError> {
-    let Some((module, name)) = fun.split_once('.') else {
-        return Err(CallError::NotAvailable(fun.to_string()));
-    };
-    let p = Params::new(name, args);
-    let plain = |r: Option<Result<Value, CallError>>| r.map(|r| r.map(Return::from));
-    match module {
-        "pillar" => plain(pillar::call(minion, name, p)),
-        "grains" => plain(grains::call(minion, name, p)),
-        "test" => plain(test::call(name, p)),
-        "hiera" => hiera::call(minion, name, p),
-        // Runs (apply, sls, single...) need the runtime; the show_* family
-        // only the compiler.
-        "state" if state_run::FUNCTIONS.contains(&name) => state_run::call(minion, name, p),
-        "state" => state::call(minion, name, p),
-        _ => None,
-    }
-    .unwrap_or_else(|| Err(CallError::NotAvailable(fun.to_string())))
+/// What a reading function runs against: the minion's id and data, and who
+/// asks.
+pub(crate) struct Ctx<'c> {
+    pub id: &'c str,
+    pub grains: &'c Map,
+    pub pillar: &'c Map,
+    pub opts: &'c Map,
+    pub caller: Caller<'c>,
 }
 
-/// Binds call arguments to a function's parameters the way Python does:
-/// by keyword first, else by position; leftovers are an error.
-pub(crate) struct Params {
-    fun: String,
-    args: std::collections::VecDeque<Value>,
-    kwargs: Map,
-    /// Accepts **kwargs: unknown keywords are not an error.
-    pub open_kwargs: bool,
+#[derive(Clone, Copy)]
+pub(crate) enum Caller<'c> {
+    /// `brine-call` or a job: the running minion.
+    Minion(&'c Minion),
+    /// A template being rendered (pillar, states, a managed file).
+    Template(&'c MinionData),
 }
 
-impl Params {
-    fn new(fun: &str, a: CallArgs) -> Params {
-        let mut kwargs = a.kwargs;
-        // Salt's publish metadata is never an argument.
-        kwargs.retain(|k, _| !k.starts_with("__pub_"));
-        Params {
-            fun: fun.to_string(),
-            args: a.args.into(),
-            kwargs,
-            open_kwargs: false,
+/// Data that is not a map reads as an empty one.
+static EMPTY: LazyLock<Map> = LazyLock::new(Map::new);
+
+fn map_of(v: &Value) -> &Map {
+    v.as_map().unwrap_or(&EMPTY)
+}
+
+impl<'c> Ctx<'c> {
+    fn of_minion(m: &'c Minion) -> Ctx<'c> {
+        Ctx {
+            id: &m.id,
+            grains: &m.grains,
+            pillar: &m.pillar,
+            opts: &m.opts,
+            caller: Caller::Minion(m),
         }
     }
 
-    /// The next parameter, `name`, taken by keyword or else positionally.
-    pub fn take(&mut self, name: &str) -> Option<Value> {
-        if let Some(v) = self.kwargs.shift_remove(name) {
-            return Some(v);
+    fn of_template(d: &'c MinionData) -> Ctx<'c> {
+        Ctx {
+            id: &d.id,
+            grains: map_of(&d.grains),
+            pillar: map_of(&d.pillar),
+            opts: map_of(&d.opts),
+            caller: Caller::Template(d),
         }
-        self.args.pop_front()
     }
 
-    /// A required parameter.
-    pub fn require(&mut self, name: &str) -> Result<Value, CallError> {
-        self.take(name).ok_or_else(|| {
-            CallError::InvalidArguments(format!(
-                "{}() missing 1 required positional argument: '{name}'",
-                self.fun
-            ))
+    /// The minion as the matchers take it (borrowed in a template).
+    pub fn minion_data(&self) -> Cow<'c, MinionData> {
+        match self.caller {
+            Caller::Template(d) => Cow::Borrowed(d),
+            Caller::Minion(m) => Cow::Owned(MinionData {
+                id: m.id.clone(),
+                grains: Value::Map(m.grains.clone()),
+                pillar: Value::Map(m.pillar.clone()),
+                opts: Value::Map(m.opts.clone()),
+                functions: m.functions.clone(),
+            }),
+        }
+    }
+
+    /// The running minion, when it is the caller (not a template).
+    pub fn running(&self) -> Option<&'c Minion> {
+        match self.caller {
+            Caller::Minion(m) => Some(m),
+            Caller::Template(_) => None,
+        }
+    }
+}
+
+/// The function named `module.function`.
+pub fn find(fun: &str) -> Option<&'static Function> {
+    let (module, name) = fun.split_once('.')?;
+    MODULES
+        .iter()
+        .filter(|m| m.name == module)
+        .flat_map(|m| m.functions)
+        .find(|f| f.name == name)
+}
+
+/// Every `module.function` with its function, sorted by name.
+pub fn all() -> Vec<(String, &'static Function)> {
+    let mut out: Vec<(String, &'static Function)> = MODULES
+        .iter()
+        .flat_map(|m| {
+            m.functions
+                .iter()
+                .map(move |f| (format!("{}.{}", m.name, f.name), f))
         })
-    }
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
 
-    /// Keyword-only parameter.
-    pub fn kw(&mut self, name: &str) -> Option<Value> {
-        self.kwargs.shift_remove(name)
-    }
-
-    /// All remaining positional arguments (`*args`).
-    pub fn rest(&mut self) -> Vec<Value> {
-        self.args.drain(..).collect()
-    }
-
-    /// Fail on arguments the function does not take.
-    pub fn finish(self) -> Result<(), CallError> {
-        if let Some(k) = self.kwargs.keys().next().filter(|_| !self.open_kwargs) {
-            return Err(CallError::InvalidArguments(format!(
-                "{}() got an unexpected keyword argument '{k}'",
-                self.fun
-            )));
-        }
-        if !self.args.is_empty() {
-            return Err(CallError::InvalidArguments(format!(
-                "{}() got {} unexpected positional argument(s)",
-                self.fun,
-                self.args.len()
-            )));
-        }
-        Ok(())
+/// Run `fun` with `args` on `minion` (`brine-call`, a job).
+pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, CallError> {
+    let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
+    let p = Params::new(f.name, args);
+    match f.run {
+        Run::Reads(read) => read(&Ctx::of_minion(minion), p).map(|r| Return::from(r.into_value())),
+        Run::Minion(run) => run(minion, p),
     }
 }
 
-/// An optional string parameter (a non-string is shown as Python would).
-pub(crate) fn opt_string(v: Option<Value>) -> Option<String> {
-    match v {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.to_python_str()),
+/// The registry as templates call it.
+struct Registry;
+
+impl ExecFunctions for Registry {
+    fn call<'m>(
+        &self,
+        minion: &'m MinionData,
+        fun: &str,
+        args: CallArgs,
+    ) -> Result<Returned<'m>, CallError> {
+        let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
+        match f.run {
+            Run::Reads(read) => read(&Ctx::of_template(minion), Params::new(f.name, args)),
+            Run::Minion(_) => Err(CallError::NotInTemplates(fun.to_string())),
+        }
+    }
+
+    fn names(&self) -> Vec<String> {
+        all().into_iter().map(|(n, _)| n).collect()
     }
 }
+
+/// The registry as a compile takes it ([`MinionData::functions`], a pillar
+/// request's `functions`): what `salt[...]` calls in templates.
+pub fn functions() -> Functions {
+    static REGISTRY: LazyLock<Functions> = LazyLock::new(|| Functions::new(Arc::new(Registry)));
+    REGISTRY.clone()
+}
+
+#[cfg(test)]
+mod tests;

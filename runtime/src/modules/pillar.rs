@@ -1,96 +1,62 @@
-//! `pillar.*`: `items` compiles a fresh pillar; `item`, `get` and `raw` read
-//! the in-memory one unless asked for a `pillarenv`/`saltenv`.
+//! Salt's `pillar` module. `items` (and `ls`) compile a fresh pillar when
+//! the running minion calls; `get`, `item`, `raw` and `keys` read the
+//! in-memory one unless asked for a `pillarenv`/`saltenv`. In a template
+//! every function reads the pillar compiled so far.
 
-use super::{opt_string, CallError, Params};
-use crate::context::{FreshPillar, Minion};
+use super::grains::default_or_empty;
+use super::params::{delimiter, opt_string, Params};
+use super::traverse::traverse;
+use super::{CallError, Ctx, Function};
+use crate::context::FreshPillar;
+use brine_compile::opts::get_bool;
 use brine_compile::pillar::merge::update;
+use brine_compile::render::functions::{
+    ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step,
+};
 use brine_core::{Map, Value};
 
-pub(super) fn call(m: &mut Minion, name: &str, mut p: Params) -> Option<Result<Value, CallError>> {
-    Some(match name {
-        "items" | "data" => items(m, p),
-        "item" => (|| {
-            let keys = p.rest();
-            let default = p.kw("default").unwrap_or(Value::Str(String::new()));
-            let delimiter = opt_string(p.kw("delimiter")).unwrap_or_else(|| ":".into());
-            let fresh = fresh_request(&mut p, None);
-            p.finish()?;
-            let pillar = source(m, fresh);
-            let mut out = Map::new();
-            for k in keys {
-                let k = k.to_python_str();
-                let v = pillar
-                    .traverse(&k, &delimiter)
-                    .cloned()
-                    .unwrap_or_else(|| default.clone());
-                out.insert(k, v);
-            }
-            Ok(Value::Map(out))
-        })(),
-        "get" | "fetch" => (|| {
-            let key = p.require("key")?.to_python_str();
-            let default = p.take("default").unwrap_or(Value::Str(String::new()));
-            let merge = p.take("merge").is_some_and(|v| v.is_truthy());
-            let merge_nested = p.take("merge_nested_lists");
-            let delimiter = opt_string(p.take("delimiter")).unwrap_or_else(|| ":".into());
-            let fresh = fresh_request(&mut p, None);
-            p.finish()?;
-            let pillar = source(m, fresh);
-            let found = pillar.traverse(&key, &delimiter).cloned();
-            Ok(match (found, merge) {
-                (Some(Value::Map(got)), true) => match default {
-                    Value::Map(mut d) => {
-                        let lists = merge_nested.map(|v| v.is_truthy()).unwrap_or_else(|| {
-                            brine_compile::opts::get_bool(&m.opts, "pillar_merge_lists", false)
-                        });
-                        update(&mut d, got, lists);
-                        Value::Map(d)
-                    }
-                    _ => Value::Map(got),
-                },
-                (Some(v), _) => v,
-                (None, _) => default,
-            })
-        })(),
-        "raw" => (|| {
-            let key = opt_string(p.take("key"));
-            p.finish()?;
-            let pillar = Value::Map(m.pillar.clone());
-            Ok(match key {
-                Some(k) => pillar.get(&k).cloned().unwrap_or_else(Value::new_map),
-                None => pillar,
-            })
-        })(),
-        "ls" => (|| {
-            let fresh = fresh_request(&mut p, None);
-            p.finish()?;
-            let pillar = match fresh {
-                Some(f) => m.compile_pillar(&f, true),
-                None => m.compile_pillar(&FreshPillar::default(), true),
-            };
-            Ok(Value::List(
-                pillar.keys().map(|k| Value::Str(k.clone())).collect(),
-            ))
-        })(),
-        _ => return None,
-    })
-}
+const GET: &str = "The pillar value at KEY, a path through dicts and lists joined by \
+DELIMITER (default ':'); DEFAULT (default '') when there is none. With MERGE, a \
+dict (or list) DEFAULT is merged under the value found (MERGE_NESTED_LISTS, else the \
+pillar_merge_lists option, says whether nested lists merge). PILLARENV/SALTENV read \
+a freshly compiled pillar of that environment.\n\n    \
+brine-call pillar.get users:alice:uid\n    \
+{{ salt['pillar.get']('web', default={'port': 80}, merge=True) }}";
 
-/// `pillar.items`: always a fresh compile (positional args mean `item`).
-fn items(m: &mut Minion, mut p: Params) -> Result<Value, CallError> {
-    let args = p.rest();
-    if !args.is_empty() {
-        let mut p2 = Params::new("item", brine_core::args::CallArgs::default());
-        p2.args = args.into();
-        p2.kwargs = std::mem::take(&mut p.kwargs);
-        return call(m, "item", p2).unwrap_or_else(|| Ok(Value::Null));
-    }
-    let pillar_override = p.take("pillar");
-    p.kw("pillar_enc");
-    let req = fresh_request(&mut p, pillar_override).unwrap_or_default();
-    p.finish()?;
-    Ok(Value::Map(m.compile_pillar(&req, true)))
-}
+const ITEMS: &str = "The whole pillar, freshly compiled (PILLARENV, SALTENV and a PILLAR \
+override as given); with names given, what pillar.item answers for them. In a template: \
+the pillar compiled so far.\n\n    brine-call pillar.items\n    \
+brine-call pillar.items pillarenv=dev";
+
+pub(super) const FUNCTIONS: &[Function] = &[
+    Function::reads("data", ITEMS, items),
+    Function::reads("fetch", GET, get),
+    Function::reads("get", GET, get),
+    Function::reads(
+        "item",
+        "A dict of the pillar values named (':' paths, or DELIMITER), each '' (or \
+DEFAULT) when missing.\n\n    brine-call pillar.item users:alice ssh_keys",
+        item,
+    ),
+    Function::reads("items", ITEMS, items),
+    Function::reads(
+        "keys",
+        "The keys of the dict at KEY (a ':' path, or DELIMITER) in the pillar; an error \
+when there is no such value or it is not a dict.\n\n    brine-call pillar.keys users",
+        keys,
+    ),
+    Function::reads(
+        "ls",
+        "The top-level keys of a freshly compiled pillar.\n\n    brine-call pillar.ls",
+        ls,
+    ),
+    Function::reads(
+        "raw",
+        "The in-memory pillar as it is, or its top-level KEY ({} when missing), without \
+compiling.\n\n    brine-call pillar.raw\n    brine-call pillar.raw key=users",
+        raw,
+    ),
+];
 
 /// `pillarenv=`/`saltenv=` (and `pillar=` for items) ask for a fresh compile.
 fn fresh_request(p: &mut Params, pillar_override: Option<Value>) -> Option<FreshPillar> {
@@ -106,10 +72,222 @@ fn fresh_request(p: &mut Params, pillar_override: Option<Value>) -> Option<Fresh
     })
 }
 
-/// The pillar a reading function uses: fresh when asked, else in memory.
-fn source(m: &Minion, fresh: Option<FreshPillar>) -> Value {
-    match fresh {
-        Some(f) => Value::Map(m.compile_pillar(&f, true)),
-        None => Value::Map(m.pillar.clone()),
+/// A fresh compile for the running minion, when one is asked for; `None`:
+/// read the pillar the caller holds (always so in a template).
+fn fresh(cx: &Ctx<'_>, req: Option<FreshPillar>) -> Option<Map> {
+    let m = cx.running()?;
+    Some(m.compile_pillar(&req?, true))
+}
+
+fn piece<'a>(pillar: &'a Map, key: &str, delimiter: &str) -> Option<(Returned<'a>, &'a Value)> {
+    let (node, path) = traverse(pillar, key, delimiter)?;
+    let r = Returned::Data(DataRef {
+        source: Source::Pillar,
+        path,
+        node: Node::Value(node),
+    });
+    Some((r, node))
+}
+
+/// What `get` was asked.
+struct Get {
+    key: String,
+    default: Option<(Value, ArgName)>,
+    merge: bool,
+    merge_nested: Option<Value>,
+    delimiter: std::borrow::Cow<'static, str>,
+}
+
+fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let key = p.require_str("key")?;
+    let default = p.take_at("default");
+    let merge = p.take("merge").is_some_and(|v| v.is_truthy());
+    let merge_nested = p.take("merge_nested_lists");
+    let delimiter = delimiter(p.take("delimiter"));
+    let req = fresh_request(&mut p, None);
+    p.finish()?;
+    let g = Get {
+        key,
+        default,
+        merge,
+        merge_nested,
+        delimiter,
+    };
+    match fresh(cx, req) {
+        Some(pillar) => get_in(cx, &pillar, g).map(Returned::into_owned),
+        None => get_in(cx, cx.pillar, g),
     }
+}
+
+fn get_in<'a>(cx: &Ctx<'_>, pillar: &'a Map, g: Get) -> Result<Returned<'a>, CallError> {
+    let found = piece(pillar, &g.key, &g.delimiter);
+    if g.merge {
+        if let Some((default, arg)) = &g.default {
+            if let Some(merged) = merge_default(cx, default, arg, found.as_ref(), &g) {
+                return Ok(merged);
+            }
+        }
+    }
+    if let Some((r, _)) = found {
+        return Ok(r);
+    }
+    if g.default.is_none() && get_bool(cx.opts, "pillar_raise_on_missing", false) {
+        return Err(CallError::Failed(format!(
+            "KeyError: 'Pillar key not found: {}'",
+            g.key
+        )));
+    }
+    Ok(default_or_empty(g.default))
+}
+
+/// `merge=True`: a copy of a dict default updated with the dict found (or
+/// nothing found), or a list default extended with the new items of the
+/// list found. Anything else is not merged (Salt logs it and goes on).
+fn merge_default(
+    cx: &Ctx<'_>,
+    default: &Value,
+    arg: &ArgName,
+    found: Option<&(Returned<'_>, &Value)>,
+    g: &Get,
+) -> Option<Returned<'static>> {
+    let value = match (default, found.map(|(_, v)| *v)) {
+        (Value::Map(d), None) => Value::Map(d.clone()),
+        (Value::Map(d), Some(Value::Map(f))) => {
+            let lists = g
+                .merge_nested
+                .as_ref()
+                .map(Value::is_truthy)
+                .unwrap_or_else(|| get_bool(cx.opts, "pillar_merge_lists", false));
+            let mut d = d.clone();
+            update(&mut d, f.clone(), lists);
+            Value::Map(d)
+        }
+        (Value::List(d), None) => Value::List(d.clone()),
+        (Value::List(d), Some(Value::List(f))) => {
+            let mut d = d.clone();
+            for x in f {
+                if !d.contains(x) {
+                    d.push(x.clone());
+                }
+            }
+            Value::List(d)
+        }
+        _ => return None,
+    };
+    let mut from = vec![Origin::Arg(ArgAt::new(arg.clone()))];
+    if let Some((Returned::Data(d), _)) = found {
+        from.push(Origin::Data {
+            source: Source::Pillar,
+            path: d.path.clone(),
+        });
+    }
+    Some(Returned::Merged {
+        value,
+        from,
+        into: None,
+    })
+}
+
+fn item<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let keys: Vec<String> = p.rest().iter().map(Value::to_python_str).collect();
+    let default = p.kw("default").filter(|d| !d.is_null());
+    let delimiter = delimiter(p.kw("delimiter"));
+    let req = fresh_request(&mut p, None);
+    p.finish()?;
+    Ok(match fresh(cx, req) {
+        Some(pillar) => item_in(&pillar, &keys, default.as_ref(), &delimiter).into_owned(),
+        None => item_in(cx.pillar, &keys, default.as_ref(), &delimiter),
+    })
+}
+
+fn item_in<'a>(
+    pillar: &'a Map,
+    keys: &[String],
+    default: Option<&Value>,
+    delimiter: &str,
+) -> Returned<'a> {
+    Returned::Dict(
+        keys.iter()
+            .map(|k| {
+                let v = match piece(pillar, k, delimiter) {
+                    Some((r, _)) => r,
+                    None => default_or_empty(
+                        default
+                            .cloned()
+                            .map(|d| (d, ArgName::Keyword("default".into()))),
+                    ),
+                };
+                (k.clone(), v)
+            })
+            .collect(),
+    )
+}
+
+/// `pillar.items`: a fresh compile for the running minion (positional
+/// arguments mean `item`).
+fn items<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let args = p.rest();
+    if !args.is_empty() {
+        let kwargs = std::mem::take(&mut p.kwargs);
+        let call = brine_core::args::CallArgs { args, kwargs };
+        return item(cx, Params::new("item", call));
+    }
+    let pillar_override = p.take("pillar");
+    p.kw("pillar_enc");
+    let req = fresh_request(&mut p, pillar_override);
+    p.finish()?;
+    Ok(match cx.running() {
+        Some(m) => Returned::New(Value::Map(m.compile_pillar(&req.unwrap_or_default(), true))),
+        None => whole(cx),
+    })
+}
+
+/// The pillar the caller holds, as it is.
+fn whole<'c>(cx: &Ctx<'c>) -> Returned<'c> {
+    Returned::Data(DataRef {
+        source: Source::Pillar,
+        path: Vec::new(),
+        node: Node::Root(cx.pillar),
+    })
+}
+
+fn raw<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let key = opt_string(p.take("key"));
+    p.finish()?;
+    Ok(match key {
+        None => whole(cx),
+        Some(k) => match cx.pillar.get(&k) {
+            Some(v) => Returned::Data(DataRef {
+                source: Source::Pillar,
+                path: vec![Step::Key(k)],
+                node: Node::Value(v),
+            }),
+            None => Returned::New(Value::new_map()),
+        },
+    })
+}
+
+fn keys<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let key = p.require_str("key")?;
+    let delimiter = delimiter(p.take("delimiter"));
+    p.finish()?;
+    match traverse(cx.pillar, &key, &delimiter) {
+        Some((Value::Map(m), _)) => Ok(Returned::New(Value::List(
+            m.keys().map(|k| Value::Str(k.clone())).collect(),
+        ))),
+        Some(_) => Err(CallError::Failed(format!(
+            "Pillar value in key {key} is not a dict"
+        ))),
+        None => Err(CallError::Failed(format!("Pillar key not found: {key}"))),
+    }
+}
+
+fn ls<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let req = fresh_request(&mut p, None);
+    p.finish()?;
+    let names = |pillar: &Map| Value::List(pillar.keys().map(|k| Value::Str(k.clone())).collect());
+    Ok(Returned::New(match cx.running() {
+        Some(m) => names(&m.compile_pillar(&req.unwrap_or_default(), true)),
+        None => names(cx.pillar),
+    }))
 }

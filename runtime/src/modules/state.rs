@@ -9,7 +9,8 @@
 //! data holding `__exclude__` (a list where states are dicts) or nothing at
 //! all comes back with retcode 2.
 
-use super::{opt_string, CallError, Params, Return};
+use super::params::{opt_string, Params};
+use super::{CallError, Function, Return};
 use crate::context::{FreshPillar, Minion};
 use brine_compile::opts;
 use brine_compile::state::{compile, render, StateRequest};
@@ -25,16 +26,40 @@ const EX_STATE_FAILURE: i32 = 2;
 /// Salt's `EX_PILLAR_FAILURE`.
 const EX_PILLAR_FAILURE: i32 = 5;
 
-pub(super) fn call(m: &mut Minion, name: &str, p: Params) -> Option<Result<Return, CallError>> {
-    Some(match name {
-        "show_top" => show_top(m, p),
-        "show_highstate" => show_highstate(m, p),
-        "show_sls" => show_sls(m, p, false),
-        "show_low_sls" => show_sls(m, p, true),
-        "show_lowstate" => show_lowstate(m, p),
-        _ => return None,
-    })
-}
+pub(super) const FUNCTIONS: &[Function] = &[
+    Function::minion(
+        "show_highstate",
+        "The highstate as high data: the top file's SLS for this minion rendered, \
+with extend, exclude and the _in requisites applied; or the compile errors. \
+SALTENV, PILLARENV and a PILLAR override as given.\n\n    brine-call state.show_highstate",
+        show_highstate,
+    ),
+    Function::minion(
+        "show_low_sls",
+        "The SLS MODS (comma-separated) of SALTENV (default base) rendered with their \
+includes, as low chunks; or the compile errors.\n\n    brine-call state.show_low_sls web",
+        |m, p| show_sls(m, p, true),
+    ),
+    Function::minion(
+        "show_lowstate",
+        "The highstate as low chunks, in the order they would run; or the compile \
+errors.\n\n    brine-call state.show_lowstate",
+        show_lowstate,
+    ),
+    Function::minion(
+        "show_sls",
+        "The SLS MODS (comma-separated) of SALTENV (default base) rendered with their \
+includes, as high data (extend, exclude and _in requisites left unapplied); or the \
+compile errors.\n\n    brine-call state.show_sls web,db",
+        |m, p| show_sls(m, p, false),
+    ),
+    Function::minion(
+        "show_top",
+        "The SLS the top files assign this minion, by saltenv; or the top file \
+errors.\n\n    brine-call state.show_top",
+        show_top,
+    ),
+];
 
 /// The options of one call, as Salt's `get_sls_opts` derives them from
 /// `saltenv=`/`pillarenv=` (and `pillarenv_from_saltenv`).
@@ -135,6 +160,7 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, Stop> {
         grains: Value::Map(m.grains.clone()),
         pillar: Value::Map(pillar),
         opts: Value::Map(o.clone()),
+        functions: m.functions.clone(),
     });
     Ok(StateRequest {
         opts: o,
@@ -375,6 +401,7 @@ mod tests {
                 .cloned()
                 .unwrap_or_default(),
             source: Default::default(),
+            functions: super::super::functions(),
         }
     }
 

@@ -3,7 +3,8 @@
 //! runtime and return the running dictionary, with salt-call's retcodes
 //! (1: compile errors, 2: a state failed, 5: the pillar failed).
 
-use super::{CallError, Params, Return};
+use super::params::Params;
+use super::{CallError, Function, Return};
 use crate::context::{FreshPillar, Minion};
 use crate::state::runtime::{self, RuntimeError};
 use crate::state::StateContext;
@@ -13,25 +14,52 @@ use brine_core::args::split_input;
 use brine_core::{Map, Value};
 use std::sync::Arc;
 
-/// The `state.*` functions this file answers.
-pub(super) const FUNCTIONS: &[&str] = &["apply", "highstate", "sls", "single", "low", "test"];
-
 /// salt's exit codes for state runs.
 const EX_STATE_COMPILER_ERROR: i32 = 1;
 const EX_STATE_FAILURE: i32 = 2;
 const EX_PILLAR_FAILURE: i32 = 5;
 
-pub(super) fn call(m: &mut Minion, name: &str, p: Params) -> Option<Result<Return, CallError>> {
-    Some(match name {
-        "apply" => apply(m, p, false),
-        "test" => apply(m, p, true),
-        "highstate" => highstate(m, p, None),
-        "sls" => sls(m, p, None),
-        "single" => single(m, p),
-        "low" => low(m, p),
-        _ => return None,
-    })
-}
+pub(super) const FUNCTIONS: &[Function] = &[
+    Function::minion(
+        "apply",
+        "Apply states: the SLS MODS given (comma-separated), else the highstate. \
+TEST=True reports what would change; SALTENV, PILLARENV and a PILLAR override as \
+given; EXCLUDE leaves SLS or IDs out. Exit code 2 when a state failed, 1 on compile \
+errors, 5 when the pillar failed.\n\n    brine-call state.apply\n    \
+brine-call state.apply web test=True",
+        |m, p| apply(m, p, false),
+    ),
+    Function::minion(
+        "highstate",
+        "Apply the highstate: every SLS the top files assign this minion (see \
+state.apply for the options).\n\n    brine-call state.highstate",
+        |m, p| highstate(m, p, None),
+    ),
+    Function::minion(
+        "low",
+        "Run one low chunk given as a dict (state, fun, name and the state's \
+arguments).\n\n    brine-call state.low '{state: file, fun: absent, name: /tmp/x}'",
+        low,
+    ),
+    Function::minion(
+        "single",
+        "Run one state function, FUN (state.function), on NAME with the other keyword \
+arguments as its arguments.\n\n    brine-call state.single pkg.installed name=vim",
+        single,
+    ),
+    Function::minion(
+        "sls",
+        "Apply the SLS MODS (comma-separated) of SALTENV (default base), with their \
+includes (see state.apply for the options).\n\n    brine-call state.sls web,db",
+        |m, p| sls(m, p, None),
+    ),
+    Function::minion(
+        "test",
+        "state.apply in test mode: what would change, changing nothing.\n\n    \
+brine-call state.test web",
+        |m, p| apply(m, p, true),
+    ),
+];
 
 /// The keyword arguments left for `**kwargs` (publish metadata already
 /// dropped).
@@ -183,6 +211,7 @@ fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
         saltenv: saltenv.to_string(),
         test,
         fileclient: m.file_client(),
+        functions: m.functions.clone(),
     }
 }
 
@@ -701,6 +730,7 @@ mod render {
             grains: Value::Map(m.grains.clone()),
             pillar: Value::Map(pillar),
             opts: Value::Map(o.clone()),
+            functions: m.functions.clone(),
         });
         StateRequest {
             opts: o,

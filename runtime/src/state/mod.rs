@@ -28,6 +28,9 @@ pub struct StateContext {
     /// `test=True` for the whole run (a chunk may also carry `test`).
     pub test: bool,
     pub fileclient: Arc<dyn fileclient::FileClient>,
+    /// What `salt[...]` calls in templates (`file.managed` with
+    /// `template: jinja`).
+    pub functions: brine_compile::render::functions::Functions,
 }
 
 impl StateContext {

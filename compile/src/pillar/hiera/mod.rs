@@ -211,6 +211,7 @@ pub fn ext_pillar(
         grains: minion.grains.clone(),
         pillar: pillar.clone(),
         opts: minion.opts.clone(),
+        functions: minion.functions.clone(),
     };
     let hiera = match conf {
         Value::Str(path) => Hiera::with_global(opts, &node, pillarenv, Some(PathBuf::from(path))),

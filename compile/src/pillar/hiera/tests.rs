@@ -42,6 +42,7 @@ fn node(grains: serde_json::Value) -> MinionData {
         grains: Value::from_json(&grains),
         pillar: Value::from_json(&json!({"role": "web"})),
         opts: Value::new_map(),
+        functions: Default::default(),
     }
 }
 

@@ -42,6 +42,7 @@ fn minion(id: &str, grains: serde_json::Value) -> MinionData {
         grains: v(grains),
         pillar: Value::new_map(),
         opts: v(json!({"id": id, "pillarenv": null, "saltenv": null})),
+        functions: Default::default(),
     }
 }
 
@@ -274,7 +275,11 @@ fn template_variables_like_salt() {
             ),
         ],
     );
-    let m = minion("test-1-dev", json!({"os": "Debian"}));
+    let m = MinionData {
+        // `__salt__`: a stand-in for the runtime's registry.
+        functions: crate::render::functions::stub(),
+        ..minion("test-1-dev", json!({"os": "Debian"}))
+    };
     let pillar = v(json!({"roles": ["db"]}));
     let got = ext_pillar(&m, &pillar, &Value::Str(t.path("stack/c.cfg")), None).unwrap();
     let want = json!({

@@ -5,7 +5,8 @@ it) and record the output, or the line of the error.
 
 Run with the Python that has Salt 3007.8 installed:
     /path/to/saltvenv/bin/python salt_cases_gen.py salt_cases.rs
-The fixture must stay equal to FIXTURE in tests.rs.
+The fixture must stay equal to FIXTURE in cases.rs. Cases calling salt[...]
+run in brine-runtime's tests (the execution functions live there).
 """
 import io, json, os, re, shutil, sys, tempfile, logging
 logging.disable(logging.CRITICAL)

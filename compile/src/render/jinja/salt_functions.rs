@@ -1,19 +1,26 @@
-//! `salt` in templates: the execution functions Salt trees call while
-//! rendering (`salt['pillar.get']`, `salt.grains.filter_by`,
-//! `salt['match.grain']`, ...), answered from the minion's grains, pillar
-//! and opts the way Salt's modules answer them. Functions brine does not
-//! have fail with an error that names them.
+//! `salt` in templates: `salt['pillar.get'](...)`, `salt.grains.filter_by(...)`
+//! call the execution functions the compile was handed
+//! ([`MinionData::functions`], brine-runtime's module registry). This side
+//! only converts: template values to brine data for the arguments, and the
+//! answer back to the template value Python would hand back (the same
+//! object for a piece of pillar or an argument, with its `OrderedDict` or
+//! `dict` type; a dict changed in place stays the object the template holds).
 
-use super::convert::{self, map_pairs, py_str, seq_items};
-use super::mutable::{deep_mutable, dict_update, make_mutable};
-use super::pyargs::{bind, invalid, split, str_arg};
-use crate::matcher::{self, MatchError};
+use super::convert::{self, map_pairs, seq_items, OrderedDict};
+use super::mutable::dict_update;
+use super::pyargs::{invalid, split};
+use crate::render::functions::{ArgAt, ArgName, DataRef, Origin, Returned, Source, Step};
 use crate::MinionData;
+use brine_core::args::CallArgs;
+use brine_core::value::key_string;
+use brine_core::Value;
+use indexmap::IndexMap;
 use minijinja::value::{Enumerator, Object, ObjectRepr, Value as MjValue, ValueKind};
 use minijinja::{Error, State};
 use std::sync::Arc;
 
-/// What the functions read: the minion and its data as template values.
+/// The minion and its data as template values (converted once per thread
+/// by the caller), for the functions' answers to point into.
 #[derive(Debug)]
 pub(crate) struct SaltLoader {
     minion: Arc<MinionData>,
@@ -35,40 +42,6 @@ pub(crate) fn loader(
         opts,
     })
 }
-
-/// The functions brine answers.
-const FUNCTIONS: &[&str] = &[
-    "pillar.get",
-    "pillar.fetch",
-    "pillar.item",
-    "pillar.items",
-    "pillar.raw",
-    "pillar.keys",
-    "pillar.ls",
-    "grains.get",
-    "grains.fetch",
-    "grains.item",
-    "grains.items",
-    "grains.ls",
-    "grains.has_value",
-    "grains.filter_by",
-    "config.get",
-    "match.glob",
-    "match.pcre",
-    "match.list",
-    "match.grain",
-    "match.grain_pcre",
-    "match.pillar",
-    "match.pillar_pcre",
-    "match.ipcidr",
-    "match.compound",
-    "defaults.merge",
-    "defaults.deepcopy",
-    "slsutil.merge",
-    "test.ping",
-    "test.true",
-    "test.false",
-];
 
 impl Object for SaltLoader {
     fn repr(self: &Arc<Self>) -> ObjectRepr {
@@ -92,7 +65,14 @@ impl Object for SaltLoader {
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Str(FUNCTIONS)
+        Enumerator::Values(
+            self.minion
+                .functions
+                .names()
+                .into_iter()
+                .map(MjValue::from)
+                .collect(),
+        )
     }
 }
 
@@ -145,286 +125,200 @@ impl Object for SaltFunc {
     }
 }
 
+/// The call's arguments as the template gave them.
+struct Given {
+    pos: Vec<MjValue>,
+    kw: Vec<(String, MjValue)>,
+}
+
+impl Given {
+    fn get(&self, at: &ArgAt) -> Option<MjValue> {
+        let arg = match &at.arg {
+            ArgName::Position(i) => self.pos.get(*i)?.clone(),
+            ArgName::Keyword(k) => self.kw.iter().find(|(n, _)| n == k)?.1.clone(),
+        };
+        walk(arg, &at.path)
+    }
+}
+
 fn call(l: &SaltLoader, name: &str, args: &[MjValue]) -> Result<MjValue, Error> {
-    let fname = format!("salt['{name}']");
-    let fname = fname.as_str();
-    match name {
-        "pillar.get" | "pillar.fetch" => {
-            let a = bind(
-                fname,
-                args,
-                &["key", "default", "merge", "merge_nested_lists", "delimiter", "pillarenv", "saltenv"],
-                1,
-            )?;
-            let key = a[0].clone().unwrap_or_default();
-            let delim = delimiter(fname, &a[4])?;
-            let key = str_arg(fname, "key", &key)?;
-            let default = a[1].clone();
-            let merge = a[2].as_ref().is_some_and(|m| m.is_true());
-            let merge_lists = match &a[3] {
-                Some(m) => m.is_true(),
-                None => l.opts.get_item(&MjValue::from("pillar_merge_lists")).is_ok_and(|v| v.is_true()),
-            };
-            let found = traverse(&l.pillar, key, &delim);
-            if merge {
-                if let Some(d) = &default {
-                    match (d.kind(), found.as_ref().map(|f| f.kind())) {
-                        (ValueKind::Map, Some(ValueKind::Map)) => {
-                            let dest = deep_mutable(d);
-                            if let Some(f) = &found {
-                                dict_update(&dest, f, merge_lists)?;
-                            }
-                            return Ok(dest);
-                        }
-                        (ValueKind::Seq, Some(ValueKind::Seq)) => {
-                            let mut out = seq_items(&deep_mutable(d));
-                            for x in seq_items(found.as_ref().unwrap_or(d)) {
-                                if !out.contains(&x) {
-                                    out.push(x);
-                                }
-                            }
-                            return Ok(make_mutable(&MjValue::from(out)));
-                        }
-                        // Salt logs that it cannot merge and goes on.
-                        _ => {}
-                    }
+    let (pos, kw) = split(args);
+    let mut data = CallArgs::default();
+    for a in &pos {
+        data.args.push(to_value(name, a, 0)?);
+    }
+    for (k, v) in &kw {
+        data.kwargs.insert(k.clone(), to_value(name, v, 0)?);
+    }
+    let returned = l
+        .minion
+        .functions
+        .call(&l.minion, name, data)
+        .map_err(|e| invalid(e.to_string()))?;
+    back(l, &Given { pos, kw }, returned)
+}
+
+/// An answer as the template value Python would hand back.
+fn back(l: &SaltLoader, given: &Given, returned: Returned<'_>) -> Result<MjValue, Error> {
+    Ok(match returned {
+        Returned::New(v) => convert::to_jinja(&v, false),
+        Returned::Data(DataRef { source, path, node }) => walk(l.source(source).clone(), &path)
+            .unwrap_or_else(|| convert::to_jinja(&node.to_value(), source == Source::Pillar)),
+        Returned::Arg { at, value } => given
+            .get(&at)
+            .unwrap_or_else(|| convert::to_jinja(&value, false)),
+        Returned::Dict(items) => {
+            let mut map = IndexMap::new();
+            for (k, r) in items {
+                map.insert(MjValue::from(k), back(l, given, r)?);
+            }
+            MjValue::from_object(map)
+        }
+        Returned::Merged { value, from, into } => {
+            let donors: Vec<MjValue> = from
+                .iter()
+                .filter_map(|o| match o {
+                    Origin::Data { source, path } => walk(l.source(*source).clone(), path),
+                    Origin::Arg(at) => given.get(at),
+                })
+                .collect();
+            let merged = like(&value, &donors, 0);
+            match into.and_then(|at| given.get(&at)) {
+                // Changed in place: the template's own dict takes the
+                // result, keeping its nested dicts (and names bound to them).
+                Some(dest)
+                    if dest
+                        .downcast_object_ref::<super::mutable::MutDict>()
+                        .is_some() =>
+                {
+                    dict_update(&dest, &merged, false)?;
+                    dest
                 }
+                _ => merged,
             }
-            if found.is_none() && default.is_none() && opt_true(l, "pillar_raise_on_missing") {
-                return Err(invalid(format!("KeyError: 'Pillar key not found: {key}'")));
-            }
-            Ok(found.or(default).unwrap_or_else(|| MjValue::from("")))
         }
-        "grains.get" | "grains.fetch" => {
-            let a = bind(fname, args, &["key", "default", "delimiter", "ordered"], 1)?;
-            let key = a[0].clone().unwrap_or_default();
-            let delim = delimiter(fname, &a[2])?;
-            Ok(traverse(&l.grains, str_arg(fname, "key", &key)?, &delim)
-                .or_else(|| a[1].clone())
-                .unwrap_or_else(|| MjValue::from("")))
+    })
+}
+
+impl SaltLoader {
+    fn source(&self, source: Source) -> &MjValue {
+        match source {
+            Source::Pillar => &self.pillar,
+            Source::Grains => &self.grains,
+            Source::Opts => &self.opts,
         }
-        "pillar.item" | "grains.item" => {
-            let (pos, kw) = split(args);
-            let mut default = MjValue::from("");
-            let mut delim = ":".to_string();
-            for (k, v) in kw {
-                match k.as_str() {
-                    "default" if !v.is_none() => default = v,
-                    "delimiter" if !v.is_none() => delim = str_arg(fname, "delimiter", &v)?.to_string(),
-                    "default" | "delimiter" | "pillarenv" | "saltenv" | "sanitize" => {}
-                    other => return Err(invalid(format!("{fname}() got an unexpected keyword argument '{other}'"))),
+    }
+}
+
+/// Down `path` from `v`.
+fn walk(mut v: MjValue, path: &[Step]) -> Option<MjValue> {
+    for step in path {
+        v = match step {
+            Step::Key(k) => lookup(&v, &MjValue::from(k.as_str()))?,
+            Step::Index(i) => {
+                if v.kind() != ValueKind::Seq {
+                    return None;
                 }
+                lookup(&v, &MjValue::from(*i))?
             }
-            let data = if name.starts_with("pillar") { &l.pillar } else { &l.grains };
-            let mut out = indexmap::IndexMap::new();
-            for arg in pos {
-                let found = traverse(data, &py_str(&arg), &delim).unwrap_or_else(|| default.clone());
-                out.insert(arg, found);
-            }
-            Ok(make_mutable(&MjValue::from_object(out)))
-        }
-        "pillar.items" | "grains.items" => {
-            let data = if name.starts_with("pillar") { &l.pillar } else { &l.grains };
-            Ok(data.clone())
-        }
-        "pillar.raw" => {
-            let a = bind(fname, args, &["key"], 0)?;
-            match &a[0] {
-                Some(k) if !k.is_none() => {
-                    let v = l.pillar.get_item(k)?;
-                    if v.is_undefined() {
-                        return Err(invalid(format!("KeyError: {}", convert::py_repr(k))));
-                    }
-                    Ok(v)
-                }
-                _ => Ok(l.pillar.clone()),
-            }
-        }
-        "pillar.keys" => {
-            let a = bind(fname, args, &["key", "delimiter"], 1)?;
-            let key = a[0].clone().unwrap_or_default();
-            let delim = delimiter(fname, &a[1])?;
-            let key = str_arg(fname, "key", &key)?;
-            match traverse(&l.pillar, key, &delim) {
-                Some(v) if v.kind() == ValueKind::Map => {
-                    Ok(MjValue::from(map_pairs(&v).into_iter().map(|(k, _)| k).collect::<Vec<_>>()))
-                }
-                Some(_) => Err(invalid(format!("Pillar value in key {key} is not a dict"))),
-                None => Err(invalid(format!("Pillar key not found: {key}"))),
+        };
+    }
+    Some(v)
+}
+
+/// `v` as a template value whose mappings take the type (`OrderedDict` or
+/// `dict`) of the first donor holding a mapping at the same place.
+fn like(v: &Value, donors: &[MjValue], depth: usize) -> MjValue {
+    if donors.is_empty() || depth > convert::MAX_DEPTH {
+        return convert::to_jinja(v, false);
+    }
+    match v {
+        Value::Map(m) => {
+            let maps: Vec<&MjValue> = donors
+                .iter()
+                .filter(|d| d.kind() == ValueKind::Map)
+                .collect();
+            let ordered = maps.first().is_some_and(|d| convert::is_ordered_map(d));
+            let map: IndexMap<MjValue, MjValue> = m
+                .iter()
+                .map(|(k, x)| {
+                    let key = MjValue::from(k.as_str());
+                    let below: Vec<MjValue> = maps.iter().filter_map(|d| lookup(d, &key)).collect();
+                    (key, like(x, &below, depth + 1))
+                })
+                .collect();
+            if ordered {
+                MjValue::from_object(OrderedDict(map))
+            } else {
+                MjValue::from_object(map)
             }
         }
-        "pillar.ls" | "grains.ls" => {
-            let data = if name.starts_with("pillar") { &l.pillar } else { &l.grains };
-            let mut keys: Vec<MjValue> = map_pairs(data).into_iter().map(|(k, _)| k).collect();
-            if name == "grains.ls" {
-                keys.sort();
-            }
-            Ok(MjValue::from(keys))
-        }
-        "grains.has_value" => {
-            let a = bind(fname, args, &["key"], 1)?;
-            let key = a[0].clone().unwrap_or_default();
-            Ok(MjValue::from(
-                traverse(&l.grains, str_arg(fname, "key", &key)?, ":").is_some_and(|v| v.is_true()),
-            ))
-        }
-        "grains.filter_by" => {
-            let a = bind(fname, args, &["lookup_dict", "grain", "merge", "default", "base"], 1)?;
-            let grain = a[1].clone().unwrap_or(MjValue::from("os_family"));
-            let default = a[3].clone().unwrap_or(MjValue::from("default"));
-            filter_by(
-                fname,
-                &a[0].clone().unwrap_or_default(),
-                traverse(&l.grains, &py_str(&grain), ":"),
-                a[2].as_ref(),
-                &default,
-                a[4].as_ref(),
+        Value::List(items) => {
+            // Best effort: the donors' items at the same position.
+            let seqs: Vec<Vec<MjValue>> = donors
+                .iter()
+                .filter(|d| d.kind() == ValueKind::Seq)
+                .map(seq_items)
+                .collect();
+            MjValue::from(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let below: Vec<MjValue> =
+                            seqs.iter().filter_map(|s| s.get(i).cloned()).collect();
+                        like(x, &below, depth + 1)
+                    })
+                    .collect::<Vec<_>>(),
             )
         }
-        "config.get" => {
-            let a = bind(
-                fname,
-                args,
-                &["key", "default", "delimiter", "merge", "omit_opts", "omit_pillar", "omit_master", "omit_grains"],
-                1,
-            )?;
-            let key = a[0].clone().unwrap_or_default();
-            let key = str_arg(fname, "key", &key)?;
-            let delim = delimiter(fname, &a[2])?;
-            if a[3].as_ref().is_some_and(|m| !m.is_none()) {
-                return Err(invalid(format!("{fname}: merge= is not supported by brine")));
-            }
-            let omit = |i: usize| a[i].as_ref().is_some_and(|o| o.is_true());
-            let master = l.pillar.get_item(&MjValue::from("master")).ok().filter(|m| !m.is_undefined());
-            // Salt's lookup order: opts, grains, pillar, the master's pillar.
-            let sources = [
-                (!omit(4)).then_some(&l.opts),
-                (!omit(7)).then_some(&l.grains),
-                (!omit(5)).then_some(&l.pillar),
-                if omit(6) { None } else { master.as_ref() },
-            ];
-            for src in sources.into_iter().flatten() {
-                if let Some(v) = traverse(src, key, &delim) {
-                    if v.as_str().is_some_and(|s| s.starts_with("sdb://")) {
-                        return Err(invalid(format!("{fname}: sdb:// values are not supported by brine")));
-                    }
-                    return Ok(v);
-                }
-            }
-            Ok(a[1].clone().unwrap_or_else(|| MjValue::from("")))
-        }
-        "match.glob" | "match.pcre" | "match.list" | "match.compound" => {
-            let a = bind(fname, args, &["tgt", "minion_id"], 1)?;
-            let kind = name.trim_start_matches("match.");
-            let minion_id = a[1].as_ref().filter(|m| !m.is_none()).map(py_str);
-            run_match(l, kind, &a[0].clone().unwrap_or_default(), minion_id, fname)
-        }
-        "match.grain" | "match.grain_pcre" | "match.pillar" | "match.pillar_pcre" => {
-            let a = bind(fname, args, &["tgt", "delimiter"], 1)?;
-            if delimiter(fname, &a[1])? != ":" {
-                return Err(invalid(format!("{fname}: only the ':' delimiter is supported by brine")));
-            }
-            run_match(l, name.trim_start_matches("match."), &a[0].clone().unwrap_or_default(), None, fname)
-        }
-        "match.ipcidr" => {
-            let a = bind(fname, args, &["tgt"], 1)?;
-            run_match(l, "ipcidr", &a[0].clone().unwrap_or_default(), None, fname)
-        }
-        "defaults.merge" => {
-            let a = bind(fname, args, &["dest", "src", "merge_lists", "in_place", "convert_none"], 2)?;
-            let convert_none = a[4].as_ref().is_none_or(|c| c.is_true());
-            let in_place = a[3].as_ref().is_none_or(|c| c.is_true());
-            let mut src = a[1].clone().unwrap_or_default();
-            if src.is_none() && convert_none {
-                src = MjValue::from_object(indexmap::IndexMap::<MjValue, MjValue>::new());
-            }
-            let dest = a[0].clone().unwrap_or_default();
-            let dest = if dest.is_none() && convert_none {
-                if in_place {
-                    return Err(invalid("TypeError: Can't perform in-place merge into NoneType"));
-                }
-                make_mutable(&MjValue::from_object(indexmap::IndexMap::<MjValue, MjValue>::new()))
-            } else if in_place {
-                // Salt merges into `dest` itself; that works here when `dest`
-                // is a mutable dict (bound with {% set %}).
-                let m = make_mutable(&dest);
-                if m.downcast_object_ref::<super::mutable::MutDict>().is_none() {
-                    return Err(invalid(format!("{fname}: dest must be a dict")));
-                }
-                m
-            } else {
-                deep_mutable(&dest)
-            };
-            let merge_lists = a[2].as_ref().is_some_and(|m| m.is_true());
-            dict_update(&dest, &src, merge_lists)?;
-            Ok(dest)
-        }
-        "defaults.deepcopy" => {
-            let a = bind(fname, args, &["source"], 1)?;
-            Ok(deep_mutable(&a[0].clone().unwrap_or_default()))
-        }
-        "slsutil.merge" => {
-            let a = bind(fname, args, &["obj_a", "obj_b", "strategy", "renderer", "merge_lists"], 2)?;
-            let strategy = a[2].as_ref().map(py_str).unwrap_or_else(|| "smart".into());
-            let renderer = a[3].as_ref().map(py_str).unwrap_or_else(|| "yaml".into());
-            let recurse = match strategy.as_str() {
-                "recurse" | "overwrite" => true,
-                "smart" if renderer.split('|').next_back() == Some("yaml") || renderer == "yaml" => true,
-                _ => false,
-            };
-            if !recurse {
-                return Err(invalid(format!("{fname}: strategy '{strategy}' is not supported by brine")));
-            }
-            let dest = deep_mutable(&a[0].clone().unwrap_or_default());
-            dict_update(&dest, &a[1].clone().unwrap_or_default(), a[4].as_ref().is_some_and(|m| m.is_true()))?;
-            Ok(dest)
-        }
-        "test.ping" | "test.true" => Ok(MjValue::from(true)),
-        "test.false" => Ok(MjValue::from(false)),
-        _ => Err(invalid(format!(
-            "salt['{name}'] is not available: brine's Jinja renderer does not run execution module '{name}'"
-        ))),
+        scalar => convert::to_jinja(scalar, false),
     }
 }
 
-fn opt_true(l: &SaltLoader, key: &str) -> bool {
-    l.opts
-        .get_item(&MjValue::from(key))
-        .is_ok_and(|v| v.is_true())
-}
-
-fn delimiter(fname: &str, v: &Option<MjValue>) -> Result<String, Error> {
-    match v {
-        Some(d) if !d.is_none() => Ok(str_arg(fname, "delimiter", d)?.to_string()),
-        _ => Ok(":".to_string()),
+/// A template value as brine data, for an argument: mappings keep their
+/// order and their keys become strings (brine's data model), tuples become
+/// lists, undefined becomes `None`. Macros, namespaces and other objects
+/// are not data.
+fn to_value(fname: &str, v: &MjValue, depth: usize) -> Result<Value, Error> {
+    if depth > convert::MAX_DEPTH {
+        return Err(invalid(format!(
+            "salt['{fname}']: an argument contains itself"
+        )));
     }
-}
-
-fn run_match(
-    l: &SaltLoader,
-    kind: &str,
-    tgt: &MjValue,
-    minion_id: Option<String>,
-    fname: &str,
-) -> Result<MjValue, Error> {
-    let expr = str_arg(fname, "tgt", tgt)?;
-    let other;
-    let minion: &MinionData = match minion_id {
-        Some(id) if id != l.minion.id => {
-            other = MinionData {
-                id,
-                ..(*l.minion).clone()
-            };
-            &other
+    Ok(match v.kind() {
+        ValueKind::Undefined | ValueKind::None => Value::Null,
+        ValueKind::Bool => Value::Bool(v.is_true()),
+        ValueKind::Number => match v.as_i64().filter(|_| v.is_integer()) {
+            Some(i) => Value::Int(i),
+            None => Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN)),
+        },
+        ValueKind::String => Value::Str(v.as_str().unwrap_or_default().to_string()),
+        ValueKind::Bytes => {
+            Value::Str(String::from_utf8_lossy(v.as_bytes().unwrap_or_default()).into_owned())
         }
-        _ => &l.minion,
-    };
-    match matcher::matches(kind, expr, minion) {
-        Ok(b) => Ok(MjValue::from(b)),
-        // Salt's match functions log a bad expression and answer False.
-        Err(MatchError::Invalid { .. }) => Ok(MjValue::from(false)),
-        Err(e) => Err(invalid(format!("{fname}: {e}"))),
-    }
+        ValueKind::Seq | ValueKind::Iterable => Value::List(
+            seq_items(v)
+                .iter()
+                .map(|x| to_value(fname, x, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        ValueKind::Map => {
+            let mut m = brine_core::Map::new();
+            for (k, x) in map_pairs(v) {
+                m.insert(
+                    key_string(&to_value(fname, &k, depth + 1)?),
+                    to_value(fname, &x, depth + 1)?,
+                );
+            }
+            Value::Map(m)
+        }
+        other => {
+            return Err(invalid(format!(
+                "salt['{fname}']: a {other} cannot be passed to an execution function"
+            )))
+        }
+    })
 }
 
 /// Salt's `traverse_dict_and_list`: walk `a:b:0` through dicts and lists; a
@@ -516,157 +410,9 @@ fn yamlify(s: &str) -> Option<MjValue> {
     None
 }
 
-/// Salt's `filter_by`: the first lookup key that the grain value (or any
-/// of its values, for a list) matches as a glob; else `default`; merged
-/// over `base` and under `merge`.
-fn filter_by(
-    fname: &str,
-    lookup_dict: &MjValue,
-    grain_value: Option<MjValue>,
-    merge: Option<&MjValue>,
-    default: &MjValue,
-    base: Option<&MjValue>,
-) -> Result<MjValue, Error> {
-    let pairs = map_pairs(lookup_dict);
-    let values = match grain_value {
-        Some(v) if v.kind() == ValueKind::Seq => seq_items(&v),
-        Some(v) => vec![v],
-        None => Vec::new(),
-    };
-    let mut ret: Option<MjValue> = None;
-    'outer: for each in &values {
-        let each = py_str(each);
-        for (k, v) in &pairs {
-            if fnmatch(&each, &py_str(k)) {
-                ret = Some(v.clone());
-                break 'outer;
-            }
-        }
-    }
-    if ret.as_ref().is_none_or(|r| r.is_none()) {
-        ret = lookup(lookup_dict, default).filter(|v| !v.is_none());
-    }
-    if let Some(base_key) = base.filter(|b| b.is_true()) {
-        if let Some(base_values) = lookup(lookup_dict, base_key) {
-            match &ret {
-                None => ret = Some(base_values),
-                Some(r) if base_values.kind() == ValueKind::Map => {
-                    if r.kind() != ValueKind::Map {
-                        return Err(invalid(format!(
-                            "{fname}: filter_by default and look-up values must both be dictionaries."
-                        )));
-                    }
-                    let merged = deep_mutable(&base_values);
-                    dict_update(&merged, r, false)?;
-                    ret = Some(merged);
-                }
-                Some(_) => {}
-            }
-        }
-    }
-    if let Some(m) = merge.filter(|m| m.is_true()) {
-        if m.kind() != ValueKind::Map {
-            return Err(invalid(format!(
-                "{fname}: filter_by merge argument must be a dictionary."
-            )));
-        }
-        ret = Some(match ret {
-            None => m.clone(),
-            Some(r) => {
-                let merged = deep_mutable(&r);
-                dict_update(&merged, &deep_mutable(m), false)?;
-                merged
-            }
-        });
-    }
-    Ok(ret.unwrap_or_else(|| MjValue::from(())))
-}
-
-/// Python's `fnmatch.fnmatchcase`: `*`, `?`, `[seq]`, `[!seq]`.
-pub(crate) fn fnmatch(name: &str, pat: &str) -> bool {
-    let n: Vec<char> = name.chars().collect();
-    let p: Vec<char> = pat.chars().collect();
-    // Iterative matcher with backtracking to the last `*`.
-    let (mut ni, mut pi) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while ni < n.len() {
-        let step = match p.get(pi) {
-            Some('*') => {
-                star = Some((pi, ni));
-                pi += 1;
-                continue;
-            }
-            Some('?') => Some(pi + 1),
-            Some('[') => match class_match(&p, pi, n[ni]) {
-                Some((true, next)) => Some(next),
-                Some((false, _)) => None,
-                // An unclosed `[` is a literal.
-                None => (n[ni] == '[').then_some(pi + 1),
-            },
-            Some(&c) => (c == n[ni]).then_some(pi + 1),
-            None => None,
-        };
-        match step {
-            Some(next) => {
-                pi = next;
-                ni += 1;
-            }
-            None => match star {
-                Some((sp, sn)) => {
-                    pi = sp + 1;
-                    ni = sn + 1;
-                    star = Some((sp, sn + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p[pi.min(p.len())..].iter().all(|&c| c == '*')
-}
-
-/// Match `c` against the class starting at `p[start] == '['`; returns
-/// (matched, index after the class), or None if the class is unclosed.
-fn class_match(p: &[char], start: usize, c: char) -> Option<(bool, usize)> {
-    let mut i = start + 1;
-    let negate = matches!(p.get(i), Some('!'));
-    if negate {
-        i += 1;
-    }
-    let first = i;
-    let mut matched = false;
-    while i < p.len() {
-        if p[i] == ']' && i > first {
-            return Some((matched != negate, i + 1));
-        }
-        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|&e| e != ']') {
-            if p[i] <= c && c <= p[i + 2] {
-                matched = true;
-            }
-            i += 3;
-        } else {
-            if p[i] == c {
-                matched = true;
-            }
-            i += 1;
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fnmatch_like_python() {
-        assert!(fnmatch("Debian", "Deb*"));
-        assert!(fnmatch("Debian", "D?bian"));
-        assert!(fnmatch("web01", "web[0-9]*"));
-        assert!(!fnmatch("web01", "web[!0]*"));
-        assert!(fnmatch("a[b", "a[b"));
-        assert!(!fnmatch("RedHat", "Debian"));
-        assert!(fnmatch("", "*"));
-    }
 
     #[test]
     fn python_int_parsing() {

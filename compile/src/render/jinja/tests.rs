@@ -1,42 +1,11 @@
-//! Behaviour checked against Salt 3007.8's jinja renderer: `salt_cases.rs`
-//! holds templates and the exact output (or error line) Salt gave for them
-//! with the fixture below as grains, pillar and opts.
+//! Behaviour checked against Salt 3007.8's jinja renderer (see
+//! [`super::cases`]). Cases that call `salt[...]` run in brine-runtime's
+//! tests, where the execution functions are.
 
 use super::*;
 
-#[path = "salt_cases.rs"]
-mod salt_cases;
-
-/// One template rendered by Salt.
-pub(super) struct Case {
-    pub name: &'static str,
-    pub src: &'static str,
-    pub sls: &'static str,
-    /// Template file relative to the roots (the files are written there).
-    pub tplfile: Option<&'static str>,
-    /// A template path given as-is (no file behind it).
-    pub tplpath: Option<&'static str>,
-    pub files: &'static [(&'static str, &'static str)],
-    /// JSON object laid over the fixture's opts.
-    pub opts: &'static str,
-    /// Salt's output, or the line its error named.
-    pub expect: Result<&'static str, Option<usize>>,
-}
-
-const FIXTURE: &str = r#"{
- "grains": {"id": "m1", "os": "Debian", "os_family": "Debian", "roles": ["web", "db"], "deep": {"x": {"y": 1}}, "num": 3, "ipv4": ["127.0.0.1", "10.0.0.5"], "shared": "from-grains"},
- "pillar": {"app": {"port": 8080, "name": "web", "enabled": true, "tags": ["a", "b"], "nested": {"k": "v"}}, "empty": {}, "none": null, "flt": 1.5, "users": {"alice": {"uid": 1000}, "bob": {"uid": 1001}}, "shared": "from-pillar", "text": "Hello World", "quote": "it's"},
- "opts": {"id": "m1", "myopt": 5, "shared": "from-opts"}
-}"#;
-
 fn minion() -> Arc<MinionData> {
-    let fx = Value::from_json(&serde_json::from_str(FIXTURE).unwrap());
-    Arc::new(MinionData {
-        id: "m1".into(),
-        grains: fx.get("grains").cloned().unwrap(),
-        pillar: fx.get("pillar").cloned().unwrap(),
-        opts: fx.get("opts").cloned().unwrap(),
-    })
+    cases::minion(Default::default())
 }
 
 fn ctx_for(sls: &str) -> TemplateContext {
@@ -48,81 +17,10 @@ fn ctx_for(sls: &str) -> TemplateContext {
     }
 }
 
-/// A scratch directory for one test, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("brine-jinja-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.0.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn same_output_as_salt() {
-    let minion = minion();
-    let mut failures = Vec::new();
-    // `load_yaml`/`import_yaml` parse with brine_core::yaml::load; skip
-    // those cases while that loader is not built.
-    let yaml_ready = brine_core::yaml::load("a: 1").is_ok();
-    for c in salt_cases::CASES {
-        if !yaml_ready && (c.src.contains("import_yaml") || c.src.contains("load_yaml")) {
-            eprintln!("skipped {} (YAML loader not available)", c.name);
-            continue;
-        }
-        let scratch = Scratch::new(c.name);
-        for (rel, text) in c.files {
-            scratch.write(rel, text);
-        }
-        let tplpath = match (c.tplfile, c.tplpath) {
-            (Some(f), _) => Some(scratch.0.join(f).to_string_lossy().into_owned()),
-            (None, p) => p.map(String::from),
-        };
-        let overlay = Value::from_json(&serde_json::from_str(c.opts).unwrap());
-        let case_minion = match overlay.as_map() {
-            Some(m) if !m.is_empty() => {
-                let mut md = (*minion).clone();
-                if let Some(opts) = md.opts.as_map_mut() {
-                    opts.extend(m.clone());
-                }
-                Arc::new(md)
-            }
-            _ => minion.clone(),
-        };
-        let ctx = TemplateContext {
-            minion: case_minion,
-            saltenv: "base".into(),
-            sls: Some(c.sls.into()),
-            tplpath,
-            search_paths: vec![scratch.0.clone()],
-            ..Default::default()
-        };
-        let got = render(c.name, c.src, &ctx);
-        match (&got, &c.expect) {
-            (Ok(out), Ok(want)) if out == want => {}
-            (Err(e), Err(line)) if line.is_none() || e.line == *line => {}
-            _ => failures.push(format!(
-                "{}:\n  salt:  {:?}\n  brine: {:?}",
-                c.name,
-                c.expect,
-                got.as_ref().map_err(|e| (e.line, e.message.clone()))
-            )),
-        }
-    }
+    let (ran, failures) = cases::run(&Default::default(), |c| !c.calls_salt());
+    assert!(ran > 100, "only {ran} cases ran");
     assert!(
         failures.is_empty(),
         "{} cases differ:\n{}",
@@ -214,18 +112,4 @@ fn concatenation_prints_python_str_of_containers() {
         render("t", src, &ctx).unwrap(),
         "x[1, None]OrderedDict([('k', 'v')])"
     );
-}
-
-/// Rendered by `salt-call --local slsutil.renderer path=salt://cmp.sls
-/// default_renderer=jinja` (grains os/os_family Debian, roles [web, db]).
-#[test]
-fn same_output_as_salt_call() {
-    let src = "{%- set app = salt['pillar.get']('app', {}) %}\n{%- set l = [] %}\n{%- for r in grains.roles %}{% do l.append(r | upper) %}{% endfor %}\nroles: {{ l }}\nos: {{ grains.os }} {{ grains['os_family'] == 'Debian' }}\nx: {{ salt['grains.filter_by']({'Debian': {'p': 'apache2'}}) }}\ny: {{ {'b': 1, 'a': none} | yaml }}\nz: {{ '%s/%s' % (sls, slspath) }} {{ tpldir }} {{ tplfile }}\n";
-    let want = "\nroles: ['WEB', 'DB']\nos: Debian True\nx: {'p': 'apache2'}\ny: {a: null, b: 1}\nz: / . cmp.sls\n";
-    let ctx = TemplateContext {
-        sls: None,
-        tplpath: Some("/var/cache/salt/minion/files/base/cmp.sls".into()),
-        ..ctx_for("")
-    };
-    assert_eq!(render("salt://cmp.sls", src, &ctx).unwrap(), want);
 }

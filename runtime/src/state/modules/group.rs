@@ -450,6 +450,7 @@ pub(crate) mod tests {
             saltenv: "base".into(),
             test: false,
             fileclient: Arc::new(NoFiles),
+            functions: Default::default(),
         }
     }
 

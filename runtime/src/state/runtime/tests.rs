@@ -27,6 +27,7 @@ pub(super) fn ctx_with(test: bool, opts: Map) -> StateContext {
         saltenv: "base".into(),
         test,
         fileclient: Arc::new(NoFiles),
+        functions: Default::default(),
     }
 }
 

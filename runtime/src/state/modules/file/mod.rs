@@ -192,6 +192,7 @@ pub(crate) fn render_template(
         grains: Value::Map((*ctx.grains).clone()),
         pillar: Value::Map((*ctx.pillar).clone()),
         opts: Value::Map((*ctx.opts).clone()),
+        functions: ctx.functions.clone(),
     };
     let search_paths: Vec<PathBuf> = brine_compile::opts::roots(&ctx.opts, "file_roots")
         .get(saltenv)

@@ -80,6 +80,7 @@ pub(crate) fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
     };
     StateContext {
         fileclient: Arc::new(LocalFileClient::from_opts(&opts)),
+        functions: Default::default(),
         opts: Arc::new(opts),
         grains: Arc::new(grains),
         pillar: Arc::new(pillar),

@@ -1,0 +1,218 @@
+//! Salt's argument model for execution functions: call arguments bound to a
+//! function's parameters the way Python binds them, with Python's wording
+//! when they do not fit. Publish metadata (`__pub_*`) is never an argument.
+
+use super::CallError;
+use brine_compile::render::functions::ArgName;
+use brine_core::args::CallArgs;
+use brine_core::{Map, Value};
+use std::borrow::Cow;
+
+/// The arguments of one call, taken parameter by parameter: by keyword
+/// first, else by position; leftovers are an error at [`Params::finish`].
+pub(crate) struct Params {
+    fun: &'static str,
+    /// The positional arguments; those before `next` are taken.
+    args: Vec<Value>,
+    next: usize,
+    pub(crate) kwargs: Map,
+    /// Accepts **kwargs: unknown keywords are not an error.
+    pub open_kwargs: bool,
+    /// A parameter given by keyword while a positional argument was still
+    /// there to bind to it.
+    twice: Option<String>,
+}
+
+impl Params {
+    /// `fun` is the function's own name (`get`), as Python's messages say it.
+    pub(crate) fn new(fun: &'static str, a: CallArgs) -> Params {
+        let mut kwargs = a.kwargs;
+        kwargs.retain(|k, _| !k.starts_with("__pub_"));
+        Params {
+            fun,
+            args: a.args,
+            next: 0,
+            kwargs,
+            open_kwargs: false,
+            twice: None,
+        }
+    }
+
+    /// The next parameter, `name`, taken by keyword or else positionally.
+    pub fn take(&mut self, name: &str) -> Option<Value> {
+        self.take_at(name).map(|(v, _)| v)
+    }
+
+    /// [`Params::take`], saying which argument it was.
+    pub fn take_at(&mut self, name: &str) -> Option<(Value, ArgName)> {
+        if let Some(v) = self.kwargs.shift_remove(name) {
+            // Python binds the next positional argument to this parameter
+            // too: "got multiple values".
+            if self.next < self.args.len() && self.twice.is_none() {
+                self.twice = Some(name.to_string());
+            }
+            return Some((v, ArgName::Keyword(name.to_string())));
+        }
+        let i = self.next;
+        let v = std::mem::take(self.args.get_mut(i)?);
+        self.next += 1;
+        Some((v, ArgName::Position(i)))
+    }
+
+    /// A required string parameter (anything else as Python's `str()`).
+    pub fn require_str(&mut self, name: &str) -> Result<String, CallError> {
+        self.require(name).map(into_string)
+    }
+
+    /// A required parameter.
+    pub fn require(&mut self, name: &str) -> Result<Value, CallError> {
+        self.require_at(name).map(|(v, _)| v)
+    }
+
+    /// [`Params::require`], saying which argument it was.
+    pub fn require_at(&mut self, name: &str) -> Result<(Value, ArgName), CallError> {
+        self.take_at(name).ok_or_else(|| {
+            CallError::InvalidArguments(format!(
+                "{}() missing 1 required positional argument: '{name}'",
+                self.fun
+            ))
+        })
+    }
+
+    /// Keyword-only parameter.
+    pub fn kw(&mut self, name: &str) -> Option<Value> {
+        self.kwargs.shift_remove(name)
+    }
+
+    /// All remaining positional arguments (`*args`).
+    pub fn rest(&mut self) -> Vec<Value> {
+        let rest = self.args.split_off(self.next.min(self.args.len()));
+        self.next = self.args.len();
+        rest
+    }
+
+    /// Fail on arguments the function does not take.
+    pub fn finish(self) -> Result<(), CallError> {
+        if let Some(name) = &self.twice {
+            return Err(CallError::InvalidArguments(format!(
+                "{}() got multiple values for argument '{name}'",
+                self.fun
+            )));
+        }
+        if let Some(k) = self.kwargs.keys().next().filter(|_| !self.open_kwargs) {
+            return Err(CallError::InvalidArguments(format!(
+                "{}() got an unexpected keyword argument '{k}'",
+                self.fun
+            )));
+        }
+        let left = self.args.len().saturating_sub(self.next);
+        if left > 0 {
+            return Err(CallError::InvalidArguments(format!(
+                "{}() got {left} unexpected positional argument(s)",
+                self.fun
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// An optional string parameter (a non-string is shown as Python would).
+pub(crate) fn opt_string(v: Option<Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(into_string(v)),
+    }
+}
+
+/// A value as Python's `str()` gives it; a string is moved, not copied.
+pub(crate) fn into_string(v: Value) -> String {
+    match v {
+        Value::Str(s) => s,
+        other => other.to_python_str(),
+    }
+}
+
+/// A `delimiter` parameter: `:` unless given.
+pub(crate) fn delimiter(v: Option<Value>) -> Cow<'static, str> {
+    opt_string(v).map_or(Cow::Borrowed(":"), Cow::Owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(args: &[&str], kwargs: &[(&str, &str)]) -> Params {
+        Params::new(
+            "get",
+            CallArgs {
+                args: args.iter().map(|a| Value::from(*a)).collect(),
+                kwargs: kwargs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), Value::from(*v)))
+                    .collect(),
+            },
+        )
+    }
+
+    #[test]
+    fn binds_like_python_and_words_errors_like_it() {
+        // (args, kwargs, parameters taken, error from finish)
+        type Case<'a> = (
+            &'a [&'a str],
+            &'a [(&'a str, &'a str)],
+            &'a [&'a str],
+            &'a str,
+        );
+        let cases: &[Case] = &[
+            (&["a", "b"], &[], &["key", "default"], ""),
+            (&["a"], &[("default", "b")], &["key", "default"], ""),
+            (&[], &[("__pub_jid", "1"), ("key", "a")], &["key"], ""),
+            (
+                &["a", "b"],
+                &[],
+                &["key"],
+                "get() got 1 unexpected positional argument(s)",
+            ),
+            (
+                &["a"],
+                &[("nope", "1")],
+                &["key"],
+                "get() got an unexpected keyword argument 'nope'",
+            ),
+            (
+                &["a"],
+                &[("key", "b")],
+                &["key"],
+                "get() got multiple values for argument 'key'",
+            ),
+        ];
+        for (args, kwargs, names, want) in cases {
+            let mut p = params(args, kwargs);
+            for n in *names {
+                p.take(n);
+            }
+            let got = p.finish().err().map(|e| e.to_string()).unwrap_or_default();
+            let want = if want.is_empty() {
+                String::new()
+            } else {
+                format!("Passed invalid arguments: {want}")
+            };
+            assert_eq!(got, want, "{args:?} {kwargs:?}");
+        }
+        let mut p = params(&[], &[]);
+        assert_eq!(
+            p.require("key").unwrap_err().to_string(),
+            "Passed invalid arguments: get() missing 1 required positional argument: 'key'"
+        );
+    }
+
+    #[test]
+    fn says_which_argument_was_taken() {
+        let mut p = params(&["k", "d"], &[("merge", "1")]);
+        assert_eq!(p.take_at("key").map(|x| x.1), Some(ArgName::Position(0)));
+        assert_eq!(
+            p.take_at("merge").map(|x| x.1),
+            Some(ArgName::Keyword("merge".into()))
+        );
+    }
+}
