@@ -2,8 +2,10 @@
 //! `pillar` dictionaries Salt's renderers and matchers are given, and the
 //! execution functions its templates may call.
 
-use crate::render::functions::Functions;
+pub mod functions;
+
 use brine_core::Value;
+use functions::Functions;
 
 #[derive(Debug, Clone, Default)]
 pub struct MinionData {

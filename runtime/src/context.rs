@@ -14,10 +14,10 @@
 
 use crate::grains;
 use crate::state::fileclient::{FileClient, LocalFileClient};
+use brine_compile::minion_data::functions::Functions;
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::merge::{merge, MergeStrategy};
 use brine_compile::pillar::{self, PillarRequest};
-use brine_compile::render::functions::Functions;
 use brine_compile::request::{
     CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
 };

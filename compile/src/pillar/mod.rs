@@ -12,8 +12,8 @@ mod sls;
 pub mod stack;
 pub mod top;
 
+use crate::minion_data::functions::Functions;
 use crate::opts;
-use crate::render::functions::Functions;
 use crate::roots::{fnmatch_filter, has_glob, Roots};
 use crate::MinionData;
 use brine_core::{Map, Value};

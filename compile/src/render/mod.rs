@@ -2,7 +2,6 @@
 //! (`#!jinja|yaml` by default, `#!yaml`, `#!jinja|json`, `#!json`).
 //! Shared by pillar SLS, state SLS, top files and PillarStack.
 
-pub mod functions;
 pub mod jinja;
 use brine_core::yaml;
 

@@ -6,7 +6,7 @@ use super::grains::default_or_empty;
 use super::params::{delimiter, Params};
 use super::traverse::traverse;
 use super::{CallError, Ctx, Function};
-use brine_compile::render::functions::{DataRef, Node, Returned, Source, Step};
+use brine_compile::minion_data::functions::{DataRef, Node, Returned, Source, Step};
 use brine_core::{Map, Value};
 
 pub(super) const FUNCTIONS: &[Function] = &[Function::reads(

@@ -3,8 +3,8 @@
 
 use super::params::Params;
 use super::{CallError, Ctx, Function};
+use brine_compile::minion_data::functions::{ArgAt, Origin, Returned};
 use brine_compile::pillar::merge::update;
-use brine_compile::render::functions::{ArgAt, Origin, Returned};
 use brine_core::{Map, Value};
 
 pub(super) const FUNCTIONS: &[Function] = &[

@@ -5,10 +5,10 @@ use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
 use super::{CallError, Ctx, Function};
 use brine_compile::matcher::glob::fnmatch;
-use brine_compile::pillar::merge::update;
-use brine_compile::render::functions::{
+use brine_compile::minion_data::functions::{
     ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step,
 };
+use brine_compile::pillar::merge::update;
 use brine_core::value::key_string;
 use brine_core::Value;
 

@@ -4,7 +4,7 @@
 use super::params::{delimiter, opt_string, Params};
 use super::{CallError, Ctx, Function};
 use brine_compile::matcher::{self, MatchError};
-use brine_compile::render::functions::Returned;
+use brine_compile::minion_data::functions::Returned;
 use brine_compile::MinionData;
 use brine_core::Value;
 use std::borrow::Cow;

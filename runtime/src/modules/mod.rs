@@ -30,7 +30,7 @@ mod test;
 mod traverse;
 
 use crate::context::Minion;
-use brine_compile::render::functions::{ExecFunctions, Functions, Returned};
+use brine_compile::minion_data::functions::{ExecFunctions, Functions, Returned};
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
@@ -39,7 +39,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
 /// Why a call failed: the registry's errors are the ones templates see.
-pub use brine_compile::render::functions::FunctionError as CallError;
+pub use brine_compile::minion_data::functions::FunctionError as CallError;
 
 /// Every module, by name.
 pub static MODULES: &[Module] = &[

@@ -3,7 +3,7 @@
 //! when they do not fit. Publish metadata (`__pub_*`) is never an argument.
 
 use super::CallError;
-use brine_compile::render::functions::ArgName;
+use brine_compile::minion_data::functions::ArgName;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
 use std::borrow::Cow;

@@ -8,11 +8,11 @@ use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
 use super::{CallError, Ctx, Function};
 use crate::context::FreshPillar;
-use brine_compile::opts::get_bool;
-use brine_compile::pillar::merge::update;
-use brine_compile::render::functions::{
+use brine_compile::minion_data::functions::{
     ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step,
 };
+use brine_compile::opts::get_bool;
+use brine_compile::pillar::merge::update;
 use brine_core::{Map, Value};
 
 const GET: &str = "The pillar value at KEY, a path through dicts and lists joined by \

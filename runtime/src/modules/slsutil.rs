@@ -2,8 +2,8 @@
 
 use super::params::{opt_string, Params};
 use super::{CallError, Ctx, Function};
+use brine_compile::minion_data::functions::{ArgAt, Origin, Returned};
 use brine_compile::pillar::merge::update;
-use brine_compile::render::functions::{ArgAt, Origin, Returned};
 use brine_core::Value;
 
 pub(super) const FUNCTIONS: &[Function] = &[Function::reads(

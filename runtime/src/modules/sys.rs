@@ -3,7 +3,7 @@
 use super::params::Params;
 use super::{all, CallError, Ctx, Function};
 use brine_compile::matcher::glob::fnmatch;
-use brine_compile::render::functions::Returned;
+use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
 
 pub(super) const FUNCTIONS: &[Function] = &[

@@ -2,7 +2,7 @@
 
 use super::params::Params;
 use super::{CallError, Ctx, Function};
-use brine_compile::render::functions::Returned;
+use brine_compile::minion_data::functions::Returned;
 use brine_core::Value;
 
 pub(super) const FUNCTIONS: &[Function] = &[

@@ -30,7 +30,7 @@ pub struct StateContext {
     pub fileclient: Arc<dyn fileclient::FileClient>,
     /// What `salt[...]` calls in templates (`file.managed` with
     /// `template: jinja`).
-    pub functions: brine_compile::render::functions::Functions,
+    pub functions: brine_compile::minion_data::functions::Functions,
 }
 
 impl StateContext {

@@ -11,7 +11,7 @@
 //! `dict`s), and a change made in place shows through every name bound to
 //! it. The Jinja side uses the origin to give back the same template value.
 
-use crate::MinionData;
+use super::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
 use std::sync::Arc;
