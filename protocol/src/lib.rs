@@ -8,7 +8,7 @@
 //! - [`crypto`]: ed25519 [`crypto::Signed`] frames, [`crypto::seal`] /
 //!   [`crypto::open`] to one X25519 key, [`crypto::ReplayGuard`].
 //! - [`keys`]: key file formats, minion id validation, private file writing.
-//! - [`transport`]: ZeroMQ sockets (zmq.rs) behind a ZMTP frame guard,
+//! - [`transport`]: ZeroMQ sockets (zmq.rs) with limits on untrusted peers,
 //!   [`transport::call`] for a client round trip.
 //!
 //! How the daemons use it (Salt's flow):

@@ -12,32 +12,30 @@
 //! [`crate::messages`]. [`call`] is a complete client round trip: sign,
 //! send, wait for the master's signed reply naming our nonce.
 //!
-//! **Frame guard.** zmq.rs has no maximum message size: a peer that declares
-//! a huge frame length makes it reserve that much memory, and the allocation
-//! failure aborts the whole process (seen with zeromq 0.7: a 9-byte header
-//! after the greeting kills a ROUTER's process). So no zmq.rs socket is
-//! exposed directly: each one sits behind a [`FrameGuard`], a small TCP relay
-//! that parses the ZMTP framing coming from the untrusted side and cuts the
-//! connection when a frame or message exceeds [`Limits`] (or the greeting
-//! does not arrive in time), before any of it reaches zmq.rs. Bound sockets
-//! listen on the guard's public address and the zmq.rs socket itself only
-//! on an ephemeral 127.0.0.1 port; connecting sockets connect to a guard on
-//! 127.0.0.1 that relays to the remote address.
+//! **Limits.** Nothing is known about a peer until a message of it verifies,
+//! so every socket applies [`Limits`] below the message layer, inside
+//! zmq.rs (the workspace builds zmq.rs from `vendor/zeromq`, which adds
+//! them; see its `BRINE.md`): a frame header declaring more than the
+//! maximum message size cuts the peer before anything is reserved; the
+//! handshake, a started message and an idle connection each have a
+//! timeout; accepted connections are counted in total and per address;
+//! partial messages of all peers share one receive budget; a subscriber
+//! keeps a few short subscriptions. A peer past a limit is cut, logged once
+//! with its address (repeats from one address are summed, see
+//! [`ViolationLog`]), and the socket goes on serving the others. The
+//! sockets listen on the public ports only.
 
 use crate::crypto::{KeyPair, Nonce};
 use crate::messages::{self, Reply, Request, Verified, WireError, MAX_MESSAGE_BYTES};
 use bytes::Bytes;
-use std::net::SocketAddr;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
-use tokio::task::JoinHandle;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use zeromq::{
-    DealerSocket, Endpoint, Host, PubSocket, RouterSocket, Socket, SocketRecv, SocketSend,
-    SubSocket, ZmqMessage,
+    DealerSocket, Endpoint, Host, PeerLimits, PubSocket, RouterSocket, Socket, SocketOptions,
+    SocketRecv, SocketSend, SubSocket, Violation, ViolationKind, ZmqMessage,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -47,12 +45,6 @@ pub enum TransportError {
         what: &'static str,
         addr: String,
         source: zeromq::ZmqError,
-    },
-    #[error("{what} {addr}: {source}")]
-    Io {
-        what: &'static str,
-        addr: String,
-        source: std::io::Error,
     },
     #[error("zmq.rs bound to an unexpected endpoint {0}")]
     Endpoint(String),
@@ -74,366 +66,196 @@ pub enum TransportError {
     Wire(#[from] WireError),
 }
 
-/// Bounds enforced by the [`FrameGuard`] and the receive helpers.
+/// What a socket tolerates from its peers. The master's are set from its
+/// configuration (`MasterConfig::limits`); the defaults are safe for a
+/// master serving a few thousand minions.
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Largest single ZMTP frame (data or command).
-    pub max_frame: usize,
-    /// Largest multipart message (sum of its frames).
+    /// Largest message (all its frames) and largest command frame.
     pub max_message: usize,
-    /// Most frames in one multipart message (ours have at most 3).
-    pub max_frames_per_message: usize,
-    /// The 64-byte ZMTP greeting must arrive within this time.
+    /// Greeting and READY must complete within this time (and connecting,
+    /// for the connecting side).
     pub handshake_timeout: Duration,
-    /// Most simultaneous connections one guard relays.
+    /// A message, once begun, must be complete within this time: a peer
+    /// that trickles bytes is cut.
+    pub message_timeout: Duration,
+    /// A connection that sends nothing for this long is cut (`None`: never;
+    /// the right choice for a PUB socket, whose subscribers stay silent).
+    pub idle_timeout: Option<Duration>,
+    /// Most connections a bound socket holds at once.
     pub max_connections: usize,
+    /// Most connections a bound socket holds at once from one IP address.
+    pub max_connections_per_address: usize,
+    /// Most bytes the partial messages of all peers of one socket hold,
+    /// beyond the 64 KiB each connection may hold free of charge (so small
+    /// requests pass while big ones wait their turn).
+    pub receive_budget: usize,
+    /// Most subscriptions one subscriber of a PUB socket keeps, and the
+    /// longest (brine's minions subscribe once, to everything).
+    pub max_subscriptions: usize,
+    pub max_subscription_len: usize,
     /// How long a send may wait on a full peer queue (zmq.rs blocks).
     pub send_timeout: Duration,
+    /// How long connecting to the master may take, handshake included
+    /// (zmq.rs retries a refused connection until then; the minion's link
+    /// has its own backoff, and a return that cannot go waits on disk).
+    pub connect_timeout: Duration,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            // A frame is one Signed message plus a little framing.
-            max_frame: MAX_MESSAGE_BYTES + 1024,
+            // One Signed message plus a little framing.
             max_message: MAX_MESSAGE_BYTES + 4096,
-            max_frames_per_message: 8,
             handshake_timeout: Duration::from_secs(10),
+            message_timeout: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_secs(600)),
             max_connections: 10_000,
+            max_connections_per_address: 1_000,
+            receive_budget: 8 * (MAX_MESSAGE_BYTES + 4096),
+            max_subscriptions: 8,
+            max_subscription_len: 256,
             send_timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(3),
         }
+    }
+}
+
+impl Limits {
+    /// The zmq.rs options of a socket with these limits; violations go to
+    /// `log`.
+    fn options(&self, log: &Arc<ViolationLog>, idle: bool, connect: bool) -> SocketOptions {
+        let hook_log = Arc::clone(log);
+        let limits = PeerLimits {
+            max_message_size: Some(self.max_message),
+            handshake_timeout: Some(self.handshake_timeout),
+            message_timeout: Some(self.message_timeout),
+            idle_timeout: if idle { self.idle_timeout } else { None },
+            max_connections: Some(self.max_connections),
+            max_connections_per_address: Some(self.max_connections_per_address),
+            receive_budget: Some(self.receive_budget),
+            max_subscriptions: Some(self.max_subscriptions),
+            max_subscription_len: Some(self.max_subscription_len),
+            on_violation: Some(Arc::new(move |v: &Violation| hook_log.record(v))),
+        };
+        let mut options = SocketOptions::default();
+        let connect_timeout = if connect {
+            self.connect_timeout
+        } else {
+            self.handshake_timeout
+        };
+        options.peer_limits(limits).connect_timeout(connect_timeout);
+        options
     }
 }
 
 // ---------------------------------------------------------------------------
-// Frame guard
+// Violations
 
-/// Why the guard cut a connection.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GuardViolation {
-    #[error("frame of {size} bytes exceeds {max}")]
-    FrameTooLarge { size: u64, max: usize },
-    #[error("message of {size} bytes exceeds {max}")]
-    MessageTooLarge { size: u64, max: usize },
-    #[error("message of more than {max} frames")]
-    TooManyFrames { max: usize },
-    #[error("bad greeting: {0}")]
-    Greeting(&'static str),
-}
+/// How long one (address, limit) pair stays quiet in the log after it was
+/// logged: a flood from one address is one line a minute, with a count.
+const LOG_QUIET: Duration = Duration::from_secs(60);
+/// Most (address, limit) pairs remembered for that; past it the memory is
+/// cleared (so a spread-out flood logs more, never grows without bound).
+const LOG_MEMORY: usize = 4096;
 
-#[derive(Debug, Clone, Copy)]
-enum ScanState {
-    /// Bytes of the 64-byte greeting still to come.
-    Greeting { seen: usize },
-    /// Expecting a frame's flags byte.
-    Flags,
-    /// Reading a frame's length (1 or 8 bytes).
-    Length {
-        long: bool,
-        more: bool,
-        command: bool,
-        got: usize,
-        buf: [u8; 8],
-    },
-    /// Bytes of the frame body still to come.
-    Body { remaining: u64 },
-}
+/// Who broke which limit (the limit by name).
+type LogKey = (Option<IpAddr>, &'static str);
 
-/// Incremental parser of ZMTP 3 framing (greeting, then `flags, length,
-/// body` frames) that only counts: it never buffers a frame.
+/// The limits broken on one socket: counted, and logged once per address
+/// and limit per [`LOG_QUIET`].
 #[derive(Debug)]
-pub struct FrameScanner {
-    state: ScanState,
-    limits: Limits,
-    message_bytes: u64,
-    message_frames: usize,
+pub struct ViolationLog {
+    socket: String,
+    cut: AtomicU64,
+    recent: Mutex<HashMap<LogKey, (Instant, u64)>>,
 }
 
-impl FrameScanner {
-    pub fn new(limits: Limits) -> FrameScanner {
-        FrameScanner {
-            state: ScanState::Greeting { seen: 0 },
-            limits,
-            message_bytes: 0,
-            message_frames: 0,
-        }
-    }
-
-    pub fn greeting_done(&self) -> bool {
-        !matches!(self.state, ScanState::Greeting { .. })
-    }
-
-    /// Account for `data`, the next bytes from the untrusted side.
-    pub fn feed(&mut self, mut data: &[u8]) -> Result<(), GuardViolation> {
-        while let Some((&first, rest)) = data.split_first() {
-            match &mut self.state {
-                ScanState::Greeting { seen } => {
-                    // Signature: 0xff, 8 padding bytes, 0x7f. zmq.rs checks
-                    // version and mechanism itself.
-                    if *seen == 0 && first != 0xff {
-                        return Err(GuardViolation::Greeting("first byte is not 0xff"));
-                    }
-                    if *seen == 9 && first != 0x7f {
-                        return Err(GuardViolation::Greeting("tenth byte is not 0x7f"));
-                    }
-                    *seen += 1;
-                    data = rest;
-                    if *seen == 64 {
-                        self.state = ScanState::Flags;
-                    }
-                }
-                ScanState::Flags => {
-                    self.state = ScanState::Length {
-                        more: first & 0b001 != 0,
-                        long: first & 0b010 != 0,
-                        command: first & 0b100 != 0,
-                        got: 0,
-                        buf: [0; 8],
-                    };
-                    data = rest;
-                }
-                ScanState::Length {
-                    long,
-                    more,
-                    command,
-                    got,
-                    buf,
-                } => {
-                    let need = if *long { 8 } else { 1 };
-                    buf[*got] = first;
-                    *got += 1;
-                    data = rest;
-                    if *got < need {
-                        continue;
-                    }
-                    let size = if *long {
-                        u64::from_be_bytes(*buf)
-                    } else {
-                        u64::from(buf[0])
-                    };
-                    let (more, command) = (*more, *command);
-                    self.check_frame(size, more, command)?;
-                    self.state = if size == 0 {
-                        ScanState::Flags
-                    } else {
-                        ScanState::Body { remaining: size }
-                    };
-                }
-                ScanState::Body { remaining } => {
-                    let take = (*remaining).min(data.len() as u64);
-                    *remaining -= take;
-                    // take <= data.len(), so this cannot truncate.
-                    data = &data[take as usize..];
-                    if *remaining == 0 {
-                        self.state = ScanState::Flags;
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn check_frame(&mut self, size: u64, more: bool, command: bool) -> Result<(), GuardViolation> {
-        if size > self.limits.max_frame as u64 {
-            return Err(GuardViolation::FrameTooLarge {
-                size,
-                max: self.limits.max_frame,
-            });
-        }
-        if command {
-            // Commands (handshake, subscriptions) stand alone.
-            return Ok(());
-        }
-        self.message_bytes = self.message_bytes.saturating_add(size);
-        self.message_frames += 1;
-        if self.message_bytes > self.limits.max_message as u64 {
-            return Err(GuardViolation::MessageTooLarge {
-                size: self.message_bytes,
-                max: self.limits.max_message,
-            });
-        }
-        if self.message_frames > self.limits.max_frames_per_message {
-            return Err(GuardViolation::TooManyFrames {
-                max: self.limits.max_frames_per_message,
-            });
-        }
-        if !more {
-            self.message_bytes = 0;
-            self.message_frames = 0;
-        }
-        Ok(())
+fn kind_name(kind: &ViolationKind) -> &'static str {
+    match kind {
+        ViolationKind::TooManyConnections { .. } => "connections",
+        ViolationKind::TooManyFromAddress { .. } => "connections per address",
+        ViolationKind::HandshakeTimeout { .. } => "handshake timeout",
+        ViolationKind::MessageTooLarge { .. } => "message size",
+        ViolationKind::MessageTimeout { .. } => "message timeout",
+        ViolationKind::IdleTimeout { .. } => "idle timeout",
+        ViolationKind::ReceiveBudget { .. } => "receive budget",
+        ViolationKind::TooManySubscriptions { .. } => "subscriptions",
+        ViolationKind::SubscriptionTooLong { .. } => "subscription length",
     }
 }
 
-/// Which side of a guarded connection is untrusted (its bytes are scanned).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Untrusted {
-    /// Connections accepted from the network (bound sockets).
-    Accepted,
-    /// The remote end we relay to (connecting sockets).
-    Upstream,
-}
-
-/// A running guard: relays connections from `listen_addr` to its upstream.
-/// Dropping it stops accepting and cuts all relayed connections.
-#[derive(Debug)]
-pub struct FrameGuard {
-    listen_addr: SocketAddr,
-    accept_task: JoinHandle<()>,
-    cut: Arc<AtomicU64>,
-}
-
-impl Drop for FrameGuard {
-    fn drop(&mut self) {
-        self.accept_task.abort();
-    }
-}
-
-impl FrameGuard {
-    /// Listen on `listen` and relay each connection to `upstream`, scanning
-    /// the `untrusted` side's bytes.
-    pub async fn start(
-        listen: SocketAddr,
-        upstream: SocketAddr,
-        untrusted: Untrusted,
-        limits: Limits,
-    ) -> Result<FrameGuard, TransportError> {
-        let listener = TcpListener::bind(listen)
-            .await
-            .map_err(|source| TransportError::Io {
-                what: "frame guard: cannot listen on",
-                addr: listen.to_string(),
-                source,
-            })?;
-        let listen_addr = listener.local_addr().map_err(|source| TransportError::Io {
-            what: "frame guard: no local address for",
-            addr: listen.to_string(),
-            source,
-        })?;
-        let cut = Arc::new(AtomicU64::new(0));
-        let slots = Arc::new(Semaphore::new(limits.max_connections));
-        let task_cut = cut.clone();
-        let accept_task = tokio::spawn(async move {
-            // Each relay runs in a JoinSet owned by this task, so aborting
-            // the accept task also cuts every relayed connection.
-            let mut relays = tokio::task::JoinSet::new();
-            loop {
-                tokio::select! {
-                    accepted = listener.accept() => {
-                        let Ok((stream, _)) = accepted else { continue };
-                        let Ok(permit) = slots.clone().try_acquire_owned() else {
-                            // Over the connection limit: refuse by closing.
-                            drop(stream);
-                            continue;
-                        };
-                        let limits = limits.clone();
-                        let cut = task_cut.clone();
-                        relays.spawn(async move {
-                            if relay(stream, upstream, untrusted, limits).await.is_err() {
-                                cut.fetch_add(1, Ordering::Relaxed);
-                            }
-                            drop(permit);
-                        });
-                    }
-                    Some(_) = relays.join_next(), if !relays.is_empty() => {}
-                }
-            }
-        });
-        Ok(FrameGuard {
-            listen_addr,
-            accept_task,
-            cut,
+impl ViolationLog {
+    fn new(socket: String) -> Arc<ViolationLog> {
+        Arc::new(ViolationLog {
+            socket,
+            cut: AtomicU64::new(0),
+            recent: Mutex::new(HashMap::new()),
         })
     }
 
-    /// Where the guard listens.
-    pub fn addr(&self) -> SocketAddr {
-        self.listen_addr
-    }
-
-    /// Connections cut for breaking a limit or the greeting deadline.
-    pub fn connections_cut(&self) -> u64 {
-        self.cut.load(Ordering::Relaxed)
-    }
-}
-
-/// Relay one connection; `Err` when the guard cut it for a violation.
-async fn relay(
-    accepted: TcpStream,
-    upstream: SocketAddr,
-    untrusted: Untrusted,
-    limits: Limits,
-) -> Result<(), GuardViolation> {
-    let Ok(up) = TcpStream::connect(upstream).await else {
-        return Ok(());
-    };
-    let _ = accepted.set_nodelay(true);
-    let _ = up.set_nodelay(true);
-    let (bad, good) = match untrusted {
-        Untrusted::Accepted => (accepted, up),
-        Untrusted::Upstream => (up, accepted),
-    };
-    let (mut bad_r, mut bad_w) = bad.into_split();
-    let (mut good_r, mut good_w) = good.into_split();
-    let scanned = async {
-        let mut scanner = FrameScanner::new(limits.clone());
-        let mut buf = vec![0u8; 64 * 1024];
-        let deadline = tokio::time::Instant::now() + limits.handshake_timeout;
-        loop {
-            let n = if scanner.greeting_done() {
-                bad_r.read(&mut buf).await
-            } else {
-                match tokio::time::timeout_at(deadline, bad_r.read(&mut buf)).await {
-                    Ok(r) => r,
-                    Err(_) => return Err(GuardViolation::Greeting("not received in time")),
-                }
-            };
-            let n = match n {
-                Ok(0) | Err(_) => return Ok(()),
-                Ok(n) => n,
-            };
-            let chunk = &buf[..n];
-            scanner.feed(chunk)?;
-            if good_w.write_all(chunk).await.is_err() {
-                return Ok(());
-            }
+    fn record(&self, v: &Violation) {
+        self.cut.fetch_add(1, Ordering::Relaxed);
+        let key = (v.peer.map(|p| p.ip()), kind_name(&v.kind));
+        let now = Instant::now();
+        let Ok(mut recent) = self.recent.lock() else {
+            return;
+        };
+        if recent.len() >= LOG_MEMORY && !recent.contains_key(&key) {
+            recent.clear();
         }
-    };
-    let passthrough = async {
-        let _ = tokio::io::copy(&mut good_r, &mut bad_w).await;
-    };
-    // Whichever direction ends first ends the connection (dropping both
-    // halves closes both sockets).
-    tokio::select! {
-        r = scanned => r,
-        _ = passthrough => Ok(()),
+        let (since, suppressed) = recent.entry(key).or_insert((now - LOG_QUIET * 2, 0));
+        if now.duration_since(*since) < LOG_QUIET {
+            *suppressed += 1;
+            return;
+        }
+        let more = std::mem::take(suppressed);
+        *since = now;
+        drop(recent);
+        let peer = v
+            .peer
+            .map_or_else(|| "unknown".to_string(), |p| p.to_string());
+        if more > 0 {
+            tracing::warn!(
+                "{}: cut peer {peer}: {} ({more} more from this address since the last line)",
+                self.socket,
+                v.kind
+            );
+        } else {
+            tracing::warn!("{}: cut peer {peer}: {}", self.socket, v.kind);
+        }
+    }
+
+    /// Peers cut or refused so far.
+    pub fn count(&self) -> u64 {
+        self.cut.load(Ordering::Relaxed)
     }
 }
 
 // ---------------------------------------------------------------------------
 // Sockets
 
-/// A zmq.rs socket and the guard in front of it. Keep the guard alive as
-/// long as the socket is used ([`Guarded::into_parts`] when splitting a
-/// socket into halves).
-pub struct Guarded<S> {
+/// A zmq.rs socket with its limits in force, and what they cut.
+pub struct Limited<S> {
     pub socket: S,
-    guard: FrameGuard,
+    addr: SocketAddr,
+    violations: Arc<ViolationLog>,
 }
 
-impl<S> Guarded<S> {
-    /// For bound sockets, the public address (give it to peers); for
-    /// connected sockets, the local relay address.
+impl<S> Limited<S> {
+    /// For bound sockets, the address peers reach (the ephemeral port
+    /// resolved); for connected sockets, the remote address.
     pub fn addr(&self) -> SocketAddr {
-        self.guard.addr()
+        self.addr
     }
 
-    pub fn guard(&self) -> &FrameGuard {
-        &self.guard
+    /// The peers this socket cut for breaking a limit.
+    pub fn violations(&self) -> &Arc<ViolationLog> {
+        &self.violations
     }
 
-    pub fn into_parts(self) -> (S, FrameGuard) {
-        (self.socket, self.guard)
+    pub fn into_parts(self) -> (S, Arc<ViolationLog>) {
+        (self.socket, self.violations)
     }
 }
 
@@ -441,65 +263,73 @@ fn tcp_endpoint(addr: SocketAddr) -> String {
     format!("tcp://{addr}")
 }
 
-/// Bind `socket` on an ephemeral 127.0.0.1 port; return that address.
-async fn bind_internal<S: Socket>(socket: &mut S) -> Result<SocketAddr, TransportError> {
-    let ep = socket
-        .bind("tcp://127.0.0.1:0")
-        .await
-        .map_err(|source| TransportError::Zmq {
-            what: "cannot bind zmq socket on",
-            addr: "tcp://127.0.0.1:0".into(),
-            source,
-        })?;
-    match ep {
-        Endpoint::Tcp(Host::Ipv4(ip), port) => Ok(SocketAddr::from((ip, port))),
-        other => Err(TransportError::Endpoint(other.to_string())),
-    }
-}
-
-async fn bind_guarded<S: Socket>(
-    mut socket: S,
+async fn bind<S: Socket>(
     addr: SocketAddr,
     limits: &Limits,
-) -> Result<Guarded<S>, TransportError> {
-    let internal = bind_internal(&mut socket).await?;
-    let guard = FrameGuard::start(addr, internal, Untrusted::Accepted, limits.clone()).await?;
-    Ok(Guarded { socket, guard })
+    what: &str,
+    idle: bool,
+) -> Result<Limited<S>, TransportError> {
+    let violations = ViolationLog::new(format!("{what} {addr}"));
+    let mut socket = S::with_options(limits.options(&violations, idle, false));
+    let ep = socket
+        .bind(&tcp_endpoint(addr))
+        .await
+        .map_err(|source| TransportError::Zmq {
+            what: "cannot listen on",
+            addr: addr.to_string(),
+            source,
+        })?;
+    let addr = match ep {
+        Endpoint::Tcp(Host::Ipv4(ip), port) => SocketAddr::from((ip, port)),
+        Endpoint::Tcp(Host::Ipv6(ip), port) => SocketAddr::from((ip, port)),
+        other => return Err(TransportError::Endpoint(other.to_string())),
+    };
+    Ok(Limited {
+        socket,
+        addr,
+        violations,
+    })
 }
 
-async fn connect_guarded<S: Socket>(
-    mut socket: S,
+async fn connect<S: Socket>(
     remote: SocketAddr,
     limits: &Limits,
-) -> Result<Guarded<S>, TransportError> {
-    let local = SocketAddr::from(([127, 0, 0, 1], 0));
-    let guard = FrameGuard::start(local, remote, Untrusted::Upstream, limits.clone()).await?;
+    what: &str,
+) -> Result<Limited<S>, TransportError> {
+    let violations = ViolationLog::new(format!("{what} {remote}"));
+    let mut socket = S::with_options(limits.options(&violations, false, true));
     socket
-        .connect(&tcp_endpoint(guard.addr()))
+        .connect(&tcp_endpoint(remote))
         .await
         .map_err(|source| TransportError::Zmq {
             what: "cannot connect to",
             addr: tcp_endpoint(remote),
             source,
         })?;
-    Ok(Guarded { socket, guard })
+    Ok(Limited {
+        socket,
+        addr: remote,
+        violations,
+    })
 }
 
-/// The master's ret port: a ROUTER reachable at `addr` (port 0 for an
-/// ephemeral one; see [`Guarded::addr`]).
+/// The master's ret port: a ROUTER on `addr` (port 0 for an ephemeral one;
+/// see [`Limited::addr`]). Idle peers are cut after the idle timeout (a
+/// minion reconnects when it next has something to say).
 pub async fn bind_router(
     addr: SocketAddr,
     limits: &Limits,
-) -> Result<Guarded<RouterSocket>, TransportError> {
-    bind_guarded(RouterSocket::new(), addr, limits).await
+) -> Result<Limited<RouterSocket>, TransportError> {
+    bind(addr, limits, "ret port", true).await
 }
 
-/// The master's publish port: a PUB reachable at `addr`.
+/// The master's publish port: a PUB on `addr`. Subscribers send nothing
+/// after subscribing, so no idle timeout here.
 pub async fn bind_pub(
     addr: SocketAddr,
     limits: &Limits,
-) -> Result<Guarded<PubSocket>, TransportError> {
-    bind_guarded(PubSocket::new(), addr, limits).await
+) -> Result<Limited<PubSocket>, TransportError> {
+    bind(addr, limits, "publish port", false).await
 }
 
 /// A minion's or the CLI's connection to the master's ret port.
@@ -509,8 +339,8 @@ pub async fn bind_pub(
 pub async fn connect_dealer(
     master: SocketAddr,
     limits: &Limits,
-) -> Result<Guarded<DealerSocket>, TransportError> {
-    connect_guarded(DealerSocket::new(), master, limits).await
+) -> Result<Limited<DealerSocket>, TransportError> {
+    connect(master, limits, "master ret port").await
 }
 
 /// A minion's subscription to the master's publish port (everything). zmq.rs
@@ -518,16 +348,16 @@ pub async fn connect_dealer(
 pub async fn connect_sub(
     master: SocketAddr,
     limits: &Limits,
-) -> Result<Guarded<SubSocket>, TransportError> {
-    let mut g = connect_guarded(SubSocket::new(), master, limits).await?;
-    g.socket
+) -> Result<Limited<SubSocket>, TransportError> {
+    let mut b = connect::<SubSocket>(master, limits, "master publish port").await?;
+    b.socket
         .subscribe("")
         .await
         .map_err(|source| TransportError::Socket {
             what: "subscribe",
             source,
         })?;
-    Ok(g)
+    Ok(b)
 }
 
 /// The routing identity of the peer a ROUTER received from. Opaque; it is
@@ -686,6 +516,8 @@ mod tests {
     use crate::messages::*;
     use brine_core::{Map, Value};
     use serde_bytes::ByteArray;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
 
     fn local0() -> SocketAddr {
         SocketAddr::from(([127, 0, 0, 1], 0))
@@ -702,97 +534,111 @@ mod tests {
 
     fn small_limits() -> Limits {
         Limits {
-            max_frame: 4096,
             max_message: 8192,
-            max_frames_per_message: 3,
             handshake_timeout: Duration::from_millis(300),
+            message_timeout: Duration::from_millis(500),
             ..Limits::default()
         }
     }
 
-    #[test]
-    fn scanner_accepts_good_framing_split_anywhere() {
-        let mut stream = greeting().to_vec();
-        // short command frame, short data frame with MORE, long data frame.
-        stream.extend_from_slice(&[0x04, 3, b'a', b'b', b'c']);
-        stream.extend_from_slice(&[0x01, 2, b'x', b'y']);
-        stream.push(0x02);
-        stream.extend_from_slice(&300u64.to_be_bytes());
-        stream.extend(std::iter::repeat_n(7u8, 300));
-        for split in [1, 2, 7, 63, 64, 65, 100, stream.len()] {
-            let mut s = FrameScanner::new(small_limits());
-            for chunk in stream.chunks(split) {
-                s.feed(chunk).unwrap();
+    /// A raw ZMTP 3.0 peer from `source` (any 127.0.0.0/8 address): TCP,
+    /// greeting and READY as `socket_type`, as an attacker would write them.
+    async fn raw_peer(to: SocketAddr, source: [u8; 4], socket_type: &str) -> TcpStream {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::from((source, 0))).unwrap();
+        let mut stream = socket.connect(to).await.unwrap();
+        // A refused connection may be closed before these are written.
+        let _ = stream.write_all(&greeting()).await;
+        let mut body = vec![5u8];
+        body.extend_from_slice(b"READY");
+        body.push(11);
+        body.extend_from_slice(b"Socket-Type");
+        body.extend_from_slice(&(socket_type.len() as u32).to_be_bytes());
+        body.extend_from_slice(socket_type.as_bytes());
+        let mut ready = vec![0x04u8, body.len() as u8];
+        ready.extend_from_slice(&body);
+        let _ = stream.write_all(&ready).await;
+        stream
+    }
+
+    /// Wait until the other end closes `stream` (reading whatever it sends).
+    async fn assert_cut(stream: &mut TcpStream, within: Duration, what: &str) {
+        let deadline = tokio::time::Instant::now() + within;
+        let mut buf = [0u8; 256];
+        loop {
+            match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+                Ok(Ok(0)) | Ok(Err(_)) => return,
+                Ok(Ok(_)) => continue,
+                Err(_) => panic!("{what}: connection not cut within {within:?}"),
             }
-            assert!(matches!(s.state, ScanState::Flags), "split {split}");
         }
     }
 
-    #[test]
-    fn scanner_cuts_oversized_frames_messages_and_bad_greetings() {
-        let mut s = FrameScanner::new(small_limits());
-        s.feed(&greeting()).unwrap();
-        let mut huge = vec![0x06u8];
-        huge.extend_from_slice(&(1u64 << 42).to_be_bytes());
-        assert_eq!(
-            s.feed(&huge),
-            Err(GuardViolation::FrameTooLarge {
-                size: 1 << 42,
-                max: 4096
-            })
-        );
-
-        // Three 3000-byte frames with MORE: the message passes 8192.
-        let mut s = FrameScanner::new(small_limits());
-        s.feed(&greeting()).unwrap();
-        let mut frame = vec![0x03u8];
-        frame.extend_from_slice(&3000u64.to_be_bytes());
-        frame.extend(std::iter::repeat_n(0u8, 3000));
-        s.feed(&frame).unwrap();
-        s.feed(&frame).unwrap();
-        assert!(matches!(
-            s.feed(&frame),
-            Err(GuardViolation::MessageTooLarge { .. })
-        ));
-
-        // Many empty frames with MORE.
-        let mut s = FrameScanner::new(small_limits());
-        s.feed(&greeting()).unwrap();
-        assert_eq!(
-            s.feed(&[0x01, 0, 0x01, 0, 0x01, 0, 0x01, 0]),
-            Err(GuardViolation::TooManyFrames { max: 3 })
-        );
-
-        let mut s = FrameScanner::new(small_limits());
-        assert!(s.feed(b"GET / HTTP/1.1\r\n").is_err());
-        let mut s = FrameScanner::new(small_limits());
-        let mut g = greeting();
-        g[9] = 0;
-        assert!(s.feed(&g).is_err());
+    /// Still open after `wait` (reading only the server's handshake).
+    async fn assert_open(stream: &mut TcpStream, wait: Duration, what: &str) {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut buf = [0u8; 256];
+        loop {
+            match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+                Ok(Ok(0)) | Ok(Err(_)) => panic!("{what}: connection cut"),
+                Ok(Ok(_)) => continue,
+                Err(_) => return,
+            }
+        }
     }
 
-    #[test]
-    fn scanner_never_panics_on_random_streams() {
-        let mut x: u64 = 0x1234_5678;
-        for _ in 0..2_000 {
-            let mut s = FrameScanner::new(small_limits());
-            let _ = s.feed(&greeting());
-            let len = (x % 500) as usize;
-            let bytes: Vec<u8> = (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x >> 24) as u8
-                })
-                .collect();
-            let _ = s.feed(&bytes);
+    /// A ROUTER being served as the master serves it: always receiving
+    /// (zmq.rs reads its peers only while the socket is received from).
+    struct Served {
+        addr: SocketAddr,
+        violations: Arc<ViolationLog>,
+        frames: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+        limits: Limits,
+    }
+
+    async fn serve(limits: &Limits) -> Served {
+        let router = bind_router(local0(), limits).await.unwrap();
+        let addr = router.addr();
+        let (mut socket, violations) = router.into_parts();
+        let (tx, frames) = tokio::sync::mpsc::unbounded_channel();
+        let recv_limits = limits.clone();
+        tokio::spawn(async move {
+            loop {
+                match recv_request(&mut socket, &recv_limits).await {
+                    Ok((_, frame)) => {
+                        if tx.send(frame).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+                }
+            }
+        });
+        Served {
+            addr,
+            violations,
+            frames,
+            limits: limits.clone(),
+        }
+    }
+
+    impl Served {
+        /// The request a fresh, well-behaved DEALER sends still arrives.
+        async fn still_serving(&mut self) {
+            let mut good = connect_dealer(self.addr, &self.limits).await.unwrap();
+            send_frame(&mut good.socket, b"still here".to_vec(), &self.limits)
+                .await
+                .unwrap();
+            let frame = tokio::time::timeout(Duration::from_secs(5), self.frames.recv())
+                .await
+                .expect("no request within 5 s");
+            assert_eq!(frame.as_deref(), Some(&b"still here"[..]));
         }
     }
 
     async fn master_and_minion() -> (
-        Guarded<RouterSocket>,
-        Guarded<DealerSocket>,
+        Limited<RouterSocket>,
+        Limited<DealerSocket>,
         KeyPair,
         KeyPair,
     ) {
@@ -890,7 +736,7 @@ mod tests {
             .unwrap();
         let (_, frame) = recv_request(&mut router.socket, &limits).await.unwrap();
         assert!(read_frame::<Request>(&frame, None).is_err());
-        // Over the receiver's message limit (below the guard's).
+        // Over the receiver's message limit (below the socket's).
         send_frame(&mut dealer.socket, vec![0u8; 5000], &limits)
             .await
             .unwrap();
@@ -913,62 +759,180 @@ mod tests {
         assert_eq!(frame, b"ok");
     }
 
-    /// A frame bigger than the guard's limit never reaches zmq.rs: the
-    /// connection is cut, the process lives, other peers still work.
+    /// Frames over the maximum, a greeting that never ends and a message
+    /// that trickles in are cut inside zmq.rs, before a buffer for them is
+    /// reserved; the process lives and other peers are served. (Without
+    /// the limits, the 4 TiB header aborts the process.)
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn guard_cuts_oversized_frames_before_zmq() {
+    async fn limits_cut_hostile_peers_and_keep_serving() {
         let limits = small_limits();
-        let mut router = bind_router(local0(), &limits).await.unwrap();
-        let mut dealer = connect_dealer(router.addr(), &limits).await.unwrap();
+        let mut served = serve(&limits).await;
+        let addr = served.addr;
 
-        // A real zmq peer sending a frame over max_frame.
-        send_frame(&mut dealer.socket, vec![1u8; 5000], &limits)
+        // A real zmq peer sending a message over max_message.
+        let mut big = connect_dealer(addr, &limits).await.unwrap();
+        send_frame(&mut big.socket, vec![1u8; 9000], &limits)
             .await
             .unwrap();
-        // A raw peer declaring a 4 TiB frame (this aborts an unguarded
-        // zmq.rs process).
-        let mut raw = TcpStream::connect(router.addr()).await.unwrap();
-        raw.write_all(&greeting()).await.unwrap();
-        let mut header = vec![0x06u8];
+        // A raw peer declaring a 4 TiB frame.
+        let mut huge = raw_peer(addr, [127, 0, 0, 1], "DEALER").await;
+        let mut header = vec![0x02u8];
         header.extend_from_slice(&(1u64 << 42).to_be_bytes());
-        raw.write_all(&header).await.unwrap();
+        huge.write_all(&header).await.unwrap();
         // A raw peer that never finishes its greeting.
-        let mut slow = TcpStream::connect(router.addr()).await.unwrap();
+        let mut slow = TcpStream::connect(addr).await.unwrap();
         slow.write_all(&[0xff, 0, 0]).await.unwrap();
-
-        // All three connections get cut.
-        let mut buf = [0u8; 128];
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        for s in [&mut raw, &mut slow] {
-            loop {
-                match tokio::time::timeout_at(deadline, s.read(&mut buf)).await {
-                    Ok(Ok(0)) | Ok(Err(_)) => break,
-                    Ok(Ok(_)) => continue,
-                    Err(_) => panic!("connection not cut"),
+        // A raw peer that starts a 4000-byte message and trickles it.
+        let mut trickle = raw_peer(addr, [127, 0, 0, 1], "DEALER").await;
+        let mut header = vec![0x02u8];
+        header.extend_from_slice(&4000u64.to_be_bytes());
+        trickle.write_all(&header).await.unwrap();
+        let trickling = tokio::spawn(async move {
+            for _ in 0..40 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                if trickle.write_all(&[7u8]).await.is_err() {
+                    return true;
                 }
             }
-        }
-        while router.guard().connections_cut() < 3 {
+            false
+        });
+
+        let within = Duration::from_secs(3);
+        assert_cut(&mut huge, within, "4 TiB frame").await;
+        assert_cut(&mut slow, within, "unfinished greeting").await;
+        assert!(
+            trickling.await.unwrap(),
+            "trickling peer not cut within 2 s"
+        );
+        let deadline = tokio::time::Instant::now() + within;
+        while served.violations.count() < 4 {
             assert!(
                 tokio::time::Instant::now() < deadline,
                 "only {} cut",
-                router.guard().connections_cut()
+                served.violations.count()
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        // A fresh, well-behaved peer is still served.
-        let mut good = connect_dealer(router.addr(), &limits).await.unwrap();
-        send_frame(&mut good.socket, b"still here".to_vec(), &limits)
-            .await
-            .unwrap();
-        let (_, frame) = tokio::time::timeout(
-            Duration::from_secs(5),
-            recv_request(&mut router.socket, &limits),
-        )
-        .await
-        .unwrap()
-        .unwrap();
-        assert_eq!(frame, b"still here");
+        served.still_serving().await;
+    }
+
+    /// Connections are counted per source address and in total; an
+    /// address at its limit is refused at accept, the others are not, and
+    /// a slot is free again when its connection closes.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn connections_are_limited_per_address_and_in_total() {
+        let limits = Limits {
+            max_connections_per_address: 3,
+            max_connections: 6,
+            ..small_limits()
+        };
+        let mut served = serve(&limits).await;
+        let addr = served.addr;
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            held.push(raw_peer(addr, [127, 0, 0, 2], "DEALER").await);
+        }
+        let mut refused = raw_peer(addr, [127, 0, 0, 2], "DEALER").await;
+        assert_cut(&mut refused, Duration::from_secs(2), "4th from 127.0.0.2").await;
+        for s in &mut held {
+            assert_open(s, Duration::from_millis(100), "one of the first three").await;
+        }
+        // Another address is still let in, and so is the CLI's 127.0.0.1.
+        let mut other = raw_peer(addr, [127, 0, 0, 3], "DEALER").await;
+        assert_open(&mut other, Duration::from_millis(200), "127.0.0.3").await;
+        served.still_serving().await;
+        // A closed connection frees its slot.
+        drop(held.pop());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let mut again = raw_peer(addr, [127, 0, 0, 2], "DEALER").await;
+        assert_open(&mut again, Duration::from_millis(200), "after a close").await;
+        // Held now: 3 from .2, 1 from .3 (still_serving's dealer is gone);
+        // two more from new addresses fill the total of 6.
+        let mut fill = vec![
+            raw_peer(addr, [127, 0, 0, 4], "DEALER").await,
+            raw_peer(addr, [127, 0, 0, 5], "DEALER").await,
+        ];
+        assert_open(&mut fill[1], Duration::from_millis(200), "6th").await;
+        let mut over = raw_peer(addr, [127, 0, 0, 6], "DEALER").await;
+        assert_cut(&mut over, Duration::from_secs(2), "7th in total").await;
+    }
+
+    /// A peer silent for the idle timeout is cut.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn idle_peers_are_cut() {
+        let limits = Limits {
+            idle_timeout: Some(Duration::from_millis(1200)),
+            ..small_limits()
+        };
+        let served = serve(&limits).await;
+        let mut idle = raw_peer(served.addr, [127, 0, 0, 1], "DEALER").await;
+        // Past the 300 ms handshake timeout: the raw handshake is complete.
+        assert_open(&mut idle, Duration::from_millis(700), "idle peer").await;
+        assert_cut(&mut idle, Duration::from_secs(3), "idle peer").await;
+    }
+
+    /// Partial messages of all peers share the receive budget: the peer
+    /// that would pass it is cut, and the budget is free again after.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn partial_messages_share_one_budget() {
+        // Each peer holds one 64 KiB read chunk free of charge; past that,
+        // two 150 kB partials do not fit in 100 kB.
+        let limits = Limits {
+            max_message: 300_000,
+            receive_budget: 100_000,
+            message_timeout: Duration::from_secs(10),
+            ..small_limits()
+        };
+        let mut served = serve(&limits).await;
+        let addr = served.addr;
+        let partial = || async {
+            let mut p = raw_peer(addr, [127, 0, 0, 1], "DEALER").await;
+            let mut header = vec![0x02u8];
+            header.extend_from_slice(&200_000u64.to_be_bytes());
+            p.write_all(&header).await.unwrap();
+            let _ = p.write_all(&[9u8; 150_000]).await;
+            p
+        };
+        let mut first = partial().await;
+        assert_open(&mut first, Duration::from_millis(300), "first partial").await;
+        let mut second = partial().await;
+        assert_cut(&mut second, Duration::from_secs(3), "second partial").await;
+        drop(first);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        served.still_serving().await;
+    }
+
+    /// A subscriber may keep a few short subscriptions; a flood of them
+    /// (each up to the maximum message size) cuts it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn subscription_floods_are_cut() {
+        let limits = Limits {
+            max_subscriptions: 2,
+            max_subscription_len: 64,
+            ..small_limits()
+        };
+        let publisher = bind_pub(local0(), &limits).await.unwrap();
+        let addr = publisher.addr();
+        let subscribe = |topic: &[u8]| {
+            let mut m = vec![0x00u8, (topic.len() + 1) as u8, 1];
+            m.extend_from_slice(topic);
+            m
+        };
+        let mut many = raw_peer(addr, [127, 0, 0, 1], "SUB").await;
+        for topic in [b"a", b"b", b"c"] {
+            many.write_all(&subscribe(topic)).await.unwrap();
+        }
+        assert_cut(&mut many, Duration::from_secs(2), "3 subscriptions").await;
+        let mut long = raw_peer(addr, [127, 0, 0, 1], "SUB").await;
+        long.write_all(&subscribe(&[b'x'; 100])).await.unwrap();
+        assert_cut(&mut long, Duration::from_secs(2), "100-byte subscription").await;
+        // A real subscriber still receives publications.
+        let mut sub = connect_sub(addr, &limits).await.unwrap();
+        let (mut p, _) = publisher.into_parts();
+        assert_eq!(
+            publish_until_received(&mut p, &mut sub.socket, b"hello").await,
+            Some(b"hello".to_vec())
+        );
     }
 
     /// A signed publication with a sealed per-minion secret over PUB/SUB,
@@ -1043,21 +1007,20 @@ mod tests {
         None
     }
 
-    /// The master restarts on the same port: the minion's SUB (through its
-    /// guard) reconnects and resubscribes by itself.
+    /// The master restarts on the same port: the minion's SUB reconnects
+    /// and resubscribes by itself.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sub_survives_a_publisher_restart() {
         let limits = Limits::default();
         let publisher = bind_pub(local0(), &limits).await.unwrap();
         let addr = publisher.addr();
         let mut sub = connect_sub(addr, &limits).await.unwrap();
-        let (mut p, guard) = publisher.into_parts();
+        let (mut p, _) = publisher.into_parts();
         assert_eq!(
             publish_until_received(&mut p, &mut sub.socket, b"one").await,
             Some(b"one".to_vec())
         );
         drop(p);
-        drop(guard);
         tokio::time::sleep(Duration::from_millis(200)).await;
         let mut again = bind_pub(addr, &limits).await.unwrap();
         let got = publish_until_received(&mut again.socket, &mut sub.socket, b"two").await;

@@ -127,6 +127,11 @@ pub struct MasterProc {
 }
 
 impl MasterProc {
+    /// The master's process id while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// SIGTERM, then wait; the exit status.
     pub fn stop(&mut self) -> Option<std::process::ExitStatus> {
         let mut child = self.child.take()?;
@@ -290,7 +295,7 @@ impl ScriptedMinion {
 
 pub struct Subscription<'a> {
     minion: &'a ScriptedMinion,
-    sub: transport::Guarded<zeromq::SubSocket>,
+    sub: transport::Limited<zeromq::SubSocket>,
     guard: ReplayGuard,
 }
 

@@ -8,7 +8,7 @@ use brine_protocol::crypto::{KeyPair, PublicKeys};
 use brine_protocol::messages::{
     CliPublish, ErrorReply, GetReturns, PublishReply, ReplyBody, Request, RequestBody, ReturnsReply,
 };
-use brine_protocol::transport::{call, connect_dealer, Guarded, Limits, TransportError};
+use brine_protocol::transport::{call, connect_dealer, Limited, Limits, TransportError};
 use std::net::SocketAddr;
 use std::time::Duration;
 use zeromq::DealerSocket;
@@ -43,7 +43,7 @@ pub struct Client {
     token: String,
     key: KeyPair,
     limits: Limits,
-    socket: Option<Guarded<DealerSocket>>,
+    socket: Option<Limited<DealerSocket>>,
     /// How long one request may wait for its reply.
     pub request_timeout: Duration,
 }

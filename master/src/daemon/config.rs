@@ -6,6 +6,7 @@ use brine_core::{Map, Value};
 use brine_protocol::transport::Limits;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Salt's master defaults for the options brine-master reads. The pillar
 /// and top-file options are the same as a minion's (the master compiles).
@@ -50,6 +51,14 @@ pub fn master_defaults() -> Map {
         "max_message_size".into(),
         Value::Int(brine_protocol::messages::MAX_MESSAGE_BYTES as i64),
     );
+    // Limits on untrusted peers (brine's; Salt leaves them to libzmq and
+    // the kernel). Seconds for the timeouts; 0 turns the idle timeout off.
+    m.insert("max_connections".into(), Value::Int(10_000));
+    m.insert("max_connections_per_address".into(), Value::Int(1_000));
+    m.insert("handshake_timeout".into(), Value::Int(10));
+    m.insert("message_timeout".into(), Value::Int(60));
+    m.insert("idle_timeout".into(), Value::Int(600));
+    m.insert("max_subscriptions".into(), Value::Int(8));
     m.insert("log_level".into(), s("warning"));
     m
 }
@@ -89,6 +98,11 @@ pub struct MasterConfig {
     pub worker_threads: usize,
     /// Largest message accepted on either port.
     pub max_message_size: usize,
+    /// What either port tolerates from its peers (from `max_message_size`,
+    /// `max_connections`, `max_connections_per_address`,
+    /// `handshake_timeout`, `message_timeout`, `idle_timeout`,
+    /// `max_subscriptions`, `receive_buffer_budget`).
+    pub limits: Limits,
     pub log_level: String,
 }
 
@@ -102,6 +116,77 @@ fn int(o: &Map, key: &'static str, default: i64) -> i64 {
 fn port(o: &Map, key: &'static str, default: i64) -> Result<u16, ConfigError> {
     let value = int(o, key, default);
     u16::try_from(value).map_err(|_| ConfigError::Port { key, value })
+}
+
+/// The transport limits from the master's options, each range-checked.
+fn limits_from(o: &Map, max_message_size: usize) -> Result<Limits, ConfigError> {
+    let ranged = |key: &'static str, default: i64, lo: i64, hi: i64, what: &'static str| {
+        let value = int(o, key, default);
+        if (lo..=hi).contains(&value) {
+            Ok(value)
+        } else {
+            Err(ConfigError::Range { key, what, value })
+        }
+    };
+    let count = |v: i64| usize::try_from(v).unwrap_or(usize::MAX);
+    let secs = |v: i64| Duration::from_secs(u64::try_from(v).unwrap_or(0));
+    // Framing and the signature envelope around the largest payload.
+    let max_message = max_message_size + 4096;
+    let budget_default = i64::try_from(8 * max_message).unwrap_or(i64::MAX);
+    let idle = ranged(
+        "idle_timeout",
+        600,
+        0,
+        86_400,
+        "between 0 (never) and 86400 seconds",
+    )?;
+    Ok(Limits {
+        max_message,
+        max_connections: count(ranged(
+            "max_connections",
+            10_000,
+            1,
+            1_000_000,
+            "between 1 and 1000000",
+        )?),
+        max_connections_per_address: count(ranged(
+            "max_connections_per_address",
+            1_000,
+            1,
+            1_000_000,
+            "between 1 and 1000000",
+        )?),
+        handshake_timeout: secs(ranged(
+            "handshake_timeout",
+            10,
+            1,
+            3_600,
+            "between 1 and 3600 seconds",
+        )?),
+        message_timeout: secs(ranged(
+            "message_timeout",
+            60,
+            1,
+            3_600,
+            "between 1 and 3600 seconds",
+        )?),
+        idle_timeout: (idle > 0).then(|| secs(idle)),
+        max_subscriptions: count(ranged(
+            "max_subscriptions",
+            8,
+            1,
+            1_024,
+            "between 1 and 1024",
+        )?),
+        receive_budget: count(ranged(
+            "receive_buffer_budget",
+            budget_default,
+            i64::try_from(max_message).unwrap_or(i64::MAX),
+            i64::MAX,
+            "at least max_message_size + 4096 bytes",
+        )?),
+        ..Limits::default()
+    })
 }
 
 impl MasterConfig {
@@ -149,6 +234,7 @@ impl MasterConfig {
                 what: "between 1024 and 33554432 bytes",
                 value: max,
             })?;
+        let limits = limits_from(&o, max_message_size)?;
         Ok(MasterConfig {
             interface,
             publish_port: port(&o, "publish_port", 4505)?,
@@ -164,6 +250,7 @@ impl MasterConfig {
             timeout,
             worker_threads: workers as usize,
             max_message_size,
+            limits,
             log_level: opts::get_str(&o, "log_level")
                 .unwrap_or("warning")
                 .to_string(),
@@ -193,13 +280,9 @@ impl MasterConfig {
         SocketAddr::new(ip, self.ret_port)
     }
 
-    /// Transport limits from `max_message_size`.
+    /// The transport's limits on untrusted peers.
     pub fn limits(&self) -> Limits {
-        Limits {
-            max_frame: self.max_message_size + 1024,
-            max_message: self.max_message_size + 4096,
-            ..Limits::default()
-        }
+        self.limits.clone()
     }
 
     /// The job cache database.

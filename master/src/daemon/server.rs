@@ -1,6 +1,6 @@
 //! The sockets and the event loop: a ROUTER on `interface:ret_port` for
-//! requests, a PUB on `interface:publish_port` for publications, both behind
-//! the transport's frame guard.
+//! requests, a PUB on `interface:publish_port` for publications, both with
+//! the transport's limits on untrusted peers (`MasterConfig::limits`).
 //!
 //! Requests are received on one task and handled on the blocking pool (the
 //! handlers compile, hash, verify signatures and write SQLite), at most
@@ -14,7 +14,7 @@
 
 use super::master::{DaemonError, Master, PublishQueue};
 use brine_protocol::transport::{
-    bind_pub, bind_router, recv_request, send_frame, send_reply, Guarded, TransportError,
+    bind_pub, bind_router, recv_request, send_frame, send_reply, Limited, Limits, TransportError,
 };
 use std::future::Future;
 use std::net::SocketAddr;
@@ -31,13 +31,44 @@ pub const CLEAN_INTERVAL: Duration = Duration::from_secs(3600);
 /// The bound sockets, before serving (so callers learn the addresses of
 /// ephemeral ports first).
 pub struct Bound {
-    router: Guarded<RouterSocket>,
-    publisher: Guarded<PubSocket>,
+    router: Limited<RouterSocket>,
+    publisher: Limited<PubSocket>,
+}
+
+/// Descriptors kept for everything but the two ports' connections (job
+/// cache, key files, file server, the CLI's own).
+const RESERVED_DESCRIPTORS: u64 = 256;
+
+/// Raise the soft descriptor limit to the hard one, and size each port's
+/// connection limit to half of what is left, so that a flood of
+/// connections meets the configured limit, not EMFILE (which stops every
+/// accept, the CLI's too).
+fn fit_to_descriptors(mut limits: Limits) -> Limits {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return limits;
+    };
+    let soft = if hard > soft && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() {
+        hard
+    } else {
+        soft
+    };
+    let per_port = usize::try_from(soft.saturating_sub(RESERVED_DESCRIPTORS) / 2)
+        .unwrap_or(usize::MAX)
+        .max(16);
+    if limits.max_connections > per_port {
+        tracing::warn!(
+            "max_connections {} is more than the descriptor limit ({soft}) allows; using {per_port} per port",
+            limits.max_connections
+        );
+        limits.max_connections = per_port;
+    }
+    limits
 }
 
 impl Bound {
     pub async fn bind(master: &Master) -> Result<Bound, DaemonError> {
-        let limits = master.config.limits();
+        let limits = fit_to_descriptors(master.config.limits());
         let publisher = bind_pub(master.config.publish_addr(), &limits).await?;
         let router = bind_router(master.config.ret_addr(), &limits).await?;
         Ok(Bound { router, publisher })
@@ -65,8 +96,8 @@ pub async fn serve(
         bound.publish_addr(),
         bound.ret_addr()
     );
-    let (router, router_guard) = bound.router.into_parts();
-    let (mut pub_socket, pub_guard) = bound.publisher.into_parts();
+    let (router, _) = bound.router.into_parts();
+    let (mut pub_socket, _) = bound.publisher.into_parts();
     let (router_tx, mut router_rx) = router.split();
 
     let pub_limits = limits.clone();
@@ -176,8 +207,6 @@ pub async fn serve(
     }
     drop(router_tx);
     drop(router_rx);
-    drop(router_guard);
-    drop(pub_guard);
     Ok(())
 }
 

@@ -20,7 +20,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use zeromq::{Socket, SocketEvent};
 
-/// How long connecting (TCP + ZMTP handshake through the guard) may take.
+/// How long connecting (TCP + ZMTP handshake) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often abandoned waiters (callers that timed out) are forgotten.
 const SWEEP_EVERY: Duration = Duration::from_secs(5);
@@ -148,14 +148,13 @@ impl Link {
     }
 }
 
-/// The live socket: its send half and guard; a reader task owns the receive
+/// The live socket: its send half; a reader task owns the receive
 /// half and the monitor and reports to the link task.
 struct Conn {
     /// Tells this connection's events from those of older ones.
     serial: u64,
     send: zeromq::DealerSendHalf,
     reader: tokio::task::JoinHandle<()>,
-    _guard: transport::FrameGuard,
 }
 
 impl Drop for Conn {
@@ -210,11 +209,8 @@ async fn connect(
     serial: u64,
     events: mpsc::Sender<(u64, Event)>,
 ) -> Result<Conn, LinkError> {
-    let guarded = match tokio::time::timeout(
-        CONNECT_TIMEOUT,
-        transport::connect_dealer(addr, limits),
-    )
-    .await
+    let bound = match tokio::time::timeout(CONNECT_TIMEOUT, transport::connect_dealer(addr, limits))
+        .await
     {
         Ok(Ok(g)) => g,
         Ok(Err(source)) => return Err(LinkError::Connect { addr, source }),
@@ -225,7 +221,7 @@ async fn connect(
             })
         }
     };
-    let (mut socket, guard) = guarded.into_parts();
+    let (mut socket, _) = bound.into_parts();
     let monitor: Monitor = Box::pin(socket.monitor());
     let (send, recv) = socket.split();
     let reader = tokio::spawn(read_conn(serial, recv, monitor, limits.clone(), events));
@@ -233,7 +229,6 @@ async fn connect(
         serial,
         send,
         reader,
-        _guard: guard,
     })
 }
 
