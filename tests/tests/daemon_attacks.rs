@@ -352,9 +352,7 @@ fn connection_floods_and_tricklers_are_cut() {
         let mut peers = tokio::task::JoinSet::new();
         for _ in 0..40 {
             peers.spawn(async move {
-                let Some(mut p) = raw_peer(ret, [127, 0, 0, 3], "DEALER", true).await else {
-                    return None;
-                };
+                let mut p = raw_peer(ret, [127, 0, 0, 3], "DEALER", true).await?;
                 let started = Instant::now();
                 if p.write_all(&long_header(1000, false)).await.is_err() {
                     return None;
