@@ -848,7 +848,7 @@ mod tests {
         assert_open(&mut again, Duration::from_millis(200), "after a close").await;
         // Held now: 3 from .2, 1 from .3 (still_serving's dealer is gone);
         // two more from new addresses fill the total of 6.
-        let mut fill = vec![
+        let mut fill = [
             raw_peer(addr, [127, 0, 0, 4], "DEALER").await,
             raw_peer(addr, [127, 0, 0, 5], "DEALER").await,
         ];
