@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_bytes::ByteArray;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashSet};
+use std::sync::atomic::{AtomicI64, Ordering};
 use x25519_dalek::{PublicKey as XPublic, StaticSecret};
 
 /// Length of the random nonce every request and publication carries.
@@ -300,12 +301,36 @@ pub fn open(secret: &StaticSecret, sealed: &Sealed, aad: &[u8]) -> Result<Vec<u8
         .map_err(|_| CryptoError::OpenFailed)
 }
 
-/// Milliseconds since the Unix epoch (0 if the clock is before 1970).
-pub fn now_ms() -> u64 {
+/// This host's clock: milliseconds since the Unix epoch (0 if the clock is
+/// before 1970).
+pub fn local_now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
+}
+
+/// How far the master's clock is ahead of this host's (a minion learns it
+/// from the master's signed replies; a master's stays 0).
+static MASTER_CLOCK_OFFSET_MS: AtomicI64 = AtomicI64::new(0);
+
+/// The master's clock as this process knows it: the time every message is
+/// stamped with and checked against. Freshness windows then hold whatever
+/// the minion's own clock says (Salt does not need agreeing clocks
+/// either): a minion follows the master's time from the replies it
+/// verified, see [`follow_master_clock`].
+pub fn now_ms() -> u64 {
+    let offset = MASTER_CLOCK_OFFSET_MS.load(Ordering::Relaxed);
+    local_now_ms().saturating_add_signed(offset)
+}
+
+/// Take `master_ms`, a time stamped by the master on a reply whose
+/// signature was verified against its key, as the master's now.
+pub fn follow_master_clock(master_ms: u64) {
+    let local = i128::from(local_now_ms());
+    let offset = (i128::from(master_ms) - local).clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+    // Clamped to i64 just above.
+    MASTER_CLOCK_OFFSET_MS.store(offset as i64, Ordering::Relaxed);
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -394,6 +419,11 @@ impl ReplayGuard {
         self.seen.insert(*nonce);
         self.by_time.insert((created_ms, *nonce));
         Ok(())
+    }
+
+    /// Forget the nonces that have left the window at `now_ms`.
+    pub fn forget_before(&mut self, now_ms: u64) {
+        self.expire(now_ms.saturating_sub(self.window_ms));
     }
 
     /// Forget nonces of messages created before `oldest`.

@@ -442,6 +442,11 @@ impl MasterConf {
 /// Start `NAME -c CONF` with its stderr appended to `log` (the daemons log
 /// there; tests read it when something fails).
 pub fn spawn_logged(name: &str, conf: &Path, log: &Path) -> Child {
+    spawn_logged_with(name, conf, log, &[])
+}
+
+/// [`spawn_logged`] with extra environment variables (e.g. libfaketime's).
+pub fn spawn_logged_with(name: &str, conf: &Path, log: &Path, env: &[(&str, &str)]) -> Child {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -450,6 +455,7 @@ pub fn spawn_logged(name: &str, conf: &Path, log: &Path) -> Child {
     Command::new(bin(name))
         .arg("-c")
         .arg(conf)
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()

@@ -59,6 +59,8 @@ pub fn master_defaults() -> Map {
     m.insert("message_timeout".into(), Value::Int(60));
     m.insert("idle_timeout".into(), Value::Int(600));
     m.insert("max_subscriptions".into(), Value::Int(8));
+    // Seconds a request stays fresh (its nonce remembered).
+    m.insert("replay_window".into(), Value::Int(300));
     m.insert("log_level".into(), s("warning"));
     m
 }
@@ -103,6 +105,8 @@ pub struct MasterConfig {
     /// `handshake_timeout`, `message_timeout`, `idle_timeout`,
     /// `max_subscriptions`, `receive_buffer_budget`).
     pub limits: Limits,
+    /// How long a request's nonce is remembered (`replay_window`, seconds).
+    pub replay_window: Duration,
     pub log_level: String,
 }
 
@@ -235,6 +239,14 @@ impl MasterConfig {
                 value: max,
             })?;
         let limits = limits_from(&o, max_message_size)?;
+        let window = int(&o, "replay_window", 300);
+        if !(10..=86_400).contains(&window) {
+            return Err(ConfigError::Range {
+                key: "replay_window",
+                what: "between 10 and 86400 seconds",
+                value: window,
+            });
+        }
         Ok(MasterConfig {
             interface,
             publish_port: port(&o, "publish_port", 4505)?,
@@ -251,6 +263,7 @@ impl MasterConfig {
             worker_threads: workers as usize,
             max_message_size,
             limits,
+            replay_window: Duration::from_secs(u64::try_from(window).unwrap_or(300)),
             log_level: opts::get_str(&o, "log_level")
                 .unwrap_or("warning")
                 .to_string(),

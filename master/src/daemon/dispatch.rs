@@ -4,9 +4,11 @@
 //! 2. decide who is asking: the offered key (auth), the root token (CLI),
 //!    or the accepted key of the minion id in the body, which must be the
 //!    signer (so no minion can ask in another's name);
-//! 3. the replay check (time window + nonce);
+//! 3. freshness (see [`super::freshness`]): recorded for known requesters
+//!    only, after 2;
 //! 4. open a sealed body and route to the handler.
 
+use super::freshness::Requester;
 use super::master::Master;
 use super::publisher::{self, PublishError};
 use super::{auth, fileserver, pillar, states};
@@ -55,14 +57,23 @@ impl Master {
         }
     }
 
-    fn replay_ok(&self, req: &Request) -> Result<(), ReplyBody> {
-        let mut guard = self.replay.lock().unwrap_or_else(|p| p.into_inner());
-        guard
-            .check(req.created_ms, &req.nonce, crypto::now_ms())
+    fn fresh(&self, who: &Requester, req: &Request) -> Result<(), ReplyBody> {
+        self.freshness
+            .check(who, req.created_ms, &req.nonce, crypto::now_ms())
             .map_err(|e| {
-                tracing::warn!("refused a request: {e}");
+                let who = match who {
+                    Requester::Cli => "the CLI".to_string(),
+                    Requester::Minion(id) => format!("minion {id}"),
+                };
+                tracing::warn!("refused a request from {who}: {e}");
                 error(ErrorCode::Replay, e.to_string())
             })
+    }
+
+    /// Whether `id`'s accepted key is `offered` (an auth from a known
+    /// minion, whose freshness is then checked).
+    fn is_accepted_key(&self, id: &str, offered: &PublicKeys) -> bool {
+        matches!(self.keys.accepted(id), Ok(Some(k)) if *k.ed25519 == *offered.ed25519)
     }
 
     /// The accepted key of `id`, which must have signed the request.
@@ -104,8 +115,13 @@ impl Master {
     fn handle_request(&self, req: &Request, signer: &[u8; 32]) -> ReplyBody {
         match &req.msg {
             RequestBody::Auth(a) => {
-                if let Err(e) = self.replay_ok(req) {
-                    return e;
+                // Only an accepted key's auth changes what the master holds
+                // (its grains): that one must be fresh. An unknown or
+                // pending key's leaves nothing in the replay memory.
+                if *a.keys.ed25519 == *signer && self.is_accepted_key(&a.id, &a.keys) {
+                    if let Err(e) = self.fresh(&Requester::Minion(a.id.clone()), req) {
+                        return e;
+                    }
                 }
                 auth::handle(
                     &self.keys,
@@ -121,7 +137,7 @@ impl Master {
                     tracing::warn!("publish with a wrong root token; refused");
                     return error(ErrorCode::Unauthorized, "bad token");
                 }
-                if let Err(e) = self.replay_ok(req) {
+                if let Err(e) = self.fresh(&Requester::Cli, req) {
                     return e;
                 }
                 self.publish(p)
@@ -130,7 +146,7 @@ impl Master {
                 if !token_matches(&self.token, &g.token) {
                     return error(ErrorCode::Unauthorized, "bad token");
                 }
-                if let Err(e) = self.replay_ok(req) {
+                if let Err(e) = self.fresh(&Requester::Cli, req) {
                     return e;
                 }
                 self.get_returns(g)
@@ -140,7 +156,7 @@ impl Master {
                     Ok(k) => k,
                     Err(e) => return e,
                 };
-                if let Err(e) = self.replay_ok(req) {
+                if let Err(e) = self.fresh(&Requester::Minion(s.id.clone()), req) {
                     return e;
                 }
                 let inner = match s.open(&self.key, &req.nonce) {
@@ -167,7 +183,7 @@ impl Master {
                     Ok(k) => k,
                     Err(e) => return e,
                 };
-                if let Err(e) = self.replay_ok(req) {
+                if let Err(e) = self.fresh(&Requester::Minion(id.to_string()), req) {
                     return e;
                 }
                 self.minion_request(body, &req.nonce, &keys, false)

@@ -1,21 +1,15 @@
 //! Everything a request handler needs, opened once at start: the key store
 //! and the master's own keys, the local root token, the minion data cache,
-//! the job cache, the replay guard, and the queue to the PUB socket.
+//! the job cache, request freshness, and the queue to the PUB socket.
 
 use super::config::MasterConfig;
+use super::freshness::Freshness;
 use super::jobs::{JobCache, JobCacheError};
 use super::minion_cache::{CacheError, MinionCache};
 use super::publisher::JidGen;
 use crate::keys::{self, KeyStore, KeyStoreError};
-use brine_protocol::crypto::{KeyPair, ReplayGuard};
-use std::sync::Mutex;
+use brine_protocol::crypto::KeyPair;
 use tokio::sync::mpsc;
-
-/// How old (or, with clock skew, how far in the future) a request may be.
-pub const REPLAY_WINDOW_MS: u64 = 5 * 60 * 1000;
-pub const REPLAY_SKEW_MS: u64 = 60 * 1000;
-/// Most request nonces remembered in the window (fail closed beyond).
-pub const REPLAY_CAPACITY: usize = 2_000_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {
@@ -45,7 +39,7 @@ pub struct Master {
     pub cache: MinionCache,
     pub jobs: JobCache,
     pub jids: JidGen,
-    pub(super) replay: Mutex<ReplayGuard>,
+    pub(super) freshness: Freshness,
     pub(super) publish: mpsc::UnboundedSender<Vec<u8>>,
 }
 
@@ -59,6 +53,8 @@ impl Master {
         let cache = MinionCache::open(&config.minion_cache_dir())?;
         let jobs = JobCache::open(&config.job_db())?;
         let (tx, rx) = mpsc::unbounded_channel();
+        let window_ms = u64::try_from(config.replay_window.as_millis()).unwrap_or(u64::MAX);
+        let freshness = Freshness::new(brine_protocol::crypto::now_ms(), window_ms);
         Ok((
             Master {
                 config,
@@ -68,11 +64,7 @@ impl Master {
                 cache,
                 jobs,
                 jids: JidGen::default(),
-                replay: Mutex::new(ReplayGuard::new(
-                    REPLAY_WINDOW_MS,
-                    REPLAY_SKEW_MS,
-                    REPLAY_CAPACITY,
-                )),
+                freshness,
                 publish: tx,
             },
             rx,

@@ -3,7 +3,9 @@
 //!
 //! - [`config`]: the master's settings from `CONFDIR/master`.
 //! - [`server`]: PUB and ROUTER sockets, the event loop, clean shutdown.
-//! - [`dispatch`]: one frame → verify signer and replay window → handler.
+//! - [`dispatch`]: one frame → verify signer and freshness → handler.
+//! - [`freshness`]: requests stamped before the master started, or seen
+//!   before, are refused; nonces kept per known requester.
 //! - [`auth`]: Salt's key acceptance; caches the grains of accepted minions.
 //! - [`minion_cache`]: grains and last pillar per minion (targeting, compiles).
 //! - [`pillar`], [`states`], [`fileserver`], [`hiera`]: what minions ask
@@ -17,6 +19,7 @@ pub mod client;
 pub mod config;
 pub mod dispatch;
 pub mod fileserver;
+pub mod freshness;
 pub mod hiera;
 pub mod jobs;
 pub mod master;

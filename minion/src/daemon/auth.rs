@@ -69,8 +69,20 @@ fn key_refusal(e: keys::MinionKeyError) -> Outcome {
     }
 }
 
-/// One auth round trip for `ident`.
+/// One auth round trip for `ident`; a second one at once when the master
+/// refused the first as stale or early (this host's clock is off: the
+/// refusal carries the master's time, which the minion then follows).
 pub async fn attempt(shared: &Shared, ident: &Identity) -> Outcome {
+    match attempt_once(shared, ident).await {
+        Outcome::Retry(why) if why.starts_with(CLOCK_REFUSAL) => attempt_once(shared, ident).await,
+        other => other,
+    }
+}
+
+/// How [`attempt_once`]'s refusal for a stamp off the master's clock begins.
+const CLOCK_REFUSAL: &str = "the master refused the auth request";
+
+async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
     let m = ident.snapshot();
     let body = RequestBody::Auth(AuthRequest {
         id: ident.id().to_string(),
@@ -95,10 +107,15 @@ pub async fn attempt(shared: &Shared, ident: &Identity) -> Outcome {
     let a = match reply.msg.msg {
         ReplyBody::Auth(a) => a,
         ReplyBody::Error(e) if e.code == ErrorCode::Replay => {
-            return Outcome::Retry(format!(
-                "the master refused the auth request: {}",
-                e.message
-            ))
+            // Follow the master's clock if this reply is the master's: the
+            // key already trusted, or (first contact) none yet.
+            let trusted = shared
+                .master_key()
+                .is_none_or(|k| *k.ed25519 == reply.signer);
+            if trusted {
+                brine_protocol::crypto::follow_master_clock(reply.msg.created_ms);
+            }
+            return Outcome::Retry(format!("{CLOCK_REFUSAL}: {}", e.message));
         }
         ReplyBody::Error(e) => {
             // An unsigned-by-the-offered-key error cannot be trusted to stop
@@ -126,6 +143,8 @@ pub async fn attempt(shared: &Shared, ident: &Identity) -> Outcome {
                         a.master.fingerprint()
                     );
                 }
+                brine_protocol::crypto::follow_master_clock(reply.msg.created_ms);
+                shared.publications_from(reply.msg.created_ms);
                 Outcome::Accepted(a.master)
             }
             Err(e) => key_refusal(e),

@@ -31,6 +31,12 @@ pub enum Dropped {
     Frame(#[from] WireError),
     #[error("publication {jid}: {reason}")]
     Replay { jid: String, reason: ReplayError },
+    #[error("publication {jid} was stamped at {created_ms} ms, before this minion authenticated ({since_ms} ms)")]
+    BeforeAuth {
+        jid: String,
+        created_ms: u64,
+        since_ms: u64,
+    },
 }
 
 /// Verify a publication frame: signed by `master`, fresh, not seen before.
@@ -38,9 +44,17 @@ pub fn verify(
     frame: &[u8],
     master: &PublicKeys,
     guard: &mut ReplayGuard,
+    since_ms: u64,
     now_ms: u64,
 ) -> Result<Publication, Dropped> {
     let publ = read_frame::<Publication>(frame, Some(&master.ed25519))?.msg;
+    if publ.created_ms < since_ms {
+        return Err(Dropped::BeforeAuth {
+            jid: publ.jid,
+            created_ms: publ.created_ms,
+            since_ms,
+        });
+    }
     guard
         .check(publ.created_ms, &publ.nonce, now_ms)
         .map_err(|reason| Dropped::Replay {
@@ -190,7 +204,16 @@ pub fn dispatch(shared: &Arc<Shared>, frame: &[u8]) {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
-        match verify(frame, &master, &mut guard, brine_protocol::crypto::now_ms()) {
+        let since = shared
+            .publications_since
+            .load(std::sync::atomic::Ordering::Acquire);
+        match verify(
+            frame,
+            &master,
+            &mut guard,
+            since,
+            brine_protocol::crypto::now_ms(),
+        ) {
             Ok(p) => Arc::new(p),
             Err(e) => {
                 tracing::warn!("dropped a publication: {e}");
@@ -626,11 +649,11 @@ mod tests {
         let now = brine_protocol::crypto::now_ms();
         let p = publication("*".into(), "glob");
         let frame = sign_frame(&master, &p).unwrap();
-        let got = verify(&frame, &master.public(), &mut guard, now).unwrap();
+        let got = verify(&frame, &master.public(), &mut guard, 0, now).unwrap();
         assert_eq!(got, p);
         // The same frame again: a replay.
         assert!(matches!(
-            verify(&frame, &master.public(), &mut guard, now),
+            verify(&frame, &master.public(), &mut guard, 0, now),
             Err(Dropped::Replay {
                 reason: ReplayError::Replayed,
                 ..
@@ -640,28 +663,28 @@ mod tests {
         let mut q = publication("*".into(), "glob");
         let forged = sign_frame(&mallory, &q).unwrap();
         assert!(matches!(
-            verify(&forged, &master.public(), &mut guard, now),
+            verify(&forged, &master.public(), &mut guard, 0, now),
             Err(Dropped::Frame(_))
         ));
         // Signed by the master but old: stale.
         q.created_ms = now - 301_000;
         let old = sign_frame(&master, &q).unwrap();
         assert!(matches!(
-            verify(&old, &master.public(), &mut guard, now),
+            verify(&old, &master.public(), &mut guard, 0, now),
             Err(Dropped::Replay {
                 reason: ReplayError::Stale { .. },
                 ..
             })
         ));
         // Garbage and a valid frame with one byte flipped.
-        assert!(verify(b"\x93garbage", &master.public(), &mut guard, now).is_err());
+        assert!(verify(b"\x93garbage", &master.public(), &mut guard, 0, now).is_err());
         let mut flipped = sign_frame(&master, &publication("*".into(), "glob")).unwrap();
         let last = flipped.len() - 3;
         flipped[last] ^= 0x40;
-        assert!(verify(&flipped, &master.public(), &mut guard, now).is_err());
+        assert!(verify(&flipped, &master.public(), &mut guard, 0, now).is_err());
         // An oversized frame is refused before decoding.
         let huge = vec![0u8; brine_protocol::messages::MAX_MESSAGE_BYTES + 1];
-        assert!(verify(&huge, &master.public(), &mut guard, now).is_err());
+        assert!(verify(&huge, &master.public(), &mut guard, 0, now).is_err());
     }
 
     #[test]

@@ -41,6 +41,7 @@ use brine_runtime::context::{CompileSource, Minion};
 use link::{Link, LinkError};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use tokio::sync::{watch, Notify, Semaphore};
@@ -407,6 +408,10 @@ pub struct Shared {
     /// Publications already seen (one guard: every identity receives the
     /// same publications on the one subscription).
     pub replay: Mutex<ReplayGuard>,
+    /// Publications stamped before this process first authenticated (in
+    /// the master's time) are refused: after a restart, the replay memory
+    /// is empty, and this is what keeps old publications out. 0 until then.
+    pub publications_since: AtomicU64,
     /// The master key publications are checked against: the pinned one,
     /// or while pending the one the master offered (checked against the
     /// pin and `master_finger`).
@@ -418,6 +423,17 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// Accept publications stamped from `master_ms` on (the first
+    /// authentication of the process sets it; later ones do not move it).
+    pub fn publications_from(&self, master_ms: u64) {
+        let _ = self.publications_since.compare_exchange(
+            0,
+            master_ms,
+            std::sync::atomic::Ordering::AcqRel,
+            std::sync::atomic::Ordering::Acquire,
+        );
+    }
+
     pub fn master_key(&self) -> Option<PublicKeys> {
         self.master.read().ok().and_then(|g| *g)
     }
@@ -616,6 +632,7 @@ async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 
             PUBLICATION_SKEW.as_millis() as u64,
             PUBLICATION_NONCES,
         )),
+        publications_since: AtomicU64::new(0),
         master,
         jobs: Semaphore::new(MAX_CONCURRENT_JOBS),
         fatal,

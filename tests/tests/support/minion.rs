@@ -4,7 +4,7 @@
 // Each test file uses a part of this module.
 #![allow(dead_code)]
 
-use brine_tests::daemon::{json_out, spawn_logged, MasterConf};
+use brine_tests::daemon::{json_out, spawn_logged_with, MasterConf};
 use std::path::PathBuf;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -57,10 +57,16 @@ impl MinionConf {
 
     /// Start `brine-minion -c CONF` (log in the folder).
     pub fn start(&self) -> MinionProc {
-        let child = spawn_logged(
+        self.start_with_env(&[])
+    }
+
+    /// Start it with extra environment variables.
+    pub fn start_with_env(&self, env: &[(&str, &str)]) -> MinionProc {
+        let child = spawn_logged_with(
             "brine-minion",
             &self.conf_dir(),
             &self.dir.path().join("minion.log"),
+            env,
         );
         MinionProc { child: Some(child) }
     }
