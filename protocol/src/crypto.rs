@@ -12,6 +12,9 @@
 //!   associated data. A fresh ephemeral key per message means key and nonce
 //!   are never reused, so both are derived from the HKDF output (as HPKE's
 //!   single-shot mode does).
+//! - [`SessionKey`]: the master's symmetric key for publications (Salt's AES
+//!   session key), handed to accepted minions sealed at authentication,
+//!   replaced when a minion's key is deleted or rejected.
 //! - [`ReplayGuard`]: a creation-time window plus the set of nonces seen in
 //!   that window, bounded in memory.
 
@@ -299,6 +302,92 @@ pub fn open(secret: &StaticSecret, sealed: &Sealed, aad: &[u8]) -> Result<Vec<u8
             },
         )
         .map_err(|_| CryptoError::OpenFailed)
+}
+
+/// The master's key for publications: only minions it accepted get it (at
+/// authentication, sealed to them), so no other subscriber of the publish
+/// port reads a job. A new one replaces it whenever a minion's key is
+/// deleted or rejected, and at every master start.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionKey {
+    /// Names the key in each publication (random, not secret).
+    pub id: ByteArray<8>,
+    key: ByteArray<32>,
+}
+
+impl std::fmt::Debug for SessionKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionKey")
+            .field("id", &finger(self.id.as_slice()))
+            .finish_non_exhaustive()
+    }
+}
+
+/// Data encrypted with a [`SessionKey`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionSealed {
+    /// Which session key.
+    pub session: ByteArray<8>,
+    /// Random per message (96 bits; a session key encrypts far fewer than
+    /// 2^32 messages before it is replaced).
+    pub nonce: ByteArray<12>,
+    /// ChaCha20-Poly1305 ciphertext with its tag.
+    pub ciphertext: serde_bytes::ByteBuf,
+}
+
+impl SessionKey {
+    pub fn generate() -> Result<SessionKey, CryptoError> {
+        let mut id = [0u8; 8];
+        let mut key = [0u8; 32];
+        fill_random(&mut id)?;
+        fill_random(&mut key)?;
+        Ok(SessionKey {
+            id: ByteArray::new(id),
+            key: ByteArray::new(key),
+        })
+    }
+
+    fn cipher(&self) -> Result<ChaCha20Poly1305, CryptoError> {
+        ChaCha20Poly1305::new_from_slice(self.key.as_slice())
+            .map_err(|e| CryptoError::SealFailed(e.to_string()))
+    }
+
+    pub fn encrypt(&self, plaintext: &[u8], aad: &[u8]) -> Result<SessionSealed, CryptoError> {
+        let mut nonce = [0u8; 12];
+        fill_random(&mut nonce)?;
+        let ciphertext = self
+            .cipher()?
+            .encrypt(
+                &nonce.into(),
+                Payload {
+                    msg: plaintext,
+                    aad,
+                },
+            )
+            .map_err(|e| CryptoError::SealFailed(e.to_string()))?;
+        Ok(SessionSealed {
+            session: self.id,
+            nonce: ByteArray::new(nonce),
+            ciphertext: serde_bytes::ByteBuf::from(ciphertext),
+        })
+    }
+
+    /// Decrypt `sealed`; [`CryptoError::OpenFailed`] if it was made with
+    /// another key (check [`SessionSealed::session`] first) or altered.
+    pub fn decrypt(&self, sealed: &SessionSealed, aad: &[u8]) -> Result<Vec<u8>, CryptoError> {
+        if sealed.session != self.id {
+            return Err(CryptoError::OpenFailed);
+        }
+        self.cipher()?
+            .decrypt(
+                &(*sealed.nonce).into(),
+                Payload {
+                    msg: &sealed.ciphertext,
+                    aad,
+                },
+            )
+            .map_err(|_| CryptoError::OpenFailed)
+    }
 }
 
 /// This host's clock: milliseconds since the Unix epoch (0 if the clock is

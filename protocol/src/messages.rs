@@ -19,7 +19,9 @@
 //!
 //! Wire shape of a tagged body: `{"type": "<snake_case name>", "body": {...}}`.
 
-use crate::crypto::{self, CryptoError, KeyPair, Nonce, PublicKeys, Sealed, Signed};
+use crate::crypto::{
+    self, CryptoError, KeyPair, Nonce, PublicKeys, Sealed, SessionKey, SessionSealed, Signed,
+};
 pub use brine_compile::request::{
     CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
 };
@@ -206,6 +208,17 @@ pub mod aad {
     /// File data in a [`super::FileReply::Chunk`].
     pub fn file(id: &str, request_nonce: &Nonce) -> Vec<u8> {
         join(&[b"file", id.as_bytes(), request_nonce])
+    }
+
+    /// The [`crate::crypto::SessionKey`] in an [`super::AuthReply`]: the
+    /// minion id and the auth request's nonce.
+    pub fn session(id: &str, request_nonce: &Nonce) -> Vec<u8> {
+        join(&[b"session", id.as_bytes(), request_nonce])
+    }
+
+    /// A [`super::Publication`] encrypted with the session key.
+    pub fn publication() -> Vec<u8> {
+        join(&[b"publication-body"])
     }
 
     /// A minion's part of [`super::Publication::secrets`].
@@ -489,6 +502,10 @@ pub struct AuthReply {
     pub status: AuthStatus,
     /// The master's public keys (the minion pins them on first contact).
     pub master: PublicKeys,
+    /// To an accepted minion: the session key publications are encrypted
+    /// with, sealed to the minion with [`aad::session`].
+    #[serde(default)]
+    pub session: Option<Sealed>,
 }
 
 /// The compiled pillar, sealed to the minion with [`aad::pillar`]; the
@@ -591,6 +608,40 @@ pub struct Publication {
 
 impl Message for Publication {
     const KIND: &'static str = "publication";
+}
+
+/// What the publish port carries: a [`Publication`] encrypted with the
+/// master's [`SessionKey`], the whole signed by the master. A subscriber
+/// the master did not accept sees which session key was used and nothing
+/// else.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SealedPublication {
+    pub v: u32,
+    pub body: SessionSealed,
+}
+
+impl Message for SealedPublication {
+    const KIND: &'static str = "sealed_publication";
+}
+
+impl SealedPublication {
+    /// Encrypt `publication` with `session`.
+    pub fn seal(session: &SessionKey, publication: &Publication) -> Result<Self, WireError> {
+        let bytes = rmp_serde::to_vec_named(publication).map_err(|source| WireError::Encode {
+            kind: "publication",
+            source,
+        })?;
+        Ok(SealedPublication {
+            v: PROTOCOL_VERSION,
+            body: session.encrypt(&bytes, &aad::publication())?,
+        })
+    }
+
+    /// The publication inside, if `session` is the key it was sealed with.
+    pub fn open(&self, session: &SessionKey) -> Result<Publication, WireError> {
+        let bytes = session.decrypt(&self.body, &aad::publication())?;
+        from_slice("publication", &bytes)
+    }
 }
 
 #[cfg(test)]
@@ -859,6 +910,7 @@ mod tests {
             ReplyBody::Auth(AuthReply {
                 status: AuthStatus::Pending,
                 master: master.public(),
+                session: None,
             }),
         ] {
             let r = Reply::to(&req, body);

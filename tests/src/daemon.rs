@@ -5,10 +5,10 @@
 
 use crate::bin;
 use brine_core::{Map, Value};
-use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard};
+use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard, SessionKey};
 use brine_protocol::messages::{
     aad, open_data, read_frame, AuthRequest, AuthStatus, ErrorCode, JobReturn, PillarRequest,
-    Publication, ReplyBody, Request, RequestBody,
+    Publication, ReplyBody, Request, RequestBody, SealedPublication,
 };
 use brine_protocol::transport::{self, Limits};
 use std::net::{SocketAddr, TcpListener};
@@ -173,6 +173,8 @@ pub struct ScriptedMinion {
     master: PublicKeys,
     limits: Limits,
     rt: tokio::runtime::Runtime,
+    /// The master's session key, from the last accepted auth.
+    session: std::sync::Mutex<Option<SessionKey>>,
 }
 
 impl ScriptedMinion {
@@ -188,7 +190,13 @@ impl ScriptedMinion {
                 .enable_all()
                 .build()
                 .expect("runtime"),
+            session: std::sync::Mutex::new(None),
         }
+    }
+
+    /// The master's session key (after an accepted [`Self::auth`]).
+    pub fn session(&self) -> Option<SessionKey> {
+        self.session.lock().expect("lock").clone()
     }
 
     /// Send one request (signed by this minion's key), return the reply
@@ -227,6 +235,12 @@ impl ScriptedMinion {
         match self.request(&req) {
             ReplyBody::Auth(a) => {
                 assert_eq!(a.master, self.master, "master keys changed");
+                if let Some(s) = &a.session {
+                    let key: SessionKey =
+                        open_data(&self.key, s, &aad::session(&self.id, &req.nonce))
+                            .expect("session key sealed to us");
+                    *self.session.lock().expect("lock") = Some(key);
+                }
                 a.status
             }
             other => panic!("auth answered {other:?}"),
@@ -300,6 +314,21 @@ pub struct Subscription<'a> {
 }
 
 impl Subscription<'_> {
+    /// The next frame on the publish port as any subscriber receives it,
+    /// unverified and unopened, within `timeout`.
+    pub fn next_frame(&mut self, timeout: Duration) -> Option<Vec<u8>> {
+        let m = self.minion;
+        m.rt.block_on(async {
+            tokio::time::timeout(
+                timeout,
+                transport::recv_frame(&mut self.sub.socket, &m.limits),
+            )
+            .await
+            .ok()?
+            .ok()
+        })
+    }
+
     /// The next publication that verifies, within `timeout`; with the
     /// `pillar=` secret for this minion opened, if any.
     pub fn next(&mut self, timeout: Duration) -> Option<(Publication, Option<Value>)> {
@@ -315,10 +344,12 @@ impl Subscription<'_> {
                 .await
                 .ok()?
                 .ok()?;
-                let Ok(v) = read_frame::<Publication>(&frame, Some(&m.master.ed25519)) else {
+                let Ok(v) = read_frame::<SealedPublication>(&frame, Some(&m.master.ed25519)) else {
                     continue;
                 };
-                let p = v.msg;
+                let Some(Ok(p)) = m.session().map(|k| v.msg.open(&k)) else {
+                    continue;
+                };
                 if self
                     .guard
                     .check(p.created_ms, &p.nonce, brine_protocol::crypto::now_ms())

@@ -11,7 +11,8 @@
 #[path = "support/minion.rs"]
 mod minion;
 
-use brine_tests::daemon::{MasterConf, MasterProc};
+use brine_protocol::messages::{read_frame, AuthStatus, SealedPublication};
+use brine_tests::daemon::{accept, MasterConf, MasterProc, ScriptedMinion};
 use minion::{accept_and_ping, MinionConf};
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -443,4 +444,68 @@ fn partial_frames_share_a_bounded_budget() {
     drop(open);
     assert!(s.alive());
     s.ping();
+}
+
+/// Finding 5: publications are sealed with the session key that only
+/// accepted minions receive. A subscriber that was never accepted reads
+/// nothing of a job (not the function, not an argument); once a minion's
+/// key is deleted the key rotates, so it cannot read the next job, while
+/// the real minion authenticates again at once and runs it.
+#[test]
+fn publications_are_sealed_and_the_session_key_rotates() {
+    const WAIT: Duration = Duration::from_secs(10);
+    let s = site("");
+    let master_key = s.conf.master_keys().ed25519;
+    let eve = ScriptedMinion::new("eve", &s.conf, serde_json::json!({}));
+    let mut eve_sub = eve.subscribe(s.conf.publish_addr());
+    let web2 = ScriptedMinion::new("web2", &s.conf, serde_json::json!({}));
+    assert_eq!(web2.auth(), AuthStatus::Pending);
+    accept(&s.conf, "web2");
+    assert_eq!(web2.auth(), AuthStatus::Accepted);
+    let mut web2_sub = web2.subscribe(s.conf.publish_addr());
+
+    let echo = |word: &str| {
+        let out = s.conf.cli(
+            "brine",
+            &["--out", "json", "-t", "10", "web1", "test.echo", word],
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap_or_default()
+    };
+    assert_eq!(
+        echo("the-secret-argument"),
+        serde_json::json!({"web1": "the-secret-argument"})
+    );
+    let seen = eve_sub.next_frame(WAIT).expect("eve receives the frame");
+    for clear in [&b"test.echo"[..], b"the-secret-argument", b"web1"] {
+        assert!(
+            !seen.windows(clear.len()).any(|w| w == clear),
+            "{:?} readable by a subscriber that was never accepted",
+            String::from_utf8_lossy(clear)
+        );
+    }
+    let (p, _) = web2_sub.next(WAIT).expect("an accepted minion reads it");
+    assert_eq!(p.fun, "test.echo");
+    let old_session = web2.session().expect("web2 holds the session key");
+
+    // web2's key is deleted: the next publication is under a new key.
+    let out = s.conf.cli("brine-key", &["-d", "web2", "-y"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        echo("after-rotation"),
+        serde_json::json!({"web1": "after-rotation"}),
+        "the real minion runs the job under the new key:\n{}",
+        s.conf.log()
+    );
+    let frame = web2_sub
+        .next_frame(WAIT)
+        .expect("web2 still receives frames");
+    let sealed = read_frame::<SealedPublication>(&frame, Some(&master_key)).expect("signed");
+    assert!(
+        sealed.msg.open(&old_session).is_err(),
+        "a deleted minion read a publication made after its deletion"
+    );
+    assert!(s.conf.log().contains("rotating the session key"));
+    // Asking again does not bring the new key back: web2 is pending now.
+    assert_eq!(web2.auth(), AuthStatus::Pending);
+    assert_eq!(web2.session(), Some(old_session));
 }

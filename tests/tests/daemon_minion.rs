@@ -4,10 +4,10 @@
 //! that holds the real master's key.
 
 use brine_core::{Map, Value};
-use brine_protocol::crypto::{self, KeyPair};
+use brine_protocol::crypto::{self, KeyPair, SessionKey};
 use brine_protocol::messages::{
     read_frame, sign_frame, AuthReply, AuthStatus, ErrorCode, ErrorReply, PillarReply, Publication,
-    Reply, ReplyBody, Request, RequestBody, PROTOCOL_VERSION,
+    Reply, ReplyBody, Request, RequestBody, SealedPublication, PROTOCOL_VERSION,
 };
 use brine_protocol::transport::{self, Limits};
 use brine_tests::daemon::{json_out, write_tree, MasterConf};
@@ -151,12 +151,18 @@ fn master_restart_mid_job_the_minion_resends_its_return() {
 /// the test gives it.
 struct StandIn {
     rt: tokio::runtime::Runtime,
+    key: KeyPair,
+    /// The session key it hands to the minion at auth.
+    session: SessionKey,
     publish: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
     returned: std::sync::Arc<std::sync::Mutex<BTreeSet<String>>>,
 }
 
 impl StandIn {
     fn start(conf: &MasterConf, key: KeyPair) -> StandIn {
+        let session = SessionKey::generate().expect("session key");
+        let auth_session = session.clone();
+        let signing_key = key.clone();
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -200,9 +206,16 @@ impl StandIn {
                 let body = match &req.msg {
                     RequestBody::Auth(a) => {
                         minion_x = Some(a.keys.x25519);
+                        let sealed = brine_protocol::messages::seal_data(
+                            &a.keys.x25519,
+                            &auth_session,
+                            &brine_protocol::messages::aad::session(&a.id, &req.nonce),
+                        )
+                        .expect("seal session");
                         ReplyBody::Auth(AuthReply {
                             status: AuthStatus::Accepted,
                             master: key.public(),
+                            session: Some(sealed),
                         })
                     }
                     RequestBody::Pillar(p) => match minion_x {
@@ -245,9 +258,20 @@ impl StandIn {
         });
         StandIn {
             rt,
+            key: signing_key,
+            session,
             publish,
             returned,
         }
+    }
+
+    /// `p` as the stand-in publishes it: under its session key, signed.
+    fn frame(&self, p: &Publication) -> Vec<u8> {
+        sign_frame(
+            &self.key,
+            &SealedPublication::seal(&self.session, p).expect("seal"),
+        )
+        .expect("sign")
     }
 
     fn returned(&self) -> BTreeSet<String> {
@@ -302,8 +326,12 @@ fn forged_replayed_and_stale_publications_are_ignored() {
         tokio::time::sleep(Duration::from_millis(300)).await;
         s
     });
-    let out = conf.cli("brine", &["--out", "json", "m1", "test.ping"]);
-    assert_eq!(json_out(&out), json!({"m1": true}));
+    let out = conf.cli("brine", &["--async", "m1", "test.ping"]);
+    let real_jid = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .strip_prefix("Executed command with job ID: ")
+        .expect("a jid")
+        .to_string();
     let captured = rt
         .block_on(async {
             tokio::time::timeout(
@@ -314,9 +342,11 @@ fn forged_replayed_and_stale_publications_are_ignored() {
         })
         .expect("a publication")
         .expect("frame");
-    let real: Publication = read_frame(&captured, Some(&conf.master_keys().ed25519))
+    // Genuine, and unreadable to a subscriber without the session key.
+    let _: SealedPublication = read_frame(&captured, Some(&conf.master_keys().ed25519))
         .expect("genuine")
         .msg;
+    assert!(!captured.windows(9).any(|w| w == b"test.ping"));
     drop(sub);
 
     let key = conf.master_private_key();
@@ -330,7 +360,7 @@ fn forged_replayed_and_stale_publications_are_ignored() {
         n += 1;
         let jid = format!("probe{n}");
         let p = publication(&jid, "m1", crypto::now_ms());
-        let _ = stand_in.publish.send(sign_frame(&key, &p).expect("sign"));
+        let _ = stand_in.publish.send(stand_in.frame(&p));
         if stand_in.wait_for(&jid, Duration::from_millis(700)) {
             break;
         }
@@ -345,18 +375,22 @@ fn forged_replayed_and_stale_publications_are_ignored() {
         // The genuine publication again: a replay.
         captured.clone(),
         // Signed by another key.
-        sign_frame(&mallory, &publication("forged", "m1", crypto::now_ms())).expect("sign"),
-        // Genuine key, but ten minutes old.
         sign_frame(
-            &key,
-            &publication("stale", "m1", crypto::now_ms() - 600_000),
+            &mallory,
+            &SealedPublication::seal(
+                &stand_in.session,
+                &publication("forged", "m1", crypto::now_ms()),
+            )
+            .expect("seal"),
         )
         .expect("sign"),
+        // Genuine key, but ten minutes old.
+        stand_in.frame(&publication("stale", "m1", crypto::now_ms() - 600_000)),
         // Genuine, but for someone else.
-        sign_frame(&key, &publication("elsewhere", "other*", crypto::now_ms())).expect("sign"),
+        stand_in.frame(&publication("elsewhere", "other*", crypto::now_ms())),
         // Garbage.
         b"\x93\x01\x02".to_vec(),
-        sign_frame(&key, &publication("valid", "m1", crypto::now_ms())).expect("sign"),
+        stand_in.frame(&publication("valid", "m1", crypto::now_ms())),
     ];
     for f in frames {
         let _ = stand_in.publish.send(f);
@@ -368,7 +402,7 @@ fn forged_replayed_and_stale_publications_are_ignored() {
         assert!(!got.contains(bad), "{bad} ran: {got:?}");
     }
     assert!(
-        !got.contains(&real.jid),
+        !got.contains(&real_jid),
         "the replayed publication ran again"
     );
     drop(stand_in.rt);

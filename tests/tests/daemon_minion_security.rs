@@ -5,17 +5,19 @@
 //! send what an attacker on the publish port could: frames signed by
 //! another key, replays of genuine frames, stale ones, garbage, a frame
 //! over the size limit. Genuine frames are signed with the master's own key
-//! (read from its pki dir). What the minion ran shows in the master's job
+//! (read from its pki dir) and encrypted with its session key (which a
+//! scripted minion, accepted, obtains as any minion does). What the minion ran shows in the master's job
 //! cache (`brine-run jobs.lookup_jid`).
 
 #[path = "support/minion.rs"]
 mod minion;
 
 use brine_core::{Map, Value};
+use brine_protocol::crypto::SessionKey;
 use brine_protocol::crypto::{self, KeyPair};
-use brine_protocol::messages::{sign_frame, Publication, PROTOCOL_VERSION};
+use brine_protocol::messages::{sign_frame, Publication, SealedPublication, PROTOCOL_VERSION};
 use brine_protocol::transport::{self, Limits};
-use brine_tests::daemon::{free_port, MasterConf};
+use brine_tests::daemon::{free_port, MasterConf, ScriptedMinion};
 use minion::{lookup_jid, wait_for_return, MinionConf};
 use std::time::{Duration, Instant};
 
@@ -81,6 +83,15 @@ fn forged_replayed_stale_and_garbage_publications_are_ignored() {
     let _master = master_conf.start();
     let master_key = brine_protocol::keys::read_private(&master_conf.pki_dir().join("master.key"))
         .expect("master.key");
+    // The session key, as an accepted minion gets it.
+    let spy = ScriptedMinion::new("spy", &master_conf, serde_json::json!({}));
+    spy.auth();
+    let _ = master_conf.cli("brine-key", &["-a", "spy", "-y"]);
+    spy.auth();
+    let session: SessionKey = spy.session().expect("session key");
+    let seal = |key: &KeyPair, p: &Publication| {
+        sign_frame(key, &SealedPublication::seal(&session, p).expect("seal")).expect("sign")
+    };
     let pub_port = free_port();
     let publisher = Publisher::start(pub_port);
     let mconf = MinionConf::new(&master_conf, "web1", pub_port, "");
@@ -96,7 +107,7 @@ fn forged_replayed_stale_and_garbage_publications_are_ignored() {
     loop {
         let p = publication(&warm, "test.ping", vec![]);
         let _ = master_conf.cli("brine-key", &["-a", "web1", "-y"]);
-        send(sign_frame(&master_key, &p).expect("sign"));
+        send(seal(&master_key, &p));
         if !wait_for_return(&master_conf, &warm, Duration::from_millis(700))
             .as_object()
             .is_some_and(|o| o.is_empty())
@@ -112,7 +123,7 @@ fn forged_replayed_stale_and_garbage_publications_are_ignored() {
 
     // A genuine job runs.
     let genuine = publication(&jid(1), "test.echo", vec!["first".into()]);
-    let genuine_frame = sign_frame(&master_key, &genuine).expect("sign");
+    let genuine_frame = seal(&master_key, &genuine);
     send(genuine_frame.clone());
     assert_eq!(
         wait_for_return(&master_conf, &genuine.jid, Duration::from_secs(10)),
@@ -122,20 +133,19 @@ fn forged_replayed_stale_and_garbage_publications_are_ignored() {
     // Forged: the same kind of job signed by another key.
     let mallory = KeyPair::generate().expect("key");
     let forged = publication(&jid(2), "test.echo", vec!["forged".into()]);
-    send(sign_frame(&mallory, &forged).expect("sign"));
+    send(seal(&mallory, &forged));
     // Replayed: the genuine frame again, byte for byte.
     send(genuine_frame);
     // Stale: genuinely signed, but created ten minutes ago.
     let mut stale = publication(&jid(3), "test.echo", vec!["stale".into()]);
     stale.created_ms -= 600_000;
-    send(sign_frame(&master_key, &stale).expect("sign"));
+    send(seal(&master_key, &stale));
     // Garbage, and a genuine frame with a flipped byte.
     send(b"\x92\xc1garbage".to_vec());
-    let mut flipped = sign_frame(
+    let mut flipped = seal(
         &master_key,
         &publication(&jid(4), "test.echo", vec!["flipped".into()]),
-    )
-    .expect("sign");
+    );
     let i = flipped.len() / 2;
     flipped[i] ^= 0x20;
     send(flipped);
@@ -156,7 +166,7 @@ fn forged_replayed_stale_and_garbage_publications_are_ignored() {
         let mut p = after.clone();
         p.nonce = crypto::random_nonce().expect("nonce").into();
         p.created_ms = crypto::now_ms();
-        send(sign_frame(&master_key, &p).expect("sign"));
+        send(seal(&master_key, &p));
         let got = wait_for_return(&master_conf, &after.jid, Duration::from_millis(700));
         if got == serde_json::json!({"web1": "still here"}) {
             break;
@@ -187,9 +197,9 @@ fn forged_replayed_stale_and_garbage_publications_are_ignored() {
         assert!(log.contains(why), "no drop for {why:?}:\n{log}");
     }
     // The stale one is older than the window, and older than the minion's
-    // authentication, which is checked first.
+    // start, which is checked first.
     assert!(
-        log.contains("before this minion authenticated") || log.contains("older than"),
+        log.contains("before this minion started") || log.contains("older than"),
         "no drop for the stale publication:\n{log}"
     );
 }

@@ -4,71 +4,91 @@
 //! cache for targeting and compiles.
 
 use super::minion_cache::MinionCache;
+use super::session::Session;
 use crate::keys::KeyStore;
 use brine_core::Value;
-use brine_protocol::crypto::PublicKeys;
+use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     AuthReply, AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody,
 };
 
-pub fn handle(
-    keys: &KeyStore,
-    cache: &MinionCache,
-    master_public: PublicKeys,
-    auto_accept: bool,
-    req: &AuthRequest,
-    signer: &[u8; 32],
-) -> ReplyBody {
-    if *req.keys.ed25519 != *signer {
-        tracing::warn!(
-            "auth for {:?} signed by another key than the one offered; refused",
-            req.id
-        );
-        return ReplyBody::Error(ErrorReply {
-            code: ErrorCode::Unauthorized,
-            message: "the request must be signed by the offered key".into(),
-        });
-    }
-    let status = match keys.authenticate(&req.id, &req.keys, auto_accept) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::error!("auth for {:?}: {e}", req.id);
+/// What an auth consults and changes on the master.
+pub struct Authenticator<'a> {
+    pub keys: &'a KeyStore,
+    pub cache: &'a MinionCache,
+    pub session: &'a Session,
+    pub master_public: PublicKeys,
+    pub auto_accept: bool,
+}
+
+impl Authenticator<'_> {
+    /// Answer `req`, signed by `signer` with `request_nonce`.
+    pub fn handle(&self, request_nonce: &Nonce, req: &AuthRequest, signer: &[u8; 32]) -> ReplyBody {
+        let Authenticator {
+            keys,
+            cache,
+            session,
+            master_public,
+            auto_accept,
+        } = *self;
+
+        if *req.keys.ed25519 != *signer {
+            tracing::warn!(
+                "auth for {:?} signed by another key than the one offered; refused",
+                req.id
+            );
             return ReplyBody::Error(ErrorReply {
-                code: ErrorCode::Internal,
-                message: "the master could not check the key".into(),
+                code: ErrorCode::Unauthorized,
+                message: "the request must be signed by the offered key".into(),
             });
         }
-    };
-    match status {
-        AuthStatus::Accepted => {
-            tracing::debug!("minion {} authenticated", req.id);
-            let grains = match &req.grains {
-                Value::Map(g) => {
-                    // Salt sets grains['id'] to the id the minion uses.
-                    let mut g = g.clone();
-                    g.insert("id".into(), Value::Str(req.id.clone()));
-                    Value::Map(g)
-                }
-                _ => Value::new_map(),
-            };
-            if let Err(e) = cache.set_auth(&req.id, grains, req.pillarenv.clone()) {
-                tracing::warn!("{e}");
+        let status = match keys.authenticate(&req.id, &req.keys, auto_accept) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!("auth for {:?}: {e}", req.id);
+                return ReplyBody::Error(ErrorReply {
+                    code: ErrorCode::Internal,
+                    message: "the master could not check the key".into(),
+                });
             }
+        };
+        let mut sealed_session = None;
+        match status {
+            AuthStatus::Accepted => {
+                match session.seal_for(&req.id, &req.keys, request_nonce) {
+                    Ok(s) => sealed_session = Some(s),
+                    Err(e) => tracing::error!("auth for {}: {e}", req.id),
+                }
+                tracing::debug!("minion {} authenticated", req.id);
+                let grains = match &req.grains {
+                    Value::Map(g) => {
+                        // Salt sets grains['id'] to the id the minion uses.
+                        let mut g = g.clone();
+                        g.insert("id".into(), Value::Str(req.id.clone()));
+                        Value::Map(g)
+                    }
+                    _ => Value::new_map(),
+                };
+                if let Err(e) = cache.set_auth(&req.id, grains, req.pillarenv.clone()) {
+                    tracing::warn!("{e}");
+                }
+            }
+            AuthStatus::Pending => {
+                tracing::info!("minion {} is waiting for its key to be accepted", req.id)
+            }
+            AuthStatus::Rejected => tracing::info!("minion {}: key rejected", req.id),
+            AuthStatus::Denied => tracing::warn!(
+                "minion {} offered a key that differs from the one on file; denied",
+                req.id
+            ),
+            AuthStatus::InvalidId => tracing::warn!("refused an invalid minion id {:?}", req.id),
         }
-        AuthStatus::Pending => {
-            tracing::info!("minion {} is waiting for its key to be accepted", req.id)
-        }
-        AuthStatus::Rejected => tracing::info!("minion {}: key rejected", req.id),
-        AuthStatus::Denied => tracing::warn!(
-            "minion {} offered a key that differs from the one on file; denied",
-            req.id
-        ),
-        AuthStatus::InvalidId => tracing::warn!("refused an invalid minion id {:?}", req.id),
+        ReplyBody::Auth(AuthReply {
+            status,
+            master: master_public,
+            session: sealed_session,
+        })
     }
-    ReplyBody::Auth(AuthReply {
-        status,
-        master: master_public,
-    })
 }
 
 #[cfg(test)]
@@ -83,6 +103,7 @@ mod tests {
         let keys = KeyStore::create(&td.path().join("pki")).unwrap();
         let master = keys.master_keys().unwrap().public();
         let cache = MinionCache::open(&td.path().join("minions")).unwrap();
+        let session = Session::new().unwrap();
         let kp = KeyPair::generate().unwrap();
         let req = AuthRequest {
             id: "web1".into(),
@@ -95,11 +116,25 @@ mod tests {
             ReplyBody::Auth(a) => Some(a.status),
             _ => None,
         };
-        let r = handle(&keys, &cache, master, false, &req, &signer);
+        let r = Authenticator {
+            keys: &keys,
+            cache: &cache,
+            session: &session,
+            master_public: master,
+            auto_accept: false,
+        }
+        .handle(&[1; 16], &req, &signer);
         assert_eq!(status(r), Some(AuthStatus::Pending));
         assert!(cache.get("web1").is_none());
         keys.accept("web1", crate::keys::KeyState::Pending).unwrap();
-        let r = handle(&keys, &cache, master, false, &req, &signer);
+        let r = Authenticator {
+            keys: &keys,
+            cache: &cache,
+            session: &session,
+            master_public: master,
+            auto_accept: false,
+        }
+        .handle(&[1; 16], &req, &signer);
         assert_eq!(status(r), Some(AuthStatus::Accepted));
         assert_eq!(
             cache.get("web1").unwrap().grains.to_json(),
@@ -112,10 +147,24 @@ mod tests {
             keys: kp2.public(),
             ..req.clone()
         };
-        let r = handle(&keys, &cache, master, true, &req2, &kp2.public().ed25519);
+        let r = Authenticator {
+            keys: &keys,
+            cache: &cache,
+            session: &session,
+            master_public: master,
+            auto_accept: true,
+        }
+        .handle(&[1; 16], &req2, &kp2.public().ed25519);
         assert_eq!(status(r), Some(AuthStatus::Denied));
         // Offered key not the signer: refused outright.
-        let r = handle(&keys, &cache, master, true, &req2, &signer);
+        let r = Authenticator {
+            keys: &keys,
+            cache: &cache,
+            session: &session,
+            master_public: master,
+            auto_accept: true,
+        }
+        .handle(&[1; 16], &req2, &signer);
         assert!(matches!(
             r,
             ReplyBody::Error(ErrorReply {
@@ -126,7 +175,14 @@ mod tests {
         // Rejected stays rejected, even with auto_accept.
         keys.reject("web1", crate::keys::KeyState::Accepted)
             .unwrap();
-        let r = handle(&keys, &cache, master, true, &req, &signer);
+        let r = Authenticator {
+            keys: &keys,
+            cache: &cache,
+            session: &session,
+            master_public: master,
+            auto_accept: true,
+        }
+        .handle(&[1; 16], &req, &signer);
         assert_eq!(status(r), Some(AuthStatus::Rejected));
     }
 }

@@ -20,6 +20,15 @@ use brine_protocol::messages::{
     PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
 };
 
+/// A refusal before any work is done: a small value, unlike a ReplyBody,
+/// so the checks that produce it return `Result<_, ErrorReply>`.
+fn refusal(code: ErrorCode, message: impl Into<String>) -> ErrorReply {
+    ErrorReply {
+        code,
+        message: message.into(),
+    }
+}
+
 fn error(code: ErrorCode, message: impl Into<String>) -> ReplyBody {
     ReplyBody::Error(ErrorReply {
         code,
@@ -57,7 +66,7 @@ impl Master {
         }
     }
 
-    fn fresh(&self, who: &Requester, req: &Request) -> Result<(), ReplyBody> {
+    fn fresh(&self, who: &Requester, req: &Request) -> Result<(), ErrorReply> {
         self.freshness
             .check(who, req.created_ms, &req.nonce, crypto::now_ms())
             .map_err(|e| {
@@ -66,7 +75,7 @@ impl Master {
                     Requester::Minion(id) => format!("minion {id}"),
                 };
                 tracing::warn!("refused a request from {who}: {e}");
-                error(ErrorCode::Replay, e.to_string())
+                refusal(ErrorCode::Replay, e.to_string())
             })
     }
 
@@ -77,12 +86,12 @@ impl Master {
     }
 
     /// The accepted key of `id`, which must have signed the request.
-    fn minion_key(&self, id: &str, signer: &[u8; 32]) -> Result<PublicKeys, ReplyBody> {
+    fn minion_key(&self, id: &str, signer: &[u8; 32]) -> Result<PublicKeys, ErrorReply> {
         match self.keys.accepted(id) {
             Ok(Some(k)) if *k.ed25519 == *signer => Ok(k),
             Ok(Some(_)) => {
                 tracing::warn!("request for minion {id:?} not signed by its accepted key; refused");
-                Err(error(
+                Err(refusal(
                     ErrorCode::Unauthorized,
                     "not signed by the accepted key of this minion",
                 ))
@@ -97,14 +106,14 @@ impl Master {
                     "request from minion {id:?} whose key is {}; refused",
                     if state { "rejected" } else { "not accepted" }
                 );
-                Err(error(
+                Err(refusal(
                     ErrorCode::NotAccepted,
                     "the minion's key is not accepted",
                 ))
             }
             Err(e) => {
                 tracing::warn!("request from minion {id:?}: {e}");
-                Err(error(
+                Err(refusal(
                     ErrorCode::NotAccepted,
                     "the minion's key is not accepted",
                 ))
@@ -120,17 +129,17 @@ impl Master {
                 // pending key's leaves nothing in the replay memory.
                 if *a.keys.ed25519 == *signer && self.is_accepted_key(&a.id, &a.keys) {
                     if let Err(e) = self.fresh(&Requester::Minion(a.id.clone()), req) {
-                        return e;
+                        return ReplyBody::Error(e);
                     }
                 }
-                auth::handle(
-                    &self.keys,
-                    &self.cache,
-                    self.key.public(),
-                    self.config.auto_accept,
-                    a,
-                    signer,
-                )
+                auth::Authenticator {
+                    keys: &self.keys,
+                    cache: &self.cache,
+                    session: &self.session,
+                    master_public: self.key.public(),
+                    auto_accept: self.config.auto_accept,
+                }
+                .handle(&req.nonce, a, signer)
             }
             RequestBody::Publish(p) => {
                 if !token_matches(&self.token, &p.token) {
@@ -138,7 +147,7 @@ impl Master {
                     return error(ErrorCode::Unauthorized, "bad token");
                 }
                 if let Err(e) = self.fresh(&Requester::Cli, req) {
-                    return e;
+                    return ReplyBody::Error(e);
                 }
                 self.publish(p)
             }
@@ -147,17 +156,17 @@ impl Master {
                     return error(ErrorCode::Unauthorized, "bad token");
                 }
                 if let Err(e) = self.fresh(&Requester::Cli, req) {
-                    return e;
+                    return ReplyBody::Error(e);
                 }
                 self.get_returns(g)
             }
             RequestBody::Sealed(s) => {
                 let keys = match self.minion_key(&s.id, signer) {
                     Ok(k) => k,
-                    Err(e) => return e,
+                    Err(e) => return ReplyBody::Error(e),
                 };
                 if let Err(e) = self.fresh(&Requester::Minion(s.id.clone()), req) {
-                    return e;
+                    return ReplyBody::Error(e);
                 }
                 let inner = match s.open(&self.key, &req.nonce) {
                     Ok(b) => b,
@@ -181,10 +190,10 @@ impl Master {
                 };
                 let keys = match self.minion_key(id, signer) {
                     Ok(k) => k,
-                    Err(e) => return e,
+                    Err(e) => return ReplyBody::Error(e),
                 };
                 if let Err(e) = self.fresh(&Requester::Minion(id.to_string()), req) {
-                    return e;
+                    return ReplyBody::Error(e);
                 }
                 self.minion_request(body, &req.nonce, &keys, false)
             }
@@ -194,12 +203,12 @@ impl Master {
     /// The grains `id` sent at auth. None cached (the master's cache was
     /// lost): the minion must authenticate again before anything is
     /// compiled for it, or it would be compiled without its grains.
-    fn cached_grains(&self, id: &str) -> Result<Value, ReplyBody> {
+    fn cached_grains(&self, id: &str) -> Result<Value, ErrorReply> {
         match self.cache.get(id) {
             Some(c) if matches!(c.grains, Value::Map(_)) => Ok(c.grains.clone()),
             _ => {
                 tracing::info!("no cached data for minion {id}; it must authenticate again");
-                Err(error(
+                Err(refusal(
                     ErrorCode::NotAccepted,
                     "the master has no data for this minion: authenticate again",
                 ))
@@ -219,7 +228,7 @@ impl Master {
         match body {
             RequestBody::Pillar(p) => match self.cached_grains(&p.id) {
                 Ok(_) => pillar::handle(opts, &self.cache, p, nonce, keys),
-                Err(e) => e,
+                Err(e) => ReplyBody::Error(e),
             },
             RequestBody::File(f) => fileserver::handle(opts, f, nonce, keys),
             RequestBody::Return(r) => {
@@ -245,7 +254,7 @@ impl Master {
             }
             RequestBody::CompileStates(c) if sealed => match self.cached_grains(&c.id) {
                 Ok(grains) => states::handle(opts, grains, c, nonce, keys),
-                Err(e) => e,
+                Err(e) => ReplyBody::Error(e),
             },
             RequestBody::CompileStates(_) => error(
                 ErrorCode::BadRequest,
@@ -253,7 +262,7 @@ impl Master {
             ),
             RequestBody::HieraLookup(h) if sealed => match self.cached_grains(&h.id) {
                 Ok(grains) => super::hiera::handle(opts, grains, h, nonce, keys),
-                Err(e) => e,
+                Err(e) => ReplyBody::Error(e),
             },
             RequestBody::HieraLookup(_) => error(
                 ErrorCode::BadRequest,
@@ -264,15 +273,16 @@ impl Master {
     }
 
     fn publish(&self, p: &CliPublish) -> ReplyBody {
-        let prepared = publisher::prepare(
-            &self.key,
-            &self.keys,
-            &self.cache,
-            &self.jobs,
-            &self.jids,
-            &self.config.opts,
-            p,
-        );
+        let prepared = publisher::Publisher {
+            master_key: &self.key,
+            session: &self.session,
+            keys: &self.keys,
+            cache: &self.cache,
+            jobs: &self.jobs,
+            jids: &self.jids,
+            master_opts: &self.config.opts,
+        }
+        .prepare(p);
         match prepared {
             Ok(prep) if prep.minions.is_empty() => {
                 tracing::info!("{} to {}: no minion matched", p.fun, p.tgt.to_python_str());

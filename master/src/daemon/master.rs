@@ -7,6 +7,7 @@ use super::freshness::Freshness;
 use super::jobs::{JobCache, JobCacheError};
 use super::minion_cache::{CacheError, MinionCache};
 use super::publisher::JidGen;
+use super::session::{Session, SessionError};
 use crate::keys::{self, KeyStore, KeyStoreError};
 use brine_protocol::crypto::KeyPair;
 use tokio::sync::mpsc;
@@ -23,6 +24,8 @@ pub enum DaemonError {
     Jobs(#[from] JobCacheError),
     #[error(transparent)]
     Transport(#[from] brine_protocol::transport::TransportError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
     #[error("tokio runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -40,6 +43,8 @@ pub struct Master {
     pub jobs: JobCache,
     pub jids: JidGen,
     pub(super) freshness: Freshness,
+    /// The key publications are encrypted with.
+    pub session: Session,
     pub(super) publish: mpsc::UnboundedSender<Vec<u8>>,
 }
 
@@ -65,6 +70,7 @@ impl Master {
                 jobs,
                 jids: JidGen::default(),
                 freshness,
+                session: Session::new()?,
                 publish: tx,
             },
             rx,

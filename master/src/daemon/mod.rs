@@ -11,6 +11,8 @@
 //! - [`pillar`], [`states`], [`fileserver`], [`hiera`]: what minions ask
 //!   for, sealed to them.
 //! - [`publisher`]: jids, expected minions, per-minion `pillar=` secrets.
+//! - [`session`]: the key publications are encrypted with, rotated when a
+//!   minion holding it is deleted or rejected.
 //! - [`jobs`]: the SQLite job cache.
 //! - [`client`]: the local client the CLI uses.
 
@@ -27,6 +29,7 @@ pub mod minion_cache;
 pub mod pillar;
 pub mod publisher;
 pub mod server;
+pub mod session;
 pub mod states;
 
 pub use config::MasterConfig;

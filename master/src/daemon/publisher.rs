@@ -10,7 +10,8 @@ use brine_compile::matcher;
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{self, KeyPair};
 use brine_protocol::messages::{
-    aad, seal_data, sign_frame, CliPublish, Publication, WireError, PROTOCOL_VERSION,
+    aad, seal_data, sign_frame, CliPublish, Publication, SealedPublication, WireError,
+    PROTOCOL_VERSION,
 };
 use indexmap::IndexMap;
 use serde_bytes::ByteArray;
@@ -24,6 +25,8 @@ pub enum PublishError {
     Target(String),
     #[error(transparent)]
     Wire(#[from] WireError),
+    #[error(transparent)]
+    Session(#[from] super::session::SessionError),
     #[error(transparent)]
     Crypto(#[from] crypto::CryptoError),
     #[error(transparent)]
@@ -187,73 +190,91 @@ pub struct Prepared {
     pub frame: Vec<u8>,
 }
 
-/// Build, record and sign the publication for `req`. `pillar=` in the
-/// keyword arguments goes only into sealed per-minion secrets of the
-/// expected minions.
-pub fn prepare(
-    master_key: &KeyPair,
-    keys: &KeyStore,
-    cache: &MinionCache,
-    jobs: &JobCache,
-    jids: &JidGen,
-    master_opts: &Map,
-    req: &CliPublish,
-) -> Result<Prepared, PublishError> {
-    let (tgt, tgt_type) = resolve_nodegroups(&req.tgt, &req.tgt_type, master_opts)?;
-    let minions = expected_minions(keys, cache, master_opts, &tgt, &tgt_type)?;
-    if minions.is_empty() {
-        // Salt sends nothing and assigns no jid when no minion matched.
-        return Ok(Prepared {
-            jid: String::new(),
-            minions,
-            frame: Vec::new(),
-        });
-    }
-    let jid = jids.next();
-    let mut kwarg = req.kwarg.clone();
-    let pillar = kwarg.shift_remove("pillar");
-    let mut secrets = IndexMap::new();
-    if let Some(pillar) = &pillar {
-        for id in &minions {
-            let Some(k) = keys.accepted(id)? else {
-                continue;
-            };
-            let sealed = seal_data(&k.x25519, pillar, &aad::publication_secret(&jid, id))?;
-            secrets.insert(id.clone(), sealed);
+/// What a publication consults (keys, minion cache, options) and records
+/// (the job cache).
+pub struct Publisher<'a> {
+    pub master_key: &'a KeyPair,
+    pub session: &'a super::session::Session,
+    pub keys: &'a KeyStore,
+    pub cache: &'a MinionCache,
+    pub jobs: &'a JobCache,
+    pub jids: &'a JidGen,
+    pub master_opts: &'a Map,
+}
+
+impl Publisher<'_> {
+    /// Build, record and sign the publication for `req`. `pillar=` in the
+    /// keyword arguments goes only into sealed per-minion secrets of the
+    /// expected minions.
+    pub fn prepare(&self, req: &CliPublish) -> Result<Prepared, PublishError> {
+        let Publisher {
+            master_key,
+            session,
+            keys,
+            cache,
+            jobs,
+            jids,
+            master_opts,
+        } = *self;
+        let (tgt, tgt_type) = resolve_nodegroups(&req.tgt, &req.tgt_type, master_opts)?;
+        let minions = expected_minions(keys, cache, master_opts, &tgt, &tgt_type)?;
+        if minions.is_empty() {
+            // Salt sends nothing and assigns no jid when no minion matched.
+            return Ok(Prepared {
+                jid: String::new(),
+                minions,
+                frame: Vec::new(),
+            });
         }
-    }
-    let now = crypto::now_ms();
-    let publication = Publication {
-        v: PROTOCOL_VERSION,
-        jid: jid.clone(),
-        created_ms: now,
-        nonce: ByteArray::new(crypto::random_nonce()?),
-        tgt: tgt.clone(),
-        tgt_type: tgt_type.clone(),
-        fun: req.fun.clone(),
-        arg: req.arg.clone(),
-        kwarg,
-        secrets,
-    };
-    let frame = sign_frame(master_key, &publication)?;
-    jobs.add_job(
-        &Job {
+        let jid = jids.next();
+        let mut kwarg = req.kwarg.clone();
+        let pillar = kwarg.shift_remove("pillar");
+        let mut secrets = IndexMap::new();
+        if let Some(pillar) = &pillar {
+            for id in &minions {
+                let Some(k) = keys.accepted(id)? else {
+                    continue;
+                };
+                let sealed = seal_data(&k.x25519, pillar, &aad::publication_secret(&jid, id))?;
+                secrets.insert(id.clone(), sealed);
+            }
+        }
+        let now = crypto::now_ms();
+        let publication = Publication {
+            v: PROTOCOL_VERSION,
             jid: jid.clone(),
+            created_ms: now,
+            nonce: ByteArray::new(crypto::random_nonce()?),
+            tgt: tgt.clone(),
+            tgt_type: tgt_type.clone(),
             fun: req.fun.clone(),
             arg: req.arg.clone(),
-            kwarg: req.kwarg.clone(),
-            tgt,
-            tgt_type,
-            user: "root".into(),
-            start_ms: now,
-        },
-        &minions,
-    )?;
-    Ok(Prepared {
-        jid,
-        minions,
-        frame,
-    })
+            kwarg,
+            secrets,
+        };
+        // Encrypted with the session key only accepted minions hold.
+        let key = session.for_publication(keys)?;
+        let sealed = SealedPublication::seal(&key, &publication)?;
+        let frame = sign_frame(master_key, &sealed)?;
+        jobs.add_job(
+            &Job {
+                jid: jid.clone(),
+                fun: req.fun.clone(),
+                arg: req.arg.clone(),
+                kwarg: req.kwarg.clone(),
+                tgt,
+                tgt_type,
+                user: "root".into(),
+                start_ms: now,
+            },
+            &minions,
+        )?;
+        Ok(Prepared {
+            jid,
+            minions,
+            frame,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -337,12 +358,29 @@ mod tests {
             kwarg,
             timeout: 5,
         };
-        let p = prepare(&master, &keys, &cache, &jobs, &JidGen::default(), &o, &req).unwrap();
+        let session = super::super::session::Session::new().unwrap();
+        let jids = JidGen::default();
+        let p = Publisher {
+            master_key: &master,
+            session: &session,
+            keys: &keys,
+            cache: &cache,
+            jobs: &jobs,
+            jids: &jids,
+            master_opts: &o,
+        }
+        .prepare(&req)
+        .unwrap();
         assert_eq!(p.minions, vec!["db1", "web1"]);
         assert!(!p.frame.windows(2).any(|w| w == b"s3"));
-        let got: Verified<Publication> =
+        // Only the session key reads the publication: not even the
+        // function's name is in clear.
+        assert!(!p.frame.windows(11).any(|w| w == b"state.apply"));
+        let got: Verified<SealedPublication> =
             read_frame(&p.frame, Some(&master.public().ed25519)).unwrap();
-        let publication = got.msg;
+        let other = crypto::SessionKey::generate().unwrap();
+        assert!(got.msg.open(&other).is_err());
+        let publication = got.msg.open(&session.current()).unwrap();
         assert_eq!(publication.jid, p.jid);
         assert!(!publication.kwarg.contains_key("pillar"));
         assert_eq!(publication.kwarg.get("test"), Some(&Value::Bool(true)));

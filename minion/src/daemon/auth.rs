@@ -6,7 +6,7 @@ use super::{keys, pillar, returns, Identity, Shared, Standing, EX_MASTER_KEY, EX
 use brine_core::Value;
 use brine_protocol::crypto::PublicKeys;
 use brine_protocol::messages::{
-    AuthRequest, AuthStatus, ErrorCode, ReplyBody, Request, RequestBody,
+    aad, open_data, AuthRequest, AuthStatus, ErrorCode, ReplyBody, Request, RequestBody,
 };
 use std::path::Path;
 use std::sync::Arc;
@@ -145,6 +145,18 @@ async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
                 }
                 brine_protocol::crypto::follow_master_clock(reply.msg.created_ms);
                 shared.publications_from(reply.msg.created_ms);
+                let aad = aad::session(ident.id(), &req.nonce);
+                match a
+                    .session
+                    .as_ref()
+                    .map(|s| open_data(&ident.client.key, s, &aad))
+                {
+                    Some(Ok(session)) => shared.set_session(session),
+                    Some(Err(e)) => {
+                        return Outcome::Retry(format!("cannot open the session key: {e}"))
+                    }
+                    None => return Outcome::Retry("the master sent no session key".into()),
+                }
                 Outcome::Accepted(a.master)
             }
             Err(e) => key_refusal(e),

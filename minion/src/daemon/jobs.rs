@@ -1,5 +1,8 @@
 //! Jobs from the master's publish port: each publication is verified with
-//! the trusted master key, checked against replays, matched against every
+//! the trusted master key, decrypted with the session key the master gave
+//! at authentication (a publication under a key the minion does not hold
+//! makes it authenticate again, then try once more), checked against
+//! replays, matched against every
 //! identity's id/grains/pillar with Salt's matchers, its sealed `pillar=`
 //! part opened, and the function run. Anything malformed, forged, stale or
 //! replayed is logged and dropped; the subscription carries on.
@@ -9,18 +12,32 @@ use brine_compile::matcher;
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
-use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayError, ReplayGuard};
-use brine_protocol::messages::{aad, open_data, read_frame, JobReturn, Publication, WireError};
+use brine_protocol::crypto::{finger, KeyPair, PublicKeys, ReplayError, ReplayGuard, SessionKey};
+use brine_protocol::messages::{
+    aad, open_data, read_frame, JobReturn, Publication, SealedPublication, WireError,
+};
 use brine_protocol::transport::{self, TransportError};
 use brine_runtime::context::Minion;
 use brine_runtime::modules::{self, CallError, Return};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a publication for a not-yet-accepted identity waits for the
 /// early re-authentication it triggers.
 const WAIT_FOR_ACCEPTANCE: Duration = Duration::from_secs(20);
+
+/// How long a publication under an unknown session key waits for the new
+/// key (the re-authentication it triggers), and how many may wait at once.
+const WAIT_FOR_SESSION: Duration = Duration::from_secs(10);
+const MAX_WAITING_FOR_SESSION: usize = 16;
+static WAITING_FOR_SESSION: AtomicUsize = AtomicUsize::new(0);
+/// At most one such re-authentication per second: a pending or rejected
+/// minion receives every publication and would otherwise authenticate
+/// once for each.
+const SESSION_REAUTH_EVERY_MS: u64 = 1_000;
+static LAST_SESSION_REAUTH_MS: AtomicU64 = AtomicU64::new(0);
 
 /// Why a publication was dropped before any identity looked at it.
 #[derive(Debug, thiserror::Error)]
@@ -31,8 +48,10 @@ pub enum Dropped {
     Frame(#[from] WireError),
     #[error("publication {jid}: {reason}")]
     Replay { jid: String, reason: ReplayError },
-    #[error("publication {jid} was stamped at {created_ms} ms, before this minion authenticated ({since_ms} ms)")]
-    BeforeAuth {
+    #[error("publication under session key {session}, which this minion does not hold")]
+    UnknownSession { session: String },
+    #[error("publication {jid} was stamped at {created_ms} ms, before this minion started ({since_ms} ms)")]
+    BeforeStart {
         jid: String,
         created_ms: u64,
         since_ms: u64,
@@ -43,13 +62,20 @@ pub enum Dropped {
 pub fn verify(
     frame: &[u8],
     master: &PublicKeys,
+    session: Option<&SessionKey>,
     guard: &mut ReplayGuard,
     since_ms: u64,
     now_ms: u64,
 ) -> Result<Publication, Dropped> {
-    let publ = read_frame::<Publication>(frame, Some(&master.ed25519))?.msg;
+    let sealed = read_frame::<SealedPublication>(frame, Some(&master.ed25519))?.msg;
+    let Some(key) = session.filter(|k| k.id == sealed.body.session) else {
+        return Err(Dropped::UnknownSession {
+            session: finger(sealed.body.session.as_slice()),
+        });
+    };
+    let publ = sealed.open(key)?;
     if publ.created_ms < since_ms {
-        return Err(Dropped::BeforeAuth {
+        return Err(Dropped::BeforeStart {
             jid: publ.jid,
             created_ms: publ.created_ms,
             since_ms,
@@ -195,6 +221,10 @@ pub async fn subscribe(shared: Arc<Shared>, addr: SocketAddr) {
 /// Check one publication frame and start the job on every identity it
 /// targets.
 pub fn dispatch(shared: &Arc<Shared>, frame: &[u8]) {
+    dispatch_once(shared, frame, false);
+}
+
+fn dispatch_once(shared: &Arc<Shared>, frame: &[u8], retried: bool) {
     let publ = {
         let Some(master) = shared.master_key() else {
             tracing::debug!("{}", Dropped::NoMasterKey);
@@ -204,17 +234,22 @@ pub fn dispatch(shared: &Arc<Shared>, frame: &[u8]) {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
-        let since = shared
-            .publications_since
-            .load(std::sync::atomic::Ordering::Acquire);
+        let since = shared.publications_since.load(Ordering::Acquire);
+        let session = shared.session();
         match verify(
             frame,
             &master,
+            session.as_ref(),
             &mut guard,
             since,
             brine_protocol::crypto::now_ms(),
         ) {
             Ok(p) => Arc::new(p),
+            Err(e @ Dropped::UnknownSession { .. }) if !retried => {
+                tracing::info!("{e}: authenticating again");
+                wait_for_session(shared, session.map(|s| s.id), frame.to_vec());
+                return;
+            }
             Err(e) => {
                 tracing::warn!("dropped a publication: {e}");
                 return;
@@ -226,6 +261,50 @@ pub fn dispatch(shared: &Arc<Shared>, frame: &[u8]) {
         let m = ident.snapshot();
         if let Decision::Run { pillar } = decide(&publ, &ident.client.key, &m) {
             tokio::spawn(run_job(shared.clone(), ident.clone(), publ.clone(), pillar));
+        }
+    }
+}
+
+/// Authenticate every identity again (the master rotated its session key,
+/// or restarted) and try `frame` once more when a new key has come, within
+/// [`WAIT_FOR_SESSION`]. At most [`MAX_WAITING_FOR_SESSION`] frames wait.
+fn wait_for_session(shared: &Arc<Shared>, old: Option<serde_bytes::ByteArray<8>>, frame: Vec<u8>) {
+    if WAITING_FOR_SESSION.fetch_add(1, Ordering::AcqRel) >= MAX_WAITING_FOR_SESSION {
+        WAITING_FOR_SESSION.fetch_sub(1, Ordering::AcqRel);
+        tracing::warn!("dropped a publication: too many wait for a new session key");
+        return;
+    }
+    let arrived = brine_protocol::crypto::local_now_ms();
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let deadline = tokio::time::Instant::now() + WAIT_FOR_SESSION;
+        while tokio::time::Instant::now() < deadline {
+            if shared.session().map(|s| s.id) != old {
+                dispatch_once(&shared, &frame, true);
+                break;
+            }
+            request_session_reauth(&shared, arrived);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        WAITING_FOR_SESSION.fetch_sub(1, Ordering::AcqRel);
+    });
+}
+
+/// Authenticate every identity again unless that was asked since
+/// `arrived` (when the frame needing it came) or less than
+/// [`SESSION_REAUTH_EVERY_MS`] ago.
+fn request_session_reauth(shared: &Shared, arrived: u64) {
+    let now = brine_protocol::crypto::local_now_ms();
+    let last = LAST_SESSION_REAUTH_MS.load(Ordering::Acquire);
+    if last >= arrived || now.saturating_sub(last) < SESSION_REAUTH_EVERY_MS {
+        return;
+    }
+    if LAST_SESSION_REAUTH_MS
+        .compare_exchange(last, now, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+    {
+        for ident in &shared.identities {
+            ident.reauth();
         }
     }
 }
@@ -645,15 +724,20 @@ mod tests {
     fn forged_replayed_stale_and_garbage_publications_are_dropped() {
         let master = KeyPair::generate().unwrap();
         let mallory = KeyPair::generate().unwrap();
+        let session = SessionKey::generate().unwrap();
+        let seal = |kp: &KeyPair, key: &SessionKey, p: &Publication| {
+            sign_frame(kp, &SealedPublication::seal(key, p).unwrap()).unwrap()
+        };
         let mut guard = ReplayGuard::new(300_000, 60_000, 100);
         let now = brine_protocol::crypto::now_ms();
+        let key = Some(&session);
         let p = publication("*".into(), "glob");
-        let frame = sign_frame(&master, &p).unwrap();
-        let got = verify(&frame, &master.public(), &mut guard, 0, now).unwrap();
+        let frame = seal(&master, &session, &p);
+        let got = verify(&frame, &master.public(), key, &mut guard, 0, now).unwrap();
         assert_eq!(got, p);
         // The same frame again: a replay.
         assert!(matches!(
-            verify(&frame, &master.public(), &mut guard, 0, now),
+            verify(&frame, &master.public(), key, &mut guard, 0, now),
             Err(Dropped::Replay {
                 reason: ReplayError::Replayed,
                 ..
@@ -661,30 +745,51 @@ mod tests {
         ));
         // Same content signed by someone else.
         let mut q = publication("*".into(), "glob");
-        let forged = sign_frame(&mallory, &q).unwrap();
+        let forged = seal(&mallory, &session, &q);
         assert!(matches!(
-            verify(&forged, &master.public(), &mut guard, 0, now),
+            verify(&forged, &master.public(), key, &mut guard, 0, now),
             Err(Dropped::Frame(_))
+        ));
+        // Under a session key this minion does not hold (or none yet).
+        let other = SessionKey::generate().unwrap();
+        let elsewhere = seal(&master, &other, &publication("*".into(), "glob"));
+        for held in [key, None] {
+            assert!(matches!(
+                verify(&elsewhere, &master.public(), held, &mut guard, 0, now),
+                Err(Dropped::UnknownSession { .. })
+            ));
+        }
+        // Stamped before this minion started.
+        assert!(matches!(
+            verify(
+                &seal(&master, &session, &publication("*".into(), "glob")),
+                &master.public(),
+                key,
+                &mut guard,
+                now + 1_000,
+                now
+            ),
+            Err(Dropped::BeforeStart { .. })
         ));
         // Signed by the master but old: stale.
         q.created_ms = now - 301_000;
-        let old = sign_frame(&master, &q).unwrap();
+        let old = seal(&master, &session, &q);
         assert!(matches!(
-            verify(&old, &master.public(), &mut guard, 0, now),
+            verify(&old, &master.public(), key, &mut guard, 0, now),
             Err(Dropped::Replay {
                 reason: ReplayError::Stale { .. },
                 ..
             })
         ));
         // Garbage and a valid frame with one byte flipped.
-        assert!(verify(b"\x93garbage", &master.public(), &mut guard, 0, now).is_err());
-        let mut flipped = sign_frame(&master, &publication("*".into(), "glob")).unwrap();
+        assert!(verify(b"\x93garbage", &master.public(), key, &mut guard, 0, now).is_err());
+        let mut flipped = seal(&master, &session, &publication("*".into(), "glob"));
         let last = flipped.len() - 3;
         flipped[last] ^= 0x40;
-        assert!(verify(&flipped, &master.public(), &mut guard, 0, now).is_err());
+        assert!(verify(&flipped, &master.public(), key, &mut guard, 0, now).is_err());
         // An oversized frame is refused before decoding.
         let huge = vec![0u8; brine_protocol::messages::MAX_MESSAGE_BYTES + 1];
-        assert!(verify(&huge, &master.public(), &mut guard, 0, now).is_err());
+        assert!(verify(&huge, &master.public(), key, &mut guard, 0, now).is_err());
     }
 
     #[test]

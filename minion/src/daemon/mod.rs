@@ -34,7 +34,7 @@ pub(crate) mod testutil;
 
 use brine_compile::opts::{self, OptsError};
 use brine_core::Value;
-use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard};
+use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard, SessionKey};
 use brine_protocol::messages::{ErrorCode, ReplyBody, Request, RequestBody, WireError};
 use brine_protocol::transport::Limits;
 use brine_runtime::context::{CompileSource, Minion};
@@ -408,10 +408,16 @@ pub struct Shared {
     /// Publications already seen (one guard: every identity receives the
     /// same publications on the one subscription).
     pub replay: Mutex<ReplayGuard>,
-    /// Publications stamped before this process first authenticated (in
-    /// the master's time) are refused: after a restart, the replay memory
-    /// is empty, and this is what keeps old publications out. 0 until then.
+    /// Publications stamped before this process started (in the master's
+    /// time, known from the first accepted authentication) are refused:
+    /// after a restart, the replay memory is empty, and this is what keeps
+    /// old publications out. 0 until then.
     pub publications_since: AtomicU64,
+    /// This host's clock when the process started.
+    pub started_local_ms: u64,
+    /// The master's session key (publications are encrypted with it), from
+    /// the last accepted authentication.
+    pub session: RwLock<Option<SessionKey>>,
     /// The master key publications are checked against: the pinned one,
     /// or while pending the one the master offered (checked against the
     /// pin and `master_finger`).
@@ -423,12 +429,26 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Accept publications stamped from `master_ms` on (the first
-    /// authentication of the process sets it; later ones do not move it).
+    /// The session key publications are read with, if the master gave one.
+    pub fn session(&self) -> Option<SessionKey> {
+        self.session
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn set_session(&self, key: SessionKey) {
+        *self.session.write().unwrap_or_else(|p| p.into_inner()) = Some(key);
+    }
+
+    /// Accept publications stamped from the process start on, given
+    /// `master_ms`, the master's time now (the first accepted
+    /// authentication sets it; later ones do not move it).
     pub fn publications_from(&self, master_ms: u64) {
+        let running = brine_protocol::crypto::local_now_ms().saturating_sub(self.started_local_ms);
         let _ = self.publications_since.compare_exchange(
             0,
-            master_ms,
+            master_ms.saturating_sub(running).max(1),
             std::sync::atomic::Ordering::AcqRel,
             std::sync::atomic::Ordering::Acquire,
         );
@@ -633,6 +653,8 @@ async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 
             PUBLICATION_NONCES,
         )),
         publications_since: AtomicU64::new(0),
+        started_local_ms: brine_protocol::crypto::local_now_ms(),
+        session: RwLock::new(None),
         master,
         jobs: Semaphore::new(MAX_CONCURRENT_JOBS),
         fatal,

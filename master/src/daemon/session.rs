@@ -1,0 +1,138 @@
+//! The session key publications are encrypted with (Salt's AES session
+//! key): made at start, handed to each accepted minion sealed to it when it
+//! authenticates, and replaced as soon as a minion that holds it is no
+//! longer accepted (`brine-key -d` / `-r`), so that minion cannot read the
+//! next publication. The others notice a publication under a key they do
+//! not have, authenticate again and get the new one.
+
+use crate::keys::{KeyState, KeyStore, KeyStoreError};
+use brine_protocol::crypto::{CryptoError, Nonce, PublicKeys, Sealed, SessionKey};
+use brine_protocol::messages::{aad, seal_data, WireError};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot make a session key: {0}")]
+    Crypto(#[from] CryptoError),
+    #[error("cannot list the accepted keys: {0}")]
+    Keys(#[from] KeyStoreError),
+    #[error("cannot seal the session key: {0}")]
+    Wire(#[from] WireError),
+}
+
+struct State {
+    key: Arc<SessionKey>,
+    /// Minions the current key was handed to (bounded by the accepted keys).
+    holders: BTreeSet<String>,
+}
+
+pub struct Session {
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Session")
+            .field("key", &state.key)
+            .field("holders", &state.holders.len())
+            .finish()
+    }
+}
+
+impl Session {
+    pub fn new() -> Result<Session, SessionError> {
+        Ok(Session {
+            state: Mutex::new(State {
+                key: Arc::new(SessionKey::generate()?),
+                holders: BTreeSet::new(),
+            }),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The current key, sealed to `minion` (just authenticated and
+    /// accepted) for the auth reply answering `request_nonce`.
+    pub fn seal_for(
+        &self,
+        id: &str,
+        minion: &PublicKeys,
+        request_nonce: &Nonce,
+    ) -> Result<Sealed, SessionError> {
+        let mut state = self.lock();
+        let sealed = seal_data(
+            &minion.x25519,
+            &*state.key,
+            &aad::session(id, request_nonce),
+        )?;
+        state.holders.insert(id.to_string());
+        Ok(sealed)
+    }
+
+    /// The key to encrypt a publication with: a new one first if a minion
+    /// holding the current one is no longer accepted.
+    pub fn for_publication(&self, keys: &KeyStore) -> Result<Arc<SessionKey>, SessionError> {
+        let accepted: BTreeSet<String> = keys.list(KeyState::Accepted)?.into_iter().collect();
+        let mut state = self.lock();
+        let gone: Vec<&String> = state.holders.difference(&accepted).collect();
+        if !gone.is_empty() {
+            let names = gone
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            tracing::warn!(
+                "rotating the session key: {names} no longer accepted; the other minions \
+                 authenticate again"
+            );
+            state.key = Arc::new(SessionKey::generate()?);
+            state.holders.clear();
+        }
+        Ok(state.key.clone())
+    }
+
+    /// The current key (tests).
+    pub fn current(&self) -> Arc<SessionKey> {
+        self.lock().key.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brine_protocol::crypto::KeyPair;
+    use brine_protocol::messages::open_data;
+
+    #[test]
+    fn rotates_when_a_holder_is_no_longer_accepted() {
+        let td = tempfile::tempdir().unwrap();
+        let keys = KeyStore::create(&td.path().join("pki")).unwrap();
+        let session = Session::new().unwrap();
+        let web1 = KeyPair::generate().unwrap();
+        let web2 = KeyPair::generate().unwrap();
+        keys.authenticate("web1", &web1.public(), true).unwrap();
+        keys.authenticate("web2", &web2.public(), true).unwrap();
+        let nonce = [7u8; 16];
+        let sealed = session.seal_for("web1", &web1.public(), &nonce).unwrap();
+        let got: SessionKey = open_data(&web1, &sealed, &aad::session("web1", &nonce)).unwrap();
+        assert_eq!(got, *session.current());
+        // Sealed to web1 only: web2 cannot open it, nor with another nonce.
+        assert!(open_data::<SessionKey>(&web2, &sealed, &aad::session("web1", &nonce)).is_err());
+        assert!(open_data::<SessionKey>(&web1, &sealed, &aad::session("web1", &[8; 16])).is_err());
+
+        let first = session.for_publication(&keys).unwrap();
+        assert_eq!(first, session.current());
+        // web2 never held the key: deleting it changes nothing.
+        keys.delete("web2", KeyState::Accepted).unwrap();
+        assert_eq!(session.for_publication(&keys).unwrap(), first);
+        // web1 held it: the next publication goes out under a new key.
+        keys.delete("web1", KeyState::Accepted).unwrap();
+        let second = session.for_publication(&keys).unwrap();
+        assert_ne!(second.id, first.id);
+        assert_eq!(session.for_publication(&keys).unwrap(), second);
+    }
+}
