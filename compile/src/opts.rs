@@ -132,6 +132,18 @@ const KNOWN: &[(&str, Kind)] = &[
     // brine's own: the largest request/publication frame a daemon accepts
     // (bytes); larger frames are cut by the transport guard.
     ("max_message_size", Kind::Int),
+    // brine's own limits on untrusted peers (master) and its stop (minion).
+    ("max_connections", Kind::Int),
+    ("max_connections_per_address", Kind::Int),
+    ("handshake_timeout", Kind::Int),
+    ("message_timeout", Kind::Int),
+    ("idle_timeout", Kind::Int),
+    ("max_subscriptions", Kind::Int),
+    ("receive_buffer_budget", Kind::Int),
+    ("replay_window", Kind::Int),
+    ("max_return_size", Kind::Int),
+    ("max_pending_keys", Kind::Int),
+    ("shutdown_timeout", Kind::Int),
 ];
 
 /// Salt's minion defaults for the options brine reads.

@@ -223,14 +223,12 @@ pub fn write_atomic(path: &Path, text: &str, mode: u32) -> Result<(), KeyFileErr
         source,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut rnd = [0u8; 6];
     crate::crypto::fill_random(&mut rnd)?;
+    // Not named after the file: a minion id may take all 255 bytes a
+    // file name has. A dot file, so key listings skip it.
     let tmp = dir.join(format!(
-        ".{name}.{}.tmp",
+        ".tmp.{}",
         rnd.iter().map(|b| format!("{b:02x}")).collect::<String>()
     ));
     let mut opts = std::fs::OpenOptions::new();

@@ -575,6 +575,9 @@ pub enum ErrorCode {
     BadRequest,
     NotFound,
     Internal,
+    /// A return over the master's `max_return_size`: an error was stored in
+    /// its place.
+    TooLarge,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -206,10 +206,20 @@ impl ScriptedMinion {
     }
 
     pub fn request_signed_by(&self, req: &Request, key: &KeyPair) -> ReplyBody {
+        self.try_request_signed_by(req, key).expect("reply")
+    }
+
+    /// [`Self::request`], with a transport failure (the master cut the
+    /// connection, no reply in time) as an error.
+    pub fn try_request(&self, req: &Request) -> Result<ReplyBody, String> {
+        self.try_request_signed_by(req, &self.key)
+    }
+
+    fn try_request_signed_by(&self, req: &Request, key: &KeyPair) -> Result<ReplyBody, String> {
         self.rt.block_on(async {
             let mut d = transport::connect_dealer(self.master_addr, &self.limits)
                 .await
-                .expect("connect");
+                .map_err(|e| e.to_string())?;
             let reply = transport::call(
                 &mut d.socket,
                 key,
@@ -219,9 +229,24 @@ impl ScriptedMinion {
                 &self.limits,
             )
             .await
-            .expect("reply");
-            reply.msg
+            .map_err(|e| e.to_string())?;
+            Ok(reply.msg)
         })
+    }
+
+    /// A sealed job return as this minion would send it.
+    pub fn return_request(&self, jid: &str, fun: &str, ret: Value) -> Request {
+        let body = RequestBody::Return(JobReturn {
+            jid: jid.into(),
+            id: self.id.clone(),
+            fun: fun.into(),
+            fun_args: vec![],
+            ret,
+            retcode: 0,
+            success: true,
+            out: None,
+        });
+        Request::sealed(&self.master.x25519, &self.id, &body).expect("sealed")
     }
 
     pub fn auth(&self) -> AuthStatus {
@@ -270,18 +295,7 @@ impl ScriptedMinion {
 
     /// Send a job return, sealed to the master.
     pub fn send_return(&self, jid: &str, fun: &str, ret: Value) -> Answer<()> {
-        let body = RequestBody::Return(JobReturn {
-            jid: jid.into(),
-            id: self.id.clone(),
-            fun: fun.into(),
-            fun_args: vec![],
-            ret,
-            retcode: 0,
-            success: true,
-            out: None,
-        });
-        let req = Request::sealed(&self.master.x25519, &self.id, &body).expect("sealed");
-        match self.request(&req) {
+        match self.request(&self.return_request(jid, fun, ret)) {
             ReplyBody::ReturnAck => Ok(()),
             ReplyBody::Error(e) => Err(e.code),
             other => panic!("return answered {other:?}"),

@@ -111,3 +111,52 @@ fn returns_queued_on_disk_survive_a_minion_restart() {
         pending(&m) == 0
     });
 }
+
+/// Finding 15: a job running when the minion is told to stop (SIGTERM)
+/// finishes within `shutdown_timeout` and its return reaches the master;
+/// one that runs longer leaves an error return in the queue, sent after the
+/// next start. No return is silently lost.
+#[test]
+fn a_job_running_at_sigterm_finishes_or_leaves_an_error_return() {
+    let conf = MasterConf::new("");
+    let _master = conf.start();
+    let m = MinionConf::new(&conf, "web1", conf.publish_port, "shutdown_timeout: 2\n");
+    let mut minion = m.start();
+    accept_and_ping(&conf, "web1");
+
+    let jid = publish_async(&conf, "web1", &["test.sleep", "1"]);
+    wait_until("the job to start", Duration::from_secs(10), || {
+        m.log().contains(&format!("(jid {jid})"))
+    });
+    let status = minion.stop().expect("stopped");
+    assert!(status.success(), "clean stop: {status:?}\n{}", m.log());
+    assert_eq!(
+        wait_for_return(&conf, &jid, Duration::from_secs(10)),
+        json!({"web1": true}),
+        "{}",
+        m.log()
+    );
+
+    let mut minion = m.start();
+    accept_and_ping(&conf, "web1");
+    let jid = publish_async(&conf, "web1", &["test.sleep", "60"]);
+    wait_until("the job to start", Duration::from_secs(10), || {
+        m.log().contains(&format!("(jid {jid})"))
+    });
+    let started = Instant::now();
+    let status = minion.stop().expect("stopped");
+    assert!(status.success(), "clean stop: {status:?}\n{}", m.log());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the stop waited {:?}, past shutdown_timeout",
+        started.elapsed()
+    );
+    assert_eq!(pending(&m), 1, "{}", m.log());
+    let _minion = m.start();
+    let got = wait_for_return(&conf, &jid, Duration::from_secs(30));
+    let text = got["web1"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("ERROR: the minion was stopped while test.sleep ran"),
+        "{got}"
+    );
+}

@@ -5,12 +5,43 @@
 
 use super::minion_cache::MinionCache;
 use super::session::Session;
-use crate::keys::KeyStore;
+use crate::keys::{KeyStore, KeyStoreError};
 use brine_core::Value;
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     AuthReply, AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody,
 };
+
+/// "Too many pending keys" is logged once a minute, not per refusal.
+static PENDING_FULL_LOG: OncePer = OncePer::new(60_000);
+/// Likewise an unreadable key file (anyone may claim its id).
+static BAD_KEY_LOG: OncePer = OncePer::new(60_000);
+
+/// A log line at most once per period.
+struct OncePer {
+    period_ms: u64,
+    last_ms: std::sync::atomic::AtomicU64,
+}
+
+impl OncePer {
+    const fn new(period_ms: u64) -> OncePer {
+        OncePer {
+            period_ms,
+            last_ms: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn allow(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        let now = brine_protocol::crypto::local_now_ms();
+        let last = self.last_ms.load(Ordering::Acquire);
+        (last == 0 || now.saturating_sub(last) >= self.period_ms)
+            && self
+                .last_ms
+                .compare_exchange(last, now, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+    }
+}
 
 /// What an auth consults and changes on the master.
 pub struct Authenticator<'a> {
@@ -44,6 +75,30 @@ impl Authenticator<'_> {
         }
         let status = match keys.authenticate(&req.id, &req.keys, auto_accept) {
             Ok(s) => s,
+            Err(e @ KeyStoreError::TooManyPending { .. }) => {
+                if PENDING_FULL_LOG.allow() {
+                    tracing::warn!("{e} (logged once a minute)");
+                }
+                return ReplyBody::Error(ErrorReply {
+                    code: ErrorCode::NotAccepted,
+                    message: "the master holds too many pending keys; try again later".into(),
+                });
+            }
+            Err(e @ KeyStoreError::KeyFile(_)) => {
+                if BAD_KEY_LOG.allow() {
+                    tracing::error!(
+                        "minion {}: its key file cannot be read: {e}; it cannot authenticate \
+                         until the file is fixed or the key deleted (brine-key -d {}) \
+                         (logged once a minute)",
+                        req.id,
+                        req.id
+                    );
+                }
+                return ReplyBody::Error(ErrorReply {
+                    code: ErrorCode::Internal,
+                    message: "the master cannot read this minion's key file".into(),
+                });
+            }
             Err(e) => {
                 tracing::error!("auth for {:?}: {e}", req.id);
                 return ReplyBody::Error(ErrorReply {

@@ -61,9 +61,17 @@ pub fn master_defaults() -> Map {
     m.insert("max_subscriptions".into(), Value::Int(8));
     // Seconds a request stays fresh (its nonce remembered).
     m.insert("replay_window".into(), Value::Int(300));
+    // Keys waiting in minions_pre; new ones past it are refused.
+    m.insert(
+        "max_pending_keys".into(),
+        Value::Int(DEFAULT_MAX_PENDING as i64),
+    );
     m.insert("log_level".into(), s("warning"));
     m
 }
+
+const DEFAULT_MAX_RETURN: usize = 16 * 1024 * 1024;
+const DEFAULT_MAX_PENDING: usize = 10_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -107,6 +115,10 @@ pub struct MasterConfig {
     pub limits: Limits,
     /// How long a request's nonce is remembered (`replay_window`, seconds).
     pub replay_window: Duration,
+    /// Largest return data stored (`max_return_size`, encoded bytes).
+    pub max_return_size: usize,
+    /// Most keys waiting for acceptance (`max_pending_keys`).
+    pub max_pending_keys: usize,
     pub log_level: String,
 }
 
@@ -247,6 +259,30 @@ impl MasterConfig {
                 value: window,
             });
         }
+        // One return's data, encoded; a larger one is stored as an error.
+        // Not in the defaults: it follows a smaller max_message_size.
+        let max_ret = int(
+            &o,
+            "max_return_size",
+            DEFAULT_MAX_RETURN.min(max_message_size) as i64,
+        );
+        let max_return_size = usize::try_from(max_ret)
+            .ok()
+            .filter(|m| (1024..=max_message_size).contains(m))
+            .ok_or(ConfigError::Range {
+                key: "max_return_size",
+                what: "between 1024 bytes and max_message_size",
+                value: max_ret,
+            })?;
+        let max_pend = int(&o, "max_pending_keys", DEFAULT_MAX_PENDING as i64);
+        let max_pending_keys = usize::try_from(max_pend)
+            .ok()
+            .filter(|m| (1..=10_000_000).contains(m))
+            .ok_or(ConfigError::Range {
+                key: "max_pending_keys",
+                what: "between 1 and 10000000",
+                value: max_pend,
+            })?;
         Ok(MasterConfig {
             interface,
             publish_port: port(&o, "publish_port", 4505)?,
@@ -264,6 +300,8 @@ impl MasterConfig {
             max_message_size,
             limits,
             replay_window: Duration::from_secs(u64::try_from(window).unwrap_or(300)),
+            max_return_size,
+            max_pending_keys,
             log_level: opts::get_str(&o, "log_level")
                 .unwrap_or("warning")
                 .to_string(),

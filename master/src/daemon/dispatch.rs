@@ -16,9 +16,29 @@ use crate::keys::{token_matches, KeyState};
 use brine_core::Value;
 use brine_protocol::crypto::{self, Nonce, PublicKeys};
 use brine_protocol::messages::{
-    read_frame, sign_frame, CliPublish, ErrorCode, ErrorReply, GetReturns, MinionReturn,
+    read_frame, sign_frame, CliPublish, ErrorCode, ErrorReply, GetReturns, JobReturn, MinionReturn,
     PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
 };
+
+/// The bytes `v` takes in msgpack, counted without keeping them.
+fn encoded_size(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(b.len());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    match rmp_serde::encode::write_named(&mut c, v) {
+        Ok(()) => c.0,
+        // Cannot be encoded: it could not be stored either.
+        Err(_) => usize::MAX,
+    }
+}
 
 /// A refusal before any work is done: a small value, unlike a ReplyBody,
 /// so the checks that produce it return `Result<_, ErrorReply>`.
@@ -235,7 +255,42 @@ impl Master {
                 if r.jid.is_empty() || r.jid.len() > MAX_JID_LEN {
                     return error(ErrorCode::BadRequest, "invalid jid");
                 }
-                match self.jobs.add_return(r, crypto::now_ms()) {
+                let size = encoded_size(&r.ret);
+                let max = self.config.max_return_size;
+                let oversized;
+                let r = if size > max {
+                    tracing::warn!(
+                        "the return of job {} from {} is {size} bytes, over max_return_size \
+                         ({max}); an error is stored in its place",
+                        r.jid,
+                        r.id
+                    );
+                    oversized = JobReturn {
+                        ret: Value::Str(format!(
+                            "ERROR: the return of {} was {size} bytes, over the master's \
+                             max_return_size of {max} bytes; it was not stored",
+                            r.fun
+                        )),
+                        retcode: 1,
+                        success: false,
+                        out: Some("nested".into()),
+                        ..r.clone()
+                    };
+                    &oversized
+                } else {
+                    r
+                };
+                let stored = self.jobs.add_return(r, crypto::now_ms());
+                if size > max && matches!(stored, Ok(super::jobs::Stored::New)) {
+                    return error(
+                        ErrorCode::TooLarge,
+                        format!(
+                            "the return was {size} bytes, over max_return_size ({max}): \
+                             an error was stored in its place"
+                        ),
+                    );
+                }
+                match stored {
                     Ok(super::jobs::Stored::New) => ReplyBody::ReturnAck,
                     Ok(super::jobs::Stored::Duplicate) => {
                         tracing::info!(
@@ -244,6 +299,17 @@ impl Master {
                             r.id
                         );
                         ReplyBody::ReturnAck
+                    }
+                    Ok(super::jobs::Stored::NotTargeted) => {
+                        tracing::warn!(
+                            "refused a return from {} for job {}: the job was not published to it",
+                            r.id,
+                            r.jid
+                        );
+                        error(
+                            ErrorCode::BadRequest,
+                            format!("job {} was not published to {}", r.jid, r.id),
+                        )
                     }
                     Err(e) => {
                         // No ack: the minion keeps the return and resends.
@@ -546,6 +612,17 @@ mod tests {
         let kp = KeyPair::generate().unwrap();
         assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
         let mx = m.key.public().x25519;
+        let job = super::super::jobs::Job {
+            jid: "20240101000000000000".into(),
+            fun: "test.ping".into(),
+            arg: vec![],
+            kwarg: Map::new(),
+            tgt: Value::from("web1"),
+            tgt_type: "glob".into(),
+            user: "root".into(),
+            start_ms: 0,
+        };
+        m.jobs.add_job(&job, &["web1".into()]).unwrap();
         let ret = RequestBody::Return(JobReturn {
             jid: "20240101000000000000".into(),
             id: "web1".into(),

@@ -23,6 +23,11 @@ pub enum JobCacheError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("job cache {path}: {source}")]
+    File {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("job cache: cannot encode {what}: {source}")]
     Encode {
         what: &'static str,
@@ -61,6 +66,9 @@ pub enum Stored {
     /// A return for this jid and minion was already stored; the first one
     /// is kept (Salt drops extra returns too).
     Duplicate,
+    /// The job was never published to this minion (an unknown jid, or one
+    /// whose expected minions do not include it): nothing stored.
+    NotTargeted,
 }
 
 pub struct JobCache {
@@ -120,8 +128,94 @@ fn to_i64(ms: u64) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
 }
 
+/// Whether SQLite says the file is not a sound database.
+fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
+/// The database file and SQLite's side files.
+fn with_side_files(path: &Path) -> [PathBuf; 3] {
+    let side = |suffix: &str| {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        PathBuf::from(p)
+    };
+    [path.to_path_buf(), side("-wal"), side("-shm")]
+}
+
+/// Move a damaged database (and its side files) aside, loudly.
+fn set_aside(path: &Path, why: &rusqlite::Error) -> Result<(), JobCacheError> {
+    let stamp = brine_protocol::crypto::local_now_ms();
+    for from in with_side_files(path) {
+        if !from.exists() {
+            continue;
+        }
+        let mut to = from.as_os_str().to_owned();
+        to.push(format!(".corrupt-{stamp}"));
+        std::fs::rename(&from, &to).map_err(|source| JobCacheError::File {
+            path: from.clone(),
+            source,
+        })?;
+    }
+    tracing::error!(
+        "job cache {} is damaged ({why}); moved aside as {}.corrupt-{stamp} and a fresh one \
+         started: the jobs and returns it held are not shown any more",
+        path.display(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// Open (creating, 0600) the database and its schema. The file is made
+/// 0600 before SQLite opens it: SQLite gives its -wal and -shm files the
+/// database's mode.
+fn connect(path: &Path) -> Result<Connection, JobCacheError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|source| JobCacheError::File {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    // Files an older brine made with the umask's mode.
+    for f in with_side_files(path) {
+        if f.exists() {
+            std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).map_err(
+                |source| JobCacheError::File {
+                    path: f.clone(),
+                    source,
+                },
+            )?;
+        }
+    }
+    let db_err = |source| JobCacheError::Db {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = Connection::open(path).map_err(db_err)?;
+    // WAL with NORMAL sync: a commit per return without an fsync each
+    // (a crash may lose the last returns; the minions resend them).
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(db_err)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(db_err)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .map_err(db_err)?;
+    conn.execute_batch(SCHEMA).map_err(db_err)?;
+    Ok(conn)
+}
+
 impl JobCache {
-    /// Open (creating) the database at `path`.
+    /// Open (creating) the database at `path`. A damaged database is
+    /// moved aside (`<name>.corrupt-<ms>`, with its WAL) and a fresh one
+    /// started: the master keeps publishing, and the old file is kept for
+    /// whoever wants to recover it.
     pub fn open(path: &Path) -> Result<JobCache, JobCacheError> {
         if let Some(dir) = path.parent() {
             brine_protocol::keys::create_dir_private(dir).map_err(|e| JobCacheError::Dir {
@@ -129,22 +223,13 @@ impl JobCache {
                 source: std::io::Error::other(e.to_string()),
             })?;
         }
-        let db_err = |source| JobCacheError::Db {
-            path: path.to_path_buf(),
-            source,
+        let conn = match connect(path) {
+            Err(JobCacheError::Db { source, .. }) if is_damage(&source) => {
+                set_aside(path, &source)?;
+                connect(path)?
+            }
+            other => other?,
         };
-        let conn = Connection::open(path).map_err(db_err)?;
-        // WAL with NORMAL sync: a commit per return without an fsync each
-        // (a crash may lose the last returns; the minions resend them).
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(db_err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(db_err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(db_err)?;
-        conn.execute_batch(SCHEMA).map_err(db_err)?;
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
         Ok(JobCache {
             path: path.to_path_buf(),
             db: Mutex::new(conn),
@@ -168,15 +253,29 @@ impl JobCache {
         })
     }
 
+    /// Run `f` on the connection. If the database turns out damaged, it is
+    /// set aside, a fresh one opened, and `f` run once more on it.
     fn with<T>(
         &self,
-        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+        mut f: impl FnMut(&mut Connection) -> rusqlite::Result<T>,
     ) -> Result<T, JobCacheError> {
         let mut conn = self.db.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut conn).map_err(|source| JobCacheError::Db {
+        let db_err = |source| JobCacheError::Db {
             path: self.path.clone(),
             source,
-        })
+        };
+        match f(&mut conn) {
+            Err(e) if is_damage(&e) => {
+                // Close the damaged file before it is renamed.
+                let old =
+                    std::mem::replace(&mut *conn, Connection::open_in_memory().map_err(db_err)?);
+                drop(old);
+                set_aside(&self.path, &e)?;
+                *conn = connect(&self.path)?;
+                f(&mut conn).map_err(db_err)
+            }
+            other => other.map_err(db_err),
+        }
     }
 
     /// Record a published job and the minions expected to answer it.
@@ -211,7 +310,8 @@ impl JobCache {
         })
     }
 
-    /// Store a minion's return (the first one per jid and minion wins).
+    /// Store a minion's return (the first one per jid and minion wins),
+    /// if the job was published to it.
     pub fn add_return(
         &self,
         ret: &brine_protocol::messages::JobReturn,
@@ -219,8 +319,20 @@ impl JobCache {
     ) -> Result<Stored, JobCacheError> {
         let fun_args = pack("function arguments", &ret.fun_args)?;
         let value = pack("return", &ret.ret)?;
-        let n = self.with(|c| {
-            c.execute(
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let targeted = tx
+                .query_row(
+                    "SELECT 1 FROM targets WHERE jid = ?1 AND id = ?2",
+                    params![ret.jid, ret.id],
+                    |_| Ok(()),
+                )
+                .optional()?
+                .is_some();
+            if !targeted {
+                return Ok(Stored::NotTargeted);
+            }
+            let n = tx.execute(
                 "INSERT OR IGNORE INTO returns
                  (jid, id, fun, fun_args, ret, retcode, success, out, time_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -235,12 +347,13 @@ impl JobCache {
                     ret.out,
                     to_i64(now_ms)
                 ],
-            )
-        })?;
-        Ok(if n == 0 {
-            Stored::Duplicate
-        } else {
-            Stored::New
+            )?;
+            tx.commit()?;
+            Ok(if n == 0 {
+                Stored::Duplicate
+            } else {
+                Stored::New
+            })
         })
     }
 
@@ -453,9 +566,15 @@ mod tests {
         assert_eq!(rs.keys().collect::<Vec<_>>(), vec!["web2", "web1"]);
         assert_eq!(rs["web2"].ret, f);
         assert_eq!(rs["web2"].out.as_deref(), Some("highstate"));
-        // A return for a job this master never published is kept too.
-        c.add_return(&ret("other", "web1", Value::Null), 3_000)
-            .unwrap();
+        // A return for a job this master never published, or from a
+        // minion it was not published to, is not stored.
+        for (jid, id) in [("other", "web1"), (j.jid.as_str(), "db1")] {
+            assert_eq!(
+                c.add_return(&ret(jid, id, Value::Null), 3_000).unwrap(),
+                Stored::NotTargeted
+            );
+        }
+        assert_eq!(c.returns(&j.jid).unwrap().len(), 2);
 
         // Survives reopening.
         drop(c);
@@ -469,6 +588,50 @@ mod tests {
         assert!(c.returns(&j.jid).unwrap().is_empty());
         assert!(c.returns("other").unwrap().is_empty());
         assert!(c.expected(&j.jid).unwrap().is_empty());
+    }
+
+    #[test]
+    fn files_are_private_and_a_damaged_cache_is_set_aside() {
+        use std::os::unix::fs::PermissionsExt;
+        let td = tempfile::tempdir().unwrap();
+        let path = td.path().join("c/jobs.sqlite");
+        let c = JobCache::open(&path).unwrap();
+        c.add_job(&job("20240102030405000001", 1_000), &["web1".into()])
+            .unwrap();
+        let files = with_side_files(&path);
+        for f in &files {
+            let mode = std::fs::metadata(f).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{}", f.display());
+        }
+        drop(c);
+        let corrupt = || {
+            std::fs::read_dir(td.path().join("c"))
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
+                .count()
+        };
+
+        // Damaged while the master was down: set aside at open.
+        std::fs::write(&path, vec![0x5a; 8192]).unwrap();
+        let c = JobCache::open(&path).unwrap();
+        assert!(c.jobs().unwrap().is_empty());
+        assert!(corrupt() >= 1);
+
+        // Damaged under a running master: set aside at the next write,
+        // which then succeeds on the fresh database.
+        c.add_job(&job("20240102030405000002", 1_000), &["web1".into()])
+            .unwrap();
+        let before = corrupt();
+        for f in &files {
+            if f.exists() {
+                std::fs::write(f, vec![0x5a; 65536]).unwrap();
+            }
+        }
+        let j = job("20240102030405000003", 2_000);
+        c.add_job(&j, &["web1".into()]).unwrap();
+        assert_eq!(c.job(&j.jid).unwrap(), Some(j));
+        assert!(corrupt() > before);
     }
 
     #[test]

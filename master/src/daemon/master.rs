@@ -52,7 +52,7 @@ impl Master {
     /// Create what is missing (pki_dir and key pair, cachedir and root
     /// token, caches) and open the rest.
     pub fn open(config: MasterConfig) -> Result<(Master, PublishQueue), DaemonError> {
-        let store = KeyStore::create(&config.pki_dir)?;
+        let store = KeyStore::create(&config.pki_dir)?.with_max_pending(config.max_pending_keys);
         let key = store.master_keys()?;
         let token = keys::load_or_create_root_token(&config.cachedir)?;
         let cache = MinionCache::open(&config.minion_cache_dir())?;

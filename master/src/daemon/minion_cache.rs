@@ -3,9 +3,10 @@
 //! master compiled for it (with the pillarenv of that compile). Targeting
 //! (`-G`, `-I`, `-C`...) and state compiles read it.
 //!
-//! Kept in memory and written through to `<cachedir>/minions/<id>.p`
-//! (msgpack, 0600), so a restarted master can target before minions come
-//! back.
+//! Kept in memory and written through to `<cachedir>/minions/<id>/data.p`
+//! (msgpack, 0600, in a 0700 folder per minion, as Salt lays it out: an id
+//! may use all 255 bytes a file name has), so a restarted master can target
+//! before minions come back.
 
 use brine_compile::MinionData;
 use brine_core::Value;
@@ -43,6 +44,9 @@ pub struct CachedMinion {
     pub pillarenv: Option<String>,
 }
 
+/// The file in a minion's folder (Salt's name).
+const DATA_FILE: &str = "data.p";
+
 #[derive(Debug)]
 pub struct MinionCache {
     dir: PathBuf,
@@ -68,22 +72,19 @@ impl MinionCache {
         let mut map = HashMap::new();
         for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
             let entry = entry.map_err(io_err(dir))?;
-            let Ok(name) = entry.file_name().into_string() else {
+            let Ok(id) = entry.file_name().into_string() else {
                 continue;
             };
-            let Some(id) = name.strip_suffix(".p") else {
-                continue;
-            };
-            if name.starts_with('.') || validate_id(id).is_err() {
+            if validate_id(&id).is_err() || !entry.path().is_dir() {
                 continue;
             }
-            let path = entry.path();
+            let path = entry.path().join(DATA_FILE);
             match std::fs::read(&path)
                 .map_err(|e| e.to_string())
                 .and_then(|b| rmp_serde::from_slice::<CachedMinion>(&b).map_err(|e| e.to_string()))
             {
                 Ok(c) => {
-                    map.insert(id.to_string(), Arc::new(c));
+                    map.insert(id, Arc::new(c));
                 }
                 Err(e) => {
                     tracing::warn!("skipping unreadable minion cache {}: {e}", path.display())
@@ -156,11 +157,11 @@ impl MinionCache {
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .remove(id);
-        let _ = std::fs::remove_file(self.path(id));
+        let _ = std::fs::remove_dir_all(self.dir.join(id));
     }
 
     fn path(&self, id: &str) -> PathBuf {
-        self.dir.join(format!("{id}.p"))
+        self.dir.join(id).join(DATA_FILE)
     }
 
     /// Write atomically: a private temporary file, then rename.
@@ -174,8 +175,13 @@ impl MinionCache {
             path: self.dir.clone(),
             source: std::io::Error::other(e.to_string()),
         })?;
-        let tmp = self.dir.join(format!(
-            ".{id}.{}.tmp",
+        let folder = self.dir.join(id);
+        brine_protocol::keys::create_dir_private(&folder).map_err(|e| CacheError::Io {
+            path: folder.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let tmp = folder.join(format!(
+            ".data.{}.tmp",
             suffix
                 .iter()
                 .map(|b| format!("{b:02x}"))
@@ -238,7 +244,11 @@ mod tests {
         c.set_pillar("web1", Value::Map(p.clone())).unwrap();
         c.set_auth("web1", Value::Map(g.clone()), Some("dev".into()))
             .unwrap();
-        std::fs::write(dir.join("junk.p"), b"\xc1\xc1").unwrap();
+        std::fs::create_dir(dir.join("junk")).unwrap();
+        std::fs::write(dir.join("junk/data.p"), b"\xc1\xc1").unwrap();
+        // An id as long as a file name may be.
+        let long = "w".repeat(255);
+        c.set_grains(&long, Value::Map(g.clone())).unwrap();
         assert!(c.set_grains("../evil", Value::Null).is_err());
 
         let c = MinionCache::open(&dir).unwrap();
@@ -247,8 +257,9 @@ mod tests {
         assert_eq!(got.pillar, Value::Map(p));
         assert_eq!(got.pillarenv.as_deref(), Some("dev"));
         assert!(c.get("junk").is_none());
+        assert!(c.get(&long).is_some());
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(dir.join("web1.p"))
+        let mode = std::fs::metadata(dir.join("web1/data.p"))
             .unwrap()
             .permissions()
             .mode();

@@ -353,7 +353,9 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, String> {
     };
     match &args.command {
         Command::ListAll => {
-            print(io, &list_states(&store, &KeyState::ALL)?);
+            let listing = list_states(&store, &KeyState::ALL)?;
+            print(io, &listing);
+            warn_unreadable(&store, &listing, io);
         }
         Command::List(which) => {
             let states: &[KeyState] = if which.starts_with("acc") {
@@ -367,7 +369,9 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, String> {
             } else {
                 &KeyState::ALL
             };
-            print(io, &list_states(&store, states)?);
+            let listing = list_states(&store, states)?;
+            print(io, &listing);
+            warn_unreadable(&store, &listing, io);
         }
         Command::Finger(pattern) => {
             let matches = name_match(&store, pattern, true)?;
@@ -408,6 +412,29 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, String> {
         }
     }
     Ok(if failed { 1 } else { 0 })
+}
+
+/// Name, on stderr, every listed accepted or pending key that is not a
+/// readable key: such a minion cannot authenticate, and the listing alone
+/// would not show why. (stdout stays what salt-key prints.)
+fn warn_unreadable(store: &KeyStore, listing: &Listing, io: &mut Io) {
+    for (section, entries) in listing {
+        let (Section::State(state @ (KeyState::Accepted | KeyState::Pending)), Entries::Ids(ids)) =
+            (section, entries)
+        else {
+            continue;
+        };
+        for id in ids {
+            if let Err(e) = store.read(*state, id) {
+                let _ = writeln!(
+                    io.stderr,
+                    "Warning: the {} key of minion '{id}' cannot be read: {e}; the minion cannot \
+                     authenticate until the file is fixed or the key deleted (brine-key -d {id})",
+                    state.adjective()
+                );
+            }
+        }
+    }
 }
 
 fn list_states(store: &KeyStore, states: &[KeyState]) -> Result<Listing, String> {

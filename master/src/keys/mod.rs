@@ -94,6 +94,11 @@ pub enum KeyStoreError {
     NoSuchKey { id: String, state: KeyState },
     #[error("{path}: the key path for minion '{id}' is a directory")]
     IsDirectory { id: String, path: PathBuf },
+    #[error(
+        "the master already holds {max} pending keys (max_pending_keys); the key of '{id}' \
+         was not stored: accept, reject or delete pending keys with brine-key"
+    )]
+    TooManyPending { id: String, max: usize },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> KeyStoreError + '_ {
@@ -113,6 +118,9 @@ pub fn sort_ignorecase(names: &mut [String]) {
 #[derive(Debug, Clone)]
 pub struct KeyStore {
     pki_dir: PathBuf,
+    /// Most keys `minions_pre/` may hold: an unauthenticated peer can
+    /// offer any number of new ids.
+    max_pending: usize,
 }
 
 impl KeyStore {
@@ -122,6 +130,7 @@ impl KeyStore {
         std::fs::metadata(pki_dir).map_err(io_err(pki_dir))?;
         Ok(KeyStore {
             pki_dir: pki_dir.to_path_buf(),
+            max_pending: usize::MAX,
         })
     }
 
@@ -137,11 +146,39 @@ impl KeyStore {
         }
         Ok(KeyStore {
             pki_dir: pki_dir.to_path_buf(),
+            max_pending: usize::MAX,
         })
     }
 
     pub fn pki_dir(&self) -> &Path {
         &self.pki_dir
+    }
+
+    /// Refuse new pending keys once `max` are waiting.
+    pub fn with_max_pending(mut self, max: usize) -> KeyStore {
+        self.max_pending = max;
+        self
+    }
+
+    /// Keys in `minions_pre/`, counted up to `limit`.
+    fn pending_count(&self, limit: usize) -> Result<usize, KeyStoreError> {
+        let dir = self.pki_dir.join(KeyState::Pending.dir_name());
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(io_err(&dir)(e)),
+        };
+        let mut n = 0;
+        for entry in entries {
+            let entry = entry.map_err(io_err(&dir))?;
+            if !entry.file_name().as_encoded_bytes().starts_with(b".") {
+                n += 1;
+                if n >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(n)
     }
 
     /// The master's own key pair, created on first call (`master.key` 0600
@@ -298,7 +335,8 @@ impl KeyStore {
     /// 3. a key in `minions/`: same key → `Accepted`; another key → the
     ///    offered key is written to `minions_denied/` → `Denied`;
     /// 4. no key yet: `auto_accept` → written to `minions/`, `Accepted`;
-    ///    else written to `minions_pre/`, `Pending`;
+    ///    else written to `minions_pre/`, `Pending` (`TooManyPending` when
+    ///    `max_pending` keys already wait);
     /// 5. a key in `minions_pre/`: another key → `minions_denied/`, `Denied`;
     ///    same key → `Pending`, or with `auto_accept` moved to `minions/`,
     ///    `Accepted`.
@@ -339,6 +377,12 @@ impl KeyStore {
                 self.write(KeyState::Accepted, id, keys)?;
                 Ok(AuthStatus::Accepted)
             } else {
+                if self.pending_count(self.max_pending)? >= self.max_pending {
+                    return Err(KeyStoreError::TooManyPending {
+                        id: id.to_string(),
+                        max: self.max_pending,
+                    });
+                }
                 self.write(KeyState::Pending, id, keys)?;
                 Ok(AuthStatus::Pending)
             };
@@ -551,5 +595,40 @@ mod tests {
         assert_eq!(ks.local_keys().unwrap(), vec!["master.key", "master.pub"]);
         assert_eq!(ks.read_local("master.key").unwrap(), a.public());
         assert_eq!(ks.read_local("master.pub").unwrap(), a.public());
+    }
+
+    #[test]
+    fn pending_keys_are_capped_and_known_ones_still_answer() {
+        let (_td, ks) = store();
+        let ks = ks.with_max_pending(2);
+        let k = keys();
+        for id in ["a", "b"] {
+            assert_eq!(ks.authenticate(id, &k, false).unwrap(), AuthStatus::Pending);
+        }
+        assert!(matches!(
+            ks.authenticate("c", &k, false),
+            Err(KeyStoreError::TooManyPending { max: 2, .. })
+        ));
+        assert_eq!(ks.list(KeyState::Pending).unwrap(), vec!["a", "b"]);
+        // A key already waiting, and auto_accept, are not held back.
+        assert_eq!(
+            ks.authenticate("a", &k, false).unwrap(),
+            AuthStatus::Pending
+        );
+        assert_eq!(
+            ks.authenticate("c", &k, true).unwrap(),
+            AuthStatus::Accepted
+        );
+        // A 255-byte id is a valid file name; 256 bytes is not an id.
+        let long = "w".repeat(255);
+        ks.delete("b", KeyState::Pending).unwrap();
+        assert_eq!(
+            ks.authenticate(&long, &k, false).unwrap(),
+            AuthStatus::Pending
+        );
+        assert_eq!(
+            ks.authenticate(&"w".repeat(256), &k, false).unwrap(),
+            AuthStatus::InvalidId
+        );
     }
 }

@@ -225,6 +225,10 @@ pub fn dispatch(shared: &Arc<Shared>, frame: &[u8]) {
 }
 
 fn dispatch_once(shared: &Arc<Shared>, frame: &[u8], retried: bool) {
+    if shared.stopping.load(Ordering::Acquire) {
+        tracing::info!("stopping: a publication is not taken");
+        return;
+    }
     let publ = {
         let Some(master) = shared.master_key() else {
             tracing::debug!("{}", Dropped::NoMasterKey);
@@ -344,9 +348,35 @@ async fn run_job(
     tracing::info!("{}: running {} (jid {})", ident.id(), publ.fun, publ.jid);
     let running = Running::start(&ident, &publ);
     let outcome = execute(&shared, &ident, &publ, pillar_part).await;
-    drop(running);
     let ret = job_return(&publ, ident.id(), outcome);
-    returns::deliver(&ident, ret).await;
+    // Still "running" until the return is on disk: a stop waits for that.
+    let queued = returns::queue(&ident, ret);
+    drop(running);
+    returns::send_queued(&ident, queued).await;
+}
+
+/// The return of a job still running when the minion stopped, from its
+/// proc data (`jid`, `fun`, `arg`).
+pub fn cut_short(id: &str, proc_data: &Map, grace: Duration) -> JobReturn {
+    let text = |k: &str| proc_data.get(k).and_then(Value::as_str).unwrap_or_default();
+    let fun = text("fun").to_string();
+    JobReturn {
+        jid: text("jid").to_string(),
+        id: id.to_string(),
+        ret: Value::Str(format!(
+            "ERROR: the minion was stopped while {fun} ran and it did not finish within \
+             shutdown_timeout ({} s); its outcome is unknown",
+            grace.as_secs()
+        )),
+        fun,
+        fun_args: match proc_data.get("arg") {
+            Some(Value::List(l)) => l.clone(),
+            _ => Vec::new(),
+        },
+        retcode: 1,
+        success: false,
+        out: Some("nested".into()),
+    }
 }
 
 /// A job's entry in the identity's running jobs, removed on drop (Salt's

@@ -60,6 +60,9 @@ const PUBLICATION_WINDOW: Duration = Duration::from_secs(300);
 const PUBLICATION_SKEW: Duration = Duration::from_secs(60);
 /// Most publication nonces remembered in the window.
 const PUBLICATION_NONCES: usize = 100_000;
+/// Seconds a stop waits for running jobs, unless `shutdown_timeout` says.
+const DEFAULT_SHUTDOWN_TIMEOUT: u64 = 30;
+
 /// Most functions running at once in this process.
 const MAX_CONCURRENT_JOBS: usize = 32;
 
@@ -90,6 +93,10 @@ pub struct DaemonConfig {
     pub acceptance_wait_time: Duration,
     pub pillarenv: Option<String>,
     pub saltenv: Option<String>,
+    /// How long a stop (SIGTERM) waits for running jobs (`shutdown_timeout`,
+    /// seconds); a job still running then gets an error return, sent after
+    /// the next start.
+    pub shutdown_timeout: Duration,
 }
 
 impl DaemonConfig {
@@ -138,6 +145,19 @@ impl DaemonConfig {
             Some(Value::Float(f)) if *f >= 0.0 => *f as u64,
             _ => 10,
         };
+        let shutdown = match o.get("shutdown_timeout") {
+            None | Some(Value::Null) => DEFAULT_SHUTDOWN_TIMEOUT,
+            Some(Value::Int(i)) if (0..=3600).contains(i) => *i as u64,
+            Some(other) => {
+                return Err(DaemonError::Config {
+                    key: "shutdown_timeout",
+                    problem: format!(
+                        "expected seconds between 0 and 3600, found {}",
+                        other.to_python_repr()
+                    ),
+                })
+            }
+        };
         let path =
             |key: &str, default: &str| PathBuf::from(opts::get_str(o, key).unwrap_or(default));
         Ok(DaemonConfig {
@@ -153,6 +173,7 @@ impl DaemonConfig {
             acceptance_wait_time: Duration::from_secs(wait.max(1)),
             pillarenv: opts::get_str(o, "pillarenv").map(str::to_string),
             saltenv: opts::get_str(o, "saltenv").map(str::to_string),
+            shutdown_timeout: Duration::from_secs(shutdown),
         })
     }
 }
@@ -415,6 +436,8 @@ pub struct Shared {
     pub publications_since: AtomicU64,
     /// This host's clock when the process started.
     pub started_local_ms: u64,
+    /// Set at SIGTERM: publications are no longer taken.
+    pub stopping: std::sync::atomic::AtomicBool,
     /// The master's session key (publications are encrypted with it), from
     /// the last accepted authentication.
     pub session: RwLock<Option<SessionKey>>,
@@ -654,6 +677,7 @@ async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 
         )),
         publications_since: AtomicU64::new(0),
         started_local_ms: brine_protocol::crypto::local_now_ms(),
+        stopping: std::sync::atomic::AtomicBool::new(false),
         session: RwLock::new(None),
         master,
         jobs: Semaphore::new(MAX_CONCURRENT_JOBS),
@@ -674,7 +698,62 @@ async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 
     tokio::spawn(jobs::subscribe(shared.clone(), pub_addr));
     tokio::spawn(watch_reconnects(shared.clone()));
     // Returns not yet acknowledged stay on disk for the next start.
-    wait_for_end(&mut fatal_rx).await
+    let code = wait_for_end(&mut fatal_rx).await;
+    drain(&shared).await;
+    code
+}
+
+/// Stop taking jobs and give the running ones `shutdown_timeout` to
+/// finish (a job counts as running until its return is queued on disk, so
+/// a return the master has not taken yet is sent after the next start). A
+/// job still running then is given an error return in the queue: the
+/// master learns the minion stopped rather than never hearing.
+async fn drain(shared: &Shared) {
+    shared
+        .stopping
+        .store(true, std::sync::atomic::Ordering::Release);
+    // Jobs still running (a finished job's return is on disk already).
+    let busy = || {
+        shared
+            .identities
+            .iter()
+            .map(|i| match i.running.lock() {
+                Ok(g) => g.len(),
+                Err(p) => p.into_inner().len(),
+            })
+            .sum::<usize>()
+    };
+    if busy() == 0 {
+        return;
+    }
+    let grace = shared.config.shutdown_timeout;
+    tracing::info!(
+        "waiting up to {} s for {} running job(s) to finish",
+        grace.as_secs(),
+        busy()
+    );
+    let deadline = tokio::time::Instant::now() + grace;
+    while busy() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for ident in &shared.identities {
+        let running: Vec<brine_core::Map> = match ident.running.lock() {
+            Ok(g) => g.values().cloned().collect(),
+            Err(p) => p.into_inner().values().cloned().collect(),
+        };
+        for proc_data in running {
+            let ret = jobs::cut_short(ident.id(), &proc_data, grace);
+            tracing::warn!(
+                "{}: job {} ({}) still running at stop; an error return is queued for the master",
+                ident.id(),
+                ret.jid,
+                ret.fun
+            );
+            if let Err(e) = ident.returns.persist(&ret) {
+                tracing::error!("cannot queue the return of job {}: {e}", ret.jid);
+            }
+        }
+    }
 }
 
 /// After the link reconnects to a master (a restart), authenticate again

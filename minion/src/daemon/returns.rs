@@ -233,7 +233,10 @@ pub async fn send(client: &MasterClient, ret: &JobReturn) -> Result<(), RequestE
 /// this return) rather than retried.
 fn give_up(e: &RequestError) -> bool {
     match e {
-        RequestError::Refused { code, .. } => *code == ErrorCode::BadRequest,
+        // TooLarge: the master stored an error in the return's place.
+        RequestError::Refused { code, .. } => {
+            matches!(code, ErrorCode::BadRequest | ErrorCode::TooLarge)
+        }
         RequestError::Unexpected { .. } | RequestError::Wire(_) => true,
         RequestError::Link(l) => !l.is_transient(),
         _ => false,
@@ -254,15 +257,35 @@ fn maybe_reauth(ident: &Identity, e: &RequestError) {
 /// Queue `ret` on disk, send it, and drop it once acknowledged; on failure
 /// the resender takes over.
 pub async fn deliver(ident: &Identity, ret: JobReturn) {
+    let queued = queue(ident, ret);
+    send_queued(ident, queued).await;
+}
+
+/// A return written to the queue (or not, if the disk refused it), about
+/// to be sent.
+pub struct Queued {
+    path: Option<PathBuf>,
+    ret: JobReturn,
+}
+
+/// Write `ret` (cut to what a message may hold) to the queue. Once this
+/// returns, a stop of the minion no longer loses it.
+pub fn queue(ident: &Identity, ret: JobReturn) -> Queued {
     let ret = fit(ret);
-    let q = &ident.returns;
-    let path = match q.persist(&ret) {
+    let path = match ident.returns.persist(&ret) {
         Ok(p) => Some(p),
         Err(e) => {
             tracing::error!("cannot queue the return of job {}: {e}", ret.jid);
             None
         }
     };
+    Queued { path, ret }
+}
+
+/// Send a queued return; drop it from the queue once acknowledged.
+pub async fn send_queued(ident: &Identity, queued: Queued) {
+    let Queued { path, ret } = queued;
+    let q = &ident.returns;
     if let Some(p) = &path {
         q.set_in_flight(p, true);
     }

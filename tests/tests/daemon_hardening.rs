@@ -1,0 +1,349 @@
+//! The hardening issue's low findings (10–15) and the return-size half of
+//! finding 8, each run against a real brine-master on 127.0.0.1 with a real
+//! brine-minion, web1, that must keep answering `test.ping` throughout.
+//! Scripted minions (`ScriptedMinion`) play the hostile or odd peers.
+//! Finding 15 (a job in flight at SIGTERM) is in `daemon_minion_restart.rs`.
+
+#[path = "support/minion.rs"]
+mod minion;
+
+use brine_core::Value;
+use brine_protocol::messages::{
+    AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody, Request, RequestBody,
+};
+use brine_tests::daemon::{accept, MasterConf, MasterProc, ScriptedMinion};
+use minion::{accept_and_ping, lookup_jid, wait_for_return, MinionConf};
+use serde_json::json;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A master with `extra` config and one real, accepted minion (web1).
+struct Site {
+    conf: MasterConf,
+    master: Option<MasterProc>,
+    _minion: minion::MinionProc,
+    mconf: MinionConf,
+}
+
+fn site(extra: &str) -> Site {
+    let conf = MasterConf::new(extra);
+    let master = conf.start();
+    let mconf = MinionConf::new(&conf, "web1", conf.publish_port, "");
+    let minion = mconf.start();
+    accept_and_ping(&conf, "web1");
+    Site {
+        conf,
+        master: Some(master),
+        _minion: minion,
+        mconf,
+    }
+}
+
+impl Site {
+    /// `brine web1 test.ping` answers (the scripted minions never answer
+    /// jobs, so `'*'` would wait out its timeout for them).
+    fn ping(&self) {
+        let out = self
+            .conf
+            .cli("brine", &["--out", "json", "-t", "10", "web1", "test.ping"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(r#""web1": true"#),
+            "no answer from web1: {text} {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            self.conf.log()
+        );
+    }
+
+    fn pid(&self) -> u32 {
+        self.master
+            .as_ref()
+            .and_then(MasterProc::pid)
+            .expect("master running")
+    }
+
+    fn rss_kb(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("master status")
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS")
+    }
+
+    /// `brine --async TARGET FUN ARGS...`: the jid.
+    fn publish_async(&self, tgt: &str, fun_and_args: &[&str]) -> String {
+        let mut args = vec!["--async", tgt];
+        args.extend_from_slice(fun_and_args);
+        let out = self.conf.cli("brine", &args);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        text.trim()
+            .strip_prefix("Executed command with job ID: ")
+            .unwrap_or_else(|| panic!("no jid: {text} {}", String::from_utf8_lossy(&out.stderr)))
+            .to_string()
+    }
+
+    /// A scripted minion whose key is accepted.
+    fn accepted(&self, id: &str) -> ScriptedMinion {
+        let m = ScriptedMinion::new(id, &self.conf, json!({}));
+        assert_eq!(m.auth(), AuthStatus::Pending);
+        accept(&self.conf, id);
+        assert_eq!(m.auth(), AuthStatus::Accepted);
+        m
+    }
+
+    fn key_listing(&self) -> serde_json::Value {
+        let out = self.conf.cli("brine-key", &["-L", "--out", "json"]);
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "brine-key -L: {e}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    }
+}
+
+/// Every file under `dir` whose name ends with `suffix`.
+fn find(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(find(&p, suffix));
+        } else if p.to_string_lossy().ends_with(suffix) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn mode(p: &Path) -> u32 {
+    std::fs::metadata(p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+/// Finding 10: a return for a job that was not published to the sender,
+/// or for a jid never published, is refused and not shown. Finding 8: a
+/// return over `max_return_size` is stored as an error and the minion is
+/// told; one over `max_message_size` is cut by the transport, logged, and
+/// costs the master no more than its bounded receive budget.
+#[test]
+fn returns_are_bounded_and_taken_only_from_targeted_minions() {
+    let s = site("max_return_size: 65536\nmax_message_size: 1048576\n");
+    let eve = s.accepted("eve");
+
+    let jid = s.publish_async("web1", &["test.ping"]);
+    assert_eq!(
+        wait_for_return(&s.conf, &jid, Duration::from_secs(10)),
+        json!({"web1": true})
+    );
+    let never = "20990101000000000000";
+    for j in [jid.as_str(), never] {
+        assert_eq!(
+            eve.send_return(j, "test.ping", Value::Bool(false)),
+            Err(ErrorCode::BadRequest),
+            "{j}"
+        );
+    }
+    assert_eq!(lookup_jid(&s.conf, &jid), json!({"web1": true}));
+    assert_eq!(lookup_jid(&s.conf, never), json!({}));
+    assert!(s.conf.log().contains("the job was not published to it"));
+
+    // Over max_return_size: an error in its place, and the sender told.
+    let jid = s.publish_async("eve", &["test.ping"]);
+    assert_eq!(
+        eve.send_return(&jid, "test.ping", Value::Str("x".repeat(200_000))),
+        Err(ErrorCode::TooLarge)
+    );
+    let got = lookup_jid(&s.conf, &jid);
+    let text = got["eve"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("ERROR: the return of test.ping was 2000")
+            && text.contains("max_return_size of 65536 bytes"),
+        "{got}"
+    );
+
+    // Over max_message_size, twenty times: each cut before it is read.
+    let jid = s.publish_async("eve", &["test.ping"]);
+    let before = s.rss_kb();
+    for _ in 0..20 {
+        let req = eve.return_request(&jid, "test.ping", Value::Str("y".repeat(2_000_000)));
+        assert!(
+            eve.try_request(&req).is_err(),
+            "an oversized return was answered"
+        );
+    }
+    let grown_mb = s.rss_kb().saturating_sub(before) / 1024;
+    println!("20 oversized returns: master RSS +{grown_mb} MB");
+    assert!(grown_mb < 48, "master grew by {grown_mb} MB");
+    assert_eq!(lookup_jid(&s.conf, &jid), json!({}));
+    assert!(
+        s.conf.log().contains("exceeds the maximum"),
+        "{}",
+        s.conf.log()
+    );
+    s.ping();
+}
+
+/// Finding 11: an id as long as a file name may be (255 bytes) works as
+/// any other; longer ids, path separators, NUL and dot names are refused
+/// as Salt's `valid_id` refuses them, and nothing is written for them.
+#[test]
+fn minion_ids_are_checked_as_salt_does() {
+    let s = site("");
+    let long = "w".repeat(255);
+    let m = s.accepted(&long);
+    assert!(m.session().is_some());
+    let listed = s.key_listing();
+    assert!(
+        listed["minions"]
+            .as_array()
+            .is_some_and(|a| a.contains(&json!(long))),
+        "{listed}"
+    );
+    let jid = s.publish_async(&long, &["test.ping"]);
+    assert_eq!(m.send_return(&jid, "test.ping", Value::Bool(true)), Ok(()));
+
+    for bad in [
+        "w".repeat(256),
+        "../evil".into(),
+        "a/b".into(),
+        "a\\b".into(),
+        "nul\0byte".into(),
+        ".hidden".into(),
+        String::new(),
+    ] {
+        let m = ScriptedMinion::new(&bad, &s.conf, json!({}));
+        assert_eq!(m.auth(), AuthStatus::InvalidId, "{bad:?}");
+    }
+    let listed = s.key_listing();
+    assert_eq!(listed["minions_pre"], json!([]), "{listed}");
+    assert!(!s.conf.pki_dir().join("evil").exists());
+    assert!(!s.conf.root().join("evil").exists());
+    s.ping();
+}
+
+/// Finding 12: new pending keys past `max_pending_keys` are refused with
+/// one log line (a minute), and known keys still authenticate.
+#[test]
+fn pending_keys_are_capped() {
+    let s = site("max_pending_keys: 20\n");
+    let (mut pending, mut refused) = (0, 0);
+    for i in 0..60 {
+        let m = ScriptedMinion::new(&format!("flood{i}"), &s.conf, json!({}));
+        let req = Request::new(RequestBody::Auth(AuthRequest {
+            id: m.id.clone(),
+            keys: m.key.public(),
+            grains: Value::new_map(),
+            pillarenv: None,
+        }))
+        .expect("request");
+        match m.request(&req) {
+            ReplyBody::Auth(a) if a.status == AuthStatus::Pending => pending += 1,
+            ReplyBody::Error(ErrorReply {
+                code: ErrorCode::NotAccepted,
+                ..
+            }) => refused += 1,
+            other => panic!("flood{i}: {other:?}"),
+        }
+    }
+    assert_eq!((pending, refused), (20, 40));
+    let listed = s.key_listing();
+    assert_eq!(
+        listed["minions_pre"].as_array().map(Vec::len),
+        Some(20),
+        "{listed}"
+    );
+    let lines = s.conf.log();
+    let full = lines
+        .lines()
+        .filter(|l| l.contains("max_pending_keys"))
+        .count();
+    assert_eq!(full, 1, "{lines}");
+    // Room again once one is dealt with.
+    let out = s.conf.cli("brine-key", &["-d", "flood0", "-y"]);
+    assert!(out.status.success());
+    let m = ScriptedMinion::new("late", &s.conf, json!({}));
+    assert_eq!(m.auth(), AuthStatus::Pending);
+    s.ping();
+}
+
+/// Finding 13: the job cache and SQLite's side files are 0600, the
+/// master's folders 0700. Finding 14: a damaged job cache is moved aside
+/// loudly and a fresh one started (publishing goes on); an unreadable
+/// accepted key is named by `brine-key -L` and in the master's log.
+#[test]
+fn private_files_a_damaged_job_cache_and_an_unreadable_key() {
+    let mut s = site("");
+    let db = find(&s.conf.root(), "jobs.sqlite");
+    assert_eq!(db.len(), 1, "{db:?}");
+    let db = db[0].clone();
+    for suffix in ["", "-wal", "-shm"] {
+        let f = PathBuf::from(format!("{}{suffix}", db.display()));
+        assert_eq!(mode(&f), 0o600, "{}", f.display());
+    }
+    let cachedir = db.parent().expect("cachedir");
+    assert_eq!(mode(cachedir), 0o700);
+    assert_eq!(mode(&s.conf.pki_dir()), 0o700);
+
+    // Damaged while the master is down.
+    if let Some(mut m) = s.master.take() {
+        m.stop();
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        let f = PathBuf::from(format!("{}{suffix}", db.display()));
+        if f.exists() {
+            std::fs::write(&f, vec![0x5a; 16384]).expect("damage");
+        }
+    }
+    s.master = Some(s.conf.start());
+    accept_and_ping(&s.conf, "web1");
+    assert!(
+        s.conf.log().contains("is damaged") && s.conf.log().contains("moved aside"),
+        "{}",
+        s.conf.log()
+    );
+    assert!(
+        find(cachedir, "")
+            .iter()
+            .any(|p| p.to_string_lossy().contains(".corrupt-")),
+        "the damaged database was not kept"
+    );
+    s.ping();
+
+    // An accepted key file that is not a key.
+    let key = s.conf.pki_dir().join("minions/web1");
+    std::fs::write(&key, "not a key\n").expect("damage the key");
+    let out = s.conf.cli("brine-key", &["-L"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("minion 'web1' cannot be read") && stderr.contains(&*key.to_string_lossy()),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("web1"));
+    // web1 runs the next job, its return is refused, it authenticates
+    // again, and the master says why that fails.
+    let mut cli = s
+        .conf
+        .spawn_cli("brine", &["--out", "json", "-t", "3", "web1", "test.ping"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while !s.conf.log().contains("its key file cannot be read") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the master never named the key:\n{}\n{}",
+            s.conf.log(),
+            s.mconf.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(s.conf.log().contains(&*key.to_string_lossy()));
+    let _ = cli.kill();
+    let _ = cli.wait();
+}
