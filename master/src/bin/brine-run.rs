@@ -5,7 +5,7 @@
 use brine_core::args::parse_input;
 use brine_core::output::{self, OutputOptions};
 use brine_core::{Map, Value};
-use brine_master::daemon::jobs::{format_jid_instance, JobCache};
+use brine_master::daemon::jobs::{format_jid_instance, JobCache, JobCacheError};
 use brine_master::daemon::MasterConfig;
 use std::path::PathBuf;
 
@@ -46,6 +46,23 @@ fn parse(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
     })
 }
 
+/// Why a runner could not answer.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error(transparent)]
+    Config(#[from] brine_master::daemon::config::ConfigError),
+    #[error("no job cache at {0} (has brine-master run with this config?)")]
+    NoJobCache(PathBuf),
+    #[error(transparent)]
+    Jobs(#[from] JobCacheError),
+    #[error("jobs.lookup_jid needs a jid")]
+    NoJid,
+    #[error("'{0}' is not available")]
+    NotAvailable(String),
+    #[error(transparent)]
+    Output(#[from] output::OutputError),
+}
+
 /// A runner's answer: the data and the outputter it asks for.
 struct Answer {
     data: Value,
@@ -53,9 +70,9 @@ struct Answer {
 }
 
 /// Salt's `jobs.list_jobs`: jid → the job's description.
-fn list_jobs(jobs: &JobCache) -> Result<Answer, String> {
+fn list_jobs(jobs: &JobCache) -> Result<Answer, RunError> {
     let mut out = Map::new();
-    for job in jobs.jobs().map_err(|e| e.to_string())? {
+    for job in jobs.jobs()? {
         out.insert(job.jid.clone(), Value::Map(format_jid_instance(&job)));
     }
     Ok(Answer {
@@ -66,8 +83,13 @@ fn list_jobs(jobs: &JobCache) -> Result<Answer, String> {
 
 /// Salt's `jobs.lookup_jid`: minion → return, printed with the outputter
 /// of the returns (`highstate` for state runs).
-fn lookup_jid(jobs: &JobCache, jid: &str, returned: bool, missing: bool) -> Result<Answer, String> {
-    let returns = jobs.returns(jid).map_err(|e| e.to_string())?;
+fn lookup_jid(
+    jobs: &JobCache,
+    jid: &str,
+    returned: bool,
+    missing: bool,
+) -> Result<Answer, RunError> {
+    let returns = jobs.returns(jid)?;
     let mut out = Map::new();
     if returned {
         for (id, r) in &returns {
@@ -75,7 +97,7 @@ fn lookup_jid(jobs: &JobCache, jid: &str, returned: bool, missing: bool) -> Resu
         }
     }
     if missing {
-        for id in jobs.expected(jid).map_err(|e| e.to_string())? {
+        for id in jobs.expected(jid)? {
             if !returns.contains_key(&id) {
                 out.insert(id, Value::Str("Minion did not return".into()));
             }
@@ -87,16 +109,13 @@ fn lookup_jid(jobs: &JobCache, jid: &str, returned: bool, missing: bool) -> Resu
     })
 }
 
-fn run(cli: &Cli) -> Result<i32, String> {
-    let (config, _) = MasterConfig::load(&cli.config_dir).map_err(|e| e.to_string())?;
+fn run(cli: &Cli) -> Result<i32, RunError> {
+    let (config, _) = MasterConfig::load(&cli.config_dir)?;
     let db = config.job_db();
     if !db.exists() {
-        return Err(format!(
-            "no job cache at {} (has brine-master run with this config?)",
-            db.display()
-        ));
+        return Err(RunError::NoJobCache(db));
     }
-    let jobs = JobCache::open_existing(&db).map_err(|e| e.to_string())?;
+    let jobs = JobCache::open_existing(&db)?;
     let call = parse_input(&cli.args);
     let mut positional = call.args.into_iter();
     let mut kwargs = call.kwargs;
@@ -106,7 +125,7 @@ fn run(cli: &Cli) -> Result<i32, String> {
             let jid = kwargs
                 .shift_remove("jid")
                 .or_else(|| positional.next())
-                .ok_or("jobs.lookup_jid needs a jid")?
+                .ok_or(RunError::NoJid)?
                 .to_python_str();
             let flag = |kw: &mut Map, name: &str, default: bool| {
                 kw.shift_remove(name)
@@ -117,7 +136,7 @@ fn run(cli: &Cli) -> Result<i32, String> {
             let missing = flag(&mut kwargs, "missing", false);
             lookup_jid(&jobs, &jid, returned, missing)?
         }
-        other => return Err(format!("'{other}' is not available")),
+        other => return Err(RunError::NotAvailable(other.to_string())),
     };
     let out = cli
         .out
@@ -128,7 +147,7 @@ fn run(cli: &Cli) -> Result<i32, String> {
     if let Some(c) = cli.color {
         opts.color = c;
     }
-    let text = output::render_data(&out, &answer.data, &opts).map_err(|e| e.to_string())?;
+    let text = output::render_data(&out, &answer.data, &opts)?;
     print!("{text}");
     Ok(0)
 }

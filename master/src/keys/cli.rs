@@ -326,22 +326,31 @@ pub fn main_with(argv: &[String], io: &mut Io) -> i32 {
     }
 }
 
+/// Why `brine-key` could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyCliError {
+    #[error(transparent)]
+    Config(#[from] opts::OptsError),
+    #[error(transparent)]
+    Keys(#[from] super::KeyStoreError),
+}
+
 /// The master's `pki_dir` from `<config_dir>/master` (Salt's defaults and
 /// `root_dir` handling).
-pub fn pki_dir(config_dir: &std::path::Path) -> Result<PathBuf, String> {
+pub fn pki_dir(config_dir: &std::path::Path) -> Result<PathBuf, KeyCliError> {
     let mut defaults = Map::new();
     defaults.insert("root_dir".into(), Value::from("/"));
     defaults.insert("pki_dir".into(), Value::from(DEFAULT_PKI_DIR));
     defaults.insert("cachedir".into(), Value::from("/var/cache/brine/master"));
-    let loaded = opts::load(&config_dir.join("master"), defaults).map_err(|e| e.to_string())?;
+    let loaded = opts::load(&config_dir.join("master"), defaults)?;
     Ok(PathBuf::from(
         opts::get_str(&loaded.opts, "pki_dir").unwrap_or(DEFAULT_PKI_DIR),
     ))
 }
 
-fn run(args: &Args, io: &mut Io) -> Result<i32, String> {
+fn run(args: &Args, io: &mut Io) -> Result<i32, KeyCliError> {
     let pki = pki_dir(&args.config_dir)?;
-    let store = KeyStore::open(&pki).map_err(|e| e.to_string())?;
+    let store = KeyStore::open(&pki)?;
     let mut failed = false;
     let print = |io: &mut Io, listing: &Listing| {
         let text = if args.json {
@@ -437,15 +446,10 @@ fn warn_unreadable(store: &KeyStore, listing: &Listing, io: &mut Io) {
     }
 }
 
-fn list_states(store: &KeyStore, states: &[KeyState]) -> Result<Listing, String> {
+fn list_states(store: &KeyStore, states: &[KeyState]) -> Result<Listing, KeyCliError> {
     states
         .iter()
-        .map(|&s| {
-            Ok((
-                Section::State(s),
-                Entries::Ids(store.list(s).map_err(|e| e.to_string())?),
-            ))
-        })
+        .map(|&s| Ok((Section::State(s), Entries::Ids(store.list(s)?))))
         .collect()
 }
 
@@ -456,14 +460,13 @@ fn name_match(
     store: &KeyStore,
     pattern: &str,
     full: bool,
-) -> Result<Vec<(Section, Vec<String>)>, String> {
+) -> Result<Vec<(Section, Vec<String>)>, KeyCliError> {
     let globs: Vec<&str> = pattern.split(',').collect();
     let matches = |name: &str| globs.iter().any(|g| fnmatch(name, g));
     let mut out = Vec::new();
     for state in KeyState::ALL {
         let ids: Vec<String> = store
-            .list(state)
-            .map_err(|e| e.to_string())?
+            .list(state)?
             .into_iter()
             .filter(|id| matches(id))
             .collect();
@@ -473,8 +476,7 @@ fn name_match(
     }
     if full {
         let mut local: Vec<String> = store
-            .local_keys()
-            .map_err(|e| e.to_string())?
+            .local_keys()?
             .into_iter()
             .filter(|n| matches(n))
             .collect();
@@ -515,7 +517,7 @@ fn fingerprints(
 
 /// `-a`/`-r`/`-d` (and the `-A`/`-R`/`-D` forms): show what will change,
 /// confirm, change, report. Returns whether some key failed.
-fn change(store: &KeyStore, args: &Args, pattern: &str, io: &mut Io) -> Result<bool, String> {
+fn change(store: &KeyStore, args: &Args, pattern: &str, io: &mut Io) -> Result<bool, KeyCliError> {
     let (verb, past) = match args.command {
         Command::Accept(_) => ("accept", "accepted"),
         Command::Reject(_) => ("reject", "rejected"),

@@ -185,20 +185,27 @@ async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
     }
 }
 
+/// Two identities of one process were offered different master keys.
+#[derive(Debug, thiserror::Error)]
+#[error("identities of this process were offered different master keys ({held} and {offered})")]
+pub struct MasterKeyConflict {
+    held: String,
+    offered: String,
+}
+
 /// Make `key` the one publications are checked against, unless another
 /// identity of this process already trusts a different key (then refuse:
 /// one process, one master).
-fn share_master_key(shared: &Shared, key: PublicKeys) -> Result<(), String> {
+fn share_master_key(shared: &Shared, key: PublicKeys) -> Result<(), MasterKeyConflict> {
     let mut g = match shared.master.write() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     };
     match *g {
-        Some(k) if k != key => Err(format!(
-            "identities of this process were offered different master keys ({} and {})",
-            k.fingerprint(),
-            key.fingerprint()
-        )),
+        Some(k) if k != key => Err(MasterKeyConflict {
+            held: k.fingerprint(),
+            offered: key.fingerprint(),
+        }),
         _ => {
             *g = Some(key);
             Ok(())
@@ -215,8 +222,8 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
     loop {
         let sleep = match attempt(shared, ident).await {
             Outcome::Accepted(key) => {
-                if let Err(msg) = share_master_key(shared, key) {
-                    let _ = shared.fatal.send((EX_MASTER_KEY, msg)).await;
+                if let Err(e) = share_master_key(shared, key) {
+                    let _ = shared.fatal.send((EX_MASTER_KEY, e.to_string())).await;
                     return false;
                 }
                 if let Ok(mut g) = ident.client.master.write() {
@@ -229,8 +236,8 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
                 return true;
             }
             Outcome::Pending(key) => {
-                if let Err(msg) = share_master_key(shared, key) {
-                    let _ = shared.fatal.send((EX_MASTER_KEY, msg)).await;
+                if let Err(e) = share_master_key(shared, key) {
+                    let _ = shared.fatal.send((EX_MASTER_KEY, e.to_string())).await;
                     return false;
                 }
                 ident.standing.send_replace(Standing::Pending);
