@@ -16,7 +16,6 @@ use crate::grains;
 use crate::state::fileclient::{FileClient, LocalFileClient};
 use brine_compile::minion_data::functions::Functions;
 use brine_compile::opts::{self, OptsError};
-use brine_compile::pillar::merge::{merge, MergeStrategy};
 use brine_compile::pillar::{self, PillarRequest};
 use brine_compile::request::{
     CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
@@ -193,7 +192,10 @@ impl Minion {
             }
             CompileSource::Master(r) => r,
         };
-        let fresh = remote
+        // Over the bus the master's compile is the answer: a salt-minion
+        // does not merge its in-memory pillar under it (salt-call --local
+        // does, with ssh_merge_pillar; see the Local arm above).
+        remote
             .compile_pillar(&FreshPillar {
                 pillarenv: pillarenv
                     .or_else(|| opts::get_str(&self.opts, "pillarenv").map(str::to_string)),
@@ -208,12 +210,7 @@ impl Minion {
                     Value::List(vec![Value::Str(e.to_string())]),
                 );
                 m
-            });
-        if on_demand && opts::get_bool(&self.opts, "ssh_merge_pillar", false) {
-            merge_under(&self.opts, self.pillar.clone(), fresh)
-        } else {
-            fresh
-        }
+            })
     }
 }
 
@@ -360,23 +357,6 @@ fn rendered(r: Result<CompiledStates, RemoteError>) -> Rendered {
     }
 }
 
-/// The in-memory pillar under a fresh one, as the local compile lays them
-/// (`ssh_merge_pillar`): merged with the minion's strategy, and the fresh
-/// compile's `_errors` (if any) replacing older ones rather than merging.
-fn merge_under(o: &Map, mut under: Map, mut fresh: Map) -> Map {
-    let strategy: MergeStrategy = opts::get_str(o, "pillar_source_merging_strategy")
-        .unwrap_or("smart")
-        .parse()
-        .unwrap_or_default();
-    let merge_lists = opts::get_bool(o, "pillar_merge_lists", false);
-    let errors = fresh.shift_remove("_errors");
-    merge(&mut under, fresh, strategy, merge_lists);
-    if let Some(e) = errors {
-        under.insert("_errors".into(), e);
-    }
-    under
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,27 +409,20 @@ mod tests {
     }
 
     #[test]
-    fn a_fresh_remote_pillar_lies_over_the_in_memory_one_as_locally() {
+    fn over_the_bus_the_masters_pillar_is_the_answer() {
         let fresh = map(json!({"shared": {"b": 2}, "new": 3}));
         let (m, fake) = minion(Ok(fresh.clone()), json!({"pillarenv": "dev"}));
-        // On demand (pillar.items): in-memory under fresh, as the local
-        // compile lays them with ssh_merge_pillar; stale _errors stay when
-        // the fresh compile has none (as locally).
-        let got = m.compile_pillar(&FreshPillar::default(), true);
-        assert_eq!(
-            Value::Map(got).to_json(),
-            json!({"old": 1, "shared": {"a": 1, "b": 2}, "_errors": ["stale"], "new": 3})
-        );
+        // On demand (pillar.items) as at start-up: the master's compile
+        // alone, nothing of the in-memory pillar merged under it (what a
+        // real salt-master/salt-minion pair answered; salt-call --local
+        // merges, with ssh_merge_pillar).
+        assert_eq!(m.compile_pillar(&FreshPillar::default(), true), fresh);
+        assert_eq!(m.compile_pillar(&FreshPillar::default(), false), fresh);
         // The configured pillarenv goes with the request.
         assert_eq!(
             fake.asked.lock().unwrap()[0].pillarenv.as_deref(),
             Some("dev")
         );
-        // The start-up/refresh compile is the master's answer alone.
-        assert_eq!(m.compile_pillar(&FreshPillar::default(), false), fresh);
-        // Without ssh_merge_pillar, no merge either.
-        let (m, _) = minion(Ok(fresh.clone()), json!({"ssh_merge_pillar": false}));
-        assert_eq!(m.compile_pillar(&FreshPillar::default(), true), fresh);
     }
 
     #[test]
