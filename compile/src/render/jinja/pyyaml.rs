@@ -752,3 +752,121 @@ pub(crate) fn py_type(v: &MjValue) -> &'static str {
         _ => "object",
     }
 }
+
+/// The two YAML emitters side by side: this one (PyYAML's pure-Python
+/// emitter, which Salt's Jinja filters reach) and brine-core's (libyaml's,
+/// through CSafeDumper, which the outputters reach). They are two of Salt's
+/// code paths, so both exist; this pins where they differ, so that merging
+/// them into one state machine with a flavour switch (the architecture
+/// issue's goal) has a checked list: everything else must agree.
+#[cfg(test)]
+mod emitter_compare {
+    use super::*;
+    use brine_core::Value;
+
+    fn both(v: &Value, flow: bool) -> (String, String) {
+        (
+            brine_core::yaml::format_yaml(v, flow),
+            dump(&convert::to_jinja(v, false), flow).unwrap(),
+        )
+    }
+
+    #[test]
+    fn the_two_emitters_agree_but_where_libyaml_and_pyyaml_differ() {
+        let strings = [
+            "plain",
+            "with space",
+            "a: b",
+            "a:b",
+            "- x",
+            "#c",
+            "a #c",
+            "x#",
+            "'q'",
+            "\"dq\"",
+            "multi\nline",
+            "multi\nline\n",
+            " lead",
+            "trail ",
+            "true",
+            "yes",
+            "null",
+            "~",
+            "1",
+            "1.5",
+            "0644",
+            "2024-01-01",
+            "é",
+            "日本語",
+            "tab\there",
+            "ctl\u{7}",
+            "---",
+            "...",
+            "?",
+            ":",
+            "[x]",
+            "{x}",
+            "a,b",
+            "@at",
+            "`bt",
+            "%p",
+            "!t",
+            "&a",
+            "*a",
+            "|",
+            ">",
+            "x\n\ny",
+            "  two lead",
+            "trail\n ",
+            "back\\slash",
+            "line one line two line three line four line five line six line seven line eight",
+            "averyveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryverylongword",
+        ];
+        let mut values = Vec::new();
+        for s in strings {
+            values.push(Value::Str(s.into()));
+            let mut m = brine_core::Map::new();
+            m.insert(s.into(), Value::Str(s.into()));
+            m.insert(
+                "zz".into(),
+                Value::List(vec![Value::Str(s.into()), Value::Int(1)]),
+            );
+            values.push(Value::Map(m));
+        }
+        let long: Vec<Value> = (0..30)
+            .map(|i| Value::Str(format!("item-number-{i}")))
+            .collect();
+        let mut m = brine_core::Map::new();
+        m.insert("key".into(), Value::List(long.clone()));
+        m.insert("f".into(), Value::Float(1e17));
+        m.insert("n".into(), Value::Null);
+        m.insert("b".into(), Value::Bool(true));
+        m.insert("e".into(), Value::List(vec![]));
+        m.insert("em".into(), Value::new_map());
+        values.push(Value::List(long));
+        values.push(Value::Map(m));
+        for v in &values {
+            for flow in [false, true] {
+                let (core, jinja) = both(v, flow);
+                assert_eq!(core, jinja, "flow={flow} {:?}", v.to_json());
+            }
+        }
+        // Where they differ, as the two Salt paths do. An empty key: libyaml
+        // writes it as a simple key, PyYAML as a complex one.
+        let mut m = brine_core::Map::new();
+        m.insert(String::new(), Value::Str(String::new()));
+        assert_eq!(
+            both(&Value::Map(m), false),
+            ("'': ''".into(), "? ''\n: ''".into())
+        );
+        // Beyond U+FFFF: not printable to libyaml.
+        let emoji = Value::Str("emoji 😀".into());
+        assert_eq!(
+            both(&emoji, false),
+            ("\"emoji \\U0001F600\"".into(), "emoji 😀".into())
+        );
+        // NEL: a line break to PyYAML.
+        let (core, jinja) = both(&Value::Str("\u{85}nel".into()), false);
+        assert_ne!(core, jinja);
+    }
+}
