@@ -105,12 +105,13 @@ def bench_brine(bindir, n, runs, tmp):
             [os.path.join(bindir, "brine-minion"), "-c", etc, "--swarm", str(n)],
             stdout=log, stderr=log))
         brine = os.path.join(bindir, "brine")
-        took = wait_all([brine, "-c", etc, "--out", "json", "-t", "30", "*", "test.ping"],
+        took = wait_all([brine, "-c", etc, "--out", "json", "--static", "-t", "30", "*", "test.ping"],
                         n, 600)
         print("brine: %d minions up and answering after %.1f s" % (n, time.time() - start))
         times = []
         for _ in range(runs):
-            t, p = timed([brine, "-c", etc, "--out", "json", "-t", "60", "*", "test.ping"])
+            t, p = timed([brine, "-c", etc, "--out", "json", "--static", "-t", "60", "*",
+                          "test.ping"])
             got = count_true(p.stdout)
             if got != n:
                 print("  run: only %d/%d returned (%s)" % (got, n, p.stderr.strip()[:200]))

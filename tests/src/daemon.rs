@@ -383,13 +383,37 @@ impl Subscription<'_> {
 
 /// Parse a CLI's stdout as JSON.
 pub fn json_out(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    json_docs(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "not JSON ({e}): stdout {} stderr {}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// `brine --out json` prints one document per minion, as Salt does: the
+/// documents merged into one object (a single non-object document as it
+/// is).
+pub fn json_docs(stdout: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
+    let mut merged = serde_json::Map::new();
+    let mut docs = serde_json::Deserializer::from_slice(stdout).into_iter::<serde_json::Value>();
+    let mut first = None;
+    let mut n = 0;
+    for doc in &mut docs {
+        let doc = doc?;
+        n += 1;
+        match doc {
+            serde_json::Value::Object(o) => merged.extend(o),
+            other if n == 1 => first = Some(other),
+            _ => {}
+        }
+    }
+    if n == 0 {
+        // No document at all: the same error serde_json gives.
+        return serde_json::from_slice(stdout);
+    }
+    Ok(first.unwrap_or(serde_json::Value::Object(merged)))
 }
 
 /// Accept `id`'s key with brine-key.
@@ -456,7 +480,7 @@ impl MasterConf {
         while Instant::now() < deadline {
             let _ = self.cli("brine-key", &["-a", id, "-y"]);
             let out = self.cli("brine", &["--out", "json", "-t", "3", id, "test.ping"]);
-            let got: Option<serde_json::Value> = serde_json::from_slice(&out.stdout).ok();
+            let got: Option<serde_json::Value> = json_docs(&out.stdout).ok();
             if got.as_ref().and_then(|j| j.get(id)) == Some(&serde_json::Value::Bool(true)) {
                 return;
             }

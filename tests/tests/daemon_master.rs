@@ -196,7 +196,10 @@ fn pillar_kwarg_is_sealed_to_matched_minions_only_and_missing_minions_are_named(
         "{stdout}"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("Minions did not return: deb2"), "{stderr}");
+    assert!(
+        stderr.contains("ERROR: Minions returned with non-zero exit code"),
+        "{stderr}"
+    );
     // The job cache keeps the pillar= argument (like Salt's), for root only.
     let jobs = json_out(&conf.cli("brine-run", &["--out", "json", "jobs.list_jobs"]));
     assert_eq!(
@@ -305,4 +308,94 @@ fn master_restart_mid_job_loses_no_return() {
     let found = conf.cli("brine-run", &["--out", "json", "jobs.lookup_jid", &jid]);
     assert_eq!(json_out(&found), json!({"web1": true}));
     drop(master);
+}
+
+/// A minion that returned and one that did not, printed as a real
+/// salt-master/salt-minion pair prints them (../shared/conformance/cli,
+/// cases 01, 02, 03 and 07): `--out json` is one document per minion, the
+/// silent one last; `--out yaml` writes its message as a YAML string;
+/// `--static` leaves it out and exits 0; otherwise stderr says "Minions
+/// returned with non-zero exit code" and the exit code is 1.
+#[test]
+fn a_minion_that_did_not_return_is_printed_as_salt_prints_it() {
+    let conf = MasterConf::new("");
+    let _master = conf.start();
+    conf.write_minion_conf("web1", "");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    // db1: accepted, never answers.
+    let db1 = ScriptedMinion::new("db1", &conf, json!({}));
+    db1.auth();
+    accept(&conf, "db1");
+    assert_eq!(db1.auth(), AuthStatus::Accepted);
+
+    // The four runs at once: each waits out the silent minion.
+    let spawn = |args: &[&str]| {
+        let mut all = vec!["-t", "1"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["*", "test.ping"]);
+        conf.spawn_cli("brine", &all)
+    };
+    let runs = [
+        spawn(&["--out", "json"]),
+        spawn(&["--out", "yaml"]),
+        spawn(&["--static", "--out", "json"]),
+        spawn(&[]),
+    ];
+    let mut outs = runs.into_iter().map(|c| {
+        let out = c.wait_with_output().expect("brine");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        )
+    });
+    let mut run = |_: &[&str]| outs.next().expect("a run");
+    let message = "Minion did not return. [No response]\\nThe minions may not have all finished \
+                   running and any remaining minions will return upon completion. To look up \
+                   the return data for this job later, run the following command:\\n\\n\
+                   brine-run jobs.lookup_jid ";
+
+    let (stdout, stderr, code) = run(&["--out", "json"]);
+    assert!(
+        stdout.starts_with(&format!(
+            "{{\n    \"web1\": true\n}}\n{{\n    \"db1\": \"{message}"
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("\"\n}\n"), "{stdout}");
+    assert_eq!(
+        stderr.trim(),
+        "ERROR: Minions returned with non-zero exit code"
+    );
+    assert_eq!(code, Some(1));
+
+    let (stdout, _, code) = run(&["--out", "yaml"]);
+    assert!(
+        stdout.starts_with(
+            "web1: true\ndb1: 'Minion did not return. [No response]\n\n  The minions may not"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n\n\n  brine-run jobs.lookup_jid "),
+        "{stdout}"
+    );
+    assert_eq!(code, Some(1));
+
+    let (stdout, stderr, code) = run(&["--static", "--out", "json"]);
+    assert_eq!(stdout, "{\n    \"web1\": true\n}\n");
+    assert_eq!(stderr, "");
+    assert_eq!(code, Some(0));
+
+    let (stdout, stderr, code) = run(&[]);
+    assert!(
+        stdout.starts_with("web1:\n    True\ndb1:\n    Minion did not return."),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr.trim(),
+        "ERROR: Minions returned with non-zero exit code"
+    );
+    assert_eq!(code, Some(1));
 }

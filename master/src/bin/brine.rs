@@ -1,9 +1,11 @@
 //! `brine [-c DIR] [-E|-L|-G|-P|-I|-J|-N|-S|-C] TARGET FUNCTION [ARGS...]`:
 //! Salt's `salt` command. Publishes through the local master (root token),
 //! prints each minion's return as it arrives with the minion's outputter
-//! (or `--out`), then the minions that did not return; exits non-zero when
-//! a minion failed or did not return. `--out json` prints one document
-//! `{"ID": RETURN, ...}` once all returns are in. `--async` prints the jid.
+//! (or `--out`; `--out json` is one document per minion, as Salt prints
+//! them), then the minions that did not return; exits non-zero when a
+//! minion failed or did not return. `--static` prints one document of the
+//! returns once all are in, leaving out minions that did not return, as
+//! Salt does. `--async` prints the jid.
 
 use brine_core::args::parse_input;
 use brine_core::output::{self, OutputOptions};
@@ -272,7 +274,7 @@ async fn run(cli: &Cli) -> i32 {
             published.jid
         );
     }
-    let collect = cli.is_static || cli.out.as_deref() == Some("json");
+    let collect = cli.is_static;
     let expected: HashSet<&str> = published.minions.iter().map(String::as_str).collect();
     let mut shown: HashSet<String> = HashSet::new();
     let mut all: Vec<(String, MinionReturn)> = Vec::new();
@@ -320,17 +322,13 @@ async fn run(cli: &Cli) -> i32 {
     missing.sort();
 
     if collect {
+        // Salt's --static: the returns only; minions that did not return
+        // are left out (and do not change the exit code).
         let mut doc = Map::new();
         let mut retcode = 0;
         for (id, r) in &all {
             retcode = retcode.max(r.retcode);
             doc.insert(id.clone(), r.ret.clone());
-        }
-        for id in &missing {
-            doc.insert(
-                (*id).to_string(),
-                Value::Str(no_return_message(&published.jid)),
-            );
         }
         let out = cli.out.clone().unwrap_or_else(|| {
             all.first()
@@ -352,20 +350,30 @@ async fn run(cli: &Cli) -> i32 {
             }
             Err(e) => eprintln!("brine: {e}"),
         }
+        missing.clear();
     } else {
         let color = options(cli, 0).color;
         for id in &missing {
-            print!("{}", no_return_text(id, &published.jid, color));
+            let message = Value::Str(no_return_message(&published.jid));
+            match cli.out.as_deref() {
+                // With --out, the message goes through that outputter, as
+                // Salt's does (a JSON document, a YAML string...).
+                Some(out) if out != "nested" => {
+                    match output::render_with(out, id, &message, &options(cli, 1)) {
+                        Ok(text) => print!("{text}"),
+                        Err(e) => eprintln!("brine: {id}: {e}"),
+                    }
+                }
+                _ => print!("{}", no_return_text(id, &published.jid, color)),
+            }
         }
     }
     let _ = std::io::stdout().flush();
 
     let mut code = 0;
-    if !missing.is_empty() {
-        eprintln!("ERROR: Minions did not return: {}", missing.join(", "));
-        code = EX_GENERIC;
-    }
-    if all.iter().any(|(_, r)| r.retcode != 0) {
+    // Salt says the same for a minion that failed and one that did not
+    // return.
+    if !missing.is_empty() || all.iter().any(|(_, r)| r.retcode != 0) {
         eprintln!("ERROR: Minions returned with non-zero exit code");
         code = EX_GENERIC;
     }
