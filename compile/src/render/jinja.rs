@@ -35,8 +35,8 @@ mod preprocess;
 mod pyargs;
 mod pyjson;
 mod pystr;
-mod pyyaml;
 mod salt_functions;
+mod yaml_repr;
 
 use crate::MinionData;
 use brine_core::Value;

@@ -25,6 +25,66 @@ impl Default for DumpOptions {
     }
 }
 
+/// A representation node: what PyYAML's representer hands the emitter.
+/// Scalars carry their text and whether that text may be written plain
+/// (written plain, it reads back as the same type).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DumpNode<'a> {
+    Scalar { text: Cow<'a, str>, plain: bool },
+    Seq(Vec<DumpNode<'a>>),
+    Map(Vec<(DumpNode<'a>, DumpNode<'a>)>),
+}
+
+impl<'a> DumpNode<'a> {
+    /// A string scalar: plain only where PyYAML's resolver reads it back
+    /// as a string.
+    pub fn str(text: impl Into<Cow<'a, str>>) -> DumpNode<'a> {
+        let text = text.into();
+        let plain = plain_is_str(&text);
+        DumpNode::Scalar { text, plain }
+    }
+
+    /// A scalar of another type (`null`, `true`, `1.5`): its text is
+    /// written plain.
+    pub fn typed(text: impl Into<Cow<'a, str>>) -> DumpNode<'a> {
+        DumpNode::Scalar {
+            text: text.into(),
+            plain: true,
+        }
+    }
+
+    /// PyYAML's `SafeRepresenter` on a brine value; `sort_keys` as a plain
+    /// `dict` is written, else the map's own order.
+    pub fn represent(value: &'a Value, sort_keys: bool) -> DumpNode<'a> {
+        match value {
+            Value::List(items) => DumpNode::Seq(
+                items
+                    .iter()
+                    .map(|v| DumpNode::represent(v, sort_keys))
+                    .collect(),
+            ),
+            Value::Map(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                if sort_keys {
+                    entries.sort_by(|a, b| a.0.cmp(b.0));
+                }
+                DumpNode::Map(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| {
+                            (DumpNode::str(k.as_str()), DumpNode::represent(v, sort_keys))
+                        })
+                        .collect(),
+                )
+            }
+            scalar => match scalar_text(scalar) {
+                Some((text, plain)) => DumpNode::Scalar { text, plain },
+                None => DumpNode::typed("null"),
+            },
+        }
+    }
+}
+
 /// libyaml's `IS_PRINTABLE` (note: no characters beyond U+FFFF, so emoji
 /// force double quotes).
 pub(super) fn is_printable(c: char) -> bool {
@@ -173,7 +233,7 @@ pub(super) enum Style {
 }
 
 /// PyYAML's `represent_float`.
-pub(super) fn represent_float(f: f64) -> String {
+pub fn represent_float(f: f64) -> String {
     if f.is_nan() {
         ".nan".into()
     } else if f == f64::INFINITY {
@@ -206,15 +266,15 @@ pub(super) fn scalar_text(v: &Value) -> Option<(Cow<'_, str>, bool)> {
 }
 
 /// Whether PyYAML's dumper resolver reads `s` written plain as a string.
-pub(super) fn plain_is_str(s: &str) -> bool {
+pub fn plain_is_str(s: &str) -> bool {
     // `!`, `&`, `*` alone resolve to the `yaml` tag; they are indicators
     // and get quoted anyway.
     resolve_plain(s) == Kind::Str
 }
 
-pub(super) struct Emitter<'o> {
+pub(super) struct Emitter {
     pub(super) out: String,
-    pub(super) opts: &'o DumpOptions,
+    pub(super) flow_style: bool,
     pub(super) column: usize,
     pub(super) indent: isize,
     pub(super) indents: Vec<isize>,
@@ -228,11 +288,11 @@ pub(super) struct Emitter<'o> {
 pub(super) const BEST_INDENT: isize = 2;
 pub(super) const BEST_WIDTH: usize = 80;
 
-impl<'o> Emitter<'o> {
-    pub(super) fn new(opts: &'o DumpOptions) -> Self {
+impl Emitter {
+    pub(super) fn new(flow_style: bool) -> Self {
         Emitter {
             out: String::new(),
-            opts,
+            flow_style,
             column: 0,
             indent: -1,
             indents: Vec::new(),
@@ -305,24 +365,20 @@ impl<'o> Emitter<'o> {
         self.indent = self.indents.pop().unwrap_or(-1);
     }
 
-    pub(super) fn document(mut self, value: &Value) -> String {
-        self.node(value, false, false);
+    pub(super) fn document(mut self, node: &DumpNode<'_>) -> String {
+        self.node(node, false, false);
         // The implicit document end moves to a fresh line.
         self.write_indent();
         self.out
     }
 
-    pub(super) fn node(&mut self, value: &Value, mapping: bool, simple_key: bool) {
+    pub(super) fn node(&mut self, node: &DumpNode<'_>, mapping: bool, simple_key: bool) {
         self.mapping_context = mapping;
         self.simple_key_context = simple_key;
-        match value {
-            Value::List(items) => self.sequence(items),
-            Value::Map(map) => self.mapping(map),
-            scalar => {
-                if let Some((text, plain_implicit)) = scalar_text(scalar) {
-                    self.scalar(&text, plain_implicit);
-                }
-            }
+        match node {
+            DumpNode::Seq(items) => self.sequence(items),
+            DumpNode::Map(pairs) => self.mapping(pairs),
+            DumpNode::Scalar { text, plain } => self.scalar(text, *plain),
         }
     }
 
@@ -480,14 +536,18 @@ impl<'o> Emitter<'o> {
         self.indention = false;
     }
 
-    /// libyaml's `check_simple_key` for a string key: one line, at most 128
-    /// bytes.
-    pub(super) fn simple_key(key: &str) -> bool {
-        !analyze_scalar(key).multiline && key.len() <= 128
+    /// libyaml's `check_simple_key`: a one-line scalar of at most 128
+    /// bytes (the empty string included), or an empty collection.
+    pub(super) fn simple_key(key: &DumpNode<'_>) -> bool {
+        match key {
+            DumpNode::Scalar { text, .. } => !analyze_scalar(text).multiline && text.len() <= 128,
+            DumpNode::Seq(items) => items.is_empty(),
+            DumpNode::Map(pairs) => pairs.is_empty(),
+        }
     }
 
-    pub(super) fn sequence(&mut self, items: &[Value]) {
-        if self.flow_level > 0 || self.opts.flow_style || items.is_empty() {
+    pub(super) fn sequence(&mut self, items: &[DumpNode<'_>]) {
+        if self.flow_level > 0 || self.flow_style || items.is_empty() {
             self.write_indicator("[", true, true, false);
             self.increase_indent(true, false);
             self.flow_level += 1;
@@ -516,29 +576,24 @@ impl<'o> Emitter<'o> {
         }
     }
 
-    pub(super) fn mapping(&mut self, map: &Map) {
-        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-        if self.opts.sort_keys {
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-        }
-        if self.flow_level > 0 || self.opts.flow_style || entries.is_empty() {
+    pub(super) fn mapping(&mut self, pairs: &[(DumpNode<'_>, DumpNode<'_>)]) {
+        if self.flow_level > 0 || self.flow_style || pairs.is_empty() {
             self.write_indicator("{", true, true, false);
             self.increase_indent(true, false);
             self.flow_level += 1;
-            for (i, (k, v)) in entries.into_iter().enumerate() {
+            for (i, (k, v)) in pairs.iter().enumerate() {
                 if i > 0 {
                     self.write_indicator(",", false, false, false);
                 }
                 if self.column > BEST_WIDTH {
                     self.write_indent();
                 }
-                let key = Value::Str(k.clone());
                 if Self::simple_key(k) {
-                    self.node(&key, true, true);
+                    self.node(k, true, true);
                     self.write_indicator(":", false, false, false);
                 } else {
                     self.write_indicator("?", true, false, false);
-                    self.node(&key, true, false);
+                    self.node(k, true, false);
                     if self.column > BEST_WIDTH {
                         self.write_indent();
                     }
@@ -551,15 +606,14 @@ impl<'o> Emitter<'o> {
             self.write_indicator("}", false, false, false);
         } else {
             self.increase_indent(false, false);
-            for (k, v) in entries {
+            for (k, v) in pairs {
                 self.write_indent();
-                let key = Value::Str(k.clone());
                 if Self::simple_key(k) {
-                    self.node(&key, true, true);
+                    self.node(k, true, true);
                     self.write_indicator(":", false, false, false);
                 } else {
                     self.write_indicator("?", true, false, true);
-                    self.node(&key, true, false);
+                    self.node(k, true, false);
                     self.write_indent();
                     self.write_indicator(":", true, false, true);
                 }
@@ -621,19 +675,27 @@ pub fn dump_flow(value: &Value) -> String {
 
 /// Dump with explicit options; see [`DumpOptions`].
 pub fn dump_with(value: &Value, opts: &DumpOptions) -> String {
-    Emitter::new(opts).document(value)
+    emit(&DumpNode::represent(value, opts.sort_keys), opts.flow_style)
 }
 
-/// Salt's Jinja `yaml` filter (`{{ data|yaml }}`, `{{ data|yaml(False) }}`):
-/// `safe_dump` in flow style by default, surrounding whitespace stripped.
+/// Emit one represented document (ends with a newline, or with `...` when
+/// the document is one plain scalar that needs an explicit end).
+pub fn emit(node: &DumpNode<'_>, flow_style: bool) -> String {
+    Emitter::new(flow_style).document(node)
+}
+
+/// Salt's Jinja `yaml` filter (`{{ data|yaml }}`, `{{ data|yaml(False) }}`)
+/// on a brine value: `safe_dump` in flow style by default, surrounding
+/// whitespace stripped. Salt's filter and its outputter both reach
+/// libyaml's emitter (CSafeDumper), so this is the same emitter.
 pub fn format_yaml(value: &Value, flow_style: bool) -> String {
-    let text = dump_with(
-        value,
-        &DumpOptions {
-            flow_style,
-            ..DumpOptions::default()
-        },
-    );
+    format_node(&DumpNode::represent(value, true), flow_style)
+}
+
+/// [`format_yaml`] on an already represented node (the Jinja renderer
+/// represents its own values: tuples, ordered dicts).
+pub fn format_node(node: &DumpNode<'_>, flow_style: bool) -> String {
+    let text = emit(node, flow_style);
     let trimmed = text.trim();
     trimmed.strip_suffix("\n...").unwrap_or(trimmed).to_string()
 }

@@ -8,7 +8,7 @@ use super::convert::{self, map_pairs, py_repr, py_str, seq_items, to_jinja};
 use super::mutable::make_mutable;
 use super::pyargs::{bind, invalid, split, str_arg};
 use super::pystr::{number_f64, percent_format, str_method};
-use super::{pyjson, pyyaml};
+use super::{pyjson, yaml_repr};
 use minijinja::value::{Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 use regex::Regex;
@@ -31,13 +31,15 @@ pub(crate) fn register(env: &mut Environment<'static>) {
     env.add_filter("load_json", |v: MjValue| load_json(&v));
     env.add_filter("load_text", |v: MjValue| MjValue::from(loaded_text(&v)));
     env.add_filter("yaml_encode", |v: MjValue| {
-        pyyaml::encode(&v).map(MjValue::from).map_err(invalid)
+        yaml_repr::encode(&v)
+            .map(MjValue::from)
+            .map_err(|e| invalid(e.to_string()))
     });
     env.add_filter("yaml_dquote", |v: MjValue| {
-        MjValue::from(pyyaml::dquote(&py_str(&v)))
+        MjValue::from(brine_core::yaml::yaml_dquote(&py_str(&v)))
     });
     env.add_filter("yaml_squote", |v: MjValue| {
-        MjValue::from(pyyaml::squote(&py_str(&v)))
+        MjValue::from(brine_core::yaml::yaml_squote(&py_str(&v)))
     });
     env.add_filter("dict_to_sls_yaml_params", |v: MjValue, a: Rest<MjValue>| {
         dict_to_sls_yaml_params(&v, &a)
@@ -224,7 +226,7 @@ pub(crate) fn register(env: &mut Environment<'static>) {
 fn yaml_filter(v: &MjValue, args: &[MjValue]) -> FResult {
     let a = bind("yaml", args, &["flow_style"], 0)?;
     let flow = a[0].as_ref().map(|f| f.is_true()).unwrap_or(true);
-    pyyaml::dump(v, flow)
+    yaml_repr::dump(v, flow)
         .map(MjValue::from)
         .map_err(|e| invalid(e.to_string()))
 }
@@ -236,7 +238,7 @@ fn dict_to_sls_yaml_params(v: &MjValue, args: &[MjValue]) -> FResult {
         .into_iter()
         .map(|(k, x)| MjValue::from_object(indexmap::IndexMap::from([(k, x)])))
         .collect();
-    pyyaml::dump(&MjValue::from(items), flow)
+    yaml_repr::dump(&MjValue::from(items), flow)
         .map(MjValue::from)
         .map_err(|e| invalid(e.to_string()))
 }

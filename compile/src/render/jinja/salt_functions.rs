@@ -388,7 +388,7 @@ fn python_int(s: &str) -> Option<i64> {
 
 /// The non-string YAML scalar a key segment spells, if any.
 fn yamlify(s: &str) -> Option<MjValue> {
-    if !super::pyyaml::resolves_to_str(s) {
+    if !brine_core::yaml::plain_is_str(s) {
         let v = match s {
             "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
                 MjValue::from(true)
