@@ -23,20 +23,83 @@ pub const REQUISITE_KEYWORDS: &[&str] = &[
 
 /// The requisites a chunk waits on before it runs (what Salt's
 /// `check_requisite` looks for): all but `listen`, which runs a watcher
-/// after the whole run, and `onfail_stop`, a flag of `onfail`.
-pub const WAITING_REQUISITES: &[&str] = &[
-    "watch",
-    "watch_any",
-    "require",
-    "require_any",
-    "prerequired",
-    "prereq",
-    "onfail",
-    "onfail_any",
-    "onfail_all",
-    "onchanges",
-    "onchanges_any",
-];
+/// after the whole run, and `onfail_stop`, a flag of `onfail`. The
+/// compiler reads their keywords; the minion's requisite runtime matches
+/// on the kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requisite {
+    Require,
+    RequireAny,
+    Watch,
+    WatchAny,
+    Prereq,
+    Onfail,
+    OnfailAny,
+    OnfailAll,
+    Onchanges,
+    OnchangesAny,
+    Prerequired,
+}
+
+impl Requisite {
+    /// Every kind a chunk waits on.
+    pub const WAITING: [Requisite; 11] = [
+        Requisite::Watch,
+        Requisite::WatchAny,
+        Requisite::Require,
+        Requisite::RequireAny,
+        Requisite::Prerequired,
+        Requisite::Prereq,
+        Requisite::Onfail,
+        Requisite::OnfailAny,
+        Requisite::OnfailAll,
+        Requisite::Onchanges,
+        Requisite::OnchangesAny,
+    ];
+
+    /// The keyword a state declaration or low chunk spells it with.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Requisite::Require => "require",
+            Requisite::RequireAny => "require_any",
+            Requisite::Watch => "watch",
+            Requisite::WatchAny => "watch_any",
+            Requisite::Prereq => "prereq",
+            Requisite::Onfail => "onfail",
+            Requisite::OnfailAny => "onfail_any",
+            Requisite::OnfailAll => "onfail_all",
+            Requisite::Onchanges => "onchanges",
+            Requisite::OnchangesAny => "onchanges_any",
+            Requisite::Prerequired => "prerequired",
+        }
+    }
+
+    pub const fn is_onfail(self) -> bool {
+        matches!(
+            self,
+            Requisite::Onfail | Requisite::OnfailAny | Requisite::OnfailAll
+        )
+    }
+
+    pub const fn is_onchanges(self) -> bool {
+        matches!(self, Requisite::Onchanges | Requisite::OnchangesAny)
+    }
+
+    pub const fn is_watch(self) -> bool {
+        matches!(self, Requisite::Watch | Requisite::WatchAny)
+    }
+
+    /// The `_any` forms: met when one of the named states is.
+    pub const fn is_any(self) -> bool {
+        matches!(
+            self,
+            Requisite::RequireAny
+                | Requisite::WatchAny
+                | Requisite::OnfailAny
+                | Requisite::OnchangesAny
+        )
+    }
+}
 
 /// The `_in` forms (Salt's `STATE_REQUISITE_IN_KEYWORDS`).
 pub const REQUISITE_IN_KEYWORDS: &[&str] = &[
@@ -136,10 +199,10 @@ mod tests {
 
     #[test]
     fn the_lists_agree() {
-        for k in WAITING_REQUISITES {
-            assert!(REQUISITE_KEYWORDS.contains(k), "{k}");
+        for r in Requisite::WAITING {
+            assert!(REQUISITE_KEYWORDS.contains(&r.key()), "{r:?}");
         }
-        assert_eq!(WAITING_REQUISITES.len() + 2, REQUISITE_KEYWORDS.len());
+        assert_eq!(Requisite::WAITING.len() + 2, REQUISITE_KEYWORDS.len());
         for k in REQUISITE_IN_ARGS {
             assert!(is_internal_keyword(k), "{k}");
         }

@@ -5,58 +5,11 @@
 
 use super::{Chunk, Runtime, RuntimeError};
 use brine_compile::matcher::glob::fnmatch;
-use brine_compile::state::vocabulary::WAITING_REQUISITES;
 use brine_core::{Map, Value};
 use std::collections::HashMap;
 
-/// The requisite kinds Salt evaluates at runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    Require,
-    RequireAny,
-    Watch,
-    WatchAny,
-    Prereq,
-    Onfail,
-    OnfailAny,
-    OnfailAll,
-    Onchanges,
-    OnchangesAny,
-    Prerequired,
-}
-
-impl Kind {
-    fn key(self) -> &'static str {
-        match self {
-            Kind::Require => "require",
-            Kind::RequireAny => "require_any",
-            Kind::Watch => "watch",
-            Kind::WatchAny => "watch_any",
-            Kind::Prereq => "prereq",
-            Kind::Onfail => "onfail",
-            Kind::OnfailAny => "onfail_any",
-            Kind::OnfailAll => "onfail_all",
-            Kind::Onchanges => "onchanges",
-            Kind::OnchangesAny => "onchanges_any",
-            Kind::Prerequired => "prerequired",
-        }
-    }
-    fn is_onfail(self) -> bool {
-        matches!(self, Kind::Onfail | Kind::OnfailAny | Kind::OnfailAll)
-    }
-    fn is_onchanges(self) -> bool {
-        matches!(self, Kind::Onchanges | Kind::OnchangesAny)
-    }
-    fn is_watch(self) -> bool {
-        matches!(self, Kind::Watch | Kind::WatchAny)
-    }
-    fn is_any(self) -> bool {
-        matches!(
-            self,
-            Kind::RequireAny | Kind::WatchAny | Kind::OnfailAny | Kind::OnchangesAny
-        )
-    }
-}
+/// The requisite kinds, as the state vocabulary names them.
+pub(super) use brine_compile::state::vocabulary::Requisite as Kind;
 
 /// The order `check_requisite` walks the kinds in (`prerequired` last,
 /// only for the real run of a state).
@@ -272,7 +225,7 @@ impl Runtime<'_> {
     ) -> Result<(Status, Reqs), RuntimeError> {
         self.watch_as_require(i);
         let low = &self.chunks[i].low;
-        let present = WAITING_REQUISITES.iter().any(|k| low.contains_key(*k));
+        let present = Kind::WAITING.iter().any(|k| low.contains_key(k.key()));
         if !present {
             return Ok((Status::Met, Vec::new()));
         }
