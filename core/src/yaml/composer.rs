@@ -277,9 +277,28 @@ pub(super) fn compose(text: &str) -> Result<Option<Document<'_>>, ComposeError> 
         root: None,
     };
     let mut documents = 0;
+    // Byte offset of each open collection's `[`/`{` (None: block style).
+    let mut open: Vec<Option<usize>> = Vec::new();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ok) => ok,
+            // saphyr wants a flow collection's lines indented past the
+            // block around it (YAML 1.2); PyYAML does not check, and Jinja's
+            // `yaml` filter wraps long values at column 80 with little
+            // indentation.
+            Err(e) if e.info().starts_with("invalid indentation") => {
+                let error_at = c.offsets.byte(e.marker().index());
+                let opener = open
+                    .iter()
+                    .flatten()
+                    .next()
+                    .copied()
+                    .or_else(|| error_at.and_then(|b| unmatched_opener(text, b)));
+                return match opener.and_then(|o| reindent_flow(text, o)) {
+                    Some(patched) => Err(ComposeError::Retry(patched)),
+                    None => Err(YamlError::from_scan(&e).into()),
+                };
+            }
             // saphyr refuses `key:<TAB>value`; libyaml accepts the tab as
             // separation.
             Err(e) if e.info() == SAPHYR_TAB_AFTER_COLON => {
@@ -326,16 +345,21 @@ pub(super) fn compose(text: &str) -> Result<Option<Document<'_>>, ComposeError> 
                 c.attach(id);
             }
             Event::SequenceStart(anchor, tag) => {
+                open.push(flow_opener(&mut c.offsets, &span, '['));
                 let kind = collection_kind(tag.as_deref(), Kind::Seq);
                 let id = c.add(Body::Seq(Vec::new()), kind, &span, anchor)?;
                 c.open(Frame::Seq(id, Vec::new()), pos)?;
             }
             Event::MappingStart(anchor, tag) => {
+                open.push(flow_opener(&mut c.offsets, &span, '{'));
                 let kind = collection_kind(tag.as_deref(), Kind::Map);
                 let id = c.add(Body::Map(Vec::new()), kind, &span, anchor)?;
                 c.open(Frame::Map(id, Vec::new(), None), pos)?;
             }
-            Event::SequenceEnd | Event::MappingEnd => c.close(),
+            Event::SequenceEnd | Event::MappingEnd => {
+                open.pop();
+                c.close()
+            }
             Event::Alias(anchor) => {
                 match c.libyaml_name(&span, '*').map(|_| c.anchors.get(&anchor))? {
                     Some(&id) => c.attach(id),
@@ -372,6 +396,114 @@ pub(super) fn untab_separator(text: &str, value_at: usize) -> Option<String> {
     out.push_str(&sep.replace('\t', " "));
     out.push_str(text.get(value_at..)?);
     Some(out)
+}
+
+/// The byte offset of the `bracket` a collection event starts at, if it is
+/// a flow collection.
+fn flow_opener(offsets: &mut Offsets<'_>, span: &Span, bracket: char) -> Option<usize> {
+    let at = offsets.byte(span.start.index())?;
+    offsets
+        .text
+        .get(at..)
+        .is_some_and(|t| t.starts_with(bracket))
+        .then_some(at)
+}
+
+/// The nearest `[` or `{` before byte `at` that is not closed before it
+/// (quotes are not considered: a fallback for when the error came before
+/// the collection's event).
+fn unmatched_opener(text: &str, at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, ch) in text.get(..at)?.char_indices().rev() {
+        match ch {
+            ']' | '}' => depth += 1,
+            '[' | '{' if depth == 0 => return Some(i),
+            '[' | '{' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The text with every line inside the flow collection opening at byte
+/// `opener` indented at least one column past the bracket, or `None` if no
+/// line needed it. Inside a flow collection leading whitespace only
+/// separates tokens (quoted and plain scalars fold it away), so the values
+/// read are unchanged.
+pub(super) fn reindent_flow(text: &str, opener: usize) -> Option<String> {
+    let line_start = text.get(..opener)?.rfind('\n').map_or(0, |i| i + 1);
+    let target = text.get(line_start..opener)?.chars().count() + 1;
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(text.get(..opener)?);
+    let rest = text.get(opener..)?;
+    let (mut depth, mut changed) = (0usize, false);
+    let (mut single, mut double, mut comment) = (false, false, false);
+    let mut prev = ' ';
+    let mut chars = rest.char_indices().peekable();
+    while let Some((i, ch)) = chars.next() {
+        out.push(ch);
+        if ch == '\n' {
+            comment = false;
+            prev = '\n';
+            let line = rest.get(i + 1..).unwrap_or("");
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let blank = line.lines().next().is_none_or(|l| l.trim().is_empty());
+            if depth > 0 && !blank && indent < target {
+                out.push_str(&" ".repeat(target - indent));
+                changed = true;
+            }
+            continue;
+        }
+        if comment {
+            continue;
+        }
+        if single {
+            if ch == '\'' {
+                if chars.peek().is_some_and(|&(_, n)| n == '\'') {
+                    chars.next();
+                    out.push('\'');
+                } else {
+                    single = false;
+                }
+            }
+        } else if double {
+            if ch == '\\' {
+                if let Some((_, n)) = chars.next() {
+                    out.push(n);
+                    if n == '\n' {
+                        // An escaped line break: the next line continues
+                        // the scalar; its indentation is folded away too.
+                        let line = rest.get(i + 2..).unwrap_or("");
+                        let indent = line.len() - line.trim_start_matches(' ').len();
+                        if indent < target {
+                            out.push_str(&" ".repeat(target - indent));
+                            changed = true;
+                        }
+                    }
+                }
+            } else if ch == '"' {
+                double = false;
+            }
+        } else {
+            let token_start = matches!(prev, ' ' | '\t' | '\n' | '[' | '{' | ',' | ':');
+            match ch {
+                '[' | '{' => depth += 1,
+                ']' | '}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        out.push_str(rest.get(i + ch.len_utf8()..).unwrap_or(""));
+                        break;
+                    }
+                }
+                '\'' if token_start => single = true,
+                '"' if token_start => double = true,
+                '#' if matches!(prev, ' ' | '\t' | '\n') => comment = true,
+                _ => {}
+            }
+        }
+        prev = ch;
+    }
+    changed.then_some(out)
 }
 
 /// The 1-based line and column of byte `at`.

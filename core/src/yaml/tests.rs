@@ -1328,3 +1328,22 @@ const SALT_QUOTES: &[(&str, &str, &str, Option<&str>)] = &[
         ("trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space  ", "\"trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space  \"", "'trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space  '", Some("\"trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space trailing space  \"")),
         (" leading word word word word word word word word word word word word word word word word word word word word word word word word word ", "\" leading word word word word word word word word word word word word word word word word word word word word word word word word word \"", "' leading word word word word word word word word word word word word word word word word word word word word word word word word word '", Some("\" leading word word word word word word word word word word word word word word word word word word word word word word word word word \"")),
     ];
+
+/// PyYAML does not check indentation inside flow collections: Jinja's
+/// `yaml` filter wraps a long value at column 80 with continuation lines
+/// indented less than the key they belong to (every formula's `_mapdata`
+/// does this). The answer is PyYAML's (recorded with Salt 3007.8's).
+#[test]
+fn flow_lines_indented_less_than_their_key_read_as_pyyaml_reads_them() {
+    let text = "top:\n  inner:\n        map: {values: {a: 1,\n    b: [1, 2,\n  3], c: 'x\n y', d: \"p \\\n q\", e: [\n it's, \"#no\", x #c\n ]}}\n        after: [\n  1, 2]\n";
+    assert_eq!(
+        load_canon(text),
+        r##"{"top":{"inner":{"map":{"values":{"a":1,"b":[1,2,3],"c":"x y","d":"p q","e":["it's","#no","x"]}},"after":[1,2]}}}"##
+    );
+    assert_eq!(
+        load_canon("a:\n  b: {c: 1,\nd: 2}\n"),
+        r#"{"a":{"b":{"c":1,"d":2}}}"#
+    );
+    // A flow collection that never closes is still an error.
+    assert!(load("a:\n  b: {c: 1,\nd: 2\n").is_err());
+}

@@ -19,6 +19,7 @@ mod config;
 mod defaults;
 mod grains;
 mod hiera;
+mod log;
 mod match_;
 mod params;
 mod pillar;
@@ -47,6 +48,7 @@ pub static MODULES: &[Module] = &[
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
+    Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),

@@ -7,11 +7,16 @@
 //! - `{% load_yaml as x %}...{% endload %}` (and `load_json`, `load_text`)
 //!   → `{% set x %}...{% endset %}{% set x = x|load_yaml|... %}`.
 //! - `{% profile as 'label' %}...{% endprofile %}` → a plain block.
+//! - `{% do EXPR %}` → `{% set _brine_do = EXPR %}`: Jinja2's `do` takes
+//!   any expression, minijinja's only a call.
 //! - `{% set name = EXPR %}` → `{% set name = (EXPR)|_brine_mutable %}`, so
 //!   lists and dicts bound by `set` can take `.append()`/`.update()` (see
 //!   `mutable`).
 
 use std::borrow::Cow;
+
+/// Where a rewritten `{% do EXPR %}` puts the value it discards.
+const DO_VARIABLE: &str = "_brine_do";
 
 /// Filter that makes `set` values mutable (registered by `filters`).
 pub(crate) const MUTABLE_FILTER: &str = "_brine_mutable";
@@ -139,6 +144,12 @@ fn rewrite_unified(src: &str) -> Result<Cow<'_, str>, PreprocessError> {
                             "{{%{lmod} endset {lines}%}}{{% set {name} = {name}|{filter}|{MUTABLE_FILTER} {rmod}%}}"
                         ))
                     }
+                    // minijinja's `do` takes a call only; Jinja2's takes any
+                    // expression (`{% do d.pop(k) if k in d %}`).
+                    "do" => content
+                        .trim_start()
+                        .strip_prefix("do")
+                        .map(|expr| format!("{{%{lmod} set {DO_VARIABLE} ={expr}{rmod}%}}")),
                     "profile" => {
                         let lines = "\n".repeat(content.matches('\n').count());
                         Some(format!("{{%{lmod} if true {lines}{rmod}%}}"))

@@ -113,3 +113,16 @@ fn concatenation_prints_python_str_of_containers() {
         "x[1, None]OrderedDict([('k', 'v')])"
     );
 }
+
+/// Jinja2's `do` takes any expression, not only a call (the nginx
+/// formula's `{%- do _nginx.pop('snippets') if nginx.snippets is defined %}`);
+/// the answer is Jinja2's.
+#[test]
+fn do_takes_any_expression() {
+    let ctx = ctx_for("a");
+    let src = "{% set d = {'a': 1, 'b': 2} %}{% do d.pop('a') if 'a' in d %}{% do d.pop('z') if 'z' in d %}{%- do d.update({'c': 3})\n-%}\n{{ d }}|{% for i in [1] %}{% do d.update({'i': i}) %}{% endfor %}{{ d }}";
+    assert_eq!(
+        render("t", src, &ctx).unwrap(),
+        "{'b': 2, 'c': 3}|{'b': 2, 'c': 3, 'i': 1}"
+    );
+}
