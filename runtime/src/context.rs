@@ -145,7 +145,10 @@ impl Minion {
             },
         };
         let cachedir = opts::get_str(&opts, "cachedir").map(std::path::PathBuf::from);
-        let core = grains::core_grains_cached(&id, cachedir.as_deref());
+        let mut core = grains::core_grains_cached(&id, cachedir.as_deref());
+        // Salt's `master` grain is the minion's `master` option.
+        let master = opts.get("master").cloned().unwrap_or_else(|| "salt".into());
+        core.insert("master".into(), master);
         opts.insert("id".into(), Value::Str(id.clone()));
         let static_grains = opts
             .get("grains")

@@ -19,5 +19,6 @@ pub mod context;
 pub mod exec;
 pub mod grains;
 pub mod modules;
+pub mod path;
 pub mod state;
 pub mod sys;

@@ -1,5 +1,5 @@
 //! The C-library calls that `nix` does not wrap: the local time
-//! (`localtime_r`), whether a locale is installed (`newlocale`) and the
+//! (`localtime_r`, `strftime`), whether a locale is installed (`newlocale`) and the
 //! resolver (`getaddrinfo`). This is the workspace's only `unsafe` code;
 //! each function copies what it needs out of libc's structures before it
 //! returns.
@@ -49,6 +49,36 @@ pub fn local_time(secs: i64) -> Option<LocalTime> {
         utc_offset,
         zone,
     })
+}
+
+/// `secs` since the epoch in local time, formatted by the C library's
+/// `strftime` (what Python's `datetime.strftime` calls); `None` when the
+/// format holds a NUL or the time cannot be represented.
+pub fn strftime_local(secs: i64, format: &str) -> Option<String> {
+    let t = libc::time_t::try_from(secs).ok()?;
+    let fmt = CString::new(format).ok()?;
+    // SAFETY: `tm` is plain data for which all-zero is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live locals of the right types.
+    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
+        return None;
+    }
+    // strftime returns 0 both for "too small" and for an empty result;
+    // grow the buffer a few times as Python does, then take empty.
+    let mut size = 256 + format.len() * 16;
+    for _ in 0..4 {
+        let mut buf = vec![0u8; size];
+        // SAFETY: `buf` has `size` writable bytes, `fmt` is NUL-terminated
+        // and `tm` was filled by localtime_r; strftime writes at most
+        // `size` bytes including the NUL.
+        let n = unsafe { libc::strftime(buf.as_mut_ptr().cast(), size, fmt.as_ptr(), &tm) };
+        if n > 0 {
+            buf.truncate(n);
+            return Some(String::from_utf8_lossy(&buf).into_owned());
+        }
+        size *= 4;
+    }
+    Some(String::new())
 }
 
 /// Whether the C library has an `LC_CTYPE` locale of this name. Probed with

@@ -8,9 +8,15 @@
 //! brine spends milliseconds. The one exception is the `systemd` grain,
 //! whose feature list only `systemctl --version` knows.
 //!
-//! Left out on purpose: Python/Salt/ZeroMQ version grains (`brineversion`
-//! stands in), `master` (an option, not a fact about the host), `fqdns`
-//! (reverse DNS of every address), `package`, `zfs_*`, and the non-Linux
+//! The version grains formulas read say what brine answers as: Salt
+//! 3007.8 (`saltversion`, `saltversioninfo`) on the Python 3 that release
+//! was measured with (`pythonversion`; formulas pick `python3-*` packages
+//! by its first number); `brineversion` is brine's own. `fqdns` is empty,
+//! as Salt leaves it unless `enable_fqdns_grains` is set; `master` comes
+//! from the minion's options (see `context`).
+//!
+//! Left out on purpose: `pythonexecutable`, `pythonpath`, `zmqversion`
+//! (there is no Python or libzmq), `package`, `zfs_*`, and the non-Linux
 //! code paths.
 
 pub mod net;
@@ -21,6 +27,10 @@ use crate::sys::Family;
 use brine_core::{Map, Value};
 use sha2::{Digest, Sha256};
 use system::read_text;
+
+/// The Salt release whose answers brine gives.
+pub const SALT_VERSION: &str = "3007.8";
+const SALT_VERSION_INFO: [i64; 2] = [3007, 8];
 
 /// The grains Salt computes for this host, for a minion named `minion_id`.
 pub fn core_grains(minion_id: &str) -> Map {
@@ -148,6 +158,30 @@ pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -
         Value::List(path.split(':').map(Value::from).collect()),
     );
     put(&mut g, "brineversion", env!("CARGO_PKG_VERSION").into());
+    put(&mut g, "saltversion", SALT_VERSION.into());
+    put(
+        &mut g,
+        "saltversioninfo",
+        Value::List(SALT_VERSION_INFO.iter().map(|&n| Value::Int(n)).collect()),
+    );
+    put(
+        &mut g,
+        "pythonversion",
+        Value::List(vec![
+            Value::Int(3),
+            Value::Int(11),
+            Value::Int(7),
+            Value::from("final"),
+            Value::Int(0),
+        ]),
+    );
+    put(&mut g, "fqdns", Value::List(Vec::new()));
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.display().to_string()))
+    {
+        put(&mut g, "saltpath", dir.into());
+    }
     g.extend(system::disks());
     put(
         &mut g,
@@ -159,7 +193,7 @@ pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -
     put(
         &mut g,
         "transactional",
-        Value::Bool(system::which("transactional-update").is_some()),
+        Value::Bool(crate::path::which("transactional-update").is_some()),
     );
     g.extend(system::uefi());
     g.extend(system::process_grains());

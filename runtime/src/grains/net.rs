@@ -1,7 +1,8 @@
 //! Network grains: host names, interfaces and their addresses, default
 //! gateways, resolver configuration.
 
-use super::system::{read_text, which};
+use super::system::read_text;
+use crate::path::which;
 use crate::sys::{self, Family};
 use brine_core::{Map, Value};
 use indexmap::IndexMap;

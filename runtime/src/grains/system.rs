@@ -5,6 +5,7 @@
 //! tests can feed them odd content, and none of them panics on it.
 
 use crate::accounts;
+use crate::path::which;
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -13,45 +14,6 @@ pub(crate) fn read_text(path: impl AsRef<Path>) -> Option<String> {
     std::fs::read(path)
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
-}
-
-/// Salt's `salt.utils.path.which`: `PATH`, then the usual system
-/// directories, first executable regular file wins.
-pub(crate) fn which(exe: &str) -> Option<PathBuf> {
-    if exe.is_empty() {
-        return None;
-    }
-    if exe.contains('/') {
-        let p = PathBuf::from(exe);
-        return is_executable(&p).then_some(p);
-    }
-    let path = std::env::var("PATH").unwrap_or_default();
-    let mut dirs: Vec<String> = path.split(':').map(str::to_string).collect();
-    for d in [
-        "/sbin",
-        "/bin",
-        "/usr/sbin",
-        "/usr/bin",
-        "/usr/local/sbin",
-        "/usr/local/bin",
-    ] {
-        if !dirs.iter().any(|x| x == d) {
-            dirs.push(d.to_string());
-        }
-    }
-    dirs.iter()
-        .map(|d| Path::new(d).join(exe))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(p) else {
-        return false;
-    };
-    if !meta.is_file() {
-        return false;
-    }
-    nix::unistd::access(p, nix::unistd::AccessFlags::X_OK).is_ok()
 }
 
 /// `platform.uname()`: (kernel, nodename, kernelrelease, kernelversion, cpuarch).

@@ -15,20 +15,26 @@
 //! ([`Function::minion`]: fresh compiles, state runs) only answer the
 //! command line and jobs.
 
+mod cmd;
 mod config;
+mod cp;
 mod defaults;
+mod file;
 mod grains;
 mod hiera;
 mod log;
 mod match_;
+mod mine;
 mod params;
 mod pillar;
 mod slsutil;
 mod state;
 mod state_run;
+mod status;
 mod sys;
 mod test;
 mod traverse;
+mod user;
 
 use crate::context::Minion;
 use brine_compile::minion_data::functions::{ExecFunctions, Functions, Returned};
@@ -44,18 +50,24 @@ pub use brine_compile::minion_data::functions::FunctionError as CallError;
 
 /// Every module, by name.
 pub static MODULES: &[Module] = &[
+    Module::new("cmd", cmd::FUNCTIONS),
     Module::new("config", config::FUNCTIONS),
+    Module::new("cp", cp::FUNCTIONS),
     Module::new("defaults", defaults::FUNCTIONS),
+    Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
+    Module::new("mine", mine::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
     Module::new("state", state_run::FUNCTIONS),
+    Module::new("status", status::FUNCTIONS),
     Module::new("sys", sys::FUNCTIONS),
     Module::new("test", test::FUNCTIONS),
+    Module::new("user", user::FUNCTIONS),
 ];
 
 /// A Salt module: its name and (some of) its functions. A module may be

@@ -81,13 +81,13 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     assert_eq!(
         modules,
         json!([
-            "config", "defaults", "grains", "hiera", "match", "pillar", "slsutil", "state", "sys",
-            "test"
+            "cmd", "config", "cp", "defaults", "file", "grains", "hiera", "log", "match", "mine",
+            "pillar", "slsutil", "state", "status", "sys", "test", "user"
         ])
     );
     assert_eq!(
         run(&mut m, "sys.list_modules", &["s*"]).unwrap(),
-        json!(["slsutil", "state", "sys"])
+        json!(["slsutil", "state", "status", "sys"])
     );
     let all_names: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
     assert_eq!(
@@ -445,4 +445,65 @@ fn managed_file_templates_call_the_registry() {
         std::fs::read_to_string(&target).unwrap_or_default(),
         "web on Debian\n"
     );
+}
+
+/// `config.option`: opts, grains, pillar, the master's, then Salt's
+/// built-in defaults (answers recorded from salt-call 3007.8 --local).
+#[test]
+fn config_option_layers_as_salt() {
+    let mut m = minion();
+    m.opts.insert("file_client".into(), "local".into());
+    m.grains.insert("os".into(), "Debian".into());
+    let id = m.id.clone();
+    for (line, answer) in [
+        (&["mongo.port"][..], json!(27017)),
+        (&["id"][..], json!(id)),
+        (&["nope", "default=x"][..], json!("x")),
+        (&["nope"][..], json!("")),
+        (&["os"][..], json!("Debian")),
+        (&["file_client", "omit_opts=True"][..], json!("")),
+        (&["mongo.db", "omit_all=True"][..], json!("salt")),
+    ] {
+        assert_eq!(
+            run(&mut m, "config.option", line).unwrap(),
+            answer,
+            "{line:?}"
+        );
+    }
+}
+
+/// The path functions templates call, with Python's answers.
+#[test]
+fn file_path_functions_answer_as_python() {
+    let mut m = minion();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, "x").unwrap();
+    let (d, f) = (dir.path().display().to_string(), file.display().to_string());
+    assert_eq!(run(&mut m, "file.file_exists", &[&f]).unwrap(), json!(true));
+    assert_eq!(
+        run(&mut m, "file.file_exists", &[&d]).unwrap(),
+        json!(false)
+    );
+    assert_eq!(
+        run(&mut m, "file.directory_exists", &[&d]).unwrap(),
+        json!(true)
+    );
+    assert_eq!(
+        run(&mut m, "file.join", &["/", "usr", "local", "bin"]).unwrap(),
+        json!("/usr/local/bin")
+    );
+    assert_eq!(run(&mut m, "file.dirname", &[&f]).unwrap(), json!(d));
+    assert_eq!(run(&mut m, "file.basename", &[&f]).unwrap(), json!("f"));
+    assert_eq!(run(&mut m, "cmd.has_exec", &["sh"]).unwrap(), json!(true));
+    assert_eq!(
+        run(&mut m, "cmd.which", &["no-such-program-x"]).unwrap(),
+        json!(null)
+    );
+    assert_eq!(
+        run(&mut m, "user.info", &["no-such-user-x"]).unwrap(),
+        json!({})
+    );
+    assert_eq!(run(&mut m, "log.debug", &["hello"]).unwrap(), json!(true));
+    assert_eq!(run(&mut m, "mine.get", &["*", "x.y"]).unwrap(), json!({}));
 }

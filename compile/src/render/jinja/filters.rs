@@ -184,6 +184,9 @@ pub(crate) fn register(env: &mut Environment<'static>) {
         regex_find(&v, &a, true).map(|m| !m.is_none())
     });
     env.add_test("list", |v: MjValue| is_list(&v));
+    env.add_test("callable", |v: MjValue| {
+        super::salt_functions::is_callable(&v)
+    });
     // Jinja2: anything with a length and item access (strings, dicts too).
     env.add_test("sequence", |v: MjValue| {
         matches!(

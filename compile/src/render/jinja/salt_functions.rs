@@ -125,6 +125,24 @@ impl Object for SaltFunc {
     }
 }
 
+/// Jinja2's `callable` test: macros and functions are; `salt['mod.fn']`
+/// is when the minion has that function (Salt's loader raises KeyError for
+/// one it lacks, which Jinja turns into an undefined value).
+pub(crate) fn is_callable(v: &MjValue) -> bool {
+    if let Some(f) = v.downcast_object_ref::<SaltFunc>() {
+        return f.loader.minion.functions.names().contains(&f.name);
+    }
+    use minijinja::value::ValueKind;
+    match v.kind() {
+        // An undefined value is callable to Jinja2 (calling it raises).
+        ValueKind::Plain | ValueKind::Undefined => true,
+        // minijinja's macros are map-like objects whose type is private;
+        // their debug form names them.
+        ValueKind::Map => v.as_object().is_some() && format!("{v:?}").starts_with("<macro "),
+        _ => false,
+    }
+}
+
 /// The call's arguments as the template gave them.
 struct Given {
     pos: Vec<MjValue>,

@@ -126,3 +126,15 @@ fn do_takes_any_expression() {
         "{'b': 2, 'c': 3}|{'b': 2, 'c': 3, 'i': 1}"
     );
 }
+
+/// Jinja2's `callable` test (the postgres formula's pillar asks it of
+/// `salt['status.time']|default(none)`); the answers are Jinja2's.
+#[test]
+fn callable_test_answers_as_jinja2() {
+    let ctx = ctx_for("a");
+    let src = "{% macro m() %}{% endmacro %}{{ m is callable }}|{{ range is callable }}|{{ 'x' is callable }}|{{ {} is callable }}|{{ none is callable }}|{{ nope is callable }}";
+    assert_eq!(
+        render("t", src, &ctx).unwrap(),
+        "True|True|False|False|False|True"
+    );
+}

@@ -6,7 +6,6 @@
 use crate::exec::{self, CommandResult, CommandSpec, ExecError};
 use crate::state::{StateCall, StateReturn};
 use brine_core::Value;
-use std::path::PathBuf;
 
 /// Run `argv` (started directly: no shell reads its words) with extra
 /// environment variables and optional stdin text.
@@ -25,28 +24,7 @@ pub fn run_argv<S: AsRef<str>>(
     })
 }
 
-/// The first executable called `cmd` on `PATH` (Salt's `salt.utils.path.which`).
-pub fn which(cmd: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/sbin:/usr/bin:/sbin:/bin".into());
-    // Salt also looks in the sbin folders a non-login PATH may lack.
-    let extra = [
-        "/usr/local/sbin",
-        "/usr/sbin",
-        "/sbin",
-        "/usr/local/bin",
-        "/usr/bin",
-        "/bin",
-    ];
-    std::env::split_paths(&path)
-        .chain(extra.iter().map(PathBuf::from))
-        .map(|d| d.join(cmd))
-        .find(|p| {
-            p.metadata()
-                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-                .unwrap_or(false)
-        })
-}
+pub use crate::path::which;
 
 /// The text of Salt's `CommandExecutionError("Command 'X' cannot be found")`.
 pub fn not_found(cmd: &str) -> String {
