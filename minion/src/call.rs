@@ -18,6 +18,8 @@ pub struct Cli {
     pub color: Option<bool>,
     pub function: String,
     pub args: Vec<String>,
+    /// `--retcode-passthrough`: exit with the function's retcode, not 1.
+    pub retcode_passthrough: bool,
 }
 
 /// salt-call's options (the ones brine reads).
@@ -36,7 +38,7 @@ pub fn command() -> brine_cli::Command {
         Opt::flag(
             "retcode-passthrough",
             None,
-            "accepted for compatibility: the function's retcode is always the exit code",
+            "exit with the function's own retcode (e.g. 5 for a pillar that failed to render) instead of 1",
         ),
     ];
     options.extend(brine_cli::COLOR);
@@ -65,6 +67,7 @@ pub fn from_matches(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
         color: m.color(),
         function: positional.remove(0),
         args: positional,
+        retcode_passthrough: m.flag("retcode-passthrough"),
     })
 }
 
@@ -98,7 +101,7 @@ pub fn run(cli: &Cli) -> i32 {
     let args = parse_input(&cli.args);
     let mut oopts = output_options(cli);
     oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);
-    match modules::call(&mut minion, &cli.function, args) {
+    let retcode = match modules::call(&mut minion, &cli.function, args) {
         Ok(ret) => match output::render_owned(&out, "local", ret.value, &oopts) {
             Ok(text) => {
                 print!("{text}");
@@ -106,13 +109,24 @@ pub fn run(cli: &Cli) -> i32 {
             }
             Err(e) => {
                 eprintln!("Error: {e}");
-                2
+                return 2;
             }
         },
         Err(e) => {
             println!("{e}");
             e.retcode()
         }
+    };
+    exit_code(retcode, cli.retcode_passthrough)
+}
+
+/// salt-call's exit code: the function's retcode with
+/// `--retcode-passthrough`, else 1 for any non-zero retcode.
+fn exit_code(retcode: i32, passthrough: bool) -> i32 {
+    match retcode {
+        0 => 0,
+        r if passthrough => r,
+        _ => 1,
     }
 }
 

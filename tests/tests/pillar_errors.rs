@@ -146,3 +146,31 @@ fn malformed_config_is_a_clear_error() {
         "stderr: {err}"
     );
 }
+
+/// A state run over a pillar that failed to render: salt-call exits 1, or
+/// Salt's EX_PILLAR_FAILURE (5) with --retcode-passthrough (recorded with
+/// salt-call 3007.8).
+#[test]
+fn a_failed_pillar_exits_as_salt_call_does() {
+    let t = tree(true);
+    write(t.path(), "s/top.sls", "base:\n  '*':\n    - a\n");
+    write(t.path(), "s/a.sls", "x:\n  test.nop\n");
+    let run = |extra: &[&str]| {
+        let conf = t.path().join("etc").display().to_string();
+        let mut args = vec!["-c", conf.as_str(), "--local", "--out", "json"];
+        args.extend_from_slice(extra);
+        args.push("state.apply");
+        let out = Command::new(bin("brine-call"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            v["local"][0],
+            "Pillar failed to render with the following messages:"
+        );
+        out.status.code()
+    };
+    assert_eq!(run(&[]), Some(1));
+    assert_eq!(run(&["--retcode-passthrough"]), Some(5));
+}
