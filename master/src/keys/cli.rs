@@ -1,8 +1,7 @@
 //! `brine-key`: salt-key for brine's key store. Same options, same listings
 //! and messages (checked against salt-key 3007.8), same `--out json` shapes.
 //!
-//! Differences, deliberate: no colours; only the `key` (default) and `json`
-//! outputters; a glob list like `web*,web1` names each key once (salt-key
+//! Differences, deliberate: no colours; a glob list like `web*,web1` names each key once (salt-key
 //! repeats a key matched by two patterns); a key file that cannot be read
 //! is reported on stderr and the exit code is 1.
 
@@ -36,6 +35,11 @@ pub enum Command {
     Print(String),
     /// `-P`
     PrintAll,
+    /// `--gen-keys NAME [--gen-keys-dir DIR]`: a key pair written as
+    /// `DIR/NAME.key` and `DIR/NAME.pub` (brine's key format; a minion
+    /// reads them as `minion.key`/`minion.pub` in its pki_dir), kept if
+    /// `NAME.key` exists already.
+    GenKeys { name: String, dir: PathBuf },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +47,9 @@ pub struct Args {
     pub config_dir: PathBuf,
     pub command: Command,
     pub yes: bool,
-    pub json: bool,
+    /// `--out`: `None` is salt-key's own `key` outputter; any other name is
+    /// one of Salt's outputters over the listing's mapping.
+    pub out: Option<String>,
     pub include_accepted: bool,
     pub include_rejected: bool,
     pub include_denied: bool,
@@ -90,6 +96,13 @@ pub fn command() -> brine_cli::Command {
             Opt::flag("finger-all", Some('F'), "print all fingerprints"),
             Opt::value("print", Some('p'), "GLOB", "print the matching public keys"),
             Opt::flag("print-all", Some('P'), "print all public keys"),
+            Opt::value(
+                "gen-keys",
+                None,
+                "NAME",
+                "write a key pair NAME.key/NAME.pub (for pre-seeding a minion)",
+            ),
+            Opt::value("gen-keys-dir", None, "DIR", "where --gen-keys writes [.]"),
             Opt::flag("yes", Some('y'), "answer yes to all questions"),
             Opt::flag("include-rejected", None, "accept rejected keys too (-a/-A)"),
             Opt::flag("include-accepted", None, "reject accepted keys too (-r/-R)"),
@@ -99,7 +112,12 @@ pub fn command() -> brine_cli::Command {
                 None,
                 "--include-rejected with -a, --include-accepted with -r",
             ),
-            Opt::value("out", None, "OUTPUTTER", "key (default) or json"),
+            Opt::value(
+                "out",
+                None,
+                "OUTPUTTER",
+                "key (default), json, yaml, nested, txt, raw or quiet",
+            ),
         ],
     }
 }
@@ -115,12 +133,13 @@ pub fn parse(argv: &[String]) -> Result<Option<Args>, brine_cli::CliError> {
         return Err(CliError::Invalid(format!("unexpected argument: {extra}")));
     }
     let config_dir = PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine"));
-    let json = match m.value("out") {
-        None | Some("key") => false,
-        Some("json") => true,
+    let out = match m.value("out") {
+        None | Some("key") => None,
+        Some(o) if brine_core::output::Outputter::from_name(o).is_some() => Some(o.to_string()),
         Some(other) => {
             return Err(CliError::Invalid(format!(
-                "outputter '{other}' is not supported by brine-key (use key or json)"
+                "outputter '{other}' is not supported by brine-key \
+                 (use key, json, yaml, nested, txt, raw or quiet)"
             )))
         }
     };
@@ -151,6 +170,7 @@ pub fn parse(argv: &[String]) -> Result<Option<Args>, brine_cli::CliError> {
 
     // salt-key's precedence when several commands are given.
     let order = [
+        "gen_keys",
         "list",
         "list_all",
         "print",
@@ -172,6 +192,10 @@ pub fn parse(argv: &[String]) -> Result<Option<Args>, brine_cli::CliError> {
     let command = match chosen {
         None => Command::ListAll,
         Some((name, v)) => match name.as_str() {
+            "gen_keys" => Command::GenKeys {
+                name: arg(v),
+                dir: PathBuf::from(m.value("gen-keys-dir").unwrap_or(".")),
+            },
             "list" => Command::List(arg(v)),
             "list_all" => Command::ListAll,
             "print" => Command::Print(arg(v)),
@@ -198,7 +222,7 @@ pub fn parse(argv: &[String]) -> Result<Option<Args>, brine_cli::CliError> {
         config_dir,
         command,
         yes,
-        json,
+        out,
         include_accepted,
         include_rejected,
         include_denied: inc_den,
@@ -273,8 +297,9 @@ fn render_key(listing: &Listing) -> String {
     out
 }
 
-/// salt's `json` outputter (indent 4), in the listing's own order.
-fn render_json(listing: &Listing) -> String {
+/// The listing as Salt's outputter `out` prints salt-key's answer (a
+/// mapping of section to ids or fingerprints, in the listing's order).
+fn render_with(out: &str, listing: &Listing) -> String {
     let mut top = Map::new();
     for (section, entries) in listing {
         let v = match entries {
@@ -288,17 +313,26 @@ fn render_json(listing: &Listing) -> String {
         };
         top.insert(section.key().to_string(), v);
     }
-    let mut buf = Vec::new();
-    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
-    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
-    // Serializing an in-memory map of strings cannot fail.
-    let _ = serde::Serialize::serialize(&Value::Map(top).to_json(), &mut ser);
-    let mut s = String::from_utf8_lossy(&buf).into_owned();
-    s.push('\n');
-    s
+    // salt-key's answer is a plain dict, which PyYAML's dumper sorts (the
+    // yaml outputter keeps the order of the OrderedDicts most returns are).
+    if out == "yaml" {
+        top.sort_keys();
+    }
+    let opts = brine_core::output::OutputOptions::default();
+    brine_core::output::render_data(out, &Value::Map(top), &opts).unwrap_or_else(|e| {
+        tracing::error!("brine-key: {e}");
+        String::new()
+    })
 }
 
-/// Run brine-key with `argv` (without the program name); the exit code.
+/// The listing through `--out` (salt-key's own layout by default).
+fn render(args: &Args, listing: &Listing) -> String {
+    match &args.out {
+        Some(out) => render_with(out, listing),
+        None => render_key(listing),
+    }
+}
+
 pub fn main_with(argv: &[String], io: &mut Io) -> i32 {
     let cmd = command();
     let args = match parse(argv) {
@@ -333,6 +367,8 @@ pub enum KeyCliError {
     Config(#[from] opts::OptsError),
     #[error(transparent)]
     Keys(#[from] super::KeyStoreError),
+    #[error("{0}: {1}")]
+    GenKeys(PathBuf, brine_protocol::keys::KeyFileError),
 }
 
 /// The master's `pki_dir` from `<config_dir>/master` (Salt's defaults and
@@ -349,18 +385,19 @@ pub fn pki_dir(config_dir: &std::path::Path) -> Result<PathBuf, KeyCliError> {
 }
 
 fn run(args: &Args, io: &mut Io) -> Result<i32, KeyCliError> {
+    // Needs no key store (salt-key --gen-keys runs without a master).
+    if let Command::GenKeys { name, dir } = &args.command {
+        return gen_keys(name, dir, args, io);
+    }
     let pki = pki_dir(&args.config_dir)?;
     let store = KeyStore::open(&pki)?;
     let mut failed = false;
     let print = |io: &mut Io, listing: &Listing| {
-        let text = if args.json {
-            render_json(listing)
-        } else {
-            render_key(listing)
-        };
+        let text = render(args, listing);
         let _ = io.stdout.write_all(text.as_bytes());
     };
     match &args.command {
+        Command::GenKeys { .. } => {}
         Command::ListAll => {
             let listing = list_states(&store, &KeyState::ALL)?;
             print(io, &listing);
@@ -444,6 +481,32 @@ fn warn_unreadable(store: &KeyStore, listing: &Listing, io: &mut Io) {
             }
         }
     }
+}
+
+/// `--gen-keys`: make (or keep) the pair, print the public key's
+/// fingerprint under `return`, as salt-key does.
+fn gen_keys(
+    name: &str,
+    dir: &std::path::Path,
+    args: &Args,
+    io: &mut Io,
+) -> Result<i32, KeyCliError> {
+    if brine_protocol::keys::validate_id(name).is_err() || name.contains('/') {
+        let _ = writeln!(
+            io.stderr,
+            "brine-key: --gen-keys: '{name}' is not a valid key name"
+        );
+        return Ok(EX_USAGE);
+    }
+    let pair = brine_protocol::keys::load_or_create_pair(dir, name)
+        .map_err(|e| KeyCliError::GenKeys(dir.join(name), e))?;
+    let mut ret = Map::new();
+    ret.insert("return".into(), Value::Str(pair.public().fingerprint()));
+    let out = args.out.as_deref().unwrap_or("nested");
+    let opts = brine_core::output::OutputOptions::default();
+    let text = brine_core::output::render_data(out, &Value::Map(ret), &opts).unwrap_or_default();
+    let _ = io.stdout.write_all(text.as_bytes());
+    Ok(0)
 }
 
 fn list_states(store: &KeyStore, states: &[KeyState]) -> Result<Listing, KeyCliError> {
@@ -577,11 +640,7 @@ fn change(store: &KeyStore, args: &Args, pattern: &str, io: &mut Io) -> Result<b
         .map(|(s, ids)| (Section::State(*s), Entries::Ids(ids.clone())))
         .collect();
     let _ = writeln!(io.stdout, "The following keys are going to be {past}:");
-    let shown = if args.json {
-        render_json(&listing)
-    } else {
-        render_key(&listing)
-    };
+    let shown = render(args, &listing);
     let _ = io.stdout.write_all(shown.as_bytes());
 
     if !args.yes {

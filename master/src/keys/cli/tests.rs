@@ -444,3 +444,65 @@ fn hostile_glob_cannot_escape() {
     );
     assert_eq!(state(&e), PRISTINE);
 }
+
+/// `--out` with Salt's other outputters prints salt-key's mapping
+/// (recorded from salt-key 3007.8 on the same key directories).
+#[test]
+fn other_outputters_print_the_listing_as_salt_key_does() {
+    let env = env();
+    for (out, expected) in [
+        (
+            "yaml",
+            "minions:\n- acc1\nminions_denied:\n- den1\nminions_pre:\n- db1\n- web1\n- web2\nminions_rejected:\n- bad1\n",
+        ),
+        (
+            "nested",
+            "minions:\n    - acc1\nminions_denied:\n    - den1\nminions_pre:\n    - db1\n    - web1\n    - web2\nminions_rejected:\n    - bad1\n",
+        ),
+        (
+            "txt",
+            "minions: ['acc1']\nminions_pre: ['db1', 'web1', 'web2']\nminions_rejected: ['bad1']\nminions_denied: ['den1']\n",
+        ),
+        (
+            "raw",
+            "{'minions': ['acc1'], 'minions_pre': ['db1', 'web1', 'web2'], 'minions_rejected': ['bad1'], 'minions_denied': ['den1']}\n",
+        ),
+    ] {
+        let o = run(&env, &format!("-L --out {out}"));
+        assert_eq!((o.code, o.stdout.as_str()), (0, expected), "--out {out}");
+    }
+    assert_eq!(run(&env, "-l acc --out yaml").stdout, "minions:\n- acc1\n");
+    let bad = run(&env, "-L --out bogus");
+    assert_eq!(bad.code, EX_USAGE);
+}
+
+/// `--gen-keys NAME --gen-keys-dir DIR` writes a pair (private 0600), prints
+/// its fingerprint under `return` as salt-key does, and keeps an existing
+/// pair; it comes before every other command.
+#[test]
+fn gen_keys_writes_a_pair_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = env();
+    let dir = env._td.path().join("seed");
+    let d = dir.display();
+    let first = run(&env, &format!("--gen-keys m1 --gen-keys-dir {d} -L"));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let finger = brine_protocol::keys::read_public(&dir.join("m1.pub"))
+        .unwrap()
+        .fingerprint();
+    assert_eq!(first.stdout, format!("return:\n    {finger}\n"));
+    let mode = std::fs::metadata(dir.join("m1.key"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o077, 0);
+    let again = run(
+        &env,
+        &format!("--gen-keys m1 --gen-keys-dir {d} --out json"),
+    );
+    assert_eq!(
+        again.stdout,
+        format!("{{\n    \"return\": \"{finger}\"\n}}\n")
+    );
+    assert_eq!(run(&env, "--gen-keys ../x").code, EX_USAGE);
+}
