@@ -10,6 +10,9 @@ use brine_tests::{bin, cases_dir, conformance};
 const FAMILIES: &[(&str, &[&str])] = &[
     ("pillar-", &[]),
     ("hiera-", &[]),
+    ("jinja-", &[]),
+    // Public saltstack-formulas trees, unchanged (tests/conformance/formulas).
+    ("formula-", &[]),
     (
         "state-",
         &[

@@ -323,7 +323,7 @@ async fn run(cli: &Cli) -> i32 {
 
     if collect {
         // Salt's --static: the returns only; minions that did not return
-        // are left out (and do not change the exit code).
+        // are left out, and the exit code is 0 (see below).
         let mut doc = Map::new();
         let mut retcode = 0;
         for (id, r) in &all {
@@ -372,8 +372,9 @@ async fn run(cli: &Cli) -> i32 {
 
     let mut code = 0;
     // Salt says the same for a minion that failed and one that did not
-    // return.
-    if !missing.is_empty() || all.iter().any(|(_, r)| r.retcode != 0) {
+    // return. `--static` goes through Salt's quiet batch path, which never
+    // exits with the minions' retcode.
+    if !collect && (!missing.is_empty() || all.iter().any(|(_, r)| r.retcode != 0)) {
         eprintln!("ERROR: Minions returned with non-zero exit code");
         code = EX_GENERIC;
     }

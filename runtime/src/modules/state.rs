@@ -23,8 +23,6 @@ use std::sync::Arc;
 const EX_STATE_COMPILER_ERROR: i32 = 1;
 /// Salt's `EX_STATE_FAILURE`.
 const EX_STATE_FAILURE: i32 = 2;
-/// Salt's `EX_PILLAR_FAILURE`.
-const EX_PILLAR_FAILURE: i32 = 5;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
@@ -96,24 +94,18 @@ fn call_opts(m: &Minion, p: &mut Params) -> CallOpts {
     }
 }
 
-/// Why a call ended before compiling.
-enum Stop {
-    Call(CallError),
-    Return(Return),
-}
-
 /// The request a compile runs with: the call's opts, and the pillar the
 /// templates see: the in-memory one unless the call names another
 /// `pillarenv` or passes `pillar=` (then a fresh compile, as Salt's
 /// `State` does when it gets no `initial_pillar`).
-fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, Stop> {
+fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
     let override_given = co.pillar_override.as_ref().is_some_and(|v| v.is_truthy());
     if let Some(v) = &co.pillar_override {
         if !matches!(v, Value::Map(_) | Value::Null) {
-            return Err(Stop::Call(CallError::InvalidArguments(
+            return Err(CallError::InvalidArguments(
                 "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
                     .into(),
-            )));
+            ));
         }
     }
     let configured_pillarenv = opts::get_str(&m.opts, "pillarenv");
@@ -133,17 +125,17 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, Stop> {
     };
     if !co.force {
         if let Some(errors) = pillar.get("_errors") {
-            let mut out = vec![Value::Str(
-                "Pillar failed to render with the following messages:".into(),
-            )];
-            match errors {
-                Value::List(l) => out.extend(l.iter().cloned()),
-                other => out.push(other.clone()),
-            }
-            return Err(Stop::Return(Return {
-                value: Value::List(out),
-                retcode: EX_PILLAR_FAILURE,
-            }));
+            // Salt raises here (CommandExecutionError with the errors as
+            // its info): `ERROR: ...` over the bus, "Error running" from
+            // salt-call.
+            let lines: Vec<String> = match errors {
+                Value::List(l) => l.iter().map(Value::to_python_str).collect(),
+                other => vec![other.to_python_str()],
+            };
+            return Err(CallError::Failed(format!(
+                "Pillar failed to render. Additional info follows:\n\n- {}",
+                lines.join("\n- ")
+            )));
         }
     }
     let mut o = m.opts.clone();
@@ -168,13 +160,6 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, Stop> {
         saltenv: co.saltenv.clone(),
         pillarenv: co.pillarenv.clone(),
     })
-}
-
-fn stop(s: Stop) -> Result<Return, CallError> {
-    match s {
-        Stop::Call(e) => Err(e),
-        Stop::Return(r) => Ok(r),
-    }
 }
 
 fn error_list(errors: Vec<String>) -> Value {
@@ -205,7 +190,7 @@ fn show_top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let req = match request(m, &co) {
         Ok(r) => r,
-        Err(s) => return stop(s),
+        Err(e) => return Err(e),
     };
     let (matches, errors) = m.show_top(&req);
     if !errors.is_empty() {
@@ -226,7 +211,7 @@ fn show_highstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let req = match request(m, &co) {
         Ok(r) => r,
-        Err(s) => return stop(s),
+        Err(e) => return Err(e),
     };
     let r = m.render_highstate(&req, true);
     if !r.errors.is_empty() {
@@ -253,7 +238,7 @@ fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let req = match request(m, &co) {
         Ok(r) => r,
-        Err(s) => return stop(s),
+        Err(e) => return Err(e),
     };
     let r = m.render_highstate(&req, false);
     let value = match compile_lowstate(r, &req.opts) {
@@ -302,7 +287,7 @@ fn show_sls(m: &mut Minion, mut p: Params, low: bool) -> Result<Return, CallErro
     }
     let req = match request(m, &co) {
         Ok(r) => r,
-        Err(s) => return stop(s),
+        Err(e) => return Err(e),
     };
     let saltenv = co.saltenv.clone().unwrap_or_else(|| "base".into());
     let r = m.render_sls(&req, &saltenv, &split_input(&mods));

@@ -1,0 +1,7 @@
+{% from "nfs/map.jinja" import nfs with context %}
+
+{% if nfs.pkgs_client %}
+nfs-client:
+    pkg.installed:
+        - pkgs: {{ nfs.pkgs_client|json }}
+{% endif %}

@@ -1,0 +1,2 @@
+{% set state = 'apc' %}
+{% include "php/installed.jinja" %}

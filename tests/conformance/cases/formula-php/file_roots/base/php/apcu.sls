@@ -1,0 +1,2 @@
+{% set state = 'apcu' %}
+{% include "php/installed.jinja" %}

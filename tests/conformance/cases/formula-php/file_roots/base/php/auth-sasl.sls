@@ -1,0 +1,2 @@
+{% set state = 'auth-sasl' %}
+{% include "php/installed.jinja" %}

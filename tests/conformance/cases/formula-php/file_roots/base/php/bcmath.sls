@@ -1,0 +1,2 @@
+{% set state = 'bcmath' %}
+{% include "php/installed.jinja" %}

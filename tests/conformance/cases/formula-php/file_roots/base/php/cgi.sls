@@ -1,0 +1,2 @@
+{% set state = 'cgi' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'console-table' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'dba' %}
+{% include "php/installed.jinja" %}

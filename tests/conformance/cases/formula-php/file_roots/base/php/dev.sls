@@ -1,0 +1,2 @@
+{% set state = 'dev' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'dom' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'fileinfo' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'filter' %}
+{% include "php/installed.jinja" %}

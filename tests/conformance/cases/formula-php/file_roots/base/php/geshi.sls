@@ -1,0 +1,2 @@
+{% set state = 'geshi' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'gmp' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'hash' %}
+{% include "php/installed.jinja" %}

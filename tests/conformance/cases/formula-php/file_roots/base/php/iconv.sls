@@ -1,0 +1,2 @@
+{% set state = 'iconv' %}
+{% include "php/installed.jinja" %}

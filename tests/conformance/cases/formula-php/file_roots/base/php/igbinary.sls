@@ -1,0 +1,2 @@
+{% set state = 'igbinary' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'imagick' %}
+{% include "php/installed.jinja" %}

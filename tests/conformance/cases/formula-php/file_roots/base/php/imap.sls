@@ -1,0 +1,2 @@
+{% set state = 'imap' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'php' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'intl' %}
+{% include "php/installed.jinja" %}

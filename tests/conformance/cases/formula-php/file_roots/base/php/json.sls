@@ -1,0 +1,2 @@
+{% set state = 'json' %}
+{% include "php/installed.jinja" %}

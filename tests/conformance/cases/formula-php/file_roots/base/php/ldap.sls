@@ -1,0 +1,2 @@
+{% set state = 'ldap' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'mbstring' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'mcrypt' %}
+{% include "php/installed.jinja" %}

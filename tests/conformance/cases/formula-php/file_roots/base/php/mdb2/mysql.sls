@@ -1,0 +1,3 @@
+{% set state = 'mdb2-driver-mysql' %}
+{% include "php/installed.jinja" %}
+{% include "php/mdb2/init.sls" %}

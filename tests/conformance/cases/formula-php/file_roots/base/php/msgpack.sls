@@ -1,0 +1,2 @@
+{% set state = 'msgpack' %}
+{% include "php/installed.jinja" %}

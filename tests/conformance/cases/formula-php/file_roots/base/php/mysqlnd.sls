@@ -1,0 +1,2 @@
+{% set state = 'mysqlnd' %}
+{% include "php/installed.jinja" %}

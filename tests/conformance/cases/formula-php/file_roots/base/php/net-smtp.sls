@@ -1,0 +1,2 @@
+{% set state = 'net-smtp' %}
+{% include "php/installed.jinja" %}

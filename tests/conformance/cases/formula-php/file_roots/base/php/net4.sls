@@ -1,0 +1,2 @@
+{% set state = 'net4' %}
+{% include "php/installed.jinja" %}

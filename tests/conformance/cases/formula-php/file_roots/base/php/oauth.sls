@@ -1,0 +1,2 @@
+{% set state = 'oauth' %}
+{% include "php/installed.jinja" %}

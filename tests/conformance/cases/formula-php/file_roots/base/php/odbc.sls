@@ -1,0 +1,2 @@
+{% set state = 'odbc' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'pear' %}
+{% include "php/installed.jinja" %}

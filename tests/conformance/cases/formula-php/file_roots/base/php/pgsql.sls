@@ -1,0 +1,2 @@
+{% set state = 'pgsql' %}
+{% include "php/installed.jinja" %}

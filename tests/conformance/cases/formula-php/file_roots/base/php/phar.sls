@@ -1,0 +1,2 @@
+{% set state = 'phar' %}
+{% include "php/installed.jinja" %}

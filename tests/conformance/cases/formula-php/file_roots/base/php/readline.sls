@@ -1,0 +1,2 @@
+{% set state = 'readline' %}
+{% include "php/installed.jinja" %}

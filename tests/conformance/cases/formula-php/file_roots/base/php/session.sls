@@ -1,0 +1,2 @@
+{% set state = 'session' %}
+{% include "php/installed.jinja" %}

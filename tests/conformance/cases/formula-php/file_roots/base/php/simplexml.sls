@@ -1,0 +1,2 @@
+{% set state = 'simplexml' %}
+{% include "php/installed.jinja" %}

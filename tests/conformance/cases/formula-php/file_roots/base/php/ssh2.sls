@@ -1,0 +1,2 @@
+{% set state = 'ssh2' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'tcpdf' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'tidy' %}
+{% include "php/installed.jinja" %}

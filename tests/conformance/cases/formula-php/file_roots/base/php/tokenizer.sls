@@ -1,0 +1,2 @@
+{% set state = 'tokenizer' %}
+{% include "php/installed.jinja" %}

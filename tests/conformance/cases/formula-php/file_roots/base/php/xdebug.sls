@@ -1,0 +1,2 @@
+{% set state = 'xdebug' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'xml' %}
+{% include "php/installed.jinja" %}

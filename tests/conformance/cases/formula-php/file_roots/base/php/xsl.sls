@@ -1,0 +1,2 @@
+{% set state = 'xsl' %}
+{% include "php/installed.jinja" %}

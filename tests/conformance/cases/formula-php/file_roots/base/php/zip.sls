@@ -1,0 +1,2 @@
+{% set state = 'zip' %}
+{% include "php/installed.jinja" %}

@@ -1,0 +1,2 @@
+{% set state = 'zlib' %}
+{% include "php/installed.jinja" %}

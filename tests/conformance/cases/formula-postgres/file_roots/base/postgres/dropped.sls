@@ -1,0 +1,5 @@
+
+include:
+  - postgres.server.remove
+  - postgres.client.remove
+  - postgres.dev.remove
