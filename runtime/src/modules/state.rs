@@ -188,10 +188,7 @@ fn show_top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.take("queue");
     let co = call_opts(m, &mut p);
     p.finish()?;
-    let req = match request(m, &co) {
-        Ok(r) => r,
-        Err(e) => return Err(e),
-    };
+    let req = request(m, &co)?;
     let (matches, errors) = m.show_top(&req);
     if !errors.is_empty() {
         return Ok(Return {
@@ -209,10 +206,7 @@ fn show_highstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let mut co = call_opts(m, &mut p);
     co.pillar_override = p.kw("pillar");
     p.finish()?;
-    let req = match request(m, &co) {
-        Ok(r) => r,
-        Err(e) => return Err(e),
-    };
+    let req = request(m, &co)?;
     let r = m.render_highstate(&req, true);
     if !r.errors.is_empty() {
         return Ok(Return {
@@ -236,10 +230,7 @@ fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.take("queue");
     let co = call_opts(m, &mut p);
     p.finish()?;
-    let req = match request(m, &co) {
-        Ok(r) => r,
-        Err(e) => return Err(e),
-    };
+    let req = request(m, &co)?;
     let r = m.render_highstate(&req, false);
     let value = match compile_lowstate(r, &req.opts) {
         Ok(chunks) => Value::List(chunks.into_iter().map(Value::Map).collect()),
@@ -285,10 +276,7 @@ fn show_sls(m: &mut Minion, mut p: Params, low: bool) -> Result<Return, CallErro
     if co.saltenv.as_deref().is_none_or(str::is_empty) {
         co.saltenv = Some("base".into());
     }
-    let req = match request(m, &co) {
-        Ok(r) => r,
-        Err(e) => return Err(e),
-    };
+    let req = request(m, &co)?;
     let saltenv = co.saltenv.clone().unwrap_or_else(|| "base".into());
     let r = m.render_sls(&req, &saltenv, &split_input(&mods));
     let mut errors = r.errors;
