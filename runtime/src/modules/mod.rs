@@ -22,6 +22,7 @@ mod hiera;
 mod match_;
 mod params;
 mod pillar;
+mod saltutil;
 mod slsutil;
 mod state;
 mod state_run;
@@ -49,6 +50,7 @@ pub static MODULES: &[Module] = &[
     Module::new("hiera", hiera::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
+    Module::new("saltutil", saltutil::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
     Module::new("state", state_run::FUNCTIONS),

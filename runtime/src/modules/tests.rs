@@ -16,6 +16,7 @@ fn minion() -> Minion {
         pillar: fx.pillar.as_map().cloned().unwrap_or_default(),
         source: Default::default(),
         functions: functions(),
+        jobs: Default::default(),
     }
 }
 
@@ -81,13 +82,13 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     assert_eq!(
         modules,
         json!([
-            "config", "defaults", "grains", "hiera", "match", "pillar", "slsutil", "state", "sys",
-            "test"
+            "config", "defaults", "grains", "hiera", "match", "pillar", "saltutil", "slsutil",
+            "state", "sys", "test"
         ])
     );
     assert_eq!(
         run(&mut m, "sys.list_modules", &["s*"]).unwrap(),
-        json!(["slsutil", "state", "sys"])
+        json!(["saltutil", "slsutil", "state", "sys"])
     );
     let all_names: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
     assert_eq!(
@@ -445,4 +446,29 @@ fn managed_file_templates_call_the_registry() {
         std::fs::read_to_string(&target).unwrap_or_default(),
         "web on Debian\n"
     );
+}
+
+#[test]
+fn saltutil_jobs_outside_the_daemon_see_no_other_job() {
+    let mut m = minion();
+    assert_eq!(run(&mut m, "saltutil.running", &[]).unwrap(), json!([]));
+    assert_eq!(
+        run(&mut m, "saltutil.find_job", &["20240102030405123456"]).unwrap(),
+        json!({})
+    );
+    assert_eq!(
+        run(&mut m, "saltutil.kill_job", &["20240102030405123456"]).unwrap(),
+        json!("")
+    );
+    assert_eq!(
+        run(
+            &mut m,
+            "saltutil.signal_job",
+            &["20240102030405123456", "15"]
+        )
+        .unwrap(),
+        json!("")
+    );
+    assert!(run(&mut m, "saltutil.find_job", &[]).is_err());
+    assert!(run(&mut m, "saltutil.signal_job", &["1", "x"]).is_err());
 }
