@@ -37,6 +37,9 @@ pub struct Minion {
     pub source: CompileSource,
     /// What `salt[...]` calls in templates rendered for this minion.
     pub functions: Functions,
+    /// The jobs the daemon runs besides this call (none under
+    /// `brine-call`).
+    pub jobs: crate::jobs::Jobs,
 }
 
 /// Who reads the trees for this minion.
@@ -163,6 +166,7 @@ impl Minion {
             pillar: Map::new(),
             source: CompileSource::Local,
             functions,
+            jobs: Default::default(),
         };
         Ok((minion, loaded.warnings))
     }
@@ -407,6 +411,7 @@ mod tests {
             pillar: map(json!({"old": 1, "shared": {"a": 1}, "_errors": ["stale"]})),
             source: CompileSource::Master(fake.clone()),
             functions: Functions::default(),
+            jobs: Default::default(),
         };
         (m, fake)
     }

@@ -8,6 +8,7 @@
 //!
 //! - [`grains`]: the core grains collected from the system.
 //! - [`exec`]: running commands (Salt's `cmd.run` plumbing).
+//! - [`jobs`]: the jobs the minion runs, as `saltutil.running` sees them.
 //! - [`accounts`]: looking up users and groups.
 //! - [`sys`]: the few C-library calls no crate wraps (the only `unsafe`).
 //!
@@ -18,6 +19,7 @@ pub mod accounts;
 pub mod context;
 pub mod exec;
 pub mod grains;
+pub mod jobs;
 pub mod modules;
 pub mod path;
 pub mod state;

@@ -127,6 +127,11 @@ pub struct MasterProc {
 }
 
 impl MasterProc {
+    /// Own a started daemon (stopped by PID on drop).
+    pub fn of(child: Child) -> MasterProc {
+        MasterProc { child: Some(child) }
+    }
+
     /// The master's process id while it runs.
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)

@@ -10,7 +10,7 @@
 use brine_core::args::parse_input;
 use brine_core::output::{self, OutputOptions};
 use brine_core::{Map, Value};
-use brine_master::daemon::client::Client;
+use brine_master::daemon::client::{Client, GATHER_JOB_TIMEOUT};
 use brine_master::daemon::MasterConfig;
 use brine_protocol::messages::MinionReturn;
 use std::collections::HashSet;
@@ -244,7 +244,7 @@ async fn run(cli: &Cli) -> i32 {
     let call = parse_input(&cli.args);
     let published = client
         .publish(
-            Value::Str(cli.target.clone()),
+            target_value(&cli.target, &cli.tgt_type),
             &cli.tgt_type,
             &cli.function,
             call.args,
@@ -305,7 +305,10 @@ async fn run(cli: &Cli) -> i32 {
                 .filter(|id| !shown.contains(**id))
                 .map(|id| id.to_string())
                 .collect();
-            if still_running(&mut client, &published.jid, &missing).await {
+            if client
+                .still_running(&published.jid, &missing, GATHER_JOB_TIMEOUT)
+                .await
+            {
                 deadline = Instant::now() + Duration::from_secs(timeout);
                 continue;
             }
@@ -385,52 +388,26 @@ async fn run(cli: &Cli) -> i32 {
     code
 }
 
-/// Salt's `gather_job_timeout` default: how long `saltutil.find_job` may
-/// take to answer.
-const GATHER_JOB_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Ask `missing` minions whether they still run `jid` (Salt's
-/// `saltutil.find_job`): true when one answers with the job's details (a
-/// non-empty mapping).
-async fn still_running(client: &mut Client, jid: &str, missing: &[String]) -> bool {
-    if missing.is_empty() {
-        return false;
+/// The target as Salt's CLI publishes it: a `-L` target is a list of ids
+/// (split at commas, spaces removed; without a comma, at whitespace), kept
+/// as a list in the job cache; any other is the expression string.
+fn target_value(target: &str, tgt_type: &str) -> Value {
+    if tgt_type != "list" {
+        return Value::Str(target.to_string());
     }
-    let tgt = Value::List(missing.iter().cloned().map(Value::Str).collect());
-    let find = client
-        .publish(
-            tgt,
-            "list",
-            "saltutil.find_job",
-            vec![Value::Str(jid.to_string())],
-            Map::new(),
-            GATHER_JOB_TIMEOUT.as_secs(),
-        )
-        .await;
-    let Ok(find) = find else {
-        return false;
+    let ids: Vec<Value> = if target.contains(',') {
+        target
+            .replace(' ', "")
+            .split(',')
+            .map(|s| Value::Str(s.to_string()))
+            .collect()
+    } else {
+        target
+            .split_whitespace()
+            .map(|s| Value::Str(s.to_string()))
+            .collect()
     };
-    if find.minions.is_empty() {
-        return false;
-    }
-    let deadline = Instant::now() + GATHER_JOB_TIMEOUT;
-    loop {
-        if let Ok(r) = client.returns(&find.jid).await {
-            if r.returns
-                .values()
-                .any(|v| matches!(&v.ret, Value::Map(m) if !m.is_empty()))
-            {
-                return true;
-            }
-            if r.missing.is_empty() || Instant::now() >= deadline {
-                return false;
-            }
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    Value::List(ids)
 }
 
 /// `--static` with another outputter: each minion's part rendered in turn.
@@ -482,6 +459,15 @@ mod tests {
         assert_eq!(c.out.as_deref(), Some("json"));
         assert_eq!(c.timeout, Some(60));
         assert_eq!(c.target, "minion1");
+        assert_eq!(
+            target_value("web1, db1", "list"),
+            Value::List(vec!["web1".into(), "db1".into()])
+        );
+        assert_eq!(
+            target_value("web1 db1", "list"),
+            Value::List(vec!["web1".into(), "db1".into()])
+        );
+        assert_eq!(target_value("web1,db1", "glob"), Value::from("web1,db1"));
         assert_eq!(c.function, "state.apply");
         assert_eq!(c.args, v(&["web", "pillarenv=testing"]));
         assert_eq!(c.tgt_type, "glob");

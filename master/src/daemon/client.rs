@@ -4,13 +4,16 @@
 
 use super::config::MasterConfig;
 use crate::keys::{KeyStore, ROOT_TOKEN_FILE};
+use brine_core::{Map, Value};
 use brine_protocol::crypto::{KeyPair, PublicKeys};
+use brine_protocol::messages::MinionReturn;
 use brine_protocol::messages::{
     CliPublish, ErrorReply, GetReturns, PublishReply, ReplyBody, Request, RequestBody, ReturnsReply,
 };
 use brine_protocol::transport::{call, connect_dealer, Limited, Limits, TransportError};
+use indexmap::IndexMap;
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use zeromq::DealerSocket;
 
 #[derive(Debug, thiserror::Error)]
@@ -139,11 +142,11 @@ impl Client {
     #[allow(clippy::too_many_arguments)]
     pub async fn publish(
         &mut self,
-        tgt: brine_core::Value,
+        tgt: Value,
         tgt_type: &str,
         fun: &str,
-        arg: Vec<brine_core::Value>,
-        kwarg: brine_core::Map,
+        arg: Vec<Value>,
+        kwarg: Map,
         timeout: u64,
     ) -> Result<PublishReply, ClientError> {
         let body = RequestBody::Publish(CliPublish {
@@ -178,4 +181,122 @@ impl Client {
             _ => Err(ClientError::Unexpected),
         }
     }
+
+    /// Ask `missing` minions whether they still run `jid` (Salt's
+    /// `saltutil.find_job`, given `gather` to answer): true when one
+    /// answers with the job's details (a non-empty mapping).
+    pub async fn still_running(&mut self, jid: &str, missing: &[String], gather: Duration) -> bool {
+        if missing.is_empty() {
+            return false;
+        }
+        let tgt = Value::List(missing.iter().cloned().map(Value::Str).collect());
+        let find = self
+            .publish(
+                tgt,
+                "list",
+                "saltutil.find_job",
+                vec![Value::Str(jid.to_string())],
+                Map::new(),
+                gather.as_secs(),
+            )
+            .await;
+        let Ok(find) = find else {
+            return false;
+        };
+        if find.minions.is_empty() {
+            return false;
+        }
+        let deadline = Instant::now() + gather;
+        loop {
+            if let Ok(r) = self.returns(&find.jid).await {
+                if r.returns
+                    .values()
+                    .any(|v| matches!(&v.ret, Value::Map(m) if !m.is_empty()))
+                {
+                    return true;
+                }
+                if r.missing.is_empty() || Instant::now() >= deadline {
+                    return false;
+                }
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Salt's `LocalClient.cmd`: publish, then wait for the returns; a
+    /// minion late after `timeout` seconds is asked whether it still runs
+    /// the job ([`Client::still_running`]) and waited for again while it
+    /// does. The answer holds the returns that came, in arrival order.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn cmd(
+        &mut self,
+        tgt: Value,
+        tgt_type: &str,
+        fun: &str,
+        arg: Vec<Value>,
+        kwarg: Map,
+        timeout: u64,
+        gather: Duration,
+    ) -> Result<Gathered, ClientError> {
+        let published = self
+            .publish(tgt, tgt_type, fun, arg, kwarg, timeout)
+            .await?;
+        let mut returns: IndexMap<String, MinionReturn> = IndexMap::new();
+        if published.minions.is_empty() {
+            return Ok(Gathered {
+                jid: published.jid,
+                minions: published.minions,
+                returns,
+            });
+        }
+        let mut deadline = Instant::now() + Duration::from_secs(timeout);
+        let mut pause = Duration::from_millis(20);
+        loop {
+            if let Ok(r) = self.returns(&published.jid).await {
+                for (id, ret) in r.returns {
+                    returns.entry(id).or_insert(ret);
+                }
+            }
+            let missing: Vec<String> = published
+                .minions
+                .iter()
+                .filter(|id| !returns.contains_key(*id))
+                .cloned()
+                .collect();
+            if missing.is_empty() {
+                break;
+            }
+            if Instant::now() >= deadline {
+                if self.still_running(&published.jid, &missing, gather).await {
+                    deadline = Instant::now() + Duration::from_secs(timeout);
+                    continue;
+                }
+                break;
+            }
+            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
+            pause = (pause * 2).min(Duration::from_millis(200));
+        }
+        Ok(Gathered {
+            jid: published.jid,
+            minions: published.minions,
+            returns,
+        })
+    }
+}
+
+/// Salt's `gather_job_timeout` default: how long `saltutil.find_job` may
+/// take to answer.
+pub const GATHER_JOB_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What [`Client::cmd`] gathered.
+#[derive(Debug, Clone)]
+pub struct Gathered {
+    pub jid: String,
+    /// The minions the master expected to answer.
+    pub minions: Vec<String>,
+    /// The returns that came, in arrival order.
+    pub returns: IndexMap<String, MinionReturn>,
 }

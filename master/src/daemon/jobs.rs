@@ -498,13 +498,14 @@ pub fn format_jid_instance(job: &Job) -> Map {
         kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
         arguments.push(Value::Map(kw));
     }
+    // Salt's key order (its JSON output keeps it).
     let mut m = Map::new();
-    m.insert("Arguments".into(), Value::List(arguments));
     m.insert("Function".into(), Value::Str(job.fun.clone()));
-    m.insert("StartTime".into(), Value::Str(jid_to_time(&job.jid)));
+    m.insert("Arguments".into(), Value::List(arguments));
     m.insert("Target".into(), job.tgt.clone());
     m.insert("Target-type".into(), Value::Str(job.tgt_type.clone()));
     m.insert("User".into(), Value::Str(job.user.clone()));
+    m.insert("StartTime".into(), Value::Str(jid_to_time(&job.jid)));
     m
 }
 

@@ -18,6 +18,7 @@ use brine_protocol::messages::{
 };
 use brine_protocol::transport::{self, TransportError};
 use brine_runtime::context::Minion;
+use brine_runtime::jobs::Jobs;
 use brine_runtime::modules::{self, CallError, Return};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -346,8 +347,24 @@ async fn run_job(
         return;
     };
     tracing::info!("{}: running {} (jid {})", ident.id(), publ.fun, publ.jid);
-    let running = Running::start(&ident, &publ);
-    let outcome = execute(&shared, &ident, &publ, pillar_part).await;
+    let Some(running) = Running::start(&ident, &publ) else {
+        tracing::warn!(
+            "{}: job {} dropped: too many jobs run",
+            ident.id(),
+            publ.jid
+        );
+        return;
+    };
+    // A signal (`saltutil.kill_job`) cancels the job: like a killed Salt
+    // job it returns nothing. A function on a blocking thread cannot be
+    // stopped mid-way; it runs on and what it returns is dropped.
+    let outcome = tokio::select! {
+        o = execute(&shared, &ident, &publ, pillar_part) => o,
+        _ = running.cancel.notified() => {
+            tracing::info!("{}: job {} ({}) was stopped", ident.id(), publ.jid, publ.fun);
+            return;
+        }
+    };
     let ret = job_return(&publ, ident.id(), outcome);
     // Still "running" until the return is on disk: a stop waits for that.
     let queued = returns::queue(&ident, ret);
@@ -380,38 +397,32 @@ pub fn cut_short(id: &str, proc_data: &Map, grace: Duration) -> JobReturn {
 }
 
 /// A job's entry in the identity's running jobs, removed on drop (Salt's
-/// proc file).
+/// proc file); `cancel` is notified when a signal stops the job.
 struct Running<'a> {
     ident: &'a Identity,
     jid: String,
+    cancel: Arc<tokio::sync::Notify>,
 }
 
 impl<'a> Running<'a> {
-    fn start(ident: &'a Identity, publ: &Publication) -> Running<'a> {
-        let mut g = match ident.running.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        g.insert(publ.jid.clone(), proc_data(publ));
-        Running {
+    fn start(ident: &'a Identity, publ: &Publication) -> Option<Running<'a>> {
+        let cancel = ident.running.start(&publ.jid, proc_data(publ))?;
+        Some(Running {
             ident,
             jid: publ.jid.clone(),
-        }
+            cancel,
+        })
     }
 }
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        let mut g = match self.ident.running.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        g.shift_remove(&self.jid);
+        self.ident.running.finish(&self.jid);
     }
 }
 
 /// What Salt's proc file says about a running job (`saltutil.running`,
-/// `saltutil.find_job`).
+/// `saltutil.find_job`), its keys in Salt's order.
 fn proc_data(publ: &Publication) -> Map {
     let user = if is_root() {
         "root".to_string()
@@ -419,12 +430,12 @@ fn proc_data(publ: &Publication) -> Map {
         std::env::var("USER").unwrap_or_default()
     };
     let mut m = Map::new();
-    m.insert("arg".into(), Value::List(fun_args(publ)));
+    m.insert("pid".into(), super::running::pid_value());
     m.insert("fun".into(), Value::Str(publ.fun.clone()));
-    m.insert("jid".into(), Value::Str(publ.jid.clone()));
-    m.insert("pid".into(), Value::Int(i64::from(std::process::id())));
-    m.insert("ret".into(), Value::Str(String::new()));
+    m.insert("arg".into(), Value::List(fun_args(publ)));
     m.insert("tgt".into(), publ.tgt.clone());
+    m.insert("jid".into(), Value::Str(publ.jid.clone()));
+    m.insert("ret".into(), Value::Str(String::new()));
     m.insert("tgt_type".into(), Value::Str(publ.tgt_type.clone()));
     m.insert("user".into(), Value::Str(user));
     m
@@ -435,41 +446,6 @@ fn is_root() -> bool {
     brine_runtime::accounts::is_root()
 }
 
-/// `saltutil.running`: the running jobs; `saltutil.find_job JID`: one of
-/// them, `{}` when it is not running.
-fn running_jobs(ident: &Identity, fun: &str, a: CallArgs) -> Result<Return, CallError> {
-    let mut a = a;
-    let jobs: Vec<Map> = match ident.running.lock() {
-        Ok(g) => g.values().cloned().collect(),
-        Err(p) => p.into_inner().values().cloned().collect(),
-    };
-    if fun == "saltutil.running" {
-        if let Some(k) = a.kwargs.keys().next() {
-            return Err(CallError::InvalidArguments(format!(
-                "running() got an unexpected keyword argument '{k}'"
-            )));
-        }
-        return Ok(Return::from(Value::List(
-            jobs.into_iter().map(Value::Map).collect(),
-        )));
-    }
-    let jid = a
-        .kwargs
-        .shift_remove("jid")
-        .or_else(|| (!a.args.is_empty()).then(|| a.args.remove(0)))
-        .ok_or_else(|| {
-            CallError::InvalidArguments(
-                "find_job() missing 1 required positional argument: 'jid'".into(),
-            )
-        })?
-        .to_python_str();
-    Ok(Return::from(Value::Map(
-        jobs.into_iter()
-            .find(|j| j.get("jid").and_then(Value::as_str) == Some(jid.as_str()))
-            .unwrap_or_default(),
-    )))
-}
-
 /// What running a function came to.
 pub enum Outcome {
     Done(Result<Return, CallError>),
@@ -478,8 +454,8 @@ pub enum Outcome {
 }
 
 /// Run the job's function on a snapshot of the minion, on a blocking
-/// thread; `saltutil.refresh_pillar`, `saltutil.running`/`find_job` and
-/// `test.sleep` are the daemon's own.
+/// thread (seeing the identity's other running jobs);
+/// `saltutil.refresh_pillar` and `test.sleep` are the daemon's own.
 async fn execute(
     shared: &Arc<Shared>,
     ident: &Arc<Identity>,
@@ -499,15 +475,14 @@ async fn execute(
             return Outcome::Done(refresh_pillar(shared, ident, args).await)
         }
         "test.sleep" => return Outcome::Done(sleep(args).await),
-        "saltutil.running" | "saltutil.find_job" => {
-            return Outcome::Done(running_jobs(ident, &publ.fun, args))
-        }
         _ => {}
     }
     let snapshot = ident.snapshot();
     let fun = publ.fun.clone();
+    let jobs = Jobs::new(ident.running.clone(), Some(publ.jid.clone()));
     let task = tokio::task::spawn_blocking(move || {
         let mut m = (*snapshot).clone();
+        m.jobs = jobs;
         modules::call(&mut m, &fun, args)
     });
     match task.await {
@@ -699,6 +674,7 @@ mod tests {
             pillar: map(pillar),
             source: Default::default(),
             functions: Default::default(),
+            jobs: Default::default(),
         }
     }
 
@@ -883,25 +859,64 @@ mod tests {
         let mut p = publication("web1".into(), "glob");
         p.fun = "test.sleep".into();
         p.arg = vec![Value::Int(30)];
-        let find = |jid: &str| {
-            running_jobs(
-                &ident,
-                "saltutil.find_job",
+        // The registry's saltutil functions, as another job (jid "other")
+        // sees the table.
+        let call = |fun: &str, args: Vec<Value>| {
+            let mut m = base.clone();
+            m.jobs = Jobs::new(ident.running.clone(), Some("other".into()));
+            modules::call(
+                &mut m,
+                fun,
                 CallArgs {
-                    args: vec![Value::from(jid)],
+                    args,
                     kwargs: Map::new(),
                 },
             )
             .unwrap()
             .value
         };
-        let job = Running::start(&ident, &p);
+        let find = |jid: &str| call("saltutil.find_job", vec![Value::from(jid)]);
+        let job = Running::start(&ident, &p).expect("room");
         let got = find(&p.jid);
+        let keys: Vec<&str> = got.as_map().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            ["pid", "fun", "arg", "tgt", "jid", "ret", "tgt_type", "user"]
+        );
         assert_eq!(got.get("fun"), Some(&Value::from("test.sleep")));
         assert_eq!(got.get("arg"), Some(&Value::List(vec![Value::Int(30)])));
         assert_eq!(got.get("tgt_type"), Some(&Value::from("glob")));
         assert_eq!(got.get("ret"), Some(&Value::from("")));
         assert_eq!(find("nope"), Value::new_map());
+        let running = call("saltutil.running", vec![]);
+        assert_eq!(running, Value::List(vec![got.clone()]));
+        // The job itself does not list itself.
+        let mut own = base.clone();
+        own.jobs = Jobs::new(ident.running.clone(), Some(p.jid.clone()));
+        let r = modules::call(&mut own, "saltutil.running", CallArgs::default()).unwrap();
+        assert_eq!(r.value, Value::List(vec![]));
+        // SIGCONT: answered, the job runs on; SIGTERM: it is cancelled.
+        let pid = std::process::id();
+        assert_eq!(
+            call(
+                "saltutil.signal_job",
+                vec![Value::from(p.jid.as_str()), Value::Int(18)]
+            ),
+            Value::Str(format!("Signal 18 sent to job {} at pid {pid}", p.jid))
+        );
+        assert_eq!(find(&p.jid).as_map().map(|m| m.len()), Some(8));
+        assert_eq!(
+            call("saltutil.term_job", vec![Value::from(p.jid.as_str())]),
+            Value::Str(format!("Signal 15 sent to job {} at pid {pid}", p.jid))
+        );
+        tokio::time::timeout(Duration::from_secs(1), job.cancel.notified())
+            .await
+            .expect("cancelled");
+        assert_eq!(find(&p.jid), Value::new_map());
+        assert_eq!(
+            call("saltutil.kill_job", vec![Value::from(p.jid.as_str())]),
+            Value::from("")
+        );
         drop(job);
         assert_eq!(find(&p.jid), Value::new_map());
     }

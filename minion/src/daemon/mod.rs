@@ -28,6 +28,7 @@ pub mod link;
 pub mod pillar;
 pub mod remote;
 pub mod returns;
+pub mod running;
 pub mod swarm;
 #[cfg(test)]
 pub(crate) mod testutil;
@@ -383,8 +384,8 @@ pub struct Identity {
     pub minion: RwLock<Arc<Minion>>,
     pub standing: watch::Sender<Standing>,
     pub returns: returns::ReturnQueue,
-    /// Jobs running now (Salt's proc files): `saltutil.find_job` data.
-    pub running: Mutex<indexmap::IndexMap<String, brine_core::Map>>,
+    /// Jobs running now (Salt's proc files): `saltutil.running` data.
+    pub running: Arc<running::RunningTable>,
 }
 
 impl Identity {
@@ -641,7 +642,7 @@ pub fn make_identity(
         cachedir: cachedir.to_path_buf(),
         minion: RwLock::new(Arc::new(minion)),
         standing,
-        running: Mutex::new(Default::default()),
+        running: Default::default(),
     }))
 }
 
@@ -717,10 +718,7 @@ async fn drain(shared: &Shared) {
         shared
             .identities
             .iter()
-            .map(|i| match i.running.lock() {
-                Ok(g) => g.len(),
-                Err(p) => p.into_inner().len(),
-            })
+            .map(|i| i.running.len())
             .sum::<usize>()
     };
     if busy() == 0 {
@@ -737,11 +735,7 @@ async fn drain(shared: &Shared) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     for ident in &shared.identities {
-        let running: Vec<brine_core::Map> = match ident.running.lock() {
-            Ok(g) => g.values().cloned().collect(),
-            Err(p) => p.into_inner().values().cloned().collect(),
-        };
-        for proc_data in running {
+        for proc_data in ident.running.snapshot() {
             let ret = jobs::cut_short(ident.id(), &proc_data, grace);
             tracing::warn!(
                 "{}: job {} ({}) still running at stop; an error return is queued for the master",

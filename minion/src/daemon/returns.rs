@@ -473,6 +473,7 @@ mod tests {
             pillar: Default::default(),
             source: Default::default(),
             functions: Default::default(),
+            jobs: Default::default(),
         };
         let ident = crate::daemon::make_identity(
             &link,

@@ -102,6 +102,7 @@ mod tests {
             pillar: Map::new(),
             source: Default::default(),
             functions: crate::modules::functions(),
+            jobs: Default::default(),
         }
     }
 

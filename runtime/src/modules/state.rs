@@ -375,6 +375,7 @@ mod tests {
                 .unwrap_or_default(),
             source: Default::default(),
             functions: super::super::functions(),
+            jobs: Default::default(),
         }
     }
 

@@ -16,6 +16,7 @@ fn minion() -> Minion {
         pillar: fx.pillar.as_map().cloned().unwrap_or_default(),
         source: Default::default(),
         functions: functions(),
+        jobs: Default::default(),
     }
 }
 
@@ -82,12 +83,12 @@ fn sys_answers_from_the_table_in_salts_shapes() {
         modules,
         json!([
             "cmd", "config", "cp", "defaults", "file", "grains", "hiera", "log", "match", "mine",
-            "pillar", "slsutil", "state", "status", "sys", "test", "user"
+            "pillar", "saltutil", "slsutil", "state", "status", "sys", "test", "user"
         ])
     );
     assert_eq!(
         run(&mut m, "sys.list_modules", &["s*"]).unwrap(),
-        json!(["slsutil", "state", "status", "sys"])
+        json!(["saltutil", "slsutil", "state", "status", "sys"])
     );
     let all_names: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
     assert_eq!(
@@ -506,4 +507,29 @@ fn file_path_functions_answer_as_python() {
     );
     assert_eq!(run(&mut m, "log.debug", &["hello"]).unwrap(), json!(true));
     assert_eq!(run(&mut m, "mine.get", &["*", "x.y"]).unwrap(), json!({}));
+}
+
+#[test]
+fn saltutil_jobs_outside_the_daemon_see_no_other_job() {
+    let mut m = minion();
+    assert_eq!(run(&mut m, "saltutil.running", &[]).unwrap(), json!([]));
+    assert_eq!(
+        run(&mut m, "saltutil.find_job", &["20240102030405123456"]).unwrap(),
+        json!({})
+    );
+    assert_eq!(
+        run(&mut m, "saltutil.kill_job", &["20240102030405123456"]).unwrap(),
+        json!("")
+    );
+    assert_eq!(
+        run(
+            &mut m,
+            "saltutil.signal_job",
+            &["20240102030405123456", "15"]
+        )
+        .unwrap(),
+        json!("")
+    );
+    assert!(run(&mut m, "saltutil.find_job", &[]).is_err());
+    assert!(run(&mut m, "saltutil.signal_job", &["1", "x"]).is_err());
 }

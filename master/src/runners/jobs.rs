@@ -1,0 +1,321 @@
+//! Salt's `jobs` runner: jobs as the job cache has them (`list_jobs`,
+//! `lookup_jid`, `list_job`, `print_job`, `exit_success`) and as the
+//! minions report them running (`active`).
+
+use super::{Answer, RunnerError};
+use crate::daemon::client::{Client, GATHER_JOB_TIMEOUT};
+use crate::daemon::jobs::{format_jid_instance, jid_to_time, JobCache};
+use crate::daemon::MasterConfig;
+use brine_core::{Map, Value};
+use std::time::Duration;
+
+/// Salt's `jobs.list_jobs`: jid → the job's description.
+pub fn list_jobs(jobs: &JobCache) -> Result<Answer, RunnerError> {
+    let mut out = Map::new();
+    for job in jobs.jobs()? {
+        out.insert(job.jid.clone(), Value::Map(format_jid_instance(&job)));
+    }
+    Ok(Answer::data(Value::Map(out)))
+}
+
+/// Salt's `jobs.lookup_jid`: minion → return, printed with the outputter
+/// of the returns (`highstate` for state runs).
+pub fn lookup_jid(
+    jobs: &JobCache,
+    jid: &str,
+    returned: bool,
+    missing: bool,
+) -> Result<Answer, RunnerError> {
+    let returns = jobs.returns(jid)?;
+    let mut out = Map::new();
+    if returned {
+        for (id, r) in &returns {
+            out.insert(id.clone(), r.ret.clone());
+        }
+    }
+    if missing {
+        for id in jobs.expected(jid)? {
+            if !returns.contains_key(&id) {
+                out.insert(id, Value::Str("Minion did not return".into()));
+            }
+        }
+    }
+    Ok(Answer {
+        data: Value::Map(out),
+        outputter: returns.values().next().and_then(|r| r.out.clone()),
+    })
+}
+
+/// The job as Salt's `jobs` runner describes it from the cache: its
+/// publication, the minions it went to (`Minions`, sorted, when any) and
+/// `StartTime`; an unknown jid is Salt's `Error`.
+fn describe(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
+    let Some(job) = jobs.job(jid)? else {
+        let mut m = Map::new();
+        m.insert(
+            "Error".into(),
+            Value::from("Cannot contact returner or no job with this jid"),
+        );
+        m.insert("StartTime".into(), Value::Str(jid_to_time(jid)));
+        return Ok(m);
+    };
+    let mut m = format_jid_instance(&job);
+    let start = m.shift_remove("StartTime");
+    let minions = jobs.expected(jid)?;
+    if !minions.is_empty() {
+        m.insert(
+            "Minions".into(),
+            Value::List(minions.into_iter().map(Value::Str).collect()),
+        );
+    }
+    if let Some(s) = start {
+        m.insert("StartTime".into(), s);
+    }
+    Ok(m)
+}
+
+/// Salt's `get_jid` of the local job cache: minion → `return`, `retcode`,
+/// `success` (and `out` when the minion named its outputter).
+fn results(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
+    let mut out = Map::new();
+    for (id, r) in jobs.returns(jid)? {
+        let mut m = Map::new();
+        m.insert("return".into(), r.ret);
+        m.insert("retcode".into(), Value::Int(r.retcode));
+        m.insert("success".into(), Value::Bool(r.success));
+        if let Some(o) = r.out {
+            m.insert("out".into(), Value::Str(o));
+        }
+        out.insert(id, Value::Map(m));
+    }
+    Ok(out)
+}
+
+/// Salt's `jobs.list_job`: `jid`, the job's description, `Result`.
+pub fn list_job(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
+    let mut m = Map::new();
+    m.insert("jid".into(), Value::Str(jid.to_string()));
+    m.extend(describe(jobs, jid)?);
+    m.insert("Result".into(), Value::Map(results(jobs, jid)?));
+    Ok(Value::Map(m))
+}
+
+/// Salt's `jobs.print_job`: jid → the job's description and `Result`.
+pub fn print_job(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
+    let mut m = describe(jobs, jid)?;
+    m.insert("Result".into(), Value::Map(results(jobs, jid)?));
+    let mut out = Map::new();
+    out.insert(jid.to_string(), Value::Map(m));
+    Ok(Value::Map(out))
+}
+
+/// Salt's `jobs.exit_success`: minion → whether it returned something
+/// true (the minions the job went to first, then any other that returned).
+pub fn exit_success(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
+    let minions = if jobs.job(jid)?.is_some() {
+        jobs.expected(jid)?
+    } else {
+        Vec::new()
+    };
+    let returns = jobs.returns(jid)?;
+    let mut out = Map::new();
+    for id in minions {
+        let ok = returns.get(&id).is_some_and(|r| r.ret.is_truthy());
+        out.insert(id, Value::Bool(ok));
+    }
+    for (id, r) in returns {
+        if r.ret.is_truthy() {
+            out.insert(id, Value::Bool(true));
+        }
+    }
+    Ok(Value::Map(out))
+}
+
+/// Salt's `jobs.active`: `saltutil.running` asked of every minion, each
+/// job described once with the minions running it (`Running`: minion →
+/// pid) and those that already returned it (`Returned`).
+pub async fn active(
+    client: &mut Client,
+    jobs: &JobCache,
+    config: &MasterConfig,
+) -> Result<Answer, RunnerError> {
+    let gathered = client
+        .cmd(
+            Value::from("*"),
+            "glob",
+            "saltutil.running",
+            Vec::new(),
+            Map::new(),
+            config.timeout,
+            gather_job_timeout(config),
+        )
+        .await?;
+    let mut out = Map::new();
+    for (minion, r) in &gathered.returns {
+        let Value::List(running) = &r.ret else {
+            continue;
+        };
+        for job in running.iter().filter_map(Value::as_map) {
+            let Some(jid) = job.get("jid").map(Value::to_python_str) else {
+                continue;
+            };
+            let pid = job.get("pid").cloned().unwrap_or(Value::Null);
+            let mut entry = Map::new();
+            entry.insert(minion.clone(), pid);
+            match out.get_mut(&jid) {
+                Some(Value::Map(m)) => {
+                    if let Some(Value::List(l)) = m.get_mut("Running") {
+                        l.push(Value::Map(entry));
+                    }
+                }
+                _ => {
+                    let mut m = describe_running(&jid, job);
+                    m.insert("Running".into(), Value::List(vec![Value::Map(entry)]));
+                    m.insert("Returned".into(), Value::List(Vec::new()));
+                    out.insert(jid, Value::Map(m));
+                }
+            }
+        }
+    }
+    for (jid, v) in out.iter_mut() {
+        let returned = jobs.returns(jid)?;
+        if let Some(Value::List(l)) = v.as_map_mut().and_then(|m| m.get_mut("Returned")) {
+            for id in returned.keys() {
+                let id = Value::Str(id.clone());
+                if !l.contains(&id) {
+                    l.push(id);
+                }
+            }
+        }
+    }
+    Ok(Answer::data(Value::Map(out)))
+}
+
+/// A running job's proc data as Salt's `_format_jid_instance` shows it.
+fn describe_running(jid: &str, job: &Map) -> Map {
+    let text = |k: &str, default: &str| job.get(k).cloned().unwrap_or_else(|| Value::from(default));
+    let mut m = Map::new();
+    m.insert("Function".into(), text("fun", "unknown-function"));
+    m.insert(
+        "Arguments".into(),
+        match job.get("arg") {
+            Some(Value::List(l)) => Value::List(l.clone()),
+            _ => Value::List(Vec::new()),
+        },
+    );
+    m.insert("Target".into(), text("tgt", "unknown-target"));
+    m.insert("Target-type".into(), text("tgt_type", "list"));
+    m.insert("User".into(), text("user", "root"));
+    if let Some(md) = job.get("metadata") {
+        m.insert("Metadata".into(), md.clone());
+    }
+    m.insert("StartTime".into(), Value::Str(jid_to_time(jid)));
+    m
+}
+
+/// The master's `gather_job_timeout` (Salt's default: 10 seconds).
+pub fn gather_job_timeout(config: &MasterConfig) -> Duration {
+    config
+        .opts
+        .get("gather_job_timeout")
+        .and_then(super::seconds)
+        .map(Duration::from_secs)
+        .unwrap_or(GATHER_JOB_TIMEOUT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::jobs::Job;
+    use brine_protocol::messages::JobReturn;
+
+    #[test]
+    fn the_job_cache_in_salts_shapes() {
+        let td = tempfile::tempdir().unwrap();
+        let jobs = JobCache::open(&td.path().join("j.sqlite")).unwrap();
+        let jid = "20240102030405123456";
+        jobs.add_job(
+            &Job {
+                jid: jid.into(),
+                fun: "test.ping".into(),
+                arg: vec![],
+                kwarg: Map::new(),
+                tgt: Value::List(vec!["b".into(), "a".into()]),
+                tgt_type: "list".into(),
+                user: "root".into(),
+                start_ms: 1,
+            },
+            &["a".into(), "b".into()],
+        )
+        .unwrap();
+        jobs.add_return(
+            &JobReturn {
+                jid: jid.into(),
+                id: "a".into(),
+                fun: "test.ping".into(),
+                fun_args: vec![],
+                ret: Value::Bool(true),
+                retcode: 0,
+                success: true,
+                out: None,
+            },
+            2,
+        )
+        .unwrap();
+        let l = list_jobs(&jobs).unwrap();
+        assert_eq!(
+            l.data.to_json().to_string(),
+            serde_json::json!({jid: {"Function": "test.ping", "Arguments": [],
+                "Target": ["b", "a"], "Target-type": "list", "User": "root",
+                "StartTime": "2024, Jan 02 03:04:05.123456"}})
+            .to_string()
+        );
+        let a = lookup_jid(&jobs, jid, true, true).unwrap();
+        assert_eq!(
+            a.data.to_json(),
+            serde_json::json!({"a": true, "b": "Minion did not return"})
+        );
+        assert!(a.outputter.is_none());
+        let job = list_job(&jobs, jid).unwrap();
+        let keys: Vec<&str> = job.as_map().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "jid",
+                "Function",
+                "Arguments",
+                "Target",
+                "Target-type",
+                "User",
+                "Minions",
+                "StartTime",
+                "Result"
+            ]
+        );
+        assert_eq!(
+            job.get("Result").unwrap().to_json(),
+            serde_json::json!({"a": {"return": true, "retcode": 0, "success": true}})
+        );
+        let printed = print_job(&jobs, jid).unwrap();
+        assert_eq!(
+            printed.get(jid).unwrap().get("Minions").unwrap().to_json(),
+            serde_json::json!(["a", "b"])
+        );
+        assert_eq!(
+            exit_success(&jobs, jid).unwrap().to_json().to_string(),
+            serde_json::json!({"a": true, "b": false}).to_string()
+        );
+        let unknown = list_job(&jobs, "20200101000000000000").unwrap();
+        assert_eq!(
+            unknown.to_json().to_string(),
+            serde_json::json!({"jid": "20200101000000000000",
+                "Error": "Cannot contact returner or no job with this jid",
+                "StartTime": "2020, Jan 01 00:00:00.000000", "Result": {}})
+            .to_string()
+        );
+        assert_eq!(
+            exit_success(&jobs, "20200101000000000000").unwrap(),
+            Value::new_map()
+        );
+    }
+}

@@ -1,0 +1,128 @@
+//! The jobs one identity is running (Salt's proc files): what
+//! `saltutil.running` and `saltutil.find_job` list, and where
+//! `saltutil.kill_job`/`term_job`/`signal_job` reach a job. Each entry has
+//! the job's proc data and the switch that cancels it; a job is listed from
+//! the moment it starts until its return is queued (or it is cancelled).
+
+use brine_core::{Map, Value};
+use brine_runtime::jobs::{stops, RunningJobs};
+use indexmap::IndexMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::Notify;
+
+/// How many jobs one identity lists at most: the daemon's job permits
+/// bound how many run; this bounds the table should that change.
+const MAX_RUNNING: usize = 4096;
+
+struct Entry {
+    data: Map,
+    cancel: Arc<Notify>,
+}
+
+#[derive(Default)]
+pub struct RunningTable {
+    jobs: Mutex<IndexMap<String, Entry>>,
+}
+
+impl RunningTable {
+    fn lock(&self) -> MutexGuard<'_, IndexMap<String, Entry>> {
+        match self.jobs.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// List the job `jid` (its proc data); the switch is notified when the
+    /// job is to stop. `None` when the table is full.
+    pub fn start(&self, jid: &str, data: Map) -> Option<Arc<Notify>> {
+        let mut g = self.lock();
+        if g.len() >= MAX_RUNNING && !g.contains_key(jid) {
+            return None;
+        }
+        let cancel = Arc::new(Notify::new());
+        g.insert(
+            jid.to_string(),
+            Entry {
+                data,
+                cancel: cancel.clone(),
+            },
+        );
+        Some(cancel)
+    }
+
+    /// The job `jid` is over.
+    pub fn finish(&self, jid: &str) {
+        self.lock().shift_remove(jid);
+    }
+
+    /// How many jobs run.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The proc data of every running job, in start order.
+    pub fn snapshot(&self) -> Vec<Map> {
+        self.lock().values().map(|e| e.data.clone()).collect()
+    }
+}
+
+impl RunningJobs for RunningTable {
+    fn list(&self) -> Vec<Map> {
+        self.snapshot()
+    }
+
+    fn signal(&self, jid: &str, sig: i32) -> bool {
+        let mut g = self.lock();
+        let Some(entry) = g.get(jid) else {
+            return false;
+        };
+        if stops(sig) {
+            tracing::info!("job {jid} stopped by signal {sig}: it returns nothing");
+            entry.cancel.notify_one();
+            // Gone from the list at once, as a killed process's proc file
+            // is no longer read.
+            g.shift_remove(jid);
+        }
+        true
+    }
+}
+
+/// The `pid` a job's proc data names (the minion's: jobs are its tasks).
+pub fn pid_value() -> Value {
+    Value::Int(i64::from(std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(jid: &str) -> Map {
+        let mut m = Map::new();
+        m.insert("jid".into(), Value::Str(jid.into()));
+        m
+    }
+
+    #[tokio::test]
+    async fn a_stopping_signal_cancels_and_unlists_the_job() {
+        let t = RunningTable::default();
+        let cancel = t.start("1", data("1")).expect("room");
+        t.start("2", data("2")).expect("room");
+        assert_eq!(t.len(), 2);
+        // SIGCONT leaves it running.
+        assert!(t.signal("1", 18));
+        assert_eq!(t.len(), 2);
+        assert!(t.signal("1", 15));
+        assert_eq!(t.snapshot(), vec![data("2")]);
+        // The permit is stored: the job sees it even if it waits later.
+        tokio::time::timeout(std::time::Duration::from_secs(1), cancel.notified())
+            .await
+            .expect("cancelled");
+        assert!(!t.signal("1", 9));
+        t.finish("2");
+        assert!(t.is_empty());
+    }
+}
