@@ -27,6 +27,7 @@ mod match_;
 mod mine;
 mod params;
 mod pillar;
+mod pkg;
 mod saltutil;
 mod slsutil;
 mod state;
@@ -62,6 +63,7 @@ pub static MODULES: &[Module] = &[
     Module::new("match", match_::FUNCTIONS),
     Module::new("mine", mine::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
+    Module::new("pkg", pkg::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),

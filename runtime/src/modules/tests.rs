@@ -83,7 +83,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
         modules,
         json!([
             "cmd", "config", "cp", "defaults", "file", "grains", "hiera", "log", "match", "mine",
-            "pillar", "saltutil", "slsutil", "state", "status", "sys", "test", "user"
+            "pillar", "pkg", "saltutil", "slsutil", "state", "status", "sys", "test", "user"
         ])
     );
     assert_eq!(
@@ -532,4 +532,23 @@ fn saltutil_jobs_outside_the_daemon_see_no_other_job() {
     );
     assert!(run(&mut m, "saltutil.find_job", &[]).is_err());
     assert!(run(&mut m, "saltutil.signal_job", &["1", "x"]).is_err());
+}
+
+/// `pkg.version` through the dpkg provider (this project's machines are
+/// Debian): one name gives a string, several a mapping, '' when absent.
+#[test]
+fn pkg_version_answers_in_salts_shapes() {
+    let mut m = minion();
+    m.grains.insert("os_family".into(), "Debian".into());
+    assert_eq!(
+        run(&mut m, "pkg.version", &["no-such-package-x"]).unwrap(),
+        json!("")
+    );
+    let both = run(&mut m, "pkg.version", &["no-such-package-x", "dpkg"]).unwrap();
+    assert_eq!(both["no-such-package-x"], json!(""));
+    assert!(
+        both["dpkg"].as_str().is_some_and(|v| !v.is_empty()),
+        "{both}"
+    );
+    assert_eq!(run(&mut m, "pkg.version", &[]).unwrap(), json!({}));
 }

@@ -197,6 +197,16 @@ pub(crate) fn make_mutable(v: &MjValue) -> MjValue {
             ordered: true,
         });
     }
+    // A list built by an expression (`a + b` is a lazy sequence in
+    // minijinja): Python would have made a new list.
+    let built = matches!(v.kind(), ValueKind::Seq | ValueKind::Iterable)
+        && v.downcast_object_ref::<MutList>().is_none()
+        && !is_tuple(v);
+    if built {
+        if let Ok(items) = v.try_iter() {
+            return MjValue::from_object(MutList(Mutex::new(items.collect())));
+        }
+    }
     v.clone()
 }
 

@@ -146,10 +146,9 @@ fn rewrite_unified(src: &str) -> Result<Cow<'_, str>, PreprocessError> {
                     }
                     // minijinja's `do` takes a call only; Jinja2's takes any
                     // expression (`{% do d.pop(k) if k in d %}`).
-                    "do" => content
-                        .trim_start()
-                        .strip_prefix("do")
-                        .map(|expr| format!("{{%{lmod} set {DO_VARIABLE} ={expr}{rmod}%}}")),
+                    "do" => content.trim_start().strip_prefix("do").map(|expr| {
+                        format!("{{%{lmod} set {DO_VARIABLE} ={}{rmod}%}}", do_expr(expr))
+                    }),
                     "profile" => {
                         let lines = "\n".repeat(content.matches('\n').count());
                         Some(format!("{{%{lmod} if true {lines}{rmod}%}}"))
@@ -253,6 +252,27 @@ fn string_end(b: &[u8], start: usize) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// A `do` expression whose receiver is a literal or bracketed temporary
+/// (`[].append(x)`, `(a + b).extend(c)`): the temporary is made mutable,
+/// since changing it in place is harmless there (nothing else sees it), as
+/// in Jinja2.
+fn do_expr(expr: &str) -> Cow<'_, str> {
+    let lead = expr.len() - expr.trim_start().len();
+    let b = expr.as_bytes();
+    if !matches!(b.get(lead), Some(b'[' | b'{' | b'(')) {
+        return Cow::Borrowed(expr);
+    }
+    match group_end(b, lead) {
+        Some(end) if b.get(end) == Some(&b'.') => Cow::Owned(format!(
+            "{}({}|{MUTABLE_FILTER}){}",
+            &expr[..lead],
+            &expr[lead..end],
+            &expr[end..]
+        )),
+        _ => Cow::Borrowed(expr),
+    }
 }
 
 /// End (exclusive) of the bracketed group opening at `start`.

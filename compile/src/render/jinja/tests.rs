@@ -138,3 +138,12 @@ fn callable_test_answers_as_jinja2() {
         "True|True|False|False|False|True"
     );
 }
+
+/// `do` on a temporary (`[].append(x)`, `(l + [2]).append(3)`) and a list
+/// built by `+` then changed in place; the answer is Jinja2's.
+#[test]
+fn temporaries_and_built_lists_change_as_in_jinja2() {
+    let ctx = ctx_for("a");
+    let src = "{% set l = [1] %}{% set m = l + [2] %}{% do m.append(3) %}{% do [].append(1) %}{% do {}.update({'a': 1}) %}{% do (l + [5]).append(6) %}{{ m }}|{{ l }}";
+    assert_eq!(render("t", src, &ctx).unwrap(), "[1, 2, 3]|[1]");
+}

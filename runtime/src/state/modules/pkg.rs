@@ -43,8 +43,13 @@ pub static PKG: PkgModule = PkgModule;
 /// The provider for this minion, from its grains (or, without grains, from
 /// the tools installed).
 pub fn provider_for(ctx: &StateContext) -> Result<Box<dyn PkgProvider>, ProviderError> {
-    let grains = &ctx.grains;
-    let rtag = rtag(ctx);
+    provider_from(&ctx.grains, &ctx.opts)
+}
+
+/// [`provider_for`] from the minion's grains and opts (the execution
+/// module's way in).
+pub fn provider_from(grains: &Map, opts: &Map) -> Result<Box<dyn PkgProvider>, ProviderError> {
+    let rtag = rtag(opts);
     let family = grains
         .get("os_family")
         .and_then(Value::as_str)
@@ -140,9 +145,8 @@ pub fn dispatch(p: &dyn PkgProvider, call: &StateCall, fun: &str) -> StateReturn
 // at the first pkg.installed/pkg.latest (its `mod_init` writes the tag,
 // `refresh_db` removes it).
 
-fn rtag(ctx: &StateContext) -> Option<PathBuf> {
-    ctx.opts
-        .get("cachedir")
+fn rtag(opts: &Map) -> Option<PathBuf> {
+    opts.get("cachedir")
         .and_then(Value::as_str)
         .map(|c| Path::new(c).join("pkg_refresh"))
 }
@@ -171,7 +175,7 @@ pub fn mod_init(ctx: &StateContext, fun: &str) {
 
 /// Create the refresh tag (Salt's `write_rtag`).
 pub fn write_rtag(ctx: &StateContext) {
-    if let Some(p) = rtag(ctx) {
+    if let Some(p) = rtag(&ctx.opts) {
         if !p.exists() {
             if let Some(dir) = p.parent() {
                 let _ = std::fs::create_dir_all(dir);
@@ -183,7 +187,7 @@ pub fn write_rtag(ctx: &StateContext) {
 
 /// Remove the refresh tag (done by every database refresh).
 pub fn clear_rtag(ctx: &StateContext) {
-    if let Some(p) = rtag(ctx) {
+    if let Some(p) = rtag(&ctx.opts) {
         let _ = std::fs::remove_file(p);
     }
 }
@@ -195,7 +199,7 @@ fn check_refresh(ctx: &StateContext, refresh: Option<&Value>) -> bool {
         return true;
     }
     let off = matches!(refresh, Some(Value::Bool(false)));
-    !off && rtag(ctx).is_some_and(|p| p.is_file())
+    !off && rtag(&ctx.opts).is_some_and(|p| p.is_file())
 }
 
 /// A list argument; Salt would treat anything else as malformed.
