@@ -112,6 +112,12 @@ pub fn run(cli: &Cli) -> i32 {
                 return 2;
             }
         },
+        // A function that ran and raised (Salt's CommandExecutionError):
+        // salt-call says so on stderr.
+        Err(modules::CallError::Failed(msg)) => {
+            eprintln!("Error running '{}': {msg}", cli.function);
+            1
+        }
         Err(e) => {
             println!("{e}");
             e.retcode()

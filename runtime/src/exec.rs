@@ -52,6 +52,8 @@ pub struct CommandSpec {
     pub timeout: Option<Duration>,
     /// Text fed on stdin.
     pub stdin: Option<String>,
+    /// stderr goes into stdout, interleaved as written (Salt's `cmd.run`).
+    pub merge_stderr: bool,
 }
 
 impl CommandSpec {
@@ -133,9 +135,24 @@ pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
         Stdio::piped()
     } else {
         Stdio::null()
-    })
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    });
+    // With merge_stderr both streams share one pipe, so the output keeps
+    // the order the command wrote it in.
+    let mut merged = None;
+    if spec.merge_stderr {
+        let (reader, writer) = std::io::pipe().map_err(|source| ExecError::Spawn {
+            cmd: spec.program.display(),
+            source,
+        })?;
+        let writer2 = writer.try_clone().map_err(|source| ExecError::Spawn {
+            cmd: spec.program.display(),
+            source,
+        })?;
+        cmd.stdout(writer).stderr(writer2);
+        merged = Some(reader);
+    } else {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    }
     // Its own process group, so a timeout can end the command's children too.
     {
         use std::os::unix::process::CommandExt;
@@ -150,8 +167,17 @@ pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
         // A command that exits without reading its input is not an error.
         let _ = stdin.write_all(text.as_bytes());
     }
+    // The parent's copies of the merged pipe's write ends went with `cmd`;
+    // drop it so the reader sees end-of-file when the command exits.
+    drop(cmd);
     // Read both pipes on threads so a chatty command cannot block on a full pipe.
-    let mut out_pipe = child.stdout.take();
+    let mut out_pipe: Option<Box<dyn Read + Send>> = match merged {
+        Some(reader) => Some(Box::new(reader)),
+        None => child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    };
     let mut err_pipe = child.stderr.take();
     let out_t = std::thread::spawn(move || {
         let mut s = Vec::new();

@@ -98,6 +98,17 @@ fn brine_reads_options_after_the_function() {
         assert!(ja.get("web1").is_some(), "{before:?}: {ja}");
         assert_eq!(strip_times(ja), strip_times(jb), "{after:?}");
     }
+    // A job from the master runs cmd.run through the shell (Salt's
+    // python_shell default for a published job), as `salt web1 cmd.run`
+    // does; a failing command's exit code is the CLI's.
+    let piped = conf.cli(
+        "brine",
+        &["--out", "json", "web1", "cmd.run", "echo hi | tr a-z A-Z"],
+    );
+    assert_eq!(json_out(&piped), serde_json::json!({"web1": "HI"}));
+    let failed = conf.cli("brine", &["web1", "cmd.run", "echo out; exit 3"]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&failed.stdout), "web1:\n    out\n");
 }
 
 /// Drop what differs between two runs of the same states.

@@ -477,6 +477,17 @@ async fn execute(
         "test.sleep" => return Outcome::Done(sleep(args).await),
         _ => {}
     }
+    // Salt's publish metadata: functions see a published job by it (the
+    // registry's argument binding drops these keys).
+    let mut args = args;
+    for (k, v) in [
+        ("__pub_jid", Value::Str(publ.jid.clone())),
+        ("__pub_fun", Value::Str(publ.fun.clone())),
+        ("__pub_tgt", publ.tgt.clone()),
+        ("__pub_tgt_type", Value::Str(publ.tgt_type.clone())),
+    ] {
+        args.kwargs.insert(k.into(), v);
+    }
     let snapshot = ident.snapshot();
     let fun = publ.fun.clone();
     let jobs = Jobs::new(ident.running.clone(), Some(publ.jid.clone()));

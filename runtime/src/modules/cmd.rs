@@ -1,13 +1,51 @@
-//! Salt's `cmd` module: the functions that find programs. (Running
-//! commands is the execution-modules work; these are what templates call.)
+//! Salt's `cmd` module: running commands (`run`, `run_all`, `run_stdout`,
+//! `run_stderr`, `retcode`, `shell`) and finding programs (`which`,
+//! `has_exec`).
+//!
+//! As in Salt, a command given on the command line of `brine-call` (or from
+//! a template) is split into a program and its arguments and started
+//! without a shell unless `python_shell=True`; a published job (it carries
+//! `__pub_jid`) defaults to the shell.
 
 use super::params::Params;
-use super::{CallError, Ctx, Function};
+use super::{CallError, Ctx, Function, Return};
+use crate::exec::{self, CommandSpec, ExecError, Program};
 use crate::path;
 use brine_compile::minion_data::functions::Returned;
-use brine_core::Value;
+use brine_core::{Map, Value};
+use std::time::Duration;
+
+const RUN_DOC: &str = "Run CMD and answer its output (stderr folded into stdout). Keywords: \
+cwd, stdin, runas, shell, python_shell (default: True for a job from the master, False \
+from brine-call), env (a mapping), timeout (seconds: the command and its process group \
+are killed), ignore_retcode, success_retcodes, rstrip, output_loglevel.\n\n    \
+brine '*' cmd.run 'uptime'";
 
 pub(super) const FUNCTIONS: &[Function] = &[
+    Function::acts("retcode", "Run CMD and answer its exit code (keywords as cmd.run).\n\n    brine '*' cmd.retcode 'test -d /srv'", |c, p| {
+        run_cmd(c, p, Shape::Retcode, false)
+    }),
+    Function::acts("run", RUN_DOC, |c, p| run_cmd(c, p, Shape::Combined, false)),
+    Function::acts(
+        "run_all",
+        "Run CMD and answer {pid, retcode, stdout, stderr} (keywords as cmd.run).\n\n    brine '*' cmd.run_all 'ls /srv'",
+        |c, p| run_cmd(c, p, Shape::All, false),
+    ),
+    Function::acts(
+        "run_stderr",
+        "Run CMD and answer its stderr (keywords as cmd.run).\n\n    brine '*' cmd.run_stderr 'ls /nope'",
+        |c, p| run_cmd(c, p, Shape::Stderr, false),
+    ),
+    Function::acts(
+        "run_stdout",
+        "Run CMD and answer its stdout (keywords as cmd.run).\n\n    brine '*' cmd.run_stdout 'hostname'",
+        |c, p| run_cmd(c, p, Shape::Stdout, false),
+    ),
+    Function::acts(
+        "shell",
+        "cmd.run through the shell always (python_shell=True).\n\n    brine '*' cmd.shell 'ls | wc -l'",
+        |c, p| run_cmd(c, p, Shape::Combined, true),
+    ),
     Function::reads(
         "has_exec",
         "True when CMD is an executable on the minion's PATH (or an executable \
@@ -34,4 +72,228 @@ fn which<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
             .map(|p| Value::Str(p.display().to_string()))
             .unwrap_or(Value::Null),
     ))
+}
+
+/// What a `cmd.run*` function answers.
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    Combined,
+    All,
+    Stdout,
+    Stderr,
+    Retcode,
+}
+
+fn run_cmd<'c>(
+    cx: &Ctx<'c>,
+    mut p: Params,
+    shape: Shape,
+    force_shell: bool,
+) -> Result<Return, CallError> {
+    let cmd = p.require("cmd")?;
+    let cwd = p
+        .take("cwd")
+        .filter(|v| !v.is_null())
+        .map(|v| v.to_python_str());
+    let stdin = p
+        .take("stdin")
+        .filter(|v| !v.is_null())
+        .map(|v| v.to_python_str());
+    let runas = p
+        .take("runas")
+        .filter(|v| !v.is_null())
+        .map(|v| v.to_python_str());
+    let shell = p
+        .take("shell")
+        .filter(|v| !v.is_null())
+        .map(|v| v.to_python_str());
+    let python_shell = p.take("python_shell").filter(|v| !v.is_null());
+    let env = p.take("env").filter(|v| !v.is_null());
+    let timeout = p.take("timeout").filter(|v| !v.is_null());
+    let ignore_retcode = p.take("ignore_retcode").is_some_and(|v| v.is_truthy());
+    let success = p.take("success_retcodes");
+    let rstrip = p.take("rstrip").is_none_or(|v| v.is_truthy());
+    // Accepted for Salt's signature; brine logs failures at error level and
+    // output at debug level whatever these say.
+    p.take("output_loglevel");
+    p.take("hide_output");
+    let published = p.published;
+    p.finish()?;
+
+    let use_shell = force_shell
+        || match python_shell {
+            Some(v) => v.is_truthy(),
+            None => published || opts_bool(cx, "cmd_safe") == Some(false),
+        };
+    let (program, shown) = match (&cmd, use_shell) {
+        (Value::List(items), false) => {
+            let argv: Vec<String> = items.iter().map(Value::to_python_str).collect();
+            let shown = Value::List(items.clone()).to_python_repr();
+            (Program::Argv(argv), shown)
+        }
+        (_, false) => {
+            let line = cmd.to_python_str();
+            let argv = shell_words::split(&line)
+                .map_err(|e| CallError::Failed(format!("Unable to parse command '{line}': {e}")))?;
+            let shown =
+                Value::List(argv.iter().cloned().map(Value::Str).collect()).to_python_repr();
+            (Program::Argv(argv), shown)
+        }
+        (_, true) => {
+            let line = match &cmd {
+                Value::List(items) => items
+                    .iter()
+                    .map(Value::to_python_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                other => other.to_python_str(),
+            };
+            let shell = shell.or_else(|| cx.grains.get("shell").map(Value::to_python_str));
+            (
+                Program::Shell {
+                    line: line.clone(),
+                    shell,
+                },
+                line,
+            )
+        }
+    };
+    let cwd = match cwd {
+        Some(c) => c,
+        None => default_cwd(runas.as_deref()),
+    };
+    let env = match env {
+        None => Vec::new(),
+        Some(Value::Map(m)) => m
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_python_str()))
+            .collect(),
+        Some(other) => {
+            return Err(CallError::Failed(format!(
+                "Invalid input: env must be a mapping, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    let timeout = match timeout {
+        None => None,
+        Some(Value::Int(n)) if n > 0 => {
+            Some((Duration::from_secs(n.unsigned_abs()), n.to_string()))
+        }
+        Some(Value::Float(f)) if f > 0.0 && f.is_finite() => {
+            Some((Duration::from_secs_f64(f), Value::Float(f).to_python_str()))
+        }
+        Some(Value::Int(_) | Value::Float(_)) => None,
+        Some(other) => {
+            return Err(CallError::Failed(format!(
+                "Invalid input: timeout must be a number, not {}",
+                other.to_python_repr()
+            )))
+        }
+    };
+    let spec = CommandSpec {
+        program,
+        cwd: Some(cwd.clone().into()),
+        env,
+        runas,
+        timeout: timeout.as_ref().map(|t| t.0),
+        stdin,
+        merge_stderr: shape == Shape::Combined,
+    };
+    let res = exec::run(&spec).map_err(|e| match e {
+        ExecError::BadCwd(c) => CallError::Failed(format!(
+            "Specified cwd '{c}' either not absolute or does not exist"
+        )),
+        ExecError::Spawn { source, .. } => CallError::Failed(format!(
+            "Unable to run command '{shown}' with the context '{{'cwd': '{cwd}', 'shell': {}}}', reason: {}",
+            if use_shell { "True" } else { "False" },
+            os_reason(&source, &spec.program)
+        )),
+        ExecError::Empty => CallError::Failed("Unable to run an empty command".into()),
+    })?;
+    let strip = |s: String| if rstrip { s.trim_end().to_string() } else { s };
+    if res.timed_out {
+        // Salt answers the message in place of the output, with retcode 1
+        // in run_all, and leaves the call's own retcode alone.
+        let secs = timeout.map(|t| t.1).unwrap_or_default();
+        let msg = format!("{shown} : Timed out after {secs} seconds");
+        let value = match shape {
+            Shape::All => {
+                // Salt builds this answer in another order.
+                let mut m = Map::new();
+                m.insert("stdout".into(), Value::Str(msg));
+                m.insert("stderr".into(), Value::Str(String::new()));
+                m.insert("retcode".into(), Value::Int(1));
+                m.insert("pid".into(), Value::Int(i64::from(res.pid)));
+                Value::Map(m)
+            }
+            Shape::Retcode => Value::Int(1),
+            Shape::Stderr => Value::Str(String::new()),
+            _ => Value::Str(msg),
+        };
+        return Ok(Return { value, retcode: 0 });
+    }
+    let mut retcode = res.retcode;
+    let succeeds = |rc: i32| match &success {
+        Some(Value::List(l)) => l.iter().any(|v| v.as_i64() == Some(i64::from(rc))),
+        Some(Value::Int(n)) => *n == i64::from(rc),
+        _ => false,
+    };
+    if retcode != 0 && succeeds(retcode) {
+        retcode = 0;
+    }
+    if retcode != 0 && !ignore_retcode {
+        tracing::error!("Command '{shown}' failed with return code: {retcode}");
+    }
+    let value = match shape {
+        Shape::Combined | Shape::Stdout => Value::Str(strip(res.stdout)),
+        Shape::Stderr => Value::Str(strip(res.stderr)),
+        Shape::All => all(res.pid, retcode, strip(res.stdout), strip(res.stderr)),
+        Shape::Retcode => Value::Int(i64::from(retcode)),
+    };
+    Ok(Return {
+        value,
+        retcode: if ignore_retcode { 0 } else { retcode },
+    })
+}
+
+fn all(pid: u32, retcode: i32, stdout: String, stderr: String) -> Value {
+    let mut m = Map::new();
+    m.insert("pid".into(), Value::Int(i64::from(pid)));
+    m.insert("retcode".into(), Value::Int(i64::from(retcode)));
+    m.insert("stdout".into(), Value::Str(stdout));
+    m.insert("stderr".into(), Value::Str(stderr));
+    Value::Map(m)
+}
+
+fn opts_bool(cx: &Ctx<'_>, key: &str) -> Option<bool> {
+    cx.opts.get(key).map(Value::is_truthy)
+}
+
+/// The folder a command starts in: the home of the user it runs as (Salt's
+/// default `cwd`), else the minion's own home.
+fn default_cwd(runas: Option<&str>) -> String {
+    let home = match runas {
+        Some(user) => crate::accounts::user_by_name(user).map(|p| p.home),
+        None => std::env::var("HOME")
+            .ok()
+            .or_else(|| crate::accounts::user_by_uid(crate::accounts::euid()).map(|p| p.home)),
+    };
+    home.filter(|h| std::path::Path::new(h).is_dir())
+        .unwrap_or_else(|| "/".into())
+}
+
+/// Python's `[Errno N] text: 'program'` for a failed start.
+fn os_reason(e: &std::io::Error, program: &Program) -> String {
+    let name = match program {
+        Program::Argv(argv) => argv.first().cloned().unwrap_or_default(),
+        Program::Shell { shell, .. } => shell.clone().unwrap_or_else(|| "/bin/sh".into()),
+    };
+    match e.raw_os_error() {
+        Some(code) => format!(
+            "[Errno {code}] {}: '{name}'",
+            nix::errno::Errno::from_raw(code).desc()
+        ),
+        None => e.to_string(),
+    }
 }

@@ -102,6 +102,10 @@ type Reads = for<'c> fn(&Ctx<'c>, Params) -> Result<Returned<'c>, CallError>;
 /// A function that needs the running minion.
 type Runs = fn(&mut Minion, Params) -> Result<Return, CallError>;
 
+/// A function that acts on the host (runs a command) and sets a retcode;
+/// templates may call it too (they see the value only).
+type Acts = for<'c> fn(&Ctx<'c>, Params) -> Result<Return, CallError>;
+
 #[derive(Clone, Copy)]
 enum Run {
     /// Reads the minion's data (and may compile a fresh pillar when the
@@ -109,6 +113,9 @@ enum Run {
     Reads(Reads),
     /// Needs the running minion: the command line and jobs only.
     Minion(Runs),
+    /// Acts on the host with a retcode: the command line, jobs and
+    /// templates.
+    Acts(Acts),
 }
 
 impl Function {
@@ -117,6 +124,14 @@ impl Function {
             name,
             doc,
             run: Run::Reads(f),
+        }
+    }
+
+    pub(crate) const fn acts(name: &'static str, doc: &'static str, f: Acts) -> Function {
+        Function {
+            name,
+            doc,
+            run: Run::Acts(f),
         }
     }
 
@@ -244,6 +259,7 @@ pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, Ca
     match f.run {
         Run::Reads(read) => read(&Ctx::of_minion(minion), p).map(|r| Return::from(r.into_value())),
         Run::Minion(run) => run(minion, p),
+        Run::Acts(act) => act(&Ctx::of_minion(minion), p),
     }
 }
 
@@ -261,6 +277,8 @@ impl ExecFunctions for Registry {
         match f.run {
             Run::Reads(read) => read(&Ctx::of_template(minion), Params::new(f.name, args)),
             Run::Minion(_) => Err(CallError::NotInTemplates(fun.to_string())),
+            Run::Acts(act) => act(&Ctx::of_template(minion), Params::new(f.name, args))
+                .map(|r| Returned::New(r.value)),
         }
     }
 

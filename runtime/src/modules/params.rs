@@ -21,12 +21,17 @@ pub(crate) struct Params {
     /// A parameter given by keyword while a positional argument was still
     /// there to bind to it.
     twice: Option<String>,
+    /// The call came as a published job (it carried `__pub_jid`), not from
+    /// `brine-call` or a template: Salt's `cmd.run` then defaults to the
+    /// shell.
+    pub published: bool,
 }
 
 impl Params {
     /// `fun` is the function's own name (`get`), as Python's messages say it.
     pub(crate) fn new(fun: &'static str, a: CallArgs) -> Params {
         let mut kwargs = a.kwargs;
+        let published = kwargs.contains_key("__pub_jid");
         kwargs.retain(|k, _| !k.starts_with("__pub_"));
         Params {
             fun,
@@ -35,6 +40,7 @@ impl Params {
             kwargs,
             open_kwargs: false,
             twice: None,
+            published,
         }
     }
 

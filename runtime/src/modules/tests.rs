@@ -552,3 +552,91 @@ fn pkg_version_answers_in_salts_shapes() {
     );
     assert_eq!(run(&mut m, "pkg.version", &[]).unwrap(), json!({}));
 }
+
+/// The cmd.run family against salt-call 3007.8's answers for the same
+/// commands: no shell from brine-call unless python_shell=True, the shell
+/// for a published job, stderr folded into cmd.run's output, Salt's
+/// timeout message, success_retcodes and ignore_retcode.
+#[test]
+fn cmd_run_family_answers_as_salt_call() {
+    let mut m = minion();
+    let mut run_rc = |fun: &str, line: &[&str]| {
+        let tokens: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+        call(&mut m, fun, parse_input(&tokens))
+            .map(|r| (r.value.to_json(), r.retcode))
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        run_rc("cmd.run", &["echo hi | tr a-z A-Z"]).unwrap(),
+        (json!("hi | tr a-z A-Z"), 0)
+    );
+    assert_eq!(
+        run_rc("cmd.run", &["echo hi | tr a-z A-Z", "__pub_jid=1"]).unwrap(),
+        (json!("HI"), 0)
+    );
+    assert_eq!(
+        run_rc(
+            "cmd.run",
+            &["echo o; echo e >&2; exit 3", "python_shell=True"]
+        )
+        .unwrap(),
+        (json!("o\ne"), 3)
+    );
+    let all = run_rc(
+        "cmd.run_all",
+        &["echo o; echo e >&2; exit 3", "python_shell=True"],
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            all.0["retcode"].clone(),
+            all.0["stdout"].clone(),
+            all.0["stderr"].clone(),
+            all.1
+        ),
+        (json!(3), json!("o"), json!("e"), 3)
+    );
+    assert_eq!(
+        run_rc(
+            "cmd.run",
+            &["exit 3", "python_shell=True", "ignore_retcode=True"]
+        )
+        .unwrap(),
+        (json!(""), 0)
+    );
+    assert_eq!(
+        run_rc(
+            "cmd.retcode",
+            &["exit 3", "python_shell=True", "success_retcodes=[3]"]
+        )
+        .unwrap(),
+        (json!(0), 0)
+    );
+    assert_eq!(
+        run_rc("cmd.run", &["pwd", "cwd=/tmp"]).unwrap(),
+        (json!("/tmp"), 0)
+    );
+    assert_eq!(
+        run_rc("cmd.run", &["cat", "stdin=hello"]).unwrap(),
+        (json!("hello"), 0)
+    );
+    assert_eq!(
+        run_rc(
+            "cmd.run",
+            &["echo $FOO", "python_shell=True", "env={FOO: bar}"]
+        )
+        .unwrap(),
+        (json!("bar"), 0)
+    );
+    assert_eq!(
+        run_rc("cmd.run", &["sleep 5", "timeout=1"]).unwrap(),
+        (json!("['sleep', '5'] : Timed out after 1 seconds"), 0)
+    );
+    assert_eq!(
+        run_rc("cmd.run", &["echo hi", "cwd=relative"]).unwrap_err(),
+        "Specified cwd 'relative' either not absolute or does not exist"
+    );
+    assert!(run_rc("cmd.run", &["no-such-program-x"])
+        .unwrap_err()
+        .ends_with("reason: [Errno 2] No such file or directory: 'no-such-program-x'"));
+}

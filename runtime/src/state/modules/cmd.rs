@@ -496,6 +496,7 @@ fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
         runas: o.runas.clone(),
         timeout: timeout.as_ref().map(|t| t.0),
         stdin: o.stdin.clone(),
+        merge_stderr: false,
     };
     let mut res = exec::run(&spec).map_err(|e| e.to_string())?;
     // A script just written may still be open in a forked child for a
