@@ -4,7 +4,9 @@
 //! (`tests/recorded/cli/issue13_output_options.salt.json`, see the README
 //! there): `--out-file`, `--out-file-append`, `--out-indent`,
 //! `--state-output`, `--state-verbose`, `--hide-timeout`, `--show-jid`,
-//! `--summary`, `-p` and `--failhard`. Stdout, stderr, the exit code and
+//! `--summary`, `-p` and `--failhard`; `-p` as Salt draws it with the
+//! optional progressbar package (`issue13_progress_bar.salt.json`).
+//! Stdout, stderr, the exit code and
 //! the `--out-file`'s content must match byte for byte once jids, state
 //! start times and durations are put aside, and `salt-run` is read as
 //! `brine-run`. Salt's batch mode (`-b`) is not in brine; its steps are
@@ -14,10 +16,15 @@ use brine_tests::daemon::{spawn_logged, write_tree, MasterConf, MasterProc};
 use regex::Regex;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output, Stdio};
 
 /// Steps recorded from Salt that brine does not replay, and why.
-const NOT_REPLAYED: [(&str, &str); 4] = [
+const NOT_REPLAYED: [(&str, &str); 7] = [
+    // Without progressbar Salt prints nothing and exits at the first
+    // return; brine draws the bar as Salt does with it (the pb-* steps).
+    ("progress", "recorded without the progressbar package"),
+    ("progress-long", "recorded without the progressbar package"),
+    ("progress-json", "recorded without the progressbar package"),
     ("failhard-batch", "batch mode (-b) is not in brine"),
     ("failhard-batch-fail", "batch mode (-b) is not in brine"),
     ("failhard-retcode", "recorded to see --failhard ignored"),
@@ -27,9 +34,10 @@ const NOT_REPLAYED: [(&str, &str); 4] = [
     ),
 ];
 
-fn recorded() -> Vec<Json> {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("recorded/cli/issue13_output_options.salt.json");
+fn recorded(name: &str) -> Vec<Json> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("recorded/cli")
+        .join(name);
     let text = std::fs::read_to_string(&path).expect("recorded answers");
     let all: Json = serde_json::from_str(&text).expect("recorded json");
     all.as_array().cloned().expect("a list of steps")
@@ -47,6 +55,7 @@ impl Mask {
             r(r"Started: \d\d:\d\d:\d\d\.\d+", "Started: TIME"),
             r(r"Duration: [0-9.]+ ms", "Duration: D ms"),
             r(r"Total run time: +[0-9.]+ ms", "Total run time: T ms"),
+            r(r"Elapsed Time: \d+:\d\d:\d\d", "Elapsed Time: 0:00:00"),
             r(r#""start_time": "[^"]*""#, r#""start_time": "TIME""#),
             r(r#""duration": [0-9.e-]+"#, r#""duration": 0"#),
         ])
@@ -178,6 +187,23 @@ impl<'a> Step<'a> {
         }
     }
 
+    /// `brine -c CONF ARGS...` with the step's environment: `COLUMNS` (the
+    /// progress bar's width off a terminal) only when the step set it.
+    fn command(&self, conf: &MasterConf) -> Command {
+        let mut c = Command::new(brine_tests::bin_dir().join("brine"));
+        c.arg("-c")
+            .arg(conf.conf_dir())
+            .args(&self.args)
+            .env_remove("COLUMNS")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in self.rec["env"].as_object().into_iter().flatten() {
+            c.env(k, v.as_str().unwrap_or_default());
+        }
+        c
+    }
+
     fn check(&self, mask: &Mask, out: &Output) {
         let label = &self.label;
         let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
@@ -230,7 +256,8 @@ fn before_content(label: &str) -> Option<&'static str> {
 
 #[test]
 fn output_options_answer_as_salt() {
-    let rec = recorded();
+    let mut rec = recorded("issue13_output_options.salt.json");
+    rec.extend(recorded("issue13_progress_bar.salt.json"));
     let p = pair();
     let mask = Mask::new();
     let dir = p.conf.dir.path().join("outfiles");
@@ -240,19 +267,17 @@ fn output_options_answer_as_salt() {
         .map(|r| Step::new(r, &dir))
         .filter(|s| !NOT_REPLAYED.iter().any(|(l, _)| *l == s.label))
         .collect();
-    assert!(steps.len() > 60, "{} steps", steps.len());
+    assert!(steps.len() > 70, "{} steps", steps.len());
 
     // Steps that wait for the down minion run side by side, while the
     // others run one after the other (state runs must not overlap).
     let waits = |s: &Step| s.args.iter().any(|a| a.contains("db1"));
     let mut started = Vec::new();
     for s in steps.iter().filter(|s| waits(s)) {
-        let args: Vec<&str> = s.args.iter().map(String::as_str).collect();
-        started.push((s, p.conf.spawn_cli("brine", &args)));
+        started.push((s, s.command(&p.conf).spawn().expect("brine")));
     }
     for s in steps.iter().filter(|s| !waits(s)) {
-        let args: Vec<&str> = s.args.iter().map(String::as_str).collect();
-        s.check(&mask, &p.conf.cli("brine", &args));
+        s.check(&mask, &s.command(&p.conf).output().expect("brine"));
     }
     for (s, child) in started {
         s.check(&mask, &child.wait_with_output().expect("brine"));

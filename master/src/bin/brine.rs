@@ -10,9 +10,9 @@
 //! Salt's output options: `--out-file` (returns appended to a file,
 //! emptied first unless `--out-file-append`), `--out-indent` (json, yaml),
 //! `--state-output`/`--state-verbose` (highstate), `--hide-timeout`,
-//! `--show-jid`, `--summary`, `-p` (as Salt 3007.8 without its
-//! `progressbar` package: nothing printed once the first return is in,
-//! exit 0) and `--failhard` (only `--static`, Salt's batch path, stops
+//! `--show-jid`, `--summary`, `-p` (Salt's progress bar on stderr, as
+//! Salt 3007.8 draws it with the progressbar 2.5 package, then the
+//! summary) and `--failhard` (only `--static`, Salt's batch path, stops
 //! at the first failed return; without batch Salt ignores it).
 
 use brine_core::args::parse_input;
@@ -405,6 +405,87 @@ fn render_return(cli: &Cli, base: &OutputOptions, id: &str, r: &MinionReturn) ->
     })
 }
 
+/// Salt's `-p` bar: the line progressbar 2.5 draws for Salt's widgets
+/// (`Percentage`, `Bar`, `Timer`, `Returns: [Counter/N]`), redrawn on
+/// stderr after each return and ended with a carriage return. Salt never
+/// finishes the bar (it calls a `stop` that progressbar lacks), so no
+/// newline follows the last redraw.
+struct ProgressBar {
+    /// progressbar's `term_width`: the terminal's width, else `$COLUMNS`
+    /// less one (80 - 1 by default).
+    width: usize,
+    /// The minions targeted (the `/N` of the counter).
+    total: usize,
+    start: Instant,
+}
+
+impl ProgressBar {
+    fn new(total: usize) -> ProgressBar {
+        let terminal =
+            brine_runtime::sys::terminal_width(std::os::fd::AsFd::as_fd(&std::io::stderr()));
+        let width = match terminal {
+            Some(w) => usize::from(w),
+            None => std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.trim().parse::<usize>().ok())
+                .unwrap_or(80)
+                .saturating_sub(1),
+        };
+        ProgressBar {
+            width,
+            total,
+            start: Instant::now(),
+        }
+    }
+
+    /// The line for `count` returns (progressbar raises its maximum when
+    /// the count passes it, as Salt's outputter does).
+    fn line(&self, count: usize) -> String {
+        let max = self.total.max(count);
+        let pct = if count >= max {
+            100.0
+        } else {
+            count as f64 * 100.0 / max as f64
+        };
+        let secs = self.start.elapsed().as_secs();
+        let elapsed = format!(
+            "{}{}:{:02}:{:02}",
+            match secs / 86_400 {
+                0 => String::new(),
+                1 => "1 day, ".to_string(),
+                d => format!("{d} days, "),
+            },
+            secs % 86_400 / 3600,
+            secs % 3600 / 60,
+            secs % 60
+        );
+        let head = format!("{:>3}% ", pct as i64);
+        let tail = format!(" Elapsed Time: {elapsed} Returns: [{count}/{}]", self.total);
+        // The bar takes what the other widgets leave of the line.
+        let inner = self
+            .width
+            .saturating_sub(head.len() + tail.len())
+            .saturating_sub(2);
+        let marks = if max > 0 {
+            (count as f64 / max as f64 * inner as f64) as usize
+        } else {
+            0
+        };
+        let line = format!(
+            "{head}|{}{}|{tail}",
+            "#".repeat(marks),
+            " ".repeat(inner.saturating_sub(marks))
+        );
+        format!("{line:<width$}\r", width = self.width)
+    }
+
+    fn draw(&self, count: usize) {
+        let mut err = std::io::stderr();
+        let _ = err.write_all(self.line(count).as_bytes());
+        let _ = err.flush();
+    }
+}
+
 /// Salt's `--summary` block (printed to stdout even with `--out-file`).
 fn summary_text(returned: &[(String, MinionReturn)], missing: &[&str], verbose: bool) -> String {
     let rule = "-".repeat(43);
@@ -433,6 +514,31 @@ fn summary_text(returned: &[(String, MinionReturn)], missing: &[&str], verbose: 
     t.push_str(&rule);
     t.push('\n');
     t
+}
+
+/// The end of a `-p` run as Salt's: the summary on stdout (twice with
+/// `--summary` and the default outputter), the returns themselves never
+/// printed, exit 0 whatever the minions answered. A run where the first
+/// thing heard of is a minion that did not return ends quietly: Salt's bar
+/// cannot be made from that event and it exits 0 without a word.
+fn progress_end(
+    cli: &Cli,
+    all: &[(String, MinionReturn)],
+    missing: &[&str],
+    hidden: bool,
+    drawn: bool,
+) -> i32 {
+    if !drawn {
+        return 0;
+    }
+    let missing: &[&str] = if hidden { &[] } else { missing };
+    let text = summary_text(all, missing, cli.verbose);
+    print!("{text}");
+    if cli.summary && cli.out.is_none() && cli.function != "sys.doc" {
+        print!("{text}");
+    }
+    let _ = std::io::stdout().flush();
+    0
 }
 
 async fn run(cli: &Cli) -> i32 {
@@ -477,7 +583,9 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     }
     // --static goes through Salt's quiet batch path, which prints neither.
     let collect = cli.is_static;
-    if !collect && cli.verbose {
+    // Salt's progress path does not pass -v on to the client, so -p
+    // drops the header (--show-jid's line stays).
+    if !collect && cli.verbose && !cli.progress {
         println!(
             "Executing job with jid {}\n-------------------------------------------\n",
             published.jid
@@ -492,12 +600,21 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     let mut pause = Duration::from_millis(20);
     // Salt's batch failhard: the first failed return ends the run.
     let mut stopped_by: Option<String> = None;
+    // Drawn from the first return on, as Salt creates it then.
+    let mut bar: Option<ProgressBar> = None;
     'wait: loop {
         match client.returns(&published.jid).await {
             Ok(r) => {
                 for (id, ret) in r.returns {
                     if shown.insert(id.clone()) {
-                        if !collect && !cli.progress {
+                        if cli.progress && !collect {
+                            let b = bar.get_or_insert_with(|| {
+                                let b = ProgressBar::new(expected.len());
+                                b.draw(0);
+                                b
+                            });
+                            b.draw(all.len() + 1);
+                        } else if !collect {
                             sink.write(&render_return(cli, &base, &id, &ret))?;
                         }
                         let failed = ret.retcode > 0;
@@ -510,11 +627,6 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
                 }
             }
             Err(e) => tracing::warn!("{e}"),
-        }
-        // Salt 3007.8 without the progressbar package stops at the first
-        // progress event, quietly and with exit 0.
-        if cli.progress && !all.is_empty() {
-            return Ok(0);
         }
         if expected.iter().all(|id| shown.contains(*id)) {
             break;
@@ -536,9 +648,6 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
         tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
         pause = (pause * 2).min(Duration::from_millis(200));
     }
-    if cli.progress {
-        return Ok(0);
-    }
     let mut missing: Vec<&str> = expected
         .iter()
         .copied()
@@ -547,7 +656,12 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     missing.sort();
     // --hide-timeout: Salt does not even wait for them to be reported, so
     // they are neither printed nor counted.
-    let hidden = !collect && !cli.show_timeout && !cli.verbose;
+    // (Salt's progress path does not pass -v on, so there only
+    // --hide-timeout counts.)
+    let hidden = !collect && !cli.show_timeout && (cli.progress || !cli.verbose);
+    if cli.progress && !collect {
+        return Ok(progress_end(cli, &all, &missing, hidden, bar.is_some()));
+    }
 
     if collect {
         if let Some(id) = &stopped_by {
@@ -785,6 +899,26 @@ mod tests {
                  Minions not responding: db1\nMinions with failures: web1\n{rule}\n"
             )
         );
+    }
+
+    #[test]
+    fn progress_line_as_progressbar_draws_it() {
+        let bar = ProgressBar {
+            width: 79,
+            total: 3,
+            start: Instant::now(),
+        };
+        // 79 columns less the other widgets leave 35 inside the bar;
+        // int(1 / 3 * 35) of them marked.
+        assert_eq!(
+            bar.line(1),
+            format!(
+                " 33% |{}{}| Elapsed Time: 0:00:00 Returns: [1/3]\r",
+                "#".repeat(11),
+                " ".repeat(24)
+            )
+        );
+        assert!(bar.line(4).starts_with("100% |####"));
     }
 
     #[test]
