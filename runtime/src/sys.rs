@@ -1,12 +1,24 @@
 //! The C-library calls that `nix` does not wrap: the local time
-//! (`localtime_r`, `strftime`), whether a locale is installed (`newlocale`) and the
-//! resolver (`getaddrinfo`). This is the workspace's only `unsafe` code;
+//! (`localtime_r`, `strftime`), whether a locale is installed (`newlocale`), the
+//! resolver (`getaddrinfo`) and a terminal's width (`TIOCGWINSZ`). This is the workspace's only `unsafe` code;
 //! each function copies what it needs out of libc's structures before it
 //! returns.
 
 use nix::libc;
 use std::ffi::{CStr, CString};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// The width in columns of the terminal open on `fd`; `None` when `fd`
+/// is not a terminal.
+pub fn terminal_width(fd: std::os::fd::BorrowedFd<'_>) -> Option<u16> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: winsize is plain integers; all zeroes is a valid value.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: TIOCGWINSZ writes one winsize through the pointer, which
+    // points at a live, writable winsize; `fd` is open while borrowed.
+    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), libc::TIOCGWINSZ, &mut ws) };
+    (rc == 0).then_some(ws.ws_col)
+}
 
 /// A moment in local time, as `localtime_r` breaks it down.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,25 +2,55 @@
 //! default_flow_style=False)` of the `{minion_id: ret}` dict, keys in order.
 //! The emitter itself is the shared one in `crate::yaml`.
 
-use super::{OutputError, OutputOptions};
+use super::{OutputError, OutputIndent, OutputOptions};
 use crate::Value;
 
-/// The yaml outputter's text for `data`. `output_indent` is not honoured
-/// (the shared emitter has no indent setting); Salt's default is used.
-pub fn output(data: &Value, _opts: &OutputOptions) -> Result<String, OutputError> {
+/// The yaml outputter's text for `data`. `output_indent` as Salt reads it:
+/// a number from 0 up is the indent in block style, a negative number
+/// means flow style (everything on one line); unset or `pretty`, Salt's
+/// default (block style, indent 2).
+pub fn output(data: &Value, opts: &OutputOptions) -> Result<String, OutputError> {
     // Salt's outputter keeps mapping order (unlike `nested`, which sorts
     // plain dicts): checked with real salt-call on the tree of the test below.
-    Ok(crate::yaml::dump_with(
+    let (flow_style, indent) = match opts.output_indent {
+        OutputIndent::Spaces(n) if n < 0 => (true, 0),
+        OutputIndent::Spaces(n) => (false, n),
+        OutputIndent::Unset | OutputIndent::Pretty => (false, 2),
+    };
+    Ok(crate::yaml::dump_indented(
         data,
         &crate::yaml::DumpOptions {
-            flow_style: false,
+            flow_style,
             sort_keys: false,
         },
+        indent,
     ))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::{render_with, OutputIndent, OutputOptions};
+    use crate::Value;
+
+    /// `salt --out yaml --out-indent N web1 grains.item os role` (3007.8).
+    #[test]
+    fn output_indent_as_salt() {
+        let mut m = crate::Map::new();
+        m.insert("os".into(), "Debian".into());
+        m.insert("role".into(), Value::List(vec!["web".into()]));
+        let v = Value::Map(m);
+        let with = |n| OutputOptions {
+            output_indent: OutputIndent::Spaces(n),
+            ..OutputOptions::default()
+        };
+        let r = |o: &OutputOptions| render_with("yaml", "web1", &v, o).unwrap_or_default();
+        assert_eq!(r(&with(4)), "web1:\n    os: Debian\n    role:\n    - web\n");
+        assert_eq!(r(&with(-1)), "{web1: {os: Debian, role: [web]}}\n");
+        // libyaml keeps 2 for an indent outside 2..=9.
+        assert_eq!(r(&with(0)), r(&OutputOptions::default()));
+        assert_eq!(r(&with(0)), "web1:\n  os: Debian\n  role:\n  - web\n");
+    }
+
     /// `salt-call --local --out yaml pillar.items` on the tricky pillar
     /// (Salt 3007.8), less the entries brine cannot type.
     pub(crate) const SALT_YAML: &str = r##"local:

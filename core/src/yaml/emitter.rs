@@ -283,6 +283,8 @@ pub(super) struct Emitter {
     pub(super) indention: bool,
     pub(super) mapping_context: bool,
     pub(super) simple_key_context: bool,
+    /// libyaml's `best_indent`: spaces per nesting level.
+    pub(super) best_indent: isize,
 }
 
 pub(super) const BEST_INDENT: isize = 2;
@@ -301,6 +303,7 @@ impl Emitter {
             indention: true,
             mapping_context: false,
             simple_key_context: false,
+            best_indent: BEST_INDENT,
         }
     }
 
@@ -355,9 +358,9 @@ impl Emitter {
     pub(super) fn increase_indent(&mut self, flow: bool, indentless: bool) {
         self.indents.push(self.indent);
         if self.indent < 0 {
-            self.indent = if flow { BEST_INDENT } else { 0 };
+            self.indent = if flow { self.best_indent } else { 0 };
         } else if !indentless {
-            self.indent += BEST_INDENT;
+            self.indent += self.best_indent;
         }
     }
 
@@ -676,6 +679,16 @@ pub fn dump_flow(value: &Value) -> String {
 /// Dump with explicit options; see [`DumpOptions`].
 pub fn dump_with(value: &Value, opts: &DumpOptions) -> String {
     emit(&DumpNode::represent(value, opts.sort_keys), opts.flow_style)
+}
+
+/// [`dump_with`] with `indent` spaces per level (PyYAML's `indent`);
+/// libyaml keeps its default of 2 for a value outside 2..=9.
+pub fn dump_indented(value: &Value, opts: &DumpOptions, indent: i64) -> String {
+    let mut e = Emitter::new(opts.flow_style);
+    if (2..=9).contains(&indent) {
+        e.best_indent = indent as isize;
+    }
+    e.document(&DumpNode::represent(value, opts.sort_keys))
 }
 
 /// Emit one represented document (ends with a newline, or with `...` when

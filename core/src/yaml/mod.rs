@@ -156,8 +156,8 @@ use constructor::*;
 use resolver::*;
 
 pub use emitter::{
-    dump, dump_flow, dump_with, emit, format_node, format_yaml, plain_is_str, represent_float,
-    yaml_dquote, yaml_encode, yaml_squote, DumpNode, DumpOptions, YamlEncodeError,
+    dump, dump_flow, dump_indented, dump_with, emit, format_node, format_yaml, plain_is_str,
+    represent_float, yaml_dquote, yaml_encode, yaml_squote, DumpNode, DumpOptions, YamlEncodeError,
 };
 
 /// Load one YAML document the way Salt's `SaltYamlSafeLoader` does.

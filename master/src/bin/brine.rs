@@ -6,11 +6,20 @@
 //! minion failed or did not return. `--static` prints one document of the
 //! returns once all are in, leaving out minions that did not return, as
 //! Salt does. `--async` prints the jid.
+//!
+//! Salt's output options: `--out-file` (returns appended to a file,
+//! emptied first unless `--out-file-append`), `--out-indent` (json, yaml),
+//! `--state-output`/`--state-verbose` (highstate), `--hide-timeout`,
+//! `--show-jid`, `--summary`, `-p` (Salt's progress bar on stderr, as
+//! Salt 3007.8 draws it with the progressbar 2.5 package, then the
+//! summary) and `--failhard` (only `--static`, Salt's batch path, stops
+//! at the first failed return; without batch Salt ignores it).
 
 use brine_core::args::parse_input;
-use brine_core::output::{self, OutputOptions};
+use brine_core::output::highstate::HighstateOptions;
+use brine_core::output::{self, OutputIndent, OutputOptions};
 use brine_core::{Map, Value};
-use brine_master::daemon::client::{Client, GATHER_JOB_TIMEOUT};
+use brine_master::daemon::client::Client;
 use brine_master::daemon::MasterConfig;
 use brine_protocol::messages::MinionReturn;
 use std::collections::HashSet;
@@ -33,6 +42,17 @@ struct Cli {
     is_async: bool,
     verbose: bool,
     color: Option<bool>,
+    out_file: Option<PathBuf>,
+    out_file_append: bool,
+    out_indent: Option<i64>,
+    state_output: Option<String>,
+    state_verbose: Option<String>,
+    /// Minions that did not return are printed (no `--hide-timeout`).
+    show_timeout: bool,
+    show_jid: bool,
+    summary: bool,
+    progress: bool,
+    failhard: bool,
     target: String,
     function: String,
     args: Vec<String>,
@@ -105,10 +125,57 @@ fn command() -> brine_cli::Command {
             Some('v'),
             "show the jid and the minions that did not return",
         ),
-        // Accepted for compatibility; brine always shows all returns.
-        Opt::flag("hide-timeout", None, "accepted for compatibility"),
-        Opt::flag("show-jid", None, "accepted for compatibility"),
-        Opt::flag("summary", None, "accepted for compatibility"),
+        Opt::value(
+            "out-indent",
+            None,
+            "N",
+            "indent json/yaml output by N spaces (negative: one line)",
+        ),
+        Opt::value("output-indent", None, "N", "same as --out-indent"),
+        Opt::value(
+            "out-file",
+            None,
+            "FILE",
+            "write the output to FILE (emptied first)",
+        ),
+        Opt::value("output-file", None, "FILE", "same as --out-file"),
+        Opt::flag(
+            "out-file-append",
+            None,
+            "append to --out-file instead of emptying it",
+        ),
+        Opt::flag("output-file-append", None, "same as --out-file-append"),
+        Opt::value(
+            "state-output",
+            None,
+            "MODE",
+            "highstate output: full, terse, mixed, changes or filter (_id forms too)",
+        ),
+        Opt::value("state_output", None, "MODE", "same as --state-output"),
+        Opt::value(
+            "state-verbose",
+            None,
+            "BOOL",
+            "False hides states that succeeded without changes",
+        ),
+        Opt::value("state_verbose", None, "BOOL", "same as --state-verbose"),
+        Opt::flag(
+            "hide-timeout",
+            None,
+            "do not print minions that did not return",
+        ),
+        Opt::flag("show-jid", None, "print the jid first"),
+        Opt::flag("summary", None, "print a summary of the returns"),
+        Opt::flag(
+            "progress",
+            Some('p'),
+            "progress bar (as Salt without progressbar: prints nothing)",
+        ),
+        Opt::flag(
+            "failhard",
+            None,
+            "with --static, stop at the first failed return",
+        ),
     ];
     options.extend(brine_cli::COLOR);
     options.extend(
@@ -147,9 +214,43 @@ fn parse(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
         is_async: m.flag("async"),
         verbose: m.flag("verbose"),
         color: m.color(),
+        out_file: m
+            .value_of_any(&["out-file", "output-file"])
+            .map(PathBuf::from),
+        out_file_append: m.flag("out-file-append") || m.flag("output-file-append"),
+        out_indent: out_indent(&m)?,
+        state_output: m
+            .value_of_any(&["state-output", "state_output"])
+            .map(str::to_string),
+        state_verbose: m
+            .value_of_any(&["state-verbose", "state_verbose"])
+            .map(str::to_string),
+        show_timeout: !m.flag("hide-timeout"),
+        show_jid: m.flag("show-jid"),
+        summary: m.flag("summary"),
+        progress: m.flag("progress"),
+        failhard: m.flag("failhard"),
         target: positional.remove(0),
         function: positional.remove(0),
         args: positional,
+    })
+}
+
+/// `--out-indent N` / `--output-indent N`, an integer as optparse reads it.
+fn out_indent(m: &brine_cli::Matches) -> Result<Option<i64>, brine_cli::CliError> {
+    let Some((name, Some(v))) = m
+        .opts
+        .iter()
+        .rev()
+        .find(|(n, _)| *n == "out-indent" || *n == "output-indent")
+    else {
+        return Ok(None);
+    };
+    v.trim().parse().map(Some).map_err(|_| {
+        brine_cli::CliError::Invalid(format!(
+            "option --{name}: invalid integer value: {}",
+            brine_core::py::str_repr(v)
+        ))
     })
 }
 
@@ -157,6 +258,18 @@ fn main() {
     let cmd = command();
     let cli = parse(cmd.parse_or_exit(std::env::args_os().skip(1)))
         .unwrap_or_else(|e| cmd.exit_usage(&e));
+    // Salt empties the output file while reading the command line, before
+    // anything is published.
+    if let (Some(path), false) = (&cli.out_file, cli.out_file_append) {
+        if path.is_file() {
+            if let Err(e) = std::fs::File::create(path) {
+                cmd.exit_usage(&brine_cli::CliError::Invalid(format!(
+                    "{}: Access denied: {e}",
+                    path.display()
+                )));
+            }
+        }
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
     tracing_subscriber::fmt()
@@ -200,46 +313,253 @@ fn no_return_message(jid: &str) -> String {
     )
 }
 
-fn options(cli: &Cli, retcode: i64) -> OutputOptions {
+/// Why a command could not finish after it was read.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error("{0}")]
+    Config(#[from] brine_master::daemon::config::ConfigError),
+    #[error("{0}")]
+    Client(#[from] brine_master::daemon::client::ClientError),
+    /// The `--out-file` could not be written (Salt fails with a traceback
+    /// and exit 1 there).
+    #[error("{path}: {source}")]
+    OutFile {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Where Salt's `display_output` writes: stdout, or appended to the
+/// `--out-file` (opened for each write, as Salt does).
+struct Sink<'a> {
+    file: Option<&'a std::path::Path>,
+}
+
+impl Sink<'_> {
+    fn write(&self, text: &str) -> Result<(), RunError> {
+        match self.file {
+            None => {
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+                Ok(())
+            }
+            Some(path) => {
+                let failed = |source| RunError::OutFile {
+                    path: path.display().to_string(),
+                    source,
+                };
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(path)
+                    .map_err(failed)?;
+                f.write_all(text.as_bytes()).map_err(failed)
+            }
+        }
+    }
+}
+
+/// The outputters' options: Salt's CLI reads the master's configuration,
+/// then the command line's `--out-indent`, `--state-output` and
+/// `--state-verbose` override it.
+fn base_options(cli: &Cli, config: &MasterConfig) -> OutputOptions {
     let mut o = OutputOptions::for_stdout();
     if let Some(c) = cli.color {
         o.color = c;
     }
+    if let Some(n) = cli.out_indent {
+        o.output_indent = OutputIndent::Spaces(n);
+    }
+    o.highstate = HighstateOptions::from_opts(&config.opts);
+    if let Some(mode) = &cli.state_output {
+        o.highstate.state_output = mode.clone();
+    }
+    if let Some(v) = &cli.state_verbose {
+        // Salt turns "True"/"true" and "False"/"false" into booleans and
+        // leaves any other text, which then counts by Python truthiness.
+        o.highstate.state_verbose = match v.as_str() {
+            "True" | "true" => true,
+            "False" | "false" => false,
+            other => !other.is_empty(),
+        };
+    }
+    o
+}
+
+fn with_retcode(base: &OutputOptions, retcode: i64) -> OutputOptions {
+    let mut o = base.clone();
     o.retcode = retcode;
     o
 }
 
-/// Print one minion's return with its outputter (or `--out`).
-fn print_return(cli: &Cli, id: &str, r: &MinionReturn) {
+/// Render one minion's return with its outputter (or `--out`).
+fn render_return(cli: &Cli, base: &OutputOptions, id: &str, r: &MinionReturn) -> String {
     let out = cli
         .out
         .clone()
         .or_else(|| r.out.clone())
         .unwrap_or_else(|| "nested".into());
-    match output::render_with(&out, id, &r.ret, &options(cli, r.retcode)) {
-        Ok(text) => {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
+    output::render_with(&out, id, &r.ret, &with_retcode(base, r.retcode)).unwrap_or_else(|e| {
+        eprintln!("brine: {id}: {e}");
+        String::new()
+    })
+}
+
+/// Salt's `-p` bar: the line progressbar 2.5 draws for Salt's widgets
+/// (`Percentage`, `Bar`, `Timer`, `Returns: [Counter/N]`), redrawn on
+/// stderr after each return and ended with a carriage return. Salt never
+/// finishes the bar (it calls a `stop` that progressbar lacks), so no
+/// newline follows the last redraw.
+struct ProgressBar {
+    /// progressbar's `term_width`: the terminal's width, else `$COLUMNS`
+    /// less one (80 - 1 by default).
+    width: usize,
+    /// The minions targeted (the `/N` of the counter).
+    total: usize,
+    start: Instant,
+}
+
+impl ProgressBar {
+    fn new(total: usize) -> ProgressBar {
+        let terminal =
+            brine_runtime::sys::terminal_width(std::os::fd::AsFd::as_fd(&std::io::stderr()));
+        let width = match terminal {
+            Some(w) => usize::from(w),
+            None => std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.trim().parse::<usize>().ok())
+                .unwrap_or(80)
+                .saturating_sub(1),
+        };
+        ProgressBar {
+            width,
+            total,
+            start: Instant::now(),
         }
-        Err(e) => eprintln!("brine: {id}: {e}"),
+    }
+
+    /// The line for `count` returns (progressbar raises its maximum when
+    /// the count passes it, as Salt's outputter does).
+    fn line(&self, count: usize) -> String {
+        let max = self.total.max(count);
+        let pct = if count >= max {
+            100.0
+        } else {
+            count as f64 * 100.0 / max as f64
+        };
+        let secs = self.start.elapsed().as_secs();
+        let elapsed = format!(
+            "{}{}:{:02}:{:02}",
+            match secs / 86_400 {
+                0 => String::new(),
+                1 => "1 day, ".to_string(),
+                d => format!("{d} days, "),
+            },
+            secs % 86_400 / 3600,
+            secs % 3600 / 60,
+            secs % 60
+        );
+        let head = format!("{:>3}% ", pct as i64);
+        let tail = format!(" Elapsed Time: {elapsed} Returns: [{count}/{}]", self.total);
+        // The bar takes what the other widgets leave of the line.
+        let inner = self
+            .width
+            .saturating_sub(head.len() + tail.len())
+            .saturating_sub(2);
+        let marks = if max > 0 {
+            (count as f64 / max as f64 * inner as f64) as usize
+        } else {
+            0
+        };
+        let line = format!(
+            "{head}|{}{}|{tail}",
+            "#".repeat(marks),
+            " ".repeat(inner.saturating_sub(marks))
+        );
+        format!("{line:<width$}\r", width = self.width)
+    }
+
+    fn draw(&self, count: usize) {
+        let mut err = std::io::stderr();
+        let _ = err.write_all(self.line(count).as_bytes());
+        let _ = err.flush();
     }
 }
 
+/// Salt's `--summary` block (printed to stdout even with `--out-file`).
+fn summary_text(returned: &[(String, MinionReturn)], missing: &[&str], verbose: bool) -> String {
+    let rule = "-".repeat(43);
+    let failed: Vec<&str> = returned
+        .iter()
+        .filter(|(_, r)| r.retcode != 0)
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let mut t = format!(
+        "\n\n{rule}\nSummary\n{rule}\n# of minions targeted: {}\n# of minions returned: {}\n\
+         # of minions that did not return: {}\n# of minions with errors: {}\n",
+        returned.len() + missing.len(),
+        returned.len(),
+        missing.len(),
+        failed.len()
+    );
+    if verbose {
+        // brine's master always reports a silent minion as "[No response]".
+        if !missing.is_empty() {
+            t.push_str(&format!("Minions not responding: {}\n", missing.join(" ")));
+        }
+        if !failed.is_empty() {
+            t.push_str(&format!("Minions with failures: {}\n", failed.join(" ")));
+        }
+    }
+    t.push_str(&rule);
+    t.push('\n');
+    t
+}
+
+/// The end of a `-p` run as Salt's: the summary on stdout (twice with
+/// `--summary` and the default outputter), the returns themselves never
+/// printed, exit 0 whatever the minions answered. A run where the first
+/// thing heard of is a minion that did not return ends quietly: Salt's bar
+/// cannot be made from that event and it exits 0 without a word.
+fn progress_end(
+    cli: &Cli,
+    all: &[(String, MinionReturn)],
+    missing: &[&str],
+    hidden: bool,
+    drawn: bool,
+) -> i32 {
+    if !drawn {
+        return 0;
+    }
+    let missing: &[&str] = if hidden { &[] } else { missing };
+    let text = summary_text(all, missing, cli.verbose);
+    print!("{text}");
+    if cli.summary && cli.out.is_none() && cli.function != "sys.doc" {
+        print!("{text}");
+    }
+    let _ = std::io::stdout().flush();
+    0
+}
+
 async fn run(cli: &Cli) -> i32 {
-    let (config, _warnings) = match MasterConfig::load(&cli.config_dir) {
-        Ok(c) => c,
+    match run_job(cli).await {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("brine: {e}");
-            return EX_GENERIC;
+            EX_GENERIC
         }
-    };
+    }
+}
+
+async fn run_job(cli: &Cli) -> Result<i32, RunError> {
+    let (config, _warnings) = MasterConfig::load(&cli.config_dir)?;
     let timeout = cli.timeout.unwrap_or(config.timeout);
-    let mut client = match Client::for_config(&config) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("brine: {e}");
-            return EX_GENERIC;
-        }
+    let mut client = Client::for_config(&config)?;
+    let base = base_options(cli, &config);
+    // Salt's CLI reads the master's gather_job_timeout, as the runners do.
+    let gather = brine_master::runners::jobs::gather_job_timeout(&config);
+    let sink = Sink {
+        file: cli.out_file.as_deref(),
     };
     let call = parse_input(&cli.args);
     let published = client
@@ -251,44 +571,58 @@ async fn run(cli: &Cli) -> i32 {
             call.kwargs,
             timeout,
         )
-        .await;
-    let published = match published {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("brine: {e}");
-            return EX_GENERIC;
-        }
-    };
+        .await?;
     if published.minions.is_empty() {
         println!("No minions matched the target. No command was sent, no jid was assigned.");
         eprintln!("ERROR: No return received");
-        return EX_USAGE;
+        return Ok(EX_USAGE);
     }
     if cli.is_async {
         println!("Executed command with job ID: {}", published.jid);
-        return 0;
+        return Ok(0);
     }
-    if cli.verbose {
+    // --static goes through Salt's quiet batch path, which prints neither.
+    let collect = cli.is_static;
+    // Salt's progress path does not pass -v on to the client, so -p
+    // drops the header (--show-jid's line stays).
+    if !collect && cli.verbose && !cli.progress {
         println!(
             "Executing job with jid {}\n-------------------------------------------\n",
             published.jid
         );
+    } else if !collect && cli.show_jid {
+        println!("jid: {}", published.jid);
     }
-    let collect = cli.is_static;
     let expected: HashSet<&str> = published.minions.iter().map(String::as_str).collect();
     let mut shown: HashSet<String> = HashSet::new();
     let mut all: Vec<(String, MinionReturn)> = Vec::new();
     let mut deadline = Instant::now() + Duration::from_secs(timeout);
     let mut pause = Duration::from_millis(20);
-    loop {
+    // Salt's batch failhard: the first failed return ends the run.
+    let mut stopped_by: Option<String> = None;
+    // Drawn from the first return on, as Salt creates it then.
+    let mut bar: Option<ProgressBar> = None;
+    'wait: loop {
         match client.returns(&published.jid).await {
             Ok(r) => {
                 for (id, ret) in r.returns {
                     if shown.insert(id.clone()) {
-                        if !collect {
-                            print_return(cli, &id, &ret);
+                        if cli.progress && !collect {
+                            let b = bar.get_or_insert_with(|| {
+                                let b = ProgressBar::new(expected.len());
+                                b.draw(0);
+                                b
+                            });
+                            b.draw(all.len() + 1);
+                        } else if !collect {
+                            sink.write(&render_return(cli, &base, &id, &ret))?;
                         }
-                        all.push((id, ret));
+                        let failed = ret.retcode > 0;
+                        all.push((id.clone(), ret));
+                        if collect && cli.failhard && failed {
+                            stopped_by = Some(id);
+                            break 'wait;
+                        }
                     }
                 }
             }
@@ -305,10 +639,7 @@ async fn run(cli: &Cli) -> i32 {
                 .filter(|id| !shown.contains(**id))
                 .map(|id| id.to_string())
                 .collect();
-            if client
-                .still_running(&published.jid, &missing, GATHER_JOB_TIMEOUT)
-                .await
-            {
+            if client.still_running(&published.jid, &missing, gather).await {
                 deadline = Instant::now() + Duration::from_secs(timeout);
                 continue;
             }
@@ -323,8 +654,21 @@ async fn run(cli: &Cli) -> i32 {
         .filter(|id| !shown.contains(*id))
         .collect();
     missing.sort();
+    // --hide-timeout: Salt does not even wait for them to be reported, so
+    // they are neither printed nor counted.
+    // (Salt's progress path does not pass -v on, so there only
+    // --hide-timeout counts.)
+    let hidden = !collect && !cli.show_timeout && (cli.progress || !cli.verbose);
+    if cli.progress && !collect {
+        return Ok(progress_end(cli, &all, &missing, hidden, bar.is_some()));
+    }
 
     if collect {
+        if let Some(id) = &stopped_by {
+            eprintln!(
+                "[ERROR   ] Minion {id} returned with non-zero exit code. Batch run stopped due to failhard"
+            );
+        }
         // Salt's --static: the returns only; minions that did not return
         // are left out, and the exit code is 0 (see below).
         let mut doc = Map::new();
@@ -338,7 +682,7 @@ async fn run(cli: &Cli) -> i32 {
                 .and_then(|(_, r)| r.out.clone())
                 .unwrap_or_else(|| "nested".into())
         });
-        let opts = options(cli, retcode);
+        let opts = with_retcode(&base, retcode);
         let data = Value::Map(doc);
         let text = match out.as_str() {
             "json" => Ok(output::json::output(&data, &opts)),
@@ -348,28 +692,34 @@ async fn run(cli: &Cli) -> i32 {
             Ok(t) => {
                 let t = t.trim_end();
                 if !t.is_empty() {
-                    println!("{t}");
+                    sink.write(&format!("{t}\n"))?;
                 }
             }
             Err(e) => eprintln!("brine: {e}"),
         }
         missing.clear();
+    } else if hidden {
+        missing.clear();
     } else {
-        let color = options(cli, 0).color;
+        let color = base.color;
         for id in &missing {
             let message = Value::Str(no_return_message(&published.jid));
             match cli.out.as_deref() {
                 // With --out, the message goes through that outputter, as
                 // Salt's does (a JSON document, a YAML string...).
                 Some(out) if out != "nested" => {
-                    match output::render_with(out, id, &message, &options(cli, 1)) {
-                        Ok(text) => print!("{text}"),
+                    match output::render_with(out, id, &message, &with_retcode(&base, 1)) {
+                        Ok(text) => sink.write(&text)?,
                         Err(e) => eprintln!("brine: {id}: {e}"),
                     }
                 }
-                _ => print!("{}", no_return_text(id, &published.jid, color)),
+                _ => sink.write(&no_return_text(id, &published.jid, color))?,
             }
         }
+    }
+    // Salt prints the summary only with its default outputters.
+    if cli.summary && !collect && cli.out.is_none() && cli.function != "sys.doc" {
+        print!("{}", summary_text(&all, &missing, cli.verbose));
     }
     let _ = std::io::stdout().flush();
 
@@ -381,11 +731,11 @@ async fn run(cli: &Cli) -> i32 {
         eprintln!("ERROR: Minions returned with non-zero exit code");
         code = EX_GENERIC;
     }
-    if all.is_empty() && missing.is_empty() {
+    if all.is_empty() && missing.is_empty() && !hidden {
         eprintln!("ERROR: No return received");
         code = EX_USAGE;
     }
-    code
+    Ok(code)
 }
 
 /// The target as Salt's CLI publishes it: a `-L` target is a list of ids
@@ -492,6 +842,83 @@ mod tests {
             brine_cli::CliError::NoSuchOption("--bogus".into())
         );
         assert_eq!(command().parse(["-h"]).unwrap(), brine_cli::Parsed::Help);
+    }
+
+    #[test]
+    fn output_options() {
+        let c = parse_argv(&[
+            "--out-file",
+            "/tmp/o",
+            "--output-file-append",
+            "--out-indent",
+            "-1",
+            "--state_output",
+            "terse",
+            "--state-verbose=False",
+            "--hide-timeout",
+            "--show-jid",
+            "--summary",
+            "-p",
+            "--failhard",
+            "web1",
+            "test.ping",
+        ])
+        .unwrap();
+        assert_eq!(c.out_file, Some(PathBuf::from("/tmp/o")));
+        assert!(c.out_file_append && !c.show_timeout && c.show_jid && c.summary);
+        assert!(c.progress && c.failhard);
+        assert_eq!(c.out_indent, Some(-1));
+        assert_eq!(c.state_output.as_deref(), Some("terse"));
+        assert_eq!(c.state_verbose.as_deref(), Some("False"));
+        let c = parse_argv(&["--output-indent=2", "web1", "test.ping"]).unwrap();
+        assert_eq!(c.out_indent, Some(2));
+        // optparse's words for a bad integer (recorded from salt 3007.8).
+        assert_eq!(
+            parse_argv(&["--out-indent", "x", "web1", "test.ping"])
+                .unwrap_err()
+                .to_string(),
+            "option --out-indent: invalid integer value: 'x'"
+        );
+    }
+
+    #[test]
+    fn summary_reads_as_salts() {
+        let ret = |retcode| MinionReturn {
+            ret: Value::Bool(true),
+            retcode,
+            success: retcode == 0,
+            out: None,
+        };
+        let t = summary_text(&[("web1".into(), ret(1))], &["db1"], true);
+        let rule = "-".repeat(43);
+        assert_eq!(
+            t,
+            format!(
+                "\n\n{rule}\nSummary\n{rule}\n# of minions targeted: 2\n# of minions returned: 1\n\
+                 # of minions that did not return: 1\n# of minions with errors: 1\n\
+                 Minions not responding: db1\nMinions with failures: web1\n{rule}\n"
+            )
+        );
+    }
+
+    #[test]
+    fn progress_line_as_progressbar_draws_it() {
+        let bar = ProgressBar {
+            width: 79,
+            total: 3,
+            start: Instant::now(),
+        };
+        // 79 columns less the other widgets leave 35 inside the bar;
+        // int(1 / 3 * 35) of them marked.
+        assert_eq!(
+            bar.line(1),
+            format!(
+                " 33% |{}{}| Elapsed Time: 0:00:00 Returns: [1/3]\r",
+                "#".repeat(11),
+                " ".repeat(24)
+            )
+        );
+        assert!(bar.line(4).starts_with("100% |####"));
     }
 
     #[test]

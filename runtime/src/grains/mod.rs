@@ -16,8 +16,8 @@
 //! from the minion's options (see `context`).
 //!
 //! Left out on purpose: `pythonexecutable`, `pythonpath`, `zmqversion`
-//! (there is no Python or libzmq), `package`, `zfs_*`, and the non-Linux
-//! code paths.
+//! (there is no Python or libzmq), the `zpool` grain (only `zpool list`
+//! knows it), and the non-Linux code paths.
 
 pub mod net;
 pub mod osinfo;
@@ -197,6 +197,43 @@ pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -
     );
     g.extend(system::uefi());
     g.extend(system::process_grains());
+    // Salt's `package` grain is how Salt itself was installed (its
+    // `_pkg.txt`); a pip install has none and says None, as brine does.
+    put(&mut g, "package", Value::Null);
+    g.extend(zfs_grains());
+    g
+}
+
+/// Salt's `zfs_support` and `zfs_feature_flags`, from files instead of the
+/// programs Salt asks: ZFS is supported when the kernel module is loaded
+/// and `zpool` is on the PATH; feature flags when `man zpool-features`
+/// would succeed, that is when `man` is on the PATH and the page is
+/// installed. (With ZFS present Salt also runs `zpool list` for a `zpool`
+/// grain, which brine leaves out.)
+fn zfs_grains() -> Map {
+    use crate::path::which;
+    let mut g = Map::new();
+    let support = std::path::Path::new("/sys/module/zfs").exists() && which("zpool").is_some();
+    let man_page = ["/usr/share/man", "/usr/local/share/man"]
+        .iter()
+        .any(|root| {
+            ["man5", "man7"].iter().any(|sec| {
+                std::fs::read_dir(std::path::Path::new(root).join(sec))
+                    .map(|entries| {
+                        entries.flatten().any(|e| {
+                            e.file_name()
+                                .to_string_lossy()
+                                .starts_with("zpool-features.")
+                        })
+                    })
+                    .unwrap_or(false)
+            })
+        });
+    g.insert("zfs_support".into(), Value::Bool(support));
+    g.insert(
+        "zfs_feature_flags".into(),
+        Value::Bool(man_page && which("man").is_some()),
+    );
     g
 }
 
@@ -379,6 +416,14 @@ mod tests {
         }
         let uid = g["uid"].as_i64().unwrap_or(-1);
         assert!(uid >= 0);
+        // The last three, in Salt's order.
+        let keys: Vec<&str> = g.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys[keys.len() - 3..],
+            ["package", "zfs_support", "zfs_feature_flags"]
+        );
+        assert_eq!(g["package"], Value::Null);
+        assert!(matches!(g["zfs_support"], Value::Bool(_)));
         assert_eq!(g["pid"].as_i64(), Some(i64::from(std::process::id())));
         let li = g["locale_info"].as_map().cloned().unwrap_or_default();
         let keys: Vec<&str> = li.keys().map(String::as_str).collect();
