@@ -56,6 +56,10 @@ pub struct CommandSpec {
     pub merge_stderr: bool,
 }
 
+/// Told the command's process group when it starts (`true`) and when it
+/// has ended (`false`).
+pub type Watch<'a> = &'a dyn Fn(u32, bool);
+
 impl CommandSpec {
     /// `argv[0]` with `argv[1..]` as its arguments, nothing else set.
     pub fn argv<S: AsRef<str>>(argv: &[S]) -> CommandSpec {
@@ -97,9 +101,24 @@ pub enum ExecError {
     Empty,
 }
 
+/// Send signal number `sig` to process group `pgid` (a command [`run`]
+/// started); false when there is no such signal or group.
+pub fn signal_group(pgid: u32, sig: i32) -> bool {
+    let (Ok(signal), Ok(raw)) = (Signal::try_from(sig), i32::try_from(pgid)) else {
+        return false;
+    };
+    killpg(Pid::from_raw(raw), signal).is_ok()
+}
+
 /// Run `spec` to completion (or its timeout) and collect the output.
 /// Trailing newlines are stripped from stdout/stderr, as Salt does.
 pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
+    run_watched(spec, &|_, _| {})
+}
+
+/// [`run`], telling `watch` the command's process group (a job's table
+/// keeps it so that `saltutil.kill_job` reaches the command).
+pub fn run_watched(spec: &CommandSpec, watch: Watch<'_>) -> Result<CommandResult, ExecError> {
     let (program, args): (&str, Vec<&str>) = match &spec.program {
         Program::Argv(argv) => match argv.split_first() {
             Some((first, rest)) => (first, rest.iter().map(String::as_str).collect()),
@@ -194,6 +213,9 @@ pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
         s
     });
     let pid = child.id();
+    // process_group(0) made the command the leader of a group numbered by
+    // its pid.
+    watch(pid, true);
     let start = Instant::now();
     let mut timed_out = false;
     let status = loop {
@@ -214,6 +236,7 @@ pub fn run(spec: &CommandSpec) -> Result<CommandResult, ExecError> {
         }
         std::thread::sleep(Duration::from_millis(2));
     };
+    watch(pid, false);
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
     let trim = |b: Vec<u8>| {

@@ -12,15 +12,19 @@ pub trait RunningJobs: Send + Sync {
     /// Every job running now, in the order they started: each one's proc
     /// data (`pid`, `fun`, `arg`, `tgt`, `jid`, `ret`, `tgt_type`, `user`).
     fn list(&self) -> Vec<Map>;
-    /// Deliver signal `sig` to the job `jid` (see [`stops`]); false when no
-    /// such job runs.
+    /// Deliver signal `sig` to the job `jid` (see [`stops`]) and to the
+    /// process groups of the commands it runs; false when no such job runs.
     fn signal(&self, jid: &str, sig: i32) -> bool;
+    /// The job `jid` started a command in process group `pgid` (`true`) or
+    /// that command ended (`false`).
+    fn track(&self, jid: &str, pgid: u32, running: bool);
 }
 
 /// Whether a signal ends a job. Jobs are tasks of the minion process, not
-/// processes of their own, so a signal is not sent: one whose default
-/// action ends a process cancels the job (it stops and returns nothing, as
-/// a killed Salt job does); the others (0, `SIGCHLD`, `SIGCONT`, `SIGSTOP`,
+/// processes of their own: the signal goes to the process groups of the
+/// commands the job runs (see [`Jobs::tracking`]), and one whose default
+/// action ends a process cancels the job itself (it stops and returns
+/// nothing, as a killed Salt job does); the others (0, `SIGCHLD`, `SIGCONT`, `SIGSTOP`,
 /// `SIGTSTP`, `SIGTTIN`, `SIGTTOU`, `SIGURG`, `SIGWINCH`) leave it running.
 pub fn stops(sig: i32) -> bool {
     !matches!(sig, 0 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 28)
@@ -64,6 +68,16 @@ impl Jobs {
             .into_iter()
             .filter(|j| own.is_none() || j.get("jid").and_then(|v| v.as_str()) != own)
             .collect()
+    }
+
+    /// Run `f` with this job's commands known to the table while they run,
+    /// so a signal to the job reaches them (Salt's kill_job kills the job's
+    /// process, and its commands with it).
+    pub fn tracking<T>(&self, f: impl FnOnce(&dyn Fn(u32, bool)) -> T) -> T {
+        match (&self.table, &self.own_jid) {
+            (Some(t), Some(jid)) => f(&|pgid, running| t.track(jid, pgid, running)),
+            _ => f(&|_, _| {}),
+        }
     }
 
     /// Signal the job `jid` (not this call); false when it does not run.

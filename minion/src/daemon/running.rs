@@ -17,7 +17,12 @@ const MAX_RUNNING: usize = 4096;
 struct Entry {
     data: Map,
     cancel: Arc<Notify>,
+    /// Process groups of the commands the job runs now.
+    groups: Vec<u32>,
 }
+
+/// Bound on the commands one job is known to run at once.
+const MAX_GROUPS: usize = 64;
 
 #[derive(Default)]
 pub struct RunningTable {
@@ -45,6 +50,7 @@ impl RunningTable {
             Entry {
                 data,
                 cancel: cancel.clone(),
+                groups: Vec::new(),
             },
         );
         Some(cancel)
@@ -80,6 +86,11 @@ impl RunningJobs for RunningTable {
         let Some(entry) = g.get(jid) else {
             return false;
         };
+        // The job's commands get the signal itself, as the processes of a
+        // Salt job's process group would.
+        for &pgid in &entry.groups {
+            brine_runtime::exec::signal_group(pgid, sig);
+        }
         if stops(sig) {
             tracing::info!("job {jid} stopped by signal {sig}: it returns nothing");
             entry.cancel.notify_one();
@@ -88,6 +99,20 @@ impl RunningJobs for RunningTable {
             g.shift_remove(jid);
         }
         true
+    }
+
+    fn track(&self, jid: &str, pgid: u32, running: bool) {
+        let mut g = self.lock();
+        let Some(entry) = g.get_mut(jid) else {
+            return;
+        };
+        if running {
+            if entry.groups.len() < MAX_GROUPS {
+                entry.groups.push(pgid);
+            }
+        } else {
+            entry.groups.retain(|&p| p != pgid);
+        }
     }
 }
 

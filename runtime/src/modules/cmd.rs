@@ -200,7 +200,8 @@ fn run_cmd<'c>(
         stdin,
         merge_stderr: shape == Shape::Combined,
     };
-    let res = exec::run(&spec).map_err(|e| match e {
+    let jobs = cx.running().map(|m| m.jobs.clone()).unwrap_or_default();
+    let res = jobs.tracking(|watch| exec::run_watched(&spec, watch)).map_err(|e| match e {
         ExecError::BadCwd(c) => CallError::Failed(format!(
             "Specified cwd '{c}' either not absolute or does not exist"
         )),

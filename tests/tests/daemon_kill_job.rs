@@ -1,0 +1,64 @@
+//! `saltutil.kill_job` on a job running a command: the job stops without a
+//! return and its command dies with it, as a killed Salt job's process
+//! group does (real master and minion on 127.0.0.1).
+
+use brine_tests::daemon::{json_out, MasterConf};
+use std::time::{Duration, Instant};
+
+/// Processes whose command line is exactly `argv`.
+fn running(argv: &[&str]) -> usize {
+    let want = argv.join("\0");
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+                .filter(|c| String::from_utf8_lossy(c).trim_end_matches('\0') == want)
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn kill_job_stops_the_command_the_job_runs() {
+    let conf = MasterConf::new("");
+    let _master = conf.start();
+    conf.write_minion_conf("web1", "");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    // A sleep no other test runs, so counting it is safe.
+    let argv = ["sleep", "987.25"];
+    let out = conf.cli("brine", &["--async", "web1", "cmd.run", &argv.join(" ")]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let jid = text.trim().rsplit(' ').next().expect("a jid").to_string();
+    let started = Instant::now();
+    while running(&argv) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let killed = conf.cli(
+        "brine",
+        &["--out", "json", "web1", "saltutil.kill_job", &jid],
+    );
+    let answer = json_out(&killed)["web1"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        answer.starts_with(&format!("Signal 9 sent to job {jid} at pid ")),
+        "{answer}"
+    );
+    let killed_at = Instant::now();
+    while running(&argv) > 0 {
+        assert!(
+            killed_at.elapsed() < Duration::from_secs(5),
+            "the command outlived its killed job"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // No return is stored for a killed job.
+    let lookup = conf.cli("brine-run", &["--out", "json", "jobs.lookup_jid", &jid]);
+    assert_eq!(json_out(&lookup), serde_json::json!({}));
+}
