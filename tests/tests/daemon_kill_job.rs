@@ -2,7 +2,7 @@
 //! return and its command dies with it, as a killed Salt job's process
 //! group does (real master and minion on 127.0.0.1).
 
-use brine_tests::daemon::{json_out, MasterConf};
+use brine_tests::daemon::{json_out, write_tree, MasterConf};
 use std::time::{Duration, Instant};
 
 /// Processes whose command line is exactly `argv`.
@@ -18,23 +18,19 @@ fn running(argv: &[&str]) -> usize {
         .unwrap_or(0)
 }
 
-#[test]
-fn kill_job_stops_the_command_the_job_runs() {
-    let conf = MasterConf::new("");
-    let _master = conf.start();
-    conf.write_minion_conf("web1", "");
-    let _minion = conf.start_minion(&[]);
-    conf.accept_and_ping("web1");
-    // A sleep no other test runs, so counting it is safe.
-    let argv = ["sleep", "987.25"];
-    let out = conf.cli("brine", &["--async", "web1", "cmd.run", &argv.join(" ")]);
+/// Start `fun args` as a job on web1, wait for `argv` to run, kill the job
+/// and check the command is gone and no return is stored.
+fn kill_and_check(conf: &MasterConf, fun_and_args: &[&str], argv: &[&str]) {
+    let mut cmd = vec!["--async", "web1"];
+    cmd.extend_from_slice(fun_and_args);
+    let out = conf.cli("brine", &cmd);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let jid = text.trim().rsplit(' ').next().expect("a jid").to_string();
     let started = Instant::now();
-    while running(&argv) == 0 {
+    while running(argv) == 0 {
         assert!(
             started.elapsed() < Duration::from_secs(10),
-            "the command never started"
+            "the command never started: {text}"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -51,7 +47,7 @@ fn kill_job_stops_the_command_the_job_runs() {
         "{answer}"
     );
     let killed_at = Instant::now();
-    while running(&argv) > 0 {
+    while running(argv) > 0 {
         assert!(
             killed_at.elapsed() < Duration::from_secs(5),
             "the command outlived its killed job"
@@ -61,4 +57,30 @@ fn kill_job_stops_the_command_the_job_runs() {
     // No return is stored for a killed job.
     let lookup = conf.cli("brine-run", &["--out", "json", "jobs.lookup_jid", &jid]);
     assert_eq!(json_out(&lookup), serde_json::json!({}));
+}
+
+#[test]
+fn kill_job_stops_the_commands_the_job_runs() {
+    let conf = MasterConf::new("");
+    let files = conf.dir.path().join("files");
+    write_tree(
+        &files,
+        &[(
+            "base/sleeper.sls",
+            "sleeper:\n  cmd.run:\n    - name: sleep 987.5\n",
+        )],
+    );
+    let mut text = std::fs::read_to_string(conf.conf_dir().join("master")).expect("config");
+    text.push_str(&format!(
+        "file_roots:\n  base: [{}]\n",
+        files.join("base").display()
+    ));
+    std::fs::write(conf.conf_dir().join("master"), text).expect("config");
+    let _master = conf.start();
+    conf.write_minion_conf("web1", "");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    // Sleeps no other test runs, so counting them is safe.
+    kill_and_check(&conf, &["cmd.run", "sleep 987.25"], &["sleep", "987.25"]);
+    kill_and_check(&conf, &["state.sls", "sleeper"], &["sleep", "987.5"]);
 }

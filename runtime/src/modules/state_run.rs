@@ -212,6 +212,7 @@ fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
         test,
         fileclient: m.file_client(),
         functions: m.functions.clone(),
+        jobs: m.jobs.clone(),
     }
 }
 

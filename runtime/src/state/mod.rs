@@ -31,6 +31,9 @@ pub struct StateContext {
     /// What `salt[...]` calls in templates (`file.managed` with
     /// `template: jinja`).
     pub functions: brine_compile::minion_data::functions::Functions,
+    /// The daemon's running jobs as this run sees them: commands a state
+    /// starts are registered so `saltutil.kill_job` reaches them.
+    pub jobs: crate::jobs::Jobs,
 }
 
 impl StateContext {

@@ -335,6 +335,8 @@ struct RunOpts {
     success_retcodes: Option<Value>,
     success_stdout: Option<Value>,
     success_stderr: Option<Value>,
+    /// Where the command's process group is registered while it runs.
+    jobs: crate::jobs::Jobs,
 }
 
 impl RunOpts {
@@ -368,6 +370,7 @@ impl RunOpts {
                 .cloned(),
             success_stdout: low.get("success_stdout").filter(|v| !v.is_null()).cloned(),
             success_stderr: low.get("success_stderr").filter(|v| !v.is_null()).cloned(),
+            jobs: call.ctx.jobs.clone(),
         }
     }
 }
@@ -498,13 +501,14 @@ fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
         stdin: o.stdin.clone(),
         merge_stderr: false,
     };
-    let mut res = exec::run(&spec).map_err(|e| e.to_string())?;
+    let run = || o.jobs.tracking(|w| exec::run_watched(&spec, w));
+    let mut res = run().map_err(|e| e.to_string())?;
     // A script just written may still be open in a forked child for a
     // moment ("Text file busy"); try again then.
     for _ in 0..3 {
         if res.retcode == 126 && res.stderr.contains("Text file busy") {
             std::thread::sleep(Duration::from_millis(50));
-            res = exec::run(&spec).map_err(|e| e.to_string())?;
+            res = run().map_err(|e| e.to_string())?;
         }
     }
     let mut ret = Map::new();

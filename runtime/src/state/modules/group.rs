@@ -451,6 +451,7 @@ pub(crate) mod tests {
             test: false,
             fileclient: Arc::new(NoFiles),
             functions: Default::default(),
+            jobs: Default::default(),
         }
     }
 

@@ -28,6 +28,7 @@ pub(super) fn ctx_with(test: bool, opts: Map) -> StateContext {
         test,
         fileclient: Arc::new(NoFiles),
         functions: Default::default(),
+        jobs: Default::default(),
     }
 }
 

@@ -86,6 +86,7 @@ pub(crate) fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
         pillar: Arc::new(pillar),
         saltenv: "base".into(),
         test: false,
+        jobs: Default::default(),
     }
 }
 
