@@ -11,23 +11,11 @@ pillar_roots from the tree, auto_accept) and one minion, waits for it to
 answer, then times R runs of each command from start to exit and prints
 median/min/max. Needs a release build (cargo build --release).
 """
-import argparse, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
 here = os.path.dirname(os.path.abspath(__file__))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def timed(argv):
-    start = time.perf_counter()
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return time.perf_counter() - start, p
+sys.path.insert(0, here)
+from daemon import free_port, stop, timed  # noqa: E402  (the fleet benchmark's helpers)
 
 
 def summary(name, times):
@@ -89,13 +77,7 @@ def main():
         print(summary("brine bench1 state.apply (daemons)", daemon))
         print(summary("brine-call --local state.apply", local_t))
     finally:
-        for p in procs:
-            p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

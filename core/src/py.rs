@@ -131,6 +131,37 @@ pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
 }
 
+/// `binascii.a2b_base64` as Python decodes base64 (what `base64.b64decode`,
+/// PyYAML's `!!binary` and Salt's `base64_decode` filter run): characters
+/// outside the alphabet are skipped, decoding stops at the first `=`, and
+/// `None` is Python's "Incorrect padding" (one data character too many).
+pub fn a2b_base64(text: &str) -> Option<Vec<u8>> {
+    let mut bits: u32 = 0;
+    let mut nbits = 0;
+    let mut count = 0usize;
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    for b in text.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => break,
+            _ => continue,
+        };
+        count += 1;
+        bits = (bits << 6) | u32::from(v);
+        nbits += 6;
+        if nbits >= 8 {
+            nbits -= 8;
+            out.push((bits >> nbits) as u8);
+            bits &= (1 << nbits) - 1;
+        }
+    }
+    (count % 4 != 1).then_some(out)
+}
+
 /// Python's `int(text)` for decimal text: surrounding whitespace, a sign,
 /// digits with single underscores between them.
 pub fn int_from_str(s: &str) -> Option<i64> {

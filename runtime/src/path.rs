@@ -74,6 +74,17 @@ pub fn join<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
     out
 }
 
+/// The home folder of `user`, or of this process (`HOME`, else its
+/// account's), as Python's `pwd` and `os.path.expanduser` find them.
+pub fn home(user: Option<&str>) -> Option<String> {
+    match user {
+        Some(user) => crate::accounts::user_by_name(user).map(|p| p.home),
+        None => std::env::var("HOME")
+            .ok()
+            .or_else(|| crate::accounts::user_by_uid(crate::accounts::euid()).map(|p| p.home)),
+    }
+}
+
 /// Python's `os.path.expanduser` for `~` and `~/...` (`HOME`, else the
 /// account's home directory); `~user` forms are looked up as `pwd` does.
 pub fn expanduser(path: &str) -> String {
@@ -81,14 +92,7 @@ pub fn expanduser(path: &str) -> String {
         return path.to_string();
     };
     let (user, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let home = if user.is_empty() {
-        std::env::var("HOME")
-            .ok()
-            .or_else(|| crate::accounts::user_by_uid(crate::accounts::euid()).map(|p| p.home))
-    } else {
-        crate::accounts::user_by_name(user).map(|p| p.home)
-    };
-    match home {
+    match home(Some(user).filter(|u| !u.is_empty())) {
         // Python drops a trailing slash of the home directory (unless it
         // is `/`).
         Some(h) => {

@@ -134,21 +134,7 @@ fn roots(case: &Path, kind: &str, tmp: &Path) -> Json {
 }
 
 fn subst(v: &Json, tmp: &str, case: &str) -> Json {
-    match v {
-        Json::String(s) => Json::String(s.replace("@TMP@", tmp).replace("@CASE@", case)),
-        Json::Array(a) => Json::Array(a.iter().map(|x| subst(x, tmp, case)).collect()),
-        Json::Object(o) => Json::Object(
-            o.iter()
-                .map(|(k, x)| {
-                    (
-                        k.replace("@TMP@", tmp).replace("@CASE@", case),
-                        subst(x, tmp, case),
-                    )
-                })
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+    map_strings(v, &|s| s.replace("@TMP@", tmp).replace("@CASE@", case))
 }
 
 /// Drop volatile keys and write the scratch path back as `@TMP@`.

@@ -457,6 +457,43 @@ impl MasterConf {
         std::fs::write(self.conf_dir().join("minion"), text).expect("write minion config");
     }
 
+    /// `files` (relative path, text) as the master's `base` file_roots,
+    /// added to CONF/master (before the master starts).
+    pub fn serve_base_files(&self, files: &[(&str, &str)]) {
+        let root = self.dir.path().join("files").join("base");
+        write_tree(&root, files);
+        let master = self.conf_dir().join("master");
+        let mut text = std::fs::read_to_string(&master).expect("master config");
+        text.push_str(&format!("file_roots:\n  base: [{}]\n", root.display()));
+        std::fs::write(master, text).expect("master config");
+    }
+
+    /// A second minion `id` of this master (its own config folder
+    /// `etc-ID`), accepted, answering once, then stopped: a down minion the
+    /// master knows, as the CLI comparisons with Salt have (`db1`).
+    pub fn add_down_minion(&self, id: &str) {
+        let conf = self.dir.path().join(format!("etc-{id}"));
+        std::fs::create_dir_all(&conf).expect("minion config folder");
+        std::fs::write(
+            conf.join("minion"),
+            format!(
+                "id: {id}\nmaster: 127.0.0.1\npublish_port: {}\nmaster_port: {}\nroot_dir: {}\n\
+                 acceptance_wait_time: 1\nlog_level: info\n",
+                self.publish_port,
+                self.ret_port,
+                self.dir.path().join(format!("nroot-{id}")).display()
+            ),
+        )
+        .expect("minion config");
+        let mut minion = MasterProc::of(spawn_logged(
+            "brine-minion",
+            &conf,
+            &self.dir.path().join(format!("{id}.log")),
+        ));
+        self.accept_and_ping(id);
+        minion.stop();
+    }
+
     /// Start `brine-minion -c CONF` (logging to minion.log).
     pub fn start_minion(&self, args: &[&str]) -> MasterProc {
         let log = std::fs::OpenOptions::new()

@@ -4,7 +4,7 @@
 //! they stand, as Salt's `salt` does (a real master and minion on 127.0.0.1).
 
 use brine_tests::bin;
-use brine_tests::daemon::{json_out, write_tree, MasterConf};
+use brine_tests::daemon::{json_out, MasterConf};
 use std::process::Command;
 
 const BINARIES: [&str; 6] = [
@@ -55,23 +55,13 @@ fn every_binary_answers_help_version_and_unknown_options_alike() {
 #[test]
 fn brine_reads_options_after_the_function() {
     let conf = MasterConf::new("");
-    let files = conf.dir.path().join("files");
-    write_tree(
-        &files,
-        &[
-            ("base/top.sls", "base:\n  '*':\n    - motd\n"),
-            (
-                "base/motd.sls",
-                "motd:\n  test.succeed_with_changes:\n    - name: motd\n",
-            ),
-        ],
-    );
-    let mut text = std::fs::read_to_string(conf.conf_dir().join("master")).expect("config");
-    text.push_str(&format!(
-        "file_roots:\n  base: [{}]\n",
-        files.join("base").display()
-    ));
-    std::fs::write(conf.conf_dir().join("master"), text).expect("config");
+    conf.serve_base_files(&[
+        ("top.sls", "base:\n  '*':\n    - motd\n"),
+        (
+            "motd.sls",
+            "motd:\n  test.succeed_with_changes:\n    - name: motd\n",
+        ),
+    ]);
     let _master = conf.start();
     conf.write_minion_conf("web1", "");
     let _minion = conf.start_minion(&[]);

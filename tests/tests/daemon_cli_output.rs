@@ -12,7 +12,7 @@
 //! `brine-run`. Salt's batch mode (`-b`) is not in brine; its steps are
 //! recorded but not replayed.
 
-use brine_tests::daemon::{spawn_logged, write_tree, MasterConf, MasterProc};
+use brine_tests::daemon::{write_tree, MasterConf, MasterProc};
 use regex::Regex;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -121,26 +121,7 @@ fn pair() -> Pair {
     let web1 = conf.start_minion(&[]);
     conf.accept_and_ping("web1");
 
-    let db1_conf = conf.dir.path().join("etc-db1");
-    std::fs::create_dir_all(&db1_conf).expect("etc-db1");
-    std::fs::write(
-        db1_conf.join("minion"),
-        format!(
-            "id: db1\nmaster: 127.0.0.1\npublish_port: {}\nmaster_port: {}\nroot_dir: {}\n\
-             acceptance_wait_time: 1\nlog_level: info\n",
-            conf.publish_port,
-            conf.ret_port,
-            conf.dir.path().join("nroot-db1").display()
-        ),
-    )
-    .expect("db1 config");
-    let mut db1 = MasterProc::of(spawn_logged(
-        "brine-minion",
-        &db1_conf,
-        &conf.dir.path().join("db1.log"),
-    ));
-    conf.accept_and_ping("db1");
-    db1.stop();
+    conf.add_down_minion("db1");
     Pair {
         conf,
         _tree: tree,

@@ -2,7 +2,7 @@
 //! return and its command dies with it, as a killed Salt job's process
 //! group does (real master and minion on 127.0.0.1).
 
-use brine_tests::daemon::{json_out, write_tree, MasterConf};
+use brine_tests::daemon::{json_out, MasterConf};
 use std::time::{Duration, Instant};
 
 /// Processes whose command line is exactly `argv`.
@@ -62,20 +62,10 @@ fn kill_and_check(conf: &MasterConf, fun_and_args: &[&str], argv: &[&str]) {
 #[test]
 fn kill_job_stops_the_commands_the_job_runs() {
     let conf = MasterConf::new("");
-    let files = conf.dir.path().join("files");
-    write_tree(
-        &files,
-        &[(
-            "base/sleeper.sls",
-            "sleeper:\n  cmd.run:\n    - name: sleep 987.5\n",
-        )],
-    );
-    let mut text = std::fs::read_to_string(conf.conf_dir().join("master")).expect("config");
-    text.push_str(&format!(
-        "file_roots:\n  base: [{}]\n",
-        files.join("base").display()
-    ));
-    std::fs::write(conf.conf_dir().join("master"), text).expect("config");
+    conf.serve_base_files(&[(
+        "sleeper.sls",
+        "sleeper:\n  cmd.run:\n    - name: sleep 987.5\n",
+    )]);
     let _master = conf.start();
     conf.write_minion_conf("web1", "");
     let _minion = conf.start_minion(&[]);

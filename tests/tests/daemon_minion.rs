@@ -78,20 +78,13 @@ fn state_apply_with_another_pillarenv_leaves_the_in_memory_pillar() {
             ("testing/t.sls", "who: testing\n"),
         ],
     );
-    let fr = conf.dir.path().join("files");
-    write_tree(
-        &fr,
-        &[
-            ("top.sls", "base:\n  '*':\n    - show\n"),
-            (
-                "show.sls",
-                "said:\n  test.succeed_without_changes:\n    - name: {{ pillar['who'] }}\n",
-            ),
-        ],
-    );
-    let mut text = std::fs::read_to_string(conf.conf_dir().join("master")).expect("config");
-    text.push_str(&format!("file_roots:\n  base: [{}]\n", fr.display()));
-    std::fs::write(conf.conf_dir().join("master"), text).expect("config");
+    conf.serve_base_files(&[
+        ("top.sls", "base:\n  '*':\n    - show\n"),
+        (
+            "show.sls",
+            "said:\n  test.succeed_without_changes:\n    - name: {{ pillar['who'] }}\n",
+        ),
+    ]);
     let _master = conf.start();
     conf.write_minion_conf("m1", "pillarenv: base\n");
     let _minion = conf.start_minion(&[]);

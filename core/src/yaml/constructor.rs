@@ -220,35 +220,12 @@ pub(super) fn construct_bool(raw: &str, at: Pos) -> Result<Value, YamlError> {
 /// Python's `base64.decodebytes` does). The bytes must be UTF-8 text, as the
 /// value model has no byte strings.
 pub(super) fn construct_binary(raw: &str, at: Pos) -> Result<Value, YamlError> {
-    let mut bits: u32 = 0;
-    let mut nbits = 0;
-    let mut count = 0usize;
-    let mut out = Vec::with_capacity(raw.len() / 4 * 3);
-    for b in raw.bytes() {
-        let v = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => break,
-            _ => continue,
-        };
-        count += 1;
-        bits = (bits << 6) | v as u32;
-        nbits += 6;
-        if nbits >= 8 {
-            nbits -= 8;
-            out.push((bits >> nbits) as u8);
-            bits &= (1 << nbits) - 1;
-        }
-    }
-    if count % 4 == 1 {
+    let Some(out) = crate::py::a2b_base64(raw) else {
         return Err(value_error(
             "failed to convert base64 data: Incorrect padding".into(),
             at,
         ));
-    }
+    };
     String::from_utf8(out).map(Value::Str).map_err(|_| {
         value_error(
             "!!binary data is not UTF-8 text, which brine cannot hold".into(),

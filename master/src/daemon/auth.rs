@@ -167,29 +167,22 @@ mod tests {
             pillarenv: Some("dev".into()),
         };
         let signer = *kp.public().ed25519;
+        let auth = |auto_accept| Authenticator {
+            keys: &keys,
+            cache: &cache,
+            session: &session,
+            master_public: master,
+            auto_accept,
+        };
         let status = |r: ReplyBody| match r {
             ReplyBody::Auth(a) => Some(a.status),
             _ => None,
         };
-        let r = Authenticator {
-            keys: &keys,
-            cache: &cache,
-            session: &session,
-            master_public: master,
-            auto_accept: false,
-        }
-        .handle(&[1; 16], &req, &signer);
+        let r = auth(false).handle(&[1; 16], &req, &signer);
         assert_eq!(status(r), Some(AuthStatus::Pending));
         assert!(cache.get("web1").is_none());
         keys.accept("web1", crate::keys::KeyState::Pending).unwrap();
-        let r = Authenticator {
-            keys: &keys,
-            cache: &cache,
-            session: &session,
-            master_public: master,
-            auto_accept: false,
-        }
-        .handle(&[1; 16], &req, &signer);
+        let r = auth(false).handle(&[1; 16], &req, &signer);
         assert_eq!(status(r), Some(AuthStatus::Accepted));
         assert_eq!(
             cache.get("web1").unwrap().grains.to_json(),
@@ -202,24 +195,10 @@ mod tests {
             keys: kp2.public(),
             ..req.clone()
         };
-        let r = Authenticator {
-            keys: &keys,
-            cache: &cache,
-            session: &session,
-            master_public: master,
-            auto_accept: true,
-        }
-        .handle(&[1; 16], &req2, &kp2.public().ed25519);
+        let r = auth(true).handle(&[1; 16], &req2, &kp2.public().ed25519);
         assert_eq!(status(r), Some(AuthStatus::Denied));
         // Offered key not the signer: refused outright.
-        let r = Authenticator {
-            keys: &keys,
-            cache: &cache,
-            session: &session,
-            master_public: master,
-            auto_accept: true,
-        }
-        .handle(&[1; 16], &req2, &signer);
+        let r = auth(true).handle(&[1; 16], &req2, &signer);
         assert!(matches!(
             r,
             ReplyBody::Error(ErrorReply {
@@ -230,14 +209,7 @@ mod tests {
         // Rejected stays rejected, even with auto_accept.
         keys.reject("web1", crate::keys::KeyState::Accepted)
             .unwrap();
-        let r = Authenticator {
-            keys: &keys,
-            cache: &cache,
-            session: &session,
-            master_public: master,
-            auto_accept: true,
-        }
-        .handle(&[1; 16], &req, &signer);
+        let r = auth(true).handle(&[1; 16], &req, &signer);
         assert_eq!(status(r), Some(AuthStatus::Rejected));
     }
 }

@@ -274,13 +274,8 @@ fn opts_bool(cx: &Ctx<'_>, key: &str) -> Option<bool> {
 /// The folder a command starts in: the home of the user it runs as (Salt's
 /// default `cwd`), else the minion's own home.
 fn default_cwd(runas: Option<&str>) -> String {
-    let home = match runas {
-        Some(user) => crate::accounts::user_by_name(user).map(|p| p.home),
-        None => std::env::var("HOME")
-            .ok()
-            .or_else(|| crate::accounts::user_by_uid(crate::accounts::euid()).map(|p| p.home)),
-    };
-    home.filter(|h| std::path::Path::new(h).is_dir())
+    path::home(runas)
+        .filter(|h| std::path::Path::new(h).is_dir())
         .unwrap_or_else(|| "/".into())
 }
 

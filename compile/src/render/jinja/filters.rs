@@ -578,29 +578,9 @@ fn base64_encode(data: &[u8]) -> String {
 /// `base64.b64decode` (non-alphabet characters are skipped, as Python's
 /// non-validating decoder does), then UTF-8 text.
 fn base64_decode(s: &str) -> FResult {
-    let mut bits: u32 = 0;
-    let mut nbits = 0;
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let mut data_chars = 0usize;
-    for c in s.bytes() {
-        if c == b'=' {
-            break;
-        }
-        let Some(v) = B64.iter().position(|&x| x == c) else {
-            continue;
-        };
-        data_chars += 1;
-        bits = (bits << 6) | v as u32;
-        nbits += 6;
-        if nbits >= 8 {
-            nbits -= 8;
-            out.push((bits >> nbits) as u8);
-            bits &= (1 << nbits) - 1;
-        }
-    }
-    if data_chars % 4 == 1 {
+    let Some(out) = brine_core::py::a2b_base64(s) else {
         return Err(invalid("binascii.Error: Invalid base64-encoded string"));
-    }
+    };
     String::from_utf8(out)
         .map(MjValue::from)
         .map_err(|_| invalid("base64_decode: decoded data is not UTF-8 text"))
