@@ -150,4 +150,27 @@ mod tests {
         t.finish("2");
         assert!(t.is_empty());
     }
+
+    /// The table is bounded: past MAX_RUNNING jobs a new one is refused,
+    /// and past MAX_GROUPS commands of one job the rest are not kept (a
+    /// job publishing many commands cannot grow the entry).
+    #[test]
+    fn the_table_and_each_jobs_commands_are_bounded() {
+        let t = RunningTable::default();
+        for i in 0..MAX_RUNNING {
+            assert!(t.start(&i.to_string(), data("x")).is_some());
+        }
+        assert!(t.start("one-more", data("x")).is_none());
+        assert_eq!(t.len(), MAX_RUNNING);
+        // Process groups that do not exist: nothing is signalled by this.
+        for pgid in 0..(MAX_GROUPS as u32 + 10) {
+            t.track("0", 4_000_000 + pgid, true);
+        }
+        assert_eq!(t.lock()["0"].groups.len(), MAX_GROUPS);
+        t.track("0", 4_000_000, false);
+        assert_eq!(t.lock()["0"].groups.len(), MAX_GROUPS - 1);
+        // Tracking for a job that is not listed is ignored.
+        t.track("nope", 1, true);
+        assert!(t.lock().get("nope").is_none());
+    }
 }
