@@ -1,5 +1,8 @@
 //! Every supported conformance case, in masterless mode: `brine-call
 //! --local --out json` must answer what Salt 3007.8 answered.
+//!
+//! `BRINE_CONFORMANCE_ONLY=prefix` runs only the cases whose name starts
+//! with it.
 
 use brine_tests::{bin, cases_dir, conformance};
 
@@ -11,6 +14,8 @@ const FAMILIES: &[(&str, &[&str])] = &[
     ("pillar-", &[]),
     ("hiera-", &[]),
     ("jinja-", &[]),
+    // Execution modules (`cmd.run`, `file.*`, `test.*` ...) on scratch trees.
+    ("exec-", &[]),
     // Public saltstack-formulas trees, unchanged (tests/conformance/formulas).
     ("formula-", &[]),
     (
@@ -30,6 +35,7 @@ const FAMILIES: &[(&str, &[&str])] = &[
 #[test]
 fn conformance_local() {
     let brine_call = bin("brine-call");
+    let only = std::env::var("BRINE_CONFORMANCE_ONLY").unwrap_or_default();
     let mut dirs: Vec<_> = std::fs::read_dir(cases_dir())
         .expect("tests/conformance/cases exists")
         .flatten()
@@ -40,7 +46,7 @@ fn conformance_local() {
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
-            FAMILIES.iter().any(|(f, _)| name.starts_with(f))
+            name.starts_with(&only) && FAMILIES.iter().any(|(f, _)| name.starts_with(f))
         })
         .collect();
     dirs.sort();
