@@ -147,8 +147,23 @@ pub fn normalize(v: &Json, tmp: &str) -> Json {
                 .collect(),
         ),
         Json::Array(a) => Json::Array(a.iter().map(|x| normalize(x, tmp)).collect()),
-        Json::String(s) => Json::String(s.replace(tmp, "@TMP@")),
+        Json::String(s) => Json::String(sort_failed_requisites(&s.replace(tmp, "@TMP@"))),
         other => other.clone(),
+    }
+}
+
+/// Salt lists the requisites that failed from a Python `set`, whose order
+/// changes with each process's string hashing: "One or more requisite
+/// failed: b, a" is compared with its names sorted.
+fn sort_failed_requisites(s: &str) -> String {
+    const HEAD: &str = "One or more requisite failed: ";
+    match s.strip_prefix(HEAD) {
+        Some(list) if list.contains(", ") => {
+            let mut names: Vec<&str> = list.split(", ").collect();
+            names.sort_unstable();
+            format!("{HEAD}{}", names.join(", "))
+        }
+        _ => s.to_string(),
     }
 }
 

@@ -2,11 +2,16 @@
 //! `masked`, `unmasked` and `mod_watch`, as Salt's `salt/states/service.py`
 //! runs them over its `systemd_service` execution module.
 //!
-//! brine manages services through systemd only. Where systemd is not PID 1
-//! (no `/run/systemd/system`), every function answers with a failed state
-//! saying so. (Salt 3007.8 there falls into its "offline" mode, where
-//! `running`/`dead` report success without doing anything.)
+//! Which init system answers follows Salt's loader. Where systemd is PID 1
+//! (`/run/systemd/system` exists), systemd. Where it is not but
+//! `systemctl` is installed (a container built from a systemd
+//! distribution), Salt is in its "offline" mode: `running` and `dead`
+//! succeed without doing anything. The other functions go to the Debian
+//! init scripts on a minion whose `os` grain is Debian's ([`debian`]), to
+//! offline systemd elsewhere (which cannot tell about units), and fail,
+//! saying systemd is not running, where there is neither.
 
+pub mod debian;
 pub mod systemd;
 
 use super::user::support::{failed, is_true, Args};
@@ -20,6 +25,9 @@ pub enum ServiceError {
     /// The unit's status output told nothing about it.
     #[error("Failed to get information on unit '{unit}'")]
     UnitInfo { unit: String },
+    /// systemd is installed but not running: it cannot tell about a unit.
+    #[error("Cannot run in offline mode. Failed to get information on unit '{unit}'")]
+    Offline { unit: String },
     /// Reloading the unit files after a unit changed failed.
     #[error("Problem performing systemctl daemon-reload: {output}")]
     DaemonReload { output: String },
@@ -82,24 +90,44 @@ impl StateModule for ServiceModule {
     }
 
     fn call(&self, call: &StateCall) -> StateReturn {
-        if !systemd::booted() {
-            return no_systemd(call.fun(), call.name());
+        if matches!(call.fun(), "running" | "dead") && systemd::offline() {
+            let mut ret = StateReturn::new(call.name());
+            ret.comment = "Running in OFFLINE mode. Nothing to do".into();
+            return ret;
         }
-        let provider = systemd::Systemd {
-            no_block: call.truthy("no_block", false),
-        };
-        dispatch(&provider, call)
+        match provider(call) {
+            Some(p) => dispatch(p.as_ref(), call),
+            None => no_systemd(call.fun(), call.name()),
+        }
     }
 
     fn mod_watch(&self, call: &StateCall) -> Option<StateReturn> {
-        if !systemd::booted() {
-            return Some(no_systemd("mod_watch", call.name()));
-        }
-        let provider = systemd::Systemd {
-            no_block: call.truthy("no_block", false),
-        };
-        Some(mod_watch(&provider, call))
+        Some(match provider(call) {
+            Some(p) => mod_watch(p.as_ref(), call),
+            None => no_systemd("mod_watch", call.name()),
+        })
     }
+}
+
+/// The init system Salt's loader would pick: systemd where it is PID 1;
+/// the Debian init scripts on a minion whose `os` grain `debian_service`
+/// serves (masks stay systemd's business); systemd in its offline mode
+/// where only `systemctl` is installed.
+fn provider(call: &StateCall) -> Option<Box<dyn ServiceProvider>> {
+    let systemd = || {
+        Box::new(systemd::Systemd {
+            no_block: call.truthy("no_block", false),
+        })
+    };
+    if systemd::booted() {
+        return Some(systemd());
+    }
+    let os = call.ctx.grains.get("os").and_then(Value::as_str);
+    let masks = matches!(call.fun(), "masked" | "unmasked");
+    if os.is_some_and(|os| debian::OS_NAMES.contains(&os)) && !masks {
+        return Some(Box::new(debian::Debian::default()));
+    }
+    systemd::offline().then(|| systemd() as Box<dyn ServiceProvider>)
 }
 
 /// Run `call.fun()` against `provider`.
@@ -1049,38 +1077,110 @@ mod tests {
         }
     }
 
-    /// Without systemd, every service function fails with a clear comment.
+    fn ctx_os(os: &str) -> crate::state::StateContext {
+        let mut ctx = ctx();
+        let mut grains = Map::new();
+        grains.insert("os".into(), Value::Str(os.into()));
+        ctx.grains = std::sync::Arc::new(grains);
+        ctx
+    }
+
+    fn call_on(ctx: &crate::state::StateContext, fun: &str, name: &str, test: bool) -> StateReturn {
+        // A watch runs `mod_watch` with the chunk's own function.
+        let sfun = if fun == "mod_watch" { "running" } else { fun };
+        let low = low("service", sfun, name, &[]);
+        let call = StateCall {
+            low: &low,
+            test,
+            ctx,
+        };
+        if fun == "mod_watch" {
+            SERVICE.mod_watch(&call).unwrap()
+        } else {
+            SERVICE.call(&call)
+        }
+    }
+
+    /// systemd installed but not PID 1 (a container), as Salt 3007.8
+    /// answered on this machine kind: `running`/`dead` do nothing and
+    /// succeed; on Debian the init scripts answer the rest; elsewhere
+    /// offline systemd cannot tell about a unit.
     #[test]
-    fn without_systemd_states_fail_cleanly() {
-        if systemd::booted() {
-            println!("skipped: systemd is running here; this checks the no-systemd answer");
+    fn offline_systemd_answers_as_salt() {
+        if !systemd::offline() {
+            println!("skipped: systemd runs here, or systemctl is missing");
             return;
         }
-        println!("no systemd running: checking the failure answer only");
-        let ctx = ctx();
-        for fun in FUNCTIONS {
-            let low = low("service", fun, "web", &[]);
-            let r = SERVICE.call(&StateCall {
-                low: &low,
-                test: false,
-                ctx: &ctx,
-            });
-            assert_eq!(r.result, Some(false));
-            assert!(
-                r.comment.contains("systemd is not running"),
-                "{}",
-                r.comment
-            );
+        let debian = ctx_os("Debian");
+        for fun in ["running", "dead"] {
+            let r = call_on(&debian, fun, "brinet-no-such", false);
+            assert_eq!(r.result, Some(true));
+            assert_eq!(r.comment, "Running in OFFLINE mode. Nothing to do");
         }
-        let low = low("service", "running", "web", &[]);
-        let r = SERVICE
-            .mod_watch(&StateCall {
-                low: &low,
-                test: false,
-                ctx: &ctx,
-            })
-            .unwrap();
+        let r = call_on(&debian, "enabled", "brinet-no-such", false);
         assert_eq!(r.result, Some(false));
+        assert_eq!(
+            r.comment,
+            "The named service brinet-no-such is not available"
+        );
+        let r = call_on(&debian, "enabled", "brinet-no-such", true);
+        assert_eq!(r.result, None);
+        assert_eq!(
+            r.comment,
+            "Service brinet-no-such not present; if created in this state run, it would have been enabled"
+        );
+        let r = call_on(&debian, "disabled", "brinet-no-such", false);
+        assert_eq!(r.result, Some(true));
+        assert_eq!(
+            r.comment,
+            "The named service brinet-no-such is not available"
+        );
+        let r = call_on(&debian, "mod_watch", "brinet-no-such", true);
+        assert_eq!(r.result, None);
+        assert_eq!(r.comment, "Service is set to be started");
+        let fedora = ctx_os("Fedora");
+        let r = call_on(&fedora, "enabled", "brinet-no-such", false);
+        assert_eq!(r.result, Some(false));
+        assert_eq!(
+            r.comment,
+            "Cannot run in offline mode. Failed to get information on unit 'brinet-no-such'"
+        );
+    }
+
+    /// A real init script through `service`, where the Debian provider
+    /// answers: the watch restarts it for real, and it is removed after.
+    #[test]
+    fn real_init_script_on_debian() {
+        if systemd::booted() || crate::path::which("service").is_none() {
+            println!("skipped: systemd runs here, or there is no `service`");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let mark = tmp.path().join("running");
+        let name = format!("brinet-svc-{}", std::process::id());
+        let script = std::path::Path::new("/etc/init.d").join(&name);
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\ncase \"$1\" in\n start) touch {m} ;;\n stop) rm -f {m} ;;\n \
+                 status) test -e {m} ;;\n *) exit 3 ;;\nesac\n",
+                m = mark.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let debian = ctx_os("Debian");
+        let p = debian::Debian::default();
+        let available = p.available(&name);
+        let watched = call_on(&debian, "mod_watch", &name, false);
+        let running = p.status(&name);
+        let stopped = p.stop(&name) && !p.status(&name);
+        std::fs::remove_file(&script).unwrap();
+        assert!(available.unwrap());
+        assert_eq!(watched.result, Some(true), "{}", watched.comment);
+        assert_eq!(watched.comment, "Service started");
+        assert!(running && stopped);
     }
 
     /// A real unit through systemctl, only where systemd runs.

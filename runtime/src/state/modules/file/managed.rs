@@ -8,8 +8,60 @@ use super::perms::check_perms;
 use super::{difflib, failed, merge_context, render_template, Args, TemplateError};
 use crate::state::fileclient::parse_salt_url;
 use crate::state::{StateCall, StateReturn};
+use brine_compile::state::vocabulary::is_internal_keyword;
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
+
+/// The parameters of Salt's `file.managed`. Any other key of the chunk
+/// that does not drive the state system lands in the function's
+/// `**kwargs`, which Salt hands on to the template as variables.
+const MANAGED_PARAMS: &[&str] = &[
+    "name",
+    "source",
+    "source_hash",
+    "source_hash_name",
+    "keep_source",
+    "user",
+    "group",
+    "mode",
+    "attrs",
+    "template",
+    "makedirs",
+    "dir_mode",
+    "context",
+    "replace",
+    "defaults",
+    "backup",
+    "show_changes",
+    "create",
+    "contents",
+    "tmp_dir",
+    "tmp_ext",
+    "contents_pillar",
+    "contents_grains",
+    "contents_newline",
+    "contents_delimiter",
+    "encoding",
+    "encoding_errors",
+    "allow_empty",
+    "follow_symlinks",
+    "check_cmd",
+    "skip_verify",
+    "selinux",
+    "win_owner",
+    "win_perms",
+    "win_deny_perms",
+    "win_inheritance",
+    "win_perms_reset",
+    "verify_ssl",
+    "use_etag",
+    "signature",
+    "source_hash_sig",
+    "signed_by_any",
+    "signed_by_all",
+    "keyring",
+    "gnupghome",
+];
 
 const SET_TO_CHANGE: &str =
     "\nNote: No changes made, actual changes may\nbe different due to other states.";
@@ -605,11 +657,16 @@ fn get_managed(m: &Managed) -> Result<Result<Fetched, String>, String> {
 }
 
 /// What a `source` template sees besides grains/pillar/opts: the state's
-/// `name`, `source`, `user`, `group`, `mode`, `attrs`, then
-/// `defaults`/`context`.
+/// `name`, `source`, `user`, `group`, `mode`, `attrs`, the chunk's extra
+/// keyword arguments, then `defaults`/`context` over them.
 fn template_vars(m: &Managed, source: &Source) -> Vec<(String, Value)> {
     let owner = |o: &Option<Owner>| o.as_ref().map(Owner::to_value).unwrap_or(Value::Null);
     let mut vars: Map = Map::new();
+    for (k, v) in m.call.low {
+        if !MANAGED_PARAMS.contains(&k.as_str()) && !is_internal_keyword(k) {
+            vars.insert(k.clone(), v.clone());
+        }
+    }
     vars.insert("name".into(), Value::Str(m.name.clone()));
     vars.insert("source".into(), Value::Str(source.url().to_string()));
     vars.insert("user".into(), owner(&m.user));

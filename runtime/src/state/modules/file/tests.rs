@@ -319,3 +319,31 @@ fn wrong_argument_types_fail_cleanly() {
         );
     }
 }
+
+/// Keys of a `file.managed` chunk that are not its parameters reach the
+/// template as variables (Salt's `**kwargs`), under `defaults`/`context`;
+/// requisites and other state-system keys do not.
+#[test]
+fn managed_template_sees_extra_keyword_arguments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = serde_json::json!({
+        "file_roots": {"base/t.j2": "{{ apache.user }} {{ port }} {{ require is defined }}\n"},
+        "grains": {}, "pillar": {}
+    });
+    let ctx = context(&data, tmp.path());
+    let target = tmp.path().join("out").to_string_lossy().into_owned();
+    let args = Value::from_json(&serde_json::json!({
+        "name": target, "source": "salt://t.j2", "template": "jinja",
+        "context": null, "apache": {"user": "www-data"}, "port": 1,
+        "defaults": {"port": 2}, "require": [{"file": "x"}]
+    }));
+    let Value::Map(args) = args else {
+        panic!("a map")
+    };
+    let ret = call_state(&FileStates, &ctx, "file.managed", &args, false);
+    assert_eq!(ret.result, Some(true), "{}", ret.comment);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "www-data 2 False\n"
+    );
+}

@@ -26,6 +26,12 @@ pub fn booted() -> bool {
     Path::new(BOOTED_MARKER).is_dir()
 }
 
+/// Salt's "offline" mode: systemd is installed (`systemctl` is on the
+/// PATH) but is not PID 1, as in a container.
+pub fn offline() -> bool {
+    !booted() && crate::path::which("systemctl").is_some()
+}
+
 /// `name.service` unless the name already ends in a unit type.
 pub fn canonical_unit_name(name: &str) -> String {
     if UNIT_TYPES.iter().any(|t| name.ends_with(t)) {
@@ -132,6 +138,9 @@ impl Systemd {
     }
 
     fn check_available(&self, name: &str) -> Result<bool, ServiceError> {
+        if offline() {
+            return Err(ServiceError::Offline { unit: name.into() });
+        }
         let st = self.status_output(name);
         parse_available(st.retcode, &st.stdout, self.version())
             .map_err(|_| ServiceError::UnitInfo { unit: name.into() })
