@@ -416,12 +416,24 @@ pub struct CliPublish {
     pub timeout: u64,
 }
 
-/// The CLI asks which returns have arrived for a job.
+/// The CLI asks which returns have arrived for a job. Returns come as a
+/// stream in bounded pages: each reply carries the ones stored after the
+/// cursor `after` (0: from the first), and the cursor to ask from next.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetReturns {
     pub token: String,
     pub jid: String,
+    #[serde(default)]
+    pub after: u64,
+    /// When nothing is new, the master may hold the answer this long for a
+    /// return to land (bounded by [`MAX_RETURNS_WAIT_MS`]); 0 answers at
+    /// once.
+    #[serde(default)]
+    pub wait_ms: u64,
 }
+
+/// The longest a master holds a [`GetReturns`] for a return to land.
+pub const MAX_RETURNS_WAIT_MS: u64 = 2_000;
 
 // ---------------------------------------------------------------------------
 // Replies (from the master's ret port)
@@ -558,9 +570,17 @@ pub struct MinionReturn {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReturnsReply {
     pub jid: String,
+    /// Returns stored after the request's cursor, in arrival order; as
+    /// many as fit the master's page size (at least one).
     pub returns: IndexMap<String, MinionReturn>,
     /// Expected minions that have not returned yet.
     pub missing: Vec<String>,
+    /// The cursor to ask from next.
+    #[serde(default)]
+    pub next: u64,
+    /// More returns are stored past this page: ask again at once.
+    #[serde(default)]
+    pub more: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -707,6 +727,8 @@ mod tests {
             RequestBody::GetReturns(GetReturns {
                 token: "t".into(),
                 jid: "1".into(),
+                after: 0,
+                wait_ms: 0,
             }),
             RequestBody::CompileStates(sample_compile()),
             RequestBody::HieraLookup(HieraLookup {
@@ -856,6 +878,8 @@ mod tests {
         let req = Request::new(RequestBody::GetReturns(GetReturns {
             token: "tok".into(),
             jid: "123".into(),
+            after: 0,
+            wait_ms: 0,
         }))
         .unwrap();
         let bytes = encode(&req).unwrap();
@@ -955,6 +979,8 @@ mod tests {
         let req = Request::new(RequestBody::GetReturns(GetReturns {
             token: "t".into(),
             jid: "1".into(),
+            after: 0,
+            wait_ms: 0,
         }))
         .unwrap();
         let frame = sign_frame(&mallory, &req).unwrap();

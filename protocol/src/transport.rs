@@ -1056,6 +1056,8 @@ mod tests {
         let req = Request::new(RequestBody::GetReturns(GetReturns {
             token: "t".into(),
             jid: "1".into(),
+            after: 0,
+            wait_ms: 0,
         }))
         .unwrap();
         let err = call(

@@ -487,11 +487,11 @@ impl ProgressBar {
 }
 
 /// Salt's `--summary` block (printed to stdout even with `--out-file`).
-fn summary_text(returned: &[(String, MinionReturn)], missing: &[&str], verbose: bool) -> String {
+fn summary_text(returned: &[(String, i64)], missing: &[&str], verbose: bool) -> String {
     let rule = "-".repeat(43);
     let failed: Vec<&str> = returned
         .iter()
-        .filter(|(_, r)| r.retcode != 0)
+        .filter(|(_, retcode)| *retcode != 0)
         .map(|(id, _)| id.as_str())
         .collect();
     let mut t = format!(
@@ -523,7 +523,7 @@ fn summary_text(returned: &[(String, MinionReturn)], missing: &[&str], verbose: 
 /// cannot be made from that event and it exits 0 without a word.
 fn progress_end(
     cli: &Cli,
-    all: &[(String, MinionReturn)],
+    all: &[(String, i64)],
     missing: &[&str],
     hidden: bool,
     drawn: bool,
@@ -595,16 +595,28 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     }
     let expected: HashSet<&str> = published.minions.iter().map(String::as_str).collect();
     let mut shown: HashSet<String> = HashSet::new();
-    let mut all: Vec<(String, MinionReturn)> = Vec::new();
+    // Who returned and with which retcode, in arrival order: a return
+    // itself is printed as it comes and dropped, so the CLI holds one
+    // page of returns at a time whatever the job's size.
+    let mut all: Vec<(String, i64)> = Vec::new();
+    // --static prints one document at the end: it keeps the values.
+    let mut collected = Map::new();
+    let mut first_out: Option<Option<String>> = None;
     let mut deadline = Instant::now() + Duration::from_secs(timeout);
-    let mut pause = Duration::from_millis(20);
+    let mut cursor = 0;
     // Salt's batch failhard: the first failed return ends the run.
     let mut stopped_by: Option<String> = None;
     // Drawn from the first return on, as Salt creates it then.
     let mut bar: Option<ProgressBar> = None;
     'wait: loop {
-        match client.returns(&published.jid).await {
+        let left = deadline.saturating_duration_since(Instant::now());
+        // The master answers when a return lands (or after its bounded
+        // wait): no polling pause here.
+        let mut more = false;
+        match client.returns_after(&published.jid, cursor, left).await {
             Ok(r) => {
+                cursor = r.next;
+                more = r.more;
                 for (id, ret) in r.returns {
                     if shown.insert(id.clone()) {
                         if cli.progress && !collect {
@@ -618,7 +630,11 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
                             sink.write(&render_return(cli, &base, &id, &ret))?;
                         }
                         let failed = ret.retcode > 0;
-                        all.push((id.clone(), ret));
+                        all.push((id.clone(), ret.retcode));
+                        if collect {
+                            first_out.get_or_insert_with(|| ret.out.clone());
+                            collected.insert(id.clone(), ret.ret);
+                        }
                         if collect && cli.failhard && failed {
                             stopped_by = Some(id);
                             break 'wait;
@@ -626,7 +642,13 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
                     }
                 }
             }
-            Err(e) => tracing::warn!("{e}"),
+            Err(e) => {
+                tracing::warn!("{e}");
+                tokio::time::sleep(left.min(Duration::from_millis(100))).await;
+            }
+        }
+        if more {
+            continue;
         }
         if expected.iter().all(|id| shown.contains(*id)) {
             break;
@@ -645,8 +667,6 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
             }
             break;
         }
-        tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
-        pause = (pause * 2).min(Duration::from_millis(200));
     }
     let mut missing: Vec<&str> = expected
         .iter()
@@ -671,19 +691,13 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
         }
         // Salt's --static: the returns only; minions that did not return
         // are left out, and the exit code is 0 (see below).
-        let mut doc = Map::new();
-        let mut retcode = 0;
-        for (id, r) in &all {
-            retcode = retcode.max(r.retcode);
-            doc.insert(id.clone(), r.ret.clone());
-        }
-        let out = cli.out.clone().unwrap_or_else(|| {
-            all.first()
-                .and_then(|(_, r)| r.out.clone())
-                .unwrap_or_else(|| "nested".into())
-        });
+        let retcode = all.iter().map(|(_, rc)| *rc).max().unwrap_or(0).max(0);
+        let out = cli
+            .out
+            .clone()
+            .unwrap_or_else(|| first_out.flatten().unwrap_or_else(|| "nested".into()));
         let opts = with_retcode(&base, retcode);
-        let data = Value::Map(doc);
+        let data = Value::Map(std::mem::take(&mut collected));
         let text = match out.as_str() {
             "json" => Ok(output::json::output(&data, &opts)),
             _ => print_static(&out, &data, &opts),
@@ -727,7 +741,7 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     // Salt says the same for a minion that failed and one that did not
     // return. `--static` goes through Salt's quiet batch path, which never
     // exits with the minions' retcode.
-    if !collect && (!missing.is_empty() || all.iter().any(|(_, r)| r.retcode != 0)) {
+    if !collect && (!missing.is_empty() || all.iter().any(|(_, rc)| *rc != 0)) {
         eprintln!("ERROR: Minions returned with non-zero exit code");
         code = EX_GENERIC;
     }
@@ -883,13 +897,7 @@ mod tests {
 
     #[test]
     fn summary_reads_as_salts() {
-        let ret = |retcode| MinionReturn {
-            ret: Value::Bool(true),
-            retcode,
-            success: retcode == 0,
-            out: None,
-        };
-        let t = summary_text(&[("web1".into(), ret(1))], &["db1"], true);
+        let t = summary_text(&[("web1".into(), 1)], &["db1"], true);
         let rule = "-".repeat(43);
         assert_eq!(
             t,

@@ -167,11 +167,20 @@ impl Client {
         }
     }
 
-    /// The returns of `jid` so far.
-    pub async fn returns(&mut self, jid: &str) -> Result<ReturnsReply, ClientError> {
+    /// One page of `jid`'s returns stored after the cursor `after`. With a
+    /// `wait`, the master holds the answer until a return lands when none
+    /// is new (bounded by the master).
+    pub async fn returns_after(
+        &mut self,
+        jid: &str,
+        after: u64,
+        wait: Duration,
+    ) -> Result<ReturnsReply, ClientError> {
         let body = RequestBody::GetReturns(GetReturns {
             token: self.token.clone(),
             jid: jid.to_string(),
+            after,
+            wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
         });
         match self.request(body).await? {
             ReplyBody::Returns(r) => Ok(r),
@@ -180,6 +189,19 @@ impl Client {
             }
             _ => Err(ClientError::Unexpected),
         }
+    }
+
+    /// Every return of `jid` stored so far (all pages).
+    pub async fn returns(&mut self, jid: &str) -> Result<ReturnsReply, ClientError> {
+        let mut all = self.returns_after(jid, 0, Duration::ZERO).await?;
+        while all.more {
+            let page = self.returns_after(jid, all.next, Duration::ZERO).await?;
+            all.returns.extend(page.returns);
+            all.missing = page.missing;
+            all.next = page.next;
+            all.more = page.more;
+        }
+        Ok(all)
     }
 
     /// Ask `missing` minions whether they still run `jid` (Salt's
@@ -207,22 +229,28 @@ impl Client {
             return false;
         }
         let deadline = Instant::now() + gather;
+        let mut cursor = 0;
         loop {
-            if let Ok(r) = self.returns(&find.jid).await {
-                if r.returns
-                    .values()
-                    .any(|v| matches!(&v.ret, Value::Map(m) if !m.is_empty()))
-                {
-                    return true;
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.returns_after(&find.jid, cursor, left).await {
+                Ok(r) => {
+                    if r.returns
+                        .values()
+                        .any(|v| matches!(&v.ret, Value::Map(m) if !m.is_empty()))
+                    {
+                        return true;
+                    }
+                    cursor = r.next;
+                    if r.missing.is_empty() && !r.more {
+                        return false;
+                    }
                 }
-                if r.missing.is_empty() || Instant::now() >= deadline {
-                    return false;
-                }
+                // Do not spin on a master that refuses.
+                Err(_) => tokio::time::sleep(left.min(Duration::from_millis(100))).await,
             }
             if Instant::now() >= deadline {
                 return false;
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
@@ -253,12 +281,20 @@ impl Client {
             });
         }
         let mut deadline = Instant::now() + Duration::from_secs(timeout);
-        let mut pause = Duration::from_millis(20);
+        let mut cursor = 0;
         loop {
-            if let Ok(r) = self.returns(&published.jid).await {
-                for (id, ret) in r.returns {
-                    returns.entry(id).or_insert(ret);
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.returns_after(&published.jid, cursor, left).await {
+                Ok(r) => {
+                    cursor = r.next;
+                    for (id, ret) in r.returns {
+                        returns.entry(id).or_insert(ret);
+                    }
+                    if r.more {
+                        continue;
+                    }
                 }
+                Err(_) => tokio::time::sleep(left.min(Duration::from_millis(100))).await,
             }
             let missing: Vec<String> = published
                 .minions
@@ -276,8 +312,6 @@ impl Client {
                 }
                 break;
             }
-            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
-            pause = (pause * 2).min(Duration::from_millis(200));
         }
         Ok(Gathered {
             jid: published.jid,

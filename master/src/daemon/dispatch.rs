@@ -18,7 +18,9 @@ use brine_protocol::crypto::{self, Nonce, PublicKeys};
 use brine_protocol::messages::{
     read_frame, sign_frame, CliPublish, ErrorCode, ErrorReply, GetReturns, JobReturn, MinionReturn,
     PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
+    MAX_RETURNS_WAIT_MS,
 };
+use std::time::{Duration, Instant};
 
 /// The bytes `v` takes in msgpack, counted without keeping them.
 fn encoded_size(v: &Value) -> usize {
@@ -281,6 +283,9 @@ impl Master {
                     r
                 };
                 let stored = self.jobs.add_return(r, crypto::now_ms());
+                if matches!(stored, Ok(super::jobs::Stored::New)) {
+                    self.arrivals.landed();
+                }
                 if size > max && matches!(stored, Ok(super::jobs::Stored::New)) {
                     return error(
                         ErrorCode::TooLarge,
@@ -380,40 +385,61 @@ impl Master {
         }
     }
 
+    /// One page of a job's returns after the CLI's cursor. When none is
+    /// new and the CLI asked to wait, the answer waits (bounded) for one to
+    /// land.
     fn get_returns(&self, g: &GetReturns) -> ReplyBody {
+        let wait = Duration::from_millis(g.wait_ms.min(MAX_RETURNS_WAIT_MS));
+        let deadline = Instant::now() + wait;
+        // Half the largest message for the returns, the rest for the
+        // missing list and framing.
+        let budget = self.config.max_message_size / 2;
         let result = (|| {
             if self.jobs.job(&g.jid)?.is_none() {
                 return Ok(None);
             }
             let expected = self.jobs.expected(&g.jid)?;
-            let returns = self.jobs.returns(&g.jid)?;
-            Ok::<_, super::jobs::JobCacheError>(Some((expected, returns)))
+            loop {
+                let seen = self.arrivals.seen();
+                let page = self.jobs.returns_page(&g.jid, g.after, budget)?;
+                let returned = self.jobs.returned(&g.jid)?;
+                let missing: Vec<String> = expected
+                    .iter()
+                    .filter(|id| !returned.contains(*id))
+                    .cloned()
+                    .collect();
+                let left = deadline.saturating_duration_since(Instant::now());
+                if !page.returns.is_empty()
+                    || missing.is_empty()
+                    || left.is_zero()
+                    || !self.arrivals.wait_past(seen, left)
+                {
+                    return Ok::<_, super::jobs::JobCacheError>(Some((page, missing)));
+                }
+            }
         })();
         match result {
-            Ok(Some((expected, returns))) => {
-                let missing = expected
+            Ok(Some((page, missing))) => ReplyBody::Returns(ReturnsReply {
+                jid: g.jid.clone(),
+                returns: page
+                    .returns
                     .into_iter()
-                    .filter(|id| !returns.contains_key(id))
-                    .collect();
-                ReplyBody::Returns(ReturnsReply {
-                    jid: g.jid.clone(),
-                    returns: returns
-                        .into_iter()
-                        .map(|(id, r)| {
-                            (
-                                id,
-                                MinionReturn {
-                                    ret: r.ret,
-                                    retcode: r.retcode,
-                                    success: r.success,
-                                    out: r.out,
-                                },
-                            )
-                        })
-                        .collect(),
-                    missing,
-                })
-            }
+                    .map(|r| {
+                        (
+                            r.id,
+                            MinionReturn {
+                                ret: r.ret,
+                                retcode: r.retcode,
+                                success: r.success,
+                                out: r.out,
+                            },
+                        )
+                    })
+                    .collect(),
+                missing,
+                next: page.next,
+                more: page.more,
+            }),
             Ok(None) => error(ErrorCode::NotFound, format!("no job {}", g.jid)),
             Err(e) => {
                 tracing::error!("{e}");
@@ -605,6 +631,81 @@ mod tests {
         assert!(m.handle_frame(&good).is_none());
     }
 
+    /// A CLI that has seen every return waits for the next one: stored
+    /// by a minion mid-wait, it is answered at once, not after the wait.
+    #[test]
+    fn a_waiting_cli_is_told_when_a_return_lands() {
+        let s = setup(true);
+        let m = &s.master;
+        let minion = KeyPair::generate().unwrap();
+        assert_eq!(auth(m, &minion, "web1"), AuthStatus::Accepted);
+        let job = super::super::jobs::Job {
+            jid: "20240101000000000001".into(),
+            fun: "test.ping".into(),
+            arg: vec![],
+            kwarg: Map::new(),
+            tgt: Value::from("web1"),
+            tgt_type: "glob".into(),
+            user: "root".into(),
+            start_ms: 0,
+        };
+        m.jobs.add_job(&job, &["web1".into()]).unwrap();
+        let cli = KeyPair::generate().unwrap();
+        let get = Request::new(RequestBody::GetReturns(GetReturns {
+            token: m.token.clone(),
+            jid: job.jid.clone(),
+            after: 0,
+            wait_ms: 60_000,
+        }))
+        .unwrap();
+        let ret = RequestBody::Return(JobReturn {
+            jid: job.jid.clone(),
+            id: "web1".into(),
+            fun: "test.ping".into(),
+            fun_args: vec![],
+            ret: Value::Bool(true),
+            retcode: 0,
+            success: true,
+            out: None,
+        });
+        let mx = m.key.public().x25519;
+        let (answer, waited) = std::thread::scope(|sc| {
+            let waiter = sc.spawn(|| {
+                let start = Instant::now();
+                (reply(m, &cli, &get), start.elapsed())
+            });
+            std::thread::sleep(Duration::from_millis(300));
+            let r = reply(m, &minion, &Request::sealed(&mx, "web1", &ret).unwrap()).unwrap();
+            assert_eq!(r.msg, ReplyBody::ReturnAck);
+            waiter.join().unwrap()
+        });
+        let ReplyBody::Returns(rr) = answer.unwrap().msg else {
+            panic!("not a returns reply")
+        };
+        assert_eq!(rr.returns["web1"].ret, Value::Bool(true));
+        assert!(rr.missing.is_empty() && !rr.more);
+        // Told when it landed, well before the master's longest wait.
+        assert!(
+            waited < Duration::from_millis(MAX_RETURNS_WAIT_MS),
+            "{waited:?}"
+        );
+        // Asked again from its cursor: nothing new, and with every minion
+        // returned there is nothing to wait for.
+        let again = Request::new(RequestBody::GetReturns(GetReturns {
+            token: m.token.clone(),
+            jid: job.jid.clone(),
+            after: rr.next,
+            wait_ms: 60_000,
+        }))
+        .unwrap();
+        let start = Instant::now();
+        let ReplyBody::Returns(rr) = reply(m, &cli, &again).unwrap().msg else {
+            panic!("not a returns reply")
+        };
+        assert!(rr.returns.is_empty() && rr.missing.is_empty());
+        assert!(start.elapsed() < Duration::from_millis(MAX_RETURNS_WAIT_MS));
+    }
+
     #[test]
     fn sealed_returns_and_state_compiles() {
         let s = setup(true);
@@ -713,6 +814,8 @@ mod tests {
         let get = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
             jid: p.jid.clone(),
+            after: 0,
+            wait_ms: 0,
         }))
         .unwrap();
         let ReplyBody::Returns(rr) = reply(m, &kp, &get).unwrap().msg else {
@@ -723,6 +826,8 @@ mod tests {
         let get = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
             jid: "nope".into(),
+            after: 0,
+            wait_ms: 0,
         }))
         .unwrap();
         assert_eq!(

@@ -59,6 +59,16 @@ pub struct StoredReturn {
     pub out: Option<String>,
 }
 
+/// One page of a job's returns ([`JobCache::returns_page`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReturnsPage {
+    pub returns: Vec<StoredReturn>,
+    /// The cursor after the last return given.
+    pub next: u64,
+    /// Returns past the budget wait for the next page.
+    pub more: bool,
+}
+
 /// What storing a return did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stored {
@@ -111,6 +121,9 @@ CREATE TABLE IF NOT EXISTS returns (
     PRIMARY KEY (jid, id)
 );
 CREATE INDEX IF NOT EXISTS returns_time ON returns (time_ms);
+-- Within one job, returns in the order they were stored (an index on jid
+-- keeps rowids sorted), so a page is read without sorting the job.
+CREATE INDEX IF NOT EXISTS returns_arrival ON returns (jid);
 CREATE INDEX IF NOT EXISTS jobs_start ON jobs (start_ms);
 ";
 
@@ -410,6 +423,58 @@ impl JobCache {
         })
     }
 
+    /// Returns of `jid` stored after the cursor `after`, in arrival order,
+    /// until their stored size passes `budget` bytes (at least one is
+    /// given when any is there, so a page always moves on).
+    pub fn returns_page(
+        &self,
+        jid: &str,
+        after: u64,
+        budget: usize,
+    ) -> Result<ReturnsPage, JobCacheError> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT rowid, id, fun, ret, retcode, success, out FROM returns
+                 WHERE jid = ?1 AND rowid > ?2 ORDER BY rowid",
+            )?;
+            let mut rows = st.query(params![jid, to_i64(after)])?;
+            let mut page = ReturnsPage {
+                returns: Vec::new(),
+                next: after,
+                more: false,
+            };
+            let mut used = 0usize;
+            while let Some(r) = rows.next()? {
+                let ret: Vec<u8> = r.get(3)?;
+                if !page.returns.is_empty() && used.saturating_add(ret.len()) > budget {
+                    page.more = true;
+                    break;
+                }
+                used = used.saturating_add(ret.len());
+                let rowid: i64 = r.get(0)?;
+                page.next = u64::try_from(rowid).unwrap_or(page.next);
+                page.returns.push(StoredReturn {
+                    id: r.get(1)?,
+                    fun: r.get(2)?,
+                    ret: unpack(&ret),
+                    retcode: r.get(4)?,
+                    success: r.get(5)?,
+                    out: r.get(6)?,
+                });
+            }
+            Ok(page)
+        })
+    }
+
+    /// The minions that have returned for `jid`.
+    pub fn returned(&self, jid: &str) -> Result<std::collections::HashSet<String>, JobCacheError> {
+        self.with(|c| {
+            let mut st = c.prepare("SELECT id FROM returns WHERE jid = ?1")?;
+            let rows = st.query_map(params![jid], |r| r.get(0))?;
+            rows.collect()
+        })
+    }
+
     /// Delete jobs started more than `keep_hours` ago, their targets and
     /// returns, and returns older than that for jobs never published here.
     /// `keep_hours == 0` keeps everything (Salt's meaning). Returns the
@@ -589,6 +654,47 @@ mod tests {
         assert!(c.returns(&j.jid).unwrap().is_empty());
         assert!(c.returns("other").unwrap().is_empty());
         assert!(c.expected(&j.jid).unwrap().is_empty());
+    }
+
+    /// Pages follow arrival order from a cursor, end when their stored
+    /// size passes the budget (never empty while returns remain), and say
+    /// whether more wait.
+    #[test]
+    fn returns_come_in_bounded_pages() {
+        let td = tempfile::tempdir().unwrap();
+        let c = JobCache::open(&td.path().join("jobs.sqlite")).unwrap();
+        let j = job("20240102030405123456", 1_000);
+        let ids: Vec<String> = (0..5).map(|i| format!("m{i}")).collect();
+        c.add_job(&j, &ids).unwrap();
+        // Stored in the order m3 m0 m4 m1 m2, each about 1000 bytes.
+        for (n, i) in [3, 0, 4, 1, 2].into_iter().enumerate() {
+            let big = Value::Str("x".repeat(1000));
+            c.add_return(&ret(&j.jid, &ids[i], big), 2_000 + n as u64)
+                .unwrap();
+        }
+        let mut order = Vec::new();
+        let mut cursor = 0;
+        let mut pages = 0;
+        loop {
+            let page = c.returns_page(&j.jid, cursor, 2_100).unwrap();
+            assert!(!page.returns.is_empty() && page.returns.len() <= 2);
+            order.extend(page.returns.iter().map(|r| r.id.clone()));
+            cursor = page.next;
+            pages += 1;
+            if !page.more {
+                break;
+            }
+        }
+        assert_eq!(order, ["m3", "m0", "m4", "m1", "m2"]);
+        assert_eq!(pages, 3);
+        // Past the end: empty, nothing more, the cursor stays.
+        let end = c.returns_page(&j.jid, cursor, 2_100).unwrap();
+        assert!(end.returns.is_empty() && !end.more && end.next == cursor);
+        // A budget smaller than one return still moves on by one.
+        let one = c.returns_page(&j.jid, 0, 1).unwrap();
+        assert_eq!(one.returns.len(), 1);
+        assert!(one.more);
+        assert_eq!(c.returned(&j.jid).unwrap().len(), 5);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! and the master's own keys, the local root token, the minion data cache,
 //! the job cache, request freshness, and the queue to the PUB socket.
 
+use super::arrivals::Arrivals;
 use super::config::MasterConfig;
 use super::freshness::Freshness;
 use super::jobs::{JobCache, JobCacheError};
@@ -46,6 +47,8 @@ pub struct Master {
     /// The key publications are encrypted with.
     pub session: Session,
     pub(super) publish: mpsc::UnboundedSender<Vec<u8>>,
+    /// Stored returns, for CLIs waiting on them.
+    pub(super) arrivals: Arrivals,
 }
 
 impl Master {
@@ -60,8 +63,10 @@ impl Master {
         let (tx, rx) = mpsc::unbounded_channel();
         let window_ms = u64::try_from(config.replay_window.as_millis()).unwrap_or(u64::MAX);
         let freshness = Freshness::new(brine_protocol::crypto::now_ms(), window_ms);
+        let arrivals = Arrivals::new(config.worker_threads);
         Ok((
             Master {
+                arrivals,
                 config,
                 keys: store,
                 key,

@@ -14,8 +14,11 @@
 //! - [`session`]: the key publications are encrypted with, rotated when a
 //!   minion holding it is deleted or rejected.
 //! - [`jobs`]: the SQLite job cache.
+//! - [`arrivals`]: returns as they land, which a CLI waiting for them
+//!   sleeps on.
 //! - [`client`]: the local client the CLI uses.
 
+pub mod arrivals;
 pub mod auth;
 pub mod client;
 pub mod config;
