@@ -6,10 +6,12 @@
 //!   it serves (pillar, state compiles, files, publications, returns).
 //! - [`keys`]: the pki dir: accepted, pending, rejected and denied minion keys
 //!   (Salt's `salt-key`).
+//! - [`batch`]: which minions run a job now in a batch run (`brine -b`).
 //! - [`runners`]: `brine-run`'s `jobs.*` and `manage.*` (Salt's `salt-run`).
 //!
 //! Compiling is `brine_compile`'s job; the master only calls it.
 
+pub mod batch;
 pub mod daemon;
 pub mod keys;
 pub mod runners;

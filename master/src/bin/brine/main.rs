@@ -14,6 +14,11 @@
 //! Salt 3007.8 draws it with the progressbar 2.5 package, then the
 //! summary) and `--failhard` (only `--static`, Salt's batch path, stops
 //! at the first failed return; without batch Salt ignores it).
+//!
+//! `-b N` / `-b N%` (`--batch-wait S`) runs the job a batch at a time
+//! ([`batch`]).
+
+mod batch;
 
 use brine_core::args::parse_input;
 use brine_core::output::highstate::HighstateOptions;
@@ -53,6 +58,10 @@ struct Cli {
     summary: bool,
     progress: bool,
     failhard: bool,
+    /// `-b`: run in batches of this size (`3`, `10%`).
+    batch: Option<String>,
+    /// `--batch-wait`: seconds a finished minion's place stays empty.
+    batch_wait: f64,
     target: String,
     function: String,
     args: Vec<String>,
@@ -174,7 +183,20 @@ fn command() -> brine_cli::Command {
         Opt::flag(
             "failhard",
             None,
-            "with --static, stop at the first failed return",
+            "with --static or -b, stop at the first failed return",
+        ),
+        Opt::value(
+            "batch",
+            Some('b'),
+            "SIZE",
+            "run on SIZE minions at a time (a number, or a percentage: 10%)",
+        ),
+        Opt::value("batch-size", None, "SIZE", "same as --batch"),
+        Opt::value(
+            "batch-wait",
+            None,
+            "SECONDS",
+            "keep a finished minion's place in the batch empty this long",
         ),
     ];
     options.extend(brine_cli::COLOR);
@@ -230,6 +252,18 @@ fn parse(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
         summary: m.flag("summary"),
         progress: m.flag("progress"),
         failhard: m.flag("failhard"),
+        batch: m
+            .value_of_any(&["batch", "batch-size"])
+            .filter(|b| !b.is_empty())
+            .map(str::to_string),
+        batch_wait: match m.value("batch-wait") {
+            None => 0.0,
+            Some(v) => v.trim().parse().map_err(|_| {
+                brine_cli::CliError::Invalid(format!(
+                    "option --batch-wait: invalid floating-point value: '{v}'"
+                ))
+            })?,
+        },
         target: positional.remove(0),
         function: positional.remove(0),
         args: positional,
@@ -561,6 +595,9 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     let sink = Sink {
         file: cli.out_file.as_deref(),
     };
+    if cli.batch.is_some() {
+        return batch::run_batch(cli, &mut client, &base, &sink, timeout, gather).await;
+    }
     let call = parse_input(&cli.args);
     let published = client
         .publish(
@@ -822,6 +859,12 @@ mod tests {
         assert_eq!(c.config_dir, PathBuf::from("/x"));
         assert_eq!(c.out.as_deref(), Some("json"));
         assert_eq!(c.timeout, Some(60));
+        assert_eq!((c.batch.as_deref(), c.batch_wait), (None, 0.0));
+        let b = parse_argv(&["-b", "10%", "--batch-wait", "1.5", "*", "test.ping"]).unwrap();
+        assert_eq!((b.batch.as_deref(), b.batch_wait), (Some("10%"), 1.5));
+        let b = parse_argv(&["--batch-size", "2", "*", "test.ping"]).unwrap();
+        assert_eq!(b.batch.as_deref(), Some("2"));
+        assert!(parse_argv(&["--batch-wait", "x", "*", "test.ping"]).is_err());
         assert_eq!(c.target, "minion1");
         assert_eq!(
             target_value("web1, db1", "list"),
