@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Fleet benchmark: one brine-master and N minions (`brine-minion --swarm`
+processes) on the benchmark tree, on this machine's loopback.
+
+usage: fleet.py [--minions N] [--swarms S] [--brine DIR] [--tree DIR]
+                [--timeout T] [--skip-apply]
+
+Generates the tree with mktree.py (2000 states, 500 pillar SLS, a 200-file
+PillarStack) unless --tree names one; starts the master (file_roots,
+pillar_roots and the stack from the tree, auto_accept) and S swarm
+processes sharing N minion identities; waits until every minion answers
+`test.ping`. Then, for each of `test.ping`, `saltutil.refresh_pillar`,
+`state.apply` and `state.apply test=True`, it runs
+`brine --out json --out-indent -1 -t T '*' FUN` and prints:
+
+  - seconds until the CLI exits (it exits when the last return is shown),
+  - returns the CLI printed (one JSON document per minion, read as a
+    stream: the script never holds the output),
+  - master and swarm peak RSS during that command (VmHWM, reset through
+    /proc/PID/clear_refs before it),
+  - the master's CPU seconds per minion for that command.
+
+It also prints the master's RSS once every minion is up and idle.
+Needs a release build (cargo build --release); numbers from a debug build
+say little.
+"""
+import argparse, json, os, shutil, subprocess, sys, tempfile, time
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+from daemon import free_port, stop  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def status_kb(pid, key):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def reset_peak(pid):
+    """Linux resets VmHWM to the current RSS when 5 is written here."""
+    try:
+        with open("/proc/%d/clear_refs" % pid, "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def run_cli(argv, timeout):
+    """Run the CLI; count the JSON documents it prints, one per line,
+    without keeping them. Returns (seconds, documents, exit code)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    docs = 0
+    for line in p.stdout:
+        if line.startswith(b"{"):
+            docs += 1
+    rc = p.wait(timeout)
+    return time.perf_counter() - start, docs, rc
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--minions", type=int, default=1000)
+    ap.add_argument("--swarms", type=int, default=1)
+    ap.add_argument("--brine", default=os.path.join(here, "..", "target", "release"))
+    ap.add_argument("--tree")
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--skip-apply", action="store_true",
+                    help="only test.ping and saltutil.refresh_pillar")
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="brine-fleet-")
+    tree = a.tree
+    if not tree:
+        tree = os.path.join(tmp, "tree")
+        subprocess.check_call([sys.executable, os.path.join(here, "mktree.py"), tree],
+                              stdout=subprocess.DEVNULL)
+    tree = os.path.abspath(tree)
+    pub, ret = free_port(), free_port()
+    etc = os.path.join(tmp, "etc")
+    os.makedirs(etc)
+    with open(os.path.join(etc, "master"), "w") as f:
+        f.write("file_roots: {base: [%s/salt]}\npillar_roots: {base: [%s/pillar]}\n"
+                "ext_pillar:\n  - stack: %s/stack/stack.cfg\n" % (tree, tree, tree))
+        f.write("interface: 127.0.0.1\npublish_port: %d\nret_port: %d\nroot_dir: %s\n"
+                "auto_accept: True\nlog_level: warning\n" % (pub, ret, os.path.join(tmp, "m")))
+    bindir = os.path.abspath(a.brine)
+    log = open(os.path.join(tmp, "fleet.log"), "w")
+    master = subprocess.Popen([os.path.join(bindir, "brine-master"), "-c", etc],
+                              stdout=log, stderr=log)
+    procs = [master]
+    swarms = []
+    try:
+        time.sleep(0.5)
+        per = [a.minions // a.swarms + (1 if i < a.minions % a.swarms else 0)
+               for i in range(a.swarms)]
+        start = time.time()
+        for i, n in enumerate(per):
+            d = os.path.join(tmp, "swarm%d" % i)
+            os.makedirs(d)
+            shutil.copy(os.path.join(etc, "master"), os.path.join(d, "master"))
+            with open(os.path.join(d, "minion"), "w") as f:
+                f.write("id: fleet%d\nmaster: 127.0.0.1\npublish_port: %d\nmaster_port: %d\n"
+                        "root_dir: %s\nacceptance_wait_time: 1\nlog_level: warning\n"
+                        % (i, pub, ret, os.path.join(d, "root")))
+            s = subprocess.Popen([os.path.join(bindir, "brine-minion"), "-c", d, "--swarm",
+                                  str(n)], stdout=log, stderr=log)
+            swarms.append(s)
+            procs.append(s)
+        brine = [os.path.join(bindir, "brine"), "-c", etc]
+        while True:
+            _, docs, _ = run_cli(brine + ["--out", "json", "--out-indent", "-1", "-t", "30",
+                                          "*", "test.ping"], 120)
+            if docs >= a.minions:
+                break
+            if time.time() - start > 900:
+                sys.exit("only %d of %d minions answered" % (docs, a.minions))
+            time.sleep(1)
+        print("%d minions (%d swarm process%s) up after %.1f s" % (
+            a.minions, a.swarms, "" if a.swarms == 1 else "es", time.time() - start))
+        time.sleep(2)
+        print("master RSS, every minion up and idle: %.0f MB" % (status_kb(master.pid, "VmRSS")
+                                                                   / 1024))
+        funs = [["test.ping"], ["saltutil.refresh_pillar"]]
+        if not a.skip_apply:
+            funs += [["state.apply"], ["state.apply", "test=True"]]
+        print("%-26s %9s %9s %12s %11s %13s" % ("command", "seconds", "shown", "master peak",
+                                                "swarm peak", "master cpu/m"))
+        for fun in funs:
+            for p in [master] + swarms:
+                reset_peak(p.pid)
+            cpu0 = cpu_seconds(master.pid)
+            secs, docs, rc = run_cli(brine + ["--out", "json", "--out-indent", "-1", "-t",
+                                              str(a.timeout), "*"] + fun, a.timeout + 120)
+            cpu = cpu_seconds(master.pid) - cpu0
+            mpeak = status_kb(master.pid, "VmHWM") / 1024
+            speak = sum(status_kb(s.pid, "VmHWM") for s in swarms) / 1024
+            print("%-26s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms" % (
+                " ".join(fun), secs, docs, mpeak, speak, cpu / a.minions * 1000), flush=True)
+            if rc not in (0, 1):
+                print("  (brine exited %d)" % rc)
+    finally:
+        stop(procs)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
