@@ -153,11 +153,25 @@ impl Minion {
         let master = opts.get("master").cloned().unwrap_or_else(|| "salt".into());
         core.insert("master".into(), master);
         opts.insert("id".into(), Value::Str(id.clone()));
+        // Salt's opts name the configuration file; the grains file
+        // (`grains.setval`) lies next to it.
+        if !opts.contains_key("conf_file") {
+            opts.insert(
+                "conf_file".into(),
+                Value::Str(confdir.join("minion").display().to_string()),
+            );
+        }
         let static_grains = opts
             .get("grains")
             .and_then(Value::as_map)
             .cloned()
             .unwrap_or_default();
+        let file_grains = grains::file_grains(&confdir.join("grains"));
+        let core = grains::merge_file(
+            core,
+            file_grains,
+            opts::get_bool(&opts, "grains_deep_merge", false),
+        );
         let grains = grains::merge_static(core, &static_grains);
         let minion = Minion {
             id,

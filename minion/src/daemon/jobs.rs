@@ -494,10 +494,19 @@ async fn execute(
     let task = tokio::task::spawn_blocking(move || {
         let mut m = (*snapshot).clone();
         m.jobs = jobs;
-        modules::call(&mut m, &fun, args)
+        let r = modules::call(&mut m, &fun, args);
+        // Grains the function wrote (grains.setval ...) are the running
+        // minion's from now on, as Salt's grains refresh makes them.
+        let grains = (m.grains != snapshot.grains).then_some(m.grains);
+        (r, grains)
     });
     match task.await {
-        Ok(r) => Outcome::Done(r),
+        Ok((r, grains)) => {
+            if let Some(g) = grains {
+                ident.set_grains(g);
+            }
+            Outcome::Done(r)
+        }
         Err(e) => Outcome::Crashed(e.to_string()),
     }
 }

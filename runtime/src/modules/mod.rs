@@ -21,6 +21,7 @@ mod cp;
 mod defaults;
 mod file;
 mod grains;
+mod grains_set;
 mod hiera;
 mod log;
 mod match_;
@@ -58,6 +59,7 @@ pub static MODULES: &[Module] = &[
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
+    Module::new("grains", grains_set::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),

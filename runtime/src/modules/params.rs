@@ -25,6 +25,9 @@ pub(crate) struct Params {
     /// `brine-call` or a template: Salt's `cmd.run` then defaults to the
     /// shell.
     pub published: bool,
+    /// The publish metadata (`__pub_*`) the call carried, which only
+    /// `test.arg` and friends show.
+    pub pub_kwargs: Map,
 }
 
 impl Params {
@@ -32,7 +35,15 @@ impl Params {
     pub(crate) fn new(fun: &'static str, a: CallArgs) -> Params {
         let mut kwargs = a.kwargs;
         let published = kwargs.contains_key("__pub_jid");
-        kwargs.retain(|k, _| !k.starts_with("__pub_"));
+        let mut pub_kwargs = Map::new();
+        kwargs.retain(|k, v| {
+            if k.starts_with("__pub_") {
+                pub_kwargs.insert(k.clone(), std::mem::take(v));
+                false
+            } else {
+                true
+            }
+        });
         Params {
             fun,
             args: a.args,
@@ -41,6 +52,7 @@ impl Params {
             open_kwargs: false,
             twice: None,
             published,
+            pub_kwargs,
         }
     }
 
