@@ -30,6 +30,7 @@ mod params;
 mod pillar;
 mod pkg;
 mod saltutil;
+mod saltutil_sync;
 mod slsutil;
 mod state;
 mod state_run;
@@ -67,6 +68,7 @@ pub static MODULES: &[Module] = &[
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
+    Module::new("saltutil", saltutil_sync::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
     Module::new("state", state_run::FUNCTIONS),

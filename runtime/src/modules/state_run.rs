@@ -10,6 +10,7 @@ use crate::state::runtime::{self, RuntimeError};
 use crate::state::StateContext;
 use brine_compile::opts;
 use brine_compile::request::CompiledStates;
+use brine_compile::state::compile;
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
 use std::sync::Arc;
@@ -52,6 +53,20 @@ arguments as its arguments.\n\n    brine-call state.single pkg.installed name=vi
         "Apply the SLS MODS (comma-separated) of SALTENV (default base), with their \
 includes (see state.apply for the options).\n\n    brine-call state.sls web,db",
         |m, p| sls(m, p, None),
+    ),
+    Function::minion(
+        "sls_id",
+        "Apply the one state ID_ (with what its requisites call for) out of the SLS MODS \
+(comma-separated) of SALTENV (default base); see state.apply for the options. An ID \
+found in none of them is an error.\n\n    brine-call state.sls_id nginx_conf web",
+        sls_id,
+    ),
+    Function::minion(
+        "top",
+        "Apply the highstate as the top file TOPFN (a path in the file roots) gives it, \
+in place of the configured top file (see state.apply for the options).\n\n    \
+brine-call state.top reverse_top.sls",
+        top,
     ),
     Function::minion(
         "test",
@@ -329,6 +344,107 @@ fn sls(
     finish_run(m, run, pillar, rendered, exclude)
 }
 
+/// `state.sls_id id mods`: one ID of the listed SLS, with its requisites.
+fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let id = p.require("id_")?.to_python_str();
+    let mods = p.require("mods")?;
+    let test = p.take("test");
+    let _queue = p.take("queue");
+    let _state_events = p.take("state_events");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let mut run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    let saltenv = run.saltenv.get_or_insert_with(|| "base".into()).clone();
+    let pillar = run.pillar(m);
+    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
+        pillar.restore(m);
+        return Ok(r);
+    }
+    // Rendered where the minion's SLS are (here or on the master), then
+    // compiled here: only the ID's chunks run.
+    let in_memory = pillar.in_memory;
+    let req = render::request(m, &run, pillar.pillar);
+    let r = m.render_sls(&req, &saltenv, &split_input(&mods));
+    let pillar = render::take_back(req, in_memory);
+    let mut errs = r.errors;
+    errs.extend(compile::verify_high(&r.high));
+    let disabled: Vec<String> = match m.opts.get("disabled_requisites") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(other) => vec![other.to_python_str()],
+    };
+    let (high, more) = compile::requisite_in(r.high, &disabled);
+    errs.extend(more);
+    if !errs.is_empty() {
+        pillar.restore(m);
+        return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
+    }
+    let handlers = OnfailHandlers::from_high(&high);
+    let chunks = match compile::compile_high_data_owned(high) {
+        Ok(c) => c,
+        Err(e) => {
+            pillar.restore(m);
+            return Ok(errors(e, EX_STATE_COMPILER_ERROR));
+        }
+    };
+    let RunPillar { pillar, in_memory } = pillar;
+    let ctx = context(m, pillar, &saltenv, run.test);
+    let result = runtime::call_id(&ctx, chunks, &id);
+    RunPillar {
+        pillar: unshare(ctx.pillar),
+        in_memory,
+    }
+    .restore(m);
+    let running = match result {
+        Ok(r) => r,
+        Err(e) => return runtime_error(e),
+    };
+    if running.is_empty() {
+        return Err(CallError::InvalidArguments(format!(
+            "No matches for ID '{id}' found in SLS '{}' within saltenv '{saltenv}'",
+            mods.to_python_str()
+        )));
+    }
+    let retcode = if check_result(&running, &handlers) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(Return {
+        value: Value::Map(running),
+        retcode,
+    })
+}
+
+/// `state.top topfn`: the highstate with `state_top` set to `salt://topfn`
+/// for this call.
+fn top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    let topfn = p.require("topfn")?.to_python_str();
+    let url = if topfn.starts_with("salt://") {
+        topfn
+    } else {
+        format!("salt://{topfn}")
+    };
+    // Set for this call only (the minion keeps serving other calls).
+    let saved = (
+        m.opts.get("state_top").cloned(),
+        m.opts.get("state_top_saltenv").cloned(),
+    );
+    m.opts.insert("state_top".into(), Value::Str(url));
+    if let Some(env) = p.kwargs.get("saltenv").cloned() {
+        m.opts.insert("state_top_saltenv".into(), env);
+    }
+    let out = highstate(m, p, None);
+    for (key, old) in [("state_top", saved.0), ("state_top_saltenv", saved.1)] {
+        match old {
+            Some(v) => m.opts.insert(key.into(), v),
+            None => m.opts.shift_remove(key),
+        };
+    }
+    out
+}
+
 /// The render stage's answer for a run.
 enum Rendered {
     /// High data to compile and run.
@@ -360,14 +476,10 @@ fn finish_run(
     };
     // Only the onfail handlers are needed from the high data once it is
     // compiled; the compile consumes it so that both are never held whole.
-    let compiled = brine_compile::state::compile::prepare_run(high, exclude.as_ref(), &m.opts)
-        .and_then(|h| {
-            let handlers = OnfailHandlers::from_high(&h);
-            Ok((
-                brine_compile::state::compile::compile_high_data_owned(h)?,
-                handlers,
-            ))
-        });
+    let compiled = compile::prepare_run(high, exclude.as_ref(), &m.opts).and_then(|h| {
+        let handlers = OnfailHandlers::from_high(&h);
+        Ok((compile::compile_high_data_owned(h)?, handlers))
+    });
     let (chunks, handlers) = match compiled {
         Ok(c) => c,
         Err(e) => {
