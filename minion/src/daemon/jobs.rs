@@ -481,6 +481,11 @@ async fn execute(
     // registry's argument binding drops these keys).
     let mut args = args;
     for (k, v) in [
+        // Only a holder of the master's root token publishes: Salt names
+        // that publisher root.
+        ("__pub_user", Value::from("root")),
+        ("__pub_arg", Value::List(publ.arg.clone())),
+        ("__pub_ret", Value::from("")),
         ("__pub_jid", Value::Str(publ.jid.clone())),
         ("__pub_fun", Value::Str(publ.fun.clone())),
         ("__pub_tgt", publ.tgt.clone()),
@@ -632,6 +637,11 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
         }
         Outcome::Done(Err(CallError::InvalidArguments(msg))) => (
             Value::Str(format!("Passed invalid arguments to {}: {msg}", publ.fun)),
+            1,
+            nested,
+        ),
+        Outcome::Done(Err(CallError::Invocation(msg))) => (
+            Value::Str(format!("ERROR executing '{}': {msg}", publ.fun)),
             1,
             nested,
         ),

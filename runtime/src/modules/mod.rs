@@ -278,11 +278,17 @@ impl ExecFunctions for Registry {
         args: CallArgs,
     ) -> Result<Returned<'m>, CallError> {
         let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
+        let params = || {
+            let mut p = Params::new(f.name, args);
+            p.from_template = true;
+            p
+        };
         match f.run {
-            Run::Reads(read) => read(&Ctx::of_template(minion), Params::new(f.name, args)),
+            Run::Reads(read) => read(&Ctx::of_template(minion), params()),
             Run::Minion(_) => Err(CallError::NotInTemplates(fun.to_string())),
-            Run::Acts(act) => act(&Ctx::of_template(minion), Params::new(f.name, args))
-                .map(|r| Returned::New(r.value)),
+            Run::Acts(act) => {
+                act(&Ctx::of_template(minion), params()).map(|r| Returned::New(r.value))
+            }
         }
     }
 

@@ -27,8 +27,8 @@ macro_rules! sync {
     };
 }
 
-/// The kinds `sync_all` answers for, in Salt's order (`tops` first, and
-/// only for a masterless minion).
+/// The kinds `sync_all` answers for, in Salt's order (`tops` comes first
+/// for a masterless minion).
 const SYNC_ALL_KINDS: &[&str] = &[
     "clouds",
     "beacons",
@@ -47,9 +47,10 @@ const SYNC_ALL_KINDS: &[&str] = &[
     "thorium",
     "serializers",
     "matchers",
-    "pillar",
-    "wrapper",
 ];
+
+/// The kinds only a masterless minion syncs (after the others).
+const SYNC_ALL_LOCAL_KINDS: &[&str] = &["pillar", "wrapper"];
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
@@ -123,7 +124,15 @@ brine '*' saltutil.sync_all",
     sync!("sync_matchers", true, false),
     sync!("sync_modules", true, false),
     sync!("sync_output", true, false),
-    sync!("sync_pillar", true, true),
+    Function::minion("sync_pillar", SYNC_DOC, |m, p| {
+        sync_nothing(p, true, true)?;
+        if !masterless(m) {
+            return Err(CallError::Failed(
+                "Pillar modules can only be synced to masterless minions".into(),
+            ));
+        }
+        Ok(Return::from(Value::List(Vec::new())))
+    }),
     sync!("sync_proxymodules", true, false),
     sync!("sync_renderers", true, false),
     sync!("sync_returners", true, false),
@@ -156,15 +165,22 @@ fn sync_nothing(mut p: Params, refresh: bool, clean: bool) -> Result<(), CallErr
     p.finish()
 }
 
+/// `file_client: local`: a minion without a master.
+fn masterless(m: &Minion) -> bool {
+    opts::get_str(&m.opts, "file_client") == Some("local")
+}
+
 fn sync_all(m: &mut Minion, p: Params) -> Result<Return, CallError> {
     sync_nothing(p, true, true)?;
-    let mut out = Map::new();
-    if opts::get_str(&m.opts, "file_client") == Some("local") {
-        out.insert("tops".into(), Value::List(Vec::new()));
-    }
-    for kind in SYNC_ALL_KINDS {
-        out.insert((*kind).into(), Value::List(Vec::new()));
-    }
+    let local = masterless(m);
+    let kinds = local
+        .then_some("tops")
+        .into_iter()
+        .chain(SYNC_ALL_KINDS.iter().copied())
+        .chain(SYNC_ALL_LOCAL_KINDS.iter().copied().filter(|_| local));
+    let out: Map = kinds
+        .map(|k| (k.to_string(), Value::List(Vec::new())))
+        .collect();
     Ok(Return::from(Value::Map(out)))
 }
 
@@ -223,7 +239,7 @@ fn cmd(_: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     }
     p.open_kwargs = true;
     p.finish()?;
-    Err(CallError::Failed(
+    Err(CallError::Invocation(
         "The salt master could not be contacted. Is master running?".into(),
     ))
 }

@@ -401,7 +401,7 @@ fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Err(e) => return runtime_error(e),
     };
     if running.is_empty() {
-        return Err(CallError::InvalidArguments(format!(
+        return Err(CallError::Invocation(format!(
             "No matches for ID '{id}' found in SLS '{}' within saltenv '{saltenv}'",
             mods.to_python_str()
         )));

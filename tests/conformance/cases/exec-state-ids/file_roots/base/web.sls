@@ -1,8 +1,8 @@
 include:
   - common
 web_dir:
-  file.directory:
-    - name: {{ grains['tmp'] }}/web
+  test.succeed_with_changes:
+    - name: webdir
     - require:
       - test: common_ok
 web_note:
