@@ -69,8 +69,7 @@ brine '*' cmd.exec_code_all bash 'echo hi; exit 2'",
         "script",
         "Fetch the script SOURCE (salt://, a path or a URL the file client knows) from \
 SALTENV, render it with TEMPLATE (jinja ...) if asked, and run it with ARGS (a string: \
-one argument; a list: several; a job from the master runs it through the shell, where \
-Salt drops them), in CWD as RUNAS with ENV, STDIN, UMASK and TIMEOUT. Answers {pid, \
+one argument, not split; a list: several), in CWD as RUNAS with ENV, STDIN, UMASK and TIMEOUT. Answers {pid, \
 retcode, stdout, stderr}; cache_error: True when the script cannot be had.\n\n    \
 brine '*' cmd.script salt://scripts/setup.sh args='--fast'",
         script,
@@ -425,7 +424,6 @@ fn script(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     }
     let defaults = p.kw("defaults");
     let context = p.kw("context");
-    let published = p.published;
     // Salt takes **kwargs here (passed on to the template).
     p.open_kwargs = true;
     p.finish()?;
@@ -438,10 +436,6 @@ fn script(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             e.type_name()
         )));
     }
-    let python_shell = match low.get("python_shell") {
-        Some(v) if !v.is_null() => v.is_truthy(),
-        _ => published || m.opts.get("cmd_safe").is_some_and(|v| !v.is_truthy()),
-    };
     let saltenv = saltenv.map_or_else(
         || {
             m.opts
@@ -462,9 +456,9 @@ fn script(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         jobs: m.jobs.clone(),
     };
     let opts = RunOpts::from_low(&ctx, &low);
-    // Without a shell the arguments reach the script: a string is one
-    // argument, a list several.
-    let args = (!python_shell).then(|| match &args {
+    // The arguments reach the script as they are: a string is one
+    // argument (not split), a list several.
+    let args = Some(match &args {
         None => Vec::new(),
         Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
         Some(other) => vec![other.to_python_str()],

@@ -731,9 +731,9 @@ fn script(call: &StateCall, low: &Map) -> StateReturn {
 
 /// Salt's `cmdmod.script`: copy (or render) the script to a temporary
 /// file, make it executable and run it. With `args` (the execution
-/// function called with python_shell off) the script runs directly with
-/// them as its arguments; without, through the shell, where (like Salt
-/// 3007.8's state) arguments would only become the shell's `$0`.
+/// function) the script runs directly with them as its arguments;
+/// without (the state), through the shell, where like Salt 3007.8's state
+/// its arguments would only become the shell's `$0`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fetch_and_run_script(
     ctx: &StateContext,
