@@ -69,6 +69,21 @@ brine-call state.top reverse_top.sls",
         top,
     ),
     Function::minion(
+        "template",
+        "Apply the SLS file TEM on the minion's own file system ('.sls' added when \
+missing), rendered as an SLS named by its path (SALTENV for its includes).\n\n    \
+brine-call state.template /srv/local/fix.sls",
+        template,
+    ),
+    Function::minion(
+        "template_str",
+        "Apply the states in the string TEM, rendered with the default renderer \
+(jinja|yaml); include, exclude and extends are refused there.\n\n    \
+brine-call state.template_str 'motd: {file.managed: [{name: /etc/motd}, \
+{contents: hi}]}'",
+        template_str,
+    ),
+    Function::minion(
         "test",
         "state.apply in test mode: what would change, changing nothing.\n\n    \
 brine-call state.test web",
@@ -443,6 +458,187 @@ fn top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         };
     }
     out
+}
+
+/// The keyword arguments without `test`: Salt runs templates with the
+/// minion's own test option, whatever the call says.
+fn without_test(kwargs: &Map) -> Map {
+    kwargs
+        .iter()
+        .filter(|(k, _)| k.to_lowercase() != "test")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// `state.template tem`: a local SLS file, rendered and run.
+fn template(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let mut tem = p.require("tem")?.to_python_str();
+    let _queue = p.take("queue");
+    let mut kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    // Salt's `env` is not supported and dropped; the file renders in the
+    // saltenv given, else none.
+    kwargs.shift_remove("env");
+    let run = RunOpts::new(m, Some(&Value::Null), &without_test(&kwargs))?;
+    let pillar = run.pillar(m);
+    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
+        pillar.restore(m);
+        return Err(CallError::Failed(format!(
+            "Pillar failed to render. Additional info follows:\n\n- {}",
+            r.value
+                .as_list()
+                .map(|l| l
+                    .iter()
+                    .skip(1)
+                    .map(Value::to_python_str)
+                    .collect::<Vec<_>>())
+                .unwrap_or_default()
+                .join("\n- ")
+        )));
+    }
+    if !tem.ends_with(".sls") {
+        tem.push_str(".sls");
+    }
+    let saltenv = kwargs
+        .get("saltenv")
+        .filter(|v| !v.is_null())
+        .map(Value::to_python_str)
+        .unwrap_or_default();
+    let in_memory = pillar.in_memory;
+    let req = render::request(m, &run, pillar.pillar);
+    let r = brine_compile::state::render::render_local(&req, &tem, &saltenv);
+    let pillar = render::take_back(req, in_memory);
+    let rendered = if r.errors.is_empty() {
+        Rendered::High(r.high)
+    } else {
+        Rendered::Errors(r.errors)
+    };
+    finish_run(m, run, pillar, rendered, None)
+}
+
+/// `state.template_str tem`: states from a string, rendered and run.
+fn template_str(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let tem = p.require("tem")?;
+    let _queue = p.take("queue");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    // Salt encodes the text first: anything but a string is a TypeError.
+    let Value::Str(tem) = tem else {
+        return Err(CallError::InvalidArguments(format!(
+            "utf_8_encode() argument 1 must be str, not {}",
+            tem.type_name()
+        )));
+    };
+    let run = RunOpts::new(m, Some(&Value::Null), &without_test(&kwargs))?;
+    let pillar = run.pillar(m);
+    let in_memory = pillar.in_memory;
+    let req = render::request(m, &run, pillar.pillar);
+    let ctx = brine_compile::render::TemplateContext {
+        minion: req.minion.clone(),
+        saltenv: run.saltenv.clone().unwrap_or_else(|| "base".into()),
+        pillarenv: run.pillarenv.clone(),
+        sls: None,
+        tplpath: None,
+        search_paths: Vec::new(),
+        extra: Vec::new(),
+    };
+    const NAME: &str = "<template-str>";
+    let data = brine_compile::render::render_text(std::path::Path::new(NAME), &tem, &ctx);
+    let pillar = render::take_back(req, in_memory);
+    let rendered = match data {
+        Err(e) => Rendered::Errors(vec![e.to_string()]),
+        Ok(v) if !v.is_truthy() => Rendered::Answer(Return::from(v)),
+        Ok(v) => match single_template(v, NAME) {
+            Ok(high) => Rendered::High(high),
+            Err(errs) => Rendered::Errors(errs),
+        },
+    };
+    finish_run(m, run, pillar, rendered, None)
+}
+
+/// Salt's `State.render_template`: a template rendered on its own must be
+/// a dict without include/exclude/extends; `id: mod.fun` short forms are
+/// padded, `mod.fun: [args]` keys split.
+fn single_template(high: Value, template: &str) -> Result<Map, Vec<String>> {
+    let Value::Map(mut high) = high else {
+        return Err(vec![format!(
+            "Template {template} does not render to a dictionary"
+        )]);
+    };
+    for item in ["include", "exclude", "extends"] {
+        if high.contains_key(item) {
+            return Err(vec![format!(
+                "The '{item}' declaration found on '{template}' is invalid when rendering \
+                 single templates"
+            )]);
+        }
+    }
+    let mut errs = Vec::new();
+    for (name, body) in high.iter_mut() {
+        if let Value::Str(short) = body {
+            if let Some((module, fun)) = short.split_once('.') {
+                let mut m = Map::new();
+                m.insert(
+                    module.to_string(),
+                    Value::List(vec![Value::Str(fun.to_string())]),
+                );
+                *body = Value::Map(m);
+            } else {
+                errs.push(format!(
+                    "ID {name} in template {template} is not a dictionary"
+                ));
+            }
+            continue;
+        }
+        let Value::Map(decls) = body else {
+            errs.push(format!(
+                "ID {name} in template {template} is not a dictionary"
+            ));
+            continue;
+        };
+        let mut keys: Vec<String> = decls.keys().cloned().collect();
+        keys.sort();
+        let mut seen = std::collections::HashSet::new();
+        for key in keys {
+            if key.starts_with('_') {
+                continue;
+            }
+            match decls.get(&key) {
+                Some(Value::Null) => {
+                    errs.push(format!(
+                        "ID '{name}' in template {template} contains a short declaration \
+                         ({key}) with a trailing colon. When not passing any arguments to a \
+                         state, the colon must be omitted."
+                    ));
+                    continue;
+                }
+                Some(Value::List(_)) => {}
+                _ => continue,
+            }
+            if let Some((module, fun)) = key.split_once('.') {
+                if !seen.insert(module.to_string()) {
+                    errs.push(format!(
+                        "ID '{name}' in template '{template}' contains multiple state \
+                         declarations of the same type"
+                    ));
+                    continue;
+                }
+                if let Some(Value::List(mut args)) = decls.shift_remove(&key) {
+                    args.push(Value::Str(fun.to_string()));
+                    decls.insert(module.to_string(), Value::List(args));
+                }
+                continue;
+            }
+            seen.insert(key);
+        }
+    }
+    if errs.is_empty() {
+        Ok(high)
+    } else {
+        Err(errs)
+    }
 }
 
 /// The render stage's answer for a run.
