@@ -33,6 +33,7 @@ mod saltutil;
 mod saltutil_sync;
 mod slsutil;
 mod state;
+mod state_request;
 mod state_run;
 mod status;
 mod sys;
@@ -72,6 +73,7 @@ pub static MODULES: &[Module] = &[
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
     Module::new("state", state_run::FUNCTIONS),
+    Module::new("state", state_request::FUNCTIONS),
     Module::new("status", status::FUNCTIONS),
     Module::new("sys", sys::FUNCTIONS),
     Module::new("test", test::FUNCTIONS),

@@ -281,7 +281,7 @@ fn pillar_errors(pillar: &Map, kwargs: &Map) -> Option<Return> {
 }
 
 /// `state.apply [mods]`: `state.sls` with mods, else `state.highstate`.
-fn apply(m: &mut Minion, mut p: Params, force_test: bool) -> Result<Return, CallError> {
+pub(super) fn apply(m: &mut Minion, mut p: Params, force_test: bool) -> Result<Return, CallError> {
     let mods = p.take("mods").filter(|v| v.is_truthy());
     let forced = force_test.then_some(Value::Bool(true));
     match mods {
