@@ -354,3 +354,62 @@ fn set_grain(
         other => answer(false, other.to_python_str(), Value::Map(Map::new())),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{call, functions};
+    use crate::context::Minion;
+    use brine_core::args::{parse_input, CallArgs};
+    use brine_core::Value;
+    use std::path::Path;
+
+    fn args(words: &[&str]) -> CallArgs {
+        parse_input(&words.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    fn load(dir: &Path) -> Minion {
+        Minion::load(dir, functions())
+            .expect("minion config loads")
+            .0
+    }
+
+    /// Writes go to the grains file next to the configuration and come
+    /// back at the next start, under the configuration's own grains.
+    #[test]
+    fn writes_persist_and_load_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let conf = format!(
+            "id: m1\ncachedir: {}\ngrains: {{fixed: yes}}\n",
+            dir.path().join("cache").display()
+        );
+        std::fs::write(dir.path().join("minion"), conf).expect("config written");
+        let mut m = load(dir.path());
+        for line in [
+            &["role", "web"][..],
+            &["fixed", "no"][..],
+            &["gone", "soon"][..],
+        ] {
+            call(&mut m, "grains.setval", args(line)).expect("setval");
+        }
+        call(&mut m, "grains.append", args(&["roles", "db"])).expect("append");
+        call(&mut m, "grains.delkey", args(&["gone"])).expect("delkey");
+        assert_eq!(m.grains.get("role"), Some(&Value::from("web")));
+        assert!(dir.path().join("grains").is_file());
+
+        let again = load(dir.path());
+        assert_eq!(again.grains.get("role"), Some(&Value::from("web")));
+        assert_eq!(
+            again.grains.get("roles"),
+            Some(&Value::List(vec![Value::from("db")]))
+        );
+        assert_eq!(again.grains.get("gone"), None);
+        // Salt lays the configuration's grains over the file's.
+        assert_eq!(again.grains.get("fixed"), Some(&Value::Bool(true)));
+
+        // A refresh reads the file again.
+        std::fs::write(dir.path().join("grains"), "role: db\n").expect("grains written");
+        call(&mut m, "saltutil.refresh_grains", args(&[])).expect("refresh");
+        assert_eq!(m.grains.get("role"), Some(&Value::from("db")));
+        assert_eq!(m.grains.get("roles"), None);
+    }
+}

@@ -489,7 +489,7 @@ mod tests {
     }
 
     fn call_with(m: &Minion, kwargs: serde_json::Value) -> CallOpts {
-        let args = brine_core::args::CallArgs {
+        let args = CallArgs {
             kwargs: v(kwargs).as_map().cloned().unwrap_or_default(),
             ..Default::default()
         };

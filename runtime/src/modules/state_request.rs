@@ -175,3 +175,56 @@ fn run_request(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let _ = std::fs::remove_file(request_file(m));
     ret
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{call, functions};
+    use crate::context::Minion;
+    use brine_core::args::{parse_input, CallArgs};
+    use brine_core::Value;
+
+    fn args(words: &[&str]) -> CallArgs {
+        parse_input(&words.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    /// A request is kept by name with its mods, keywords (test forced) and
+    /// test run, and run_request runs it for real.
+    #[test]
+    fn requests_are_kept_and_run() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let roots = dir.path().join("srv");
+        std::fs::create_dir_all(&roots).expect("roots");
+        std::fs::write(roots.join("s.sls"), "x:\n  test.succeed_with_changes\n").expect("sls");
+        let conf = format!(
+            "id: m1\nfile_client: local\ncachedir: {}\nfile_roots: {{base: [{}]}}\n",
+            dir.path().join("cache").display(),
+            roots.display()
+        );
+        std::fs::write(dir.path().join("minion"), conf).expect("config written");
+        let (mut m, _) = Minion::load(dir.path(), functions()).expect("minion");
+        std::fs::create_dir_all(dir.path().join("cache")).expect("cachedir");
+        let tag = "test_|-x_|-x_|-succeed_with_changes";
+        let test_run = call(&mut m, "state.request", args(&["s", "name=later"])).expect("request");
+        assert_eq!(
+            test_run.value.get(tag).and_then(|r| r.get("result")),
+            Some(&Value::Null)
+        );
+        let queued = call(&mut m, "state.check_request", args(&["later"])).expect("check");
+        assert_eq!(queued.value.get("mods"), Some(&Value::from("s")));
+        assert_eq!(
+            queued.value.get("kwargs").and_then(|k| k.get("test")),
+            Some(&Value::Bool(true))
+        );
+        assert!(queued
+            .value
+            .get("test_run")
+            .is_some_and(|t| t.get(tag).is_some()));
+        let ran = call(&mut m, "state.run_request", args(&["later"])).expect("run");
+        assert_eq!(
+            ran.value.get(tag).and_then(|r| r.get("result")),
+            Some(&Value::Bool(true))
+        );
+        let left = call(&mut m, "state.check_request", args(&[])).expect("check");
+        assert_eq!(left.value, Value::Map(Default::default()));
+    }
+}

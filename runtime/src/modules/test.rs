@@ -409,6 +409,55 @@ mod tests {
         );
     }
 
+    fn arg_kwargs(kwargs: &[(&str, Value)]) -> Map {
+        let call = brine_core::args::CallArgs {
+            args: vec![Value::Int(1)],
+            kwargs: kwargs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        };
+        let p = Params::new("arg", call);
+        let cx_opts = Map::new();
+        let cx = Ctx {
+            id: "m1",
+            grains: &cx_opts,
+            pillar: &cx_opts,
+            opts: &cx_opts,
+            caller: super::super::Caller::Template(&EMPTY_MINION),
+        };
+        let out = arg(&cx, p).expect("test.arg binds anything").into_value();
+        out.get("kwargs")
+            .and_then(Value::as_map)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    static EMPTY_MINION: std::sync::LazyLock<brine_compile::MinionData> =
+        std::sync::LazyLock::new(|| brine_compile::MinionData {
+            id: "m1".into(),
+            grains: Value::Null,
+            pillar: Value::Null,
+            opts: Value::Null,
+            functions: super::super::functions(),
+        });
+
+    /// brine-call publishes nothing: test.arg shows what salt-call adds;
+    /// a job shows the metadata it came with.
+    #[test]
+    fn arg_shows_the_publish_metadata() {
+        let kw = arg_kwargs(&[("a", Value::Int(2))]);
+        let keys: Vec<&str> = kw.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            ["a", "__pub_fun", "__pub_pid", "__pub_jid", "__pub_tgt"]
+        );
+        assert_eq!(kw.get("__pub_tgt"), Some(&Value::from("salt-call")));
+        let kw = arg_kwargs(&[("__pub_jid", Value::from("1")), ("b", Value::Null)]);
+        let keys: Vec<&str> = kw.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["b", "__pub_jid"]);
+    }
+
     #[test]
     fn jid_has_salts_form() {
         let j = call_jid();
