@@ -281,6 +281,19 @@ impl Minion {
         }
     }
 
+    /// Salt's `compile_state_usage`: which SLS of each environment the top
+    /// gives this minion; and errors.
+    pub fn state_usage(&self, req: &StateRequest) -> (Map, Vec<String>) {
+        let CompileSource::Master(r) = &self.source else {
+            return top::state_usage(req);
+        };
+        match self.remote_stage(r, req, CompileStage::Usage, None) {
+            Ok(CompiledStates::Usage { usage, errors }) => (usage, errors),
+            Ok(_) => (Map::new(), vec![UNEXPECTED.into()]),
+            Err(e) => (Map::new(), vec![e.to_string()]),
+        }
+    }
+
     /// The highstate rendered (top verified unless `verify_top` is false).
     pub fn render_highstate(&self, req: &StateRequest, verify_top: bool) -> Rendered {
         let CompileSource::Master(r) = &self.source else {

@@ -39,6 +39,13 @@ jid); empty when none (or with CONCURRENT=True).\n\n    brine '*' state.running"
         running,
     ),
     Function::minion(
+        "show_state_usage",
+        "For each environment, which of its SLS the top file gives this minion (used) \
+and which it does not (unused), with their counts; or the top file errors.\n\n    \
+brine-call state.show_state_usage",
+        show_state_usage,
+    ),
+    Function::minion(
         "show_states",
         "The SLS names the highstate would apply, in the order their states run; or \
 the compile errors.\n\n    brine-call state.show_states",
@@ -121,7 +128,7 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
     let override_given = co.pillar_override.as_ref().is_some_and(|v| v.is_truthy());
     if let Some(v) = &co.pillar_override {
         if !matches!(v, Value::Map(_) | Value::Null) {
-            return Err(CallError::InvalidArguments(
+            return Err(CallError::Invocation(
                 "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
                     .into(),
             ));
@@ -216,6 +223,30 @@ fn show_top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         });
     }
     Ok(with_retcode(Value::Map(matches), 0))
+}
+
+/// `state.show_state_usage [pillar=]`.
+fn show_state_usage(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    p.take("queue");
+    let mut co = call_opts(m, &mut p);
+    co.pillar_override = p.kw("pillar");
+    p.finish()?;
+    let req = request(m, &co)?;
+    let (usage, errors) = m.state_usage(&req);
+    if !errors.is_empty() {
+        return Ok(Return {
+            value: error_list(errors),
+            retcode: EX_STATE_COMPILER_ERROR,
+        });
+    }
+    let usage = Value::Map(usage);
+    let retcode = if check_result(&usage, false) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(with_retcode(usage, retcode))
 }
 
 /// `state.show_highstate [saltenv=] [pillarenv=] [pillar=]`.

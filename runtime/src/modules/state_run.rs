@@ -171,7 +171,7 @@ impl RunOpts {
             .is_some_and(|p| !matches!(p, Value::Map(_)))
             && kwargs.get("pillar_enc").is_none_or(Value::is_null)
         {
-            return Err(CallError::InvalidArguments(
+            return Err(CallError::Invocation(
                 "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
                     .into(),
             ));
@@ -725,7 +725,9 @@ fn remote_run(
                 retcode: i32::try_from(retcode).unwrap_or(EX_STATE_FAILURE),
             },
         ),
-        CompiledStates::Rendered { .. } | CompiledStates::Top { .. } => answer(
+        CompiledStates::Rendered { .. }
+        | CompiledStates::Top { .. }
+        | CompiledStates::Usage { .. } => answer(
             pillar,
             m,
             errors(
