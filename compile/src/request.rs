@@ -71,6 +71,8 @@ pub enum CompileStage {
     /// `state.show_lowstate`: [`CompiledStates::Rendered`] of the highstate
     /// without the top-file verification (Salt's `compile_low_chunks`).
     RenderedUnverified,
+    /// `state.show_state_usage`: [`CompiledStates::Usage`].
+    Usage,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,4 +108,6 @@ pub enum CompiledStates {
     Rendered { high: Map, errors: Vec<String> },
     /// [`CompileStage::Top`]: Salt's `show_top` matches and errors.
     Top { top: Map, errors: Vec<String> },
+    /// [`CompileStage::Usage`]: Salt's `compile_state_usage` and errors.
+    Usage { usage: Map, errors: Vec<String> },
 }

@@ -224,6 +224,39 @@ pub fn float_repr(f: f64) -> String {
     }
 }
 
+/// Salt's `jid_to_time`: "2024, Jan 02 03:04:05.123456", or "" for a jid
+/// that is not 20 digits (optionally followed by `_pid`).
+pub fn jid_to_time(jid: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let ok_len = jid.len() == 20 || (jid.len() > 21 && jid.as_bytes().get(20) == Some(&b'_'));
+    let Some(d) = jid
+        .get(..20)
+        .filter(|d| ok_len && d.bytes().all(|b| b.is_ascii_digit()))
+    else {
+        return String::new();
+    };
+    let month = d[4..6]
+        .parse::<usize>()
+        .ok()
+        .and_then(|m| m.checked_sub(1))
+        .and_then(|m| MONTHS.get(m));
+    let Some(month) = month else {
+        return String::new();
+    };
+    format!(
+        "{}, {} {} {}:{}:{}.{}",
+        &d[..4],
+        month,
+        &d[6..8],
+        &d[8..10],
+        &d[10..12],
+        &d[12..14],
+        &d[14..20]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

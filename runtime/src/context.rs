@@ -147,18 +147,16 @@ impl Minion {
                 f => f,
             },
         };
-        let cachedir = opts::get_str(&opts, "cachedir").map(std::path::PathBuf::from);
-        let mut core = grains::core_grains_cached(&id, cachedir.as_deref());
-        // Salt's `master` grain is the minion's `master` option.
-        let master = opts.get("master").cloned().unwrap_or_else(|| "salt".into());
-        core.insert("master".into(), master);
         opts.insert("id".into(), Value::Str(id.clone()));
-        let static_grains = opts
-            .get("grains")
-            .and_then(Value::as_map)
-            .cloned()
-            .unwrap_or_default();
-        let grains = grains::merge_static(core, &static_grains);
+        // Salt's opts name the configuration file; the grains file
+        // (`grains.setval`) lies next to it.
+        if !opts.contains_key("conf_file") {
+            opts.insert(
+                "conf_file".into(),
+                Value::Str(confdir.join("minion").display().to_string()),
+            );
+        }
+        let grains = collect_grains(&id, &opts);
         let minion = Minion {
             id,
             opts,
@@ -169,6 +167,12 @@ impl Minion {
             jobs: Default::default(),
         };
         Ok((minion, loaded.warnings))
+    }
+
+    /// Read the grains again (Salt's `saltutil.refresh_grains`): the
+    /// grains file and the configuration's `grains:` may have changed.
+    pub fn refresh_grains(&mut self) {
+        self.grains = collect_grains(&self.id, &self.opts);
     }
 
     /// Compile a pillar for this minion. `on_demand` compiles (functions
@@ -277,6 +281,19 @@ impl Minion {
         }
     }
 
+    /// Salt's `compile_state_usage`: which SLS of each environment the top
+    /// gives this minion; and errors.
+    pub fn state_usage(&self, req: &StateRequest) -> (Map, Vec<String>) {
+        let CompileSource::Master(r) = &self.source else {
+            return top::state_usage(req);
+        };
+        match self.remote_stage(r, req, CompileStage::Usage, None) {
+            Ok(CompiledStates::Usage { usage, errors }) => (usage, errors),
+            Ok(_) => (Map::new(), vec![UNEXPECTED.into()]),
+            Err(e) => (Map::new(), vec![e.to_string()]),
+        }
+    }
+
     /// The highstate rendered (top verified unless `verify_top` is false).
     pub fn render_highstate(&self, req: &StateRequest, verify_top: bool) -> Rendered {
         let CompileSource::Master(r) = &self.source else {
@@ -341,6 +358,33 @@ impl Minion {
             pillar: self.pillar.clone(),
         }))
     }
+}
+
+/// The minion's grains as Salt assembles them: the computed ones, then
+/// the grains file next to the configuration file, then the
+/// configuration's `grains:`.
+fn collect_grains(id: &str, opts: &Map) -> Map {
+    let cachedir = opts::get_str(opts, "cachedir").map(std::path::PathBuf::from);
+    let mut core = grains::core_grains_cached(id, cachedir.as_deref());
+    // Salt's `master` grain is the minion's `master` option.
+    let master = opts.get("master").cloned().unwrap_or_else(|| "salt".into());
+    core.insert("master".into(), master);
+    let static_grains = opts
+        .get("grains")
+        .and_then(Value::as_map)
+        .cloned()
+        .unwrap_or_default();
+    let conf_file = opts::get_str(opts, "conf_file").unwrap_or("/etc/salt/minion");
+    let grains_file = Path::new(conf_file)
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("grains");
+    let core = grains::merge_file(
+        core,
+        grains::file_grains(&grains_file),
+        opts::get_bool(opts, "grains_deep_merge", false),
+    );
+    grains::merge_static(core, &static_grains)
 }
 
 const UNEXPECTED: &str = "the master answered the state compile with something unexpected";

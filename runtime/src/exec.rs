@@ -54,6 +54,8 @@ pub struct CommandSpec {
     pub stdin: Option<String>,
     /// stderr goes into stdout, interleaved as written (Salt's `cmd.run`).
     pub merge_stderr: bool,
+    /// The command's file mode creation mask (Salt's `umask=`).
+    pub umask: Option<u32>,
 }
 
 /// Told the command's process group when it starts (`true`) and when it
@@ -99,6 +101,20 @@ pub enum ExecError {
     BadCwd(String),
     #[error("no command given")]
     Empty,
+}
+
+/// Salt's `umask=` for a command: octal digits (leading zeros dropped),
+/// or its error.
+pub fn parse_umask(v: &brine_core::Value) -> Result<u32, String> {
+    let text = v.to_python_str();
+    let digits = text.trim_start_matches('0');
+    if digits.is_empty() {
+        return Err("Zero umask is not allowed.".into());
+    }
+    u32::from_str_radix(digits, 8)
+        .ok()
+        .filter(|m| *m <= 0o7777)
+        .ok_or_else(|| format!("Invalid umask: '{text}'"))
 }
 
 /// Send signal number `sig` to process group `pgid` (a command [`run`]
@@ -176,6 +192,9 @@ pub fn run_watched(spec: &CommandSpec, watch: Watch<'_>) -> Result<CommandResult
     {
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
+    }
+    if let Some(mask) = spec.umask {
+        crate::sys::child_umask(&mut cmd, mask);
     }
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
         cmd: spec.program.display(),

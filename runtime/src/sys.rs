@@ -1,6 +1,7 @@
 //! The C-library calls that `nix` does not wrap: the local time
 //! (`localtime_r`, `strftime`), whether a locale is installed (`newlocale`), the
-//! resolver (`getaddrinfo`) and a terminal's width (`TIOCGWINSZ`). This is the workspace's only `unsafe` code;
+//! resolver (`getaddrinfo`), a terminal's width (`TIOCGWINSZ`) and a
+//! command's umask (`umask` in the child). This is the workspace's only `unsafe` code;
 //! each function copies what it needs out of libc's structures before it
 //! returns.
 
@@ -188,6 +189,23 @@ pub fn getaddrinfo(host: &str, family: Family, canonical: bool) -> Vec<AddrInfo>
     // SAFETY: `res` came from getaddrinfo and is freed once.
     unsafe { libc::freeaddrinfo(res) };
     out
+}
+
+/// Start `cmd`'s child with the file mode creation mask `mask` (Salt's
+/// `umask=`), leaving this process's own mask (shared by its threads)
+/// alone.
+pub fn child_umask(cmd: &mut std::process::Command, mask: u32) {
+    use std::os::unix::process::CommandExt;
+    let mode = mask as libc::mode_t;
+    // SAFETY: the closure runs in the forked child before exec and only
+    // calls umask(2), which is async-signal-safe, allocates nothing and
+    // cannot fail.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::umask(mode);
+            Ok(())
+        });
+    }
 }
 
 #[cfg(test)]

@@ -33,6 +33,11 @@ pub enum FunctionError {
     /// `KeyError`, ...): its message.
     #[error("{0}")]
     Failed(String),
+    /// The call itself is wrong in a way Salt reports as a
+    /// `SaltInvocationError` (keywords the function does not take, an ID
+    /// found nowhere): its message.
+    #[error("{0}")]
+    Invocation(String),
 }
 
 impl FunctionError {
@@ -42,7 +47,8 @@ impl FunctionError {
             FunctionError::NotAvailable(_) => 255,
             FunctionError::InvalidArguments(_)
             | FunctionError::NotInTemplates(_)
-            | FunctionError::Failed(_) => 1,
+            | FunctionError::Failed(_)
+            | FunctionError::Invocation(_) => 1,
         }
     }
 }

@@ -68,6 +68,39 @@ pub fn render_sls(req: &StateRequest, saltenv: &str, mods: &[String]) -> Rendere
     render_matches(req, &fs, &matches)
 }
 
+/// `state.template`: the SLS file at `path` on the minion's own file
+/// system, rendered as an SLS named by its path (Salt's `render_state`
+/// with `local=True`), includes resolving in `saltenv`.
+pub fn render_local(req: &StateRequest, path: &str, saltenv: &str) -> Rendered {
+    let fs = FileServer::new(&req.opts);
+    let matches = Matches::new();
+    let file = std::path::Path::new(path);
+    if !file.is_file() {
+        return Rendered {
+            high: Map::new(),
+            errors: vec![format!(
+                "Specified SLS {path} on local filesystem cannot be found."
+            )],
+        };
+    }
+    let mut r = Renderer {
+        req,
+        fs: &fs,
+        matches: &matches,
+        iorder: 10000,
+        auto_order: opts::get_bool(&req.opts, "state_auto_order", true),
+        mods: HashSet::new(),
+    };
+    let (state, errors) = r.render_found(path, saltenv, file, false, Vec::new());
+    Rendered {
+        high: match state {
+            Value::Map(m) => m,
+            _ => Map::new(),
+        },
+        errors,
+    }
+}
+
 /// Salt's `render_highstate`: every matched SLS (globs resolved against
 /// the environment's listing) rendered once, merged into one high data.
 pub fn render_matches(req: &StateRequest, fs: &FileServer, matches: &Matches) -> Rendered {
@@ -164,22 +197,34 @@ impl Renderer<'_> {
             format!("salt://{rel}.sls")
         };
         let source_is_init = source.ends_with("/init.sls");
+        self.render_found(sls, saltenv, &file.path, source_is_init, errors)
+    }
+
+    /// [`Renderer::render_state`] once the file is found (at `path`).
+    fn render_found(
+        &mut self,
+        sls: &str,
+        saltenv: &str,
+        path: &std::path::Path,
+        source_is_init: bool,
+        mut errors: Vec<String>,
+    ) -> (Value, Vec<String>) {
         let ctx = TemplateContext {
             minion: self.req.minion.clone(),
             saltenv: saltenv.to_string(),
             pillarenv: self.req.pillarenv.clone(),
             sls: Some(sls.to_string()),
-            tplpath: Some(file.path.display().to_string()),
+            tplpath: Some(path.display().to_string()),
             search_paths: self.fs.roots.dirs(saltenv).to_vec(),
             extra: Vec::new(),
         };
-        let rendered = match render::render_file(&file.path, &ctx) {
+        let rendered = match render::render_file(path, &ctx) {
             Ok(v) => v,
             Err(e) => {
                 tracing::error!("Rendering SLS '{saltenv}:{sls}' failed: {e}");
                 errors.push(format!(
                     "Rendering SLS '{saltenv}:{sls}' failed: {}",
-                    render_error_text(&e, &file.path)
+                    render_error_text(&e, path)
                 ));
                 Value::Null
             }

@@ -634,6 +634,50 @@ pub fn show_top(req: &StateRequest) -> (Map, Vec<String>) {
     }
 }
 
+/// `state.show_state_usage`: for each environment, which of its SLS the
+/// top gives this minion (`used`) and which it does not, with the counts;
+/// or the top's errors.
+pub fn state_usage(req: &StateRequest) -> (Map, Vec<String>) {
+    let fs = FileServer::new(&req.opts);
+    let top = match get_top(req, &fs) {
+        Ok(t) => t,
+        Err(e) => return (Map::new(), vec![e.to_string()]),
+    };
+    let errors = verify_tops(&top);
+    if !errors.is_empty() {
+        return (Map::new(), errors);
+    }
+    let matches = match top_matches(req, &fs, &top) {
+        Ok(m) => m,
+        Err(e) => return (Map::new(), vec![e.to_string()]),
+    };
+    let mut out = Map::new();
+    for env in fs.envs() {
+        let wanted = matches.get(env);
+        let (mut used, mut unused) = (Vec::new(), Vec::new());
+        for sls in fs.avail(env).iter() {
+            // As listed in the top file: globs there are not expanded.
+            if wanted.is_some_and(|w| w.contains(sls)) {
+                used.push(Value::Str(sls.clone()));
+            } else {
+                unused.push(Value::Str(sls.clone()));
+            }
+        }
+        let count = |l: &[Value]| Value::Int(i64::try_from(l.len()).unwrap_or(i64::MAX));
+        let mut u = Map::new();
+        u.insert(
+            "count_all".into(),
+            count(&[used.as_slice(), unused.as_slice()].concat()),
+        );
+        u.insert("count_used".into(), count(&used));
+        u.insert("count_unused".into(), count(&unused));
+        u.insert("used".into(), Value::List(used));
+        u.insert("unused".into(), Value::List(unused));
+        out.insert(env.clone(), Value::Map(u));
+    }
+    (out, Vec::new())
+}
+
 /// Matches as a value map: environment → list of SLS names.
 pub fn matches_to_map(m: Matches) -> Map {
     m.into_iter()

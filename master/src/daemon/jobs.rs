@@ -519,38 +519,9 @@ fn row_job(r: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
     })
 }
 
-/// Salt's `jid_to_time`: "2024, Jan 02 03:04:05.123456", or "" for a jid
-/// that is not 20 digits (optionally followed by `_pid`).
-pub fn jid_to_time(jid: &str) -> String {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let ok_len = jid.len() == 20 || (jid.len() > 21 && jid.as_bytes().get(20) == Some(&b'_'));
-    let Some(d) = jid
-        .get(..20)
-        .filter(|d| ok_len && d.bytes().all(|b| b.is_ascii_digit()))
-    else {
-        return String::new();
-    };
-    let month = d[4..6]
-        .parse::<usize>()
-        .ok()
-        .and_then(|m| m.checked_sub(1))
-        .and_then(|m| MONTHS.get(m));
-    let Some(month) = month else {
-        return String::new();
-    };
-    format!(
-        "{}, {} {} {}:{}:{}.{}",
-        &d[..4],
-        month,
-        &d[6..8],
-        &d[8..10],
-        &d[10..12],
-        &d[12..14],
-        &d[14..20]
-    )
-}
+/// Salt's `jid_to_time` (in core: the minion's `state.running` words
+/// jobs with it too).
+pub use brine_core::py::jid_to_time;
 
 /// Salt's `format_jid_instance`: the job as `jobs.list_jobs` shows it.
 pub fn format_jid_instance(job: &Job) -> Map {

@@ -144,6 +144,10 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
             let (top, errors) = top::show_top(&sreq);
             return CompiledStates::Top { top, errors };
         }
+        CompileStage::Usage => {
+            let (usage, errors) = top::state_usage(&sreq);
+            return CompiledStates::Usage { usage, errors };
+        }
         CompileStage::Rendered | CompileStage::RenderedUnverified => {
             let r = match (&req.mods, req.stage) {
                 (Some(mods), _) => {

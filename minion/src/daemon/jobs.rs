@@ -481,6 +481,11 @@ async fn execute(
     // registry's argument binding drops these keys).
     let mut args = args;
     for (k, v) in [
+        // Only a holder of the master's root token publishes: Salt names
+        // that publisher root.
+        ("__pub_user", Value::from("root")),
+        ("__pub_arg", Value::List(publ.arg.clone())),
+        ("__pub_ret", Value::from("")),
         ("__pub_jid", Value::Str(publ.jid.clone())),
         ("__pub_fun", Value::Str(publ.fun.clone())),
         ("__pub_tgt", publ.tgt.clone()),
@@ -494,10 +499,19 @@ async fn execute(
     let task = tokio::task::spawn_blocking(move || {
         let mut m = (*snapshot).clone();
         m.jobs = jobs;
-        modules::call(&mut m, &fun, args)
+        let r = modules::call(&mut m, &fun, args);
+        // Grains the function wrote (grains.setval ...) are the running
+        // minion's from now on, as Salt's grains refresh makes them.
+        let grains = (m.grains != snapshot.grains).then_some(m.grains);
+        (r, grains)
     });
     match task.await {
-        Ok(r) => Outcome::Done(r),
+        Ok((r, grains)) => {
+            if let Some(g) = grains {
+                ident.set_grains(g);
+            }
+            Outcome::Done(r)
+        }
         Err(e) => Outcome::Crashed(e.to_string()),
     }
 }
@@ -623,6 +637,11 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
         }
         Outcome::Done(Err(CallError::InvalidArguments(msg))) => (
             Value::Str(format!("Passed invalid arguments to {}: {msg}", publ.fun)),
+            1,
+            nested,
+        ),
+        Outcome::Done(Err(CallError::Invocation(msg))) => (
+            Value::Str(format!("ERROR executing '{}': {msg}", publ.fun)),
             1,
             nested,
         ),

@@ -411,6 +411,17 @@ impl Identity {
         *g = Arc::new(m);
     }
 
+    /// Replace the grains (a function wrote some).
+    pub fn set_grains(&self, grains: brine_core::Map) {
+        let mut g = match self.minion.write() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let mut m = (**g).clone();
+        m.grains = grains;
+        *g = Arc::new(m);
+    }
+
     pub fn standing(&self) -> Standing {
         *self.standing.borrow()
     }

@@ -290,6 +290,38 @@ fn distro_files() -> osinfo::DistroFiles {
     }
 }
 
+/// The grains written by `grains.setval` and friends: the YAML dict in
+/// the `grains` file next to the minion's configuration. A file that is
+/// missing or not a dict gives none (Salt warns and skips a bad one).
+pub fn file_grains(path: &std::path::Path) -> Map {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Map::new();
+    };
+    match brine_core::yaml::load(&text) {
+        Ok(Value::Map(m)) => m,
+        Ok(_) => Map::new(),
+        Err(e) => {
+            tracing::warn!(
+                "Bad syntax in grains file! Skipping. ({}: {e})",
+                path.display()
+            );
+            Map::new()
+        }
+    }
+}
+
+/// Lay the grains file's grains over the computed ones: a plain update, or
+/// Salt's recursive one with `grains_deep_merge: True`.
+pub fn merge_file(core: Map, file: Map, deep: bool) -> Map {
+    let mut out = core;
+    if deep {
+        brine_compile::pillar::merge::update(&mut out, file, false);
+    } else {
+        out.extend(file);
+    }
+    out
+}
+
 /// Lay the static grains (the minion config's `grains:`) over the computed
 /// ones. Salt replaces whole top-level keys — a static `locale_info:
 /// {timezone: X}` drops the computed `defaultlanguage` — and does so even

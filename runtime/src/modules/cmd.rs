@@ -9,16 +9,22 @@
 
 use super::params::Params;
 use super::{CallError, Ctx, Function, Return};
+use crate::context::Minion;
 use crate::exec::{self, CommandSpec, ExecError, Program};
 use crate::path;
+use crate::state::modules::cmd::{fetch_and_run_script, RunOpts};
+use crate::state::StateContext;
 use brine_compile::minion_data::functions::Returned;
+use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 const RUN_DOC: &str = "Run CMD and answer its output (stderr folded into stdout). Keywords: \
 cwd, stdin, runas, shell, python_shell (default: True for a job from the master, False \
 from brine-call), env (a mapping), timeout (seconds: the command and its process group \
-are killed), ignore_retcode, success_retcodes, rstrip, output_loglevel.\n\n    \
+are killed), umask (octal, e.g. '077'), ignore_retcode, success_retcodes, rstrip, \
+output_loglevel.\n\n    \
 brine '*' cmd.run 'uptime'";
 
 pub(super) const FUNCTIONS: &[Function] = &[
@@ -45,6 +51,28 @@ pub(super) const FUNCTIONS: &[Function] = &[
         "shell",
         "cmd.run through the shell always (python_shell=True).\n\n    brine '*' cmd.shell 'ls | wc -l'",
         |c, p| run_cmd(c, p, Shape::Combined, true),
+    ),
+    Function::acts(
+        "exec_code",
+        "Write CODE to a temporary file and run it with the interpreter LANG (python3, \
+bash, ...), with ARGS (a string: one argument; a list: several); answer its stdout. \
+Keywords as cmd.run_all.\n\n    brine '*' cmd.exec_code python3 'print(1 + 1)'",
+        |c, p| exec_code(c, p, false),
+    ),
+    Function::acts(
+        "exec_code_all",
+        "cmd.exec_code answering {pid, retcode, stdout, stderr}.\n\n    \
+brine '*' cmd.exec_code_all bash 'echo hi; exit 2'",
+        |c, p| exec_code(c, p, true),
+    ),
+    Function::minion(
+        "script",
+        "Fetch the script SOURCE (salt://, a path or a URL the file client knows) from \
+SALTENV, render it with TEMPLATE (jinja ...) if asked, and run it with ARGS (a string: \
+one argument, not split; a list: several), in CWD as RUNAS with ENV, STDIN, UMASK and TIMEOUT. Answers {pid, \
+retcode, stdout, stderr}; cache_error: True when the script cannot be had.\n\n    \
+brine '*' cmd.script salt://scripts/setup.sh args='--fast'",
+        script,
     ),
     Function::reads(
         "has_exec",
@@ -113,6 +141,7 @@ fn run_cmd<'c>(
     let ignore_retcode = p.take("ignore_retcode").is_some_and(|v| v.is_truthy());
     let success = p.take("success_retcodes");
     let rstrip = p.take("rstrip").is_none_or(|v| v.is_truthy());
+    let umask = p.take("umask").filter(|v| !v.is_null());
     // Accepted for Salt's signature; brine logs failures at error level and
     // output at debug level whatever these say.
     p.take("output_loglevel");
@@ -191,8 +220,13 @@ fn run_cmd<'c>(
             )))
         }
     };
+    let umask = umask
+        .map(|u| exec::parse_umask(&u))
+        .transpose()
+        .map_err(CallError::Failed)?;
     let spec = CommandSpec {
         program,
+        umask,
         cwd: Some(cwd.clone().into()),
         env,
         runas,
@@ -292,4 +326,166 @@ fn os_reason(e: &std::io::Error, program: &Program) -> String {
         ),
         None => e.to_string(),
     }
+}
+
+/// Salt's `exec_code_all`: the code in a temporary file, run as
+/// `[lang, file, args...]` without a shell; `all`: the whole dict, else
+/// its stdout.
+fn exec_code<'c>(cx: &Ctx<'c>, mut p: Params, all: bool) -> Result<Return, CallError> {
+    let lang = p.require("lang")?.to_python_str();
+    let code = p.require("code")?.to_python_str();
+    let cwd = p.take("cwd");
+    let args = p.take("args");
+    let mut kwargs = std::mem::take(&mut p.kwargs);
+    p.open_kwargs = true;
+    p.finish()?;
+    let file = tempfile::Builder::new()
+        .prefix("__salt.tmp.")
+        .tempfile()
+        .and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(code.as_bytes())?;
+            Ok(f.into_temp_path())
+        })
+        .map_err(|e| CallError::Failed(format!("Unable to write the code to a file: {e}")))?;
+    let mut argv = vec![
+        Value::Str(lang),
+        Value::Str(file.to_string_lossy().into_owned()),
+    ];
+    match args {
+        Some(Value::Str(a)) => argv.push(Value::Str(a)),
+        Some(Value::List(l)) => argv.extend(l),
+        _ => {}
+    }
+    if let Some(c) = cwd {
+        kwargs.insert("cwd".into(), c);
+    }
+    kwargs.insert("python_shell".into(), Value::Bool(false));
+    let call = CallArgs {
+        args: vec![Value::List(argv)],
+        kwargs,
+    };
+    let ret = run_cmd(cx, Params::new("run_all", call), Shape::All, false)?;
+    // The file goes when `file` drops, after the run.
+    drop(file);
+    if all {
+        return Ok(ret);
+    }
+    let stdout = match &ret.value {
+        Value::Map(m) => m.get("stdout").cloned().unwrap_or_default(),
+        other => other.clone(),
+    };
+    Ok(Return {
+        value: stdout,
+        retcode: ret.retcode,
+    })
+}
+
+/// Salt's `cmd.script`, sharing the `cmd.script` state's fetch and run.
+fn script(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    let source = p.require("source")?.to_python_str();
+    let args = p.take("args").filter(|v| !v.is_null());
+    let mut low = Map::new();
+    for name in [
+        "cwd",
+        "stdin",
+        "runas",
+        "group",
+        "shell",
+        "python_shell",
+        "env",
+    ] {
+        if let Some(v) = p.take(name) {
+            low.insert(name.into(), v);
+        }
+    }
+    let template = p.take("template").filter(Value::is_truthy);
+    if let Some(u) = p.take("umask") {
+        low.insert("umask".into(), u);
+    }
+    for name in ["output_encoding", "output_loglevel", "log_callback"] {
+        p.take(name);
+    }
+    if let Some(v) = p.take("hide_output") {
+        low.insert("hide_output".into(), v);
+    }
+    if let Some(v) = p.take("timeout") {
+        low.insert("timeout".into(), v);
+    }
+    p.take("reset_system_locale");
+    let saltenv = p.take("saltenv").filter(|v| !v.is_null());
+    for name in ["use_vt", "bg", "password"] {
+        p.take(name);
+    }
+    for name in ["success_retcodes", "success_stdout", "success_stderr"] {
+        if let Some(v) = p.take(name) {
+            low.insert(name.into(), v);
+        }
+    }
+    let defaults = p.kw("defaults");
+    let context = p.kw("context");
+    // Salt takes **kwargs here (passed on to the template).
+    p.open_kwargs = true;
+    p.finish()?;
+    if let Some(e) = low
+        .get("env")
+        .filter(|e| !matches!(e, Value::Map(_) | Value::Null))
+    {
+        return Err(CallError::Failed(format!(
+            "Invalid input: env must be a mapping, not {}",
+            e.type_name()
+        )));
+    }
+    let saltenv = saltenv.map_or_else(
+        || {
+            m.opts
+                .get("saltenv")
+                .filter(|v| !v.is_null())
+                .map_or_else(|| "base".to_string(), Value::to_python_str)
+        },
+        |v| v.to_python_str(),
+    );
+    let ctx = StateContext {
+        opts: Arc::new(m.opts.clone()),
+        grains: Arc::new(m.grains.clone()),
+        pillar: Arc::new(m.pillar.clone()),
+        saltenv: saltenv.clone(),
+        test: false,
+        fileclient: m.file_client(),
+        functions: m.functions.clone(),
+        jobs: m.jobs.clone(),
+    };
+    let opts = RunOpts::from_low(&ctx, &low);
+    // The arguments reach the script as they are: a string is one
+    // argument (not split), a list several.
+    let args = Some(match &args {
+        None => Vec::new(),
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(other) => vec![other.to_python_str()],
+    });
+    let ret = fetch_and_run_script(
+        &ctx,
+        &source,
+        &saltenv,
+        template.map(|t| t.to_python_str()).as_deref(),
+        defaults.as_ref(),
+        context.as_ref(),
+        &opts,
+        args,
+    )
+    .map_err(CallError::Failed)?;
+    // The script's exit code is the call's, as Salt sets it (a script
+    // that could not be had leaves it alone).
+    let retcode = if ret.contains_key("cache_error") {
+        0
+    } else {
+        ret.get("retcode")
+            .and_then(Value::as_i64)
+            .and_then(|r| i32::try_from(r).ok())
+            .unwrap_or(0)
+    };
+    Ok(Return {
+        value: Value::Map(ret),
+        retcode,
+    })
 }

@@ -7,7 +7,9 @@ use super::params::{delimiter, Params};
 use super::traverse::traverse;
 use super::{CallError, Ctx, Function};
 use brine_compile::minion_data::functions::{DataRef, Node, Returned, Source, Step};
+use brine_compile::pillar::merge::{merge, MergeStrategy};
 use brine_core::{Map, Value};
+use std::sync::LazyLock;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
@@ -22,13 +24,58 @@ match patterns (WILDCARD).\n\n    brine-call config.option postgres.port",
     Function::reads(
         "get",
         "The value at KEY (a ':' path, or DELIMITER) in the minion's opts, else its \
-grains, else its pillar, else pillar['master']; DEFAULT (default '') when none has \
-it. OMIT_OPTS, OMIT_GRAINS, OMIT_PILLAR and OMIT_MASTER skip a layer. brine does \
-not merge layers (MERGE) nor read sdb:// values.\n\n    brine-call config.get id\n    \
-brine-call config.get pkg:web default=apache2",
+grains, else its pillar, else pillar['master'], else Salt's built-in module defaults; \
+DEFAULT (default '') when none has it. OMIT_OPTS, OMIT_GRAINS, OMIT_PILLAR and \
+OMIT_MASTER skip a layer. With MERGE ('recurse' or 'overwrite') the layers are merged \
+first (opts over grains over pillar over pillar['master'] over the defaults) and KEY is \
+looked up in the result. brine does not read sdb:// values.\n\n    \
+brine-call config.get id\n    brine-call config.get pkg:web default=apache2\n    \
+brine-call config.get users merge=recurse",
         get,
     ),
+    Function::reads(
+        "items",
+        "The minion's whole configuration (its opts), as a dict.\n\n    \
+brine-call config.items",
+        |cx, p| {
+            p.finish()?;
+            Ok(Returned::Data(DataRef {
+                source: Source::Opts,
+                path: Vec::new(),
+                node: Node::Root(cx.opts),
+            }))
+        },
+    ),
+    Function::reads(
+        "valid_fileproto",
+        "Whether URI names a file source Salt knows the scheme of: salt, file, http, \
+https, ftp, swift or s3.\n\n    brine-call config.valid_fileproto salt://top.sls",
+        valid_fileproto,
+    ),
 ];
+
+/// URL schemes a file source may have (Salt's `VALID_PROTOS`).
+const VALID_PROTOS: &[&str] = &["salt", "file", "http", "https", "ftp", "swift", "s3"];
+
+fn valid_fileproto<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let uri = p.require("uri")?.to_python_str();
+    p.finish()?;
+    Ok(Returned::New(Value::Bool(
+        url_scheme(&uri).is_some_and(|s| VALID_PROTOS.contains(&s.as_str())),
+    )))
+}
+
+/// The scheme of `url` as Python's `urlsplit` finds it (lowercased), if
+/// any.
+fn url_scheme(url: &str) -> Option<String> {
+    let (scheme, _) = url.split_once(':')?;
+    let first = scheme.chars().next()?;
+    let valid = first.is_ascii_alphabetic()
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then(|| scheme.to_ascii_lowercase())
+}
 
 fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let key = p.require_str("key")?;
@@ -43,10 +90,8 @@ fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         omit("omit_grains"),
     );
     p.finish()?;
-    if merge.is_some_and(|m| !m.is_null()) {
-        return Err(CallError::Failed(
-            "config.get: merge= is not supported by brine".into(),
-        ));
+    if let Some(strategy) = merge.filter(|m| !m.is_null()) {
+        return Ok(merged_get(cx, &key, &delimiter, &strategy, default));
     }
     let master = cx.pillar.get("master").and_then(Value::as_map);
     let layers: [(bool, Source, &Map, Option<&str>); 4] = [
@@ -80,7 +125,50 @@ fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
             }));
         }
     }
+    if let Some((node, _)) = traverse(&DEFAULTS, &key, &delimiter) {
+        return Ok(Returned::New(node.clone()));
+    }
     Ok(default_or_empty(default))
+}
+
+/// `config.get` with `merge=`: the layers merged (opts last, so they win),
+/// then the lookup.
+fn merged_get<'c>(
+    cx: &Ctx<'c>,
+    key: &str,
+    delimiter: &str,
+    strategy: &Value,
+    default: Option<(Value, brine_compile::minion_data::functions::ArgName)>,
+) -> Returned<'c> {
+    let strategy = match strategy.to_python_str().as_str() {
+        "overwrite" => MergeStrategy::Overwrite,
+        "recurse" => MergeStrategy::Recurse,
+        other => {
+            tracing::warn!("Unsupported merge strategy '{other}'. Falling back to 'recurse'.");
+            MergeStrategy::Recurse
+        }
+    };
+    let master = cx
+        .pillar
+        .get("master")
+        .and_then(Value::as_map)
+        .cloned()
+        .unwrap_or_default();
+    let mut data = DEFAULTS.clone();
+    // pillar_merge_lists comes from the master's configuration in Salt,
+    // which a minion does not read: its default, off.
+    for layer in [
+        master,
+        cx.pillar.clone(),
+        cx.grains.clone(),
+        cx.opts.clone(),
+    ] {
+        merge(&mut data, layer, strategy, false);
+    }
+    match traverse(&data, key, delimiter) {
+        Some((node, _)) => Returned::New(node.clone()),
+        None => default_or_empty(default),
+    }
 }
 
 fn option<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
@@ -112,7 +200,7 @@ fn option<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         .into_iter()
         .filter(|(omitted, _)| !omitted)
         .find_map(|(_, data)| data.and_then(|d| d.get(&key)).cloned())
-        .or_else(|| option_default(&key));
+        .or_else(|| DEFAULTS.get(&key).cloned());
     Ok(Returned::New(found.unwrap_or_else(|| {
         default
             .filter(|d| !d.is_null())
@@ -121,35 +209,80 @@ fn option<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
 }
 
 /// Salt's built-in defaults for some modules' options (`config.option`
-/// falls back to them).
-fn option_default(key: &str) -> Option<Value> {
+/// and `config.get` fall back to them).
+static DEFAULTS: LazyLock<Map> = LazyLock::new(|| {
     let s = |v: &str| Value::Str(v.to_string());
-    Some(match key {
-        "mongo.db" => s("salt"),
-        "mongo.password" | "mongo.user" | "ldap.uri" | "ldap.binddn" | "ldap.bindpw" => s(""),
-        "mongo.port" => Value::Int(27017),
-        "redis.db" => s("0"),
-        "redis.host" => s("salt"),
-        "redis.port" => Value::Int(6379),
-        "test.foo" => s("unconfigured"),
-        "ca.cert_base_path" => s("/etc/pki"),
-        "solr.cores" => Value::List(Vec::new()),
-        "solr.host" | "ldap.server" => s("localhost"),
-        "solr.port" => s("8983"),
-        "solr.baseurl" => s("/solr"),
-        "solr.type" => s("master"),
-        "solr.request_timeout" | "solr.backup_path" | "ldap.attrs" => Value::Null,
-        "solr.init_script" => s("/etc/rc.d/solr"),
-        "solr.num_backups" => Value::Int(1),
-        "poudriere.config" => s("/usr/local/etc/poudriere.conf"),
-        "poudriere.config_dir" => s("/usr/local/etc/poudriere.d"),
-        "ldap.port" => s("389"),
-        "ldap.tls" | "ldap.no_verify" => Value::Bool(false),
-        "ldap.anonymous" => Value::Bool(true),
-        "ldap.scope" => Value::Int(2),
-        "hosts.file" => s("/etc/hosts"),
-        "aliases.file" => s("/etc/aliases"),
-        "docker.exec_driver" => s("docker-exec"),
-        _ => return None,
-    })
-}
+    let strs = |l: &[&str]| Value::List(l.iter().map(|v| Value::from(*v)).collect());
+    let map = |pairs: &[(&str, Value)]| {
+        Value::Map(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    };
+    [
+        ("mongo.db", s("salt")),
+        ("mongo.password", s("")),
+        ("mongo.port", Value::Int(27017)),
+        ("mongo.user", s("")),
+        ("redis.db", s("0")),
+        ("redis.host", s("salt")),
+        ("redis.port", Value::Int(6379)),
+        ("test.foo", s("unconfigured")),
+        ("ca.cert_base_path", s("/etc/pki")),
+        ("solr.cores", Value::List(Vec::new())),
+        ("solr.host", s("localhost")),
+        ("solr.port", s("8983")),
+        ("solr.baseurl", s("/solr")),
+        ("solr.type", s("master")),
+        ("solr.request_timeout", Value::Null),
+        ("solr.init_script", s("/etc/rc.d/solr")),
+        (
+            "solr.dih.import_options",
+            map(&[
+                ("clean", Value::Bool(false)),
+                ("optimize", Value::Bool(true)),
+                ("commit", Value::Bool(true)),
+                ("verbose", Value::Bool(false)),
+            ]),
+        ),
+        ("solr.backup_path", Value::Null),
+        ("solr.num_backups", Value::Int(1)),
+        ("poudriere.config", s("/usr/local/etc/poudriere.conf")),
+        ("poudriere.config_dir", s("/usr/local/etc/poudriere.d")),
+        ("ldap.uri", s("")),
+        ("ldap.server", s("localhost")),
+        ("ldap.port", s("389")),
+        ("ldap.tls", Value::Bool(false)),
+        ("ldap.no_verify", Value::Bool(false)),
+        ("ldap.anonymous", Value::Bool(true)),
+        ("ldap.scope", Value::Int(2)),
+        ("ldap.attrs", Value::Null),
+        ("ldap.binddn", s("")),
+        ("ldap.bindpw", s("")),
+        ("hosts.file", s("/etc/hosts")),
+        ("aliases.file", s("/etc/aliases")),
+        (
+            "virt",
+            map(&[
+                ("tunnel", Value::Bool(false)),
+                ("images", s("/srv/salt-images")),
+            ]),
+        ),
+        ("docker.exec_driver", s("docker-exec")),
+        (
+            "docker.compare_container_networks",
+            map(&[
+                ("static", strs(&["Aliases", "Links", "IPAMConfig"])),
+                (
+                    "automatic",
+                    strs(&["IPAddress", "Gateway", "GlobalIPv6Address", "IPv6Gateway"]),
+                ),
+            ]),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+});

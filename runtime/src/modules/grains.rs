@@ -10,7 +10,7 @@ use brine_compile::minion_data::functions::{
 };
 use brine_compile::pillar::merge::update;
 use brine_core::value::key_string;
-use brine_core::Value;
+use brine_core::{Map, Value};
 
 const GET: &str = "The grain at KEY, a path through dicts and lists joined by DELIMITER \
 (default ':'); DEFAULT (default '') when there is none.\n\n    \
@@ -184,9 +184,24 @@ fn not_dicts() -> CallError {
     CallError::Failed("Cannot update using non-dict types in dictupdate.update()".into())
 }
 
-fn filter_by<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+fn filter_by<'c>(cx: &Ctx<'c>, p: Params) -> Result<Returned<'c>, CallError> {
+    filter_by_in(cx.grains, p, "grain", Some("os_family"))
+}
+
+/// Salt's `filter_by` over `data` (grains or pillar): the value at the
+/// parameter `key_param` (default `key_default`; required without one)
+/// picks the entry of the lookup dict.
+pub(super) fn filter_by_in<'c>(
+    data: &Map,
+    mut p: Params,
+    key_param: &str,
+    key_default: Option<&str>,
+) -> Result<Returned<'c>, CallError> {
     let (lookup, lookup_at) = p.require_at("lookup_dict")?;
-    let grain = opt_string(p.take("grain")).unwrap_or_else(|| "os_family".into());
+    let grain = match key_default {
+        Some(d) => opt_string(p.take(key_param)).unwrap_or_else(|| d.into()),
+        None => p.require(key_param)?.to_python_str(),
+    };
     let merge = p.take_at("merge");
     let default = p.take("default").unwrap_or_else(|| Value::from("default"));
     let base = p.take("base");
@@ -202,7 +217,7 @@ fn filter_by<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError>
             v.clone(),
         ))
     };
-    let values = match traverse(cx.grains, &grain, ":").map(|(v, _)| v) {
+    let values = match traverse(data, &grain, ":").map(|(v, _)| v) {
         Some(Value::List(l)) => l.clone(),
         Some(v) => vec![v.clone()],
         None => Vec::new(),

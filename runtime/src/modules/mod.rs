@@ -21,6 +21,7 @@ mod cp;
 mod defaults;
 mod file;
 mod grains;
+mod grains_set;
 mod hiera;
 mod log;
 mod match_;
@@ -29,8 +30,10 @@ mod params;
 mod pillar;
 mod pkg;
 mod saltutil;
+mod saltutil_sync;
 mod slsutil;
 mod state;
+mod state_request;
 mod state_run;
 mod status;
 mod sys;
@@ -58,6 +61,7 @@ pub static MODULES: &[Module] = &[
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
+    Module::new("grains", grains_set::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
@@ -65,9 +69,11 @@ pub static MODULES: &[Module] = &[
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
+    Module::new("saltutil", saltutil_sync::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
     Module::new("state", state_run::FUNCTIONS),
+    Module::new("state", state_request::FUNCTIONS),
     Module::new("status", status::FUNCTIONS),
     Module::new("sys", sys::FUNCTIONS),
     Module::new("test", test::FUNCTIONS),
@@ -274,11 +280,17 @@ impl ExecFunctions for Registry {
         args: CallArgs,
     ) -> Result<Returned<'m>, CallError> {
         let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
+        let params = || {
+            let mut p = Params::new(f.name, args);
+            p.from_template = true;
+            p
+        };
         match f.run {
-            Run::Reads(read) => read(&Ctx::of_template(minion), Params::new(f.name, args)),
+            Run::Reads(read) => read(&Ctx::of_template(minion), params()),
             Run::Minion(_) => Err(CallError::NotInTemplates(fun.to_string())),
-            Run::Acts(act) => act(&Ctx::of_template(minion), Params::new(f.name, args))
-                .map(|r| Returned::New(r.value)),
+            Run::Acts(act) => {
+                act(&Ctx::of_template(minion), params()).map(|r| Returned::New(r.value))
+            }
         }
     }
 

@@ -25,6 +25,13 @@ pub(crate) struct Params {
     /// `brine-call` or a template: Salt's `cmd.run` then defaults to the
     /// shell.
     pub published: bool,
+    /// Called from a template (`salt[...]`): Python itself binds the
+    /// arguments there, so its TypeError wording applies; from the command
+    /// line and jobs, Salt's loader checks keywords first.
+    pub from_template: bool,
+    /// The publish metadata (`__pub_*`) the call carried, which only
+    /// `test.arg` and friends show.
+    pub pub_kwargs: Map,
 }
 
 impl Params {
@@ -32,7 +39,15 @@ impl Params {
     pub(crate) fn new(fun: &'static str, a: CallArgs) -> Params {
         let mut kwargs = a.kwargs;
         let published = kwargs.contains_key("__pub_jid");
-        kwargs.retain(|k, _| !k.starts_with("__pub_"));
+        let mut pub_kwargs = Map::new();
+        kwargs.retain(|k, v| {
+            if k.starts_with("__pub_") {
+                pub_kwargs.insert(k.clone(), std::mem::take(v));
+                false
+            } else {
+                true
+            }
+        });
         Params {
             fun,
             args: a.args,
@@ -41,6 +56,8 @@ impl Params {
             open_kwargs: false,
             twice: None,
             published,
+            pub_kwargs,
+            from_template: false,
         }
     }
 
@@ -106,6 +123,19 @@ impl Params {
             )));
         }
         if let Some(k) = self.kwargs.keys().next().filter(|_| !self.open_kwargs) {
+            if !self.from_template {
+                // Salt's loader (`load_args_and_kwargs`) refuses them all
+                // before the call, as a SaltInvocationError.
+                let all: Vec<String> = self
+                    .kwargs
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", v.to_python_str()))
+                    .collect();
+                return Err(CallError::Invocation(format!(
+                    "The following keyword arguments are not valid: {}",
+                    all.join(", ")
+                )));
+            }
             return Err(CallError::InvalidArguments(format!(
                 "{}() got an unexpected keyword argument '{k}'",
                 self.fun
@@ -148,6 +178,12 @@ mod tests {
     use super::*;
 
     fn params(args: &[&str], kwargs: &[(&str, &str)]) -> Params {
+        let mut p = cli_params(args, kwargs);
+        p.from_template = true;
+        p
+    }
+
+    fn cli_params(args: &[&str], kwargs: &[(&str, &str)]) -> Params {
         Params::new(
             "get",
             CallArgs {
@@ -209,6 +245,18 @@ mod tests {
         assert_eq!(
             p.require("key").unwrap_err().to_string(),
             "Passed invalid arguments: get() missing 1 required positional argument: 'key'"
+        );
+    }
+
+    #[test]
+    fn cli_keywords_are_checked_as_salts_loader_does() {
+        let mut p = cli_params(&["a"], &[("nope", "1"), ("bad", "x")]);
+        p.take("key");
+        assert_eq!(
+            p.finish().unwrap_err(),
+            CallError::Invocation(
+                "The following keyword arguments are not valid: nope=1, bad=x".into()
+            )
         );
     }
 

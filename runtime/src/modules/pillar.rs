@@ -51,6 +51,23 @@ when there is no such value or it is not a dict.\n\n    brine-call pillar.keys u
         ls,
     ),
     Function::reads(
+        "filter_by",
+        "Pick the entry of LOOKUP_DICT whose key matches (as a glob) the pillar value \
+at PILLAR (a ':' path; each item when it is a list). Without a match, the entry named \
+DEFAULT (default 'default'). With BASE, that entry lies under the pick; MERGE (a dict) \
+is merged over it.\n\n    \
+{% set pkgs = salt['pillar.filter_by']({'web': ['nginx'], 'db': ['postgresql']}, \
+pillar='role') %}",
+        |cx, p| super::grains::filter_by_in(cx.pillar, p, "pillar", None),
+    ),
+    Function::reads(
+        "obfuscate",
+        "pillar.items with every value replaced by its type ('<str>', '<int>' ...): the \
+shape of the pillar without its secrets. Takes what pillar.items takes.\n\n    \
+brine-call pillar.obfuscate",
+        obfuscate,
+    ),
+    Function::reads(
         "raw",
         "The in-memory pillar as it is, or its top-level KEY ({} when missing), without \
 compiling.\n\n    brine-call pillar.raw\n    brine-call pillar.raw key=users",
@@ -240,6 +257,20 @@ fn items<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         Some(m) => Returned::New(Value::Map(m.compile_pillar(&req.unwrap_or_default(), true))),
         None => whole(cx),
     })
+}
+
+fn obfuscate<'c>(cx: &Ctx<'c>, p: Params) -> Result<Returned<'c>, CallError> {
+    let all = items(cx, p)?.into_value();
+    Ok(Returned::New(obfuscated(all)))
+}
+
+/// Every leaf replaced by its type name; dict keys kept.
+fn obfuscated(v: Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(m.into_iter().map(|(k, v)| (k, obfuscated(v))).collect()),
+        Value::List(l) => Value::List(l.into_iter().map(obfuscated).collect()),
+        leaf => Value::Str(format!("<{}>", leaf.type_name())),
+    }
 }
 
 /// The pillar the caller holds, as it is.

@@ -15,7 +15,7 @@ use crate::context::{FreshPillar, Minion};
 use brine_compile::opts;
 use brine_compile::state::{compile, render, StateRequest};
 use brine_compile::MinionData;
-use brine_core::args::split_input;
+use brine_core::args::{split_input, CallArgs};
 use brine_core::{Map, Value};
 use std::sync::Arc;
 
@@ -25,6 +25,32 @@ const EX_STATE_COMPILER_ERROR: i32 = 1;
 const EX_STATE_FAILURE: i32 = 2;
 
 pub(super) const FUNCTIONS: &[Function] = &[
+    Function::minion(
+        "id_exists",
+        "Whether every ID of IDS (comma-separated) is a state ID in the SLS MODS \
+(comma-separated; SALTENV and the rest as state.show_low_sls).\n\n    \
+brine-call state.id_exists nginx,nginx_conf web",
+        id_exists,
+    ),
+    Function::minion(
+        "running",
+        "The state runs going on now, one sentence each (function, pid, start time, \
+jid); empty when none (or with CONCURRENT=True).\n\n    brine '*' state.running",
+        running,
+    ),
+    Function::minion(
+        "show_state_usage",
+        "For each environment, which of its SLS the top file gives this minion (used) \
+and which it does not (unused), with their counts; or the top file errors.\n\n    \
+brine-call state.show_state_usage",
+        show_state_usage,
+    ),
+    Function::minion(
+        "show_states",
+        "The SLS names the highstate would apply, in the order their states run; or \
+the compile errors.\n\n    brine-call state.show_states",
+        show_states,
+    ),
     Function::minion(
         "show_highstate",
         "The highstate as high data: the top file's SLS for this minion rendered, \
@@ -102,7 +128,7 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
     let override_given = co.pillar_override.as_ref().is_some_and(|v| v.is_truthy());
     if let Some(v) = &co.pillar_override {
         if !matches!(v, Value::Map(_) | Value::Null) {
-            return Err(CallError::InvalidArguments(
+            return Err(CallError::Invocation(
                 "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
                     .into(),
             ));
@@ -199,6 +225,30 @@ fn show_top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     Ok(with_retcode(Value::Map(matches), 0))
 }
 
+/// `state.show_state_usage [pillar=]`.
+fn show_state_usage(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    p.take("queue");
+    let mut co = call_opts(m, &mut p);
+    co.pillar_override = p.kw("pillar");
+    p.finish()?;
+    let req = request(m, &co)?;
+    let (usage, errors) = m.state_usage(&req);
+    if !errors.is_empty() {
+        return Ok(Return {
+            value: error_list(errors),
+            retcode: EX_STATE_COMPILER_ERROR,
+        });
+    }
+    let usage = Value::Map(usage);
+    let retcode = if check_result(&usage, false) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(with_retcode(usage, retcode))
+}
+
 /// `state.show_highstate [saltenv=] [pillarenv=] [pillar=]`.
 fn show_highstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
@@ -237,6 +287,96 @@ fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Err(errors) => error_list(errors),
     };
     Ok(with_retcode(value, 0))
+}
+
+/// `state.show_states`: the `__sls__` of the highstate's low chunks, each
+/// once, in order; or the compile errors (retcode 1).
+fn show_states(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    p.take("queue");
+    let co = call_opts(m, &mut p);
+    p.finish()?;
+    let req = request(m, &co)?;
+    let r = m.render_highstate(&req, false);
+    let chunks = match compile_lowstate(r, &req.opts) {
+        Ok(chunks) => chunks,
+        Err(errors) => {
+            return Ok(Return {
+                value: error_list(errors),
+                retcode: EX_STATE_COMPILER_ERROR,
+            })
+        }
+    };
+    let mut names: Vec<Value> = Vec::new();
+    for c in &chunks {
+        let sls = c.get("__sls__").cloned().unwrap_or(Value::Null);
+        if !names.contains(&sls) {
+            names.push(sls);
+        }
+    }
+    Ok(Return::from(Value::List(names)))
+}
+
+/// `state.id_exists ids mods`: are all of `ids` state IDs of `mods`?
+fn id_exists(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    let ids = p.require("ids")?;
+    let mods = p.require("mods")?;
+    let test = p.take("test");
+    let queue = p.take("queue");
+    let mut args = CallArgs {
+        args: vec![mods],
+        kwargs: std::mem::take(&mut p.kwargs),
+    };
+    p.open_kwargs = true;
+    p.finish()?;
+    for (k, v) in [("test", test), ("queue", queue)] {
+        if let Some(v) = v {
+            args.kwargs.insert(k.into(), v);
+        }
+    }
+    let low = show_sls(m, Params::new("show_low_sls", args), true)?;
+    let Value::List(chunks) = low.value else {
+        return Ok(Return::from(Value::Bool(false)));
+    };
+    let mut known = std::collections::HashSet::new();
+    for c in &chunks {
+        // Salt indexes each chunk: an error string in place of chunks
+        // makes it fail.
+        let Some(id) = c.as_map().and_then(|c| c.get("__id__")) else {
+            return Err(CallError::Failed(
+                "string indices must be integers, not 'str'".into(),
+            ));
+        };
+        known.insert(id.to_python_str());
+    }
+    let all = split_input(&ids).iter().all(|id| known.contains(id));
+    Ok(Return::from(Value::Bool(all)))
+}
+
+/// `state.running`: the state jobs running now, as Salt words them.
+fn running(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    let concurrent = p.take("concurrent").is_some_and(|v| v.is_truthy());
+    p.finish()?;
+    if concurrent {
+        return Ok(Return::from(Value::List(Vec::new())));
+    }
+    let field = |j: &Map, k: &str| j.get(k).map(Value::to_python_str).unwrap_or_default();
+    let lines = m
+        .jobs
+        .others()
+        .into_iter()
+        .filter(|j| field(j, "fun").starts_with("state."))
+        .map(|j| {
+            let jid = field(&j, "jid");
+            Value::Str(format!(
+                "The function \"{}\" is running as PID {} and was started at {} with jid {jid}",
+                field(&j, "fun"),
+                field(&j, "pid"),
+                brine_core::py::jid_to_time(&jid),
+            ))
+        })
+        .collect();
+    Ok(Return::from(Value::List(lines)))
 }
 
 /// Salt's `compile_low_chunks` after the render: extend, verify,
@@ -380,7 +520,7 @@ mod tests {
     }
 
     fn call_with(m: &Minion, kwargs: serde_json::Value) -> CallOpts {
-        let args = brine_core::args::CallArgs {
+        let args = CallArgs {
             kwargs: v(kwargs).as_map().cloned().unwrap_or_default(),
             ..Default::default()
         };

@@ -10,6 +10,7 @@ use crate::state::runtime::{self, RuntimeError};
 use crate::state::StateContext;
 use brine_compile::opts;
 use brine_compile::request::CompiledStates;
+use brine_compile::state::compile;
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
 use std::sync::Arc;
@@ -52,6 +53,35 @@ arguments as its arguments.\n\n    brine-call state.single pkg.installed name=vi
         "Apply the SLS MODS (comma-separated) of SALTENV (default base), with their \
 includes (see state.apply for the options).\n\n    brine-call state.sls web,db",
         |m, p| sls(m, p, None),
+    ),
+    Function::minion(
+        "sls_id",
+        "Apply the one state ID_ (with what its requisites call for) out of the SLS MODS \
+(comma-separated) of SALTENV (default base); see state.apply for the options. An ID \
+found in none of them is an error.\n\n    brine-call state.sls_id nginx_conf web",
+        sls_id,
+    ),
+    Function::minion(
+        "top",
+        "Apply the highstate as the top file TOPFN (a path in the file roots) gives it, \
+in place of the configured top file (see state.apply for the options).\n\n    \
+brine-call state.top reverse_top.sls",
+        top,
+    ),
+    Function::minion(
+        "template",
+        "Apply the SLS file TEM on the minion's own file system ('.sls' added when \
+missing), rendered as an SLS named by its path (SALTENV for its includes).\n\n    \
+brine-call state.template /srv/local/fix.sls",
+        template,
+    ),
+    Function::minion(
+        "template_str",
+        "Apply the states in the string TEM, rendered with the default renderer \
+(jinja|yaml); include, exclude and extends are refused there.\n\n    \
+brine-call state.template_str 'motd: {file.managed: [{name: /etc/motd}, \
+{contents: hi}]}'",
+        template_str,
     ),
     Function::minion(
         "test",
@@ -141,7 +171,7 @@ impl RunOpts {
             .is_some_and(|p| !matches!(p, Value::Map(_)))
             && kwargs.get("pillar_enc").is_none_or(Value::is_null)
         {
-            return Err(CallError::InvalidArguments(
+            return Err(CallError::Invocation(
                 "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
                     .into(),
             ));
@@ -251,7 +281,7 @@ fn pillar_errors(pillar: &Map, kwargs: &Map) -> Option<Return> {
 }
 
 /// `state.apply [mods]`: `state.sls` with mods, else `state.highstate`.
-fn apply(m: &mut Minion, mut p: Params, force_test: bool) -> Result<Return, CallError> {
+pub(super) fn apply(m: &mut Minion, mut p: Params, force_test: bool) -> Result<Return, CallError> {
     let mods = p.take("mods").filter(|v| v.is_truthy());
     let forced = force_test.then_some(Value::Bool(true));
     match mods {
@@ -329,6 +359,288 @@ fn sls(
     finish_run(m, run, pillar, rendered, exclude)
 }
 
+/// `state.sls_id id mods`: one ID of the listed SLS, with its requisites.
+fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let id = p.require("id_")?.to_python_str();
+    let mods = p.require("mods")?;
+    let test = p.take("test");
+    let _queue = p.take("queue");
+    let _state_events = p.take("state_events");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let mut run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    let saltenv = run.saltenv.get_or_insert_with(|| "base".into()).clone();
+    let pillar = run.pillar(m);
+    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
+        pillar.restore(m);
+        return Ok(r);
+    }
+    // Rendered where the minion's SLS are (here or on the master), then
+    // compiled here: only the ID's chunks run.
+    let in_memory = pillar.in_memory;
+    let req = render::request(m, &run, pillar.pillar);
+    let r = m.render_sls(&req, &saltenv, &split_input(&mods));
+    let pillar = render::take_back(req, in_memory);
+    let mut errs = r.errors;
+    errs.extend(compile::verify_high(&r.high));
+    let disabled: Vec<String> = match m.opts.get("disabled_requisites") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(other) => vec![other.to_python_str()],
+    };
+    let (high, more) = compile::requisite_in(r.high, &disabled);
+    errs.extend(more);
+    if !errs.is_empty() {
+        pillar.restore(m);
+        return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
+    }
+    let handlers = OnfailHandlers::from_high(&high);
+    let chunks = match compile::compile_high_data_owned(high) {
+        Ok(c) => c,
+        Err(e) => {
+            pillar.restore(m);
+            return Ok(errors(e, EX_STATE_COMPILER_ERROR));
+        }
+    };
+    let RunPillar { pillar, in_memory } = pillar;
+    let ctx = context(m, pillar, &saltenv, run.test);
+    let result = runtime::call_id(&ctx, chunks, &id);
+    RunPillar {
+        pillar: unshare(ctx.pillar),
+        in_memory,
+    }
+    .restore(m);
+    let running = match result {
+        Ok(r) => r,
+        Err(e) => return runtime_error(e),
+    };
+    if running.is_empty() {
+        return Err(CallError::Invocation(format!(
+            "No matches for ID '{id}' found in SLS '{}' within saltenv '{saltenv}'",
+            mods.to_python_str()
+        )));
+    }
+    let retcode = if check_result(&running, &handlers) {
+        0
+    } else {
+        EX_STATE_FAILURE
+    };
+    Ok(Return {
+        value: Value::Map(running),
+        retcode,
+    })
+}
+
+/// `state.top topfn`: the highstate with `state_top` set to `salt://topfn`
+/// for this call.
+fn top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    let topfn = p.require("topfn")?.to_python_str();
+    let url = if topfn.starts_with("salt://") {
+        topfn
+    } else {
+        format!("salt://{topfn}")
+    };
+    // Set for this call only (the minion keeps serving other calls).
+    let saved = (
+        m.opts.get("state_top").cloned(),
+        m.opts.get("state_top_saltenv").cloned(),
+    );
+    m.opts.insert("state_top".into(), Value::Str(url));
+    if let Some(env) = p.kwargs.get("saltenv").cloned() {
+        m.opts.insert("state_top_saltenv".into(), env);
+    }
+    let out = highstate(m, p, None);
+    for (key, old) in [("state_top", saved.0), ("state_top_saltenv", saved.1)] {
+        match old {
+            Some(v) => m.opts.insert(key.into(), v),
+            None => m.opts.shift_remove(key),
+        };
+    }
+    out
+}
+
+/// The keyword arguments without `test`: Salt runs templates with the
+/// minion's own test option, whatever the call says.
+fn without_test(kwargs: &Map) -> Map {
+    kwargs
+        .iter()
+        .filter(|(k, _)| k.to_lowercase() != "test")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// `state.template tem`: a local SLS file, rendered and run.
+fn template(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let mut tem = p.require("tem")?.to_python_str();
+    let _queue = p.take("queue");
+    let mut kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    // Salt's `env` is not supported and dropped; the file renders in the
+    // saltenv given, else none.
+    kwargs.shift_remove("env");
+    let run = RunOpts::new(m, Some(&Value::Null), &without_test(&kwargs))?;
+    let pillar = run.pillar(m);
+    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
+        pillar.restore(m);
+        return Err(CallError::Failed(format!(
+            "Pillar failed to render. Additional info follows:\n\n- {}",
+            r.value
+                .as_list()
+                .map(|l| l
+                    .iter()
+                    .skip(1)
+                    .map(Value::to_python_str)
+                    .collect::<Vec<_>>())
+                .unwrap_or_default()
+                .join("\n- ")
+        )));
+    }
+    if !tem.ends_with(".sls") {
+        tem.push_str(".sls");
+    }
+    let saltenv = kwargs
+        .get("saltenv")
+        .filter(|v| !v.is_null())
+        .map(Value::to_python_str)
+        .unwrap_or_default();
+    let in_memory = pillar.in_memory;
+    let req = render::request(m, &run, pillar.pillar);
+    let r = brine_compile::state::render::render_local(&req, &tem, &saltenv);
+    let pillar = render::take_back(req, in_memory);
+    let rendered = if r.errors.is_empty() {
+        Rendered::High(r.high)
+    } else {
+        Rendered::Errors(r.errors)
+    };
+    finish_run(m, run, pillar, rendered, None)
+}
+
+/// `state.template_str tem`: states from a string, rendered and run.
+fn template_str(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let tem = p.require("tem")?;
+    let _queue = p.take("queue");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    // Salt encodes the text first: anything but a string is a TypeError.
+    let Value::Str(tem) = tem else {
+        return Err(CallError::InvalidArguments(format!(
+            "utf_8_encode() argument 1 must be str, not {}",
+            tem.type_name()
+        )));
+    };
+    let run = RunOpts::new(m, Some(&Value::Null), &without_test(&kwargs))?;
+    let pillar = run.pillar(m);
+    let in_memory = pillar.in_memory;
+    let req = render::request(m, &run, pillar.pillar);
+    let ctx = brine_compile::render::TemplateContext {
+        minion: req.minion.clone(),
+        saltenv: run.saltenv.clone().unwrap_or_else(|| "base".into()),
+        pillarenv: run.pillarenv.clone(),
+        sls: None,
+        tplpath: None,
+        search_paths: Vec::new(),
+        extra: Vec::new(),
+    };
+    const NAME: &str = "<template-str>";
+    let data = brine_compile::render::render_text(std::path::Path::new(NAME), &tem, &ctx);
+    let pillar = render::take_back(req, in_memory);
+    let rendered = match data {
+        Err(e) => Rendered::Errors(vec![e.to_string()]),
+        Ok(v) if !v.is_truthy() => Rendered::Answer(Return::from(v)),
+        Ok(v) => match single_template(v, NAME) {
+            Ok(high) => Rendered::High(high),
+            Err(errs) => Rendered::Errors(errs),
+        },
+    };
+    finish_run(m, run, pillar, rendered, None)
+}
+
+/// Salt's `State.render_template`: a template rendered on its own must be
+/// a dict without include/exclude/extends; `id: mod.fun` short forms are
+/// padded, `mod.fun: [args]` keys split.
+fn single_template(high: Value, template: &str) -> Result<Map, Vec<String>> {
+    let Value::Map(mut high) = high else {
+        return Err(vec![format!(
+            "Template {template} does not render to a dictionary"
+        )]);
+    };
+    for item in ["include", "exclude", "extends"] {
+        if high.contains_key(item) {
+            return Err(vec![format!(
+                "The '{item}' declaration found on '{template}' is invalid when rendering \
+                 single templates"
+            )]);
+        }
+    }
+    let mut errs = Vec::new();
+    for (name, body) in high.iter_mut() {
+        if let Value::Str(short) = body {
+            if let Some((module, fun)) = short.split_once('.') {
+                let mut m = Map::new();
+                m.insert(
+                    module.to_string(),
+                    Value::List(vec![Value::Str(fun.to_string())]),
+                );
+                *body = Value::Map(m);
+            } else {
+                errs.push(format!(
+                    "ID {name} in template {template} is not a dictionary"
+                ));
+            }
+            continue;
+        }
+        let Value::Map(decls) = body else {
+            errs.push(format!(
+                "ID {name} in template {template} is not a dictionary"
+            ));
+            continue;
+        };
+        let mut keys: Vec<String> = decls.keys().cloned().collect();
+        keys.sort();
+        let mut seen = std::collections::HashSet::new();
+        for key in keys {
+            if key.starts_with('_') {
+                continue;
+            }
+            match decls.get(&key) {
+                Some(Value::Null) => {
+                    errs.push(format!(
+                        "ID '{name}' in template {template} contains a short declaration \
+                         ({key}) with a trailing colon. When not passing any arguments to a \
+                         state, the colon must be omitted."
+                    ));
+                    continue;
+                }
+                Some(Value::List(_)) => {}
+                _ => continue,
+            }
+            if let Some((module, fun)) = key.split_once('.') {
+                if !seen.insert(module.to_string()) {
+                    errs.push(format!(
+                        "ID '{name}' in template '{template}' contains multiple state \
+                         declarations of the same type"
+                    ));
+                    continue;
+                }
+                if let Some(Value::List(mut args)) = decls.shift_remove(&key) {
+                    args.push(Value::Str(fun.to_string()));
+                    decls.insert(module.to_string(), Value::List(args));
+                }
+                continue;
+            }
+            seen.insert(key);
+        }
+    }
+    if errs.is_empty() {
+        Ok(high)
+    } else {
+        Err(errs)
+    }
+}
+
 /// The render stage's answer for a run.
 enum Rendered {
     /// High data to compile and run.
@@ -360,14 +672,10 @@ fn finish_run(
     };
     // Only the onfail handlers are needed from the high data once it is
     // compiled; the compile consumes it so that both are never held whole.
-    let compiled = brine_compile::state::compile::prepare_run(high, exclude.as_ref(), &m.opts)
-        .and_then(|h| {
-            let handlers = OnfailHandlers::from_high(&h);
-            Ok((
-                brine_compile::state::compile::compile_high_data_owned(h)?,
-                handlers,
-            ))
-        });
+    let compiled = compile::prepare_run(high, exclude.as_ref(), &m.opts).and_then(|h| {
+        let handlers = OnfailHandlers::from_high(&h);
+        Ok((compile::compile_high_data_owned(h)?, handlers))
+    });
     let (chunks, handlers) = match compiled {
         Ok(c) => c,
         Err(e) => {
@@ -417,7 +725,9 @@ fn remote_run(
                 retcode: i32::try_from(retcode).unwrap_or(EX_STATE_FAILURE),
             },
         ),
-        CompiledStates::Rendered { .. } | CompiledStates::Top { .. } => answer(
+        CompiledStates::Rendered { .. }
+        | CompiledStates::Top { .. }
+        | CompiledStates::Usage { .. } => answer(
             pillar,
             m,
             errors(

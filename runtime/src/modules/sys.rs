@@ -2,6 +2,7 @@
 
 use super::params::Params;
 use super::{all, CallError, Ctx, Function};
+use crate::state::modules::docs::DOCS;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
@@ -27,7 +28,112 @@ brine-call sys.list_functions\n    brine-call sys.list_functions sys",
 brine-call sys.list_modules",
         list_modules,
     ),
+    Function::reads(
+        "list_state_functions",
+        "The state functions (module.function) brine has, sorted: a module name gives \
+its functions, a glob or dotted name (file.m*) selects by function name; nothing named \
+lists all.\n\n    brine-call sys.list_state_functions file",
+        list_state_functions,
+    ),
+    Function::reads(
+        "list_state_modules",
+        "The names of the state modules brine has, sorted; globs (f*) select among \
+them.\n\n    brine-call sys.list_state_modules",
+        list_state_modules,
+    ),
+    Function::reads(
+        "state_doc",
+        "The docstrings of the state modules and functions named, as a dict: a module \
+name gives the module's and all its functions', a function its own and its module's, a \
+glob (file.*) those matching; nothing named gives all.\n\n    \
+brine-call sys.state_doc file.managed\n    brine-call sys.state_doc service",
+        state_doc,
+    ),
 ];
+
+/// Every state function (module.function) with its doc and its module's
+/// doc, sorted.
+fn state_functions() -> Vec<(String, &'static str, &'static str)> {
+    let mut out: Vec<_> = DOCS
+        .iter()
+        .flat_map(|m| {
+            m.functions
+                .iter()
+                .map(move |(f, doc)| (format!("{}.{f}", m.name), *doc, m.doc))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn list_state_modules<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let pats = patterns(&mut p);
+    p.finish()?;
+    let mut names: Vec<String> = state_functions()
+        .into_iter()
+        .filter(|(n, _, _)| {
+            let module = n.split('.').next().unwrap_or_default();
+            pats.is_empty()
+                || pats.iter().any(|pat| {
+                    if pat.contains('*') {
+                        fnmatch(n, pat)
+                    } else {
+                        module == pat
+                    }
+                })
+        })
+        .map(|(n, _, _)| n.split('.').next().unwrap_or_default().to_string())
+        .collect();
+    names.dedup();
+    Ok(Returned::New(strings(names)))
+}
+
+fn list_state_functions<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let pats = patterns(&mut p);
+    // Salt takes (and ignores) stray keyword arguments here.
+    p.open_kwargs = true;
+    p.finish()?;
+    let names = state_functions()
+        .into_iter()
+        .map(|(n, _, _)| n)
+        .filter(|n| {
+            pats.is_empty()
+                || pats.iter().any(|pat| {
+                    if pat.contains('*') || pat.contains('.') {
+                        fnmatch(n, pat)
+                    } else {
+                        in_module(n, pat)
+                    }
+                })
+        });
+    Ok(Returned::New(strings(names)))
+}
+
+fn state_doc<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let pats = patterns(&mut p);
+    p.finish()?;
+    let mut docs = Map::new();
+    for (name, doc, module_doc) in state_functions() {
+        let module = name.split('.').next().unwrap_or_default().to_string();
+        let hit = pats.is_empty()
+            || pats.iter().any(|pat| {
+                if pat.contains('*') {
+                    fnmatch(&name, pat)
+                } else {
+                    pat.is_empty()
+                        || name == *pat
+                        || in_module(&name, pat.strip_suffix('.').unwrap_or(pat))
+                }
+            });
+        if hit {
+            if !docs.contains_key(&module) {
+                docs.insert(module, Value::from(module_doc));
+            }
+            docs.insert(name, Value::from(doc));
+        }
+    }
+    Ok(Returned::New(Value::Map(docs)))
+}
 
 fn strings(names: impl IntoIterator<Item = String>) -> Value {
     Value::List(names.into_iter().map(Value::Str).collect())

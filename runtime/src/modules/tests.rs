@@ -99,11 +99,37 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     let cases: &[(&[&str], serde_json::Value)] = &[
         (
             &["sys"],
-            json!(["sys.doc", "sys.list_functions", "sys.list_modules"]),
+            json!([
+                "sys.doc",
+                "sys.list_functions",
+                "sys.list_modules",
+                "sys.list_state_functions",
+                "sys.list_state_modules",
+                "sys.state_doc"
+            ]),
         ),
         (
             &["test"],
-            json!(["test.echo", "test.false", "test.ping", "test.true"]),
+            json!([
+                "test.arg",
+                "test.arg_type",
+                "test.echo",
+                "test.exception",
+                "test.false",
+                "test.fib",
+                "test.kwarg",
+                "test.outputter",
+                "test.ping",
+                "test.random_hash",
+                "test.retcode",
+                "test.sleep",
+                "test.stack",
+                "test.true",
+                "test.version",
+                "test.versions",
+                "test.versions_information",
+                "test.versions_report"
+            ]),
         ),
         // A dot makes it a pattern for function names, as in Salt.
         (&["test."], json!([])),
@@ -132,7 +158,11 @@ fn sys_answers_from_the_table_in_salts_shapes() {
         .as_object()
         .map(|o| o.keys().collect())
         .unwrap_or_default();
-    assert_eq!(keys, ["test.echo", "test.false", "test.ping", "test.true"]);
+    let test_names: Vec<&String> = all_names
+        .iter()
+        .filter(|n| n.starts_with("test."))
+        .collect();
+    assert_eq!(keys, test_names);
     let doc = run(&mut m, "sys.doc", &[]).unwrap();
     assert_eq!(doc.as_object().map(|o| o.len()), Some(all_names.len()));
 }
@@ -172,10 +202,7 @@ fn arguments_bind_like_salt() {
         (
             "test.ping",
             &["nope=1"],
-            Err((
-                "Passed invalid arguments: ping() got an unexpected keyword argument 'nope'",
-                1,
-            )),
+            Err(("The following keyword arguments are not valid: nope=1", 1)),
         ),
         (
             "pillar.get",

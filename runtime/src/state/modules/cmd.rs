@@ -9,7 +9,7 @@
 use super::file::{fsutil, merge_context, render_template};
 use crate::accounts;
 use crate::exec::{self, CommandSpec, Program};
-use crate::state::{StateCall, StateModule, StateReturn};
+use crate::state::{StateCall, StateContext, StateModule, StateReturn};
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
 use nix::unistd::{access, AccessFlags};
@@ -322,8 +322,9 @@ fn parse_env(env: Option<&Value>) -> Vec<(String, String)> {
     }
 }
 
-/// What `cmdmod._run` needs from a state's arguments.
-struct RunOpts {
+/// What `cmdmod._run` needs from a state's arguments (or from the
+/// `cmd.script` execution function's, laid out the same way).
+pub(crate) struct RunOpts {
     cwd: Option<String>,
     runas: Option<String>,
     shell: Option<String>,
@@ -335,19 +336,19 @@ struct RunOpts {
     success_retcodes: Option<Value>,
     success_stdout: Option<Value>,
     success_stderr: Option<Value>,
+    umask: Option<Value>,
     /// Where the command's process group is registered while it runs.
     jobs: crate::jobs::Jobs,
 }
 
 impl RunOpts {
-    fn from_low(call: &StateCall, low: &Map) -> RunOpts {
+    pub(crate) fn from_low(ctx: &StateContext, low: &Map) -> RunOpts {
         let s = |k: &str| {
             low.get(k)
                 .filter(|v| v.is_truthy())
                 .map(Value::to_python_str)
         };
-        let grain_shell = call
-            .ctx
+        let grain_shell = ctx
             .grains
             .get("shell")
             .and_then(Value::as_str)
@@ -370,7 +371,8 @@ impl RunOpts {
                 .cloned(),
             success_stdout: low.get("success_stdout").filter(|v| !v.is_null()).cloned(),
             success_stderr: low.get("success_stderr").filter(|v| !v.is_null()).cloned(),
-            jobs: call.ctx.jobs.clone(),
+            umask: low.get("umask").filter(|v| !v.is_null()).cloned(),
+            jobs: ctx.jobs.clone(),
         }
     }
 }
@@ -379,6 +381,15 @@ impl RunOpts {
 /// `{pid, retcode, stdout, stderr}` dict, or the error Salt raises.
 /// `shown` is how a timeout message names the command.
 fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
+    let line = Program::Shell {
+        line: cmd.to_string(),
+        shell: o.shell.clone(),
+    };
+    run_program(line, shown, o)
+}
+
+/// [`run_all`] for a command line or a program with its arguments.
+fn run_program(program: Program, shown: &str, o: &RunOpts) -> Result<Map, String> {
     let mut env: Vec<(String, String)> = parse_env(o.env.as_ref());
     let home_of = |user: Option<&str>| -> Option<String> {
         match user {
@@ -489,11 +500,10 @@ fn run_all(cmd: &str, shown: &str, o: &RunOpts) -> Result<Map, String> {
             ))
         }
     };
+    let umask = o.umask.as_ref().map(exec::parse_umask).transpose()?;
     let spec = CommandSpec {
-        program: Program::Shell {
-            line: cmd.to_string(),
-            shell: o.shell.clone(),
-        },
+        program,
+        umask,
         cwd: Some(cwd.into()),
         env,
         runas: o.runas.clone(),
@@ -574,7 +584,7 @@ fn run(call: &StateCall, low: &Map) -> StateReturn {
             ret
         };
     }
-    let opts = RunOpts::from_low(call, low);
+    let opts = RunOpts::from_low(call.ctx, low);
     if let Some(cwd) = &opts.cwd {
         if !Path::new(cwd).is_dir() {
             ret.comment = format!("Desired working directory \"{cwd}\" is not available");
@@ -668,7 +678,7 @@ fn script(call: &StateCall, low: &Map) -> StateReturn {
             ret
         };
     }
-    let opts = RunOpts::from_low(call, low);
+    let opts = RunOpts::from_low(call.ctx, low);
     if let Some(cwd) = &opts.cwd {
         if !Path::new(cwd).is_dir() {
             ret.comment = format!("Desired working directory \"{cwd}\" is not available");
@@ -686,13 +696,14 @@ fn script(call: &StateCall, low: &Map) -> StateReturn {
         .filter(|v| v.is_truthy())
         .map(Value::to_python_str);
     let cmd_all = match fetch_and_run_script(
-        call,
+        call.ctx,
         &source,
         &saltenv,
         template.as_deref(),
         defaults,
         context,
         &opts,
+        None,
     ) {
         Ok(c) => c,
         Err(e) => {
@@ -719,19 +730,22 @@ fn script(call: &StateCall, low: &Map) -> StateReturn {
 }
 
 /// Salt's `cmdmod.script`: copy (or render) the script to a temporary
-/// file, make it executable and run it through the shell. Like Salt
-/// 3007.8, the `args` never reach the script (they end up as the shell's
-/// `$0`).
-fn fetch_and_run_script(
-    call: &StateCall,
+/// file, make it executable and run it. With `args` (the execution
+/// function) the script runs directly with them as its arguments;
+/// without (the state), through the shell, where like Salt 3007.8's state
+/// its arguments would only become the shell's `$0`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fetch_and_run_script(
+    ctx: &StateContext,
     source: &str,
     saltenv: &str,
     template: Option<&str>,
     defaults: Option<&Value>,
     context: Option<&Value>,
     opts: &RunOpts,
+    args: Option<Vec<String>>,
 ) -> Result<Map, String> {
-    let Ok(cached) = call.ctx.fileclient.cache_file(source, saltenv) else {
+    let Ok(cached) = ctx.fileclient.cache_file(source, saltenv) else {
         return Ok(cache_error());
     };
     let Ok(raw) = std::fs::read(&cached) else {
@@ -742,7 +756,7 @@ fn fetch_and_run_script(
         Some(t) => {
             let text = String::from_utf8_lossy(&raw).into_owned();
             let vars = merge_context(defaults, context);
-            match render_template(call.ctx, t, saltenv, source, &text, vars) {
+            match render_template(ctx, t, saltenv, source, &text, vars) {
                 Ok(s) => s.into_bytes(),
                 Err(_) => return Ok(cache_error()),
             }
@@ -779,7 +793,14 @@ fn fetch_and_run_script(
     // Salt quotes the path for the shell (`_cmd_quote`).
     let quoted = shell_words::quote(&p);
     let shown = format!("[{}]", Value::Str(p.clone()).to_python_repr());
-    let out = run_all(&quoted, &shown, opts);
+    let out = match args {
+        None => run_all(&quoted, &shown, opts),
+        Some(args) => {
+            let mut argv = vec![p.clone()];
+            argv.extend(args);
+            run_program(Program::Argv(argv), &shown, opts)
+        }
+    };
     drop(path);
     out
 }

@@ -1,6 +1,7 @@
 //! The state modules, by name.
 
 pub mod cmd;
+pub mod docs;
 pub mod file;
 pub mod group;
 pub mod pkg;

@@ -70,6 +70,28 @@ pub fn call_high(ctx: &StateContext, chunks: Vec<Map>) -> Result<Map, RuntimeErr
     Ok(running)
 }
 
+/// Run the chunks whose `__id__` is `id`, each with what its requisites
+/// call for from the other `chunks` (Salt's `state.sls_id`, which calls
+/// `call_chunk` for the matching chunks only). Returns the running
+/// dictionary; empty when no chunk has that id.
+pub fn call_id(ctx: &StateContext, chunks: Vec<Map>, id: &str) -> Result<Map, RuntimeError> {
+    let mut rt = Runtime::new(ctx, chunks, 0);
+    for i in 0..rt.chunks.len() {
+        if rt.chunks[i].low.get("__id__").and_then(Value::as_str) != Some(id) {
+            continue;
+        }
+        if rt.running.contains(rt.chunks[i].tag) {
+            continue;
+        }
+        match rt.call_chunk(i, 0) {
+            Ok(()) | Err(RuntimeError::FailhardStop) => {}
+            Err(e) => return Err(e),
+        }
+        rt.active.clear();
+    }
+    Ok(rt.into_parts().0)
+}
+
 /// One state call outside a run (`state.low`, `state.single`): Salt's
 /// `State.call` on a fresh `State`, so `__run_num__` is 0. Callers run
 /// [`verify_data`] first, as Salt's `state.low` / `state.single` do.

@@ -1,0 +1,245 @@
+//! Salt's `saltutil` functions about the minion itself: syncing custom
+//! modules (which a Rust minion cannot load: every sync answers that
+//! nothing was synced), refreshing grains, pillar and modules, clearing the
+//! cache, the jobs running a function, and `saltutil.cmd`, which needs a
+//! master client on the minion's host.
+
+use super::params::Params;
+use super::{CallError, Function, Return};
+use crate::context::{CompileSource, Minion};
+use brine_compile::matcher::glob::fnmatch;
+use brine_compile::opts;
+use brine_core::{Map, Value};
+
+const SYNC_DOC: &str = "Salt copies custom modules of this kind (the _modules, _states, \
+_grains ... folders of the file roots) to the minion here. brine is one Rust program and \
+cannot load Python modules, so nothing is ever synced: the answer is the empty list Salt \
+gives when there is nothing new. Takes SALTENV, REFRESH, EXTMOD_WHITELIST and \
+EXTMOD_BLACKLIST as Salt does.\n\n    brine '*' saltutil.sync_modules";
+
+/// One `sync_*` function: its name, whether it takes `refresh` and
+/// `clean_pillar_cache`.
+macro_rules! sync {
+    ($name:literal, $refresh:literal, $clean:literal) => {
+        Function::minion($name, SYNC_DOC, |_, p| {
+            sync_nothing(p, $refresh, $clean).map(|()| Return::from(Value::List(Vec::new())))
+        })
+    };
+}
+
+/// The kinds `sync_all` answers for, in Salt's order (`tops` comes first
+/// for a masterless minion).
+const SYNC_ALL_KINDS: &[&str] = &[
+    "clouds",
+    "beacons",
+    "modules",
+    "states",
+    "sdb",
+    "grains",
+    "renderers",
+    "returners",
+    "output",
+    "utils",
+    "log_handlers",
+    "executors",
+    "proxymodules",
+    "engines",
+    "thorium",
+    "serializers",
+    "matchers",
+];
+
+/// The kinds only a masterless minion syncs (after the others).
+const SYNC_ALL_LOCAL_KINDS: &[&str] = &["pillar", "wrapper"];
+
+pub(super) const FUNCTIONS: &[Function] = &[
+    Function::minion(
+        "clear_cache",
+        "Delete every file under the minion's cachedir (folders stay), as Salt does; \
+True, or False when a file cannot be removed.\n\n    brine '*' saltutil.clear_cache",
+        clear_cache,
+    ),
+    Function::minion(
+        "cmd",
+        "Salt runs a job on other minions from here, through a master client on this \
+host. A brine minion has no master client: it answers as a Salt minion that cannot reach \
+a master.\n\n    brine '*' saltutil.cmd '*' test.ping",
+        cmd,
+    ),
+    Function::minion(
+        "is_running",
+        "The data of the running jobs whose function matches FUN (a glob), as a list \
+(as saltutil.running gives them).\n\n    brine '*' saltutil.is_running state.highstate",
+        is_running,
+    ),
+    Function::minion(
+        "refresh_grains",
+        "Read the grains again (the grains file and the configuration's grains: may have \
+changed); True.\n\n    brine '*' saltutil.refresh_grains",
+        |m, mut p| {
+            p.open_kwargs = true;
+            p.finish()?;
+            m.refresh_grains();
+            Ok(Return::from(Value::Bool(true)))
+        },
+    ),
+    Function::minion(
+        "refresh_modules",
+        "Ask the minion to reload its modules. brine's are built in, so nothing changes; \
+True from the daemon, False from brine-call (no running minion to ask), as Salt \
+answers.\n\n    brine '*' saltutil.refresh_modules",
+        |m, mut p| {
+            p.open_kwargs = true;
+            p.finish()?;
+            Ok(Return::from(Value::Bool(daemon(m))))
+        },
+    ),
+    Function::minion(
+        "refresh_pillar",
+        "Ask the running minion to compile its pillar again (WAIT=True: until it is done, \
+at most TIMEOUT seconds); True. brine-call compiles the pillar at every call and has no \
+running minion to ask: False, as Salt's salt-call --local answers.\n\n    \
+brine '*' saltutil.refresh_pillar",
+        |m, mut p| {
+            p.take("wait");
+            p.take("timeout");
+            p.take("clean_cache");
+            p.finish()?;
+            Ok(Return::from(Value::Bool(daemon(m))))
+        },
+    ),
+    Function::minion(
+        "sync_all",
+        "Every sync_* at once: a dict of kind → what was synced. brine cannot load custom \
+Python modules, so every list is empty (tops only for a masterless minion, as Salt).\n\n    \
+brine '*' saltutil.sync_all",
+        sync_all,
+    ),
+    sync!("sync_beacons", true, false),
+    sync!("sync_clouds", true, false),
+    sync!("sync_engines", true, false),
+    sync!("sync_executors", true, false),
+    sync!("sync_grains", true, true),
+    sync!("sync_log_handlers", true, false),
+    sync!("sync_matchers", true, false),
+    sync!("sync_modules", true, false),
+    sync!("sync_output", true, false),
+    Function::minion("sync_pillar", SYNC_DOC, |m, p| {
+        sync_nothing(p, true, true)?;
+        if !masterless(m) {
+            return Err(CallError::Failed(
+                "Pillar modules can only be synced to masterless minions".into(),
+            ));
+        }
+        Ok(Return::from(Value::List(Vec::new())))
+    }),
+    sync!("sync_proxymodules", true, false),
+    sync!("sync_renderers", true, false),
+    sync!("sync_returners", true, false),
+    sync!("sync_sdb", false, false),
+    sync!("sync_serializers", true, false),
+    sync!("sync_states", true, false),
+    sync!("sync_thorium", true, false),
+    sync!("sync_tops", true, false),
+    sync!("sync_utils", true, false),
+    sync!("sync_wrapper", true, false),
+];
+
+/// Whether the minion runs as the daemon (it has a master), not under
+/// `brine-call`.
+fn daemon(m: &Minion) -> bool {
+    matches!(m.source, CompileSource::Master(_))
+}
+
+/// Bind a sync function's parameters; there is nothing to do.
+fn sync_nothing(mut p: Params, refresh: bool, clean: bool) -> Result<(), CallError> {
+    p.take("saltenv");
+    if refresh {
+        p.take("refresh");
+    }
+    p.take("extmod_whitelist");
+    p.take("extmod_blacklist");
+    if clean {
+        p.take("clean_pillar_cache");
+    }
+    p.finish()
+}
+
+/// `file_client: local`: a minion without a master.
+fn masterless(m: &Minion) -> bool {
+    opts::get_str(&m.opts, "file_client") == Some("local")
+}
+
+fn sync_all(m: &mut Minion, p: Params) -> Result<Return, CallError> {
+    sync_nothing(p, true, true)?;
+    let local = masterless(m);
+    let kinds = local
+        .then_some("tops")
+        .into_iter()
+        .chain(SYNC_ALL_KINDS.iter().copied())
+        .chain(SYNC_ALL_LOCAL_KINDS.iter().copied().filter(|_| local));
+    let out: Map = kinds
+        .map(|k| (k.to_string(), Value::List(Vec::new())))
+        .collect();
+    Ok(Return::from(Value::Map(out)))
+}
+
+fn is_running(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    let fun = p.require("fun")?.to_python_str();
+    p.finish()?;
+    let jobs = m
+        .jobs
+        .others()
+        .into_iter()
+        .filter(|j| {
+            j.get("fun")
+                .is_some_and(|f| fnmatch(&f.to_python_str(), &fun))
+        })
+        .map(Value::Map)
+        .collect();
+    Ok(Return::from(Value::List(jobs)))
+}
+
+fn clear_cache(m: &mut Minion, p: Params) -> Result<Return, CallError> {
+    p.finish()?;
+    let Some(cachedir) = opts::get_str(&m.opts, "cachedir") else {
+        return Ok(Return::from(Value::Bool(true)));
+    };
+    Ok(Return::from(Value::Bool(remove_files(
+        std::path::Path::new(cachedir),
+    ))))
+}
+
+/// Remove the files under `dir`, not following links to folders; false at
+/// the first that cannot be removed.
+fn remove_files(dir: &std::path::Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return true;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir {
+            if !remove_files(&path) {
+                return false;
+            }
+        } else if let Err(err) = std::fs::remove_file(&path) {
+            tracing::error!("Couldn't remove {}: {err}", path.display());
+            return false;
+        }
+    }
+    true
+}
+
+fn cmd(_: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.require("tgt")?;
+    p.require("fun")?;
+    for name in ["arg", "timeout", "tgt_type", "ret", "kwarg", "ssh"] {
+        p.take(name);
+    }
+    p.open_kwargs = true;
+    p.finish()?;
+    Err(CallError::Invocation(
+        "The salt master could not be contacted. Is master running?".into(),
+    ))
+}

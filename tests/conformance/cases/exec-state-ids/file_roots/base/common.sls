@@ -1,0 +1,3 @@
+common_ok:
+  test.succeed_without_changes:
+    - name: common

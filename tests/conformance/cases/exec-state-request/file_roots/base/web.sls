@@ -1,0 +1,3 @@
+web_fail:
+  test.fail_without_changes:
+    - name: web
