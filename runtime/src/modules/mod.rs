@@ -25,6 +25,7 @@ mod hiera;
 mod log;
 mod match_;
 mod mine;
+mod network;
 mod params;
 mod pillar;
 mod pkg;
@@ -62,6 +63,7 @@ pub static MODULES: &[Module] = &[
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
     Module::new("mine", mine::FUNCTIONS),
+    Module::new("network", network::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
