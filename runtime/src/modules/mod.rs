@@ -19,6 +19,7 @@ mod cmd;
 mod config;
 mod cp;
 mod defaults;
+mod disk;
 mod file;
 mod grains;
 mod hiera;
@@ -29,6 +30,8 @@ mod network;
 mod params;
 mod pillar;
 mod pkg;
+mod proctable;
+mod ps;
 mod saltutil;
 mod slsutil;
 mod state;
@@ -57,6 +60,7 @@ pub static MODULES: &[Module] = &[
     Module::new("config", config::FUNCTIONS),
     Module::new("cp", cp::FUNCTIONS),
     Module::new("defaults", defaults::FUNCTIONS),
+    Module::new("disk", disk::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
@@ -66,6 +70,7 @@ pub static MODULES: &[Module] = &[
     Module::new("network", network::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
+    Module::new("ps", ps::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
