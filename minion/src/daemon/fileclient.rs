@@ -7,10 +7,12 @@ use super::{MasterClient, RequestError};
 use brine_protocol::messages::{
     aad, open_data, FileQuery, FileReply, FileRequest, ReplyBody, RequestBody, DEFAULT_FILE_CHUNK,
 };
-use brine_runtime::state::fileclient::{parse_salt_url, FileClient, FileClientError};
+use brine_runtime::state::fileclient::{
+    hash_path, parse_salt_url, FileClient, FileClientError,
+};
 use brine_runtime::state::modules::file::fsutil::normpath;
 use sha2::{Digest, Sha256};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -33,17 +35,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// SHA-256 of a local file, `None` when it cannot be read.
 fn file_sha256(path: &Path) -> Option<String> {
-    let mut f = std::fs::File::open(path).ok()?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = f.read(&mut buf).ok()?;
-        if n == 0 {
-            break;
-        }
-        h.update(buf.get(..n)?);
-    }
-    Some(hex(&h.finalize()))
+    hash_path(path, HASH_TYPE).ok().flatten().map(|(h, _)| h)
 }
 
 /// A relative path inside the roots: normalized, never absolute, never
@@ -239,6 +231,32 @@ impl FileClient for RemoteFileClient {
             }
         }
         Err(last.unwrap_or_else(|| not_found(&env)))
+    }
+
+    fn file_list(&self, saltenv: &str, prefix: &str) -> Result<Vec<String>, FileClientError> {
+        if !clean_env(saltenv) {
+            return Ok(Vec::new());
+        }
+        let (_, reply) = self
+            .ask(saltenv, prefix, FileQuery::List)
+            .map_err(Self::other)?;
+        match reply {
+            FileReply::List { paths } => Ok(paths),
+            FileReply::NotFound => Ok(Vec::new()),
+            _ => Err(Self::other("unexpected answer to a file list request")),
+        }
+    }
+
+    fn hash_file(&self, url: &str, saltenv: &str) -> Result<Option<String>, FileClientError> {
+        let Some((path, env)) = parse_salt_url(url) else {
+            let p = PathBuf::from(url.strip_prefix("file://").unwrap_or(url));
+            return Ok(p.is_file().then(|| file_sha256(&p)).flatten());
+        };
+        let env = env.unwrap_or_else(|| saltenv.to_string());
+        match (clean_rel(&path), clean_env(&env)) {
+            (Some(rel), true) => Ok(self.hash(&env, &rel)?.map(|(h, _)| h)),
+            _ => Ok(None),
+        }
     }
 }
 
