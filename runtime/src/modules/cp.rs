@@ -538,10 +538,25 @@ fn list_master_dirs<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, Cal
         .unwrap_or_default();
     p.finish()?;
     let prefix = prefix.trim_matches('/');
-    let roots = opts::roots(cx.opts, "file_roots");
     let mut dirs = BTreeSet::new();
-    for root in roots.get(&saltenv).into_iter().flatten() {
-        walk(root, root, &mut dirs);
+    let over_the_bus = cx
+        .running()
+        .is_some_and(|m| matches!(m.source, crate::context::CompileSource::Master(_)));
+    if over_the_bus {
+        // The master lists files: their folders are the folders it has
+        // (a folder with no file in it is not seen from here).
+        for f in client(cx).file_list(&saltenv, "").map_err(failed)? {
+            let mut dir = f.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                dirs.insert(parent.to_string());
+                dir = parent;
+            }
+        }
+    } else {
+        let roots = opts::roots(cx.opts, "file_roots");
+        for root in roots.get(&saltenv).into_iter().flatten() {
+            walk(root, root, &mut dirs);
+        }
     }
     Ok(Returned::New(Value::List(
         dirs.into_iter()
