@@ -187,8 +187,7 @@ fn copy_file(src: &Path, dest: &Path, makedirs: bool) -> Result<(), CallError> {
     }
     let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| io_failed(dir, e))?;
     std::fs::copy(src, tmp.path()).map_err(|e| io_failed(src, e))?;
-    tmp.persist(dest)
-        .map_err(|e| io_failed(dest, e.error))?;
+    tmp.persist(dest).map_err(|e| io_failed(dest, e.error))?;
     Ok(())
 }
 
@@ -367,7 +366,10 @@ fn get_dir<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
         if f.as_bytes().get(dir.len()) != Some(&b'/') {
             continue;
         }
-        let rel = f.get(prefix.len()..).unwrap_or_default().trim_start_matches('/');
+        let rel = f
+            .get(prefix.len()..)
+            .unwrap_or_default()
+            .trim_start_matches('/');
         out.push(write_to(
             cx,
             fc.as_ref(),
@@ -436,13 +438,17 @@ fn hash_file<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError>
         Some(_) => client(cx).hash_file(&path, &env).map_err(failed)?,
         None => {
             let local = Path::new(path.strip_prefix("file://").unwrap_or(&path));
-            if local.is_file() {
-                hash_path(local, "sha256")
-                    .map_err(|e| io_failed(local, e))?
-                    .map(|(h, _)| h)
-            } else {
-                None
+            if !local.is_file() {
+                // Salt answers a missing local file with its hash-and-stat
+                // pair, empty.
+                return Ok(Returned::New(Value::List(vec![
+                    Value::Map(Map::new()),
+                    Value::Null,
+                ])));
             }
+            hash_path(local, "sha256")
+                .map_err(|e| io_failed(local, e))?
+                .map(|(h, _)| h)
         }
     };
     Ok(Returned::New(match hsum {
@@ -478,9 +484,10 @@ fn is_cached<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError>
         .into_iter()
         .find(|p| p.exists())
     });
-    Ok(Returned::New(
-        found.map_or_else(|| Value::Str(String::new()), |p| path_value(&p)),
-    ))
+    Ok(Returned::New(found.map_or_else(
+        || Value::Str(String::new()),
+        |p| path_value(&p),
+    )))
 }
 
 fn list_master<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
