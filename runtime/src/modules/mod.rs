@@ -15,6 +15,7 @@
 //! ([`Function::minion`]: fresh compiles, state runs) only answer the
 //! command line and jobs.
 
+mod archive;
 mod cmd;
 mod config;
 mod cp;
@@ -56,6 +57,7 @@ pub use brine_compile::minion_data::functions::FunctionError as CallError;
 
 /// Every module, by name.
 pub static MODULES: &[Module] = &[
+    Module::new("archive", archive::FUNCTIONS),
     Module::new("cmd", cmd::FUNCTIONS),
     Module::new("config", config::FUNCTIONS),
     Module::new("cp", cp::FUNCTIONS),
