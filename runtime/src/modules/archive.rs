@@ -501,6 +501,17 @@ fn guess_format(name: &str) -> Option<&'static str> {
         .find(|e| lower.ends_with(&format!(".{e}")))
 }
 
+/// Salt's error for an archive that cannot be opened (Python's OSError
+/// text).
+fn open_failed(name: &str, path: &Path, e: &std::io::Error) -> CallError {
+    failed(format!(
+        "Failed to list contents of {name}: [Errno {}] {}: '{}'",
+        e.raw_os_error().unwrap_or(0),
+        os_text(e),
+        path.display()
+    ))
+}
+
 /// (dirs, files, links) of a tar archive.
 fn members_tar(
     name: &str,
@@ -514,8 +525,7 @@ other than XZ, it may be necessary to specify CLI options to decompress the arch
 See the documentation for details."
         ))
     };
-    let file =
-        File::open(path).map_err(|e| failed(format!("Failed to list contents of {name}: {e}")))?;
+    let file = File::open(path).map_err(|e| open_failed(name, path, &e))?;
     let mut a = tar::Archive::new(open_maybe_gz(file)?);
     let (mut dirs, mut files, mut links) = (Vec::new(), Vec::new(), Vec::new());
     for entry in a.entries().map_err(|_| unable())? {
@@ -542,8 +552,7 @@ fn members_zip(
     path: &Path,
 ) -> Result<(Vec<String>, Vec<String>, Vec<String>), CallError> {
     let not_zip = || failed(format!("{name} is not a ZIP file"));
-    let file =
-        File::open(path).map_err(|e| failed(format!("Failed to list contents of {name}: {e}")))?;
+    let file = File::open(path).map_err(|e| open_failed(name, path, &e))?;
     let mut z = zip::ZipArchive::new(file).map_err(|_| not_zip())?;
     let mut dirs = std::collections::BTreeSet::new();
     let (mut files, mut links) = (Vec::new(), Vec::new());
@@ -581,13 +590,41 @@ fn list<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     p.take("source_hash");
     p.take("use_etag");
     p.finish()?;
-    let client: Arc<dyn FileClient> = match cx.running() {
-        Some(m) => m.file_client(),
-        None => Arc::new(LocalFileClient::from_opts(cx.opts)),
+    // A local path is its own cache, whether or not it exists (opening it
+    // fails below, as in Salt).
+    let cached = match parse_salt_url(&name) {
+        None => PathBuf::from(name.strip_prefix("file://").unwrap_or(&name)),
+        Some(_) => {
+            let client: Arc<dyn FileClient> = match cx.running() {
+                Some(m) => m.file_client(),
+                None => Arc::new(LocalFileClient::from_opts(cx.opts)),
+            };
+            client
+                .cache_file(&name, &saltenv)
+                .map_err(|_| failed(format!("Failed to cache {name}")))?
+        }
     };
-    let cached = client
-        .cache_file(&name, &saltenv)
-        .map_err(|_| failed(format!("Failed to cache {name}")))?;
+    // Salt's errors from here on carry where the archive was read.
+    let located = |e: CallError| match e {
+        CallError::Failed(msg) => failed(format!(
+            "{}. Additional info follows:\n\narchive location:\n    {}",
+            msg.trim_end_matches('.'),
+            cached.display()
+        )),
+        other => other,
+    };
+    list_cached(&name, &cached, format, strip, clean, verbose).map_err(located)
+}
+
+/// `archive.list` once the archive is on this host at `cached`.
+fn list_cached(
+    name: &str,
+    cached: &Path,
+    format: Option<String>,
+    strip: Option<Value>,
+    clean: bool,
+    verbose: bool,
+) -> Result<Return, CallError> {
     let strip = match strip {
         None => None,
         Some(v) => {
@@ -601,7 +638,7 @@ fn list<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
             Some(usize::try_from(n).unwrap_or(usize::MAX))
         }
     };
-    let path_part = parse_salt_url(&name).map_or(name.clone(), |(p, _)| p);
+    let path_part = parse_salt_url(name).map_or(name.to_string(), |(p, _)| p);
     let format = match format.or_else(|| guess_format(&path_part).map(str::to_string)) {
         Some(f) => f,
         None => {
@@ -611,12 +648,12 @@ fn list<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
         }
     };
     let (mut dirs, mut files, mut links) = match format.as_str() {
-        "tar" => members_tar(&name, &cached)?,
-        "zip" => members_zip(&name, &cached)?,
+        "tar" => members_tar(name, cached)?,
+        "zip" => members_zip(name, cached)?,
         other => return Err(failed(format!("Unsupported archive format '{other}'"))),
     };
-    if clean && parse_salt_url(&name).is_some() {
-        let _ = std::fs::remove_file(&cached);
+    if clean && parse_salt_url(name).is_some() {
+        let _ = std::fs::remove_file(cached);
     }
     if let Some(n) = strip {
         for item in [&mut dirs, &mut files, &mut links] {
