@@ -45,7 +45,7 @@ brine-call status.diskusage / ext?",
             let args = p.rest();
             p.finish()?;
             let args: Vec<String> = args.iter().map(Value::to_python_str).collect();
-            Ok(Returned::New(diskusage(&args)))
+            diskusage(&args).map(Returned::New)
         },
     ),
     Function::reads(
@@ -241,7 +241,7 @@ fn diskstats() -> Value {
 
 /// Salt's `diskusage`: `/…` arguments are paths, others filesystem type
 /// globs; none means every mounted filesystem.
-fn diskusage(args: &[String]) -> Value {
+fn diskusage(args: &[String]) -> Result<Value, CallError> {
     let mut selected: BTreeSet<String> = BTreeSet::new();
     let mut fstypes: Vec<&str> = Vec::new();
     if args.is_empty() {
@@ -256,7 +256,7 @@ fn diskusage(args: &[String]) -> Value {
     }
     if !fstypes.is_empty() {
         let Some(mounts) = read_text("/proc/mounts") else {
-            return Value::Map(Map::new());
+            return Ok(Value::Map(Map::new()));
         };
         for line in mounts.lines() {
             let c: Vec<&str> = line.split_whitespace().collect();
@@ -269,7 +269,11 @@ fn diskusage(args: &[String]) -> Value {
     }
     let mut m = Map::new();
     for path in selected {
-        if let Ok(st) = nix::sys::statvfs::statvfs(path.as_str()) {
+        // A path that cannot be read fails the call, as os.statvfs raises.
+        let st = nix::sys::statvfs::statvfs(path.as_str()).map_err(|e| {
+            CallError::Failed(format!("[Errno {}] {}: '{path}'", e as i32, e.desc()))
+        })?;
+        {
             let bsize = st.block_size();
             let mut d = Map::new();
             d.insert(
@@ -285,7 +289,7 @@ fn diskusage(args: &[String]) -> Value {
             m.insert(path, Value::Map(d));
         }
     }
-    Value::Map(m)
+    Ok(Value::Map(m))
 }
 
 /// `/proc/mounts` writes spaces and tabs in paths as octal escapes.
@@ -553,7 +557,10 @@ fn all_status() -> Value {
     m.insert("cpuinfo".into(), cpuinfo());
     m.insert("cpustats".into(), cpustats());
     m.insert("diskstats".into(), diskstats());
-    m.insert("diskusage".into(), diskusage(&[]));
+    m.insert(
+        "diskusage".into(),
+        diskusage(&[]).unwrap_or_else(|_| Value::Map(Map::new())),
+    );
     m.insert("loadavg".into(), loadavg());
     m.insert("meminfo".into(), meminfo());
     m.insert("netdev".into(), netdev());
@@ -604,10 +611,10 @@ mod tests {
         let dev = netdev().to_json();
         assert_eq!(dev["lo"]["iface"], "lo");
         assert_eq!(dev["lo"].as_object().unwrap().len(), 17);
-        let root = diskusage(&["/".into()]).to_json();
+        let root = diskusage(&["/".into()]).unwrap().to_json();
         let st = nix::sys::statvfs::statvfs("/").unwrap();
         assert_eq!(root["/"]["total"], json!(st.blocks() * st.block_size()));
-        let all = diskusage(&[]).to_json();
+        let all = diskusage(&[]).unwrap().to_json();
         assert!(all.get("/").is_some());
         assert_eq!(loadavg().to_json().as_object().unwrap().len(), 3);
         assert_eq!(all_status().to_json().as_object().unwrap().len(), 11);
