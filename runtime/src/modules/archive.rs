@@ -501,6 +501,9 @@ fn guess_format(name: &str) -> Option<&'static str> {
         .find(|e| lower.ends_with(&format!(".{e}")))
 }
 
+/// An archive's folders (with a trailing `/`), files and links.
+type Members = (Vec<String>, Vec<String>, Vec<String>);
+
 /// Salt's error for an archive that cannot be opened (Python's OSError
 /// text).
 fn open_failed(name: &str, path: &Path, e: &std::io::Error) -> CallError {
@@ -513,10 +516,7 @@ fn open_failed(name: &str, path: &Path, e: &std::io::Error) -> CallError {
 }
 
 /// (dirs, files, links) of a tar archive.
-fn members_tar(
-    name: &str,
-    path: &Path,
-) -> Result<(Vec<String>, Vec<String>, Vec<String>), CallError> {
+fn members_tar(name: &str, path: &Path) -> Result<Members, CallError> {
     let unable = || {
         failed(format!(
             "Unable to list contents of {name}. If this is an XZ-compressed tar archive, \
@@ -547,10 +547,7 @@ See the documentation for details."
 }
 
 /// (dirs, files, links) of a zip archive, folders implied by files added.
-fn members_zip(
-    name: &str,
-    path: &Path,
-) -> Result<(Vec<String>, Vec<String>, Vec<String>), CallError> {
+fn members_zip(name: &str, path: &Path) -> Result<Members, CallError> {
     let not_zip = || failed(format!("{name} is not a ZIP file"));
     let file = File::open(path).map_err(|e| open_failed(name, path, &e))?;
     let mut z = zip::ZipArchive::new(file).map_err(|_| not_zip())?;

@@ -174,7 +174,7 @@ fn top<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
             Some(((pr.utime + pr.stime).saturating_sub(start), pr))
         })
         .collect();
-    now.sort_by(|a, b| b.0.cmp(&a.0));
+    now.sort_by_key(|b| std::cmp::Reverse(b.0));
     let mut out = Vec::new();
     for (_, pr) in now {
         if i64::try_from(out.len()).unwrap_or(i64::MAX) >= num {
