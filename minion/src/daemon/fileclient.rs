@@ -282,6 +282,15 @@ mod tests {
                 return None;
             };
             let files = fs.files.lock().unwrap();
+            if matches!(f.query, FileQuery::List) {
+                let mut paths: Vec<String> = files
+                    .keys()
+                    .filter(|(env, p)| *env == f.saltenv && p.starts_with(&f.path))
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                paths.sort();
+                return Some(Reply::to(req, ReplyBody::File(FileReply::List { paths })));
+            }
             let Some(data) = files.get(&(f.saltenv.clone(), f.path.clone())) else {
                 return Some(Reply::to(req, ReplyBody::File(FileReply::NotFound)));
             };
@@ -347,6 +356,15 @@ mod tests {
             assert_eq!(reads, 5, "20 bytes in 4-byte chunks");
             // Cached with the right hash: no new reads.
             fc.cache_file("salt://web/nginx.conf", "base").unwrap();
+            assert_eq!(fs2.reads.load(Ordering::SeqCst), reads);
+            // Listing and hashing ask the master, without a download.
+            assert_eq!(fc.file_list("base", "web/").unwrap(), ["web/nginx.conf"]);
+            assert!(fc.file_list("base", "nope/").unwrap().is_empty());
+            assert_eq!(
+                fc.hash_file("salt://web/nginx.conf", "base").unwrap(),
+                Some(hex(&Sha256::digest(b"worker_processes 4;\n")))
+            );
+            assert_eq!(fc.hash_file("salt://nope", "base").unwrap(), None);
             assert_eq!(fs2.reads.load(Ordering::SeqCst), reads);
             // ?saltenv= wins over the run's saltenv.
             let p = fc
