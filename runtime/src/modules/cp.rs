@@ -317,13 +317,44 @@ fn write_to(
     Ok(path_value(&target))
 }
 
-fn no_path_template(template: Option<Value>) -> Result<(), CallError> {
-    match opt_string(template.filter(Value::is_truthy)) {
-        None => Ok(()),
-        Some(t) => Err(CallError::Failed(format!(
-            "Attempted to render file paths with unavailable engine {t}"
-        ))),
+/// The Jinja context of a template rendered for this minion in `saltenv`
+/// (grains, pillar, opts, `salt`), with `vars` on top.
+fn template_context(cx: &Ctx<'_>, saltenv: &str, vars: Vec<(String, Value)>) -> TemplateContext {
+    TemplateContext {
+        minion: Arc::new(cx.minion_data().into_owned()),
+        saltenv: saltenv.to_string(),
+        search_paths: opts::roots(cx.opts, "file_roots")
+            .get(saltenv)
+            .cloned()
+            .unwrap_or_default(),
+        extra: vars,
+        ..Default::default()
     }
+}
+
+/// Salt's `_render_filenames`: with `template=jinja`, the source and
+/// destination are rendered as templates first.
+fn render_paths(
+    cx: &Ctx<'_>,
+    template: Option<Value>,
+    saltenv: &str,
+    path: String,
+    dest: String,
+) -> Result<(String, String), CallError> {
+    let Some(engine) = opt_string(template.filter(Value::is_truthy)) else {
+        return Ok((path, dest));
+    };
+    if engine != "jinja" {
+        return Err(CallError::Failed(format!(
+            "Attempted to render file paths with unavailable engine {engine}"
+        )));
+    }
+    let tctx = template_context(cx, saltenv, Vec::new());
+    let render = |text: &str| {
+        jinja::render("path", text, &tctx)
+            .map_err(|e| CallError::Failed(format!("Failed to render file path with error: {e}")))
+    };
+    Ok((render(&path)?, render(&dest)?))
 }
 
 fn get_file<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
@@ -336,7 +367,7 @@ fn get_file<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     p.take("gzip");
     p.open_kwargs = true;
     p.finish()?;
-    no_path_template(template)?;
+    let (path, dest) = render_paths(cx, template, &env, path, dest)?;
     let fc = client(cx);
     let (_, senv) = parse_salt_url(&path).unwrap_or_default();
     let env = senv.unwrap_or(env);
@@ -355,7 +386,7 @@ fn get_dir<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     p.take("gzip");
     p.open_kwargs = true;
     p.finish()?;
-    no_path_template(template)?;
+    let (path, dest) = render_paths(cx, template, &env, path, dest)?;
     let dir = salt_path(&path)?;
     let dir = dir.trim_end_matches('/');
     // The folder's parent is cut off: salt://a/b lands as DEST/b/...
@@ -401,16 +432,7 @@ fn get_template<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
         return Ok(Value::Str(String::new()).into());
     }
     let text = std::fs::read_to_string(&src).map_err(|e| io_failed(&src, e))?;
-    let tctx = TemplateContext {
-        minion: Arc::new(cx.minion_data().into_owned()),
-        saltenv: env.clone(),
-        search_paths: opts::roots(cx.opts, "file_roots")
-            .get(&env)
-            .cloned()
-            .unwrap_or_default(),
-        extra: vars,
-        ..Default::default()
-    };
+    let tctx = template_context(cx, &env, vars);
     let rendered = match jinja::render(&path, &text, &tctx) {
         Ok(r) => r,
         Err(e) => {
