@@ -208,6 +208,58 @@ pub fn child_umask(cmd: &mut std::process::Command, mask: u32) {
     }
 }
 
+/// The name the resolver gives address `ip` (`getnameinfo` with
+/// `NI_NAMEREQD`), `None` when it has none.
+pub fn reverse_name(ip: IpAddr) -> Option<String> {
+    let mut host = [0 as libc::c_char; 1025];
+    let rc = match ip {
+        IpAddr::V4(a) => {
+            // SAFETY: sockaddr_in is plain data; all-zero then filled in.
+            let mut sin: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+            sin.sin_family = libc::AF_INET as libc::sa_family_t;
+            sin.sin_addr.s_addr = u32::from(a).to_be();
+            // SAFETY: a valid sockaddr_in of the length given, and a host
+            // buffer of the length given.
+            unsafe {
+                libc::getnameinfo(
+                    std::ptr::from_ref(&sin).cast(),
+                    size_of::<libc::sockaddr_in>() as libc::socklen_t,
+                    host.as_mut_ptr(),
+                    host.len() as libc::socklen_t,
+                    std::ptr::null_mut(),
+                    0,
+                    libc::NI_NAMEREQD,
+                )
+            }
+        }
+        IpAddr::V6(a) => {
+            // SAFETY: sockaddr_in6 is plain data; all-zero then filled in.
+            let mut sin6: libc::sockaddr_in6 = unsafe { std::mem::zeroed() };
+            sin6.sin6_family = libc::AF_INET6 as libc::sa_family_t;
+            sin6.sin6_addr.s6_addr = a.octets();
+            // SAFETY: as above, for a sockaddr_in6.
+            unsafe {
+                libc::getnameinfo(
+                    std::ptr::from_ref(&sin6).cast(),
+                    size_of::<libc::sockaddr_in6>() as libc::socklen_t,
+                    host.as_mut_ptr(),
+                    host.len() as libc::socklen_t,
+                    std::ptr::null_mut(),
+                    0,
+                    libc::NI_NAMEREQD,
+                )
+            }
+        }
+    };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: getnameinfo succeeded and wrote a NUL-terminated name into
+    // `host`.
+    let name = unsafe { CStr::from_ptr(host.as_ptr()) };
+    Some(name.to_string_lossy().into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,15 @@ def roots(case, kind):
     return {env: [os.path.join(d, env)] for env in sorted(os.listdir(d))}
 
 
+def subst(v, old, new):
+    """`v` with `old` replaced by `new` in every string."""
+    if isinstance(v, dict):
+        return {subst(k, old, new): subst(x, old, new) for k, x in v.items()}
+    if isinstance(v, list):
+        return [subst(x, old, new) for x in v]
+    return v.replace(old, new) if isinstance(v, str) else v
+
+
 def load_case(case):
     import yaml  # from the Salt venv's PyYAML, or the system's
     with open(os.path.join(case, "case.yaml")) as f:
@@ -42,6 +51,10 @@ def load_case(case):
 def record(salt_bin, case, only):
     spec = load_case(case)
     tmp = tempfile.mkdtemp(prefix="salt-record-")
+    # @TMP@ in commands and config: a scratch folder with an empty work/,
+    # written back as @TMP@ in the answers (as the runner does).
+    scratch = os.path.join(tmp, "s")
+    os.makedirs(os.path.join(scratch, "work"))
     pub, ret = free_port(), free_port()
     user = os.environ.get("USER", "root")
     master = {"interface": "127.0.0.1", "publish_port": pub, "ret_port": ret,
@@ -53,7 +66,7 @@ def record(salt_bin, case, only):
               "log_level": "warning", "acceptance_wait_time": 1,
               "grains": spec.get("grains") or {}}
     for k, v in (spec.get("config") or {}).items():
-        (master if k in MASTER_KEYS else minion)[k] = v
+        (master if k in MASTER_KEYS else minion)[k] = subst(v, "@TMP@", scratch)
     for name, conf in (("m", master), ("n", minion)):
         os.makedirs(os.path.join(tmp, name), exist_ok=True)
         with open(os.path.join(tmp, name, "master" if name == "m" else "minion"), "w") as f:
@@ -80,13 +93,13 @@ def record(salt_bin, case, only):
         for i, cmd in enumerate(spec["commands"]):
             if only and i not in only:
                 continue
-            words = shlex.split(cmd)
+            words = shlex.split(cmd.replace("@TMP@", scratch))
             # Without --static: salt --static always exits 0, and the exit
             # code recorded is the one brine's daemon mode is checked against
             # (one minion prints one JSON document either way).
             p = subprocess.run(salt + ["--out", "json", "-t", "60", spec["id"]]
                                + words, capture_output=True, text=True)
-            answer = json.loads(p.stdout)[spec["id"]]
+            answer = subst(json.loads(p.stdout)[spec["id"]], scratch, "@TMP@")
             with open(os.path.join(out_dir, "%02d.json" % i), "w") as f:
                 json.dump({"command": cmd, "retcode": p.returncode, "return": answer}, f,
                           indent=2, sort_keys=False)

@@ -125,7 +125,8 @@ pub fn parse_target(tgt: &str) -> Option<Target> {
 }
 
 impl Network {
-    fn contains(&self, addr: &Address) -> bool {
+    /// `addr in network`: same version, inside the prefix.
+    pub fn contains(&self, addr: &Address) -> bool {
         addr.v6 == self.v6 && addr.bits & netmask(self.v6, self.prefix) == self.bits
     }
 }
@@ -224,7 +225,7 @@ pub fn parse_address(s: &str) -> Option<Address> {
 }
 
 /// `ipaddress.ip_network(s)` (strict): `addr[/prefix]`.
-fn parse_network(s: &str) -> Option<Network> {
+pub fn parse_network(s: &str) -> Option<Network> {
     let parts: Vec<&str> = s.split('/').collect();
     let (addr, mask) = match parts.as_slice() {
         [addr] => (*addr, None),

@@ -10,9 +10,8 @@ use brine_protocol::messages::{
     aad, seal_data, ErrorCode, ErrorReply, FileQuery, FileReply, FileRequest, ReplyBody,
     MAX_FILE_CHUNK,
 };
-use std::collections::BTreeSet;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn error(code: ErrorCode, message: String) -> ReplyBody {
     ReplyBody::Error(ErrorReply { code, message })
@@ -103,31 +102,7 @@ fn read_error(path: &Path, e: std::io::Error) -> ReplyBody {
 
 /// Hex digest and size of a file, `None` for an unknown hash type.
 pub fn hash_file(path: &Path, hash_type: &str) -> std::io::Result<Option<(String, u64)>> {
-    use sha2::Digest;
-    fn run<D: Digest>(mut d: D, path: &Path) -> std::io::Result<(String, u64)> {
-        let mut f = std::fs::File::open(path)?;
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut size = 0u64;
-        loop {
-            let n = f.read(&mut buf)?;
-            if n == 0 {
-                break;
-            }
-            size += n as u64;
-            d.update(&buf[..n]);
-        }
-        let hex = d.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        Ok((hex, size))
-    }
-    Ok(Some(match hash_type {
-        "md5" => run(md5::Md5::new(), path)?,
-        "sha1" => run(sha1::Sha1::new(), path)?,
-        "sha224" => run(sha2::Sha224::new(), path)?,
-        "sha256" => run(sha2::Sha256::new(), path)?,
-        "sha384" => run(sha2::Sha384::new(), path)?,
-        "sha512" => run(sha2::Sha512::new(), path)?,
-        _ => return Ok(None),
-    }))
+    brine_runtime::state::fileclient::hash_path(path, hash_type)
 }
 
 /// Up to `len` bytes at `offset`, and the file's size.
@@ -144,37 +119,7 @@ fn read_chunk(path: &Path, offset: u64, len: u64) -> std::io::Result<(Vec<u8>, u
 /// roots, symlinks followed) whose relative path starts with `prefix`,
 /// sorted.
 pub fn file_list(roots: &Roots, saltenv: &str, prefix: &str) -> Vec<String> {
-    let mut out = BTreeSet::new();
-    for dir in roots.dirs(saltenv) {
-        let mut seen = Vec::new();
-        walk(dir, dir, &mut out, &mut seen);
-    }
-    out.into_iter().filter(|p| p.starts_with(prefix)).collect()
-}
-
-/// Walk `dir`, guarding against symlink loops by the canonical folders seen
-/// on the current path.
-fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>, stack: &mut Vec<PathBuf>) {
-    let Ok(canon) = dir.canonicalize() else {
-        return;
-    };
-    if stack.contains(&canon) {
-        return;
-    }
-    stack.push(canon);
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(root, &path, out, stack);
-            } else if path.is_file() {
-                if let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str) {
-                    out.insert(rel.to_string());
-                }
-            }
-        }
-    }
-    stack.pop();
+    brine_runtime::state::fileclient::list_files(roots.dirs(saltenv), prefix)
 }
 
 #[cfg(test)]

@@ -95,8 +95,8 @@ fn connected(
                 iface
                     .inet
                     .iter()
-                    .filter(|a| !a.is_loopback())
-                    .map(|a| IpAddr::V4(*a)),
+                    .filter(|a| !a.address.is_loopback())
+                    .map(|a| IpAddr::V4(a.address)),
             );
         }
     }
@@ -106,8 +106,8 @@ fn connected(
                 iface
                     .inet6
                     .iter()
-                    .filter(|a| !a.is_loopback())
-                    .map(|a| IpAddr::V6(*a)),
+                    .filter(|a| !a.address.is_loopback())
+                    .map(|a| IpAddr::V6(a.address)),
             );
         }
     }

@@ -7,10 +7,10 @@ use super::{MasterClient, RequestError};
 use brine_protocol::messages::{
     aad, open_data, FileQuery, FileReply, FileRequest, ReplyBody, RequestBody, DEFAULT_FILE_CHUNK,
 };
-use brine_runtime::state::fileclient::{parse_salt_url, FileClient, FileClientError};
+use brine_runtime::state::fileclient::{hash_path, parse_salt_url, FileClient, FileClientError};
 use brine_runtime::state::modules::file::fsutil::normpath;
 use sha2::{Digest, Sha256};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -33,17 +33,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// SHA-256 of a local file, `None` when it cannot be read.
 fn file_sha256(path: &Path) -> Option<String> {
-    let mut f = std::fs::File::open(path).ok()?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = f.read(&mut buf).ok()?;
-        if n == 0 {
-            break;
-        }
-        h.update(buf.get(..n)?);
-    }
-    Some(hex(&h.finalize()))
+    hash_path(path, HASH_TYPE).ok().flatten().map(|(h, _)| h)
 }
 
 /// A relative path inside the roots: normalized, never absolute, never
@@ -240,6 +230,32 @@ impl FileClient for RemoteFileClient {
         }
         Err(last.unwrap_or_else(|| not_found(&env)))
     }
+
+    fn file_list(&self, saltenv: &str, prefix: &str) -> Result<Vec<String>, FileClientError> {
+        if !clean_env(saltenv) {
+            return Ok(Vec::new());
+        }
+        let (_, reply) = self
+            .ask(saltenv, prefix, FileQuery::List)
+            .map_err(Self::other)?;
+        match reply {
+            FileReply::List { paths } => Ok(paths),
+            FileReply::NotFound => Ok(Vec::new()),
+            _ => Err(Self::other("unexpected answer to a file list request")),
+        }
+    }
+
+    fn hash_file(&self, url: &str, saltenv: &str) -> Result<Option<String>, FileClientError> {
+        let Some((path, env)) = parse_salt_url(url) else {
+            let p = PathBuf::from(url.strip_prefix("file://").unwrap_or(url));
+            return Ok(p.is_file().then(|| file_sha256(&p)).flatten());
+        };
+        let env = env.unwrap_or_else(|| saltenv.to_string());
+        match (clean_rel(&path), clean_env(&env)) {
+            (Some(rel), true) => Ok(self.hash(&env, &rel)?.map(|(h, _)| h)),
+            _ => Ok(None),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -266,6 +282,15 @@ mod tests {
                 return None;
             };
             let files = fs.files.lock().unwrap();
+            if matches!(f.query, FileQuery::List) {
+                let mut paths: Vec<String> = files
+                    .keys()
+                    .filter(|(env, p)| *env == f.saltenv && p.starts_with(&f.path))
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                paths.sort();
+                return Some(Reply::to(req, ReplyBody::File(FileReply::List { paths })));
+            }
             let Some(data) = files.get(&(f.saltenv.clone(), f.path.clone())) else {
                 return Some(Reply::to(req, ReplyBody::File(FileReply::NotFound)));
             };
@@ -331,6 +356,15 @@ mod tests {
             assert_eq!(reads, 5, "20 bytes in 4-byte chunks");
             // Cached with the right hash: no new reads.
             fc.cache_file("salt://web/nginx.conf", "base").unwrap();
+            assert_eq!(fs2.reads.load(Ordering::SeqCst), reads);
+            // Listing and hashing ask the master, without a download.
+            assert_eq!(fc.file_list("base", "web/").unwrap(), ["web/nginx.conf"]);
+            assert!(fc.file_list("base", "nope/").unwrap().is_empty());
+            assert_eq!(
+                fc.hash_file("salt://web/nginx.conf", "base").unwrap(),
+                Some(hex(&Sha256::digest(b"worker_processes 4;\n")))
+            );
+            assert_eq!(fc.hash_file("salt://nope", "base").unwrap(), None);
             assert_eq!(fs2.reads.load(Ordering::SeqCst), reads);
             // ?saltenv= wins over the run's saltenv.
             let p = fc

@@ -11,9 +11,69 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 /// One interface as Salt's `ip addr show` parser sees it.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Interface {
+    /// The interface is administratively up (`IFF_UP`).
+    pub up: bool,
     pub hwaddr: Option<String>,
-    pub inet: Vec<Ipv4Addr>,
-    pub inet6: Vec<Ipv6Addr>,
+    pub inet: Vec<Inet4>,
+    pub inet6: Vec<Inet6>,
+}
+
+/// An IPv4 address of an interface.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inet4 {
+    pub address: Ipv4Addr,
+    pub prefix: u8,
+    pub broadcast: Option<Ipv4Addr>,
+    /// The address's label (`eth0`, `eth0:1`).
+    pub label: String,
+}
+
+/// An IPv6 address of an interface.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inet6 {
+    pub address: Ipv6Addr,
+    pub prefix: u8,
+}
+
+impl Inet4 {
+    /// An address with a host prefix and no broadcast (tests, callers
+    /// that only know the address).
+    pub fn bare(address: Ipv4Addr, label: &str) -> Inet4 {
+        Inet4 {
+            address,
+            prefix: 32,
+            broadcast: None,
+            label: label.to_string(),
+        }
+    }
+}
+
+impl Inet6 {
+    /// The scope `ip` shows for the address.
+    pub fn scope(&self) -> &'static str {
+        let seg = self.address.segments()[0];
+        if self.address.is_loopback() {
+            "host"
+        } else if seg & 0xffc0 == 0xfe80 {
+            "link"
+        } else if seg & 0xffc0 == 0xfec0 {
+            "site"
+        } else {
+            "global"
+        }
+    }
+}
+
+/// Leading one bits of a netmask.
+fn prefix_len(mask: &[u8]) -> u8 {
+    let mut n = 0u8;
+    for b in mask {
+        n = n.saturating_add(u8::try_from(b.leading_ones()).unwrap_or(8));
+        if *b != 0xff {
+            break;
+        }
+    }
+    n
 }
 
 /// All interfaces in kernel (ifindex) order, from `getifaddrs`, which asks
@@ -25,8 +85,10 @@ pub fn interfaces() -> IndexMap<String, Interface> {
     };
     for ifa in addrs {
         let mut name = ifa.interface_name;
+        let up = ifa.flags.contains(nix::net::if_::InterfaceFlags::IFF_UP);
+        let label = name.clone();
         let Some(addr) = ifa.address else {
-            ret.entry(name).or_default();
+            ret.entry(name).or_default().up |= up;
             continue;
         };
         let v4 = addr.as_sockaddr_in().map(|sin| sin.ip());
@@ -40,10 +102,27 @@ pub fn interfaces() -> IndexMap<String, Interface> {
             }
         }
         let entry = ret.entry(name).or_default();
+        entry.up |= up;
         if let Some(ip) = v4 {
-            entry.inet.push(ip);
+            let mask = ifa.netmask.as_ref().and_then(|m| m.as_sockaddr_in());
+            let brd = ifa
+                .broadcast
+                .as_ref()
+                .and_then(|b| b.as_sockaddr_in())
+                .map(|b| b.ip());
+            entry.inet.push(Inet4 {
+                address: ip,
+                prefix: mask.map_or(32, |m| prefix_len(&m.ip().octets())),
+                // getifaddrs only fills it for IFF_BROADCAST interfaces.
+                broadcast: brd,
+                label,
+            });
         } else if let Some(sin6) = addr.as_sockaddr_in6() {
-            entry.inet6.push(sin6.ip());
+            let mask = ifa.netmask.as_ref().and_then(|m| m.as_sockaddr_in6());
+            entry.inet6.push(Inet6 {
+                address: sin6.ip(),
+                prefix: mask.map_or(128, |m| prefix_len(&m.ip().octets())),
+            });
         } else if let Some(ll) = addr.as_link_addr() {
             let ll: &nix::libc::sockaddr_ll = ll.as_ref();
             let len = usize::from(ll.sll_halen).min(ll.sll_addr.len());
@@ -70,8 +149,16 @@ pub fn interface_grains(ifaces: &IndexMap<String, Interface>) -> Map {
         if let Some(h) = &i.hwaddr {
             hw.insert(name.clone(), h.as_str().into());
         }
-        let v4: Vec<Value> = i.inet.iter().map(|a| a.to_string().into()).collect();
-        let v6: Vec<Value> = i.inet6.iter().map(|a| a.to_string().into()).collect();
+        let v4: Vec<Value> = i
+            .inet
+            .iter()
+            .map(|a| a.address.to_string().into())
+            .collect();
+        let v6: Vec<Value> = i
+            .inet6
+            .iter()
+            .map(|a| a.address.to_string().into())
+            .collect();
         ip4.insert(name.clone(), Value::List(v4.clone()));
         ip6.insert(name.clone(), Value::List(v6.clone()));
         ip.insert(
@@ -82,13 +169,13 @@ pub fn interface_grains(ifaces: &IndexMap<String, Interface>) -> Map {
     // Salt sorts the flat lists as addresses (numerically), without duplicates.
     let mut all4: Vec<Ipv4Addr> = ifaces
         .values()
-        .flat_map(|i| i.inet.iter().copied())
+        .flat_map(|i| i.inet.iter().map(|a| a.address))
         .collect();
     all4.sort();
     all4.dedup();
     let mut all6: Vec<Ipv6Addr> = ifaces
         .values()
-        .flat_map(|i| i.inet6.iter().copied())
+        .flat_map(|i| i.inet6.iter().map(|a| a.address))
         .collect();
     all6.sort();
     all6.dedup();
@@ -139,53 +226,114 @@ pub fn resolve(name: &str, family: Family) -> Vec<IpAddr> {
     out
 }
 
+/// One kernel route, as `/proc/net/route` or `/proc/net/ipv6_route` lists
+/// it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    pub destination: IpAddr,
+    /// Prefix length (IPv6) or the netmask's ones (IPv4).
+    pub prefix: u8,
+    pub gateway: IpAddr,
+    /// The IPv4 netmask (`0.0.0.0` for IPv6 routes).
+    pub netmask: Ipv4Addr,
+    /// `RTF_*` flags.
+    pub flags: u32,
+    pub iface: String,
+}
+
+pub const RTF_UP: u32 = 0x0001;
+pub const RTF_GATEWAY: u32 = 0x0002;
+pub const RTF_HOST: u32 = 0x0004;
+pub const RTF_REINSTATE: u32 = 0x0008;
+pub const RTF_DYNAMIC: u32 = 0x0010;
+pub const RTF_MODIFIED: u32 = 0x0020;
+pub const RTF_REJECT: u32 = 0x0200;
+pub const RTF_DEFAULT: u32 = 0x0001_0000;
+pub const RTF_ADDRCONF: u32 = 0x0004_0000;
+pub const RTF_CACHE: u32 = 0x0100_0000;
+pub const RTF_NONEXTHOP: u32 = 0x0020_0000;
+
+/// The IPv4 routes of `/proc/net/route` text (columns hold addresses in
+/// host byte order).
+pub fn routes4(text: &str) -> Vec<Route> {
+    let v4 = |hex: &str| u32::from_str_radix(hex, 16).map(|n| Ipv4Addr::from(n.to_ne_bytes()));
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let (iface, dest, gw, flags, mask) = (
+                cols.first()?,
+                cols.get(1)?,
+                cols.get(2)?,
+                cols.get(3)?,
+                cols.get(7)?,
+            );
+            let netmask = v4(mask).ok()?;
+            Some(Route {
+                destination: IpAddr::V4(v4(dest).ok()?),
+                prefix: prefix_len(&netmask.octets()),
+                gateway: IpAddr::V4(v4(gw).ok()?),
+                netmask,
+                flags: u32::from_str_radix(flags, 16).ok()?,
+                iface: (*iface).to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The IPv6 routes of `/proc/net/ipv6_route` text.
+pub fn routes6(text: &str) -> Vec<Route> {
+    let v6 = |hex: &str| u128::from_str_radix(hex, 16).map(Ipv6Addr::from);
+    text.lines()
+        .filter_map(|line| {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let (dest, plen, next, flags, iface) = (
+                cols.first()?,
+                cols.get(1)?,
+                cols.get(4)?,
+                cols.get(8)?,
+                cols.get(9)?,
+            );
+            Some(Route {
+                destination: IpAddr::V6(v6(dest).ok()?),
+                prefix: u8::from_str_radix(plen, 16).ok()?,
+                gateway: IpAddr::V6(v6(next).ok()?),
+                netmask: Ipv4Addr::UNSPECIFIED,
+                flags: u32::from_str_radix(flags, 16).ok()?,
+                iface: (*iface).to_string(),
+            })
+        })
+        .collect()
+}
+
 /// `ip_gw`, `ip4_gw`, `ip6_gw` from `/proc/net/route` and
 /// `/proc/net/ipv6_route` text: the first default route of each family, its
 /// gateway address or `true` when it has none. Salt only sets these when the
 /// `ip` tool exists.
 pub fn gateways(route4: &str, route6: &str) -> Map {
-    let mut gw4 = Value::Bool(false);
-    for line in route4.lines().skip(1) {
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        let (Some(dest), Some(gw), Some(flags), Some(mask)) =
-            (cols.get(1), cols.get(2), cols.get(3), cols.get(7))
-        else {
-            continue;
-        };
-        let flags = u32::from_str_radix(flags, 16).unwrap_or(0);
-        if *dest != "00000000" || *mask != "00000000" || flags & 0x0001 == 0 {
-            continue;
+    let gateway = |r: &Route| {
+        if r.gateway.is_unspecified() {
+            Value::Bool(true)
+        } else {
+            Value::Str(r.gateway.to_string())
         }
-        // Columns hold the address in host byte order.
-        gw4 = match u32::from_str_radix(gw, 16) {
-            Ok(0) | Err(_) => Value::Bool(true),
-            Ok(n) => Value::Str(Ipv4Addr::from(n.to_ne_bytes()).to_string()),
-        };
-        break;
-    }
-    let mut gw6 = Value::Bool(false);
-    for line in route6.lines() {
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        let (Some(dest), Some(plen), Some(next), Some(flags)) =
-            (cols.first(), cols.get(1), cols.get(4), cols.get(8))
-        else {
-            continue;
-        };
-        let flags = u32::from_str_radix(flags, 16).unwrap_or(0);
-        // Up, and not a reject ("unreachable default") route.
-        if dest.chars().any(|c| c != '0')
-            || *plen != "00"
-            || flags & 0x0001 == 0
-            || flags & 0x0200 != 0
-        {
-            continue;
-        }
-        gw6 = match u128::from_str_radix(next, 16) {
-            Ok(0) | Err(_) => Value::Bool(true),
-            Ok(n) => Value::Str(Ipv6Addr::from(n).to_string()),
-        };
-        break;
-    }
+    };
+    let gw4 = routes4(route4)
+        .iter()
+        .find(|r| {
+            r.destination.is_unspecified() && r.netmask.is_unspecified() && r.flags & RTF_UP != 0
+        })
+        .map_or(Value::Bool(false), gateway);
+    // Up, and not a reject ("unreachable default") route.
+    let gw6 = routes6(route6)
+        .iter()
+        .find(|r| {
+            r.destination.is_unspecified()
+                && r.prefix == 0
+                && r.flags & RTF_UP != 0
+                && r.flags & RTF_REJECT == 0
+        })
+        .map_or(Value::Bool(false), gateway);
     let mut g = Map::new();
     g.insert(
         "ip_gw".into(),
@@ -339,23 +487,35 @@ pub fn dns_grain() -> Option<Value> {
 mod tests {
     use super::*;
 
+    fn v6(a: &str) -> Inet6 {
+        Inet6 {
+            address: a.parse().unwrap(),
+            prefix: 64,
+        }
+    }
+
     #[test]
     fn interface_grains_shape() {
         let mut ifs = IndexMap::new();
         ifs.insert(
             "lo".to_string(),
             Interface {
+                up: true,
                 hwaddr: Some("00:00:00:00:00:00".into()),
-                inet: vec![Ipv4Addr::LOCALHOST],
-                inet6: vec![Ipv6Addr::LOCALHOST],
+                inet: vec![Inet4::bare(Ipv4Addr::LOCALHOST, "lo")],
+                inet6: vec![v6("::1")],
             },
         );
         ifs.insert(
             "eth0".to_string(),
             Interface {
+                up: true,
                 hwaddr: Some("02:fc:00:00:00:01".into()),
-                inet: vec!["10.0.0.9".parse().unwrap(), "9.0.0.1".parse().unwrap()],
-                inet6: vec!["fe80::1".parse().unwrap(), "fd00::2".parse().unwrap()],
+                inet: vec![
+                    Inet4::bare("10.0.0.9".parse().unwrap(), "eth0"),
+                    Inet4::bare("9.0.0.1".parse().unwrap(), "eth0"),
+                ],
+                inet6: vec![v6("fe80::1"), v6("fd00::2")],
             },
         );
         ifs.insert("tun0".to_string(), Interface::default());

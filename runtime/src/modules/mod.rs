@@ -15,10 +15,12 @@
 //! ([`Function::minion`]: fresh compiles, state runs) only answer the
 //! command line and jobs.
 
+mod archive;
 mod cmd;
 mod config;
 mod cp;
 mod defaults;
+mod disk;
 mod file;
 mod grains;
 mod grains_set;
@@ -26,9 +28,12 @@ mod hiera;
 mod log;
 mod match_;
 mod mine;
+mod network;
 mod params;
 mod pillar;
 mod pkg;
+mod proctable;
+mod ps;
 mod saltutil;
 mod saltutil_sync;
 mod slsutil;
@@ -55,10 +60,12 @@ pub use brine_compile::minion_data::functions::FunctionError as CallError;
 
 /// Every module, by name.
 pub static MODULES: &[Module] = &[
+    Module::new("archive", archive::FUNCTIONS),
     Module::new("cmd", cmd::FUNCTIONS),
     Module::new("config", config::FUNCTIONS),
     Module::new("cp", cp::FUNCTIONS),
     Module::new("defaults", defaults::FUNCTIONS),
+    Module::new("disk", disk::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
     Module::new("grains", grains_set::FUNCTIONS),
@@ -66,8 +73,10 @@ pub static MODULES: &[Module] = &[
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
     Module::new("mine", mine::FUNCTIONS),
+    Module::new("network", network::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
+    Module::new("ps", ps::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
     Module::new("saltutil", saltutil_sync::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),

@@ -82,8 +82,9 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     assert_eq!(
         modules,
         json!([
-            "cmd", "config", "cp", "defaults", "file", "grains", "hiera", "log", "match", "mine",
-            "pillar", "pkg", "saltutil", "slsutil", "state", "status", "sys", "test", "user"
+            "archive", "cmd", "config", "cp", "defaults", "disk", "file", "grains", "hiera", "log",
+            "match", "mine", "network", "pillar", "pkg", "ps", "saltutil", "slsutil", "state",
+            "status", "sys", "test", "user"
         ])
     );
     assert_eq!(

@@ -7,6 +7,8 @@
 
 use brine_core::Map;
 use indexmap::IndexMap;
+use std::collections::BTreeSet;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +23,94 @@ pub enum FileClientError {
 pub trait FileClient: Send + Sync {
     /// A local path holding the file behind `url` (`salt://a/b.conf`).
     fn cache_file(&self, url: &str, saltenv: &str) -> Result<PathBuf, FileClientError>;
+
+    /// Every file of `saltenv` whose path (relative to the roots) starts
+    /// with `prefix`, sorted (Salt's `file_list`).
+    fn file_list(&self, _saltenv: &str, _prefix: &str) -> Result<Vec<String>, FileClientError> {
+        Ok(Vec::new())
+    }
+
+    /// The SHA-256 of the file behind `url`, `None` when there is none.
+    /// By default the file is fetched and hashed here.
+    fn hash_file(&self, url: &str, saltenv: &str) -> Result<Option<String>, FileClientError> {
+        match self.cache_file(url, saltenv) {
+            Ok(p) => Ok(hash_path(&p, "sha256")
+                .map_err(|e| FileClientError::Other(format!("{}: {e}", p.display())))?
+                .map(|(h, _)| h)),
+            Err(FileClientError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Hex digest and size of a file in one of Salt's hash types (`md5`,
+/// `sha1`, `sha224`, `sha256`, `sha384`, `sha512`), read in pieces; `None`
+/// for another type.
+pub fn hash_path(path: &Path, hash_type: &str) -> std::io::Result<Option<(String, u64)>> {
+    use sha2::Digest;
+    fn run<D: Digest>(mut d: D, path: &Path) -> std::io::Result<(String, u64)> {
+        let mut f = std::fs::File::open(path)?;
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut size = 0u64;
+        loop {
+            let n = f.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            size += n as u64;
+            d.update(buf.get(..n).unwrap_or_default());
+        }
+        let hex = d.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Ok((hex, size))
+    }
+    Ok(Some(match hash_type {
+        "md5" => run(md5::Md5::new(), path)?,
+        "sha1" => run(sha1::Sha1::new(), path)?,
+        "sha224" => run(sha2::Sha224::new(), path)?,
+        "sha256" => run(sha2::Sha256::new(), path)?,
+        "sha384" => run(sha2::Sha384::new(), path)?,
+        "sha512" => run(sha2::Sha512::new(), path)?,
+        _ => return Ok(None),
+    }))
+}
+
+/// Salt's `file_list` over some root folders: every file (links
+/// followed) whose relative path starts with `prefix`, sorted, once.
+pub fn list_files<'a>(dirs: impl IntoIterator<Item = &'a PathBuf>, prefix: &str) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    for dir in dirs {
+        let mut seen = Vec::new();
+        walk(dir, dir, &mut out, &mut seen);
+    }
+    out.into_iter().filter(|p| p.starts_with(prefix)).collect()
+}
+
+/// Bound on the files listed, so a huge tree cannot hold a call forever.
+const MAX_FILES: usize = 1_000_000;
+
+/// Walk `dir`, guarding against link loops by the canonical folders on
+/// the current path.
+fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>, stack: &mut Vec<PathBuf>) {
+    let Ok(canon) = dir.canonicalize() else {
+        return;
+    };
+    if stack.contains(&canon) || out.len() >= MAX_FILES {
+        return;
+    }
+    stack.push(canon);
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, out, stack);
+            } else if path.is_file() {
+                if let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str) {
+                    out.insert(rel.to_string());
+                }
+            }
+        }
+    }
+    stack.pop();
 }
 
 /// Salt's `salt.utils.url.parse`: the path of a `salt://` URL and the
@@ -51,6 +141,20 @@ impl LocalFileClient {
     /// From the minion's opts (`file_roots`).
     pub fn from_opts(opts: &Map) -> LocalFileClient {
         LocalFileClient::new(brine_compile::opts::roots(opts, "file_roots"))
+    }
+
+    /// The root folders of `saltenv` (`__env__` roots filled in).
+    fn env_dirs(&self, saltenv: &str) -> Vec<PathBuf> {
+        match self.roots.get(saltenv) {
+            Some(d) => d.clone(),
+            None => self
+                .roots
+                .get("__env__")
+                .into_iter()
+                .flatten()
+                .map(|r| PathBuf::from(r.to_string_lossy().replace("__env__", saltenv)))
+                .collect(),
+        }
     }
 
     /// The file `rel` (a path relative to the roots) in `saltenv`.
@@ -108,6 +212,10 @@ impl FileClient for LocalFileClient {
         };
         let env = env.unwrap_or_else(|| saltenv.to_string());
         self.find_file(&path, &env).ok_or_else(not_found)
+    }
+
+    fn file_list(&self, saltenv: &str, prefix: &str) -> Result<Vec<String>, FileClientError> {
+        Ok(list_files(&self.env_dirs(saltenv), prefix))
     }
 }
 
