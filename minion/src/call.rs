@@ -118,6 +118,11 @@ pub fn run(cli: &Cli) -> i32 {
             eprintln!("Error running '{}': {msg}", cli.function);
             1
         }
+        // salt-call exits with a SaltInvocationError's text on stderr.
+        Err(modules::CallError::Invocation(msg)) => {
+            eprintln!("{msg}");
+            1
+        }
         Err(e) => {
             println!("{e}");
             e.retcode()

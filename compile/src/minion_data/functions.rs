@@ -33,6 +33,10 @@ pub enum FunctionError {
     /// `KeyError`, ...): its message.
     #[error("{0}")]
     Failed(String),
+    /// The function refused its arguments after binding them (Salt's
+    /// `SaltInvocationError`: a relative path, an unknown mode).
+    #[error("{0}")]
+    Invocation(String),
 }
 
 impl FunctionError {
@@ -42,7 +46,8 @@ impl FunctionError {
             FunctionError::NotAvailable(_) => 255,
             FunctionError::InvalidArguments(_)
             | FunctionError::NotInTemplates(_)
-            | FunctionError::Failed(_) => 1,
+            | FunctionError::Failed(_)
+            | FunctionError::Invocation(_) => 1,
         }
     }
 }

@@ -630,6 +630,12 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
         Outcome::Done(Err(e @ (CallError::Failed(_) | CallError::NotInTemplates(_)))) => {
             (Value::Str(format!("ERROR: {e}")), 1, nested)
         }
+        // Salt's `SaltInvocationError` names the function.
+        Outcome::Done(Err(CallError::Invocation(msg))) => (
+            Value::Str(format!("ERROR executing '{}': {msg}", publ.fun)),
+            1,
+            nested,
+        ),
         Outcome::Crashed(why) => (
             Value::Str(format!("The minion function caused an exception: {why}")),
             1,
