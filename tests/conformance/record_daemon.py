@@ -39,9 +39,34 @@ def load_case(case):
         return yaml.safe_load(f)
 
 
+def subst(obj, scratch):
+    """`@TMP@` in commands and config: a scratch folder with `work/` inside."""
+    if isinstance(obj, dict):
+        return {subst(k, scratch): subst(v, scratch) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [subst(v, scratch) for v in obj]
+    if isinstance(obj, str):
+        return obj.replace("@TMP@", scratch)
+    return obj
+
+
+def unsubst(obj, scratch):
+    """The scratch folder written back as `@TMP@` in an answer."""
+    if isinstance(obj, dict):
+        return {unsubst(k, scratch): unsubst(v, scratch) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [unsubst(v, scratch) for v in obj]
+    if isinstance(obj, str):
+        return obj.replace(scratch, "@TMP@")
+    return obj
+
+
 def record(salt_bin, case, only):
     spec = load_case(case)
     tmp = tempfile.mkdtemp(prefix="salt-record-")
+    scratch = os.path.join(tmp, "scratch")
+    os.makedirs(os.path.join(scratch, "work"))
+    spec["config"] = subst(spec.get("config") or {}, scratch)
     pub, ret = free_port(), free_port()
     user = os.environ.get("USER", "root")
     master = {"interface": "127.0.0.1", "publish_port": pub, "ret_port": ret,
@@ -80,13 +105,13 @@ def record(salt_bin, case, only):
         for i, cmd in enumerate(spec["commands"]):
             if only and i not in only:
                 continue
-            words = shlex.split(cmd)
+            words = shlex.split(cmd.replace("@TMP@", scratch))
             # Without --static: salt --static always exits 0, and the exit
             # code recorded is the one brine's daemon mode is checked against
             # (one minion prints one JSON document either way).
             p = subprocess.run(salt + ["--out", "json", "-t", "60", spec["id"]]
                                + words, capture_output=True, text=True)
-            answer = json.loads(p.stdout)[spec["id"]]
+            answer = unsubst(json.loads(p.stdout)[spec["id"]], scratch)
             with open(os.path.join(out_dir, "%02d.json" % i), "w") as f:
                 json.dump({"command": cmd, "retcode": p.returncode, "return": answer}, f,
                           indent=2, sort_keys=False)

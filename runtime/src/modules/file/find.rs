@@ -23,8 +23,9 @@ enum Criterion {
     Size(u64, u64),
     /// mtime: newer than the instant (`-`), else older.
     Mtime { at: f64, newer: bool },
-    /// grep: a regular file whose contents match.
-    Grep(Regex),
+    /// grep: Salt 3007.8 searches the bytes of a regular file with a str
+    /// pattern, which raises: reaching a regular file is an error.
+    Grep,
 }
 
 /// What is done with a path that passes.
@@ -199,15 +200,20 @@ struct Finder {
     actions: Vec<Action>,
     mindepth: i64,
     maxdepth: Option<i64>,
+    /// An exception Salt would raise while walking.
+    raised: std::cell::RefCell<Option<String>>,
 }
 
 impl Finder {
-    fn new(options: Vec<(String, Value)>) -> Result<Finder, Invalid> {
+    /// The finder; `Err` is Salt's `ValueError` (returned as text), the
+    /// inner `Err` an exception salt-call reports as a failure.
+    fn new(options: Vec<(String, Value)>) -> Result<Result<Finder, String>, Invalid> {
         let mut f = Finder {
             criteria: Vec::new(),
             actions: Vec::new(),
             mindepth: 0,
             maxdepth: None,
+            raised: std::cell::RefCell::new(None),
         };
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -228,9 +234,26 @@ impl Finder {
             if !value.is_truthy() {
                 return Err(format!("missing value for \"{key}\" option"));
             }
-            let v = value.to_python_str();
+            let lower = key.to_lowercase();
+            const KNOWN: &[&str] = &[
+                "name", "iname", "regex", "iregex", "type", "owner", "group", "size", "mtime",
+                "grep", "print", "delete",
+            ];
+            if !KNOWN.contains(&lower.as_str()) {
+                return Err(format!("invalid option \"{key}\""));
+            }
+            // Salt's options call string methods on their value (mtime
+            // takes str() of it): anything else raises.
+            let v = match value {
+                Value::Str(s) => s,
+                other if lower == "mtime" => other.to_python_str(),
+                other => return Ok(Err(format!(
+                    "'{}' object has no attribute 'strip'",
+                    other.type_name()
+                ))),
+            };
             // Salt looks options up by key.title().
-            match key.to_lowercase().as_str() {
+            match lower.as_str() {
                 "name" => f.criteria.push(Criterion::Name(glob_regex(&v, false)?)),
                 "iname" => f.criteria.push(Criterion::Name(glob_regex(&v, true)?)),
                 "regex" => f.criteria.push(Criterion::Name(anchored(&v, false)?)),
@@ -251,9 +274,9 @@ impl Finder {
                     });
                 }
                 "grep" => {
-                    let re = re_::compile(&v, 0)
+                    re_::compile(&v, 0)
                         .map_err(|_| format!("invalid regular expression: \"{v}\""))?;
-                    f.criteria.push(Criterion::Grep(re));
+                    f.criteria.push(Criterion::Grep);
                 }
                 "print" => {
                     let mut fields: Vec<String> =
@@ -275,10 +298,10 @@ impl Finder {
         if f.actions.is_empty() {
             f.actions.push(Action::Print(vec!["path".into()]));
         }
-        Ok(f)
+        Ok(Ok(f))
     }
 
-    fn matches(&self, path: &Path, name: &str, md: Option<&std::fs::Metadata>) -> bool {
+    fn matches(&self, name: &str, md: Option<&std::fs::Metadata>) -> bool {
         self.criteria.iter().all(|c| match c {
             Criterion::Name(re) => re.is_match(name.as_bytes()),
             _ => {
@@ -296,9 +319,13 @@ impl Finder {
                             m <= *at
                         }
                     }
-                    Criterion::Grep(re) => {
-                        md.is_file()
-                            && std::fs::read(path).is_ok_and(|d| re_::search(re, &d))
+                    Criterion::Grep => {
+                        if md.is_file() {
+                            *self.raised.borrow_mut() = Some(
+                                "cannot use a string pattern on a bytes-like object".into(),
+                            );
+                        }
+                        false
                     }
                     Criterion::Name(_) => true,
                 }
@@ -335,7 +362,7 @@ impl Finder {
         let md = std::fs::metadata(path)
             .or_else(|_| std::fs::symlink_metadata(path))
             .ok();
-        if self.matches(path, name, md.as_ref()) {
+        if self.matches(name, md.as_ref()) {
             self.act(path, md.as_ref(), out);
         }
     }
@@ -439,7 +466,8 @@ pub(super) fn find(mut p: Params) -> Result<Value, CallError> {
         options.push(("print".into(), Value::Str("path".into())));
     }
     let finder = match Finder::new(options) {
-        Ok(f) => f,
+        Ok(Ok(f)) => f,
+        Ok(Err(raised)) => return Err(CallError::Failed(raised)),
         Err(e) => return Ok(Value::Str(format!("error: {e}"))),
     };
     let mut out = Vec::new();
@@ -449,6 +477,9 @@ pub(super) fn find(mut p: Params) -> Result<Value, CallError> {
     };
     for top in tops {
         finder.find(&top, &mut out);
+        if let Some(e) = finder.raised.borrow_mut().take() {
+            return Err(CallError::Failed(e));
+        }
     }
     out.sort_by(py_cmp);
     Ok(Value::List(out))

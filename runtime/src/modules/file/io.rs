@@ -20,9 +20,15 @@ pub(super) fn read(mut p: Params) -> Result<Value, CallError> {
     let path = path_arg(&mut p, "path")?;
     // Salt compares with `is True`: only a real boolean asks for bytes.
     let binary = matches!(p.take("binary"), Some(Value::Bool(true)));
+    let published = p.published;
     p.finish()?;
     let data = std::fs::read(&path).map_err(|e| os_err(&e, &path))?;
     if binary {
+        // Over the bus bytes travel as msgpack bin and reach the CLI as
+        // text; salt-call prints Python's repr of them.
+        if published {
+            return Ok(Value::Str(String::from_utf8_lossy(&data).into_owned()));
+        }
         return Ok(Value::Str(bytes_repr(&data)));
     }
     let text = String::from_utf8(data).map_err(|e| {
@@ -404,6 +410,18 @@ pub(super) fn makedirs(mut p: Params) -> Result<Value, CallError> {
         return Ok(Value::Str(format!(
             "The path '{dir}' already exists and is not a directory"
         )));
+    }
+    // Walking up a relative path ends at "" without finding a directory.
+    let mut up = dir.clone();
+    while !Path::new(&up).is_dir() {
+        let next = fsutil::dirname(&up);
+        if next == up {
+            return Err(CallError::Invocation(format!(
+                "Recursive creation for path '{next}' would result in an infinite loop. \
+Please use an absolute path."
+            )));
+        }
+        up = next;
     }
     fsutil::makedirs_for(&path, user.as_ref(), group.as_ref(), mode.as_deref())
         .map_err(|e| os_err(&e, &dir))?;
