@@ -513,7 +513,22 @@ pub(crate) fn parse_source_hash(source_hash: &str) -> Result<SourceSum, String> 
         )
     };
     let type_of_len = |len: usize| HASHES.iter().find(|(_, l)| *l == len).map(|(t, _)| *t);
-    if source_hash.starts_with('/') || source_hash.contains("://") {
+    // Python's urlparse scheme: what precedes the first ':' when it is a
+    // valid scheme name.
+    let scheme = source_hash
+        .split_once(':')
+        .map(|(s, _)| s)
+        .filter(|s| {
+            s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+        .map(str::to_lowercase);
+    const HASH_FILE_PROTOS: &[&str] = &["salt", "file", "http", "https", "ftp", "swift", "s3"];
+    match scheme.as_deref() {
+        Some(p) if !HASH_FILE_PROTOS.contains(&p) => return Err(invalid()),
+        _ => {}
+    }
+    if source_hash.starts_with('/') || scheme.is_some() {
         return Err(format!(
             "Source hash file {source_hash} is not supported by brine; give the hash itself"
         ));
