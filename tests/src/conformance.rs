@@ -84,7 +84,10 @@ fn key_masks(spec: &Value) -> Vec<(String, String)> {
     list.iter()
         .filter_map(|m| {
             let key = m.get("key")?.to_python_str();
-            let to = m.get("replace").map(Value::to_python_str).unwrap_or_default();
+            let to = m
+                .get("replace")
+                .map(Value::to_python_str)
+                .unwrap_or_default();
             Some((key, to))
         })
         .collect()
@@ -642,7 +645,10 @@ fn run_command(
     let (expected, got) = if case.key_masks.is_empty() {
         (expected, got)
     } else {
-        (mask_keys(&expected, &case.key_masks), mask_keys(&got, &case.key_masks))
+        (
+            mask_keys(&expected, &case.key_masks),
+            mask_keys(&got, &case.key_masks),
+        )
     };
     let (exp_return, got) = if case.masks.is_empty() {
         (expected, got)

@@ -22,7 +22,10 @@ enum Criterion {
     /// size: bytes within [min, max].
     Size(u64, u64),
     /// mtime: newer than the instant (`-`), else older.
-    Mtime { at: f64, newer: bool },
+    Mtime {
+        at: f64,
+        newer: bool,
+    },
     /// grep: Salt 3007.8 searches the bytes of a regular file with a str
     /// pattern, which raises: reaching a regular file is an error.
     Grep,
@@ -144,7 +147,13 @@ fn parse_interval(value: &str) -> Result<(f64, f64, char), Invalid> {
         }
         _ => ' ',
     };
-    let units = [('w', 604_800.0), ('d', 86_400.0), ('h', 3_600.0), ('m', 60.0), ('s', 1.0)];
+    let units = [
+        ('w', 604_800.0),
+        ('d', 86_400.0),
+        ('h', 3_600.0),
+        ('m', 60.0),
+        ('s', 1.0),
+    ];
     let mut total = 0.0;
     let mut resolution: Option<f64> = None;
     let mut next_unit = 0;
@@ -159,7 +168,11 @@ fn parse_interval(value: &str) -> Result<(f64, f64, char), Invalid> {
         }
         let n: f64 = num.parse().map_err(|_| invalid())?;
         let rest = rest.trim_start();
-        let unit = rest.chars().next().ok_or_else(invalid)?.to_ascii_lowercase();
+        let unit = rest
+            .chars()
+            .next()
+            .ok_or_else(invalid)?
+            .to_ascii_lowercase();
         let at = units[next_unit..]
             .iter()
             .position(|(u, _)| *u == unit)
@@ -247,10 +260,12 @@ impl Finder {
             let v = match value {
                 Value::Str(s) => s,
                 other if lower == "mtime" => other.to_python_str(),
-                other => return Ok(Err(format!(
-                    "'{}' object has no attribute 'strip'",
-                    other.type_name()
-                ))),
+                other => {
+                    return Ok(Err(format!(
+                        "'{}' object has no attribute 'strip'",
+                        other.type_name()
+                    )))
+                }
             };
             // Salt looks options up by key.title().
             match lower.as_str() {
@@ -279,8 +294,11 @@ impl Finder {
                     f.criteria.push(Criterion::Grep);
                 }
                 "print" => {
-                    let mut fields: Vec<String> =
-                        v.replace(',', " ").split_whitespace().map(String::from).collect();
+                    let mut fields: Vec<String> = v
+                        .replace(',', " ")
+                        .split_whitespace()
+                        .map(String::from)
+                        .collect();
                     if fields.is_empty() {
                         fields.push("path".into());
                     }
@@ -321,9 +339,8 @@ impl Finder {
                     }
                     Criterion::Grep => {
                         if md.is_file() {
-                            *self.raised.borrow_mut() = Some(
-                                "cannot use a string pattern on a bytes-like object".into(),
-                            );
+                            *self.raised.borrow_mut() =
+                                Some("cannot use a string pattern on a bytes-like object".into());
                         }
                         false
                     }
@@ -344,12 +361,10 @@ impl Finder {
                         Value::List(vals)
                     }
                 }
-                Action::Delete => {
-                    match fsutil::remove(path) {
-                        Ok(_) => Value::Str(path.display().to_string()),
-                        Err(_) => Value::Null,
-                    }
-                }
+                Action::Delete => match fsutil::remove(path) {
+                    Ok(_) => Value::Str(path.display().to_string()),
+                    Err(_) => Value::Null,
+                },
             };
             // Salt yields what each action returned, None included.
             out.push(v);
@@ -384,7 +399,11 @@ impl Finder {
         let in_range = depth >= self.mindepth && self.maxdepth.is_none_or(|m| m >= depth);
         if in_range {
             // os.walk lists directories first, then files.
-            for (name, _) in entries.iter().filter(|e| e.1).chain(entries.iter().filter(|e| !e.1)) {
+            for (name, _) in entries
+                .iter()
+                .filter(|e| e.1)
+                .chain(entries.iter().filter(|e| !e.1))
+            {
                 self.visit(&dir.join(name), name, out);
             }
         }

@@ -144,7 +144,10 @@ pub(super) fn prepend(mut p: Params) -> Result<Value, CallError> {
     p.finish()?;
     // A file that cannot be read counts as empty, as in Salt.
     let old = std::fs::read(&path).unwrap_or_default();
-    let mut body: Vec<u8> = lines.iter().flat_map(|l| format!("{l}\n").into_bytes()).collect();
+    let mut body: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| format!("{l}\n").into_bytes())
+        .collect();
     body.extend_from_slice(&old);
     std::fs::write(&path, body).map_err(|e| os_err(&e, &path))?;
     Ok(Value::Str(format!(
@@ -334,7 +337,9 @@ pub(super) fn move_(mut p: Params) -> Result<Value, CallError> {
         return rename_paths(&src, &dst);
     }
     if !isabs(&src) {
-        return Err(CallError::Invocation("Source path must be absolute.".into()));
+        return Err(CallError::Invocation(
+            "Source path must be absolute.".into(),
+        ));
     }
     if !isabs(&dst) {
         return Err(CallError::Invocation(
@@ -369,10 +374,11 @@ pub(super) fn rename(mut p: Params) -> Result<Value, CallError> {
 }
 
 /// `user`, `group`, `mode` of `mkdir`/`makedirs`.
-fn owner_mode(p: &mut Params) -> Result<(Option<Owner>, Option<Owner>, Option<String>), CallError> {
+type OwnerMode = (Option<Owner>, Option<Owner>, Option<String>);
+
+fn owner_mode(p: &mut Params) -> Result<OwnerMode, CallError> {
     let owner = |v: Option<Value>, what: &str| {
-        Owner::from_value(v.as_ref())
-            .map_err(|e| CallError::Failed(format!("Invalid {what}: {e}")))
+        Owner::from_value(v.as_ref()).map_err(|e| CallError::Failed(format!("Invalid {what}: {e}")))
     };
     let user = owner(p.take("user"), "user")?;
     let group = owner(p.take("group"), "group")?;

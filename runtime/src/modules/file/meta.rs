@@ -76,14 +76,7 @@ fn stats_of(path: &str, follow: bool, hash_type: Option<&str>) -> Result<Map, Ca
     } else {
         std::fs::symlink_metadata(path)
     }
-    .map_err(|_| {
-        CallError::Failed(
-            FileError::NotFound {
-                path: path.into(),
-            }
-            .to_string(),
-        )
-    })?;
+    .map_err(|_| CallError::Failed(FileError::NotFound { path: path.into() }.to_string()))?;
     let mut m = Map::new();
     m.insert("inode".into(), Value::Int(md.ino() as i64));
     m.insert("uid".into(), Value::Int(i64::from(md.uid())));
@@ -148,7 +141,8 @@ fn hash_file(path: &str, form: &str) -> Result<String, CallError> {
     if fsutil::hash_hex(form, b"").is_none() {
         return Err(CallError::Failed(format!("Invalid hash type: {form}")));
     }
-    let data = std::fs::read(path).map_err(|e| CallError::Failed(py_os_error(&e, Path::new(path))))?;
+    let data =
+        std::fs::read(path).map_err(|e| CallError::Failed(py_os_error(&e, Path::new(path))))?;
     fsutil::hash_hex(form, &data)
         .ok_or_else(|| CallError::Failed(format!("Invalid hash type: {form}")))
 }
@@ -238,7 +232,9 @@ pub(super) fn access(mut p: Params) -> Result<Value, CallError> {
     let mode = p.require("mode")?;
     p.finish()?;
     if !isabs(&path) {
-        return Err(CallError::Invocation("Path to link must be absolute.".into()));
+        return Err(CallError::Invocation(
+            "Path to link must be absolute.".into(),
+        ));
     }
     use nix::unistd::AccessFlags;
     let flags = match &mode {
@@ -254,7 +250,9 @@ pub(super) fn access(mut p: Params) -> Result<Value, CallError> {
         Value::Bool(false) => AccessFlags::F_OK,
         _ => return Err(CallError::Invocation("Invalid mode specified.".into())),
     };
-    Ok(Value::Bool(nix::unistd::access(path.as_str(), flags).is_ok()))
+    Ok(Value::Bool(
+        nix::unistd::access(path.as_str(), flags).is_ok(),
+    ))
 }
 
 /// Salt's hash lengths: the type a bare hex digest of that length is.
@@ -353,9 +351,7 @@ pub(super) fn symlink(mut p: Params) -> Result<Value, CallError> {
             }
         }
         if !force && !atomic {
-            return Err(CallError::Failed(format!(
-                "Found existing symlink: {path}"
-            )));
+            return Err(CallError::Failed(format!("Found existing symlink: {path}")));
         }
     }
     let exists = if follow {
@@ -387,7 +383,8 @@ pub(super) fn symlink(mut p: Params) -> Result<Value, CallError> {
         };
     }
     if (is_link || exists) && force {
-        std::fs::remove_file(&path).map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&path))))?;
+        std::fs::remove_file(&path)
+            .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&path))))?;
     }
     std::os::unix::fs::symlink(&src, &path)
         .map(|()| Value::Bool(true))

@@ -55,9 +55,6 @@ pub(super) fn get_source_sum<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<
     let sum = parse_source_hash(&source_hash).map_err(CallError::Failed)?;
     let mut m = Map::new();
     m.insert("hash_type".into(), Value::Str(sum.hash_type));
-    m.insert(
-        "hsum".into(),
-        sum.hsum.map_or(Value::Null, Value::Str),
-    );
+    m.insert("hsum".into(), sum.hsum.map_or(Value::Null, Value::Str));
     Ok(Returned::New(Value::Map(m)))
 }

@@ -157,7 +157,10 @@ fn set_line_indent(src: &str, line: &str, indent: bool) -> String {
     if !indent {
         return line.to_string();
     }
-    let lead: String = src.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+    let lead: String = src
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
     format!("{lead}{}", line.trim_start())
 }
 
@@ -172,7 +175,10 @@ fn set_line_eol(src: &str, line: &str) -> String {
 
 /// The lines matching `regex` (Python's `re.search` with DOTALL) or
 /// containing it literally; `None` without lines or a regex.
-fn regex_to_static(lines: &[String], regex: Option<&str>) -> Result<Option<Vec<String>>, CallError> {
+fn regex_to_static(
+    lines: &[String],
+    regex: Option<&str>,
+) -> Result<Option<Vec<String>>, CallError> {
     let Some(regex) = regex.filter(|r| !r.is_empty()) else {
         return Ok(None);
     };
@@ -274,9 +280,9 @@ fn set_line(mut lines: Vec<String>, e: &LineEdit) -> Result<Vec<String>, CallErr
                 let a = after.unwrap_or_default();
                 assert_occurrence(&a, "after")?;
                 let idx = index_of(&lines, &a[0]);
-                let next_same = lines
-                    .get(idx + 1)
-                    .is_some_and(|n| n.trim_end_matches(['\r', '\n']) == content.trim_end_matches(['\r', '\n']));
+                let next_same = lines.get(idx + 1).is_some_and(|n| {
+                    n.trim_end_matches(['\r', '\n']) == content.trim_end_matches(['\r', '\n'])
+                });
                 if !next_same {
                     let line = set_line_indent(&lines[idx], content, e.indent);
                     lines.insert(idx + 1, line);
@@ -393,8 +399,8 @@ pub(super) fn line(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
         ));
     }
     let read = |path: &str| -> Result<String, CallError> {
-        let data = std::fs::read(path)
-            .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(path))))?;
+        let data =
+            std::fs::read(path).map_err(|e| CallError::Failed(py_os_error(&e, Path::new(path))))?;
         let text = String::from_utf8_lossy(&data);
         Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
     };
@@ -470,8 +476,8 @@ fn lines_keep_ends(data: &[u8]) -> Vec<String> {
 
 pub(super) fn blockreplace(mut p: Params) -> Result<Value, CallError> {
     let path = path_arg(&mut p, "path")?;
-    let marker_start = opt_str(p.take("marker_start"))
-        .unwrap_or_else(|| "#-- start managed zone --".into());
+    let marker_start =
+        opt_str(p.take("marker_start")).unwrap_or_else(|| "#-- start managed zone --".into());
     let marker_end =
         opt_str(p.take("marker_end")).unwrap_or_else(|| "#-- end managed zone --".into());
     let content = opt_str(p.take("content")).unwrap_or_default();
@@ -533,7 +539,10 @@ and insert_after_match is permitted"
     };
     let split_content: Vec<&str> = content.split("\r\n").flat_map(|l| l.split('\n')).collect();
     let data = std::fs::read(file).map_err(|e| {
-        CallError::Failed(format!("Failed to read from {path}: {}", py_os_error(&e, file)))
+        CallError::Failed(format!(
+            "Failed to read from {path}: {}",
+            py_os_error(&e, file)
+        ))
     })?;
     let orig: Vec<String> = lines_keep_ends(&data);
     let linesep = orig

@@ -445,7 +445,12 @@ fn source_list(m: &Managed, source: &Value) -> Result<(String, Option<String>), 
     if items.iter().any(|i| matches!(i, Value::Map(_))) {
         return Err("each item of a source list must be a string in Salt 3007.8".into());
     }
-    let (url, _) = first_source(m.call.ctx.fileclient.as_ref(), &m.saltenv, items, &Value::Null)?;
+    let (url, _) = first_source(
+        m.call.ctx.fileclient.as_ref(),
+        &m.saltenv,
+        items,
+        &Value::Null,
+    )?;
     Ok((url, None))
 }
 
@@ -464,8 +469,14 @@ pub(crate) fn first_source(
         let (url, hash, is_map) = match item {
             Value::Str(s) => (s.clone(), source_hash.clone(), false),
             Value::Map(m) if m.len() == 1 => {
-                let Some((k, v)) = m.iter().next() else { continue };
-                let h = if v.is_truthy() { v.clone() } else { source_hash.clone() };
+                let Some((k, v)) = m.iter().next() else {
+                    continue;
+                };
+                let h = if v.is_truthy() {
+                    v.clone()
+                } else {
+                    source_hash.clone()
+                };
                 (k.clone(), h, true)
             }
             _ => continue,
@@ -520,7 +531,8 @@ pub(crate) fn parse_source_hash(source_hash: &str) -> Result<SourceSum, String> 
         .map(|(s, _)| s)
         .filter(|s| {
             s.starts_with(|c: char| c.is_ascii_alphabetic())
-                && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
         })
         .map(str::to_lowercase);
     const HASH_FILE_PROTOS: &[&str] = &["salt", "file", "http", "https", "ftp", "swift", "s3"];
