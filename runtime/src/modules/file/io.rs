@@ -214,6 +214,10 @@ pub(super) fn remove(mut p: Params) -> Result<Value, CallError> {
 /// Copy the tree `src` into `dst`, keeping what `dst` has that `src` does
 /// not (Salt's `recursive_copy`, like `cp -r`).
 fn merge_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
+    // Python's os.walk of a file yields nothing: nothing is copied.
+    if !src.is_dir() {
+        return Ok(());
+    }
     if !dst.exists() {
         std::fs::create_dir_all(dst)?;
     }
@@ -241,8 +245,10 @@ fn copy_contents(src: &Path, dst: &Path) -> std::io::Result<()> {
 /// Python's `shutil.copytree`: a new tree, modes and times kept, links
 /// copied as links.
 fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
+    // Listed first: a source that is no directory creates nothing.
+    let entries = std::fs::read_dir(src)?;
     std::fs::create_dir(dst)?;
-    for entry in std::fs::read_dir(src)? {
+    for entry in entries {
         let entry = entry?;
         let to = dst.join(entry.file_name());
         let kind = entry.file_type()?;

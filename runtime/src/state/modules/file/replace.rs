@@ -434,6 +434,24 @@ pub(crate) fn replace_file(path: &Path, a: &ReplaceArgs) -> Result<Outcome, Repl
             b.push(suffix);
             std::fs::write(&b, &data)
                 .map_err(|e| format!("Exception: {}", fsutil::py_os_error(&e, Path::new(&b))))?;
+            // A link edited through gets a backup link beside it, to the
+            // target's backup (the link's own text plus the suffix).
+            if let Ok(target) = std::fs::read_link(path) {
+                let mut link = path.as_os_str().to_os_string();
+                link.push(suffix);
+                let mut to = target.into_os_string();
+                to.push(suffix);
+                if std::os::unix::fs::symlink(&to, &link).is_err() {
+                    let _ = std::fs::remove_file(&link);
+                    std::os::unix::fs::symlink(&to, &link).map_err(|e| {
+                        format!(
+                            "Unable create backup symlink '{}'. Target was '{}'. Exception: {e}",
+                            Path::new(&link).display(),
+                            Path::new(&to).display()
+                        )
+                    })?;
+                }
+            }
         }
         // Written in place, so hard links keep sharing the file.
         std::fs::write(&real, &final_data).map_err(|e| {
