@@ -621,6 +621,10 @@ fn run_command(
         if out.status.success() && !reports_error {
             return Err(format!("Salt failed here, brine answered: {stdout:.300}"));
         }
+        // An execution function's error is a non-zero exit as well.
+        if case.name.starts_with("exec-") && out.status.success() {
+            return Err(format!("Salt failed here, brine exited 0: {stdout:.300}"));
+        }
         return Ok(());
     }
     let printed: Json = serde_json::from_str(&stdout).map_err(|e| {
@@ -658,7 +662,9 @@ fn run_command(
     if let Some(d) = diff(&exp_return, &got, "$") {
         return Err(d);
     }
-    if cmd.starts_with("state.") {
+    // Execution-module cases record errors on purpose: their exit codes
+    // must agree too.
+    if cmd.starts_with("state.") || case.name.starts_with("exec-") {
         let salt_ok = exp["retcode"].as_i64() == Some(0);
         let ours = out.status.code().unwrap_or(-1);
         if salt_ok != (ours == 0) {
