@@ -30,6 +30,9 @@ struct Case {
     /// `masks:` — (regex, replacement) applied to every string of both
     /// answers before comparing (a time stamp a formula prints).
     masks: Vec<(regex::Regex, String)>,
+    /// `masks:` entries with `key:` — the value of every such key, of any
+    /// type, replaced on both sides (an inode, a ctime).
+    key_masks: Vec<(String, String)>,
 }
 
 impl Case {
@@ -70,7 +73,43 @@ fn load_case(dir: &Path) -> Result<Case, String> {
             .unwrap_or_default(),
         commands,
         masks: masks(&spec)?,
+        key_masks: key_masks(&spec),
     })
+}
+
+fn key_masks(spec: &Value) -> Vec<(String, String)> {
+    let Some(list) = spec.get("masks").and_then(Value::as_list) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|m| {
+            let key = m.get("key")?.to_python_str();
+            let to = m
+                .get("replace")
+                .map(Value::to_python_str)
+                .unwrap_or_default();
+            Some((key, to))
+        })
+        .collect()
+}
+
+/// Every value under one of `masks`' keys replaced by its text.
+fn mask_keys(v: &Json, masks: &[(String, String)]) -> Json {
+    match v {
+        Json::Array(a) => Json::Array(a.iter().map(|x| mask_keys(x, masks)).collect()),
+        Json::Object(o) => Json::Object(
+            o.iter()
+                .map(|(k, x)| {
+                    let x = match masks.iter().find(|(key, _)| key == k) {
+                        Some((_, to)) => Json::String(to.clone()),
+                        None => mask_keys(x, masks),
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 fn masks(spec: &Value) -> Result<Vec<(regex::Regex, String)>, String> {
@@ -78,6 +117,7 @@ fn masks(spec: &Value) -> Result<Vec<(regex::Regex, String)>, String> {
         return Ok(Vec::new());
     };
     list.iter()
+        .filter(|m| m.get("key").is_none())
         .map(|m| {
             let re = m.get("regex").map(Value::to_python_str).unwrap_or_default();
             let re = regex::Regex::new(&re).map_err(|e| format!("case.yaml: masks: {e}"))?;
@@ -596,6 +636,10 @@ fn run_command(
         if out.status.success() && !reports_error {
             return Err(format!("Salt failed here, brine answered: {stdout:.300}"));
         }
+        // An execution function's error is a non-zero exit as well.
+        if case.name.starts_with("exec-") && out.status.success() {
+            return Err(format!("Salt failed here, brine exited 0: {stdout:.300}"));
+        }
         return Ok(());
     }
     let printed: Json = serde_json::from_str(&stdout).map_err(|e| {
@@ -617,6 +661,14 @@ fn run_command(
     // Recordings over the bus keep the volatile keys; drop them as from
     // brine's answer.
     let expected = normalize(&exp["return"], tmp);
+    let (expected, got) = if case.key_masks.is_empty() {
+        (expected, got)
+    } else {
+        (
+            mask_keys(&expected, &case.key_masks),
+            mask_keys(&got, &case.key_masks),
+        )
+    };
     let (exp_return, got) = if case.masks.is_empty() {
         (expected, got)
     } else {
@@ -625,7 +677,9 @@ fn run_command(
     if let Some(d) = diff(&exp_return, &got, "$") {
         return Err(d);
     }
-    if cmd.starts_with("state.") {
+    // Execution-module cases record errors on purpose: their exit codes
+    // must agree too.
+    if cmd.starts_with("state.") || case.name.starts_with("exec-") {
         let salt_ok = exp["retcode"].as_i64() == Some(0);
         let ours = out.status.code().unwrap_or(-1);
         if salt_ok != (ours == 0) {

@@ -640,6 +640,7 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
             1,
             nested,
         ),
+        // Salt's `SaltInvocationError` names the function.
         Outcome::Done(Err(CallError::Invocation(msg))) => (
             Value::Str(format!("ERROR executing '{}': {msg}", publ.fun)),
             1,

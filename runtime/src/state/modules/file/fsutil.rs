@@ -73,12 +73,12 @@ pub fn group_to_gid(group: &Owner) -> Option<u32> {
 }
 
 /// `pwd.getpwuid(uid).pw_name`, or the uid as text when it has no name.
-fn uid_name(uid: u32) -> String {
+pub(crate) fn uid_name(uid: u32) -> String {
     accounts::user_by_uid(uid).map_or_else(|| uid.to_string(), |p| p.name)
 }
 
 /// `grp.getgrgid(gid).gr_name`, or the gid as text when it has no name.
-fn gid_name(gid: u32) -> String {
+pub(crate) fn gid_name(gid: u32) -> String {
     accounts::group_by_gid(gid).map_or_else(|| gid.to_string(), |g| g.name)
 }
 
@@ -380,7 +380,7 @@ pub fn isabs(path: &str) -> bool {
 
 /// Salt's `file.makedirs_perms`: create `name` and its missing parents,
 /// setting owner and mode on each created directory.
-fn makedirs_perms(
+pub(crate) fn makedirs_perms(
     name: &Path,
     uid: Option<u32>,
     gid: Option<u32>,

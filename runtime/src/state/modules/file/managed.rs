@@ -6,7 +6,7 @@
 use super::fsutil::{self, Owner};
 use super::perms::check_perms;
 use super::{difflib, failed, merge_context, render_template, Args, TemplateError};
-use crate::state::fileclient::parse_salt_url;
+use crate::state::fileclient::{parse_salt_url, FileClient};
 use crate::state::{StateCall, StateReturn};
 use brine_compile::state::vocabulary::is_internal_keyword;
 use brine_core::{Map, Value};
@@ -112,9 +112,9 @@ impl Source {
 
 /// The hash a source must have (`source_sum` in Salt).
 #[derive(Debug, Clone)]
-struct SourceSum {
-    hash_type: String,
-    hsum: Option<String>,
+pub(crate) struct SourceSum {
+    pub hash_type: String,
+    pub hsum: Option<String>,
 }
 
 /// The file's new contents as `get_managed` leaves them.
@@ -484,40 +484,69 @@ pub(crate) fn check_user(user: Option<&Owner>, group: Option<&Owner>, test: bool
     }
 }
 
-/// Salt's `file.source_list`: a single source as is, or the first source of
-/// a list that exists (`{url: hash}` items carry their own hash).
+/// Salt's `file.source_list` as the state calls it: a single source as
+/// is, or the first source of a list that exists.
 fn source_list(m: &Managed, source: &Value) -> Result<(String, Option<String>), String> {
     let items = match source {
         Value::Str(s) => return Ok((s.clone(), None)),
         Value::List(items) => items,
         other => return Err(super::bad_arg("source", "a string or a list", other)),
     };
+    // Salt 3007.8's state fails on `{url: hash}` items (it lowercases every
+    // item to look for http sources first).
+    if items.iter().any(|i| matches!(i, Value::Map(_))) {
+        return Err("each item of a source list must be a string in Salt 3007.8".into());
+    }
+    let (url, _) = first_source(
+        m.call.ctx.fileclient.as_ref(),
+        &m.saltenv,
+        items,
+        &Value::Null,
+    )?;
+    Ok((url, None))
+}
+
+/// Salt's `file.source_list` on a list: the first item that exists, with
+/// its hash (a `{url: hash}` item's own, else `source_hash`). A `salt://`
+/// item is looked up through the file client (in its `?saltenv=`, else
+/// `saltenv`), a local path or `file://` URL on disk; http and ftp sources
+/// are never fetched, so never found.
+pub(crate) fn first_source(
+    client: &dyn FileClient,
+    saltenv: &str,
+    items: &[Value],
+    source_hash: &Value,
+) -> Result<(String, Value), String> {
     for item in items {
-        let (url, hash) = match item {
-            Value::Str(s) => (s.clone(), None),
-            // Salt 3007.8 fails on `{url: hash}` items (it lowercases every
-            // item to look for http sources first).
-            Value::Map(_) => {
-                return Err("each item of a source list must be a string in Salt 3007.8".into())
+        let (url, hash, is_map) = match item {
+            Value::Str(s) => (s.clone(), source_hash.clone(), false),
+            Value::Map(m) if m.len() == 1 => {
+                let Some((k, v)) = m.iter().next() else {
+                    continue;
+                };
+                let h = if v.is_truthy() {
+                    v.clone()
+                } else {
+                    source_hash.clone()
+                };
+                (k.clone(), h, true)
             }
             _ => continue,
         };
         let found = match Source::parse(&url) {
             Source::Salt(u) => {
-                // A `{url: hash}` item is looked up in the state's saltenv,
-                // a plain string in its own `?saltenv=`.
-                let env = match (&hash, parse_salt_url(&u)) {
-                    (None, Some((_, Some(env)))) => env,
-                    _ => m.saltenv.clone(),
+                let (path, env) = parse_salt_url(&u).unwrap_or_default();
+                // Salt looks a `{url: hash}` item up in `saltenv`, whatever
+                // its query says.
+                let env = match env {
+                    Some(e) if !is_map => e,
+                    _ => saltenv.to_string(),
                 };
-                let path = parse_salt_url(&u).map(|p| p.0).unwrap_or_default();
-                m.call
-                    .ctx
-                    .fileclient
-                    .cache_file(&format!("salt://{path}"), &env)
-                    .is_ok()
+                client.cache_file(&format!("salt://{path}"), &env).is_ok()
             }
-            Source::Local { path, .. } => fsutil::isabs(&path) && Path::new(&path).exists(),
+            Source::Local { path, .. } => {
+                (url.starts_with("file://") || fsutil::isabs(&path)) && Path::new(&path).exists()
+            }
             Source::Remote(_) => false,
         };
         if found {
@@ -529,7 +558,7 @@ fn source_list(m: &Managed, source: &Value) -> Result<(String, Option<String>), 
 
 /// Salt's `file.get_source_sum` for a hash expression (`<type>=<hex>` or a
 /// bare hex digest whose length names the type).
-fn parse_source_hash(source_hash: &str) -> Result<SourceSum, String> {
+pub(crate) fn parse_source_hash(source_hash: &str) -> Result<SourceSum, String> {
     const HASHES: &[(&str, usize)] = &[
         ("sha512", 128),
         ("sha384", 96),
@@ -547,7 +576,23 @@ fn parse_source_hash(source_hash: &str) -> Result<SourceSum, String> {
         )
     };
     let type_of_len = |len: usize| HASHES.iter().find(|(_, l)| *l == len).map(|(t, _)| *t);
-    if source_hash.starts_with('/') || source_hash.contains("://") {
+    // Python's urlparse scheme: what precedes the first ':' when it is a
+    // valid scheme name.
+    let scheme = source_hash
+        .split_once(':')
+        .map(|(s, _)| s)
+        .filter(|s| {
+            s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+        .map(str::to_lowercase);
+    const HASH_FILE_PROTOS: &[&str] = &["salt", "file", "http", "https", "ftp", "swift", "s3"];
+    match scheme.as_deref() {
+        Some(p) if !HASH_FILE_PROTOS.contains(&p) => return Err(invalid()),
+        _ => {}
+    }
+    if source_hash.starts_with('/') || scheme.is_some() {
         return Err(format!(
             "Source hash file {source_hash} is not supported by brine; give the hash itself"
         ));

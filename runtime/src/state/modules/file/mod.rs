@@ -14,10 +14,10 @@
 pub mod difflib;
 mod directory;
 pub mod fsutil;
-mod managed;
+pub(crate) mod managed;
 mod misc;
 mod perms;
-mod replace;
+pub(crate) mod replace;
 
 #[cfg(test)]
 pub(crate) mod tests;

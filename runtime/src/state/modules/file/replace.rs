@@ -292,39 +292,79 @@ pub(crate) fn subn(
 }
 
 /// What Salt's `file.replace` execution function returns.
-enum Outcome {
+pub(crate) enum Outcome {
+    /// `show_changes`: the unified diff (empty when nothing changed).
     Diff(String),
+    /// Whether it changed (or, with `search_only`, matched).
     Changed(bool),
 }
 
-struct ReplaceArgs {
-    pattern: String,
-    repl: String,
-    count: usize,
-    flags: i64,
-    append_if_not_found: bool,
-    prepend_if_not_found: bool,
-    not_found_content: Option<String>,
-    backup: Option<String>,
-    dry_run: bool,
-    show_changes: bool,
-    backslash_literal: bool,
+/// Why `file.replace` stopped: Salt raises `SaltInvocationError` for the
+/// arguments and the file it is given, `CommandExecutionError` for I/O.
+#[derive(Debug)]
+pub(crate) enum ReplaceError {
+    Invocation(String),
+    Failed(String),
 }
 
-/// Salt's `file.replace` execution function (no `search_only`).
-fn replace_file(path: &Path, a: &ReplaceArgs) -> Result<Outcome, String> {
+impl ReplaceError {
+    pub(crate) fn message(self) -> String {
+        match self {
+            ReplaceError::Invocation(m) | ReplaceError::Failed(m) => m,
+        }
+    }
+}
+
+impl From<String> for ReplaceError {
+    fn from(m: String) -> Self {
+        ReplaceError::Failed(m)
+    }
+}
+
+/// The arguments of Salt's `file.replace` execution function.
+pub(crate) struct ReplaceArgs {
+    pub pattern: String,
+    pub repl: String,
+    pub count: usize,
+    pub flags: i64,
+    pub append_if_not_found: bool,
+    pub prepend_if_not_found: bool,
+    pub not_found_content: Option<String>,
+    pub backup: Option<String>,
+    pub dry_run: bool,
+    pub search_only: bool,
+    pub show_changes: bool,
+    pub ignore_if_missing: bool,
+    pub backslash_literal: bool,
+}
+
+/// Salt's `file.replace` execution function (the state calls it too).
+pub(crate) fn replace_file(path: &Path, a: &ReplaceArgs) -> Result<Outcome, ReplaceError> {
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if !real.exists() {
-        return Err(format!("File not found: {}", real.display()));
+        if a.ignore_if_missing {
+            return Ok(Outcome::Changed(false));
+        }
+        return Err(ReplaceError::Invocation(format!(
+            "File not found: {}",
+            real.display()
+        )));
     }
     if !fsutil::is_text_file(&real) {
-        return Err(format!(
+        return Err(ReplaceError::Invocation(format!(
             "Cannot perform string replacements on a binary file: {}",
             real.display()
+        )));
+    }
+    if a.search_only && (a.append_if_not_found || a.prepend_if_not_found) {
+        return Err(ReplaceError::Invocation(
+            "search_only cannot be used with append/prepend_if_not_found".into(),
         ));
     }
     if a.append_if_not_found && a.prepend_if_not_found {
-        return Err("Only one of append and prepend_if_not_found is permitted".into());
+        return Err(ReplaceError::Invocation(
+            "Only one of append and prepend_if_not_found is permitted".into(),
+        ));
     }
     let re = compile(&a.pattern, a.flags)?;
     let data = std::fs::read(&real).map_err(|e| {
@@ -334,6 +374,9 @@ fn replace_file(path: &Path, a: &ReplaceArgs) -> Result<Outcome, String> {
             fsutil::py_os_error(&e, &real)
         )
     })?;
+    if a.search_only {
+        return Ok(Outcome::Changed(search(&re, &data)));
+    }
     let mut repl = a.repl.clone().into_bytes();
     if a.backslash_literal {
         repl = a.repl.replace('\\', "\\\\").into_bytes();
@@ -391,6 +434,24 @@ fn replace_file(path: &Path, a: &ReplaceArgs) -> Result<Outcome, String> {
             b.push(suffix);
             std::fs::write(&b, &data)
                 .map_err(|e| format!("Exception: {}", fsutil::py_os_error(&e, Path::new(&b))))?;
+            // A link edited through gets a backup link beside it, to the
+            // target's backup (the link's own text plus the suffix).
+            if let Ok(target) = std::fs::read_link(path) {
+                let mut link = path.as_os_str().to_os_string();
+                link.push(suffix);
+                let mut to = target.into_os_string();
+                to.push(suffix);
+                if std::os::unix::fs::symlink(&to, &link).is_err() {
+                    let _ = std::fs::remove_file(&link);
+                    std::os::unix::fs::symlink(&to, &link).map_err(|e| {
+                        format!(
+                            "Unable create backup symlink '{}'. Target was '{}'. Exception: {e}",
+                            Path::new(&link).display(),
+                            Path::new(&to).display()
+                        )
+                    })?;
+                }
+            }
         }
         // Written in place, so hard links keep sharing the file.
         std::fs::write(&real, &final_data).map_err(|e| {
@@ -466,12 +527,15 @@ pub(super) fn replace(
         not_found_content: args.get("not_found_content").map(Value::to_python_str),
         backup,
         dry_run: call.test,
+        search_only: false,
+        // The state checked for the file itself.
+        ignore_if_missing: false,
         show_changes: args.truthy("show_changes", true),
         backslash_literal: args.truthy("backslash_literal", false),
     };
     let changes = match replace_file(path, &a) {
         Ok(c) => c,
-        Err(e) => return Ok(failed(&name, e)),
+        Err(e) => return Ok(failed(&name, e.message())),
     };
     let diff = match changes {
         Outcome::Diff(d) if !d.is_empty() => Some(Value::Str(d)),

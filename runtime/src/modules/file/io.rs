@@ -1,0 +1,458 @@
+//! Contents and the file system: `read`, `write`, `append`, `prepend`,
+//! `touch`, `remove`, `copy`, `move`, `rename`, `mkdir`, `makedirs`.
+
+use super::{isabs, path_arg, truthy};
+use crate::modules::params::Params;
+use crate::modules::CallError;
+use crate::state::modules::file::fsutil::{self, py_os_error, Owner};
+use brine_core::Value;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// An `OSError` the function does not catch: salt-call reports the
+/// exception itself.
+fn os_err(e: &std::io::Error, path: &str) -> CallError {
+    CallError::Failed(py_os_error(e, Path::new(path)))
+}
+
+pub(super) fn read(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    // Salt compares with `is True`: only a real boolean asks for bytes.
+    let binary = matches!(p.take("binary"), Some(Value::Bool(true)));
+    let published = p.published;
+    p.finish()?;
+    let data = std::fs::read(&path).map_err(|e| os_err(&e, &path))?;
+    if binary {
+        // Over the bus bytes travel as msgpack bin and reach the CLI as
+        // text; salt-call prints Python's repr of them.
+        if published {
+            return Ok(Value::Str(String::from_utf8_lossy(&data).into_owned()));
+        }
+        return Ok(Value::Str(bytes_repr(&data)));
+    }
+    let text = String::from_utf8(data).map_err(|e| {
+        CallError::Failed(format!(
+            "'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte",
+            e.as_bytes()
+                .get(e.utf8_error().valid_up_to())
+                .copied()
+                .unwrap_or(0),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok(Value::Str(universal_newlines(&text)))
+}
+
+/// Python's text mode reading: `\r\n` and a lone `\r` read as `\n`.
+fn universal_newlines(text: &str) -> String {
+    if !text.contains('\r') {
+        return text.to_string();
+    }
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Python's `repr()` of a bytes object (what Salt's outputters print for
+/// `file.read binary=True`).
+pub(super) fn bytes_repr(data: &[u8]) -> String {
+    let quote = if data.contains(&b'\'') && !data.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(data.len() + 3);
+    out.push('b');
+    out.push(quote);
+    for &b in data {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            c if char::from(c) == quote => {
+                out.push('\\');
+                out.push(quote);
+            }
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// The lines of `write`/`append`/`prepend`: the arguments after the path,
+/// or an `args` keyword (a list, or one value).
+fn line_args(p: &mut Params) -> Vec<String> {
+    p.open_kwargs = true;
+    let mut lines = p.rest();
+    if let Some(a) = p.kw("args") {
+        lines = match a {
+            Value::List(items) => items,
+            other => vec![other],
+        };
+    }
+    lines.into_iter().map(|v| v.to_python_str()).collect()
+}
+
+pub(super) fn write(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let lines = line_args(&mut p);
+    p.finish()?;
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, body).map_err(|e| os_err(&e, &path))?;
+    Ok(Value::Str(format!(
+        "Wrote {} lines to \"{path}\"",
+        lines.len()
+    )))
+}
+
+pub(super) fn append(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let lines = line_args(&mut p);
+    p.finish()?;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| os_err(&e, &path))?;
+    // A last line without its newline gets one before the new lines.
+    let mut body = String::new();
+    if f.seek(SeekFrom::End(-1)).is_ok() {
+        let mut last = [0u8; 1];
+        f.read_exact(&mut last).map_err(|e| os_err(&e, &path))?;
+        if last[0] != b'\n' {
+            body.push('\n');
+        }
+    }
+    for l in &lines {
+        body.push_str(l);
+        body.push('\n');
+    }
+    f.seek(SeekFrom::End(0)).map_err(|e| os_err(&e, &path))?;
+    f.write_all(body.as_bytes())
+        .map_err(|e| os_err(&e, &path))?;
+    Ok(Value::Str(format!(
+        "Wrote {} lines to \"{path}\"",
+        lines.len()
+    )))
+}
+
+pub(super) fn prepend(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let lines = line_args(&mut p);
+    p.finish()?;
+    // A file that cannot be read counts as empty, as in Salt.
+    let old = std::fs::read(&path).unwrap_or_default();
+    let mut body: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| format!("{l}\n").into_bytes())
+        .collect();
+    body.extend_from_slice(&old);
+    std::fs::write(&path, body).map_err(|e| os_err(&e, &path))?;
+    Ok(Value::Str(format!(
+        "Prepended {} lines to \"{path}\"",
+        lines.len()
+    )))
+}
+
+/// `atime`/`mtime` of `touch`: digits become a number; anything else
+/// Python's `os.utime` refuses.
+fn touch_time(v: Option<Value>) -> Result<Option<i64>, CallError> {
+    let bad = || CallError::Invocation("atime and mtime must be integers".into());
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        // `if atime and ...`: a false value is kept as it is, and 0/False
+        // are numbers to os.utime.
+        Some(Value::Int(i)) => Ok(Some(i)),
+        Some(Value::Bool(b)) => Ok(Some(i64::from(b))),
+        Some(Value::Float(f)) if f.is_finite() => Ok(Some(f.floor() as i64)),
+        Some(Value::Str(s)) if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) => {
+            s.parse().map(Some).map_err(|_| bad())
+        }
+        Some(_) => Err(bad()),
+    }
+}
+
+pub(super) fn touch(mut p: Params) -> Result<Value, CallError> {
+    let name = path_arg(&mut p, "name")?;
+    let atime = p.take("atime");
+    let mtime = p.take("mtime");
+    p.finish()?;
+    let (atime, mtime) = (touch_time(atime)?, touch_time(mtime)?);
+    fsutil::touch(Path::new(&name), atime, mtime).map_err(|e| {
+        // Salt keeps only the strerror.
+        let text = py_os_error(&e, Path::new(&name));
+        let strerror = text
+            .split_once("] ")
+            .map(|(_, t)| t.rsplit_once(": '").map_or(t, |(s, _)| s).to_string())
+            .unwrap_or(text);
+        CallError::Failed(strerror)
+    })?;
+    Ok(Value::Bool(Path::new(&name).exists()))
+}
+
+pub(super) fn remove(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.open_kwargs = true;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation(format!(
+            "File path must be absolute: {path}"
+        )));
+    }
+    fsutil::remove(Path::new(&path))
+        .map(Value::Bool)
+        .map_err(|e| {
+            CallError::Failed(format!(
+                "Could not remove '{path}': {}",
+                py_os_error(&e, Path::new(&path))
+            ))
+        })
+}
+
+/// Copy the tree `src` into `dst`, keeping what `dst` has that `src` does
+/// not (Salt's `recursive_copy`, like `cp -r`).
+fn merge_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
+    // Python's os.walk of a file yields nothing: nothing is copied.
+    if !src.is_dir() {
+        return Ok(());
+    }
+    if !dst.exists() {
+        std::fs::create_dir_all(dst)?;
+    }
+    for entry in std::fs::read_dir(src)? {
+        let entry = entry?;
+        let to = dst.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            merge_tree(&entry.path(), &to)?;
+        } else {
+            copy_contents(&entry.path(), &to)?;
+        }
+    }
+    Ok(())
+}
+
+/// Python's `shutil.copyfile`: the contents only (a new file gets the
+/// default mode).
+fn copy_contents(src: &Path, dst: &Path) -> std::io::Result<()> {
+    let mut from = std::fs::File::open(src)?;
+    let mut to = std::fs::File::create(dst)?;
+    std::io::copy(&mut from, &mut to)?;
+    Ok(())
+}
+
+/// Python's `shutil.copytree`: a new tree, modes and times kept, links
+/// copied as links.
+fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
+    // Listed first: a source that is no directory creates nothing.
+    let entries = std::fs::read_dir(src)?;
+    std::fs::create_dir(dst)?;
+    for entry in entries {
+        let entry = entry?;
+        let to = dst.join(entry.file_name());
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &to)?;
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &to)?;
+        } else {
+            std::fs::copy(entry.path(), &to)?;
+        }
+    }
+    std::fs::set_permissions(dst, std::fs::metadata(src)?.permissions())
+}
+
+pub(super) fn copy(mut p: Params) -> Result<Value, CallError> {
+    let src = path_arg(&mut p, "src")?;
+    let dst = path_arg(&mut p, "dst")?;
+    let recurse = truthy(p.take("recurse"), false);
+    let remove_existing = truthy(p.take("remove_existing"), false);
+    p.finish()?;
+    if !isabs(&src) {
+        return Err(CallError::Invocation("File path must be absolute.".into()));
+    }
+    let (s, d) = (Path::new(&src), Path::new(&dst));
+    let before = std::fs::metadata(s)
+        .map_err(|_| CallError::Failed(format!("No such file or directory '{src}'")))?;
+    let failed = |_| CallError::Failed(format!("Could not copy '{src}' to '{dst}'"));
+    if d.is_dir() || before.is_dir() {
+        if !recurse {
+            return Err(CallError::Invocation(
+                "Cannot copy overwriting a directory without recurse flag set to true!".into(),
+            ));
+        }
+        if remove_existing {
+            if d.exists() {
+                std::fs::remove_dir_all(d).map_err(failed)?;
+            }
+            copy_tree(s, d).map_err(failed)?;
+        } else {
+            merge_tree(s, d).map_err(failed)?;
+        }
+    } else {
+        copy_contents(s, d).map_err(failed)?;
+    }
+    // The copy takes the source's owner and mode (Salt's check_perms).
+    let _ = fsutil::chown(d, Some(before.uid()), Some(before.gid()), true);
+    fsutil::set_mode(d, &fsutil::format_mode(before.mode()));
+    Ok(Value::Bool(true))
+}
+
+/// Python's `shutil.move`: into `dst` when it is a directory; a rename, or
+/// a copy and delete across file systems.
+fn shutil_move(src: &Path, dst: &Path) -> Result<(), String> {
+    let mut target = dst.to_path_buf();
+    if dst.is_dir() {
+        let name = src
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        target = dst.join(name);
+        if target.exists() {
+            return Err(format!(
+                "Destination path '{}' already exists",
+                target.display()
+            ));
+        }
+    }
+    match std::fs::rename(src, &target) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(nix::libc::EXDEV) => {
+            let md = std::fs::symlink_metadata(src).map_err(|e| py_os_error(&e, src))?;
+            let copied = if md.is_dir() {
+                copy_tree(src, &target)
+            } else {
+                std::fs::copy(src, &target).map(|_| ())
+            };
+            copied.map_err(|e| py_os_error(&e, &target))?;
+            fsutil::remove(src)
+                .map(|_| ())
+                .map_err(|e| py_os_error(&e, src))
+        }
+        Err(e) => Err(py_os_error(&e, src)),
+    }
+}
+
+pub(super) fn move_(mut p: Params) -> Result<Value, CallError> {
+    let src = path_arg(&mut p, "src")?;
+    let dst = path_arg(&mut p, "dst")?;
+    let no_copy = truthy(p.take("disallow_copy_and_unlink"), false);
+    p.finish()?;
+    if no_copy {
+        return rename_paths(&src, &dst);
+    }
+    if !isabs(&src) {
+        return Err(CallError::Invocation(
+            "Source path must be absolute.".into(),
+        ));
+    }
+    if !isabs(&dst) {
+        return Err(CallError::Invocation(
+            "Destination path must be absolute.".into(),
+        ));
+    }
+    shutil_move(Path::new(&src), Path::new(&dst))
+        .map_err(|e| CallError::Failed(format!("Unable to move '{src}' to '{dst}': {e}")))?;
+    let mut ret = brine_core::Map::new();
+    ret.insert("result".into(), Value::Bool(true));
+    ret.insert(
+        "comment".into(),
+        Value::Str(format!("'{src}' moved to '{dst}'")),
+    );
+    Ok(Value::Map(ret))
+}
+
+fn rename_paths(src: &str, dst: &str) -> Result<Value, CallError> {
+    if !isabs(src) {
+        return Err(CallError::Invocation("File path must be absolute.".into()));
+    }
+    std::fs::rename(src, dst)
+        .map(|()| Value::Bool(true))
+        .map_err(|_| CallError::Failed(format!("Could not rename '{src}' to '{dst}'")))
+}
+
+pub(super) fn rename(mut p: Params) -> Result<Value, CallError> {
+    let src = path_arg(&mut p, "src")?;
+    let dst = path_arg(&mut p, "dst")?;
+    p.finish()?;
+    rename_paths(&src, &dst)
+}
+
+/// `user`, `group`, `mode` of `mkdir`/`makedirs`.
+type OwnerMode = (Option<Owner>, Option<Owner>, Option<String>);
+
+fn owner_mode(p: &mut Params) -> Result<OwnerMode, CallError> {
+    let owner = |v: Option<Value>, what: &str| {
+        Owner::from_value(v.as_ref()).map_err(|e| CallError::Failed(format!("Invalid {what}: {e}")))
+    };
+    let user = owner(p.take("user"), "user")?;
+    let group = owner(p.take("group"), "group")?;
+    let mode = p
+        .take("mode")
+        .filter(Value::is_truthy)
+        .map(|m| m.to_python_str());
+    Ok((user, group, mode))
+}
+
+pub(super) fn mkdir(mut p: Params) -> Result<Value, CallError> {
+    let dir = path_arg(&mut p, "dir_path")?;
+    let (user, group, mode) = owner_mode(&mut p)?;
+    p.finish()?;
+    let dir = fsutil::normpath(&dir);
+    if !Path::new(&dir).is_dir() {
+        let uid = user.as_ref().and_then(fsutil::user_to_uid);
+        let gid = group.as_ref().and_then(fsutil::group_to_gid);
+        fsutil::makedirs_perms(Path::new(&dir), uid, gid, mode.as_deref())
+            .map_err(|e| os_err(&e, &dir))?;
+    }
+    Ok(Value::Bool(true))
+}
+
+pub(super) fn makedirs(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let (user, group, mode) = owner_mode(&mut p)?;
+    p.finish()?;
+    let dir = fsutil::normpath(&fsutil::dirname(&path));
+    let d = Path::new(&dir);
+    if d.is_dir() {
+        return Ok(Value::Str(format!("Directory '{dir}' already exists")));
+    }
+    if d.exists() {
+        return Ok(Value::Str(format!(
+            "The path '{dir}' already exists and is not a directory"
+        )));
+    }
+    // Walking up a relative path ends at "" without finding a directory.
+    let mut up = dir.clone();
+    while !Path::new(&up).is_dir() {
+        let next = fsutil::dirname(&up);
+        if next == up {
+            return Err(CallError::Invocation(format!(
+                "Recursive creation for path '{next}' would result in an infinite loop. \
+Please use an absolute path."
+            )));
+        }
+        up = next;
+    }
+    fsutil::makedirs_for(&path, user.as_ref(), group.as_ref(), mode.as_deref())
+        .map_err(|e| os_err(&e, &dir))?;
+    Ok(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_like_python() {
+        assert_eq!(bytes_repr(b"first\n"), "b'first\\n'");
+        assert_eq!(bytes_repr(b"it's"), "b\"it's\"");
+        assert_eq!(bytes_repr(b"'\"\x00\xff"), "b'\\'\"\\x00\\xff'");
+    }
+
+    #[test]
+    fn text_mode_newlines() {
+        assert_eq!(universal_newlines("a\r\nb\rc\n"), "a\nb\nc\n");
+    }
+}

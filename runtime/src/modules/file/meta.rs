@@ -1,0 +1,408 @@
+//! Metadata and links: `stats`, `get_hash`, `get_mode`/`get_user`/
+//! `get_group`, `set_mode`, `chown`, `access`, `check_hash`, `symlink`,
+//! `readlink`, `is_link`.
+
+use super::{isabs, path_arg, truthy};
+use crate::modules::params::Params;
+use crate::modules::CallError;
+use crate::state::modules::file::fsutil::{self, py_os_error, FileError, Owner};
+use brine_core::{Map, Value};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
+
+/// Python's `os.path.abspath`.
+pub(super) fn abspath(path: &str) -> String {
+    if isabs(path) {
+        return fsutil::normpath(path);
+    }
+    let cwd = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| "/".into());
+    fsutil::normpath(&format!("{cwd}/{path}"))
+}
+
+/// Python's `os.path.realpath` (not strict): links resolved as far as
+/// they go, the rest of the path kept.
+pub(super) fn realpath(path: &str) -> String {
+    let abs = abspath(path);
+    let mut out = String::from("/");
+    let mut todo: Vec<String> = abs
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .rev()
+        .map(String::from)
+        .collect();
+    // A bound on links followed: a loop stops where it is, as in Python.
+    let mut hops = 0;
+    while let Some(part) = todo.pop() {
+        let next = if out == "/" {
+            format!("/{part}")
+        } else {
+            format!("{out}/{part}")
+        };
+        match std::fs::read_link(&next) {
+            Ok(target) if hops < 40 => {
+                hops += 1;
+                let target = target.display().to_string();
+                if isabs(&target) {
+                    out = String::from("/");
+                }
+                for t in target.split('/').filter(|s| !s.is_empty()).rev() {
+                    todo.push(t.to_string());
+                }
+            }
+            _ if part == ".." => out = fsutil::dirname(&out),
+            _ if part == "." => {}
+            _ => out = next,
+        }
+    }
+    out
+}
+
+fn float_time(secs: i64, nsecs: i64) -> Value {
+    Value::Float(secs as f64 + nsecs as f64 * 1e-9)
+}
+
+/// `follow_symlinks` as Salt takes it (true unless given false).
+fn follow(p: &mut Params) -> bool {
+    truthy(p.take("follow_symlinks"), true)
+}
+
+/// Salt's `file.stats` of `path`.
+fn stats_of(path: &str, follow: bool, hash_type: Option<&str>) -> Result<Map, CallError> {
+    let md = if follow {
+        // A broken link still has an owner: Salt falls back to lstat.
+        std::fs::metadata(path).or_else(|_| std::fs::symlink_metadata(path))
+    } else {
+        std::fs::symlink_metadata(path)
+    }
+    .map_err(|_| CallError::Failed(FileError::NotFound { path: path.into() }.to_string()))?;
+    let mut m = Map::new();
+    m.insert("inode".into(), Value::Int(md.ino() as i64));
+    m.insert("uid".into(), Value::Int(i64::from(md.uid())));
+    m.insert("gid".into(), Value::Int(i64::from(md.gid())));
+    m.insert("group".into(), Value::Str(fsutil::gid_name(md.gid())));
+    m.insert("user".into(), Value::Str(fsutil::uid_name(md.uid())));
+    m.insert("atime".into(), float_time(md.atime(), md.atime_nsec()));
+    m.insert("mtime".into(), float_time(md.mtime(), md.mtime_nsec()));
+    m.insert("ctime".into(), float_time(md.ctime(), md.ctime_nsec()));
+    m.insert("size".into(), Value::Int(md.size() as i64));
+    m.insert("mode".into(), Value::Str(fsutil::format_mode(md.mode())));
+    if let Some(form) = hash_type.filter(|h| !h.is_empty()) {
+        m.insert("sum".into(), Value::Str(hash_file(path, form)?));
+    }
+    let ft = md.file_type();
+    let kind = if ft.is_dir() {
+        "dir"
+    } else if ft.is_char_device() {
+        "char"
+    } else if ft.is_block_device() {
+        "block"
+    } else if ft.is_symlink() {
+        "link"
+    } else if ft.is_fifo() {
+        "pipe"
+    } else if ft.is_socket() {
+        "socket"
+    } else {
+        "file"
+    };
+    m.insert("type".into(), Value::Str(kind.into()));
+    let target = if follow {
+        realpath(path)
+    } else {
+        abspath(path)
+    };
+    m.insert("target".into(), Value::Str(target));
+    Ok(m)
+}
+
+pub(super) fn stats(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let hash_type = p.take("hash_type").filter(Value::is_truthy);
+    let follow = follow(&mut p);
+    p.finish()?;
+    let hash_type = hash_type.map(|h| h.to_python_str());
+    stats_of(&path, follow, hash_type.as_deref()).map(Value::Map)
+}
+
+/// `get_mode`, `get_user`, `get_group`: one field of `stats`.
+pub(super) fn stat_field(mut p: Params, field: &str) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let follow = follow(&mut p);
+    p.finish()?;
+    let mut m = stats_of(&path, follow, None)?;
+    Ok(m.shift_remove(field).unwrap_or(Value::Null))
+}
+
+/// The hex digest of a file (Salt's `hashutils.get_hash`).
+fn hash_file(path: &str, form: &str) -> Result<String, CallError> {
+    // Salt checks the type before it opens the file.
+    if fsutil::hash_hex(form, b"").is_none() {
+        return Err(CallError::Failed(format!("Invalid hash type: {form}")));
+    }
+    let data =
+        std::fs::read(path).map_err(|e| CallError::Failed(py_os_error(&e, Path::new(path))))?;
+    fsutil::hash_hex(form, &data)
+        .ok_or_else(|| CallError::Failed(format!("Invalid hash type: {form}")))
+}
+
+pub(super) fn get_hash(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let form = p
+        .take("form")
+        .map_or_else(|| "sha256".to_string(), |v| v.to_python_str());
+    // Read whole: the chunk size changes nothing in the digest.
+    let _chunk_size = p.take("chunk_size");
+    p.finish()?;
+    hash_file(&path, &form).map(Value::Str)
+}
+
+pub(super) fn set_mode(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let mode = p.require("mode")?.to_python_str();
+    p.finish()?;
+    let digits = mode.trim_start_matches(['0', 'O', 'o']);
+    let digits = if digits.is_empty() { "0" } else { digits };
+    if !Path::new(&path).exists() {
+        return Err(CallError::Failed(format!("{path}: File not found")));
+    }
+    let ok = u32::from_str_radix(digits, 8).is_ok() && fsutil::set_mode(Path::new(&path), digits);
+    if !ok {
+        return Ok(Value::Str(format!("Invalid Mode {digits}")));
+    }
+    let mut m = stats_of(&path, true, None)?;
+    Ok(m.shift_remove("mode").unwrap_or(Value::Null))
+}
+
+/// Salt's `user_to_uid`/`group_to_gid`: an id as it is, a name looked up;
+/// `Err` for an unknown name.
+fn owner_id(v: &Value, lookup: fn(&Owner) -> Option<u32>) -> Result<Option<u32>, ()> {
+    match Owner::from_value(Some(v)) {
+        Ok(Some(o)) => lookup(&o).map(Some).ok_or(()),
+        Ok(None) => Ok(None),
+        Err(_) => Err(()),
+    }
+}
+
+pub(super) fn chown(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let user = p.require("user")?;
+    let group = p.require("group")?;
+    p.finish()?;
+    let mut err = String::new();
+    // An empty or missing user means "the current user" in Salt, which is
+    // who owns what this process touches: leaving it unchanged is the same.
+    let uid = match user {
+        Value::Null => None,
+        ref u => match owner_id(u, fsutil::user_to_uid) {
+            Ok(id) => id,
+            Err(()) => {
+                err.push_str("User does not exist\n");
+                None
+            }
+        },
+    };
+    let gid = match owner_id(&group, fsutil::group_to_gid) {
+        Ok(id) => id,
+        Err(()) if group.is_truthy() => {
+            err.push_str("Group does not exist\n");
+            None
+        }
+        Err(()) => None,
+    };
+    let p = Path::new(&path);
+    if !p.exists() {
+        // A broken link is chowned itself.
+        if fsutil::chown(p, uid, gid, false).is_ok() && err.is_empty() {
+            return Ok(Value::Null);
+        }
+        err.push_str("File not found");
+    }
+    if !err.is_empty() {
+        return Ok(Value::Str(err));
+    }
+    fsutil::chown(p, uid, gid, true)
+        .map(|()| Value::Null)
+        .map_err(|e| CallError::Failed(py_os_error(&e, p)))
+}
+
+pub(super) fn access(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let mode = p.require("mode")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation(
+            "Path to link must be absolute.".into(),
+        ));
+    }
+    use nix::unistd::AccessFlags;
+    let flags = match &mode {
+        Value::Str(s) if s == "f" => AccessFlags::F_OK,
+        Value::Str(s) if s == "r" => AccessFlags::R_OK,
+        Value::Str(s) if s == "w" => AccessFlags::W_OK,
+        Value::Str(s) if s == "x" => AccessFlags::X_OK,
+        // os.F_OK, R_OK, W_OK, X_OK as numbers (True is 1 in Python).
+        Value::Int(0) => AccessFlags::F_OK,
+        Value::Int(4) => AccessFlags::R_OK,
+        Value::Int(2) => AccessFlags::W_OK,
+        Value::Int(1) | Value::Bool(true) => AccessFlags::X_OK,
+        Value::Bool(false) => AccessFlags::F_OK,
+        _ => return Err(CallError::Invocation("Invalid mode specified.".into())),
+    };
+    Ok(Value::Bool(
+        nix::unistd::access(path.as_str(), flags).is_ok(),
+    ))
+}
+
+/// Salt's hash lengths: the type a bare hex digest of that length is.
+fn hash_type_of_len(len: usize) -> Option<&'static str> {
+    Some(match len {
+        32 => "md5",
+        40 => "sha1",
+        56 => "sha224",
+        64 => "sha256",
+        96 => "sha384",
+        128 => "sha512",
+        _ => return None,
+    })
+}
+
+pub(super) fn check_hash(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let file_hash = p.require("file_hash")?;
+    p.finish()?;
+    let Value::Str(file_hash) = file_hash else {
+        return Err(CallError::Invocation("hash must be a string".into()));
+    };
+    let (form, value) = match file_hash.split_once([':', '=']) {
+        // The first of ':' then '=' that appears splits it.
+        Some(_) => {
+            let sep = if file_hash.contains(':') { ':' } else { '=' };
+            file_hash
+                .split_once(sep)
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .unwrap_or_default()
+        }
+        None => match hash_type_of_len(file_hash.len()) {
+            Some(t) => (t.to_string(), file_hash.clone()),
+            None => {
+                return Err(CallError::Invocation(format!(
+                    "Hash {file_hash} (length: {}) could not be matched to a supported hash \
+type. The supported hash types and lengths are: md5 (32), sha1 (40), sha224 (56), \
+sha256 (64), sha384 (96), sha512 (128)",
+                    file_hash.chars().count()
+                )))
+            }
+        },
+    };
+    Ok(Value::Bool(hash_file(&path, &form)? == value))
+}
+
+pub(super) fn is_link(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    Ok(Value::Bool(
+        std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()),
+    ))
+}
+
+pub(super) fn readlink(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let canonicalize = truthy(p.take("canonicalize"), false);
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation(format!(
+            "Path to link must be absolute: {path}"
+        )));
+    }
+    let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return Err(CallError::Invocation(format!(
+            "A valid link was not specified: {path}"
+        )));
+    }
+    if canonicalize {
+        return Ok(Value::Str(realpath(&path)));
+    }
+    std::fs::read_link(&path)
+        .map(|t| Value::Str(t.display().to_string()))
+        .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&path))))
+}
+
+pub(super) fn symlink(mut p: Params) -> Result<Value, CallError> {
+    let src = super::path_str("fspath", p.require("src")?)?;
+    let path = path_arg(&mut p, "path")?;
+    let force = truthy(p.take("force"), false);
+    let atomic = truthy(p.take("atomic"), false);
+    let follow = follow(&mut p);
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation(format!(
+            "Link path must be absolute: {path}"
+        )));
+    }
+    let lmd = std::fs::symlink_metadata(&path).ok();
+    let is_link = lmd.as_ref().is_some_and(|m| m.file_type().is_symlink());
+    if is_link {
+        if let Ok(t) = std::fs::read_link(&path) {
+            if fsutil::normpath(&t.display().to_string()) == fsutil::normpath(&src) {
+                return Ok(Value::Bool(true));
+            }
+        }
+        if !force && !atomic {
+            return Err(CallError::Failed(format!("Found existing symlink: {path}")));
+        }
+    }
+    let exists = if follow {
+        Path::new(&path).exists()
+    } else {
+        lmd.is_some()
+    };
+    if exists && !force && !atomic {
+        return Err(CallError::Failed(format!(
+            "Existing path is not a symlink: {path}"
+        )));
+    }
+    let could_not = || CallError::Failed(format!("Could not create '{path}'"));
+    if atomic {
+        // A new link beside the old path, renamed over it in one step.
+        let dir = fsutil::dirname(&path);
+        let dir = if dir.is_empty() { ".".to_string() } else { dir };
+        let tmp = tempfile::Builder::new()
+            .prefix("tmp")
+            .make_in(&dir, |p| std::os::unix::fs::symlink(&src, p))
+            .map_err(|_| could_not())?;
+        let tmp_path = tmp.into_temp_path().keep().map_err(|_| could_not())?;
+        return match std::fs::rename(&tmp_path, &path) {
+            Ok(()) => Ok(Value::Bool(true)),
+            Err(_) => {
+                let _ = std::fs::remove_file(&tmp_path);
+                Err(could_not())
+            }
+        };
+    }
+    if (is_link || exists) && force {
+        std::fs::remove_file(&path)
+            .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&path))))?;
+    }
+    std::os::unix::fs::symlink(&src, &path)
+        .map(|()| Value::Bool(true))
+        .map_err(|_| could_not())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn realpath_like_python() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = std::fs::canonicalize(dir.path()).unwrap();
+        let d = d.display().to_string();
+        std::os::unix::fs::symlink("a/b", format!("{d}/l")).unwrap();
+        assert_eq!(realpath(&format!("{d}/l")), format!("{d}/a/b"));
+        assert_eq!(realpath(&format!("{d}/x/../y")), format!("{d}/y"));
+        assert_eq!(hash_type_of_len(64), Some("sha256"));
+    }
+}

@@ -1,0 +1,314 @@
+//! Salt's `file` execution module: paths (exists, parts), contents (read,
+//! write, append, search, replace, line, blockreplace), the file system
+//! (touch, copy, move, remove, directories, links), metadata (stats,
+//! hashes, modes, owners) and `find`.
+//!
+//! The file states already do most of this work: what both need lives in
+//! `state::modules::file` (`fsutil`, `replace`, `difflib`) and is called
+//! from here, so a state and its execution twin cannot drift apart.
+//!
+//! - [`io`]: contents and the file system (read ... makedirs).
+//! - [`meta`]: stats, hashes, modes, owners, links, access.
+//! - [`text`]: contains, search, replace, line, blockreplace.
+//! - [`find`]: Salt's `find` (a subset of find(1)'s options).
+//! - [`source`]: `source_list` and `get_source_sum`.
+
+mod find;
+mod io;
+mod meta;
+mod source;
+mod text;
+
+use super::params::Params;
+use super::{CallError, Ctx, Function, Return};
+use crate::path;
+use brine_compile::minion_data::functions::Returned;
+use brine_core::Value;
+
+pub(super) const FUNCTIONS: &[Function] = &[
+    Function::reads(
+        "access",
+        "True when the minion may access PATH in MODE: f (exists), r, w or x.\n\n    brine-call file.access /etc/passwd r",
+        |_, p| new(meta::access(p)),
+    ),
+    Function::acts(
+        "append",
+        "Add each further argument as a line at the end of PATH (a newline is \
+added first if the file lacks one). The file must exist.\n\n    brine-call file.append /etc/motd 'line one' 'line two'",
+        |_, p| io::append(p).map(Return::from),
+    ),
+    Function::reads(
+        "basename",
+        "The last part of PATH (Python's os.path.basename).\n\n    brine-call file.basename /etc/ssh/sshd_config",
+        |_, p| path_part(p, path::basename),
+    ),
+    Function::acts(
+        "blockreplace",
+        "Replace the text between MARKER_START and MARKER_END lines in PATH with \
+CONTENT; append_if_not_found, prepend_if_not_found, insert_before_match or \
+insert_after_match add the block when the markers are missing. Returns the \
+diff (show_changes) or whether it changed; dry_run only looks.\n\n    \
+brine-call file.blockreplace /etc/hosts '#-- start --' '#-- end --' content='10.0.0.1 db'",
+        |_, p| text::blockreplace(p).map(Return::from),
+    ),
+    Function::reads(
+        "check_hash",
+        "True when PATH's digest equals FILE_HASH (`type:value`, `type=value`, \
+or a bare value whose length names the type).\n\n    brine-call file.check_hash /etc/motd sha256:e3b0c4...",
+        |_, p| new(meta::check_hash(p)),
+    ),
+    Function::acts(
+        "chown",
+        "Set PATH's owner USER and group GROUP (names or ids). Returns None, \
+or why it could not.\n\n    brine-call file.chown /srv/app www-data www-data",
+        |_, p| meta::chown(p).map(Return::from),
+    ),
+    Function::reads(
+        "contains",
+        "True when PATH contains TEXT (surrounding blanks ignored).\n\n    brine-call file.contains /etc/hosts localhost",
+        |_, p| new(text::contains(p)),
+    ),
+    Function::acts(
+        "copy",
+        "Copy SRC to DST, keeping SRC's owner and mode; a directory needs \
+recurse=True (remove_existing=True replaces DST instead of merging).\n\n    brine-call file.copy /etc/hosts /tmp/hosts",
+        |_, p| io::copy(p).map(Return::from),
+    ),
+    Function::reads(
+        "directory_exists",
+        "True when PATH (~ expanded) is a directory.\n\n    brine-call file.directory_exists /etc",
+        |c, p| test_path(c, p, |m| m.is_dir()),
+    ),
+    Function::reads(
+        "dirname",
+        "PATH without its last part (Python's os.path.dirname).\n\n    brine-call file.dirname /etc/ssh/sshd_config",
+        |_, p| path_part(p, path::dirname),
+    ),
+    Function::reads(
+        "file_exists",
+        "True when PATH (~ expanded) is a regular file (or a link to one).\n\n    brine-call file.file_exists /etc/passwd",
+        |c, p| test_path(c, p, |m| m.is_file()),
+    ),
+    Function::acts(
+        "find",
+        "The paths under PATH matching find(1)-like options: name, iname, \
+regex, iregex, type (f d l b c p s), maxdepth, mindepth, size ([+-]N[bkmgt]), \
+mtime ([+-]N[smhdw]), print (path name type size mtime user group mode ...), \
+delete.\n\n    brine-call file.find /var/log name='*.gz' mtime=+30d",
+        |_, p| find::find(p).map(Return::from),
+    ),
+    Function::reads(
+        "get_group",
+        "The group owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_group /etc/passwd",
+        |_, p| new(meta::stat_field(p, "group")),
+    ),
+    Function::reads(
+        "get_hash",
+        "The hex digest of PATH's contents (form: md5, sha1, sha224, sha256, \
+sha384, sha512; sha256 by default).\n\n    brine-call file.get_hash /etc/passwd form=md5",
+        |_, p| new(meta::get_hash(p)),
+    ),
+    Function::reads(
+        "get_mode",
+        "PATH's permission bits as a string such as '0644'.\n\n    brine-call file.get_mode /etc/passwd",
+        |_, p| new(meta::stat_field(p, "mode")),
+    ),
+    Function::reads(
+        "get_source_sum",
+        "The hash of a file source as a dict of hash_type and hsum: from \
+SOURCE_HASH (a hash, or a salt:// or local file of hashes), or from the \
+source itself when it is local.\n\n    brine-call file.get_source_sum /etc/motd source=salt://motd source_hash=sha256=abc...",
+        source::get_source_sum,
+    ),
+    Function::reads(
+        "get_user",
+        "The user owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_user /etc/passwd",
+        |_, p| new(meta::stat_field(p, "user")),
+    ),
+    Function::reads(
+        "is_link",
+        "True when PATH is a symbolic link.\n\n    brine-call file.is_link /usr/bin/python3",
+        |_, p| new(meta::is_link(p)),
+    ),
+    Function::reads(
+        "join",
+        "The arguments joined into one path (Python's os.path.join: an absolute \
+part starts over).\n\n    brine-call file.join / usr local bin",
+        join,
+    ),
+    Function::acts(
+        "line",
+        "Edit one line of PATH. mode: ensure (present, placed by before/after), \
+replace (the line matching MATCH), delete, insert (at location start/end or \
+before/after a matching line). Returns the diff (show_changes) or whether \
+it changed.\n\n    brine-call file.line /etc/fstab content='tmpfs /tmp tmpfs 0 0' mode=ensure after='^/dev/sda1'",
+        |c, p| text::line(c, p).map(Return::from),
+    ),
+    Function::acts(
+        "makedirs",
+        "Create the missing parent directories of PATH (a directory path ends \
+with /), each with USER, GROUP and MODE.\n\n    brine-call file.makedirs /srv/app/conf/",
+        |_, p| io::makedirs(p).map(Return::from),
+    ),
+    Function::acts(
+        "mkdir",
+        "Create directory DIR_PATH and its missing parents with USER, GROUP \
+and MODE. True.\n\n    brine-call file.mkdir /srv/app mode=750",
+        |_, p| io::mkdir(p).map(Return::from),
+    ),
+    Function::acts(
+        "move",
+        "Move SRC to DST (into DST when it is a directory), across file \
+systems too. Returns a result dict.\n\n    brine-call file.move /tmp/a /srv/a",
+        |_, p| io::move_(p).map(Return::from),
+    ),
+    Function::acts(
+        "prepend",
+        "Put each further argument as a line at the start of PATH (created if \
+missing).\n\n    brine-call file.prepend /etc/motd 'Welcome'",
+        |_, p| io::prepend(p).map(Return::from),
+    ),
+    Function::reads(
+        "read",
+        "The contents of PATH (binary=True: Python's bytes).\n\n    brine-call file.read /etc/hostname",
+        |_, p| new(io::read(p)),
+    ),
+    Function::reads(
+        "readlink",
+        "Where the symbolic link PATH points (canonicalize=True: the final \
+path with every link resolved).\n\n    brine-call file.readlink /usr/bin/python3",
+        |_, p| new(meta::readlink(p)),
+    ),
+    Function::acts(
+        "remove",
+        "Delete PATH: a file or link, or a directory with its contents. False \
+when nothing was there.\n\n    brine-call file.remove /tmp/old",
+        |_, p| io::remove(p).map(Return::from),
+    ),
+    Function::acts(
+        "rename",
+        "Rename SRC to DST (same file system).\n\n    brine-call file.rename /tmp/a /tmp/b",
+        |_, p| io::rename(p).map(Return::from),
+    ),
+    Function::acts(
+        "replace",
+        "Replace what the Python regular expression PATTERN matches in PATH \
+with REPL. count, flags (names or an int), bufsize, append_if_not_found, \
+prepend_if_not_found, not_found_content, backup (suffix, False for none), \
+dry_run, search_only, show_changes (the diff, else True/False), \
+ignore_if_missing, backslash_literal.\n\n    brine-call file.replace /etc/ssh/sshd_config '^#?PermitRootLogin.*' 'PermitRootLogin no'",
+        |_, p| text::replace(p).map(Return::from),
+    ),
+    Function::reads(
+        "search",
+        "True when the Python regular expression PATTERN matches in PATH \
+(flags as file.replace takes them; multiline=True adds MULTILINE).\n\n    brine-call file.search /etc/hosts '^127\\.0\\.0\\.1'",
+        |_, p| new(text::search(p)),
+    ),
+    Function::acts(
+        "set_mode",
+        "Set PATH's permission bits to MODE (octal) and return the new mode.\n\n    brine-call file.set_mode /etc/shadow 0640",
+        |_, p| meta::set_mode(p).map(Return::from),
+    ),
+    Function::reads(
+        "source_list",
+        "The first of SOURCE (a list of sources, or of {source: hash} maps) \
+that exists, with its hash, as [source, source_hash].\n\n    brine-call file.source_list '[salt://a, salt://b]' '' base",
+        source::source_list,
+    ),
+    Function::reads(
+        "stats",
+        "PATH's inode, owner, times, size, mode, type and target (hash_type \
+adds its digest as sum).\n\n    brine-call file.stats /etc/passwd",
+        |_, p| new(meta::stats(p)),
+    ),
+    Function::acts(
+        "symlink",
+        "Make PATH a symbolic link to SRC; force=True replaces what is there, \
+atomic=True replaces it in one rename.\n\n    brine-call file.symlink /srv/app/current /srv/app/live",
+        |_, p| meta::symlink(p).map(Return::from),
+    ),
+    Function::acts(
+        "touch",
+        "Create NAME if missing and set its access and modification times \
+(atime, mtime: seconds since the epoch; now by default).\n\n    brine-call file.touch /var/run/app.stamp",
+        |_, p| io::touch(p).map(Return::from),
+    ),
+    Function::acts(
+        "write",
+        "Replace PATH's contents with each further argument as a line.\n\n    brine-call file.write /etc/motd 'line one' 'line two'",
+        |_, p| io::write(p).map(Return::from),
+    ),
+];
+
+/// A computed answer as a reading function hands it back.
+fn new(v: Result<Value, CallError>) -> Result<Returned<'static>, CallError> {
+    v.map(Returned::New)
+}
+
+/// Python's `TypeError` for a path that is not a string.
+fn path_str(fun: &str, v: Value) -> Result<String, CallError> {
+    match v {
+        Value::Str(s) => Ok(s),
+        other => Err(CallError::Failed(format!(
+            "{fun}() argument must be str, bytes or os.PathLike object, not '{}'",
+            other.type_name()
+        ))),
+    }
+}
+
+/// A required path argument, `~` expanded (`os.path.expanduser`, whose
+/// `TypeError` salt-call reports as invalid arguments).
+fn path_arg(p: &mut Params, name: &str) -> Result<String, CallError> {
+    match p.require(name)? {
+        Value::Str(s) => Ok(path::expanduser(&s)),
+        other => Err(CallError::InvalidArguments(format!(
+            "expected str, bytes or os.PathLike object, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Python truthiness of an optional argument.
+fn truthy(v: Option<Value>, default: bool) -> bool {
+    v.map_or(default, |v| v.is_truthy())
+}
+
+/// Python's `os.path.isabs`.
+fn isabs(path: &str) -> bool {
+    path.starts_with('/')
+}
+
+fn test_path<'c>(
+    _: &Ctx<'c>,
+    mut p: Params,
+    kind: fn(&std::fs::Metadata) -> bool,
+) -> Result<Returned<'c>, CallError> {
+    let target = path_str("stat", p.require("path")?)?;
+    p.finish()?;
+    let found = std::fs::metadata(path::expanduser(&target)).is_ok_and(|m| kind(&m));
+    Ok(Returned::New(Value::Bool(found)))
+}
+
+fn path_part(mut p: Params, part: fn(&str) -> &str) -> Result<Returned<'static>, CallError> {
+    let target = path_str("fspath", p.require("path")?)?;
+    p.finish()?;
+    Ok(Returned::New(Value::Str(part(&target).to_string())))
+}
+
+fn join<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let parts = p
+        .rest()
+        .into_iter()
+        .map(|v| path_str("join", v))
+        .collect::<Result<Vec<_>, _>>()?;
+    p.finish()?;
+    if parts.is_empty() {
+        return Err(CallError::Failed(
+            "join() missing 1 required positional argument: 'a'".into(),
+        ));
+    }
+    Ok(Returned::New(Value::Str(path::join(
+        parts.iter().map(String::as_str),
+    ))))
+}

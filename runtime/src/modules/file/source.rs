@@ -1,0 +1,60 @@
+//! `source_list` and `get_source_sum`: the file state's source handling
+//! (`state::modules::file::managed`), called on its own.
+
+use super::path_str;
+use crate::modules::params::Params;
+use crate::modules::{CallError, Ctx};
+use crate::state::fileclient::{FileClient, LocalFileClient};
+use crate::state::modules::file::managed::{first_source, parse_source_hash};
+use brine_compile::minion_data::functions::Returned;
+use brine_core::{Map, Value};
+use std::sync::Arc;
+
+/// The running minion's file client (the master's file server under the
+/// daemon), or `file_roots` for a template.
+fn client(c: &Ctx) -> Arc<dyn FileClient> {
+    match c.running() {
+        Some(m) => m.file_client(),
+        None => Arc::new(LocalFileClient::from_opts(c.opts)),
+    }
+}
+
+pub(super) fn source_list<'c>(c: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let source = p.require("source")?;
+    let source_hash = p.require("source_hash")?;
+    let saltenv = p.require("saltenv")?.to_python_str();
+    p.finish()?;
+    let (url, hash) = match source {
+        Value::List(items) => first_source(client(c).as_ref(), &saltenv, &items, &source_hash)
+            .map(|(u, h)| (Value::Str(u), h))
+            .map_err(CallError::Failed)?,
+        other => (other, source_hash),
+    };
+    Ok(Returned::New(Value::List(vec![url, hash])))
+}
+
+pub(super) fn get_source_sum<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let _file_name = p.take("file_name");
+    let _source = p.take("source");
+    let source_hash = p.take("source_hash").unwrap_or(Value::Null);
+    // What only hash files and signatures use: brine takes the hash itself.
+    for unused in [
+        "source_hash_name",
+        "saltenv",
+        "verify_ssl",
+        "source_hash_sig",
+        "signed_by_any",
+        "signed_by_all",
+        "keyring",
+        "gnupghome",
+    ] {
+        p.take(unused);
+    }
+    p.finish()?;
+    let source_hash = path_str("isabs", source_hash)?;
+    let sum = parse_source_hash(&source_hash).map_err(CallError::Failed)?;
+    let mut m = Map::new();
+    m.insert("hash_type".into(), Value::Str(sum.hash_type));
+    m.insert("hsum".into(), sum.hsum.map_or(Value::Null, Value::Str));
+    Ok(Returned::New(Value::Map(m)))
+}

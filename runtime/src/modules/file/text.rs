@@ -1,0 +1,646 @@
+//! Contents as text: `contains`, `search`, `replace` (the file state's
+//! implementation), `line` and `blockreplace`.
+
+use super::meta::realpath;
+use super::{path_arg, truthy};
+use crate::modules::params::Params;
+use crate::modules::{CallError, Ctx};
+use crate::state::modules::file::difflib;
+use crate::state::modules::file::fsutil::{self, py_os_error};
+use crate::state::modules::file::replace::{self as re_, Outcome, ReplaceArgs, ReplaceError};
+use brine_core::Value;
+use std::path::Path;
+
+/// A string argument as Python's `str()` gives it; `None` for null.
+fn opt_str(v: Option<Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.to_python_str()),
+    }
+}
+
+fn replace_error(e: ReplaceError) -> CallError {
+    match e {
+        ReplaceError::Invocation(m) => CallError::Invocation(m),
+        ReplaceError::Failed(m) => CallError::Failed(m),
+    }
+}
+
+fn outcome(o: Outcome) -> Value {
+    match o {
+        Outcome::Diff(d) => Value::Str(d),
+        Outcome::Changed(b) => Value::Bool(b),
+    }
+}
+
+/// An integer argument (`count`); Python's `int` refuses anything else.
+fn int_arg(v: Option<Value>, name: &str, default: i64) -> Result<i64, CallError> {
+    match v {
+        None => Ok(default),
+        Some(Value::Int(i)) => Ok(i),
+        Some(Value::Bool(b)) => Ok(i64::from(b)),
+        Some(other) => Err(CallError::Failed(format!(
+            "'{}' object cannot be interpreted as an integer ({name})",
+            other.type_name()
+        ))),
+    }
+}
+
+fn flags_arg(v: Option<Value>) -> Result<i64, CallError> {
+    re_::get_flags(v.as_ref()).map_err(CallError::Failed)
+}
+
+pub(super) fn contains(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let text = p.require("text")?.to_python_str();
+    p.finish()?;
+    // Unreadable counts as "not there", as in Salt.
+    let Ok(data) = std::fs::read(&path) else {
+        return Ok(Value::Bool(false));
+    };
+    let data = String::from_utf8_lossy(&data);
+    Ok(Value::Bool(data.contains(text.trim())))
+}
+
+pub(super) fn search(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let pattern = p.require("pattern")?.to_python_str();
+    let flags = p.take("flags");
+    // Read whole: the buffer size changes nothing in what matches.
+    let _bufsize = p.take("bufsize");
+    let ignore_if_missing = truthy(p.take("ignore_if_missing"), false);
+    let multiline = truthy(p.take("multiline"), false);
+    p.finish()?;
+    let mut flags = flags_arg(flags)?;
+    if multiline {
+        flags |= 8;
+    }
+    let a = ReplaceArgs {
+        pattern,
+        repl: String::new(),
+        count: 0,
+        flags,
+        append_if_not_found: false,
+        prepend_if_not_found: false,
+        not_found_content: None,
+        backup: None,
+        dry_run: true,
+        search_only: true,
+        show_changes: false,
+        ignore_if_missing,
+        backslash_literal: false,
+    };
+    re_::replace_file(Path::new(&path), &a)
+        .map(outcome)
+        .map_err(replace_error)
+}
+
+pub(super) fn replace(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let pattern = p.require("pattern")?.to_python_str();
+    let repl = p.require("repl")?.to_python_str();
+    let count = int_arg(p.take("count"), "count", 0)?;
+    let flags = p.take("flags");
+    let _bufsize = p.take("bufsize");
+    let append_if_not_found = truthy(p.take("append_if_not_found"), false);
+    let prepend_if_not_found = truthy(p.take("prepend_if_not_found"), false);
+    let not_found_content = p.take("not_found_content").filter(Value::is_truthy);
+    let backup = match p.take("backup") {
+        None => Some(".bak".to_string()),
+        Some(v) if !v.is_truthy() => None,
+        Some(v) => Some(v.to_python_str()),
+    };
+    let dry_run = truthy(p.take("dry_run"), false);
+    let search_only = truthy(p.take("search_only"), false);
+    let show_changes = truthy(p.take("show_changes"), true);
+    let ignore_if_missing = truthy(p.take("ignore_if_missing"), false);
+    // The file is always rewritten in place here, which keeps the inode.
+    let _preserve_inode = p.take("preserve_inode");
+    let backslash_literal = truthy(p.take("backslash_literal"), false);
+    p.finish()?;
+    let a = ReplaceArgs {
+        pattern,
+        repl,
+        // Python's re.subn: zero or less replaces every match.
+        count: usize::try_from(count).unwrap_or(0),
+        flags: flags_arg(flags)?,
+        append_if_not_found,
+        prepend_if_not_found,
+        not_found_content: not_found_content.map(|v| v.to_python_str()),
+        backup,
+        dry_run,
+        search_only,
+        show_changes,
+        ignore_if_missing,
+        backslash_literal,
+    };
+    re_::replace_file(Path::new(&path), &a)
+        .map(outcome)
+        .map_err(replace_error)
+}
+
+/// The line ending `line` ends with (`\r\n`, `\n` or `\r`), or "".
+fn get_eol(line: &str) -> &str {
+    if line.ends_with("\r\n") {
+        "\r\n"
+    } else if line.ends_with('\n') {
+        "\n"
+    } else if line.ends_with('\r') {
+        "\r"
+    } else {
+        ""
+    }
+}
+
+/// `line` with the leading blanks of `src` (when `indent`).
+fn set_line_indent(src: &str, line: &str, indent: bool) -> String {
+    if !indent {
+        return line.to_string();
+    }
+    let lead: String = src
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    format!("{lead}{}", line.trim_start())
+}
+
+/// `line` stripped, ending as `src` ends (or with `\n`).
+fn set_line_eol(src: &str, line: &str) -> String {
+    let eol = match get_eol(src) {
+        "" => "\n",
+        e => e,
+    };
+    format!("{}{eol}", line.trim_end())
+}
+
+/// The lines matching `regex` (Python's `re.search` with DOTALL) or
+/// containing it literally; `None` without lines or a regex.
+fn regex_to_static(
+    lines: &[String],
+    regex: Option<&str>,
+) -> Result<Option<Vec<String>>, CallError> {
+    let Some(regex) = regex.filter(|r| !r.is_empty()) else {
+        return Ok(None);
+    };
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let re = re_::compile(regex, 16).map_err(|e| CallError::Failed(format!("{e}: '{regex}'")))?;
+    Ok(Some(
+        lines
+            .iter()
+            .filter(|l| re_::search(&re, l.as_bytes()) || l.contains(regex))
+            .cloned()
+            .collect(),
+    ))
+}
+
+fn assert_occurrence(probe: &[String], target: &str) -> Result<(), CallError> {
+    let msg = match probe.len() {
+        1 => return Ok(()),
+        0 => "less than",
+        _ => "more than",
+    };
+    Err(CallError::Failed(format!(
+        "Found {msg} expected occurrences in \"{target}\" expression"
+    )))
+}
+
+/// Python's `list.index`: these lines came from `lines`, so it is there.
+fn index_of(lines: &[String], line: &str) -> usize {
+    lines.iter().position(|l| l == line).unwrap_or(0)
+}
+
+struct LineEdit<'a> {
+    content: Option<&'a str>,
+    match_: Option<&'a str>,
+    mode: &'a str,
+    location: Option<&'a str>,
+    before: Option<&'a str>,
+    after: Option<&'a str>,
+    indent: bool,
+}
+
+/// Salt's `_set_line`: the edited lines.
+fn set_line(mut lines: Vec<String>, e: &LineEdit) -> Result<Vec<String>, CallError> {
+    let fail = |m: &str| Err(CallError::Failed(m.to_string()));
+    let content = e.content.unwrap_or_default();
+    let match_ = match e.match_ {
+        Some(m) if !m.is_empty() => Some(m),
+        _ if e.before.is_none() && e.after.is_none() => e.content,
+        m => m,
+    };
+    let after = regex_to_static(&lines, e.after)?;
+    let before = regex_to_static(&lines, e.before)?;
+    let matched = regex_to_static(&lines, match_)?;
+    let some = |v: &Option<Vec<String>>| v.as_ref().is_some_and(|v| !v.is_empty());
+    if lines.is_empty() && matches!(e.mode, "delete" | "replace") {
+        return Ok(lines);
+    }
+    match e.mode {
+        "delete" if some(&matched) => {
+            let first = matched.as_ref().map(|m| m[0].clone()).unwrap_or_default();
+            lines.retain(|l| *l != first);
+        }
+        "replace" if some(&matched) => {
+            let first = matched.as_ref().map(|m| m[0].clone()).unwrap_or_default();
+            let idx = index_of(&lines, &first);
+            lines[idx] = set_line_indent(&first, content, e.indent);
+        }
+        "insert" => {
+            if e.before.is_none() && e.after.is_none() && e.location.is_none() {
+                return fail(
+                    "On insert either \"location\" or \"before/after\" conditions are required.",
+                );
+            }
+            if let Some(location) = e.location.filter(|l| !l.is_empty()) {
+                if location == "end" {
+                    let line = match lines.last() {
+                        Some(last) => set_line_indent(last, content, e.indent),
+                        None => content.to_string(),
+                    };
+                    lines.push(line);
+                } else if location == "start" {
+                    match lines.first() {
+                        Some(first) => {
+                            let line = set_line_eol(first, content);
+                            lines.insert(0, line);
+                        }
+                        None => lines = vec![format!("{content}\n")],
+                    }
+                }
+            } else if some(&before) && some(&after) {
+                let (b, a) = (before.unwrap_or_default(), after.unwrap_or_default());
+                assert_occurrence(&b, "before")?;
+                assert_occurrence(&a, "after")?;
+                let last = index_of(&lines, &b[0]);
+                let line = set_line_indent(&lines[last], content, e.indent);
+                lines.insert(last, line);
+            } else if some(&after) {
+                let a = after.unwrap_or_default();
+                assert_occurrence(&a, "after")?;
+                let idx = index_of(&lines, &a[0]);
+                let next_same = lines.get(idx + 1).is_some_and(|n| {
+                    n.trim_end_matches(['\r', '\n']) == content.trim_end_matches(['\r', '\n'])
+                });
+                if !next_same {
+                    let line = set_line_indent(&lines[idx], content, e.indent);
+                    lines.insert(idx + 1, line);
+                }
+            } else if some(&before) {
+                let b = before.unwrap_or_default();
+                assert_occurrence(&b, "before")?;
+                let idx = index_of(&lines, &b[0]);
+                // Python's lines[-1] when the match is the first line.
+                let prev = &lines[idx.checked_sub(1).unwrap_or(lines.len() - 1)];
+                if prev.trim_end_matches(['\r', '\n']) != content.trim_end_matches(['\r', '\n']) {
+                    let line = set_line_indent(&lines[idx], content, e.indent);
+                    lines.insert(idx, line);
+                }
+            } else {
+                return fail("Neither before or after was found in file");
+            }
+        }
+        "ensure" => {
+            if some(&before) && some(&after) {
+                let (b, a) = (before.unwrap_or_default(), after.unwrap_or_default());
+                assert_occurrence(&a, "after")?;
+                assert_occurrence(&b, "before")?;
+                let ai = index_of(&lines, &a[0]);
+                let bi = index_of(&lines, &b[0]);
+                let already = lines.iter().any(|l| l.trim_start() == content);
+                if !already {
+                    if ai + 1 == bi {
+                        let line = set_line_indent(&lines[ai], content, e.indent);
+                        lines.insert(ai + 1, line);
+                    } else if ai + 2 == bi {
+                        lines[ai + 1] = set_line_indent(&lines[ai], content, e.indent);
+                    } else {
+                        return fail(
+                            "Found more than one line between boundaries \"before\" and \"after\".",
+                        );
+                    }
+                }
+            } else if some(&before) {
+                let b = before.unwrap_or_default();
+                assert_occurrence(&b, "before")?;
+                let bi = index_of(&lines, &b[0]);
+                let differs = bi == 0
+                    || lines[bi - 1].trim_end_matches(['\r', '\n'])
+                        != content.trim_end_matches(['\r', '\n']);
+                if differs {
+                    // Python's lines[-1] when the match is the first line.
+                    let src = &lines[bi.checked_sub(1).unwrap_or(lines.len() - 1)];
+                    let line = set_line_indent(src, content, e.indent);
+                    lines.insert(bi, line);
+                }
+            } else if some(&after) {
+                let a = after.unwrap_or_default();
+                assert_occurrence(&a, "after")?;
+                let ai = index_of(&lines, &a[0]);
+                let differs = lines.get(ai + 1).is_none_or(|n| {
+                    n.trim_end_matches(['\r', '\n']) != content.trim_end_matches(['\r', '\n'])
+                });
+                if differs {
+                    let line = set_line_indent(&lines[ai], content, e.indent);
+                    lines.insert(ai + 1, line);
+                }
+            } else {
+                return fail(
+                    "Wrong conditions? Unable to ensure line without knowing where to put it before and/or after.",
+                );
+            }
+        }
+        _ => {}
+    }
+    Ok(lines)
+}
+
+/// Python's `readlines()` of text: lines split after each `\n`.
+fn readlines(text: &str) -> Vec<String> {
+    text.split_inclusive('\n').map(String::from).collect()
+}
+
+pub(super) fn line(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let content = opt_str(p.take("content"));
+    let match_ = opt_str(p.take("match"));
+    let mode = opt_str(p.take("mode"));
+    let location = opt_str(p.take("location"));
+    let before = opt_str(p.take("before"));
+    let after = opt_str(p.take("after"));
+    let show_changes = truthy(p.take("show_changes"), true);
+    let backup = truthy(p.take("backup"), false);
+    let quiet = truthy(p.take("quiet"), false);
+    let indent = truthy(p.take("indent"), true);
+    p.finish()?;
+    let path = realpath(&path);
+    if !Path::new(&path).is_file() {
+        if quiet {
+            return Ok(Value::Bool(false));
+        }
+        return Err(CallError::Failed(format!(
+            "File \"{path}\" does not exists or is not a file."
+        )));
+    }
+    let mode = mode.map(|m| m.to_lowercase()).filter(|m| !m.is_empty());
+    let mode = match mode.as_deref() {
+        Some(m @ ("insert" | "ensure" | "delete" | "replace")) => m.to_string(),
+        None => {
+            return Err(CallError::Failed(
+                "Mode was not defined. How to process the file?".into(),
+            ))
+        }
+        Some(other) => return Err(CallError::Failed(format!("Unknown mode: \"{other}\""))),
+    };
+    if mode != "delete" && content.is_none() {
+        return Err(CallError::Failed(
+            "Content can only be empty if mode is \"delete\"".into(),
+        ));
+    }
+    let read = |path: &str| -> Result<String, CallError> {
+        let data =
+            std::fs::read(path).map_err(|e| CallError::Failed(py_os_error(&e, Path::new(path))))?;
+        let text = String::from_utf8_lossy(&data);
+        Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
+    };
+    let text = read(&path)?;
+    let mut body = readlines(&text);
+    if body.last().is_some_and(|l| !get_eol(l).is_empty()) {
+        body.push(String::new());
+    }
+    if text.is_empty() && matches!(mode.as_str(), "delete" | "replace") {
+        body.clear();
+    }
+    let edit = LineEdit {
+        content: content.as_deref(),
+        match_: match_.as_deref(),
+        mode: &mode,
+        location: location.as_deref(),
+        before: before.as_deref(),
+        after: after.as_deref(),
+        indent,
+    };
+    let mut body = set_line(body, &edit)?;
+    // Every line but the last gets an ending like its neighbour's.
+    for idx in 0..body.len() {
+        if get_eol(&body[idx]).is_empty() && idx + 1 < body.len() {
+            let prev = if idx == 0 { 1 } else { idx - 1 };
+            body[idx] = set_line_eol(&body[prev], &body[idx]);
+        }
+    }
+    if body.last().is_some_and(String::is_empty) {
+        body.pop();
+    }
+    let new_text: String = body.concat();
+    let changed = new_text != text;
+    let test = c.opts.get("test").is_some_and(Value::is_truthy);
+    if backup && changed && !test {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let stamp = crate::sys::strftime_local(now, "%Y-%m-%d-%H-%M-%S").unwrap_or_default();
+        let to = format!("{path}.{stamp}");
+        std::fs::copy(&path, &to).map_err(|e| {
+            CallError::Failed(format!(
+                "Unable to create the backup file of {path}. Exception: {}",
+                py_os_error(&e, Path::new(&to))
+            ))
+        })?;
+    }
+    let mut diff = String::new();
+    if changed {
+        if show_changes {
+            let old = readlines(&text);
+            diff = difflib::diff_lines(&old, &body);
+        }
+        if !test {
+            fsutil::write_atomic(Path::new(&path), new_text.as_bytes())
+                .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&path))))?;
+        }
+    }
+    if show_changes && !diff.is_empty() {
+        return Ok(Value::Str(diff));
+    }
+    Ok(Value::Bool(changed))
+}
+
+/// Python's text-mode lines with `newline=""`: split after `\n`, `\r\n`
+/// or a lone `\r`, the endings kept as they are.
+fn lines_keep_ends(data: &[u8]) -> Vec<String> {
+    difflib::bytes_splitlines_keepends(data)
+        .into_iter()
+        .map(difflib::decode_line)
+        .collect()
+}
+
+pub(super) fn blockreplace(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let marker_start =
+        opt_str(p.take("marker_start")).unwrap_or_else(|| "#-- start managed zone --".into());
+    let marker_end =
+        opt_str(p.take("marker_end")).unwrap_or_else(|| "#-- end managed zone --".into());
+    let content = opt_str(p.take("content")).unwrap_or_default();
+    let append_if_not_found = p.take("append_if_not_found");
+    let prepend_if_not_found = p.take("prepend_if_not_found");
+    let backup = match p.take("backup") {
+        None => Some(".bak".to_string()),
+        Some(Value::Bool(false)) => None,
+        Some(v) => Some(v.to_python_str()),
+    };
+    let dry_run = truthy(p.take("dry_run"), false);
+    let show_changes = truthy(p.take("show_changes"), true);
+    let append_newline = p.take("append_newline");
+    let insert_before_match = p.take("insert_before_match").filter(Value::is_truthy);
+    let insert_after_match = p.take("insert_after_match").filter(Value::is_truthy);
+    p.finish()?;
+    let append = append_if_not_found.as_ref().is_some_and(Value::is_truthy);
+    let prepend = prepend_if_not_found.as_ref().is_some_and(Value::is_truthy);
+    let exclusive = [
+        append,
+        prepend,
+        insert_before_match.is_some(),
+        insert_after_match.is_some(),
+    ];
+    if exclusive.iter().filter(|b| **b).count() > 1 {
+        return Err(CallError::Invocation(
+            "Only one of append_if_not_found, prepend_if_not_found, insert_before_match, \
+and insert_after_match is permitted"
+                .into(),
+        ));
+    }
+    let file = Path::new(&path);
+    if !file.exists() {
+        return Err(CallError::Invocation(format!("File not found: {path}")));
+    }
+    if !fsutil::is_text_file(file) {
+        return Err(CallError::Invocation(format!(
+            "Cannot perform string replacements on a binary file: {path}"
+        )));
+    }
+    let insert_match = match (&insert_before_match, &insert_after_match) {
+        (Some(Value::Str(s)), _) | (None, Some(Value::Str(s))) => Some(s.clone()),
+        (Some(_), _) => {
+            return Err(CallError::Failed(
+                "RegEx expected in insert_before_match parameter.".into(),
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(CallError::Failed(
+                "RegEx expected in insert_after_match parameter.".into(),
+            ))
+        }
+        (None, None) => None,
+    };
+    // `append_newline=None` asks for a newline when the content lacks one.
+    let append_newline = match append_newline {
+        Some(Value::Null) => !content.ends_with('\n'),
+        v => truthy(v, false),
+    };
+    let split_content: Vec<&str> = content.split("\r\n").flat_map(|l| l.split('\n')).collect();
+    let data = std::fs::read(file).map_err(|e| {
+        CallError::Failed(format!(
+            "Failed to read from {path}: {}",
+            py_os_error(&e, file)
+        ))
+    })?;
+    let orig: Vec<String> = lines_keep_ends(&data);
+    let linesep = orig
+        .first()
+        .map(|l| if l.ends_with("\r\n") { "\r\n" } else { "\n" })
+        .unwrap_or("\n");
+    // The block: its start marker (when asked), content, end marker.
+    let block = |with_start: bool, end_line: &str| -> Vec<String> {
+        let end_line = format!("{}{linesep}", end_line.trim_end_matches(['\r', '\n']));
+        let mut out = Vec::new();
+        if with_start {
+            out.push(format!("{marker_start}{linesep}"));
+        }
+        let n = split_content.len();
+        for (i, l) in split_content.iter().enumerate() {
+            if i + 1 != n {
+                out.push(format!("{l}{linesep}"));
+            } else if append_newline {
+                out.push(format!("{l}{linesep}"));
+                out.push(end_line.clone());
+            } else {
+                out.push(format!("{l}{end_line}"));
+            }
+        }
+        out
+    };
+    let mut new: Vec<String> = Vec::new();
+    let mut in_block = false;
+    let mut found = false;
+    for line in &orig {
+        let mut keep = true;
+        if line.contains(&marker_start) {
+            in_block = true;
+        } else if in_block {
+            keep = false;
+            if let Some(pos) = line.find(&marker_end) {
+                in_block = false;
+                found = true;
+                new.extend(block(false, &line[pos..]));
+            }
+        }
+        if keep {
+            new.push(line.clone());
+        }
+    }
+    if in_block {
+        return Err(CallError::Failed(
+            "Unterminated marked block. End of file reached before marker_end.".into(),
+        ));
+    }
+    if !found {
+        if prepend {
+            let mut b = block(true, &marker_end);
+            b.append(&mut new);
+            new = b;
+            found = true;
+        } else if append {
+            if let Some(last) = new.last_mut() {
+                if !last.ends_with(linesep) {
+                    last.push_str(linesep);
+                }
+            }
+            new.extend(block(true, &marker_end));
+            found = true;
+        } else if let Some(rx) = &insert_match {
+            let re = re_::compile(rx, 0).map_err(CallError::Failed)?;
+            if let Some(mut idx) = orig.iter().position(|l| re_::search(&re, l.as_bytes())) {
+                for l in block(true, &marker_end) {
+                    if insert_after_match.is_some() {
+                        idx += 1;
+                    }
+                    new.insert(idx.min(new.len()), l);
+                    if insert_before_match.is_some() {
+                        idx += 1;
+                    }
+                }
+                found = true;
+            }
+        }
+    }
+    if !found {
+        return Err(CallError::Failed(
+            "Cannot edit marked block. Markers were not found in file.".into(),
+        ));
+    }
+    let diff = difflib::diff_lines(&orig, &new);
+    let changed = !diff.is_empty();
+    if changed && !dry_run {
+        if let Some(suffix) = &backup {
+            let to = format!("{path}{suffix}");
+            std::fs::copy(file, &to)
+                .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&to))))?;
+        }
+        fsutil::write_atomic(file, new.concat().as_bytes())
+            .map_err(|e| CallError::Failed(py_os_error(&e, file)))?;
+    }
+    if show_changes {
+        return Ok(Value::Str(diff));
+    }
+    Ok(Value::Bool(changed))
+}
