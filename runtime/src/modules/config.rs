@@ -153,3 +153,14 @@ fn option_default(key: &str) -> Option<Value> {
         _ => return None,
     })
 }
+
+/// `config.option KEY` as other modules ask it (Salt's
+/// `__salt__["config.option"]`): opts, grains, pillar, pillar['master'],
+/// then the built-in defaults.
+pub(super) fn option_value(cx: &Ctx<'_>, key: &str) -> Option<Value> {
+    let master = cx.pillar.get("master").and_then(Value::as_map);
+    [Some(cx.opts), Some(cx.grains), Some(cx.pillar), master]
+        .into_iter()
+        .find_map(|data| data.and_then(|d| d.get(key)).cloned())
+        .or_else(|| option_default(key))
+}

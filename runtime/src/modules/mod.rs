@@ -22,18 +22,22 @@ mod defaults;
 mod file;
 mod grains;
 mod hiera;
+mod hosts;
 mod log;
 mod match_;
 mod mine;
+mod mount;
 mod params;
 mod pillar;
 mod pkg;
+mod run;
 mod saltutil;
 mod slsutil;
 mod state;
 mod state_run;
 mod status;
 mod sys;
+mod sysctl;
 mod test;
 mod traverse;
 mod user;
@@ -59,9 +63,11 @@ pub static MODULES: &[Module] = &[
     Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
+    Module::new("hosts", hosts::FUNCTIONS),
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
     Module::new("mine", mine::FUNCTIONS),
+    Module::new("mount", mount::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
@@ -70,6 +76,7 @@ pub static MODULES: &[Module] = &[
     Module::new("state", state_run::FUNCTIONS),
     Module::new("status", status::FUNCTIONS),
     Module::new("sys", sys::FUNCTIONS),
+    Module::new("sysctl", sysctl::FUNCTIONS),
     Module::new("test", test::FUNCTIONS),
     Module::new("user", user::FUNCTIONS),
 ];

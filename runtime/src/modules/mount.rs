@@ -1,0 +1,217 @@
+//! Salt's `mount` module, the reading part on Linux: the active mounts
+//! (`/proc/self/mounts`, or `mountinfo` with `extended=True`) and the
+//! entries of an fstab file.
+
+use super::params::{opt_string, Params};
+use super::run::run;
+use super::{CallError, Ctx, Function, Return};
+use crate::accounts;
+use brine_core::{Map, Value};
+use std::collections::HashMap;
+use std::path::Path;
+
+pub(super) const FUNCTIONS: &[Function] = &[
+    Function::acts(
+        "active",
+        "The active mounts by mount point: device, alt_device (as `mount -l` \
+names it), fstype, opts; EXTENDED=True reads mountinfo and adds ids, \
+major/minor, root, superopts and the device's UUID and label.\n\n    \
+brine-call mount.active",
+        active,
+    ),
+    Function::acts(
+        "fstab",
+        "The entries of the fstab CONFIG (default /etc/fstab) by mount point: \
+device, fstype, opts (a list), dump, pass ({} when the file does not \
+exist).\n\n    brine-call mount.fstab\n    brine-call mount.fstab config=/mnt/etc/fstab",
+        fstab,
+    ),
+];
+
+fn str_v(s: &str) -> Value {
+    Value::Str(s.to_string())
+}
+
+/// Mount points to devices as `mount -l` lists them.
+fn list_mounts() -> HashMap<String, String> {
+    let Ok(out) = run(&["mount", "-l"]) else {
+        return HashMap::new();
+    };
+    out.stdout
+        .lines()
+        .filter_map(|line| {
+            let comps: Vec<&str> = line.split_whitespace().collect();
+            (comps.len() >= 3).then(|| (comps[2].to_string(), comps[0].to_string()))
+        })
+        .collect()
+}
+
+/// Mount options with `uid=`/`gid=` names made numeric, as Salt shows them.
+fn resolve_opts(opts: &str) -> Value {
+    Value::List(
+        opts.split(',')
+            .map(|opt| {
+                let mut opt = opt.to_string();
+                if let Some((key, given)) = opt.split_once('=') {
+                    if (key == "uid" || key == "gid")
+                        && !given.chars().all(|c| c.is_ascii_digit())
+                    {
+                        let id = if key == "uid" {
+                            accounts::uid_of(given)
+                        } else {
+                            accounts::gid_of(given)
+                        };
+                        if let Some(id) = id {
+                            opt = format!("{key}={id}");
+                        }
+                    }
+                }
+                Value::Str(opt.replace("\\040", "\\ "))
+            })
+            .collect(),
+    )
+}
+
+fn unreadable(path: &str) -> CallError {
+    CallError::Failed(format!("File not readable {path}"))
+}
+
+fn active_mounts(alt: &HashMap<String, String>) -> Result<Map, CallError> {
+    let path = "/proc/self/mounts";
+    let text = std::fs::read_to_string(path).map_err(|_| unreadable(path))?;
+    let mut ret = Map::new();
+    for line in text.lines() {
+        let comps: Vec<&str> = line.split_whitespace().collect();
+        if comps.len() < 4 {
+            continue;
+        }
+        let mut m = Map::new();
+        m.insert("device".into(), str_v(comps[0]));
+        m.insert(
+            "alt_device".into(),
+            alt.get(comps[1]).map_or(Value::Null, |d| str_v(d)),
+        );
+        m.insert("fstype".into(), str_v(comps[2]));
+        m.insert("opts".into(), resolve_opts(comps[3]));
+        ret.insert(comps[1].to_string(), Value::Map(m));
+    }
+    Ok(ret)
+}
+
+/// `blkid`'s answer: each device's tags (UUID, LABEL ...).
+fn blkid() -> HashMap<String, HashMap<String, String>> {
+    let Ok(out) = run(&["blkid"]) else {
+        return HashMap::new();
+    };
+    let mut ret = HashMap::new();
+    for line in out.stdout.lines() {
+        let Some((dev, rest)) = line.split_once(": ") else {
+            continue;
+        };
+        let tags = rest
+            .split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.trim_matches('"').to_string()))
+            .collect();
+        ret.insert(dev.to_string(), tags);
+    }
+    ret
+}
+
+fn active_mountinfo(alt: &HashMap<String, String>) -> Result<Map, CallError> {
+    let path = "/proc/self/mountinfo";
+    let text = std::fs::read_to_string(path).map_err(|_| unreadable(path))?;
+    let blk = blkid();
+    let mut ret = Map::new();
+    for line in text.lines() {
+        let comps: Vec<&str> = line.split_whitespace().collect();
+        let Some(sep) = comps.iter().position(|c| *c == "-") else {
+            continue;
+        };
+        if comps.len() < 6 || comps.len() < sep + 4 {
+            continue;
+        }
+        let (major, minor) = comps[2].split_once(':').unwrap_or((comps[2], ""));
+        let device = comps[sep + 2];
+        let tags = blk.get(device);
+        let uuid = tags
+            .and_then(|t| t.get("UUID"))
+            .map_or(Value::Null, |u| Value::Str(u.to_lowercase()));
+        let label = tags
+            .and_then(|t| t.get("LABEL"))
+            .map_or(Value::Null, |l| str_v(l));
+        let mut m = Map::new();
+        m.insert("mountid".into(), str_v(comps[0]));
+        m.insert("parentid".into(), str_v(comps[1]));
+        m.insert("major".into(), str_v(major));
+        m.insert("minor".into(), str_v(minor));
+        m.insert("root".into(), str_v(comps[3]));
+        m.insert("opts".into(), resolve_opts(comps[5]));
+        m.insert("fstype".into(), str_v(comps[sep + 1]));
+        m.insert("device".into(), Value::Str(device.replace("\\040", "\\ ")));
+        m.insert(
+            "alt_device".into(),
+            alt.get(comps[4]).map_or(Value::Null, |d| str_v(d)),
+        );
+        m.insert("superopts".into(), resolve_opts(comps[sep + 3]));
+        m.insert("device_uuid".into(), uuid);
+        m.insert("device_label".into(), label);
+        ret.insert(comps[4].to_string(), Value::Map(m));
+    }
+    Ok(ret)
+}
+
+fn active(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let extended = p.take("extended").is_some_and(|v| v.is_truthy());
+    p.finish()?;
+    let alt = list_mounts();
+    let ret = if extended {
+        active_mountinfo(&alt).or_else(|_| active_mounts(&alt))?
+    } else {
+        active_mounts(&alt)?
+    };
+    Ok(Value::Map(ret).into())
+}
+
+/// The fstab entries of `config` as Salt lists them.
+fn read_fstab(config: &str) -> Map {
+    let mut ret = Map::new();
+    let Ok(text) = std::fs::read_to_string(config) else {
+        return ret;
+    };
+    for line in text.lines() {
+        if line.starts_with('#') {
+            continue;
+        }
+        let mut comps: Vec<&str> = line.split_whitespace().collect();
+        if !(4..=6).contains(&comps.len()) {
+            continue;
+        }
+        comps.resize(6, "0");
+        let mut name = comps[1].to_string();
+        // A second entry for the same mount point gets a '_' per repeat.
+        while ret.contains_key(&name) {
+            name.push('_');
+        }
+        let mut m = Map::new();
+        m.insert("device".into(), str_v(comps[0]));
+        m.insert("fstype".into(), str_v(comps[2]));
+        m.insert(
+            "opts".into(),
+            Value::List(comps[3].split(',').map(str_v).collect()),
+        );
+        m.insert("dump".into(), str_v(comps[4]));
+        m.insert("pass".into(), str_v(comps[5]));
+        ret.insert(name, Value::Map(m));
+    }
+    ret
+}
+
+fn fstab(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let config = opt_string(p.take("config")).unwrap_or_else(|| "/etc/fstab".into());
+    p.finish()?;
+    if !Path::new(&config).is_file() {
+        return Ok(Value::Map(Map::new()).into());
+    }
+    Ok(Value::Map(read_fstab(&config)).into())
+}
