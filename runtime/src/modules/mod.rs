@@ -18,6 +18,7 @@
 mod cmd;
 mod config;
 mod cp;
+mod cron;
 mod defaults;
 mod file;
 mod grains;
@@ -59,6 +60,7 @@ pub static MODULES: &[Module] = &[
     Module::new("cmd", cmd::FUNCTIONS),
     Module::new("config", config::FUNCTIONS),
     Module::new("cp", cp::FUNCTIONS),
+    Module::new("cron", cron::FUNCTIONS),
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),

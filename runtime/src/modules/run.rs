@@ -19,15 +19,6 @@ pub(super) fn run_merged(argv: &[&str]) -> Result<CommandResult, CallError> {
     exec::run(&spec).map_err(|e| CallError::Failed(e.to_string()))
 }
 
-/// Run `argv` with `input` on stdin.
-pub(super) fn run_with_stdin(argv: &[&str], input: &str) -> Result<CommandResult, CallError> {
-    let spec = CommandSpec {
-        stdin: Some(input.to_string()),
-        ..CommandSpec::argv(argv)
-    };
-    exec::run(&spec).map_err(|e| CallError::Failed(e.to_string()))
-}
-
 /// The full path of `cmd`, or Salt's error when it is not installed.
 pub(super) fn which(cmd: &str) -> Result<String, CallError> {
     crate::path::which(cmd)
