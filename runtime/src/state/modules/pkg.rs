@@ -21,6 +21,7 @@ pub use provider::{
     PkgList, PkgProvider, ProviderError,
 };
 pub use states::{installed, latest, uninstall};
+pub use targets::repack_pkgs;
 
 use super::user::support::{failed, ArgError, Args};
 use crate::state::{StateCall, StateContext, StateModule, StateReturn};
