@@ -40,6 +40,8 @@ mod status;
 mod sys;
 mod sysctl;
 mod test;
+#[cfg(test)]
+mod testkit;
 mod traverse;
 mod user;
 

@@ -527,3 +527,100 @@ fn set_state(
     m.insert("new".into(), Value::Str(state.into()));
     Ok(Some(Value::Map(m)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{is_root, minion, run, sh};
+    use serde_json::json;
+    use std::path::{Path, PathBuf};
+
+    const PKG: &str = "brinex14-pkg";
+
+    /// Builds `brinex14-pkg` 1.0 and 2.0 as .debs in `dir`.
+    fn build_debs(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for v in ["1.0", "2.0"] {
+            let root = dir.join(format!("{PKG}_{v}"));
+            std::fs::create_dir_all(root.join("DEBIAN")).unwrap();
+            std::fs::create_dir_all(root.join(format!("usr/share/{PKG}"))).unwrap();
+            std::fs::write(
+                root.join("DEBIAN/control"),
+                format!("Package: {PKG}\nVersion: {v}\nArchitecture: all\nMaintainer: brine <brine@example.invalid>\nSection: misc\nDescription: brine test package\n"),
+            )
+            .unwrap();
+            std::fs::write(root.join(format!("usr/share/{PKG}/hello")), "hi\n").unwrap();
+            let r = sh(&["dpkg-deb", "--build", root.to_str().unwrap()]);
+            assert_eq!(r.retcode, 0, "{}", r.stderr);
+            out.push(dir.join(format!("{PKG}_{v}.deb")));
+        }
+        out
+    }
+
+    struct Cleanup(PathBuf);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            sh(&["dpkg", "-P", PKG]);
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Install, hold, upgrade, remove and purge a real .deb through the
+    /// execution functions, leaving the host as it was.
+    #[test]
+    fn real_deb_through_the_execution_functions() {
+        if !is_root() || crate::path::which("dpkg-deb").is_none() {
+            println!("skipped: needs root and dpkg-deb");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("brinex14-debs-{}", std::process::id()));
+        let _guard = Cleanup(dir.clone());
+        sh(&["dpkg", "-P", PKG]);
+        let debs = build_debs(&dir);
+        let src = |i: usize| format!("sources=[{{\"{PKG}\": \"{}\"}}]", debs[i].display());
+        let mut m = minion();
+
+        let r = run(&mut m, "pkg.install", &[&src(0)]).unwrap();
+        assert_eq!(r, json!({PKG: {"old": "", "new": "1.0"}}));
+        assert_eq!(run(&mut m, "pkg.version", &[PKG]).unwrap(), json!("1.0"));
+        let all = run(&mut m, "pkg.list_pkgs", &[]).unwrap();
+        assert_eq!(all[PKG], json!("1.0"));
+        let info = run(&mut m, "pkg.info_installed", &[PKG]).unwrap();
+        assert_eq!(info[PKG]["version"], json!("1.0"));
+        assert_eq!(info[PKG]["name"], json!(PKG));
+        assert_eq!(info[PKG]["group"], json!("misc"));
+        // dpkg-query ends the description with a newline; Salt keeps it.
+        assert_eq!(info[PKG]["description"], json!("brine test package\n"));
+
+        let r = run(&mut m, "pkg.hold", &[PKG]).unwrap();
+        assert_eq!(
+            r,
+            json!({PKG: {"name": PKG, "changes": {"old": "install", "new": "hold"},
+                "result": true, "comment": format!("Package {PKG} is now being held.")}})
+        );
+        let r = run(&mut m, "pkg.hold", &[PKG]).unwrap();
+        assert_eq!(
+            r[PKG]["comment"],
+            json!(format!("Package {PKG} is already set to be held."))
+        );
+        let r = run(&mut m, "pkg.unhold", &[PKG]).unwrap();
+        assert_eq!(
+            r,
+            json!({PKG: {"name": PKG, "changes": {"old": "hold", "new": "install"},
+                "result": true, "comment": format!("Package {PKG} is no longer being held.")}})
+        );
+
+        let r = run(&mut m, "pkg.install", &[&src(1)]).unwrap();
+        assert_eq!(r, json!({PKG: {"old": "1.0", "new": "2.0"}}));
+        let r = run(&mut m, "pkg.remove", &[PKG]).unwrap();
+        assert_eq!(r, json!({PKG: {"old": "2.0", "new": ""}}));
+        assert!(!Path::new(&format!("/usr/share/{PKG}/hello")).exists());
+        assert_eq!(run(&mut m, "pkg.purge", &[PKG]).unwrap(), json!({}));
+        assert_eq!(run(&mut m, "pkg.version", &[PKG]).unwrap(), json!(""));
+        let err = run(&mut m, "pkg.info_installed", &[PKG]).unwrap_err();
+        assert!(err.starts_with("Error getting packages information"), "{err}");
+        assert_eq!(
+            run(&mut m, "pkg.info_installed", &[PKG, "failhard=False"]).unwrap(),
+            json!({})
+        );
+    }
+}
