@@ -22,6 +22,7 @@ mod cron;
 mod defaults;
 mod file;
 mod grains;
+mod group;
 mod hiera;
 mod hosts;
 mod log;
@@ -66,6 +67,7 @@ pub static MODULES: &[Module] = &[
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
+    Module::new("group", group::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
     Module::new("hosts", hosts::FUNCTIONS),
     Module::new("log", log::FUNCTIONS),

@@ -349,7 +349,7 @@ pub fn changes(
 }
 
 /// Run a user tool by name; `Err` with Salt's message when it is missing.
-fn tool(name: &str, args: &[String]) -> Result<crate::exec::CommandResult, String> {
+pub(crate) fn tool(name: &str, args: &[String]) -> Result<crate::exec::CommandResult, String> {
     let path = which(name).ok_or_else(|| not_found(name))?;
     let mut argv = vec![path.display().to_string()];
     argv.extend(args.iter().cloned());
@@ -361,13 +361,15 @@ fn s(v: &str) -> String {
 }
 
 /// `usermod PARAM VALUE NAME` unless the attribute already has the value
-/// (Salt's `_chattrib`).
-fn chattrib(
+/// (Salt's `_chattrib`; `persist` moves the home's contents along, `-m`).
+/// The `user.ch*` execution functions share it.
+pub(crate) fn chattrib(
     root: &EtcRoot,
     name: &str,
     key: &str,
     value: &Value,
     param: &str,
+    persist: bool,
 ) -> Result<(), String> {
     let Some(pre) = root.user_info(name) else {
         return Err(format!("User '{name}' does not exist"));
@@ -375,11 +377,16 @@ fn chattrib(
     if pre.get(key) == Some(value) {
         return Ok(());
     }
-    tool("usermod", &[s(param), value.to_python_str(), s(name)]).map(|_| ())
+    let mut args = Vec::new();
+    if persist {
+        args.push(s("-m"));
+    }
+    args.extend([s(param), value.to_python_str(), s(name)]);
+    tool("usermod", &args).map(|_| ())
 }
 
 /// Set one GECOS field, keeping the others (Salt's `_update_gecos`).
-fn update_gecos(root: &EtcRoot, name: &str, key: &str, value: &str) -> Result<(), String> {
+pub(crate) fn update_gecos(root: &EtcRoot, name: &str, key: &str, value: &str) -> Result<(), String> {
     let Some(pre) = root.user_info(name) else {
         return Ok(());
     };
@@ -401,12 +408,18 @@ fn update_gecos(root: &EtcRoot, name: &str, key: &str, value: &str) -> Result<()
     tool("usermod", &[s("-c"), gecos, s(name)]).map(|_| ())
 }
 
-/// `user.chgroups`: set (or with `append` add) the supplementary groups.
-fn chgroups(root: &EtcRoot, name: &str, groups: &[String], append: bool) -> Result<(), String> {
+/// `user.chgroups`: set (or with `append` add) the supplementary groups;
+/// whether usermod (or the gpasswd fallback) succeeded.
+pub(crate) fn chgroups(
+    root: &EtcRoot,
+    name: &str,
+    groups: &[String],
+    append: bool,
+) -> Result<bool, String> {
     let cur = root.group_list(name);
     let same = cur.iter().all(|c| groups.contains(c)) && groups.iter().all(|g| cur.contains(g));
     if same {
-        return Ok(());
+        return Ok(true);
     }
     let mut args = Vec::new();
     if append {
@@ -417,11 +430,14 @@ fn chgroups(root: &EtcRoot, name: &str, groups: &[String], append: bool) -> Resu
     args.push(s(name));
     let r = tool("usermod", &args)?;
     if r.retcode != 0 && r.stderr.contains("not found in") {
+        let mut ok = true;
         for g in groups {
-            let _ = run_argv(&["gpasswd", "-a", name, g.as_str()], &[], None);
+            let done = run_argv(&["gpasswd", "-a", name, g.as_str()], &[], None);
+            ok &= done.is_ok_and(|d| d.retcode == 0);
         }
+        return Ok(ok);
     }
-    Ok(())
+    Ok(r.retcode == 0)
 }
 
 /// Days since the epoch today, local time (the `lstchg` Salt writes).
@@ -633,13 +649,13 @@ fn update(
     let mut home_changed = false;
     if let Some(home) = ch.shift_remove("home") {
         if !ch.contains_key("homeDoesNotExist") {
-            chattrib(root, name, "home", &home, "-d")?;
+            chattrib(root, name, "home", &home, "-d", false)?;
             home_changed = true;
         }
     }
     if let Some(home) = ch.shift_remove("homeDoesNotExist") {
         if !home_changed {
-            chattrib(root, name, "home", &home, "-d")?;
+            chattrib(root, name, "home", &home, "-d", false)?;
         }
         let path = home.to_python_str();
         if !std::path::Path::new(&path).is_dir() {
@@ -660,9 +676,9 @@ fn update(
     let groups = ch.shift_remove("groups");
     for (key, val) in ch {
         match key.as_str() {
-            "uid" => chattrib(root, name, "uid", &val, "-u")?,
-            "gid" => chattrib(root, name, "gid", &val, "-g")?,
-            "shell" => chattrib(root, name, "shell", &val, "-s")?,
+            "uid" => chattrib(root, name, "uid", &val, "-u", false)?,
+            "gid" => chattrib(root, name, "gid", &val, "-g", false)?,
+            "shell" => chattrib(root, name, "shell", &val, "-s", false)?,
             k if GECOS_KEYS.contains(&k) => update_gecos(root, name, k, &val.to_python_str())?,
             _ => {}
         }
