@@ -34,6 +34,7 @@ mod pillar;
 mod pkg;
 mod run;
 mod saltutil;
+mod service;
 mod slsutil;
 mod state;
 mod state_run;
@@ -77,6 +78,7 @@ pub static MODULES: &[Module] = &[
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
+    Module::new("service", service::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
     Module::new("state", state_run::FUNCTIONS),

@@ -8,6 +8,7 @@
 //! `running`/`dead` report success without doing anything.)
 
 pub mod systemd;
+pub mod sysvinit;
 
 use super::user::support::{failed, is_true, Args};
 use crate::state::{StateCall, StateModule, StateReturn};
