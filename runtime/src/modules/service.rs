@@ -433,3 +433,86 @@ fn show(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         retcode: r.retcode,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{is_root, minion, run, sh};
+    use serde_json::json;
+    use std::path::Path;
+
+    const SVC: &str = "brinex14svc";
+    const MARK: &str = "/tmp/brinex14svc.running";
+
+    /// A tiny init script: start/stop touch and remove a marker file.
+    fn script() -> String {
+        format!(
+            "#!/bin/sh\n### BEGIN INIT INFO\n# Provides:          {SVC}\n# Required-Start:\n\
+# Required-Stop:\n# Default-Start:     2 3 4 5\n# Default-Stop:      0 1 6\n\
+# Short-Description: brine test service\n### END INIT INFO\n\
+case \"$1\" in\n  start|restart|reload|force-reload) touch {MARK} ;;\n  stop) rm -f {MARK} ;;\n\
+  status) [ -e {MARK} ] ;;\n  *) exit 3 ;;\nesac\n"
+        )
+    }
+
+    struct Cleanup;
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            sh(&["update-rc.d", "-f", SVC, "remove"]);
+            let _ = std::fs::remove_file(format!("/etc/init.d/{SVC}"));
+            let _ = std::fs::remove_file(MARK);
+        }
+    }
+
+    /// Start, stop and boot links of a throwaway init script through the
+    /// execution functions, where systemd is not PID 1 (this test's
+    /// machines); the script and its links are removed afterwards.
+    #[test]
+    fn sysv_script_through_the_execution_functions() {
+        use std::os::unix::fs::PermissionsExt;
+        if !is_root()
+            || crate::state::modules::service::systemd::booted()
+            || crate::path::which("update-rc.d").is_none()
+            || crate::path::which("service").is_none()
+        {
+            println!("skipped: needs root, no systemd, update-rc.d and service");
+            return;
+        }
+        let _guard = Cleanup;
+        let path = format!("/etc/init.d/{SVC}");
+        std::fs::write(&path, script()).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut m = minion();
+        let mut call = |fun: &str, args: &[&str]| run(&mut m, fun, args).unwrap();
+
+        assert_eq!(call("service.available", &[SVC]), json!(true));
+        assert_eq!(call("service.missing", &[SVC]), json!(false));
+        assert!(call("service.get_all", &[]).as_array().unwrap().contains(&json!(SVC)));
+        assert_eq!(call("service.status", &[SVC]), json!(false));
+        assert_eq!(call("service.start", &[SVC]), json!(true));
+        assert!(Path::new(MARK).exists());
+        assert_eq!(call("service.status", &[SVC]), json!(true));
+        assert_eq!(call("service.status", &["brinex14sv?"]), json!({SVC: true}));
+        assert_eq!(call("service.restart", &[SVC]), json!(true));
+        assert_eq!(call("service.reload", &[SVC]), json!(true));
+        assert_eq!(call("service.stop", &[SVC]), json!(true));
+        assert!(!Path::new(MARK).exists());
+        assert_eq!(call("service.status", &[SVC]), json!(false));
+        assert_eq!(call("service.disabled", &[SVC]), json!(true));
+
+        // Boot links made by hand: Salt reads a start link's service name
+        // after its last digits, so "S01brinex14svc" counts as "svc" and
+        // this service never reads as enabled (as in Salt).
+        assert_eq!(sh(&["update-rc.d", SVC, "defaults"]).retcode, 0);
+        let enabled = call("service.get_enabled", &[]);
+        assert!(enabled.as_array().unwrap().contains(&json!("svc")), "{enabled}");
+        assert_eq!(call("service.enabled", &[SVC]), json!(false));
+        assert_eq!(call("service.disable", &[SVC]), json!(true));
+        let links: Vec<String> = std::fs::read_dir("/etc/rc2.d")
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(SVC))
+            .collect();
+        assert!(links.iter().all(|l| l.starts_with('K')), "{links:?}");
+    }
+}
