@@ -25,6 +25,7 @@ mod grains;
 mod group;
 mod hiera;
 mod hosts;
+mod locale;
 mod log;
 mod match_;
 mod mine;
@@ -44,6 +45,7 @@ mod sysctl;
 mod test;
 #[cfg(test)]
 mod testkit;
+mod timezone;
 mod traverse;
 mod user;
 
@@ -71,6 +73,7 @@ pub static MODULES: &[Module] = &[
     Module::new("group", group::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
     Module::new("hosts", hosts::FUNCTIONS),
+    Module::new("locale", locale::FUNCTIONS),
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
     Module::new("mine", mine::FUNCTIONS),
@@ -86,6 +89,7 @@ pub static MODULES: &[Module] = &[
     Module::new("sys", sys::FUNCTIONS),
     Module::new("sysctl", sysctl::FUNCTIONS),
     Module::new("test", test::FUNCTIONS),
+    Module::new("timezone", timezone::FUNCTIONS),
     Module::new("user", user::FUNCTIONS),
 ];
 
