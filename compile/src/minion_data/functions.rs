@@ -33,6 +33,11 @@ pub enum FunctionError {
     /// `KeyError`, ...): its message.
     #[error("{0}")]
     Failed(String),
+    /// The function refused how it was called (Salt's
+    /// `SaltInvocationError`): its message. A job's return words it
+    /// differently from [`FunctionError::Failed`].
+    #[error("{0}")]
+    Invocation(String),
 }
 
 impl FunctionError {
@@ -42,7 +47,8 @@ impl FunctionError {
             FunctionError::NotAvailable(_) => 255,
             FunctionError::InvalidArguments(_)
             | FunctionError::NotInTemplates(_)
-            | FunctionError::Failed(_) => 1,
+            | FunctionError::Failed(_)
+            | FunctionError::Invocation(_) => 1,
         }
     }
 }

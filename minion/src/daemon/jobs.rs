@@ -626,6 +626,12 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
             1,
             nested,
         ),
+        // Salt's `SaltInvocationError` shape.
+        Outcome::Done(Err(CallError::Invocation(msg))) => (
+            Value::Str(format!("ERROR executing '{}': {msg}", publ.fun)),
+            1,
+            nested,
+        ),
         // Raised by the function: Salt's `CommandExecutionError` shape.
         Outcome::Done(Err(e @ (CallError::Failed(_) | CallError::NotInTemplates(_)))) => {
             (Value::Str(format!("ERROR: {e}")), 1, nested)

@@ -274,7 +274,8 @@ pub fn all() -> Vec<(String, &'static Function)> {
 /// Run `fun` with `args` on `minion` (`brine-call`, a job).
 pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, CallError> {
     let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
-    let p = Params::new(f.name, args);
+    let mut p = Params::new(f.name, args);
+    p.checked_kwargs = true;
     match f.run {
         Run::Reads(read) => read(&Ctx::of_minion(minion), p).map(|r| Return::from(r.into_value())),
         Run::Minion(run) => run(minion, p),

@@ -25,6 +25,10 @@ pub(crate) struct Params {
     /// `brine-call` or a template: Salt's `cmd.run` then defaults to the
     /// shell.
     pub published: bool,
+    /// The call came from the command line or a job, not a template: Salt
+    /// then checks keywords before calling (`load_args_and_kwargs`) and
+    /// refuses unknown ones in its own words.
+    pub checked_kwargs: bool,
 }
 
 impl Params {
@@ -41,6 +45,7 @@ impl Params {
             open_kwargs: false,
             twice: None,
             published,
+            checked_kwargs: false,
         }
     }
 
@@ -103,6 +108,17 @@ impl Params {
             return Err(CallError::InvalidArguments(format!(
                 "{}() got multiple values for argument '{name}'",
                 self.fun
+            )));
+        }
+        if self.checked_kwargs && !self.open_kwargs && !self.kwargs.is_empty() {
+            let listed: Vec<String> = self
+                .kwargs
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.to_python_str()))
+                .collect();
+            return Err(CallError::Invocation(format!(
+                "The following keyword arguments are not valid: {}",
+                listed.join(", ")
             )));
         }
         if let Some(k) = self.kwargs.keys().next().filter(|_| !self.open_kwargs) {

@@ -421,7 +421,7 @@ fn info_installed(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let names: Vec<String> = p.rest().iter().map(Value::to_python_str).collect();
     let failhard = flag(p.kw("failhard"), true);
     if let Some(k) = p.kwargs.keys().next() {
-        return Err(CallError::Failed(format!(
+        return Err(CallError::Invocation(format!(
             "The following keyword arguments are not valid: {k}={}",
             p.kwargs.get(k).map(Value::to_python_str).unwrap_or_default()
         )));
@@ -442,12 +442,12 @@ fn hold(cx: &Ctx<'_>, mut p: Params, on: bool) -> Result<Return, CallError> {
     p.open_kwargs = true;
     p.finish()?;
     if name.is_none() && pkgs.is_none() && sources.is_none() {
-        return Err(CallError::Failed(
+        return Err(CallError::Invocation(
             "One of name, pkgs, or sources must be specified.".into(),
         ));
     }
     if pkgs.is_some() && sources.is_some() {
-        return Err(CallError::Failed(
+        return Err(CallError::Invocation(
             "Only one of pkgs or sources can be specified.".into(),
         ));
     }
@@ -572,6 +572,9 @@ mod tests {
             println!("skipped: needs root and dpkg-deb");
             return;
         }
+        let _dpkg = crate::state::modules::pkg::DPKG_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("brinex14-debs-{}", std::process::id()));
         let _guard = Cleanup(dir.clone());
         sh(&["dpkg", "-P", PKG]);

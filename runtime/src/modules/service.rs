@@ -265,14 +265,16 @@ enum Listing {
 }
 
 fn list(cx: &Ctx<'_>, mut p: Params, which: Listing) -> Result<Return, CallError> {
-    p.take("root").filter(|v| !v.is_null()).map_or(Ok(()), |_| {
-        Err(CallError::Failed(
+    let kind = init(cx)?;
+    // debian_service's listings take no arguments; systemd's take root.
+    if matches!(kind, Init::Systemd) && p.take("root").is_some_and(|v| !v.is_null()) {
+        return Err(CallError::Failed(
             "service: root= is not supported by brine".into(),
-        ))
-    })?;
+        ));
+    }
     p.finish()?;
     let strs = |v: Vec<String>| Value::List(v.into_iter().map(Value::Str).collect());
-    Ok(match init(cx)? {
+    Ok(match kind {
         Init::SysV => {
             let a = match which {
                 Listing::All => sysvinit::get_all(),

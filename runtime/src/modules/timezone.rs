@@ -188,7 +188,7 @@ fn zone_compare(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let zonepath = format!("{ZONEINFO}{zone}");
     let want = std::fs::read(&zonepath).map_err(|_| {
-        CallError::Failed(format!("Can't find a local timezone \"{zone}\""))
+        CallError::Invocation(format!("Can't find a local timezone \"{zone}\""))
     })?;
     let have = std::fs::read(LOCALTIME).map_err(|e| {
         CallError::Failed(format!(

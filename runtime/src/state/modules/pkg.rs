@@ -238,5 +238,10 @@ fn add_warnings(r: &mut StateReturn, warnings: &[String]) {
     }
 }
 
+/// Held by the tests that install real packages: each compares the whole
+/// package list before and after, so they must not overlap.
+#[cfg(test)]
+pub(crate) static DPKG_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[cfg(test)]
 mod tests;
