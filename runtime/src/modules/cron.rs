@@ -168,9 +168,10 @@ fn parse_tab(data: &str) -> Tab {
                 None => text,
                 Some(c) => format!("{c}\n{text}"),
             });
-        } else if line.find('=').is_some_and(|eq| {
-            eq > 0 && line.find(' ').is_none_or(|sp| eq < sp)
-        }) {
+        } else if line
+            .find('=')
+            .is_some_and(|eq| eq > 0 && line.find(' ').is_none_or(|sp| eq < sp))
+        {
             if let Some((name, value)) = line.split_once('=') {
                 tab.env.push((name.to_string(), Some(value.to_string())));
             }
@@ -226,7 +227,10 @@ fn tab_value(t: &Tab) -> Value {
         "pre".into(),
         Value::List(t.pre.iter().cloned().map(Value::Str).collect()),
     );
-    m.insert("crons".into(), Value::List(t.crons.iter().map(job_value).collect()));
+    m.insert(
+        "crons".into(),
+        Value::List(t.crons.iter().map(job_value).collect()),
+    );
     m.insert(
         "special".into(),
         Value::List(t.special.iter().map(job_value).collect()),
@@ -496,9 +500,7 @@ fn concrete_time(fields: &[String; 5]) -> Result<[String; 5], CallError> {
             parts.sort_unstable();
             let num = |s: &str| {
                 s.trim().parse::<i64>().map_err(|_| {
-                    CallError::Failed(format!(
-                        "invalid literal for int() with base 10: '{s}'"
-                    ))
+                    CallError::Failed(format!("invalid literal for int() with base 10: '{s}'"))
                 })
             };
             out[i] = random_in(num(parts[0])?, num(parts[1])?).to_string();
@@ -598,9 +600,9 @@ fn set_job(user: &str, mut new: NewJob, depth: u8) -> Result<Return, CallError> 
         if removed.retcode != 0 {
             return Ok(removed);
         }
-        for i in 0..5 {
-            if let Some(o) = old_when[i].filter(|o| !needs_change(Some(o), Some(&new.when[i]))) {
-                new.when[i] = o.to_string();
+        for (field, old_field) in new.when.iter_mut().zip(old_when) {
+            if let Some(o) = old_field.filter(|o| !needs_change(Some(o), Some(field))) {
+                *field = o.to_string();
             }
         }
         if !needs_change(old.comment.as_deref(), new.comment.as_deref()) {

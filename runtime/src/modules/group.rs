@@ -164,7 +164,10 @@ fn chgid(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         return Ok(Value::Bool(true).into());
     }
     let flag = if non_unique { "-og" } else { "-g" };
-    let rc = tool_rc("groupmod", &[flag.into(), gid.to_python_str(), name.clone()])?;
+    let rc = tool_rc(
+        "groupmod",
+        &[flag.into(), gid.to_python_str(), name.clone()],
+    )?;
     let now = etc().group_info(&name).and_then(|g| g.get("gid").cloned());
     Ok(Return {
         value: Value::Bool(now.as_ref() == Some(&gid)),
@@ -177,7 +180,10 @@ fn adduser(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let username = into_string(p.require("username")?);
     no_root(&mut p)?;
     p.finish()?;
-    Ok(by_retcode(tool_rc("gpasswd", &["--add".into(), username, name])?))
+    Ok(by_retcode(tool_rc(
+        "gpasswd",
+        &["--add".into(), username, name],
+    )?))
 }
 
 fn deluser(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
@@ -191,7 +197,10 @@ fn deluser(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     if !member {
         return Ok(Value::Bool(true).into());
     }
-    Ok(by_retcode(tool_rc("gpasswd", &["--del".into(), username, name])?))
+    Ok(by_retcode(tool_rc(
+        "gpasswd",
+        &["--del".into(), username, name],
+    )?))
 }
 
 fn members(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
@@ -206,5 +215,8 @@ fn members(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     };
     no_root(&mut p)?;
     p.finish()?;
-    Ok(by_retcode(tool_rc("gpasswd", &["--members".into(), list, name])?))
+    Ok(by_retcode(tool_rc(
+        "gpasswd",
+        &["--members".into(), list, name],
+    )?))
 }

@@ -219,7 +219,9 @@ fn get_alias(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let ip = into_string(p.require("ip")?);
     p.finish()?;
     let items = read_hosts(&hosts_file(cx))?;
-    let aliases = entry(&items, &ip).map(|e| e.aliases.clone()).unwrap_or_default();
+    let aliases = entry(&items, &ip)
+        .map(|e| e.aliases.clone())
+        .unwrap_or_default();
     Ok(Value::List(aliases.into_iter().map(Value::Str).collect()).into())
 }
 
@@ -229,9 +231,7 @@ fn pair_present(items: &[Item], ip: &str, alias: &Value) -> bool {
         return false;
     };
     match alias {
-        Value::List(names) => names
-            .iter()
-            .all(|n| e.aliases.contains(&n.to_python_str())),
+        Value::List(names) => names.iter().all(|n| e.aliases.contains(&n.to_python_str())),
         other => e.aliases.contains(&other.to_python_str()),
     }
 }

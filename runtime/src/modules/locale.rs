@@ -30,7 +30,10 @@ brine-call locale.get_locale",
 
 fn locales() -> Result<(Vec<String>, i32), CallError> {
     let r = run_merged(&["locale", "-a"])?;
-    Ok((r.stdout.split('\n').map(str::to_string).collect(), r.retcode))
+    Ok((
+        r.stdout.split('\n').map(str::to_string).collect(),
+        r.retcode,
+    ))
 }
 
 fn list_avail(_: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
@@ -107,7 +110,9 @@ fn get_locale(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
             .get("oscodename")
             .map(Value::to_python_str)
             .unwrap_or_default();
-        return Err(CallError::Failed(format!("Error: \"{code}\" is unsupported!")));
+        return Err(CallError::Failed(format!(
+            "Error: \"{code}\" is unsupported!"
+        )));
     };
     let r = run_merged(&["grep", pattern, file])?;
     // Salt takes what follows the first '=', quotes dropped; '' when the

@@ -53,8 +53,7 @@ fn resolve_opts(opts: &str) -> Value {
             .map(|opt| {
                 let mut opt = opt.to_string();
                 if let Some((key, given)) = opt.split_once('=') {
-                    if (key == "uid" || key == "gid")
-                        && !given.chars().all(|c| c.is_ascii_digit())
+                    if (key == "uid" || key == "gid") && !given.chars().all(|c| c.is_ascii_digit())
                     {
                         let id = if key == "uid" {
                             accounts::uid_of(given)

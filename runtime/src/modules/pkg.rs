@@ -233,12 +233,16 @@ fn targets(
 ) -> Result<IndexMap<String, Option<String>>, CallError> {
     if let Some(pkgs) = pkgs.filter(|v| !v.is_null()) {
         let Value::List(items) = pkgs else {
-            return Err(CallError::Failed("Invalid input: pkgs must be a list".into()));
+            return Err(CallError::Failed(
+                "Invalid input: pkgs must be a list".into(),
+            ));
         };
-        let repacked = crate::state::modules::pkg::repack_pkgs(p, &items, true)
-            .map_err(CallError::Failed)?;
+        let repacked =
+            crate::state::modules::pkg::repack_pkgs(p, &items, true).map_err(CallError::Failed)?;
         if repacked.is_empty() && !items.is_empty() {
-            return Err(CallError::Failed("Invalid input: pkgs must be a list of names or {name: version} mappings".into()));
+            return Err(CallError::Failed(
+                "Invalid input: pkgs must be a list of names or {name: version} mappings".into(),
+            ));
         }
         return Ok(repacked);
     }
@@ -303,7 +307,9 @@ fn install(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     };
     if let Some(sources) = sources {
         let Value::List(items) = sources else {
-            return Err(CallError::Failed("Invalid input: sources must be a list".into()));
+            return Err(CallError::Failed(
+                "Invalid input: sources must be a list".into(),
+            ));
         };
         for item in items {
             let Some((_, src)) = item.as_map().and_then(|m| m.iter().next()) else {
@@ -359,9 +365,7 @@ fn refresh_db(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
             return Ok(Value::Map(Map::new()).into());
         }
     }
-    let ret = provider(cx)?
-        .refresh_db_report(failhard)
-        .map_err(pkg_err)?;
+    let ret = provider(cx)?.refresh_db_report(failhard).map_err(pkg_err)?;
     Ok(Value::Map(ret).into())
 }
 
@@ -404,7 +408,11 @@ fn upgrade(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         "allow_downgrades",
     ] {
         if let Some(v) = p.kw(key) {
-            let key = if key == "downloadonly" { "download_only" } else { key };
+            let key = if key == "downloadonly" {
+                "download_only"
+            } else {
+                key
+            };
             options.insert(key.into(), v);
         }
     }
@@ -423,7 +431,10 @@ fn info_installed(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     if let Some(k) = p.kwargs.keys().next() {
         return Err(CallError::Invocation(format!(
             "The following keyword arguments are not valid: {k}={}",
-            p.kwargs.get(k).map(Value::to_python_str).unwrap_or_default()
+            p.kwargs
+                .get(k)
+                .map(Value::to_python_str)
+                .unwrap_or_default()
         )));
     }
     p.finish()?;
@@ -475,26 +486,50 @@ fn hold(cx: &Ctx<'_>, mut p: Params, on: bool) -> Result<Return, CallError> {
         let sel = prov.get_selections(&target).map_err(pkg_err)?;
         let held = sel.iter().any(|(_, s)| s == "hold");
         let (result, comment, changes) = if on && held {
-            (Some(true), format!("Package {target} is already set to be held."), None)
+            (
+                Some(true),
+                format!("Package {target} is already set to be held."),
+                None,
+            )
         } else if on {
             // dpkg knows no state for an unknown package; Salt holds it anyway.
             if test {
                 (None, format!("Package {target} is set to be held."), None)
             } else {
                 let ch = set_state(prov.as_ref(), &target, "hold")?;
-                (Some(true), format!("Package {target} is now being held."), ch)
+                (
+                    Some(true),
+                    format!("Package {target} is now being held."),
+                    ch,
+                )
             }
         } else if sel.is_empty() {
-            (Some(false), format!("Package {target} does not have a state."), None)
+            (
+                Some(false),
+                format!("Package {target} does not have a state."),
+                None,
+            )
         } else if held {
             if test {
-                (None, format!("Package {target} is set not to be held."), None)
+                (
+                    None,
+                    format!("Package {target} is set not to be held."),
+                    None,
+                )
             } else {
                 let ch = set_state(prov.as_ref(), &target, "install")?;
-                (Some(true), format!("Package {target} is no longer being held."), ch)
+                (
+                    Some(true),
+                    format!("Package {target} is no longer being held."),
+                    ch,
+                )
             }
         } else {
-            (Some(true), format!("Package {target} is already set not to be held."), None)
+            (
+                Some(true),
+                format!("Package {target} is already set not to be held."),
+                None,
+            )
         };
         r.insert("result".into(), result.map_or(Value::Null, Value::Bool));
         r.insert("comment".into(), Value::Str(comment));
@@ -513,7 +548,10 @@ fn set_state(
     state: &str,
 ) -> Result<Option<Value>, CallError> {
     let all = prov.get_selections("*").map_err(pkg_err)?;
-    let old = all.iter().find(|(n, _)| n == target).map(|(_, s)| s.clone());
+    let old = all
+        .iter()
+        .find(|(n, _)| n == target)
+        .map(|(_, s)| s.clone());
     if old.as_deref() == Some(state) {
         return Ok(None);
     }
@@ -620,7 +658,10 @@ mod tests {
         assert_eq!(run(&mut m, "pkg.purge", &[PKG]).unwrap(), json!({}));
         assert_eq!(run(&mut m, "pkg.version", &[PKG]).unwrap(), json!(""));
         let err = run(&mut m, "pkg.info_installed", &[PKG]).unwrap_err();
-        assert!(err.starts_with("Error getting packages information"), "{err}");
+        assert!(
+            err.starts_with("Error getting packages information"),
+            "{err}"
+        );
         assert_eq!(
             run(&mut m, "pkg.info_installed", &[PKG, "failhard=False"]).unwrap(),
             json!({})

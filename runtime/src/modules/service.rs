@@ -252,9 +252,9 @@ fn process_matches(sig: &str) -> Result<bool, CallError> {
         .map_err(|e| CallError::Failed(format!("Invalid sig pattern: {e}")))?;
     let me = std::process::id().to_string();
     let r = run_merged(&["ps", "-efHww"])?;
-    Ok(r.stdout.lines().any(|l| {
-        re.is_match(l) && l.split_whitespace().nth(1) != Some(me.as_str())
-    }))
+    Ok(r.stdout
+        .lines()
+        .any(|l| re.is_match(l) && l.split_whitespace().nth(1) != Some(me.as_str())))
 }
 
 #[derive(Clone, Copy)]
@@ -310,9 +310,13 @@ const UNIT_TYPES: &[&str] = &[
 
 fn unit_short(full: &str) -> Option<String> {
     let (name, kind) = full.rsplit_once('.')?;
-    UNIT_TYPES
-        .contains(&kind)
-        .then(|| if kind == "service" { name.to_string() } else { full.to_string() })
+    UNIT_TYPES.contains(&kind).then(|| {
+        if kind == "service" {
+            name.to_string()
+        } else {
+            full.to_string()
+        }
+    })
 }
 
 /// systemd_service's `get_all`: unit files in systemd's directories, and
@@ -424,7 +428,12 @@ fn show(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
             }
             Value::Map(m)
         } else if matches!(key.as_str(), "Before" | "After" | "Wants") {
-            Value::List(value.split_whitespace().map(|s| Value::Str(s.into())).collect())
+            Value::List(
+                value
+                    .split_whitespace()
+                    .map(|s| Value::Str(s.into()))
+                    .collect(),
+            )
         } else {
             Value::Str(value)
         };
@@ -488,7 +497,10 @@ case \"$1\" in\n  start|restart|reload|force-reload) touch {MARK} ;;\n  stop) rm
 
         assert_eq!(call("service.available", &[SVC]), json!(true));
         assert_eq!(call("service.missing", &[SVC]), json!(false));
-        assert!(call("service.get_all", &[]).as_array().unwrap().contains(&json!(SVC)));
+        assert!(call("service.get_all", &[])
+            .as_array()
+            .unwrap()
+            .contains(&json!(SVC)));
         assert_eq!(call("service.status", &[SVC]), json!(false));
         assert_eq!(call("service.start", &[SVC]), json!(true));
         assert!(Path::new(MARK).exists());
@@ -506,7 +518,10 @@ case \"$1\" in\n  start|restart|reload|force-reload) touch {MARK} ;;\n  stop) rm
         // this service never reads as enabled (as in Salt).
         assert_eq!(sh(&["update-rc.d", SVC, "defaults"]).retcode, 0);
         let enabled = call("service.get_enabled", &[]);
-        assert!(enabled.as_array().unwrap().contains(&json!("svc")), "{enabled}");
+        assert!(
+            enabled.as_array().unwrap().contains(&json!("svc")),
+            "{enabled}"
+        );
         assert_eq!(call("service.enabled", &[SVC]), json!(false));
         assert_eq!(call("service.disable", &[SVC]), json!(true));
         let links: Vec<String> = std::fs::read_dir("/etc/rc2.d")

@@ -169,7 +169,8 @@ fn persist_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         if !dir.is_empty() && !Path::new(dir).exists() {
             std::fs::create_dir_all(dir).map_err(|_| write_err())?;
         }
-        std::fs::write(&config, "#\n# Kernel sysctl configuration\n#\n").map_err(|_| write_err())?;
+        std::fs::write(&config, "#\n# Kernel sysctl configuration\n#\n")
+            .map_err(|_| write_err())?;
     }
     let text = std::fs::read_to_string(&config)
         .map_err(|_| CallError::Failed(format!("Could not read from file: {config}")))?;

@@ -82,9 +82,9 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     assert_eq!(
         modules,
         json!([
-            "cmd", "config", "cp", "cron", "defaults", "file", "grains", "group", "hiera",
-            "hosts", "locale", "log", "match", "mine", "mount", "pillar", "pkg", "saltutil",
-            "service", "slsutil", "state", "status", "sys", "sysctl", "test", "timezone", "user"
+            "cmd", "config", "cp", "cron", "defaults", "file", "grains", "group", "hiera", "hosts",
+            "locale", "log", "match", "mine", "mount", "pillar", "pkg", "saltutil", "service",
+            "slsutil", "state", "status", "sys", "sysctl", "test", "timezone", "user"
         ])
     );
     assert_eq!(

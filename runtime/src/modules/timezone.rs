@@ -4,7 +4,7 @@
 //! `/etc/localtime`.
 
 use super::params::{into_string, Params};
-use super::run::{run_merged, run as run_split};
+use super::run::{run as run_split, run_merged};
 use super::{CallError, Ctx, Function, Return};
 use brine_core::Value;
 use std::path::Path;
@@ -67,7 +67,10 @@ fn get_zone(cx: &Ctx<'_>) -> Result<String, CallError> {
     if crate::path::which("timedatectl").is_some() {
         let r = run_split(&["timedatectl"])?;
         if r.retcode != 0 {
-            return Err(CallError::Failed(format!("timedatectl failed: {}", r.stderr)));
+            return Err(CallError::Failed(format!(
+                "timedatectl failed: {}",
+                r.stderr
+            )));
         }
         for line in r.stdout.lines().map(str::trim) {
             let rest = line
@@ -187,9 +190,8 @@ fn zone_compare(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let zone = into_string(p.require("timezone")?);
     p.finish()?;
     let zonepath = format!("{ZONEINFO}{zone}");
-    let want = std::fs::read(&zonepath).map_err(|_| {
-        CallError::Invocation(format!("Can't find a local timezone \"{zone}\""))
-    })?;
+    let want = std::fs::read(&zonepath)
+        .map_err(|_| CallError::Invocation(format!("Can't find a local timezone \"{zone}\"")))?;
     let have = std::fs::read(LOCALTIME).map_err(|e| {
         CallError::Failed(format!(
             "Failed to read {LOCALTIME} to determine current timezone: {}",

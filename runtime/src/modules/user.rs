@@ -161,10 +161,11 @@ fn add(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let shell = p.take("shell");
     let unique = p.take("unique").is_none_or(|v| v.is_truthy());
     let system = p.take("system").is_some_and(|v| v.is_truthy());
-    let gecos: Vec<(&str, Option<Value>)> = ["fullname", "roomnumber", "workphone", "homephone", "other"]
-        .into_iter()
-        .map(|k| (k, p.take(k)))
-        .collect();
+    let gecos: Vec<(&str, Option<Value>)> =
+        ["fullname", "roomnumber", "workphone", "homephone", "other"]
+            .into_iter()
+            .map(|k| (k, p.take(k)))
+            .collect();
     let createhome = p.take("createhome").is_none_or(|v| v.is_truthy());
     let _loginclass = p.take("loginclass");
     let nologinit = p.take("nologinit").is_some_and(|v| v.is_truthy());
@@ -179,7 +180,11 @@ fn add(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     }
     let useradd = which("useradd")?;
     let mut argv: Vec<String> = vec![useradd];
-    let set = |v: &Option<Value>| v.as_ref().filter(|v| v.is_truthy()).map(Value::to_python_str);
+    let set = |v: &Option<Value>| {
+        v.as_ref()
+            .filter(|v| v.is_truthy())
+            .map(Value::to_python_str)
+    };
     if let Some(s) = set(&shell) {
         argv.extend(["-s".into(), s]);
     }
@@ -247,7 +252,12 @@ fn add(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
 fn usergroups_enabled() -> bool {
     std::fs::read_to_string("/etc/login.defs").is_ok_and(|t| {
         t.lines()
-            .find(|l| l.chars().take(15).collect::<String>().contains("USERGROUPS_ENAB"))
+            .find(|l| {
+                l.chars()
+                    .take(15)
+                    .collect::<String>()
+                    .contains("USERGROUPS_ENAB")
+            })
             .is_some_and(|l| l.contains("yes"))
     })
 }

@@ -386,7 +386,12 @@ pub(crate) fn chattrib(
 }
 
 /// Set one GECOS field, keeping the others (Salt's `_update_gecos`).
-pub(crate) fn update_gecos(root: &EtcRoot, name: &str, key: &str, value: &str) -> Result<(), String> {
+pub(crate) fn update_gecos(
+    root: &EtcRoot,
+    name: &str,
+    key: &str,
+    value: &str,
+) -> Result<(), String> {
     let Some(pre) = root.user_info(name) else {
         return Ok(());
     };

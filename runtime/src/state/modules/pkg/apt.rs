@@ -637,7 +637,14 @@ impl PkgProvider for Apt {
         fromrepo: Option<&str>,
     ) -> Result<BTreeMap<String, String>, PkgError> {
         let mut argv: Vec<String> = vec!["apt-get".into(), "--just-print".into()];
-        argv.push(if dist_upgrade { "dist-upgrade" } else { "upgrade" }.into());
+        argv.push(
+            if dist_upgrade {
+                "dist-upgrade"
+            } else {
+                "upgrade"
+            }
+            .into(),
+        );
         if let Some(repo) = fromrepo {
             argv.extend(["-o".into(), format!("APT::Default-Release={repo}")]);
         }
@@ -675,7 +682,14 @@ impl PkgProvider for Apt {
                 argv.push(flag.into());
             }
         }
-        argv.push(if on("dist_upgrade") { "dist-upgrade" } else { "upgrade" }.into());
+        argv.push(
+            if on("dist_upgrade") {
+                "dist-upgrade"
+            } else {
+                "upgrade"
+            }
+            .into(),
+        );
         let r = self.call_apt(&argv, true, None);
         let changes = compare_dicts(&old, &stringify(&self.list_pkgs()?.current()));
         if r.retcode != 0 {
@@ -706,7 +720,12 @@ impl PkgProvider for Apt {
     }
 
     fn info_installed(&self, names: &[String], failhard: bool) -> Result<Map, PkgError> {
-        let mut argv: Vec<String> = vec!["dpkg-query".into(), "-W".into(), "-f".into(), INFO_FORMAT.into()];
+        let mut argv: Vec<String> = vec![
+            "dpkg-query".into(),
+            "-W".into(),
+            "-f".into(),
+            INFO_FORMAT.into(),
+        ];
         argv.extend(names.iter().cloned());
         let r = self.call_apt(&argv, false, None);
         if r.retcode != 0 {
@@ -789,13 +808,13 @@ fn license(pkg: &str) -> Option<String> {
     (!set.is_empty()).then(|| set.into_iter().collect::<Vec<_>>().join(", "))
 }
 
+/// A package's install date and license, by name.
+pub type InfoExtra<'a> = &'a dyn Fn(&str) -> (Option<String>, Option<String>);
+
 /// `dpkg-query` records (see [`INFO_FORMAT`]) as `info_installed` answers
 /// them: installed packages only, dpkg's keys renamed to Salt's common
 /// ones, install date and license added (`extra` gives both by name).
-pub fn parse_info(
-    out: &str,
-    extra: &dyn Fn(&str) -> (Option<String>, Option<String>),
-) -> Map {
+pub fn parse_info(out: &str, extra: InfoExtra<'_>) -> Map {
     let mut ret = Map::new();
     for record in out.split("\n*/~^\\*") {
         let record = record.strip_prefix('\n').unwrap_or(record);
@@ -811,7 +830,11 @@ pub fn parse_info(
                 data.push((k.to_string(), v.to_string()));
             }
         }
-        let get = |k: &str| data.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+        let get = |k: &str| {
+            data.iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
         let Some(name) = get("package").map(str::to_string) else {
             continue;
         };

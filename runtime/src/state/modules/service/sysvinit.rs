@@ -76,7 +76,10 @@ fn link_service(link: &str) -> String {
 pub(crate) fn get_enabled() -> Answer<Vec<String>> {
     let level = runlevel();
     let mut set = BTreeSet::new();
-    for dir in ["/etc/rcS.d".to_string(), format!("/etc/rc{}.d", level.value)] {
+    for dir in [
+        "/etc/rcS.d".to_string(),
+        format!("/etc/rc{}.d", level.value),
+    ] {
         set.extend(names_in(&dir, "S*").iter().map(|l| link_service(l)));
     }
     Answer {
