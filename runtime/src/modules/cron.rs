@@ -348,7 +348,13 @@ fn matched(j: &Job, cmd: &str, identifier: Option<&str>) -> bool {
 }
 
 fn user_of(p: &mut Params) -> Result<String, CallError> {
-    Ok(into_string(p.require("user")?))
+    match p.require("user")? {
+        v @ (Value::List(_) | Value::Map(_)) => Err(CallError::InvalidArguments(format!(
+            "getpwnam(): argument must be str, not {}",
+            v.type_name()
+        ))),
+        v => Ok(into_string(v)),
+    }
 }
 
 fn list_tab_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {

@@ -133,7 +133,16 @@ fn delete(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
 }
 
 fn info(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
-    let name = into_string(p.require("name")?);
+    let name = match p.require("name")? {
+        Value::Str(s) => s,
+        // grp.getgrnam takes a string only.
+        other => {
+            return Err(CallError::InvalidArguments(format!(
+                "getgrnam(): argument must be str, not {}",
+                other.type_name()
+            )))
+        }
+    };
     no_root(&mut p)?;
     p.finish()?;
     Ok(Value::Map(etc().group_info(&name).unwrap_or_default()).into())

@@ -83,6 +83,22 @@ fn hosts_file(cx: &Ctx<'_>) -> String {
     }
 }
 
+/// A parameter Salt concatenates as a string: anything else is Python's
+/// TypeError (`left`: the value stands left of the `+`).
+fn text(v: Value, left: bool) -> Result<String, CallError> {
+    match v {
+        Value::Str(s) => Ok(s),
+        other if left => Err(CallError::InvalidArguments(format!(
+            "unsupported operand type(s) for +: '{}' and 'str'",
+            other.type_name()
+        ))),
+        other => Err(CallError::InvalidArguments(format!(
+            "can only concatenate str (not \"{}\") to str",
+            other.type_name()
+        ))),
+    }
+}
+
 fn read_err(path: &str, e: &std::io::Error) -> CallError {
     CallError::Failed(format!("Could not read from {path}: {e}"))
 }
@@ -206,7 +222,10 @@ fn list_hosts(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
 fn get_ip(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let host = p.require("host")?;
     p.finish()?;
-    let host = into_string(host);
+    // Only a string can equal an alias read from the file.
+    let Value::Str(host) = host else {
+        return Ok(Value::Str(String::new()).into());
+    };
     let items = read_hosts(&hosts_file(cx))?;
     let ip = items.iter().find_map(|i| match i {
         Item::Host(ip, e) if e.aliases.contains(&host) => Some(ip.clone()),
@@ -230,9 +249,11 @@ fn pair_present(items: &[Item], ip: &str, alias: &Value) -> bool {
     let Some(e) = entry(items, ip) else {
         return false;
     };
+    // Only a string can equal an alias read from the file.
+    let named = |v: &Value| v.as_str().is_some_and(|n| e.aliases.iter().any(|a| a == n));
     match alias {
-        Value::List(names) => names.iter().all(|n| e.aliases.contains(&n.to_python_str())),
-        other => e.aliases.contains(&other.to_python_str()),
+        Value::List(names) => names.iter().all(named),
+        other => named(other),
     }
 }
 
@@ -254,10 +275,13 @@ fn raw_lines(path: &str) -> Result<Vec<String>, CallError> {
 }
 
 fn set_host(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
-    let ip = into_string(p.require("ip")?);
-    let alias = into_string(p.require("alias")?);
-    let comment = p.take("comment").filter(Value::is_truthy).map(into_string);
+    let ip = p.require("ip")?;
+    let alias = p.require("alias")?;
+    let comment = p.take("comment").filter(Value::is_truthy);
     p.finish()?;
+    let ip = text(ip, true)?;
+    let alias = text(alias, false)?;
+    let comment = comment.map(|c| text(c, false)).transpose()?;
     let path = hosts_file(cx);
     if !ensure_file(&path)? {
         return Ok(Value::Bool(false).into());
@@ -351,7 +375,17 @@ fn add_host(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     if pair_present(&items, &ip, &alias) {
         return Ok(Value::Bool(true).into());
     }
-    let alias = alias.to_python_str();
+    // Salt writes the file by joining the aliases: only strings join.
+    let alias = match alias {
+        Value::Str(s) => s,
+        other => {
+            let at = entry(&items, &ip).map_or(0, |e| e.aliases.len());
+            return Err(CallError::InvalidArguments(format!(
+                "sequence item {at}: expected str instance, {} found",
+                other.type_name()
+            )));
+        }
+    };
     match items.iter_mut().find_map(|i| match i {
         Item::Host(a, e) if *a == ip => Some(e),
         _ => None,

@@ -2,7 +2,7 @@
 //! `localectl` under systemd, else the distribution's file) and the
 //! compiled locales (`locale -a`).
 
-use super::params::{into_string, Params};
+use super::params::Params;
 use super::run::run_merged;
 use super::{CallError, Ctx, Function, Return};
 use brine_core::Value;
@@ -70,8 +70,15 @@ fn normalize(loc: &str) -> String {
 }
 
 fn avail(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
-    let locale = into_string(p.require("locale")?);
+    let locale = p.require("locale")?;
     p.finish()?;
+    let Value::Str(locale) = locale else {
+        // Salt splits the name as a string: anything else raises.
+        return Err(CallError::Failed(format!(
+            "AttributeError: '{}' object has no attribute 'split'",
+            locale.type_name()
+        )));
+    };
     let want = normalize(&locale);
     let (list, retcode) = locales()?;
     Ok(Return {

@@ -2,7 +2,7 @@
 //! (`/proc/self/mounts`, or `mountinfo` with `extended=True`) and the
 //! entries of an fstab file.
 
-use super::params::{opt_string, Params};
+use super::params::Params;
 use super::run::run;
 use super::{CallError, Ctx, Function, Return};
 use crate::accounts;
@@ -207,8 +207,20 @@ fn read_fstab(config: &str) -> Map {
 }
 
 fn fstab(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
-    let config = opt_string(p.take("config")).unwrap_or_else(|| "/etc/fstab".into());
+    let config = p.take("config");
     p.finish()?;
+    let config = match config {
+        None => "/etc/fstab".to_string(),
+        Some(Value::Str(s)) => s,
+        // os.path.isfile takes an int as a file descriptor: not a file here.
+        Some(Value::Int(_) | Value::Bool(_)) => return Ok(Value::Map(Map::new()).into()),
+        Some(other) => {
+            return Err(CallError::InvalidArguments(format!(
+                "stat: path should be string, bytes, os.PathLike or integer, not {}",
+                other.type_name()
+            )))
+        }
+    };
     if !Path::new(&config).is_file() {
         return Ok(Value::Map(Map::new()).into());
     }

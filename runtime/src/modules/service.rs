@@ -193,7 +193,16 @@ fn one(cx: &Ctx<'_>, mut p: Params, verb: Verb) -> Result<Return, CallError> {
 }
 
 fn status(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
-    let name = into_string(p.require("name")?);
+    let name = match p.require("name")? {
+        Value::Str(s) => s,
+        // Salt looks for glob characters in the name with a regex.
+        other => {
+            return Err(CallError::InvalidArguments(format!(
+                "expected string or bytes-like object, got '{}'",
+                other.type_name()
+            )))
+        }
+    };
     let sig = p.take("sig").filter(Value::is_truthy).map(into_string);
     p.finish()?;
     let kind = init(cx)?;

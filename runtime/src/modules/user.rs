@@ -415,7 +415,15 @@ fn list_users(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
 }
 
 fn list_groups(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
-    let name = into_string(p.require("name")?);
+    let name = match p.require("name")? {
+        v @ (Value::List(_) | Value::Map(_)) => {
+            return Err(CallError::InvalidArguments(format!(
+                "getpwnam(): argument must be str, not {}",
+                v.type_name()
+            )))
+        }
+        v => into_string(v),
+    };
     p.finish()?;
     let groups = etc().group_list(&name);
     Ok(Value::List(groups.into_iter().map(Value::Str).collect()).into())

@@ -62,7 +62,11 @@ impl Apt {
                 stderr: e.to_string(),
                 ..Default::default()
             });
-            if !r.stderr.contains("Could not get lock") || count >= LOCK_RETRIES {
+            // apt says "Could not get lock", dpkg "... is locked by another
+            // process": another package run is on, wait for it.
+            let locked = r.stderr.contains("Could not get lock")
+                || r.stderr.contains("locked by another process");
+            if !locked || count >= LOCK_RETRIES {
                 return r;
             }
             count += 1;
