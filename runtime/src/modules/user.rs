@@ -438,3 +438,80 @@ fn primary_group(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         retcode: r.retcode,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{is_root, minion, run, sh};
+    use serde_json::json;
+
+    const USER: &str = "brinex14t";
+    const GROUP: &str = "brinex14tg";
+
+    struct Cleanup;
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            sh(&["userdel", "-r", USER]);
+            sh(&["groupdel", GROUP]);
+        }
+    }
+
+    /// A throwaway account and group made, changed and deleted through
+    /// the execution functions.
+    #[test]
+    fn throwaway_account_through_the_execution_functions() {
+        if !is_root() || crate::path::which("useradd").is_none() {
+            println!("skipped: needs root and useradd");
+            return;
+        }
+        let _guard = Cleanup;
+        sh(&["userdel", "-r", USER]);
+        sh(&["groupdel", GROUP]);
+        let mut m = minion();
+        let mut call = |fun: &str, args: &[&str]| run(&mut m, fun, args).unwrap();
+
+        assert_eq!(call("group.add", &[GROUP]), json!(true));
+        assert_eq!(
+            call(
+                "user.add",
+                &[
+                    USER,
+                    "shell=/bin/sh",
+                    "createhome=False",
+                    "home=/nonexistent/brinex14t"
+                ]
+            ),
+            json!(true)
+        );
+        assert!(call("user.list_users", &[])
+            .as_array()
+            .unwrap()
+            .contains(&json!(USER)));
+        assert_eq!(call("user.chshell", &[USER, "/bin/bash"]), json!(true));
+        assert_eq!(call("user.chfullname", &[USER, "Brine Test"]), json!(true));
+        assert_eq!(
+            call("user.chgroups", &[USER, GROUP, "append=True"]),
+            json!(true)
+        );
+        assert!(call("user.list_groups", &[USER])
+            .as_array()
+            .unwrap()
+            .contains(&json!(GROUP)));
+        let info = call("user.info", &[USER]);
+        assert_eq!(info["shell"], json!("/bin/bash"));
+        assert_eq!(info["fullname"], json!("Brine Test"));
+        assert_eq!(call("group.info", &[GROUP])["members"], json!([USER]));
+        assert_eq!(call("group.deluser", &[GROUP, USER]), json!(true));
+        assert_eq!(call("group.info", &[GROUP])["members"], json!([]));
+        assert_eq!(call("group.members", &[GROUP, USER]), json!(true));
+        assert_eq!(call("group.info", &[GROUP])["members"], json!([USER]));
+        assert!(call("group.getent", &[])
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["name"] == json!(GROUP)));
+        assert_eq!(call("user.delete", &[USER]), json!(true));
+        assert_eq!(call("user.info", &[USER]), json!({}));
+        assert_eq!(call("group.delete", &[GROUP]), json!(true));
+        assert_eq!(call("group.info", &[GROUP]), json!({}));
+    }
+}

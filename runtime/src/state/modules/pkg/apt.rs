@@ -966,4 +966,45 @@ mod tests {
         assert_eq!(apt.normalize_name("vim:amd64"), "vim");
         assert_eq!(apt.normalize_name("vim:i386"), "vim:i386");
     }
+
+    #[test]
+    fn parses_update_upgrades_and_package_info() {
+        let update = "Hit:1 http://deb.debian.org/debian bookworm InRelease\n\
+                      Get:2 http://deb.debian.org/debian bookworm-updates InRelease [55.4 kB]\n\
+                      Ign:3 http://example.invalid/repo stable InRelease\n\
+                      Err:4 http://example.invalid/repo stable Release\n\
+                      Reading package lists...\n";
+        let (ret, errors) = parse_update(update);
+        assert_eq!(
+            serde_json::to_string(&Value::Map(ret).to_json()).unwrap(),
+            r#"{"http://deb.debian.org/debian bookworm InRelease":null,"http://deb.debian.org/debian bookworm-updates InRelease":true,"http://example.invalid/repo stable InRelease":false,"http://example.invalid/repo stable Release":false}"#
+        );
+        assert_eq!(errors, vec!["http://example.invalid/repo stable Release"]);
+
+        let just_print = "Inst libc6 [2.36-9] (2.36-9+deb12u4 Debian:12.5/stable [amd64])\n\
+                          Conf libc6 (2.36-9+deb12u4 Debian:12.5/stable [amd64])\n\
+                          Conf tzdata (2024a-0+deb12u1 Debian:12.5/stable [all])\n";
+        let ups = parse_just_print(just_print);
+        assert_eq!(ups.get("libc6").map(String::as_str), Some("2.36-9+deb12u4"));
+        assert_eq!(ups.len(), 2);
+
+        let info = "package:hello\nrevision:\narchitecture:amd64\nmaintainer:Me <me@x>\n\
+                    version:2.10-3\nsection:devel\ninstalled_size:280\nstatus:ii \n\
+                    description:say hello\n long text\n\n*/~^\\*\n\
+                    package:gone\nversion:1\nstatus:rc \ndescription:removed\n\n*/~^\\*\n";
+        let m = parse_info(info, &|_| (Some("2024-01-02T03:04:05Z".into()), None));
+        assert_eq!(m.len(), 1, "only installed packages");
+        let hello = m.get("hello").and_then(Value::as_map).unwrap();
+        assert_eq!(hello.get("name"), Some(&Value::Str("hello".into())));
+        assert_eq!(hello.get("group"), Some(&Value::Str("devel".into())));
+        assert_eq!(hello.get("packager"), Some(&Value::Str("Me <me@x>".into())));
+        assert_eq!(hello.get("revision"), None, "empty fields are left out");
+        assert_eq!(hello.get("installed_size"), None);
+        assert_eq!(
+            hello.get("description"),
+            Some(&Value::Str("say hello\n long text\n".into()))
+        );
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00");
+        assert_eq!(iso_utc(1_700_000_000), "2023-11-14T22:13:20");
+    }
 }
