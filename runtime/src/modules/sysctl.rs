@@ -61,7 +61,18 @@ fn show_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let mut ret = Map::new();
     if let Some(config) = config {
-        let config = into_string(config);
+        let config = match config {
+            Value::Str(s) => s,
+            // os.path.exists reads an int as a file descriptor: whether
+            // one is open is the process's business; brine says no.
+            Value::Int(_) | Value::Bool(_) => return Ok(Value::List(Vec::new()).into()),
+            other => {
+                return Err(CallError::InvalidArguments(format!(
+                    "stat: path should be string, bytes, os.PathLike or integer, not {}",
+                    other.type_name()
+                )))
+            }
+        };
         if !Path::new(&config).exists() {
             return Ok(Value::List(Vec::new()).into());
         }

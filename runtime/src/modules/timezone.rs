@@ -187,15 +187,7 @@ fn set_zone(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
 }
 
 fn zone_compare(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
-    let zone = match p.require("timezone")? {
-        Value::Str(s) => s,
-        other => {
-            return Err(CallError::InvalidArguments(format!(
-                "can only concatenate str (not \"{}\") to str",
-                other.type_name()
-            )))
-        }
-    };
+    let zone = into_string(p.require("timezone")?);
     p.finish()?;
     let zonepath = format!("{ZONEINFO}{zone}");
     let want = std::fs::read(&zonepath)

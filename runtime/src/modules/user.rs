@@ -3,10 +3,9 @@
 //! `userdel`), through the same helpers the `user` state uses.
 
 use super::params::{into_string, Params};
-use super::run::{run, which};
 use super::{CallError, Ctx, Function, Return};
 use crate::accounts::EtcRoot;
-use crate::state::modules::user::{chattrib, chgroups, tool, update_gecos};
+use crate::state::modules::user::{chattrib, chgroups, tool, update_gecos, useradd, NewUser};
 use brine_compile::minion_data::functions::Returned;
 use brine_core::Value;
 
@@ -178,87 +177,38 @@ fn add(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
             "user.add: local=True (luseradd) is not supported by brine".into(),
         ));
     }
-    let useradd = which("useradd")?;
-    let mut argv: Vec<String> = vec![useradd];
-    let set = |v: &Option<Value>| {
-        v.as_ref()
-            .filter(|v| v.is_truthy())
-            .map(Value::to_python_str)
+    let shell = shell.filter(Value::is_truthy).map(into_string);
+    let home = home.filter(|h| !h.is_null()).map(into_string);
+    let groups = groups.filter(|g| !g.is_null()).map(|g| list_arg(&g));
+    let gecos: Vec<Option<String>> = gecos
+        .into_iter()
+        .map(|(_, v)| v.filter(Value::is_truthy).map(into_string))
+        .collect();
+    let usergroup = match usergroup {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.is_truthy()),
     };
-    if let Some(s) = set(&shell) {
-        argv.extend(["-s".into(), s]);
-    }
-    let given = |v: &Option<Value>| {
-        v.as_ref()
-            .filter(|v| !v.is_null() && v.as_str() != Some(""))
-            .map(Value::to_python_str)
-    };
-    let group_list = groups.as_ref().filter(|g| !g.is_null()).map(list_arg);
-    if let Some(u) = given(&uid) {
-        argv.extend(["-u".into(), u]);
-    }
-    if let Some(g) = given(&gid) {
-        argv.extend(["-g".into(), g]);
-    } else if usergroup.as_ref().is_some_and(Value::is_truthy) {
-        argv.push("-U".into());
-    } else if group_list.as_ref().is_some_and(|g| g.contains(&name)) && usergroups_enabled() {
-        // useradd would make a group NAME itself; Salt names it as the
-        // primary group instead.
-        if let Some(g) = etc().getgrnam(&name) {
-            argv.extend(["-g".into(), g.gid.to_string()]);
-        }
-    }
-    if usergroup == Some(Value::Bool(false)) {
-        argv.push("-N".into());
-    }
-    argv.push(if createhome { "-m" } else { "-M" }.into());
-    if nologinit {
-        argv.push("-l".into());
-    }
-    if let Some(h) = home.filter(|h| !h.is_null()) {
-        argv.extend(["-d".into(), h.to_python_str()]);
-    }
-    if !unique {
-        argv.push("-o".into());
-    }
-    if system {
-        argv.push("-r".into());
-    }
-    argv.push(name.clone());
-    let argv_ref: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let r = run(&argv_ref)?;
-    if r.retcode != 0 {
-        tracing::error!("useradd failed: {}", r.stderr);
-        return Ok(Return {
-            value: Value::Bool(false),
-            retcode: r.retcode,
-        });
-    }
-    // The account exists now: later failures do not make this False (as
-    // in Salt, the next run reports them).
     let root = etc();
-    if let Some(g) = group_list.filter(|g| !g.is_empty()) {
-        let _ = chgroups(&root, &name, &g, false);
-    }
-    for (key, v) in gecos {
-        if let Some(v) = v.filter(Value::is_truthy) {
-            let _ = update_gecos(&root, &name, key, &v.to_python_str());
-        }
-    }
-    Ok(Value::Bool(true).into())
-}
-
-/// `/etc/login.defs` says USERGROUPS_ENAB yes.
-fn usergroups_enabled() -> bool {
-    std::fs::read_to_string("/etc/login.defs").is_ok_and(|t| {
-        t.lines()
-            .find(|l| {
-                l.chars()
-                    .take(15)
-                    .collect::<String>()
-                    .contains("USERGROUPS_ENAB")
-            })
-            .is_some_and(|l| l.contains("yes"))
+    let new = NewUser {
+        name: &name,
+        uid: uid.as_ref(),
+        gid: gid.as_ref(),
+        usergroup,
+        groups: groups.as_deref(),
+        home: home.as_deref(),
+        shell: shell.as_deref(),
+        createhome,
+        nologinit,
+        unique,
+        system,
+        gecos: std::array::from_fn(|i| gecos[i].as_deref()),
+    };
+    let added = useradd(&root, &new).map_err(failed)?;
+    // Once the account exists the answer is True: a group or GECOS field
+    // that did not take is for the next run to report (as in Salt).
+    Ok(Return {
+        value: Value::Bool(added.retcode == 0),
+        retcode: added.retcode,
     })
 }
 

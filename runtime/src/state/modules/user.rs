@@ -727,6 +727,98 @@ fn update(
 type Setting<'a> = (&'a str, &'a str, &'a str, &'a Option<Value>, &'a str, bool);
 
 /// Create the user (`user.add` and the follow-up settings).
+/// An account `useradd` is to create (Salt's `user.add` arguments).
+pub(crate) struct NewUser<'a> {
+    pub name: &'a str,
+    pub uid: Option<&'a Value>,
+    pub gid: Option<&'a Value>,
+    pub usergroup: Option<bool>,
+    pub groups: Option<&'a [String]>,
+    pub home: Option<&'a str>,
+    pub shell: Option<&'a str>,
+    pub createhome: bool,
+    pub nologinit: bool,
+    pub unique: bool,
+    pub system: bool,
+    /// fullname, roomnumber, workphone, homephone, other.
+    pub gecos: [Option<&'a str>; 5],
+}
+
+/// What `useradd` did: its exit code, and (when it succeeded) how setting
+/// the groups and GECOS fields afterwards went.
+pub(crate) struct Added {
+    pub retcode: i32,
+    pub rest: Result<(), String>,
+}
+
+/// Salt's `user.add`: `useradd` with Salt's flags, then the supplementary
+/// groups and GECOS fields. `user.present` and the `user.add` execution
+/// function both create accounts through it.
+pub(crate) fn useradd(root: &EtcRoot, u: &NewUser<'_>) -> Result<Added, String> {
+    let name = u.name;
+    let mut args: Vec<String> = Vec::new();
+    if let Some(shell) = u.shell.filter(|s| !s.is_empty()) {
+        args.extend([s("-s"), s(shell)]);
+    }
+    let given = |v: Option<&Value>| {
+        v.filter(|x| !x.is_null() && **x != Value::Str(String::new()))
+            .map(Value::to_python_str)
+    };
+    if let Some(uid) = given(u.uid) {
+        args.extend([s("-u"), uid]);
+    }
+    if let Some(gid) = given(u.gid) {
+        args.extend([s("-g"), gid]);
+    } else if u.usergroup == Some(true) {
+        args.push(s("-U"));
+    } else if u.groups.is_some_and(|g| g.iter().any(|x| x == name)) && login_defs_usergroups() {
+        // useradd would make the group NAME itself; Salt names it as the
+        // primary group instead.
+        let gid = root
+            .getgrnam(name)
+            .map(|g| g.gid.to_string())
+            .unwrap_or_default();
+        args.extend([s("-g"), gid]);
+    }
+    if u.usergroup == Some(false) {
+        args.push(s("-N"));
+    }
+    args.push(s(if u.createhome { "-m" } else { "-M" }));
+    if u.nologinit {
+        args.push(s("-l"));
+    }
+    if let Some(home) = u.home {
+        args.extend([s("-d"), s(home)]);
+    }
+    if !u.unique {
+        args.push(s("-o"));
+    }
+    if u.system {
+        args.push(s("-r"));
+    }
+    args.push(s(name));
+    let r = tool("useradd", &args)?;
+    if r.retcode != 0 {
+        tracing::error!("useradd {name} failed: {}", r.stderr);
+        return Ok(Added {
+            retcode: r.retcode,
+            rest: Ok(()),
+        });
+    }
+    let rest = (|| -> Result<(), String> {
+        if let Some(g) = u.groups.filter(|g| !g.is_empty()) {
+            chgroups(root, name, g, false)?;
+        }
+        for (key, v) in GECOS_KEYS.iter().zip(u.gecos) {
+            if let Some(v) = v.filter(|v| !v.is_empty()) {
+                update_gecos(root, name, key, v)?;
+            }
+        }
+        Ok(())
+    })();
+    Ok(Added { retcode: 0, rest })
+}
+
 fn create(
     call: &StateCall,
     root: &EtcRoot,
@@ -747,70 +839,29 @@ fn create(
             None => groups = Some(opt),
         }
     }
-    let mut args: Vec<String> = Vec::new();
-    if let Some(shell) = w.shell.as_ref().filter(|s| !s.is_empty()) {
-        args.extend([s("-s"), shell.clone()]);
-    }
-    let given = |v: &Option<Value>| {
-        v.as_ref()
-            .filter(|x| **x != Value::Str(String::new()))
-            .cloned()
+    let new = NewUser {
+        name,
+        uid: w.uid.as_ref(),
+        gid: w.gid.as_ref(),
+        usergroup: w.usergroup,
+        groups: groups.as_deref(),
+        home: w.home.as_deref(),
+        shell: w.shell.as_deref(),
+        createhome: w.createhome,
+        nologinit: w.nologinit,
+        unique: w.unique,
+        system: w.system,
+        gecos: std::array::from_fn(|i| w.gecos[i].as_deref()),
     };
-    if let Some(uid) = given(&w.uid) {
-        args.extend([s("-u"), uid.to_python_str()]);
-    }
-    if let Some(gid) = given(&w.gid) {
-        args.extend([s("-g"), gid.to_python_str()]);
-    } else if w.usergroup == Some(true) {
-        args.push(s("-U"));
-    } else if groups.as_ref().is_some_and(|g| g.iter().any(|x| x == name))
-        && login_defs_usergroups()
-    {
-        let gid = root
-            .getgrnam(name)
-            .map(|g| g.gid.to_string())
-            .unwrap_or_default();
-        args.extend([s("-g"), gid]);
-    }
-    if w.usergroup == Some(false) {
-        args.push(s("-N"));
-    }
-    args.push(s(if w.createhome { "-m" } else { "-M" }));
-    if w.nologinit {
-        args.push(s("-l"));
-    }
-    if let Some(home) = &w.home {
-        args.extend([s("-d"), home.clone()]);
-    }
-    if !w.unique {
-        args.push(s("-o"));
-    }
-    if w.system {
-        args.push(s("-r"));
-    }
-    args.push(s(name));
-    match tool("useradd", &args) {
+    match useradd(root, &new) {
         Err(e) => return failed(name, e),
-        Ok(r) if r.retcode != 0 => {
+        Ok(added) if added.retcode != 0 => {
             ret.result = Some(false);
             ret.comment = format!("Failed to create new user {name}");
             return ret;
         }
+        Ok(Added { rest: Err(e), .. }) => return failed(name, e),
         Ok(_) => {}
-    }
-    let after = || -> Result<(), String> {
-        if let Some(g) = groups.as_ref().filter(|g| !g.is_empty()) {
-            chgroups(root, name, g, false)?;
-        }
-        for (key, v) in GECOS_KEYS.iter().zip(&w.gecos) {
-            if truthy_str(v) {
-                update_gecos(root, name, key, v.as_deref().unwrap_or(""))?;
-            }
-        }
-        Ok(())
-    };
-    if let Err(e) = after() {
-        return failed(name, e);
     }
     ret.comment = format!("New user {name} created");
     ret.changes = root.user_info(name).unwrap_or_default();
