@@ -3,9 +3,9 @@
 //! `group` state changes them.
 
 use super::params::{into_string, Params};
-use super::run::which;
 use super::{CallError, Ctx, Function, Return};
 use crate::accounts::{group_map, EtcRoot};
+use crate::state::modules::group::groupadd;
 use crate::state::modules::user::tool;
 use brine_core::Value;
 
@@ -107,21 +107,8 @@ fn add(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let non_unique = p.take("non_unique").is_some_and(|v| v.is_truthy());
     no_local(&mut p, "add")?;
     p.finish()?;
-    which("groupadd")?;
-    let mut args: Vec<String> = Vec::new();
-    if let Some(g) = gid {
-        // Salt passes "-g GID" as one argument; groupadd reads the value
-        // after the space.
-        args.push(format!("-g {}", g.to_python_str()));
-        if non_unique {
-            args.push("-o".into());
-        }
-    }
-    if system {
-        args.push("-r".into());
-    }
-    args.push(name);
-    Ok(by_retcode(tool_rc("groupadd", &args)?))
+    let rc = groupadd(&name, gid.as_ref(), system, non_unique).map_err(CallError::Failed)?;
+    Ok(by_retcode(rc))
 }
 
 fn delete(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {

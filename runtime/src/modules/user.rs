@@ -5,7 +5,7 @@
 use super::params::{into_string, Params};
 use super::{CallError, Ctx, Function, Return};
 use crate::accounts::EtcRoot;
-use crate::state::modules::user::{chattrib, chgroups, tool, update_gecos, useradd, NewUser};
+use crate::state::modules::user::{chattrib, chgroups, update_gecos, useradd, userdel, NewUser};
 use brine_compile::minion_data::functions::Returned;
 use brine_core::Value;
 
@@ -236,27 +236,11 @@ fn delete(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
             "user.delete: local=True (luserdel) is not supported by brine".into(),
         ));
     }
-    let mut args: Vec<String> = Vec::new();
-    if remove {
-        args.push("-r".into());
-    }
-    if force {
-        args.push("-f".into());
-    }
-    args.push(name);
-    let r = tool("userdel", &args).map_err(failed)?;
-    let ok = match r.retcode {
-        0 => true,
-        // Debian's userdel exits 12 when only the mail spool was missing.
-        12 => {
-            cx.grains.get("os_family").and_then(Value::as_str) == Some("Debian")
-                && (r.stderr.contains("var/mail") || r.stderr.contains("var/spool/mail"))
-        }
-        _ => false,
-    };
+    let debian = cx.grains.get("os_family").and_then(Value::as_str) == Some("Debian");
+    let (ok, retcode) = userdel(&name, remove, force, debian).map_err(failed)?;
     Ok(Return {
         value: Value::Bool(ok),
-        retcode: r.retcode,
+        retcode,
     })
 }
 
@@ -413,6 +397,9 @@ mod tests {
             println!("skipped: needs root and useradd");
             return;
         }
+        let _accounts = crate::state::modules::user::ACCOUNTS_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let _guard = Cleanup;
         sh(&["userdel", "-r", USER]);
         sh(&["groupdel", GROUP]);

@@ -727,6 +727,11 @@ fn update(
 type Setting<'a> = (&'a str, &'a str, &'a str, &'a Option<Value>, &'a str, bool);
 
 /// Create the user (`user.add` and the follow-up settings).
+/// Held by the tests that create real accounts and groups: the shadow
+/// tools lock /etc/passwd and /etc/group and fail when another holds them.
+#[cfg(test)]
+pub(crate) static ACCOUNTS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// An account `useradd` is to create (Salt's `user.add` arguments).
 pub(crate) struct NewUser<'a> {
     pub name: &'a str,
@@ -948,6 +953,33 @@ fn login_defs_usergroups() -> bool {
 }
 
 /// `user.absent`.
+/// Salt's `user.delete`: `userdel` (`-r` with `remove`, `-f` with
+/// `force`); whether the account is gone, and userdel's exit code. Debian's
+/// userdel exits 12 when only the mail spool was missing: that is success
+/// there. `user.absent` and the `user.delete` execution function share it.
+pub(crate) fn userdel(
+    name: &str,
+    remove: bool,
+    force: bool,
+    debian: bool,
+) -> Result<(bool, i32), String> {
+    let mut args = Vec::new();
+    if remove {
+        args.push(s("-r"));
+    }
+    if force {
+        args.push(s("-f"));
+    }
+    args.push(s(name));
+    let r = tool("userdel", &args)?;
+    let ok = match r.retcode {
+        0 => true,
+        12 => debian && (r.stderr.contains("var/mail") || r.stderr.contains("var/spool/mail")),
+        _ => false,
+    };
+    Ok((ok, r.retcode))
+}
+
 pub fn absent(call: &StateCall, root: &EtcRoot) -> StateReturn {
     let name = call.name();
     let mut ret = StateReturn::new(name);
@@ -961,23 +993,11 @@ pub fn absent(call: &StateCall, root: &EtcRoot) -> StateReturn {
         return ret;
     }
     let before = root.group_list(name);
-    let mut args = Vec::new();
-    if call.truthy("purge", false) {
-        args.push(s("-r"));
-    }
-    if call.truthy("force", false) {
-        args.push(s("-f"));
-    }
-    args.push(s(name));
-    let ok = match tool("userdel", &args) {
+    let debian = call.ctx.grains.get("os_family").and_then(Value::as_str) == Some("Debian");
+    let purge = call.truthy("purge", false);
+    let ok = match userdel(name, purge, call.truthy("force", false), debian) {
         Err(e) => return failed(name, e),
-        Ok(r) if r.retcode == 0 => true,
-        // Debian's userdel exits 12 when only the mail spool was missing.
-        Ok(r) if r.retcode == 12 => {
-            let debian = call.ctx.grains.get("os_family").and_then(Value::as_str) == Some("Debian");
-            debian && (r.stderr.contains("var/mail") || r.stderr.contains("var/spool/mail"))
-        }
-        Ok(_) => false,
+        Ok((ok, _)) => ok,
     };
     if !ok {
         ret.result = Some(false);
@@ -1221,6 +1241,9 @@ mod tests {
             println!("skipped: needs root and useradd");
             return;
         }
+        let _accounts = ACCOUNTS_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let pid = std::process::id();
         let u = format!("brinet-{pid}");
         let g = format!("brinet-{pid}-g");
