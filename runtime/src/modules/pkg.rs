@@ -366,7 +366,7 @@ fn refresh_db(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         }
     }
     let ret = provider(cx)?.refresh_db_report(failhard).map_err(pkg_err)?;
-    Ok(Value::Map(ret).into())
+    Ok(ret.into())
 }
 
 /// apt's lists were updated less than `secs` seconds ago.

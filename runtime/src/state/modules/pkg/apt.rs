@@ -624,7 +624,7 @@ impl PkgProvider for Apt {
         true
     }
 
-    fn refresh_db_report(&self, failhard: bool) -> Result<Map, PkgError> {
+    fn refresh_db_report(&self, failhard: bool) -> Result<Value, PkgError> {
         let (ret, errors) = parse_update(&self.update()?);
         if failhard && !errors.is_empty() {
             return Err(PkgError::Command(format!(
@@ -632,7 +632,7 @@ impl PkgProvider for Apt {
                 errors.join(", ")
             )));
         }
-        Ok(ret)
+        Ok(Value::Map(ret))
     }
 
     fn list_upgrades(

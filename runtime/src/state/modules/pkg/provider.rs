@@ -212,10 +212,11 @@ pub trait PkgProvider {
     /// `lowpkg.unpurge`: the changes; `None` where there is no such thing.
     fn unpurge(&self, names: &[String]) -> Option<Map>;
 
-    /// `pkg.refresh_db`: each index the refresh named, True when fetched,
-    /// None when already current, False when ignored or failed (with
-    /// `failhard`, failures are an error).
-    fn refresh_db_report(&self, _failhard: bool) -> Result<Map, PkgError> {
+    /// `pkg.refresh_db`'s answer: apt's is each index the refresh named
+    /// (True fetched, None already current, False ignored or failed; with
+    /// `failhard` failures are an error), dnf's one True (updates
+    /// available), None (none) or False (error).
+    fn refresh_db_report(&self, _failhard: bool) -> Result<Value, PkgError> {
         Err(unsupported(self.os_family(), "refresh_db"))
     }
 
