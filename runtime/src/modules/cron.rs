@@ -17,6 +17,12 @@ const NO_ID: &str = "NO ID SET";
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
+        "get_entry",
+        "The job of USER's crontab with IDENTIFIER (else the one running CMD), as list_tab shows it; False when there is none.\n\n    \
+brine-call cron.get_entry root identifier=backup",
+        get_entry_fn,
+    ),
+    Function::acts(
         "list_tab",
         "USER's crontab as Salt sees it: {pre, crons, special, env}: the lines \
 above Salt's marker, then the jobs (minute, hour, daymonth, month, dayweek, cmd, \
@@ -65,6 +71,12 @@ brine-call cron.rm_special root /usr/bin/foo",
         "Set the environment line NAME=VALUE in USER's crontab: 'new', 'updated' \
 or 'present'.\n\n    brine-call cron.set_env root MAILTO ops@example.com",
         set_env_fn,
+    ),
+    Function::acts(
+        "set_special",
+        "Make USER's crontab run CMD at SPECIAL (@reboot, @daily ...), with COMMENT, IDENTIFIER, COMMENTED; a job with the same IDENTIFIER (or CMD) is updated. 'new', 'updated' or 'present'.\n\n    \
+brine-call cron.set_special root @daily /usr/local/bin/rotate",
+        set_special_fn,
     ),
     Function::acts(
         "set_job",
@@ -535,8 +547,10 @@ fn needs_change(old: Option<&str>, new: Option<&str>) -> bool {
     }
 }
 
+/// A job `set_job` (`when`) or `set_special` (`spec`) is to write.
 struct NewJob {
-    when: [String; 5],
+    when: Option<[String; 5]>,
+    spec: Option<String>,
     cmd: String,
     commented: bool,
     comment: Option<String>,
@@ -558,7 +572,8 @@ fn set_job_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     set_job(
         &user,
         NewJob {
-            when,
+            when: Some(when),
+            spec: None,
             cmd,
             commented,
             comment,
@@ -568,6 +583,51 @@ fn set_job_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     )
 }
 
+fn set_special_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let user = user_of(&mut p)?;
+    let special = into_string(p.require("special")?);
+    let cmd = into_string(p.require("cmd")?);
+    let commented = p.take("commented").is_some_and(|v| v == Value::Bool(true));
+    let comment = opt_param(p.take("comment"));
+    let identifier = opt_param(p.take("identifier"));
+    p.finish()?;
+    set_job(
+        &user,
+        NewJob {
+            when: None,
+            spec: Some(special),
+            cmd,
+            commented,
+            comment,
+            identifier,
+        },
+        0,
+    )
+}
+
+fn get_entry_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let user = user_of(&mut p)?;
+    let identifier = opt_param(p.take("identifier")).filter(|i| !i.is_empty());
+    // With both given Salt looks by identifier only.
+    let cmd = opt_param(p.take("cmd"))
+        .filter(|c| !c.is_empty())
+        .filter(|_| identifier.is_none());
+    p.finish()?;
+    let tab = list_tab(&user)?;
+    let found = tab
+        .crons
+        .iter()
+        .chain(&tab.special)
+        .find(|j| match (&identifier, &cmd) {
+            (Some(id), _) => j.identifier.as_ref() == Some(id),
+            (None, Some(c)) => j.cmd == *c,
+            (None, None) => false,
+        });
+    Ok(found.map_or(Value::Bool(false), job_value).into())
+}
+
+/// Salt's `set_job` and `set_special`: a job with the same identifier (or
+/// command) is rewritten when anything differs, else a new one is added.
 fn set_job(user: &str, mut new: NewJob, depth: u8) -> Result<Return, CallError> {
     let tab = list_tab(user)?;
     let found = tab
@@ -592,7 +652,10 @@ fn set_job(user: &str, mut new: NewJob, depth: u8) -> Result<Return, CallError> 
             needs_change(new.identifier.as_deref(), Some(&set_id)),
             needs_change(Some(&old.cmd), Some(&new.cmd)),
         ];
-        changes.extend((0..5).map(|i| needs_change(old_when[i], Some(&new.when[i]))));
+        changes.extend(
+            (0..5).map(|i| needs_change(old_when[i], new.when.as_ref().map(|w| w[i].as_str()))),
+        );
+        changes.push(needs_change(old.spec.as_deref(), new.spec.as_deref()));
         // Salt's recursion ends once the rewritten job matches; a bound
         // keeps a crontab that will not take it from looping.
         if !changes.iter().any(|c| *c) || depth > 3 {
@@ -606,9 +669,11 @@ fn set_job(user: &str, mut new: NewJob, depth: u8) -> Result<Return, CallError> 
         if removed.retcode != 0 {
             return Ok(removed);
         }
-        for (field, old_field) in new.when.iter_mut().zip(old_when) {
-            if let Some(o) = old_field.filter(|o| !needs_change(Some(o), Some(field))) {
-                *field = o.to_string();
+        if let Some(when) = new.when.as_mut() {
+            for (field, old_field) in when.iter_mut().zip(old_when) {
+                if let Some(o) = old_field.filter(|o| !needs_change(Some(o), Some(field))) {
+                    *field = o.to_string();
+                }
             }
         }
         if !needs_change(old.comment.as_deref(), new.comment.as_deref()) {
@@ -636,13 +701,19 @@ fn set_job(user: &str, mut new: NewJob, depth: u8) -> Result<Return, CallError> 
         });
     }
     let mut tab = tab;
-    tab.crons.push(Job {
-        when: Some(concrete_time(&new.when)?),
-        spec: None,
+    let when = new.when.as_ref().map(concrete_time).transpose()?;
+    let job = Job {
+        when,
+        spec: new.spec,
         cmd: new.cmd,
         identifier: new.identifier,
         comment: new.comment,
         commented: new.commented,
-    });
+    };
+    if job.when.is_some() {
+        tab.crons.push(job);
+    } else {
+        tab.special.push(job);
+    }
     commit(user, &tab, "new")
 }
