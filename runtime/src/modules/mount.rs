@@ -20,6 +20,27 @@ brine-call mount.active",
         active,
     ),
     Function::acts(
+        "is_mounted",
+        "True when NAME is an active mount point.\n\n    brine-call mount.is_mounted /srv",
+        is_mounted,
+    ),
+    Function::acts(
+        "rm_fstab",
+        "Remove the entries mounting DEVICE on NAME from CONFIG (default \
+/etc/fstab). True.\n\n    brine-call mount.rm_fstab /srv /dev/sdb1",
+        rm_fstab,
+    ),
+    Function::acts(
+        "set_fstab",
+        "Make CONFIG (default /etc/fstab) mount DEVICE on NAME as FSTYPE with \
+OPTS (default defaults), DUMP and PASS_NUM (default 0). The entry is found by \
+MATCH_ON (a field name or list; 'auto': the mount point for pseudo file \
+systems, else the device); NOT_CHANGE=True keeps a found entry as it is. \
+'new', 'change' or 'present'; TEST=True writes nothing.\n\n    \
+brine-call mount.set_fstab /srv /dev/sdb1 xfs opts=noatime",
+        set_fstab,
+    ),
+    Function::acts(
         "fstab",
         "The entries of the fstab CONFIG (default /etc/fstab) by mount point: \
 device, fstype, opts (a list), dump, pass ({} when the file does not \
@@ -225,4 +246,205 @@ fn fstab(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         return Ok(Value::Map(Map::new()).into());
     }
     Ok(Value::Map(read_fstab(&config)).into())
+}
+
+fn is_mounted(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let name = p.require("name")?;
+    p.finish()?;
+    let active = active_mounts(&list_mounts())?;
+    Ok(Value::Bool(name.as_str().is_some_and(|n| active.contains_key(n))).into())
+}
+
+/// The fields of an fstab line, in order.
+const FSTAB_KEYS: [&str; 6] = ["device", "name", "fstype", "opts", "dump", "pass_num"];
+
+/// An fstab line's six fields (missing trailing ones are "0"); `None` for
+/// comments and lines of the wrong length (Salt's `ParseError`).
+fn fstab_fields(line: &str) -> Option<Vec<String>> {
+    if line.starts_with('#') {
+        return None;
+    }
+    let mut comps: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+    if !(4..=6).contains(&comps.len()) {
+        return None;
+    }
+    comps.resize(6, "0".to_string());
+    Some(comps)
+}
+
+/// Whether the line has every `(field, value)` of `criteria` (options
+/// compared as sorted lists); `None` when the line is not an entry.
+fn fstab_match(line: &str, criteria: &[(&str, String)]) -> Option<bool> {
+    let fields = fstab_fields(line)?;
+    Some(criteria.iter().all(|(key, want)| {
+        let i = FSTAB_KEYS.iter().position(|k| k == key).unwrap_or(0);
+        if *key == "opts" {
+            let mut have: Vec<&str> = fields[i].split(',').collect();
+            let mut want: Vec<&str> = want.split(',').collect();
+            have.sort_unstable();
+            want.sort_unstable();
+            have == want
+        } else {
+            fields[i] == *want
+        }
+    }))
+}
+
+fn read_lines(config: &str) -> Result<Vec<String>, CallError> {
+    std::fs::read_to_string(config)
+        .map(|t| t.split_inclusive('\n').map(str::to_string).collect())
+        .map_err(|e| CallError::Failed(format!("Couldn't read from {config}: {e}")))
+}
+
+fn config_arg(v: Option<Value>) -> String {
+    v.filter(|v| !v.is_null())
+        .map_or_else(|| "/etc/fstab".to_string(), |v| v.to_python_str())
+}
+
+fn rm_fstab(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let name = p.require("name")?.to_python_str();
+    let device = p.require("device")?.to_python_str();
+    let config = config_arg(p.take("config"));
+    p.finish()?;
+    let criteria = [("name", name), ("device", device)];
+    let lines = read_lines(&config)?;
+    let kept: Vec<&String> = lines
+        .iter()
+        .filter(|l| fstab_match(l, &criteria) != Some(true))
+        .collect();
+    if kept.len() != lines.len() {
+        let text: String = kept.into_iter().map(String::as_str).collect();
+        std::fs::write(&config, text)
+            .map_err(|e| CallError::Failed(format!("Couldn't write to {config}: {e}")))?;
+    }
+    Ok(Value::Bool(true).into())
+}
+
+/// File systems Salt matches by mount point rather than device.
+const SPECIAL_FS: [&str; 13] = [
+    "none",
+    "tmpfs",
+    "sysfs",
+    "proc",
+    "fusectl",
+    "debugfs",
+    "securityfs",
+    "devtmpfs",
+    "cgroup",
+    "nfs",
+    "nfs4",
+    "glusterfs",
+    "btrfs",
+];
+
+fn set_fstab(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let name = p.require("name")?.to_python_str();
+    let device = p.require("device")?;
+    let fstype = p.require("fstype")?.to_python_str();
+    let opts = p.take("opts");
+    let dump = p
+        .take("dump")
+        .map_or_else(|| "0".to_string(), |v| v.to_python_str());
+    let pass_num = p
+        .take("pass_num")
+        .map_or_else(|| "0".to_string(), |v| v.to_python_str());
+    let config = config_arg(p.take("config"));
+    let test = p.take("test").is_some_and(|v| v.is_truthy());
+    let match_on = p.take("match_on");
+    let not_change = p.take("not_change").is_some_and(|v| v.is_truthy());
+    p.open_kwargs = true;
+    p.finish()?;
+    let opts = match opts {
+        None => "defaults".to_string(),
+        Some(Value::List(items)) => items
+            .iter()
+            .map(Value::to_python_str)
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(v) => v.to_python_str(),
+    };
+    let Value::Str(device) = device else {
+        return Err(CallError::Failed(format!(
+            "AttributeError: '{}' object has no attribute 'replace'",
+            device.type_name()
+        )));
+    };
+    let entry: [(&str, String); 6] = [
+        ("device", device.replace("\\ ", "\\040")),
+        ("name", name),
+        ("fstype", fstype),
+        ("opts", opts.replace("\\ ", "\\040")),
+        ("dump", dump),
+        ("pass_num", pass_num),
+    ];
+    let keys: Vec<String> = match match_on {
+        None => vec!["auto".into()],
+        Some(Value::List(items)) => items.iter().map(Value::to_python_str).collect(),
+        Some(Value::Str(s)) => vec![s],
+        Some(_) => {
+            return Err(CallError::Failed(
+                "match_on must be a string or list of strings".into(),
+            ))
+        }
+    };
+    let keys: Vec<String> = if keys == ["auto"] {
+        let by = if SPECIAL_FS.contains(&entry[2].1.as_str()) {
+            "name"
+        } else {
+            "device"
+        };
+        vec![by.into()]
+    } else {
+        keys
+    };
+    let mut criteria: Vec<(&str, String)> = Vec::new();
+    for k in &keys {
+        match entry.iter().find(|(name, _)| name == k) {
+            Some((name, v)) => criteria.push((name, v.clone())),
+            None => {
+                return Err(CallError::Failed(format!(
+                    "Unrecognized keys in match_on: \"{}\"",
+                    keys.iter()
+                        .filter(|k| !FSTAB_KEYS.contains(&k.as_str()))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+        }
+    }
+    if !Path::new(&config).is_file() {
+        return Err(CallError::Failed(format!("Bad config file \"{config}\"")));
+    }
+    let line_of = format!(
+        "{}\t\t{}\t{}\t{}\t{} {}\n",
+        entry[0].1, entry[1].1, entry[2].1, entry[3].1, entry[4].1, entry[5].1
+    );
+    let mut ret: Option<&str> = None;
+    let mut lines: Vec<String> = Vec::new();
+    for line in read_lines(&config)? {
+        if fstab_match(&line, &criteria) == Some(true) {
+            ret = Some("present");
+            if fstab_match(&line, &entry) == Some(true) || not_change {
+                lines.push(line);
+            } else {
+                ret = Some("change");
+                lines.push(line_of.clone());
+            }
+        } else {
+            lines.push(line);
+        }
+    }
+    let ret = match ret {
+        Some(r) => r,
+        None => {
+            lines.push(line_of);
+            "new"
+        }
+    };
+    if ret != "present" && !test {
+        std::fs::write(&config, lines.concat())
+            .map_err(|_| CallError::Failed(format!("File not writable {config}")))?;
+    }
+    Ok(Value::Str(ret.into()).into())
 }
