@@ -9,7 +9,10 @@ The master gets the case's file_roots/, pillar_roots/ and the master-side
 options (as tests/src/conformance.rs splits them), the minion its id,
 grains and the rest; both on 127.0.0.1 ephemeral ports, the key
 auto-accepted. Each command runs as `salt --out json -t 60 ID
-WORDS...`; the minion's answer and salt's exit code are written. Salt comes
+WORDS...`; the minion's answer and salt's exit code are written. `@TMP@`
+(a scratch folder with an empty `work/`) and `@CASE@` in config and
+commands are replaced as gen.py replaces them, and the scratch path is
+written back as `@TMP@` in the answers. Salt comes
 from a venv (bench/compare.py --install-salt makes one in /tmp/saltvenv).
 """
 import argparse, json, os, shlex, signal, socket, subprocess, sys, tempfile, time
@@ -66,7 +69,8 @@ def record(salt_bin, case, only):
               "log_level": "warning", "acceptance_wait_time": 1,
               "grains": spec.get("grains") or {}}
     for k, v in (spec.get("config") or {}).items():
-        (master if k in MASTER_KEYS else minion)[k] = subst(v, "@TMP@", scratch)
+        v = subst(subst(v, "@TMP@", scratch), "@CASE@", os.path.abspath(case))
+        (master if k in MASTER_KEYS else minion)[k] = v
     for name, conf in (("m", master), ("n", minion)):
         os.makedirs(os.path.join(tmp, name), exist_ok=True)
         with open(os.path.join(tmp, name, "master" if name == "m" else "minion"), "w") as f:
@@ -93,7 +97,8 @@ def record(salt_bin, case, only):
         for i, cmd in enumerate(spec["commands"]):
             if only and i not in only:
                 continue
-            words = shlex.split(cmd.replace("@TMP@", scratch))
+            words = shlex.split(cmd.replace("@TMP@", scratch)
+                                .replace("@CASE@", os.path.abspath(case)))
             # Without --static: salt --static always exits 0, and the exit
             # code recorded is the one brine's daemon mode is checked against
             # (one minion prints one JSON document either way).

@@ -189,23 +189,31 @@ fn option<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
             "config.option: wildcard= is not supported by brine".into(),
         ));
     }
-    let master = cx.pillar.get("master").and_then(Value::as_map);
-    let layers: [(bool, Option<&Map>); 4] = [
-        (omit_opts, Some(cx.opts)),
-        (omit_grains, Some(cx.grains)),
-        (omit_pillar, Some(cx.pillar)),
-        (omit_master, master),
-    ];
-    let found = layers
-        .into_iter()
-        .filter(|(omitted, _)| !omitted)
-        .find_map(|(_, data)| data.and_then(|d| d.get(&key)).cloned())
-        .or_else(|| DEFAULTS.get(&key).cloned());
+    let found = lookup(cx, &key, [omit_opts, omit_grains, omit_pillar, omit_master]);
     Ok(Returned::New(found.unwrap_or_else(|| {
         default
             .filter(|d| !d.is_null())
             .unwrap_or_else(|| Value::Str(String::new()))
     })))
+}
+
+/// `config.option KEY` as other modules ask it (Salt's
+/// `__salt__["config.option"]`): opts, grains, pillar, pillar['master'],
+/// then the built-in defaults.
+pub(super) fn option_value(cx: &Ctx<'_>, key: &str) -> Option<Value> {
+    lookup(cx, key, [false; 4])
+}
+
+/// The first of opts, grains, pillar and pillar['master'] (those not
+/// `omitted`) holding `key`, else Salt's built-in default.
+fn lookup(cx: &Ctx<'_>, key: &str, omitted: [bool; 4]) -> Option<Value> {
+    let master = cx.pillar.get("master").and_then(Value::as_map);
+    [Some(cx.opts), Some(cx.grains), Some(cx.pillar), master]
+        .into_iter()
+        .zip(omitted)
+        .filter(|(_, omitted)| !omitted)
+        .find_map(|(data, _)| data.and_then(|d| d.get(key)).cloned())
+        .or_else(|| DEFAULTS.get(key).cloned())
 }
 
 /// Salt's built-in defaults for some modules' options (`config.option`

@@ -19,30 +19,41 @@ mod archive;
 mod cmd;
 mod config;
 mod cp;
+mod cron;
 mod defaults;
 mod disk;
 mod file;
 mod grains;
 mod grains_set;
+mod group;
 mod hiera;
+mod hosts;
+mod locale;
 mod log;
 mod match_;
 mod mine;
+mod mount;
 mod network;
 mod params;
 mod pillar;
 mod pkg;
 mod proctable;
 mod ps;
+mod run;
 mod saltutil;
 mod saltutil_sync;
+mod service;
 mod slsutil;
 mod state;
 mod state_request;
 mod state_run;
 mod status;
 mod sys;
+mod sysctl;
 mod test;
+#[cfg(test)]
+mod testkit;
+mod timezone;
 mod traverse;
 mod user;
 
@@ -64,28 +75,36 @@ pub static MODULES: &[Module] = &[
     Module::new("cmd", cmd::FUNCTIONS),
     Module::new("config", config::FUNCTIONS),
     Module::new("cp", cp::FUNCTIONS),
+    Module::new("cron", cron::FUNCTIONS),
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("disk", disk::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
     Module::new("grains", grains_set::FUNCTIONS),
+    Module::new("group", group::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
+    Module::new("hosts", hosts::FUNCTIONS),
+    Module::new("locale", locale::FUNCTIONS),
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),
     Module::new("mine", mine::FUNCTIONS),
+    Module::new("mount", mount::FUNCTIONS),
     Module::new("network", network::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
     Module::new("ps", ps::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
     Module::new("saltutil", saltutil_sync::FUNCTIONS),
+    Module::new("service", service::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
     Module::new("state", state_run::FUNCTIONS),
     Module::new("state", state_request::FUNCTIONS),
     Module::new("status", status::FUNCTIONS),
     Module::new("sys", sys::FUNCTIONS),
+    Module::new("sysctl", sysctl::FUNCTIONS),
     Module::new("test", test::FUNCTIONS),
+    Module::new("timezone", timezone::FUNCTIONS),
     Module::new("user", user::FUNCTIONS),
 ];
 

@@ -82,14 +82,15 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     assert_eq!(
         modules,
         json!([
-            "archive", "cmd", "config", "cp", "defaults", "disk", "file", "grains", "hiera", "log",
-            "match", "mine", "network", "pillar", "pkg", "ps", "saltutil", "slsutil", "state",
-            "status", "sys", "test", "user"
+            "archive", "cmd", "config", "cp", "cron", "defaults", "disk", "file", "grains",
+            "group", "hiera", "hosts", "locale", "log", "match", "mine", "mount", "network",
+            "pillar", "pkg", "ps", "saltutil", "service", "slsutil", "state", "status", "sys",
+            "sysctl", "test", "timezone", "user"
         ])
     );
     assert_eq!(
         run(&mut m, "sys.list_modules", &["s*"]).unwrap(),
-        json!(["saltutil", "slsutil", "state", "status", "sys"])
+        json!(["saltutil", "service", "slsutil", "state", "status", "sys", "sysctl"])
     );
     let all_names: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
     assert_eq!(
@@ -316,7 +317,7 @@ fn templates_call_the_registry_by_item_and_by_attribute() {
         ("{{ salt['pillar.get']('app:port') }}", "8080"),
         ("{{ salt.pillar.get('app:port') }}", "8080"),
         ("{{ salt['test.echo']('hi') }}|{{ salt.test.echo(text='hi') }}", "hi|hi"),
-        ("{{ salt['sys.list_modules']('t*') }}", "['test']"),
+        ("{{ salt['sys.list_modules']('t*') }}", "['test', 'timezone']"),
         ("{{ salt['pillar.get']('nope', default='d', __pub_jid='1') }}", "d"),
         // A piece of pillar is the pillar's own object: an OrderedDict.
         ("{{ salt['pillar.get']('app:nested') | string }}", "OrderedDict([('k', 'v')])"),

@@ -216,6 +216,29 @@ fn run_tool(tool: &str, args: &[String]) -> Result<i32, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Salt's `group.add`: `groupadd` with `-g GID` as one argument (as Salt
+/// passes it), `-o` for a shared gid, `-r` for a system group; its exit
+/// code. `group.present` and the `group.add` execution function share it.
+pub(crate) fn groupadd(
+    name: &str,
+    gid: Option<&Value>,
+    system: bool,
+    non_unique: bool,
+) -> Result<i32, String> {
+    let mut args = Vec::new();
+    if let Some(gid) = gid.filter(|g| g.is_truthy()) {
+        args.push(format!("-g {}", gid.to_python_str()));
+        if non_unique {
+            args.push("-o".into());
+        }
+    }
+    if system {
+        args.push("-r".into());
+    }
+    args.push(name.to_string());
+    run_tool("groupadd", &args)
+}
+
 fn apply(name: &str, root: &EtcRoot, c: &GroupChange, non_unique: bool) -> Result<(), String> {
     match c {
         GroupChange::Gid(g) => {
@@ -347,19 +370,7 @@ fn create(
             return ret;
         }
     }
-    let mut args = Vec::new();
-    if let Some(gid) = want.gid.as_ref().filter(|g| g.is_truthy()) {
-        args.push("-g".to_string());
-        args.push(gid.to_python_str());
-        if non_unique {
-            args.push("-o".into());
-        }
-    }
-    if system {
-        args.push("-r".into());
-    }
-    args.push(name.to_string());
-    match run_tool("groupadd", &args) {
+    match groupadd(name, want.gid.as_ref(), system, non_unique) {
         Err(e) => return failed(name, e),
         Ok(0) => {}
         Ok(_) => {
@@ -648,6 +659,9 @@ pub(crate) mod tests {
             println!("skipped: needs root and groupadd");
             return;
         }
+        let _accounts = crate::state::modules::user::ACCOUNTS_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let g1 = format!("brinet-{}", std::process::id());
         let g2 = format!("brinet-{}-b", std::process::id());
         let _cleanup = Cleanup(vec![g1.clone(), g2.clone()]);

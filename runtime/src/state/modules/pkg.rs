@@ -21,6 +21,7 @@ pub use provider::{
     PkgList, PkgProvider, ProviderError,
 };
 pub use states::{installed, latest, uninstall};
+pub use targets::repack_pkgs;
 
 use super::user::support::{failed, ArgError, Args};
 use crate::state::{StateCall, StateContext, StateModule, StateReturn};
@@ -236,6 +237,11 @@ fn add_warnings(r: &mut StateReturn, warnings: &[String]) {
         l.extend(warnings.iter().cloned().map(Value::Str));
     }
 }
+
+/// Held by the tests that install real packages: each compares the whole
+/// package list before and after, so they must not overlap.
+#[cfg(test)]
+pub(crate) static DPKG_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[cfg(test)]
 mod tests;

@@ -7,12 +7,12 @@
 //! `systemctl` is installed (a container built from a systemd
 //! distribution), Salt is in its "offline" mode: `running` and `dead`
 //! succeed without doing anything. The other functions go to the Debian
-//! init scripts on a minion whose `os` grain is Debian's ([`debian`]), to
+//! init scripts on a minion whose `os` grain is Debian's ([`sysvinit`]), to
 //! offline systemd elsewhere (which cannot tell about units), and fail,
 //! saying systemd is not running, where there is neither.
 
-pub mod debian;
 pub mod systemd;
+pub mod sysvinit;
 
 use super::user::support::{failed, is_true, Args};
 use crate::state::{StateCall, StateModule, StateReturn};
@@ -124,8 +124,8 @@ fn provider(call: &StateCall) -> Option<Box<dyn ServiceProvider>> {
     }
     let os = call.ctx.grains.get("os").and_then(Value::as_str);
     let masks = matches!(call.fun(), "masked" | "unmasked");
-    if os.is_some_and(|os| debian::OS_NAMES.contains(&os)) && !masks {
-        return Some(Box::new(debian::Debian::default()));
+    if os.is_some_and(sysvinit::serves) && !masks {
+        return Some(Box::new(sysvinit::SysVinit));
     }
     systemd::offline().then(|| systemd() as Box<dyn ServiceProvider>)
 }
@@ -1171,7 +1171,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let debian = ctx_os("Debian");
-        let p = debian::Debian::default();
+        let p = sysvinit::SysVinit;
         let available = p.available(&name);
         let watched = call_on(&debian, "mod_watch", &name, false);
         let running = p.status(&name);

@@ -349,7 +349,7 @@ pub fn changes(
 }
 
 /// Run a user tool by name; `Err` with Salt's message when it is missing.
-fn tool(name: &str, args: &[String]) -> Result<crate::exec::CommandResult, String> {
+pub(crate) fn tool(name: &str, args: &[String]) -> Result<crate::exec::CommandResult, String> {
     let path = which(name).ok_or_else(|| not_found(name))?;
     let mut argv = vec![path.display().to_string()];
     argv.extend(args.iter().cloned());
@@ -361,13 +361,15 @@ fn s(v: &str) -> String {
 }
 
 /// `usermod PARAM VALUE NAME` unless the attribute already has the value
-/// (Salt's `_chattrib`).
-fn chattrib(
+/// (Salt's `_chattrib`; `persist` moves the home's contents along, `-m`).
+/// The `user.ch*` execution functions share it.
+pub(crate) fn chattrib(
     root: &EtcRoot,
     name: &str,
     key: &str,
     value: &Value,
     param: &str,
+    persist: bool,
 ) -> Result<(), String> {
     let Some(pre) = root.user_info(name) else {
         return Err(format!("User '{name}' does not exist"));
@@ -375,11 +377,21 @@ fn chattrib(
     if pre.get(key) == Some(value) {
         return Ok(());
     }
-    tool("usermod", &[s(param), value.to_python_str(), s(name)]).map(|_| ())
+    let mut args = Vec::new();
+    if persist {
+        args.push(s("-m"));
+    }
+    args.extend([s(param), value.to_python_str(), s(name)]);
+    tool("usermod", &args).map(|_| ())
 }
 
 /// Set one GECOS field, keeping the others (Salt's `_update_gecos`).
-fn update_gecos(root: &EtcRoot, name: &str, key: &str, value: &str) -> Result<(), String> {
+pub(crate) fn update_gecos(
+    root: &EtcRoot,
+    name: &str,
+    key: &str,
+    value: &str,
+) -> Result<(), String> {
     let Some(pre) = root.user_info(name) else {
         return Ok(());
     };
@@ -401,12 +413,18 @@ fn update_gecos(root: &EtcRoot, name: &str, key: &str, value: &str) -> Result<()
     tool("usermod", &[s("-c"), gecos, s(name)]).map(|_| ())
 }
 
-/// `user.chgroups`: set (or with `append` add) the supplementary groups.
-fn chgroups(root: &EtcRoot, name: &str, groups: &[String], append: bool) -> Result<(), String> {
+/// `user.chgroups`: set (or with `append` add) the supplementary groups;
+/// whether usermod (or the gpasswd fallback) succeeded.
+pub(crate) fn chgroups(
+    root: &EtcRoot,
+    name: &str,
+    groups: &[String],
+    append: bool,
+) -> Result<bool, String> {
     let cur = root.group_list(name);
     let same = cur.iter().all(|c| groups.contains(c)) && groups.iter().all(|g| cur.contains(g));
     if same {
-        return Ok(());
+        return Ok(true);
     }
     let mut args = Vec::new();
     if append {
@@ -417,11 +435,14 @@ fn chgroups(root: &EtcRoot, name: &str, groups: &[String], append: bool) -> Resu
     args.push(s(name));
     let r = tool("usermod", &args)?;
     if r.retcode != 0 && r.stderr.contains("not found in") {
+        let mut ok = true;
         for g in groups {
-            let _ = run_argv(&["gpasswd", "-a", name, g.as_str()], &[], None);
+            let done = run_argv(&["gpasswd", "-a", name, g.as_str()], &[], None);
+            ok &= done.is_ok_and(|d| d.retcode == 0);
         }
+        return Ok(ok);
     }
-    Ok(())
+    Ok(r.retcode == 0)
 }
 
 /// Days since the epoch today, local time (the `lstchg` Salt writes).
@@ -633,13 +654,13 @@ fn update(
     let mut home_changed = false;
     if let Some(home) = ch.shift_remove("home") {
         if !ch.contains_key("homeDoesNotExist") {
-            chattrib(root, name, "home", &home, "-d")?;
+            chattrib(root, name, "home", &home, "-d", false)?;
             home_changed = true;
         }
     }
     if let Some(home) = ch.shift_remove("homeDoesNotExist") {
         if !home_changed {
-            chattrib(root, name, "home", &home, "-d")?;
+            chattrib(root, name, "home", &home, "-d", false)?;
         }
         let path = home.to_python_str();
         if !std::path::Path::new(&path).is_dir() {
@@ -660,9 +681,9 @@ fn update(
     let groups = ch.shift_remove("groups");
     for (key, val) in ch {
         match key.as_str() {
-            "uid" => chattrib(root, name, "uid", &val, "-u")?,
-            "gid" => chattrib(root, name, "gid", &val, "-g")?,
-            "shell" => chattrib(root, name, "shell", &val, "-s")?,
+            "uid" => chattrib(root, name, "uid", &val, "-u", false)?,
+            "gid" => chattrib(root, name, "gid", &val, "-g", false)?,
+            "shell" => chattrib(root, name, "shell", &val, "-s", false)?,
             k if GECOS_KEYS.contains(&k) => update_gecos(root, name, k, &val.to_python_str())?,
             _ => {}
         }
@@ -706,6 +727,103 @@ fn update(
 type Setting<'a> = (&'a str, &'a str, &'a str, &'a Option<Value>, &'a str, bool);
 
 /// Create the user (`user.add` and the follow-up settings).
+/// Held by the tests that create real accounts and groups: the shadow
+/// tools lock /etc/passwd and /etc/group and fail when another holds them.
+#[cfg(test)]
+pub(crate) static ACCOUNTS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// An account `useradd` is to create (Salt's `user.add` arguments).
+pub(crate) struct NewUser<'a> {
+    pub name: &'a str,
+    pub uid: Option<&'a Value>,
+    pub gid: Option<&'a Value>,
+    pub usergroup: Option<bool>,
+    pub groups: Option<&'a [String]>,
+    pub home: Option<&'a str>,
+    pub shell: Option<&'a str>,
+    pub createhome: bool,
+    pub nologinit: bool,
+    pub unique: bool,
+    pub system: bool,
+    /// fullname, roomnumber, workphone, homephone, other.
+    pub gecos: [Option<&'a str>; 5],
+}
+
+/// What `useradd` did: its exit code, and (when it succeeded) how setting
+/// the groups and GECOS fields afterwards went.
+pub(crate) struct Added {
+    pub retcode: i32,
+    pub rest: Result<(), String>,
+}
+
+/// Salt's `user.add`: `useradd` with Salt's flags, then the supplementary
+/// groups and GECOS fields. `user.present` and the `user.add` execution
+/// function both create accounts through it.
+pub(crate) fn useradd(root: &EtcRoot, u: &NewUser<'_>) -> Result<Added, String> {
+    let name = u.name;
+    let mut args: Vec<String> = Vec::new();
+    if let Some(shell) = u.shell.filter(|s| !s.is_empty()) {
+        args.extend([s("-s"), s(shell)]);
+    }
+    let given = |v: Option<&Value>| {
+        v.filter(|x| !x.is_null() && **x != Value::Str(String::new()))
+            .map(Value::to_python_str)
+    };
+    if let Some(uid) = given(u.uid) {
+        args.extend([s("-u"), uid]);
+    }
+    if let Some(gid) = given(u.gid) {
+        args.extend([s("-g"), gid]);
+    } else if u.usergroup == Some(true) {
+        args.push(s("-U"));
+    } else if u.groups.is_some_and(|g| g.iter().any(|x| x == name)) && login_defs_usergroups() {
+        // useradd would make the group NAME itself; Salt names it as the
+        // primary group instead.
+        let gid = root
+            .getgrnam(name)
+            .map(|g| g.gid.to_string())
+            .unwrap_or_default();
+        args.extend([s("-g"), gid]);
+    }
+    if u.usergroup == Some(false) {
+        args.push(s("-N"));
+    }
+    args.push(s(if u.createhome { "-m" } else { "-M" }));
+    if u.nologinit {
+        args.push(s("-l"));
+    }
+    if let Some(home) = u.home {
+        args.extend([s("-d"), s(home)]);
+    }
+    if !u.unique {
+        args.push(s("-o"));
+    }
+    if u.system {
+        args.push(s("-r"));
+    }
+    args.push(s(name));
+    let r = tool("useradd", &args)?;
+    if r.retcode != 0 {
+        tracing::error!("useradd {name} failed: {}", r.stderr);
+        return Ok(Added {
+            retcode: r.retcode,
+            rest: Ok(()),
+        });
+    }
+    let rest = (|| -> Result<(), String> {
+        if let Some(g) = u.groups.filter(|g| !g.is_empty()) {
+            chgroups(root, name, g, false)?;
+        }
+        for (key, v) in GECOS_KEYS.iter().zip(u.gecos) {
+            if let Some(v) = v.filter(|v| !v.is_empty()) {
+                update_gecos(root, name, key, v)?;
+            }
+        }
+        Ok(())
+    })();
+    Ok(Added { retcode: 0, rest })
+}
+
 fn create(
     call: &StateCall,
     root: &EtcRoot,
@@ -726,70 +844,29 @@ fn create(
             None => groups = Some(opt),
         }
     }
-    let mut args: Vec<String> = Vec::new();
-    if let Some(shell) = w.shell.as_ref().filter(|s| !s.is_empty()) {
-        args.extend([s("-s"), shell.clone()]);
-    }
-    let given = |v: &Option<Value>| {
-        v.as_ref()
-            .filter(|x| **x != Value::Str(String::new()))
-            .cloned()
+    let new = NewUser {
+        name,
+        uid: w.uid.as_ref(),
+        gid: w.gid.as_ref(),
+        usergroup: w.usergroup,
+        groups: groups.as_deref(),
+        home: w.home.as_deref(),
+        shell: w.shell.as_deref(),
+        createhome: w.createhome,
+        nologinit: w.nologinit,
+        unique: w.unique,
+        system: w.system,
+        gecos: std::array::from_fn(|i| w.gecos[i].as_deref()),
     };
-    if let Some(uid) = given(&w.uid) {
-        args.extend([s("-u"), uid.to_python_str()]);
-    }
-    if let Some(gid) = given(&w.gid) {
-        args.extend([s("-g"), gid.to_python_str()]);
-    } else if w.usergroup == Some(true) {
-        args.push(s("-U"));
-    } else if groups.as_ref().is_some_and(|g| g.iter().any(|x| x == name))
-        && login_defs_usergroups()
-    {
-        let gid = root
-            .getgrnam(name)
-            .map(|g| g.gid.to_string())
-            .unwrap_or_default();
-        args.extend([s("-g"), gid]);
-    }
-    if w.usergroup == Some(false) {
-        args.push(s("-N"));
-    }
-    args.push(s(if w.createhome { "-m" } else { "-M" }));
-    if w.nologinit {
-        args.push(s("-l"));
-    }
-    if let Some(home) = &w.home {
-        args.extend([s("-d"), home.clone()]);
-    }
-    if !w.unique {
-        args.push(s("-o"));
-    }
-    if w.system {
-        args.push(s("-r"));
-    }
-    args.push(s(name));
-    match tool("useradd", &args) {
+    match useradd(root, &new) {
         Err(e) => return failed(name, e),
-        Ok(r) if r.retcode != 0 => {
+        Ok(added) if added.retcode != 0 => {
             ret.result = Some(false);
             ret.comment = format!("Failed to create new user {name}");
             return ret;
         }
+        Ok(Added { rest: Err(e), .. }) => return failed(name, e),
         Ok(_) => {}
-    }
-    let after = || -> Result<(), String> {
-        if let Some(g) = groups.as_ref().filter(|g| !g.is_empty()) {
-            chgroups(root, name, g, false)?;
-        }
-        for (key, v) in GECOS_KEYS.iter().zip(&w.gecos) {
-            if truthy_str(v) {
-                update_gecos(root, name, key, v.as_deref().unwrap_or(""))?;
-            }
-        }
-        Ok(())
-    };
-    if let Err(e) = after() {
-        return failed(name, e);
     }
     ret.comment = format!("New user {name} created");
     ret.changes = root.user_info(name).unwrap_or_default();
@@ -876,6 +953,33 @@ fn login_defs_usergroups() -> bool {
 }
 
 /// `user.absent`.
+/// Salt's `user.delete`: `userdel` (`-r` with `remove`, `-f` with
+/// `force`); whether the account is gone, and userdel's exit code. Debian's
+/// userdel exits 12 when only the mail spool was missing: that is success
+/// there. `user.absent` and the `user.delete` execution function share it.
+pub(crate) fn userdel(
+    name: &str,
+    remove: bool,
+    force: bool,
+    debian: bool,
+) -> Result<(bool, i32), String> {
+    let mut args = Vec::new();
+    if remove {
+        args.push(s("-r"));
+    }
+    if force {
+        args.push(s("-f"));
+    }
+    args.push(s(name));
+    let r = tool("userdel", &args)?;
+    let ok = match r.retcode {
+        0 => true,
+        12 => debian && (r.stderr.contains("var/mail") || r.stderr.contains("var/spool/mail")),
+        _ => false,
+    };
+    Ok((ok, r.retcode))
+}
+
 pub fn absent(call: &StateCall, root: &EtcRoot) -> StateReturn {
     let name = call.name();
     let mut ret = StateReturn::new(name);
@@ -889,23 +993,11 @@ pub fn absent(call: &StateCall, root: &EtcRoot) -> StateReturn {
         return ret;
     }
     let before = root.group_list(name);
-    let mut args = Vec::new();
-    if call.truthy("purge", false) {
-        args.push(s("-r"));
-    }
-    if call.truthy("force", false) {
-        args.push(s("-f"));
-    }
-    args.push(s(name));
-    let ok = match tool("userdel", &args) {
+    let debian = call.ctx.grains.get("os_family").and_then(Value::as_str) == Some("Debian");
+    let purge = call.truthy("purge", false);
+    let ok = match userdel(name, purge, call.truthy("force", false), debian) {
         Err(e) => return failed(name, e),
-        Ok(r) if r.retcode == 0 => true,
-        // Debian's userdel exits 12 when only the mail spool was missing.
-        Ok(r) if r.retcode == 12 => {
-            let debian = call.ctx.grains.get("os_family").and_then(Value::as_str) == Some("Debian");
-            debian && (r.stderr.contains("var/mail") || r.stderr.contains("var/spool/mail"))
-        }
-        Ok(_) => false,
+        Ok((ok, _)) => ok,
     };
     if !ok {
         ret.result = Some(false);
@@ -1149,6 +1241,9 @@ mod tests {
             println!("skipped: needs root and useradd");
             return;
         }
+        let _accounts = ACCOUNTS_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let pid = std::process::id();
         let u = format!("brinet-{pid}");
         let g = format!("brinet-{pid}-g");

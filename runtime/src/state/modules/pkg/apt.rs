@@ -10,6 +10,7 @@ use crate::state::modules::pkg::version::{self, Scheme};
 use crate::state::modules::user::support::run_argv;
 use brine_core::{Map, Value};
 use indexmap::IndexMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What apt-get and dpkg get in their environment (no prompts, keep
@@ -61,7 +62,11 @@ impl Apt {
                 stderr: e.to_string(),
                 ..Default::default()
             });
-            if !r.stderr.contains("Could not get lock") || count >= LOCK_RETRIES {
+            // apt says "Could not get lock", dpkg "... is locked by another
+            // process": another package run is on, wait for it.
+            let locked = r.stderr.contains("Could not get lock")
+                || r.stderr.contains("locked by another process");
+            if !locked || count >= LOCK_RETRIES {
                 return r;
             }
             count += 1;
@@ -71,6 +76,11 @@ impl Apt {
 
     /// `pkg.refresh_db`: `apt-get -q update`.
     pub fn refresh_db(&self) -> Result<(), PkgError> {
+        self.update().map(|_| ())
+    }
+
+    /// `apt-get -q update` (the refresh tag cleared first): its output.
+    fn update(&self) -> Result<String, PkgError> {
         if let Some(t) = &self.rtag {
             let _ = std::fs::remove_file(t);
         }
@@ -78,7 +88,7 @@ impl Apt {
         if r.retcode != 0 {
             return Err(PkgError::Command(r.stderr));
         }
-        Ok(())
+        Ok(r.stdout)
     }
 
     fn selections(&self) -> Vec<(String, String)> {
@@ -556,7 +566,7 @@ impl PkgProvider for Apt {
         let db = self.list_pkgs()?;
         let old = stringify(&db.current());
         let old_removed = stringify(&db.removed);
-        let expand = |pool: &std::collections::BTreeMap<String, String>| -> Vec<String> {
+        let expand = |pool: &BTreeMap<String, String>| -> Vec<String> {
             let mut out = Vec::new();
             for p in params.keys() {
                 if p.contains('*') {
@@ -614,6 +624,129 @@ impl PkgProvider for Apt {
         true
     }
 
+    fn refresh_db_report(&self, failhard: bool) -> Result<Value, PkgError> {
+        let (ret, errors) = parse_update(&self.update()?);
+        if failhard && !errors.is_empty() {
+            return Err(PkgError::Command(format!(
+                "Error getting repos: {}",
+                errors.join(", ")
+            )));
+        }
+        Ok(Value::Map(ret))
+    }
+
+    fn list_upgrades(
+        &self,
+        dist_upgrade: bool,
+        fromrepo: Option<&str>,
+    ) -> Result<BTreeMap<String, String>, PkgError> {
+        let mut argv: Vec<String> = vec!["apt-get".into(), "--just-print".into()];
+        argv.push(
+            if dist_upgrade {
+                "dist-upgrade"
+            } else {
+                "upgrade"
+            }
+            .into(),
+        );
+        if let Some(repo) = fromrepo {
+            argv.extend(["-o".into(), format!("APT::Default-Release={repo}")]);
+        }
+        let r = self.call_apt(&argv, false, None);
+        if r.retcode != 0 {
+            let mut msg = "Failed to get upgrades".to_string();
+            if let Some(out) = [&r.stderr, &r.stdout].into_iter().find(|o| !o.is_empty()) {
+                msg.push_str(": ");
+                msg.push_str(out);
+            }
+            return Err(PkgError::Command(msg));
+        }
+        Ok(parse_just_print(&r.stdout))
+    }
+
+    fn upgrade(&self, options: &Map) -> Result<Map, PkgError> {
+        let on = |k: &str| options.get(k).is_some_and(Value::is_truthy);
+        let old = stringify(&self.list_pkgs()?.current());
+        let mut argv: Vec<String> = vec!["apt-get".into(), "-q".into(), "-y".into()];
+        let dpkg_opts: &[&str] = if on("force_conf_new") {
+            &["--force-confnew"]
+        } else {
+            &["--force-confold", "--force-confdef"]
+        };
+        for o in dpkg_opts {
+            argv.extend(["-o".into(), format!("DPkg::Options::={o}")]);
+        }
+        for (key, flag) in [
+            ("force_yes", "--force-yes"),
+            ("skip_verify", "--allow-unauthenticated"),
+            ("download_only", "--download-only"),
+            ("allow_downgrades", "--allow-downgrades"),
+        ] {
+            if on(key) {
+                argv.push(flag.into());
+            }
+        }
+        argv.push(
+            if on("dist_upgrade") {
+                "dist-upgrade"
+            } else {
+                "upgrade"
+            }
+            .into(),
+        );
+        let r = self.call_apt(&argv, true, None);
+        let changes = compare_dicts(&old, &stringify(&self.list_pkgs()?.current()));
+        if r.retcode != 0 {
+            return Err(PkgError::WithInfo {
+                message: "Problem encountered upgrading packages".into(),
+                errors: [r.stderr].into_iter().filter(|e| !e.is_empty()).collect(),
+                changes,
+            });
+        }
+        Ok(changes)
+    }
+
+    fn get_selections(&self, pattern: &str) -> Result<Vec<(String, String)>, PkgError> {
+        let r = self.call_apt(&["dpkg", "--get-selections", pattern], false, None);
+        Ok(r.stdout
+            .lines()
+            .filter_map(|l| {
+                let mut it = l.split_whitespace();
+                Some((it.next()?.to_string(), it.next()?.to_string()))
+            })
+            .collect())
+    }
+
+    fn set_selection(&self, name: &str, state: &str) -> Result<bool, PkgError> {
+        let line = format!("{name} {state}");
+        let r = self.call_apt(&["dpkg", "--set-selections"], false, Some(&line));
+        Ok(r.retcode == 0)
+    }
+
+    fn info_installed(&self, names: &[String], failhard: bool) -> Result<Map, PkgError> {
+        let mut argv: Vec<String> = vec![
+            "dpkg-query".into(),
+            "-W".into(),
+            "-f".into(),
+            INFO_FORMAT.into(),
+        ];
+        argv.extend(names.iter().cloned());
+        let r = self.call_apt(&argv, false, None);
+        if r.retcode != 0 {
+            if failhard {
+                return Err(PkgError::Command(format!(
+                    "Error getting packages information: {}",
+                    r.stderr
+                )));
+            }
+            return Ok(Map::new());
+        }
+        Ok(parse_info(&r.stdout, &|pkg| {
+            let install_date = install_time(pkg);
+            (install_date, license(pkg))
+        }))
+    }
+
     fn unpurge(&self, names: &[String]) -> Option<Map> {
         if names.is_empty() {
             return Some(Map::new());
@@ -623,6 +756,161 @@ impl PkgProvider for Apt {
         let after = self.list_pkgs().ok()?.purge_desired;
         Some(compare_dicts(&stringify(&before), &stringify(&after)))
     }
+}
+
+/// What `dpkg-query` prints per package for `info_installed` (Salt's
+/// `lowpkg.info` fields), each record ended by a marker line.
+const INFO_FORMAT: &str = "package:${Package}\\nrevision:${binary:Revision}\\n\
+architecture:${Architecture}\\nmaintainer:${Maintainer}\\nsummary:${Summary}\\n\
+source:${source:Package}\\nversion:${Version}\\nsection:${Section}\\n\
+installed_size:${Installed-size}\\nsize:${Size}\\nMD5:${MD5sum}\\nSHA1:${SHA1}\\n\
+SHA256:${SHA256}\\norigin:${Origin}\\nhomepage:${Homepage}\\nstatus:${db:Status-Abbrev}\\n\
+description:${Description}\\n\\n*/~^\\\\*\\n";
+
+/// When the package was installed: its file list's mtime, ISO 8601 UTC.
+fn install_time(pkg: &str) -> Option<String> {
+    let meta = std::fs::metadata(format!("/var/lib/dpkg/info/{pkg}.list")).ok()?;
+    let secs = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    Some(format!("{}Z", iso_utc(secs)))
+}
+
+/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SS` (UTC, proleptic
+/// Gregorian: Howard Hinnant's days-to-civil).
+fn iso_utc(secs: u64) -> String {
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The `License:` fields of the package's machine-readable copyright file.
+fn license(pkg: &str) -> Option<String> {
+    let bytes = std::fs::read(format!("/usr/share/doc/{pkg}/copyright")).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let set: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("License:"))
+        .map(str::trim)
+        .collect();
+    (!set.is_empty()).then(|| set.into_iter().collect::<Vec<_>>().join(", "))
+}
+
+/// A package's install date and license, by name.
+pub type InfoExtra<'a> = &'a dyn Fn(&str) -> (Option<String>, Option<String>);
+
+/// `dpkg-query` records (see [`INFO_FORMAT`]) as `info_installed` answers
+/// them: installed packages only, dpkg's keys renamed to Salt's common
+/// ones, install date and license added (`extra` gives both by name).
+pub fn parse_info(out: &str, extra: InfoExtra<'_>) -> Map {
+    let mut ret = Map::new();
+    for record in out.split("\n*/~^\\*") {
+        let record = record.strip_prefix('\n').unwrap_or(record);
+        if record.trim().is_empty() {
+            continue;
+        }
+        let Some((fields, descr)) = record.split_once("\ndescription:") else {
+            continue;
+        };
+        let mut data: Vec<(String, String)> = Vec::new();
+        for line in fields.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            if let Some((k, v)) = line.split_once(':').filter(|(_, v)| !v.is_empty()) {
+                data.push((k.to_string(), v.to_string()));
+            }
+        }
+        let get = |k: &str| {
+            data.iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        let Some(name) = get("package").map(str::to_string) else {
+            continue;
+        };
+        // Only packages really installed ("ii", "hi" ...) are answered.
+        if get("status").unwrap_or("ii").chars().nth(1) != Some('i') {
+            continue;
+        }
+        let (install_date, license) = extra(&name);
+        let mut m = Map::new();
+        for (k, v) in &data {
+            let key = match k.as_str() {
+                "package" => "name",
+                "origin" => "vendor",
+                "section" => "group",
+                "maintainer" => "packager",
+                "homepage" => "url",
+                "status" | "installed_size" => continue,
+                other => other,
+            };
+            m.insert(key.to_string(), Value::Str(v.clone()));
+        }
+        if let Some(d) = install_date {
+            m.insert("install_date".into(), Value::Str(d));
+        }
+        m.insert("description".into(), Value::Str(descr.to_string()));
+        if let Some(l) = license {
+            m.insert("license".into(), Value::Str(l));
+        }
+        ret.insert(name, Value::Map(m));
+    }
+    ret
+}
+
+/// `apt-get update` output as Salt's `refresh_db` reports it, and the
+/// indexes that failed.
+pub fn parse_update(out: &str) -> (Map, Vec<String>) {
+    let mut ret = Map::new();
+    let mut errors = Vec::new();
+    for line in out.lines() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let Some(first) = cols.first() else { continue };
+        let mut ident = cols[1..].join(" ");
+        if first.contains("Get") {
+            // The download size at the end ("[1234 kB]") is not part of it.
+            if ident.ends_with("B]") {
+                if let Some(i) = ident.find(" [") {
+                    ident.truncate(i);
+                }
+            }
+            ret.insert(ident, Value::Bool(true));
+        } else if first.contains("Ign") {
+            ret.insert(ident, Value::Bool(false));
+        } else if first.contains("Hit") {
+            ret.insert(ident, Value::Null);
+        } else if first.contains("Err") {
+            ret.insert(ident.clone(), Value::Bool(false));
+            errors.push(ident);
+        }
+    }
+    (ret, errors)
+}
+
+/// `apt-get --just-print` output: the version each `Conf` line configures.
+pub fn parse_just_print(out: &str) -> BTreeMap<String, String> {
+    out.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("Conf ")?;
+            let (name, rest) = rest.split_once(' ')?;
+            let ver = rest.strip_prefix('(')?.split(' ').next()?;
+            (!name.is_empty() && !ver.is_empty()).then(|| (name.to_string(), ver.to_string()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -677,5 +965,46 @@ mod tests {
         let apt = Apt::new(Some("amd64".into()), Some("x86_64".into()), None);
         assert_eq!(apt.normalize_name("vim:amd64"), "vim");
         assert_eq!(apt.normalize_name("vim:i386"), "vim:i386");
+    }
+
+    #[test]
+    fn parses_update_upgrades_and_package_info() {
+        let update = "Hit:1 http://deb.debian.org/debian bookworm InRelease\n\
+                      Get:2 http://deb.debian.org/debian bookworm-updates InRelease [55.4 kB]\n\
+                      Ign:3 http://example.invalid/repo stable InRelease\n\
+                      Err:4 http://example.invalid/repo stable Release\n\
+                      Reading package lists...\n";
+        let (ret, errors) = parse_update(update);
+        assert_eq!(
+            serde_json::to_string(&Value::Map(ret).to_json()).unwrap(),
+            r#"{"http://deb.debian.org/debian bookworm InRelease":null,"http://deb.debian.org/debian bookworm-updates InRelease":true,"http://example.invalid/repo stable InRelease":false,"http://example.invalid/repo stable Release":false}"#
+        );
+        assert_eq!(errors, vec!["http://example.invalid/repo stable Release"]);
+
+        let just_print = "Inst libc6 [2.36-9] (2.36-9+deb12u4 Debian:12.5/stable [amd64])\n\
+                          Conf libc6 (2.36-9+deb12u4 Debian:12.5/stable [amd64])\n\
+                          Conf tzdata (2024a-0+deb12u1 Debian:12.5/stable [all])\n";
+        let ups = parse_just_print(just_print);
+        assert_eq!(ups.get("libc6").map(String::as_str), Some("2.36-9+deb12u4"));
+        assert_eq!(ups.len(), 2);
+
+        let info = "package:hello\nrevision:\narchitecture:amd64\nmaintainer:Me <me@x>\n\
+                    version:2.10-3\nsection:devel\ninstalled_size:280\nstatus:ii \n\
+                    description:say hello\n long text\n\n*/~^\\*\n\
+                    package:gone\nversion:1\nstatus:rc \ndescription:removed\n\n*/~^\\*\n";
+        let m = parse_info(info, &|_| (Some("2024-01-02T03:04:05Z".into()), None));
+        assert_eq!(m.len(), 1, "only installed packages");
+        let hello = m.get("hello").and_then(Value::as_map).unwrap();
+        assert_eq!(hello.get("name"), Some(&Value::Str("hello".into())));
+        assert_eq!(hello.get("group"), Some(&Value::Str("devel".into())));
+        assert_eq!(hello.get("packager"), Some(&Value::Str("Me <me@x>".into())));
+        assert_eq!(hello.get("revision"), None, "empty fields are left out");
+        assert_eq!(hello.get("installed_size"), None);
+        assert_eq!(
+            hello.get("description"),
+            Some(&Value::Str("say hello\n long text\n".into()))
+        );
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00");
+        assert_eq!(iso_utc(1_700_000_000), "2023-11-14T22:13:20");
     }
 }

@@ -12,6 +12,7 @@ use crate::state::modules::pkg::version::{self, Scheme};
 use crate::state::modules::user::support::{run_argv, which};
 use brine_core::{Map, Value};
 use indexmap::IndexMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const ARCHES_32: [&str; 4] = ["i386", "i486", "i586", "i686"];
@@ -547,6 +548,68 @@ impl PkgProvider for Dnf {
             return Err(PkgError::WithInfo {
                 message: "Error occurred removing package(s)".into(),
                 errors,
+                changes,
+            });
+        }
+        Ok(changes)
+    }
+
+    fn refresh_db_report(&self, _failhard: bool) -> Result<Value, PkgError> {
+        if let Some(t) = &self.rtag {
+            let _ = std::fs::remove_file(t);
+        }
+        self.call(&["--quiet", "--assumeyes", "clean", "expire-cache"]);
+        // check-update exits 100 when updates wait, 0 when none do.
+        let r = self.call(&["--quiet", "--assumeyes", "check-update"]);
+        Ok(match r.retcode {
+            100 => Value::Bool(true),
+            0 => Value::Null,
+            _ => Value::Bool(false),
+        })
+    }
+
+    fn list_upgrades(
+        &self,
+        _dist_upgrade: bool,
+        fromrepo: Option<&str>,
+    ) -> Result<BTreeMap<String, String>, PkgError> {
+        let mut args: Vec<String> = vec!["--quiet".into()];
+        if let Some(repo) = fromrepo {
+            args.extend(["--disablerepo=*".into(), format!("--enablerepo={repo}")]);
+        }
+        args.push("list".into());
+        args.push(
+            if self.bin == "yum" {
+                "updates"
+            } else {
+                "--upgrades"
+            }
+            .into(),
+        );
+        let r = self.call(&args);
+        Ok(parse_list_available(&r.stdout, &self.osarch)
+            .into_iter()
+            .map(|(name, version, _)| (name, version))
+            .collect())
+    }
+
+    fn upgrade(&self, options: &Map) -> Result<Map, PkgError> {
+        let on = |k: &str| options.get(k).is_some_and(Value::is_truthy);
+        let old = stringify(&self.list_pkgs()?.current());
+        let mut args: Vec<String> = vec!["--quiet".into(), "-y".into()];
+        if on("skip_verify") {
+            args.push("--nogpgcheck".into());
+        }
+        if on("download_only") {
+            args.push("--downloadonly".into());
+        }
+        args.push("upgrade".into());
+        let r = self.call(&args);
+        let changes = compare_dicts(&old, &stringify(&self.list_pkgs()?.current()));
+        if r.retcode != 0 {
+            return Err(PkgError::WithInfo {
+                message: "Problem encountered upgrading packages".into(),
+                errors: [r.stderr].into_iter().filter(|e| !e.is_empty()).collect(),
                 changes,
             });
         }

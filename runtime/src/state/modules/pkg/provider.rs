@@ -211,4 +211,53 @@ pub trait PkgProvider {
     }
     /// `lowpkg.unpurge`: the changes; `None` where there is no such thing.
     fn unpurge(&self, names: &[String]) -> Option<Map>;
+
+    /// `pkg.refresh_db`'s answer: apt's is each index the refresh named
+    /// (True fetched, None already current, False ignored or failed; with
+    /// `failhard` failures are an error), dnf's one True (updates
+    /// available), None (none) or False (error).
+    fn refresh_db_report(&self, _failhard: bool) -> Result<Value, PkgError> {
+        Err(unsupported(self.os_family(), "refresh_db"))
+    }
+
+    /// `pkg.list_upgrades` without the refresh: each upgradable package's
+    /// new version.
+    fn list_upgrades(
+        &self,
+        _dist_upgrade: bool,
+        _fromrepo: Option<&str>,
+    ) -> Result<BTreeMap<String, String>, PkgError> {
+        Err(unsupported(self.os_family(), "list_upgrades"))
+    }
+
+    /// `pkg.upgrade` without the refresh: the `{name: {old, new}}` changes.
+    /// `options`: `dist_upgrade`, `force_conf_new`, `force_yes`,
+    /// `skip_verify`, `download_only`, `allow_downgrades`.
+    fn upgrade(&self, _options: &Map) -> Result<Map, PkgError> {
+        Err(unsupported(self.os_family(), "upgrade"))
+    }
+
+    /// The package selections matching `pattern` (`dpkg --get-selections`):
+    /// `(package, state)` pairs.
+    fn get_selections(&self, _pattern: &str) -> Result<Vec<(String, String)>, PkgError> {
+        Err(unsupported(self.os_family(), "hold"))
+    }
+
+    /// Set one package's selection state; false when the tool refused.
+    fn set_selection(&self, _name: &str, _state: &str) -> Result<bool, PkgError> {
+        Err(unsupported(self.os_family(), "hold"))
+    }
+
+    /// `pkg.info_installed`: what the package database says of each
+    /// installed name (all packages when `names` is empty).
+    fn info_installed(&self, _names: &[String], _failhard: bool) -> Result<Map, PkgError> {
+        Err(unsupported(self.os_family(), "info_installed"))
+    }
+}
+
+/// A function this provider does not have in brine.
+fn unsupported(family: &str, fun: &str) -> PkgError {
+    PkgError::Command(format!(
+        "pkg.{fun} is not implemented by brine for os_family {family}"
+    ))
 }

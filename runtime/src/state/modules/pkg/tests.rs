@@ -471,6 +471,9 @@ fn real_deb_lifecycle() {
         println!("skipped: needs root, dpkg-deb and apt-get");
         return;
     }
+    let _dpkg = DPKG_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = std::env::temp_dir().join(format!("brinet-debs-{}", std::process::id()));
     let _guard = Purge(dir.clone());
     let _ = run_argv(&["dpkg", "-P", "brine-test-pkg"], &[], None);
