@@ -52,6 +52,37 @@ def stop(procs):
             p.wait()
 
 
+def status_kb(pid, key):
+    """A /proc/PID/status field in kB (VmRSS, VmHWM); 0 when gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def bench_tree(here, tmp, tree):
+    """The benchmark tree: `tree` if given, else one made by mktree.py."""
+    if not tree:
+        tree = os.path.join(tmp, "tree")
+        subprocess.check_call([sys.executable, os.path.join(here, "mktree.py"), tree],
+                              stdout=subprocess.DEVNULL)
+    return os.path.abspath(tree)
+
+
+def write_tree_master(path, tree, pub, ret, root):
+    """CONF/master serving the bench tree: roots and the stack the tree's
+    own minion config names (the master compiles, so it reads them)."""
+    with open(path, "w") as f:
+        f.write("file_roots: {base: [%s/salt]}\npillar_roots: {base: [%s/pillar]}\n"
+                "ext_pillar:\n  - stack: %s/stack/stack.cfg\n" % (tree, tree, tree))
+        f.write("interface: 127.0.0.1\npublish_port: %d\nret_port: %d\nroot_dir: %s\n"
+                "auto_accept: True\nlog_level: warning\n" % (pub, ret, root))
+
+
 def timed(argv):
     start = time.perf_counter()
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

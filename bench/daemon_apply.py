@@ -15,7 +15,7 @@ import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-from daemon import free_port, stop, timed  # noqa: E402  (the fleet benchmark's helpers)
+from daemon import bench_tree, free_port, stop, timed, write_tree_master  # noqa: E402
 
 
 def summary(name, times):
@@ -30,22 +30,11 @@ def main():
     ap.add_argument("--tree")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="brine-apply-")
-    tree = a.tree
-    if not tree:
-        tree = os.path.join(tmp, "tree")
-        subprocess.check_call([sys.executable, os.path.join(here, "mktree.py"), tree])
-    tree = os.path.abspath(tree)
+    tree = bench_tree(here, tmp, a.tree)
     pub, ret = free_port(), free_port()
     etc = os.path.join(tmp, "etc")
     os.makedirs(etc)
-    with open(os.path.join(etc, "master"), "w") as f:
-        # What the tree's own minion config names (roots, the stack): the
-        # master compiles, so it reads them.
-        f.write("file_roots: {base: [%s/salt]}\npillar_roots: {base: [%s/pillar]}\n"
-                "ext_pillar:\n  - stack: %s/stack/stack.cfg\n" % (tree, tree, tree))
-        f.write("interface: 127.0.0.1\npublish_port: %d\nret_port: %d\nroot_dir: %s\n"
-                "auto_accept: True\nlog_level: warning\n"
-                % (pub, ret, os.path.join(tmp, "m")))
+    write_tree_master(os.path.join(etc, "master"), tree, pub, ret, os.path.join(tmp, "m"))
     with open(os.path.join(etc, "minion"), "w") as f:
         f.write("id: bench1\nmaster: 127.0.0.1\npublish_port: %d\nmaster_port: %d\n"
                 "root_dir: %s\nacceptance_wait_time: 1\nlog_level: warning\n"

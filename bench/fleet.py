@@ -28,20 +28,9 @@ import argparse, json, os, shutil, subprocess, sys, tempfile, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-from daemon import free_port, stop  # noqa: E402
+from daemon import bench_tree, free_port, status_kb, stop, write_tree_master  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def status_kb(pid, key):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def reset_peak(pid):
@@ -83,20 +72,11 @@ def main():
                     help="only test.ping and saltutil.refresh_pillar")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="brine-fleet-")
-    tree = a.tree
-    if not tree:
-        tree = os.path.join(tmp, "tree")
-        subprocess.check_call([sys.executable, os.path.join(here, "mktree.py"), tree],
-                              stdout=subprocess.DEVNULL)
-    tree = os.path.abspath(tree)
+    tree = bench_tree(here, tmp, a.tree)
     pub, ret = free_port(), free_port()
     etc = os.path.join(tmp, "etc")
     os.makedirs(etc)
-    with open(os.path.join(etc, "master"), "w") as f:
-        f.write("file_roots: {base: [%s/salt]}\npillar_roots: {base: [%s/pillar]}\n"
-                "ext_pillar:\n  - stack: %s/stack/stack.cfg\n" % (tree, tree, tree))
-        f.write("interface: 127.0.0.1\npublish_port: %d\nret_port: %d\nroot_dir: %s\n"
-                "auto_accept: True\nlog_level: warning\n" % (pub, ret, os.path.join(tmp, "m")))
+    write_tree_master(os.path.join(etc, "master"), tree, pub, ret, os.path.join(tmp, "m"))
     bindir = os.path.abspath(a.brine)
     log = open(os.path.join(tmp, "fleet.log"), "w")
     master = subprocess.Popen([os.path.join(bindir, "brine-master"), "-c", etc],

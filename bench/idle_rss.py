@@ -15,22 +15,10 @@ see daemon.py.
 Use a release build (--brine target/release, the default): a debug binary
 maps tens of MB of unoptimized code and debug info.
 """
-import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, signal, subprocess, sys, tempfile, time
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-def status_kb(pid, key):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon import free_port, status_kb  # noqa: E402  (the benchmarks' helpers)
 
 def tree(pid):
     """pid and its descendants."""

@@ -631,6 +631,20 @@ mod tests {
         assert!(m.handle_frame(&good).is_none());
     }
 
+    /// A `test.ping` job published to web1.
+    fn ping_job(jid: &str) -> super::super::jobs::Job {
+        super::super::jobs::Job {
+            jid: jid.into(),
+            fun: "test.ping".into(),
+            arg: vec![],
+            kwarg: Map::new(),
+            tgt: Value::from("web1"),
+            tgt_type: "glob".into(),
+            user: "root".into(),
+            start_ms: 0,
+        }
+    }
+
     /// A CLI that has seen every return waits for the next one: stored
     /// by a minion mid-wait, it is answered at once, not after the wait.
     #[test]
@@ -639,16 +653,7 @@ mod tests {
         let m = &s.master;
         let minion = KeyPair::generate().unwrap();
         assert_eq!(auth(m, &minion, "web1"), AuthStatus::Accepted);
-        let job = super::super::jobs::Job {
-            jid: "20240101000000000001".into(),
-            fun: "test.ping".into(),
-            arg: vec![],
-            kwarg: Map::new(),
-            tgt: Value::from("web1"),
-            tgt_type: "glob".into(),
-            user: "root".into(),
-            start_ms: 0,
-        };
+        let job = ping_job("20240101000000000001");
         m.jobs.add_job(&job, &["web1".into()]).unwrap();
         let cli = KeyPair::generate().unwrap();
         let get = Request::new(RequestBody::GetReturns(GetReturns {
@@ -713,16 +718,7 @@ mod tests {
         let kp = KeyPair::generate().unwrap();
         assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
         let mx = m.key.public().x25519;
-        let job = super::super::jobs::Job {
-            jid: "20240101000000000000".into(),
-            fun: "test.ping".into(),
-            arg: vec![],
-            kwarg: Map::new(),
-            tgt: Value::from("web1"),
-            tgt_type: "glob".into(),
-            user: "root".into(),
-            start_ms: 0,
-        };
+        let job = ping_job("20240101000000000000");
         m.jobs.add_job(&job, &["web1".into()]).unwrap();
         let ret = RequestBody::Return(JobReturn {
             jid: "20240101000000000000".into(),

@@ -7,7 +7,7 @@
 //! With `--static` the run is quiet and the returns are printed once at
 //! the end.
 
-use super::{print_static, target_value, with_retcode, Cli, RunError, Sink, EX_GENERIC};
+use super::{target_value, with_retcode, write_static, Cli, RunError, Sink, EX_GENERIC};
 use brine_core::output::{self, OutputOptions};
 use brine_core::{Map, Value};
 use brine_master::batch::{invalid_size_message, BatchSize, Schedule};
@@ -237,25 +237,14 @@ pub(super) async fn run_batch(
         }
     }
     if quiet {
-        let out = cli
-            .out
-            .clone()
-            .unwrap_or_else(|| run.first_out.flatten().unwrap_or_else(|| "nested".into()));
-        let opts = with_retcode(base, run.retcode.max(0));
-        let data = Value::Map(run.collected);
-        let text = match out.as_str() {
-            "json" => Ok(output::json::output(&data, &opts)),
-            _ => print_static(&out, &data, &opts),
-        };
-        match text {
-            Ok(t) => {
-                let t = t.trim_end();
-                if !t.is_empty() {
-                    sink.write(&format!("{t}\n"))?;
-                }
-            }
-            Err(e) => eprintln!("brine: {e}"),
-        }
+        write_static(
+            cli,
+            base,
+            sink,
+            run.collected,
+            run.first_out.flatten(),
+            run.retcode,
+        )?;
         return Ok(0);
     }
     Ok(i32::try_from(run.retcode.clamp(0, 255)).unwrap_or(EX_GENERIC))

@@ -728,26 +728,9 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
         }
         // Salt's --static: the returns only; minions that did not return
         // are left out, and the exit code is 0 (see below).
-        let retcode = all.iter().map(|(_, rc)| *rc).max().unwrap_or(0).max(0);
-        let out = cli
-            .out
-            .clone()
-            .unwrap_or_else(|| first_out.flatten().unwrap_or_else(|| "nested".into()));
-        let opts = with_retcode(&base, retcode);
-        let data = Value::Map(std::mem::take(&mut collected));
-        let text = match out.as_str() {
-            "json" => Ok(output::json::output(&data, &opts)),
-            _ => print_static(&out, &data, &opts),
-        };
-        match text {
-            Ok(t) => {
-                let t = t.trim_end();
-                if !t.is_empty() {
-                    sink.write(&format!("{t}\n"))?;
-                }
-            }
-            Err(e) => eprintln!("brine: {e}"),
-        }
+        let retcode = all.iter().map(|(_, rc)| *rc).max().unwrap_or(0);
+        let collected = std::mem::take(&mut collected);
+        write_static(cli, &base, &sink, collected, first_out.flatten(), retcode)?;
         missing.clear();
     } else if hidden {
         missing.clear();
@@ -812,6 +795,38 @@ fn target_value(target: &str, tgt_type: &str) -> Value {
 }
 
 /// `--static` with another outputter: each minion's part rendered in turn.
+/// Salt's `--static` document: every return collected, printed once with
+/// `--out` or the first return's outputter.
+fn write_static(
+    cli: &Cli,
+    base: &OutputOptions,
+    sink: &Sink<'_>,
+    collected: Map,
+    first_out: Option<String>,
+    retcode: i64,
+) -> Result<(), RunError> {
+    let out = cli
+        .out
+        .clone()
+        .unwrap_or_else(|| first_out.unwrap_or_else(|| "nested".into()));
+    let opts = with_retcode(base, retcode.max(0));
+    let data = Value::Map(collected);
+    let text = match out.as_str() {
+        "json" => Ok(output::json::output(&data, &opts)),
+        _ => print_static(&out, &data, &opts),
+    };
+    match text {
+        Ok(t) => {
+            let t = t.trim_end();
+            if !t.is_empty() {
+                sink.write(&format!("{t}\n"))?;
+            }
+        }
+        Err(e) => eprintln!("brine: {e}"),
+    }
+    Ok(())
+}
+
 fn print_static(
     out: &str,
     data: &Value,
