@@ -622,6 +622,62 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
 mod tests {
     use super::*;
 
+    fn run(m: &mut crate::context::Minion, fun: &str, line: &[&str]) -> serde_json::Value {
+        let tokens: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+        crate::modules::call(m, fun, brine_core::args::parse_input(&tokens))
+            .map(|r| r.value.to_json())
+            .unwrap_or_else(|e| serde_json::Value::String(format!("error: {e}")))
+    }
+
+    #[test]
+    fn caches_into_cachedir_files_and_lists_the_cache() {
+        let td = tempfile::tempdir().unwrap();
+        let roots = td.path().join("roots");
+        std::fs::create_dir_all(roots.join("web")).unwrap();
+        std::fs::write(roots.join("web/a.conf"), "a\n").unwrap();
+        let cache = td.path().join("cache");
+        let mut opts = Map::new();
+        opts.insert("cachedir".into(), Value::Str(cache.display().to_string()));
+        opts.insert(
+            "file_roots".into(),
+            Value::from_json(&serde_json::json!({"base": [roots.display().to_string()]})),
+        );
+        let mut m = crate::context::Minion {
+            id: "t".into(),
+            opts,
+            grains: Map::new(),
+            pillar: Map::new(),
+            source: Default::default(),
+            functions: crate::modules::functions(),
+            jobs: Default::default(),
+        };
+        let cached = cache.join("files/base/web/a.conf").display().to_string();
+        assert_eq!(run(&mut m, "cp.list_minion", &[]), serde_json::json!([]));
+        assert_eq!(run(&mut m, "cp.is_cached", &["salt://web/a.conf"]), "");
+        assert_eq!(
+            run(&mut m, "cp.cache_file", &["salt://web/a.conf"]),
+            cached.as_str()
+        );
+        assert_eq!(std::fs::read_to_string(&cached).unwrap(), "a\n");
+        assert_eq!(
+            run(&mut m, "cp.is_cached", &["salt://web/a.conf"]),
+            cached.as_str()
+        );
+        assert_eq!(
+            run(&mut m, "cp.list_minion", &[]),
+            serde_json::json!([cached])
+        );
+        // Out of the roots is never served, nor cached.
+        assert_eq!(run(&mut m, "cp.cache_file", &["salt://../x"]), false);
+        assert_eq!(run(&mut m, "cp.is_cached", &["salt://../x"]), "");
+        let dest = td.path().join("out.conf").display().to_string();
+        assert_eq!(
+            run(&mut m, "cp.get_file", &["salt://web/a.conf", &dest]),
+            dest.as_str()
+        );
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "a\n");
+    }
+
     #[test]
     fn patterns_and_paths() {
         assert!(include_exclude("web/a.conf", Some("*.conf"), None));
