@@ -145,6 +145,9 @@ pub(crate) fn interfaces_value(ifaces: &IndexMap<String, Interface>) -> Value {
     for (name, i) in ifaces {
         let mut m = Map::new();
         m.insert("up".into(), Value::Bool(i.up));
+        if let Some(parent) = &i.parent {
+            m.insert("parent".into(), Value::Str(parent.clone()));
+        }
         if let Some(hw) = &i.hwaddr {
             m.insert("hwaddr".into(), Value::Str(hw.clone()));
         }

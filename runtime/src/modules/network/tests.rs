@@ -192,6 +192,7 @@ fn secondary_addresses_as_ip_shows_them() {
         "eth0".to_string(),
         Interface {
             up: true,
+            parent: None,
             hwaddr: None,
             inet: vec![
                 a("10.0.0.2", 24, "eth0"),
