@@ -9,7 +9,10 @@ The master gets the case's file_roots/, pillar_roots/ and the master-side
 options (as tests/src/conformance.rs splits them), the minion its id,
 grains and the rest; both on 127.0.0.1 ephemeral ports, the key
 auto-accepted. Each command runs as `salt --out json -t 60 ID
-WORDS...`; the minion's answer and salt's exit code are written. Salt comes
+WORDS...`; the minion's answer and salt's exit code are written. `@TMP@`
+(a scratch folder with an empty `work/`) and `@CASE@` in config and
+commands are replaced as gen.py replaces them, and the scratch path is
+written back as `@TMP@` in the answers. Salt comes
 from a venv (bench/compare.py --install-salt makes one in /tmp/saltvenv).
 """
 import argparse, json, os, shlex, signal, socket, subprocess, sys, tempfile, time
@@ -33,28 +36,39 @@ def roots(case, kind):
     return {env: [os.path.join(d, env)] for env in sorted(os.listdir(d))}
 
 
-def subst(v, old, new):
-    """`v` with `old` replaced by `new` in every string."""
-    if isinstance(v, dict):
-        return {subst(k, old, new): subst(x, old, new) for k, x in v.items()}
-    if isinstance(v, list):
-        return [subst(x, old, new) for x in v]
-    return v.replace(old, new) if isinstance(v, str) else v
-
-
 def load_case(case):
     import yaml  # from the Salt venv's PyYAML, or the system's
     with open(os.path.join(case, "case.yaml")) as f:
         return yaml.safe_load(f)
 
 
+def subst(obj, tmp, case):
+    """@TMP@ (the scratch folder, with an empty work/) and @CASE@ in a
+    case's config and commands, as gen.py and the brine runner read them."""
+    if isinstance(obj, dict):
+        return {subst(k, tmp, case): subst(v, tmp, case) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [subst(v, tmp, case) for v in obj]
+    if isinstance(obj, str):
+        return obj.replace("@TMP@", tmp).replace("@CASE@", case)
+    return obj
+
+
+def unsubst(obj, tmp):
+    """The scratch path in an answer written back as @TMP@."""
+    if isinstance(obj, dict):
+        return {unsubst(k, tmp): unsubst(v, tmp) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [unsubst(v, tmp) for v in obj]
+    if isinstance(obj, str):
+        return obj.replace(tmp, "@TMP@")
+    return obj
+
+
 def record(salt_bin, case, only):
     spec = load_case(case)
     tmp = tempfile.mkdtemp(prefix="salt-record-")
-    # @TMP@ in commands and config: a scratch folder with an empty work/,
-    # written back as @TMP@ in the answers (as the runner does).
-    scratch = os.path.join(tmp, "s")
-    os.makedirs(os.path.join(scratch, "work"))
+    os.makedirs(os.path.join(tmp, "work"))
     pub, ret = free_port(), free_port()
     user = os.environ.get("USER", "root")
     master = {"interface": "127.0.0.1", "publish_port": pub, "ret_port": ret,
@@ -65,8 +79,8 @@ def record(salt_bin, case, only):
               "master_port": ret, "root_dir": os.path.join(tmp, "n"), "user": user,
               "log_level": "warning", "acceptance_wait_time": 1,
               "grains": spec.get("grains") or {}}
-    for k, v in (spec.get("config") or {}).items():
-        (master if k in MASTER_KEYS else minion)[k] = subst(v, "@TMP@", scratch)
+    for k, v in subst(spec.get("config") or {}, tmp, case).items():
+        (master if k in MASTER_KEYS else minion)[k] = v
     for name, conf in (("m", master), ("n", minion)):
         os.makedirs(os.path.join(tmp, name), exist_ok=True)
         with open(os.path.join(tmp, name, "master" if name == "m" else "minion"), "w") as f:
@@ -93,13 +107,13 @@ def record(salt_bin, case, only):
         for i, cmd in enumerate(spec["commands"]):
             if only and i not in only:
                 continue
-            words = shlex.split(cmd.replace("@TMP@", scratch))
+            words = shlex.split(subst(cmd, tmp, case))
             # Without --static: salt --static always exits 0, and the exit
             # code recorded is the one brine's daemon mode is checked against
             # (one minion prints one JSON document either way).
             p = subprocess.run(salt + ["--out", "json", "-t", "60", spec["id"]]
                                + words, capture_output=True, text=True)
-            answer = subst(json.loads(p.stdout)[spec["id"]], scratch, "@TMP@")
+            answer = unsubst(json.loads(p.stdout)[spec["id"]], tmp)
             with open(os.path.join(out_dir, "%02d.json" % i), "w") as f:
                 json.dump({"command": cmd, "retcode": p.returncode, "return": answer}, f,
                           indent=2, sort_keys=False)
