@@ -13,6 +13,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 pub struct Interface {
     /// The interface is administratively up (`IFF_UP`).
     pub up: bool,
+    /// The interface it is linked to (`ip`'s `eth0@if5`): a name, `ifN`
+    /// for an index not seen here, `NONE` for none.
+    pub parent: Option<String>,
     pub hwaddr: Option<String>,
     pub inet: Vec<Inet4>,
     pub inet6: Vec<Inet6>,
@@ -135,7 +138,44 @@ pub fn interfaces() -> IndexMap<String, Interface> {
             }
         }
     }
+    link_parents(&mut ret);
     ret
+}
+
+/// An interface's `ifindex` or `iflink` from sysfs.
+fn sys_index(name: &str, what: &str) -> Option<u32> {
+    read_text(format!("/sys/class/net/{name}/{what}"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Each interface's parent as `ip` names it: set when its link index is
+/// not its own index.
+fn link_parents(ifaces: &mut IndexMap<String, Interface>) {
+    let index: Vec<(String, Option<u32>)> = ifaces
+        .keys()
+        .map(|n| (n.clone(), sys_index(n, "ifindex")))
+        .collect();
+    for (name, own) in &index {
+        let (Some(own), Some(link)) = (own, sys_index(name, "iflink")) else {
+            continue;
+        };
+        if link == *own {
+            continue;
+        }
+        let parent = if link == 0 {
+            "NONE".to_string()
+        } else {
+            index
+                .iter()
+                .find(|(_, i)| *i == Some(link))
+                .map_or_else(|| format!("if{link}"), |(n, _)| n.clone())
+        };
+        if let Some(i) = ifaces.get_mut(name) {
+            i.parent = Some(parent);
+        }
+    }
 }
 
 /// `hwaddr_interfaces`, `ip4_interfaces`, `ip6_interfaces`, `ipv4`, `ipv6`,
@@ -501,6 +541,7 @@ mod tests {
             "lo".to_string(),
             Interface {
                 up: true,
+                parent: None,
                 hwaddr: Some("00:00:00:00:00:00".into()),
                 inet: vec![Inet4::bare(Ipv4Addr::LOCALHOST, "lo")],
                 inet6: vec![v6("::1")],
@@ -510,6 +551,7 @@ mod tests {
             "eth0".to_string(),
             Interface {
                 up: true,
+                parent: None,
                 hwaddr: Some("02:fc:00:00:00:01".into()),
                 inet: vec![
                     Inet4::bare("10.0.0.9".parse().unwrap(), "eth0"),

@@ -427,6 +427,19 @@ fn unzip<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
             return Err(wrap(&format!("unsafe member name {name:?}")));
         };
         let target = Path::new(&dest).join(&rel);
+        // A link unpacked earlier must not carry later members out of DEST.
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| wrap(&e))?;
+            let inside = match (parent.canonicalize(), Path::new(&dest).canonicalize()) {
+                (Ok(p), Ok(d)) => p.starts_with(d),
+                _ => false,
+            };
+            if !inside {
+                return Err(wrap(&format!(
+                    "member {name:?} would be written outside {dest}"
+                )));
+            }
+        }
         let mode = entry.unix_mode();
         if mode.is_some_and(|m| m & 0o170000 == 0o120000) {
             let mut link = String::new();
@@ -716,6 +729,38 @@ fn common_prefix(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unzip_stays_inside_dest() {
+        let td = tempfile::tempdir().unwrap();
+        let outside = td.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        let zpath = td.path().join("evil.zip");
+        let mut z = zip::ZipWriter::new(File::create(&zpath).unwrap());
+        let o = zip::write::SimpleFileOptions::default();
+        z.add_symlink("d", outside.display().to_string(), o)
+            .unwrap();
+        z.start_file("d/f", o).unwrap();
+        z.write_all(b"x").unwrap();
+        z.finish().unwrap();
+        let dest = td.path().join("dest");
+        let mut m = crate::context::Minion {
+            id: "t".into(),
+            opts: Map::new(),
+            grains: Map::new(),
+            pillar: Map::new(),
+            source: Default::default(),
+            functions: crate::modules::functions(),
+            jobs: Default::default(),
+        };
+        let args = brine_core::args::parse_input(&[
+            zpath.display().to_string(),
+            dest.display().to_string(),
+        ]);
+        let err = crate::modules::call(&mut m, "archive.unzip", args).unwrap_err();
+        assert!(err.to_string().contains("outside"), "{err}");
+        assert!(!outside.join("f").exists());
+    }
 
     #[test]
     fn helpers() {

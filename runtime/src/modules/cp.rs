@@ -261,8 +261,7 @@ fn salt_path(url: &str) -> Result<String, CallError> {
 fn cache_dir<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     let path = p.require("path")?.to_python_str();
     let env = saltenv(cx, p.take("saltenv"));
-    // Empty folders are not cached: the file server lists files only.
-    p.take("include_empty");
+    let include_empty = p.take("include_empty").is_some_and(|v| v.is_truthy());
     let include = opt_string(p.take("include_pat"));
     let exclude = opt_string(p.take("exclude_pat"));
     p.finish()?;
@@ -283,7 +282,45 @@ fn cache_dir<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
             out.push(path_value(&dest));
         }
     }
+    // Empty folders come from the file roots; over the bus the master's
+    // file server lists files only, so there are none to add.
+    if include_empty && !over_the_bus(cx) && plain_env(&env) {
+        for d in empty_dirs(cx, &env) {
+            if d.starts_with(&dir) {
+                let minion_dir = cache_root(cx, &env).join(&d);
+                std::fs::create_dir_all(&minion_dir).map_err(|e| io_failed(&minion_dir, e))?;
+                out.push(Value::Str(format!(
+                    "{}/{d}",
+                    cache_root(cx, &env).display()
+                )));
+            }
+        }
+    }
     Ok(Value::List(out).into())
+}
+
+/// Whether the running minion gets its files from the master.
+fn over_the_bus(cx: &Ctx<'_>) -> bool {
+    cx.running()
+        .is_some_and(|m| matches!(m.source, crate::context::CompileSource::Master(_)))
+}
+
+/// The folders of the file roots of `saltenv` with nothing in them, as
+/// relative paths, sorted.
+fn empty_dirs(cx: &Ctx<'_>, saltenv: &str) -> Vec<String> {
+    let roots = opts::roots(cx.opts, "file_roots");
+    let mut out = BTreeSet::new();
+    for root in roots.get(saltenv).into_iter().flatten() {
+        let mut dirs = BTreeSet::new();
+        walk(root, root, &mut dirs);
+        for d in dirs {
+            let empty = std::fs::read_dir(root.join(&d)).is_ok_and(|mut rd| rd.next().is_none());
+            if empty {
+                out.insert(d);
+            }
+        }
+    }
+    out.into_iter().collect()
 }
 
 /// Salt's `get_file` of the file client: `dest` a folder keeps the name;
@@ -568,10 +605,7 @@ fn list_master_dirs<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, Cal
     p.finish()?;
     let prefix = prefix.trim_matches('/');
     let mut dirs = BTreeSet::new();
-    let over_the_bus = cx
-        .running()
-        .is_some_and(|m| matches!(m.source, crate::context::CompileSource::Master(_)));
-    if over_the_bus {
+    if over_the_bus(cx) {
         // The master lists files: their folders are the folders it has
         // (a folder with no file in it is not seen from here).
         for f in client(cx).file_list(&saltenv, "").map_err(failed)? {
@@ -621,6 +655,78 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn run(m: &mut crate::context::Minion, fun: &str, line: &[&str]) -> serde_json::Value {
+        let tokens: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+        crate::modules::call(m, fun, brine_core::args::parse_input(&tokens))
+            .map(|r| r.value.to_json())
+            .unwrap_or_else(|e| serde_json::Value::String(format!("error: {e}")))
+    }
+
+    #[test]
+    fn caches_into_cachedir_files_and_lists_the_cache() {
+        let td = tempfile::tempdir().unwrap();
+        let roots = td.path().join("roots");
+        std::fs::create_dir_all(roots.join("web")).unwrap();
+        std::fs::write(roots.join("web/a.conf"), "a\n").unwrap();
+        let cache = td.path().join("cache");
+        let mut opts = Map::new();
+        opts.insert("cachedir".into(), Value::Str(cache.display().to_string()));
+        opts.insert(
+            "file_roots".into(),
+            Value::from_json(&serde_json::json!({"base": [roots.display().to_string()]})),
+        );
+        let mut m = crate::context::Minion {
+            id: "t".into(),
+            opts,
+            grains: Map::new(),
+            pillar: Map::new(),
+            source: Default::default(),
+            functions: crate::modules::functions(),
+            jobs: Default::default(),
+        };
+        let cached = cache.join("files/base/web/a.conf").display().to_string();
+        assert_eq!(run(&mut m, "cp.list_minion", &[]), serde_json::json!([]));
+        assert_eq!(run(&mut m, "cp.is_cached", &["salt://web/a.conf"]), "");
+        assert_eq!(
+            run(&mut m, "cp.cache_file", &["salt://web/a.conf"]),
+            cached.as_str()
+        );
+        assert_eq!(std::fs::read_to_string(&cached).unwrap(), "a\n");
+        assert_eq!(
+            run(&mut m, "cp.is_cached", &["salt://web/a.conf"]),
+            cached.as_str()
+        );
+        assert_eq!(
+            run(&mut m, "cp.list_minion", &[]),
+            serde_json::json!([cached])
+        );
+        // Out of the roots is never served, nor cached.
+        assert_eq!(run(&mut m, "cp.cache_file", &["salt://../x"]), false);
+        assert_eq!(run(&mut m, "cp.is_cached", &["salt://../x"]), "");
+        let dest = td.path().join("out.conf").display().to_string();
+        assert_eq!(
+            run(&mut m, "cp.get_file", &["salt://web/a.conf", &dest]),
+            dest.as_str()
+        );
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "a\n");
+        // Empty folders join the cache with include_empty.
+        std::fs::create_dir_all(roots.join("web/empty")).unwrap();
+        let empty = cache.join("files/base/web/empty").display().to_string();
+        assert_eq!(
+            run(
+                &mut m,
+                "cp.cache_dir",
+                &["salt://web", "include_empty=True"]
+            ),
+            serde_json::json!([cached, empty])
+        );
+        assert!(cache.join("files/base/web/empty").is_dir());
+        assert_eq!(
+            run(&mut m, "cp.cache_dir", &["salt://web"]),
+            serde_json::json!([cached])
+        );
+    }
 
     #[test]
     fn patterns_and_paths() {

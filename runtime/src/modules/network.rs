@@ -145,30 +145,51 @@ pub(crate) fn interfaces_value(ifaces: &IndexMap<String, Interface>) -> Value {
     for (name, i) in ifaces {
         let mut m = Map::new();
         m.insert("up".into(), Value::Bool(i.up));
+        if let Some(parent) = &i.parent {
+            m.insert("parent".into(), Value::Str(parent.clone()));
+        }
         if let Some(hw) = &i.hwaddr {
             m.insert("hwaddr".into(), Value::Str(hw.clone()));
         }
-        if !i.inet.is_empty() {
-            let list = i
+        let mut primary = Vec::new();
+        let mut secondary = Vec::new();
+        for (n, a) in i.inet.iter().enumerate() {
+            let mask = u32::from(prefix_mask(a.prefix));
+            let net = u32::from(a.address) & mask;
+            // The kernel makes an address secondary when an earlier one of
+            // the interface has the same prefix and network; `ip` says so.
+            let is_secondary = i
                 .inet
                 .iter()
-                .map(|a| {
-                    let mut e = Map::new();
-                    e.insert("address".into(), Value::Str(a.address.to_string()));
-                    e.insert(
-                        "netmask".into(),
-                        Value::Str(prefix_mask(a.prefix).to_string()),
-                    );
-                    e.insert(
-                        "broadcast".into(),
-                        a.broadcast
-                            .map_or(Value::Null, |b| Value::Str(b.to_string())),
-                    );
-                    e.insert("label".into(), Value::Str(a.label.clone()));
-                    Value::Map(e)
-                })
-                .collect();
-            m.insert("inet".into(), Value::List(list));
+                .take(n)
+                .any(|b| b.prefix == a.prefix && u32::from(b.address) & mask == net);
+            let mut e = Map::new();
+            if is_secondary {
+                e.insert("type".into(), "inet".into());
+            }
+            e.insert("address".into(), Value::Str(a.address.to_string()));
+            e.insert(
+                "netmask".into(),
+                Value::Str(prefix_mask(a.prefix).to_string()),
+            );
+            e.insert(
+                "broadcast".into(),
+                a.broadcast
+                    .map_or(Value::Null, |b| Value::Str(b.to_string())),
+            );
+            e.insert("label".into(), Value::Str(a.label.clone()));
+            if is_secondary {
+                secondary.push(Value::Map(e));
+            } else {
+                primary.push(Value::Map(e));
+            }
+        }
+        if !primary.is_empty() {
+            m.insert("inet".into(), Value::List(primary));
+        }
+        // `ip` lists IPv4 before IPv6: Salt's mapping has them in that order.
+        if !secondary.is_empty() {
+            m.insert("secondary".into(), Value::List(secondary));
         }
         if !i.inet6.is_empty() {
             let list = i

@@ -177,3 +177,40 @@ fn names_and_connect() {
     );
     assert_eq!(sanitize_host("a b;c.d-e_f"), "abc.d-e_f");
 }
+
+#[test]
+fn secondary_addresses_as_ip_shows_them() {
+    use crate::grains::net::{Inet4, Inet6};
+    let mut ifs = IndexMap::new();
+    let a = |ip: &str, prefix: u8, label: &str| Inet4 {
+        address: ip.parse().unwrap(),
+        prefix,
+        broadcast: None,
+        label: label.into(),
+    };
+    ifs.insert(
+        "eth0".to_string(),
+        Interface {
+            up: true,
+            parent: None,
+            hwaddr: None,
+            inet: vec![
+                a("10.0.0.2", 24, "eth0"),
+                a("10.0.0.3", 24, "eth0:1"),
+                a("10.1.0.2", 16, "eth0"),
+            ],
+            inet6: vec![Inet6 {
+                address: "fe80::1".parse().unwrap(),
+                prefix: 64,
+            }],
+        },
+    );
+    assert_eq!(
+        interfaces_value(&ifs).to_python_repr(),
+        "{'eth0': {'up': True, 'inet': [{'address': '10.0.0.2', 'netmask': '255.255.255.0', \
+         'broadcast': None, 'label': 'eth0'}, {'address': '10.1.0.2', 'netmask': '255.255.0.0', \
+         'broadcast': None, 'label': 'eth0'}], 'secondary': [{'type': 'inet', 'address': '10.0.0.3', \
+         'netmask': '255.255.255.0', 'broadcast': None, 'label': 'eth0:1'}], 'inet6': \
+         [{'address': 'fe80::1', 'prefixlen': '64', 'scope': 'link'}]}}"
+    );
+}
