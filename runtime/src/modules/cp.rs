@@ -472,9 +472,11 @@ fn get_template<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     let tctx = template_context(cx, &env, vars);
     let rendered = match jinja::render(&path, &text, &tctx) {
         Ok(r) => r,
+        // Salt raises its render error out of the function.
         Err(e) => {
-            tracing::error!("Failed to render template with error: {e}");
-            return Ok(Value::Str(String::new()).into());
+            return Err(CallError::Failed(format!(
+                "Failed to render template {path}: {e}"
+            )))
         }
     };
     let target = PathBuf::from(&dest);
