@@ -536,9 +536,17 @@ async fn refresh_pillar(
         })
         .unwrap_or(30);
     let _clean_cache = take("clean_cache");
-    if let Some((k, _)) = a.kwargs.first() {
-        return Err(CallError::InvalidArguments(format!(
-            "refresh_pillar() got an unexpected keyword argument '{k}'"
+    a.kwargs.retain(|k, _| !k.starts_with("__pub_"));
+    if !a.kwargs.is_empty() {
+        // Salt's loader refuses keywords a function does not take.
+        let all: Vec<String> = a
+            .kwargs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.to_python_str()))
+            .collect();
+        return Err(CallError::Invocation(format!(
+            "The following keyword arguments are not valid: {}",
+            all.join(", ")
         )));
     }
     if positional.next().is_some() {
