@@ -538,16 +538,7 @@ async fn refresh_pillar(
     let _clean_cache = take("clean_cache");
     a.kwargs.retain(|k, _| !k.starts_with("__pub_"));
     if !a.kwargs.is_empty() {
-        // Salt's loader refuses keywords a function does not take.
-        let all: Vec<String> = a
-            .kwargs
-            .iter()
-            .map(|(k, v)| format!("{k}={}", v.to_python_str()))
-            .collect();
-        return Err(CallError::Invocation(format!(
-            "The following keyword arguments are not valid: {}",
-            all.join(", ")
-        )));
+        return Err(modules::invalid_kwargs(&a.kwargs));
     }
     if positional.next().is_some() {
         return Err(CallError::InvalidArguments(
