@@ -536,10 +536,9 @@ async fn refresh_pillar(
         })
         .unwrap_or(30);
     let _clean_cache = take("clean_cache");
-    if let Some((k, _)) = a.kwargs.first() {
-        return Err(CallError::InvalidArguments(format!(
-            "refresh_pillar() got an unexpected keyword argument '{k}'"
-        )));
+    a.kwargs.retain(|k, _| !k.starts_with("__pub_"));
+    if !a.kwargs.is_empty() {
+        return Err(modules::invalid_kwargs(&a.kwargs));
     }
     if positional.next().is_some() {
         return Err(CallError::InvalidArguments(

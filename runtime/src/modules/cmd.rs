@@ -13,11 +13,9 @@ use crate::context::Minion;
 use crate::exec::{self, CommandSpec, ExecError, Program};
 use crate::path;
 use crate::state::modules::cmd::{fetch_and_run_script, RunOpts};
-use crate::state::StateContext;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
-use std::sync::Arc;
 use std::time::Duration;
 
 const RUN_DOC: &str = "Run CMD and answer its output (stderr folded into stdout). Keywords: \
@@ -445,16 +443,7 @@ fn script(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         },
         |v| v.to_python_str(),
     );
-    let ctx = StateContext {
-        opts: Arc::new(m.opts.clone()),
-        grains: Arc::new(m.grains.clone()),
-        pillar: Arc::new(m.pillar.clone()),
-        saltenv: saltenv.clone(),
-        test: false,
-        fileclient: m.file_client(),
-        functions: m.functions.clone(),
-        jobs: m.jobs.clone(),
-    };
+    let ctx = super::state_run::context(m, m.pillar.clone(), &saltenv, false);
     let opts = RunOpts::from_low(&ctx, &low);
     // The arguments reach the script as they are: a string is one
     // argument (not split), a list several.

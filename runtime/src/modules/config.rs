@@ -171,7 +171,7 @@ fn merged_get<'c>(
     }
 }
 
-fn option<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+pub(super) fn option<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let key = p.require("value")?.to_python_str();
     let default = p.take("default");
     let mut flag = |name: &str| p.take(name).is_some_and(|v| v.is_truthy());

@@ -66,6 +66,8 @@ use params::Params;
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
+pub use params::invalid_kwargs;
+
 /// Why a call failed: the registry's errors are the ones templates see.
 pub use brine_compile::minion_data::functions::FunctionError as CallError;
 

@@ -124,17 +124,7 @@ impl Params {
         }
         if let Some(k) = self.kwargs.keys().next().filter(|_| !self.open_kwargs) {
             if !self.from_template {
-                // Salt's loader (`load_args_and_kwargs`) refuses them all
-                // before the call, as a SaltInvocationError.
-                let all: Vec<String> = self
-                    .kwargs
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", v.to_python_str()))
-                    .collect();
-                return Err(CallError::Invocation(format!(
-                    "The following keyword arguments are not valid: {}",
-                    all.join(", ")
-                )));
+                return Err(invalid_kwargs(&self.kwargs));
             }
             return Err(CallError::InvalidArguments(format!(
                 "{}() got an unexpected keyword argument '{k}'",
@@ -150,6 +140,20 @@ impl Params {
         }
         Ok(())
     }
+}
+
+/// Keywords a function does not take, refused as Salt's loader
+/// (`load_args_and_kwargs`) refuses them before the call: a
+/// SaltInvocationError naming them all.
+pub fn invalid_kwargs(kwargs: &Map) -> CallError {
+    let all: Vec<String> = kwargs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.to_python_str()))
+        .collect();
+    CallError::Invocation(format!(
+        "The following keyword arguments are not valid: {}",
+        all.join(", ")
+    ))
 }
 
 /// An optional string parameter (a non-string is shown as Python would).

@@ -392,7 +392,7 @@ fn compile_lowstate(r: render::Rendered, o: &Map) -> Result<Vec<Map>, Vec<String
 }
 
 /// The `disabled_requisites` option: a list, or one name.
-fn disabled_requisites(o: &Map) -> Vec<String> {
+pub(super) fn disabled_requisites(o: &Map) -> Vec<String> {
     match o.get("disabled_requisites") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),

@@ -233,7 +233,7 @@ fn unshare(a: Arc<Map>) -> Map {
     Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone())
 }
 
-fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
+pub(super) fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
     StateContext {
         opts: Arc::new(m.opts.clone()),
         grains: Arc::new(m.grains.clone()),
@@ -384,11 +384,7 @@ fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let pillar = render::take_back(req, in_memory);
     let mut errs = r.errors;
     errs.extend(compile::verify_high(&r.high));
-    let disabled: Vec<String> = match m.opts.get("disabled_requisites") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-        Some(other) => vec![other.to_python_str()],
-    };
+    let disabled = super::state::disabled_requisites(&m.opts);
     let (high, more) = compile::requisite_in(r.high, &disabled);
     errs.extend(more);
     if !errs.is_empty() {

@@ -32,6 +32,62 @@ brine '*' test.arg 1 two key=value",
         arg_type,
     ),
     Function::reads(
+        "arg_clean",
+        "test.arg without the publish metadata: {args, kwargs} as given.\n\n    \
+brine '*' test.arg_clean 1 two key=value",
+        |_, mut p| {
+            let args = p.rest();
+            let kwargs = std::mem::take(&mut p.kwargs);
+            p.open_kwargs = true;
+            p.finish()?;
+            let mut m = Map::new();
+            m.insert("args".into(), Value::List(args));
+            m.insert("kwargs".into(), Value::Map(kwargs));
+            Ok(Returned::New(Value::Map(m)))
+        },
+    ),
+    Function::reads(
+        "arg_repr",
+        "The arguments received as Python would print them: {args: repr of the tuple, \
+kwargs: repr of the dict, publish metadata included}.\n\n    \
+brine '*' test.arg_repr 1 two key=value",
+        arg_repr,
+    ),
+    Function::reads(
+        "assertion",
+        "Answer None when ASSERTION is true; fail (an AssertionError) when it is \
+false.\n\n    brine '*' test.assertion False",
+        |_, mut p| {
+            let a = p.require("assertion")?;
+            p.finish()?;
+            if a.is_truthy() {
+                Ok(Returned::New(Value::Null))
+            } else {
+                Err(CallError::Failed("AssertionError".into()))
+            }
+        },
+    ),
+    Function::reads(
+        "collatz",
+        "The Collatz sequence from START down to (not including) 1, and the seconds it \
+took, as [steps, seconds]; halved values are floats, as Python's division gives them.\n\n    \
+brine '*' test.collatz 3",
+        collatz,
+    ),
+    Function::reads(
+        "conf_test",
+        "The option test.foo as config.option finds it ('unconfigured' by default): to \
+see that configuration reaches the minion.\n\n    brine '*' test.conf_test",
+        |cx, p| {
+            p.finish()?;
+            let ask = brine_core::args::CallArgs {
+                args: vec![Value::from("test.foo")],
+                kwargs: Map::new(),
+            };
+            super::config::option(cx, Params::new("option", ask))
+        },
+    ),
+    Function::reads(
         "echo",
         "Send a string back unchanged.\n\n    brine-call test.echo 'hello world'",
         echo,
@@ -52,6 +108,15 @@ an exception fails: no return, a non-zero exit.\n\n    brine '*' test.exception 
         "The NUM-th Fibonacci number and the seconds it took to compute, as [number, \
 seconds].\n\n    brine '*' test.fib 30",
         fib,
+    ),
+    Function::reads(
+        "get_opts",
+        "The minion's configuration (opts), as config.items.\n\n    \
+brine '*' test.get_opts",
+        |cx, p| {
+            p.finish()?;
+            Ok(Returned::New(Value::Map(cx.opts.clone())))
+        },
     ),
     Function::reads(
         "kwarg",
@@ -107,6 +172,19 @@ frames: there is no Python stack).\n\n    brine '*' test.stack",
         "true",
         "Answer True, always.\n\n    brine-call test.true",
         |_, p| answer(p, true),
+    ),
+    Function::reads(
+        "tty",
+        "An old name: writing to a terminal is cmd.tty's; answers that it moved.\n\n    \
+brine '*' test.tty tty0 'hello'",
+        |_, mut p| {
+            p.rest();
+            p.open_kwargs = true;
+            p.finish()?;
+            Ok(Returned::New(Value::from(
+                "ERROR: This function has been moved to cmd.tty",
+            )))
+        },
     ),
     Function::reads(
         "version",
@@ -186,6 +264,68 @@ fn kwarg<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let kwargs = kwargs_with_pub(&mut p, "test.kwarg");
     p.finish()?;
     Ok(Returned::New(Value::Map(kwargs)))
+}
+
+fn arg_repr<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let args = p.rest();
+    let kwargs = kwargs_with_pub(&mut p, "test.arg_repr");
+    p.finish()?;
+    // A tuple's repr: `()`, `(1,)`, `(1, 2)`.
+    let items: Vec<String> = args.iter().map(Value::to_python_repr).collect();
+    let tuple = match items.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", items.join(", ")),
+    };
+    let mut m = Map::new();
+    m.insert("args".into(), Value::Str(tuple));
+    m.insert(
+        "kwargs".into(),
+        Value::Str(Value::Map(kwargs).to_python_repr()),
+    );
+    Ok(Returned::New(Value::Map(m)))
+}
+
+fn collatz<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let start = py_int(&p.require("start")?)?;
+    p.finish()?;
+    if start < 1 {
+        // Python loops forever here; refuse instead.
+        return Err(CallError::Failed(format!(
+            "the Collatz sequence needs a start of 1 or more, not {start}"
+        )));
+    }
+    let begin = Instant::now();
+    let mut steps = Vec::new();
+    // Python's `/` turns the number into a float at the first halving.
+    let mut n = Value::Int(start);
+    const MAX_STEPS: usize = 100_000;
+    loop {
+        let x = match n {
+            Value::Int(i) => i as f64,
+            Value::Float(f) => f,
+            _ => break,
+        };
+        if x == 1.0 || steps.len() >= MAX_STEPS {
+            break;
+        }
+        steps.push(n.clone());
+        n = if x % 2.0 == 0.0 {
+            Value::Float(x / 2.0)
+        } else {
+            match n {
+                Value::Int(i) => i
+                    .checked_mul(3)
+                    .and_then(|v| v.checked_add(1))
+                    .map_or(Value::Float(x * 3.0 + 1.0), Value::Int),
+                _ => Value::Float(x * 3.0 + 1.0),
+            }
+        };
+    }
+    let took = begin.elapsed().as_secs_f64();
+    Ok(Returned::New(Value::List(vec![
+        Value::List(steps),
+        Value::Float(took),
+    ])))
 }
 
 /// Python's `str(type(v))`.

@@ -1,0 +1,3 @@
+#!/bin/sh
+sleep 5
+echo done
