@@ -14,6 +14,13 @@ const ZONEINFO: &str = "/usr/share/zoneinfo/";
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
+        "get_hwclock",
+        "Whether the hardware clock keeps 'UTC' or 'localtime' (timedatectl's \
+'RTC in local TZ', else /etc/default/rcS or /etc/adjtime; None without a \
+hardware clock).\n\n    brine-call timezone.get_hwclock",
+        get_hwclock,
+    ),
+    Function::acts(
         "get_offset",
         "The current offset from UTC, as `date +%z` prints it (-0700).\n\n    \
 brine-call timezone.get_offset",
@@ -107,6 +114,72 @@ fn get_zone(cx: &Ctx<'_>) -> Result<String, CallError> {
     full.strip_prefix(ZONEINFO)
         .map(str::to_string)
         .ok_or_else(|| CallError::Failed("Unable to determine timezone".into()))
+}
+
+fn get_hwclock(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
+    p.finish()?;
+    if crate::path::which("timedatectl").is_some() {
+        let r = run_split(&["timedatectl"])?;
+        if r.retcode != 0 {
+            return Err(CallError::Failed(format!(
+                "timedatectl failed: {}",
+                r.stderr
+            )));
+        }
+        for line in r.stdout.lines().map(str::trim) {
+            if line.to_lowercase().contains("rtc in local tz") {
+                let yes = line
+                    .rsplit(':')
+                    .next()
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("yes"));
+                return Ok(Value::Str(if yes { "localtime" } else { "UTC" }.into()).into());
+            }
+        }
+        return Err(CallError::Failed(format!(
+            "Failed to parse timedatectl output: {}\nPlease file an issue with SaltStack",
+            r.stdout
+        )));
+    }
+    let fam = family(cx);
+    if fam.contains("Debian") {
+        // The pre-Wheezy setting wins where it is still written.
+        if let Ok(text) = std::fs::read_to_string("/etc/default/rcS") {
+            for line in text.lines() {
+                if line.trim_start().starts_with('#') || !line.contains("UTC=") {
+                    continue;
+                }
+                let utc = line.rsplit('=').next().unwrap_or("").to_lowercase() == "yes";
+                return Ok(Value::Str(if utc { "UTC" } else { "localtime" }.into()).into());
+            }
+        }
+    }
+    if ["RedHat", "Suse", "NILinuxRT", "Debian"]
+        .iter()
+        .any(|f| fam.contains(f))
+    {
+        return adjtime();
+    }
+    Err(CallError::Failed(format!(
+        "brine does not read the hardware clock setting of os_family '{fam}'"
+    )))
+}
+
+/// The last line of /etc/adjtime (UTC or LOCAL); None without a hardware
+/// clock.
+fn adjtime() -> Result<Return, CallError> {
+    if Path::new("/etc/adjtime").exists() {
+        let r = run_merged(&["tail", "-n", "1", "/etc/adjtime"])?;
+        return Ok(Return {
+            value: Value::Str(r.stdout),
+            retcode: r.retcode,
+        });
+    }
+    if Path::new("/dev/rtc").exists() {
+        return Err(CallError::Failed(
+            "Unable to get hwclock timezone from /etc/adjtime".into(),
+        ));
+    }
+    Ok(Value::Null.into())
 }
 
 /// Python's `os.path.normpath` for an absolute path: `.` and `..`
