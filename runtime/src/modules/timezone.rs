@@ -273,3 +273,68 @@ fn zone_compare(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     })?;
     Ok(Value::Bool(have == want).into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{is_root, minion, run};
+    use serde_json::json;
+
+    /// Restores /etc/localtime's link and /etc/timezone as they were.
+    struct Restore {
+        link: std::path::PathBuf,
+        timezone: Option<Vec<u8>>,
+    }
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(super::LOCALTIME);
+            let _ = std::os::unix::fs::symlink(&self.link, super::LOCALTIME);
+            if let Some(t) = &self.timezone {
+                let _ = std::fs::write("/etc/timezone", t);
+            }
+        }
+    }
+
+    /// set_zone relinks /etc/localtime and writes /etc/timezone (to the
+    /// zone the host already has, so nothing changes for anyone else).
+    #[test]
+    fn set_zone_relinks_localtime() {
+        let Ok(link) = std::fs::read_link(super::LOCALTIME) else {
+            println!("skipped: /etc/localtime is not a link");
+            return;
+        };
+        let Some(zone) = link
+            .to_str()
+            .and_then(|l| l.strip_prefix(super::ZONEINFO))
+            .map(str::to_string)
+        else {
+            println!("skipped: /etc/localtime points outside zoneinfo");
+            return;
+        };
+        if !is_root() {
+            println!("skipped: needs root");
+            return;
+        }
+        let _restore = Restore {
+            link: link.clone(),
+            timezone: std::fs::read("/etc/timezone").ok(),
+        };
+        let mut m = minion();
+        assert_eq!(
+            run(&mut m, "timezone.set_zone", &[&zone]).unwrap(),
+            json!(true)
+        );
+        assert_eq!(std::fs::read_link(super::LOCALTIME).unwrap(), link);
+        assert_eq!(
+            std::fs::read_to_string("/etc/timezone").unwrap(),
+            format!("{zone}\n")
+        );
+        assert_eq!(
+            run(&mut m, "timezone.zone_compare", &[&zone]).unwrap(),
+            json!(true)
+        );
+        assert_eq!(
+            run(&mut m, "timezone.set_zone", &["Nowhere/Brinex14"]).unwrap(),
+            json!("Zone does not exist: /usr/share/zoneinfo/Nowhere/Brinex14")
+        );
+    }
+}
