@@ -14,6 +14,12 @@ use std::path::PathBuf;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
+        "available_version",
+        "Another name for pkg.latest_version.\n\n    \
+brine-call pkg.available_version nginx refresh=False",
+        latest_version,
+    ),
+    Function::acts(
         "hold",
         "Put NAME (or each of PKGS, or the names of SOURCES) on hold so that \
 upgrades leave it alone: {name: {name, changes, result, comment}}.\n\n    \
@@ -85,6 +91,13 @@ brine-call pkg.remove nginx",
         "Take NAME (or each of PKGS, or the names of SOURCES) off hold: {name: \
 {name, changes, result, comment}}.\n\n    brine-call pkg.unhold openssl",
         |c, p| hold(c, p, false),
+    ),
+    Function::acts(
+        "upgrade_available",
+        "True when a newer version of NAME than the installed one is \
+available (REFRESH, default True, updates the package lists first).\n\n    \
+brine-call pkg.upgrade_available openssl refresh=False",
+        upgrade_available,
     ),
     Function::acts(
         "upgrade",
@@ -214,14 +227,41 @@ fn latest_version(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     if names.is_empty() {
         return Ok(Value::Str(String::new()).into());
     }
-    let found = provider(cx)?
-        .latest_version(&names, refresh, fromrepo.as_deref(), show_installed)
+    Ok(latest(cx, &names, refresh, fromrepo.as_deref(), show_installed)?.into())
+}
+
+/// Salt's `latest_version` answer: one string when one known name remains
+/// (apt drops the names it does not know before counting), else the
+/// mapping of every name asked.
+fn latest(
+    cx: &Ctx<'_>,
+    names: &[String],
+    refresh: bool,
+    fromrepo: Option<&str>,
+    show_installed: bool,
+) -> Result<Value, CallError> {
+    let (found, unknown) = provider(cx)?
+        .latest_and_unknown(names, refresh, fromrepo, show_installed)
         .map_err(pkg_err)?;
-    if names.len() == 1 {
-        let v = found.get(&names[0]).cloned().unwrap_or_default();
-        return Ok(Value::Str(v).into());
+    let known: Vec<&String> = names.iter().filter(|n| !unknown.contains(n)).collect();
+    if let [one] = known.as_slice() {
+        return Ok(Value::Str(found.get(*one).cloned().unwrap_or_default()));
     }
-    Ok(Value::Map(found.into_iter().map(|(k, v)| (k, Value::Str(v))).collect()).into())
+    Ok(Value::Map(
+        found.into_iter().map(|(k, v)| (k, Value::Str(v))).collect(),
+    ))
+}
+
+fn upgrade_available(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let name = p.require("name")?.to_python_str();
+    let refresh = flag(p.kw("refresh"), true);
+    let fromrepo = opt_string(p.kw("fromrepo").or_else(|| p.kw("repo")));
+    p.open_kwargs = true;
+    p.finish()?;
+    // Salt compares latest_version's answer with '': a mapping (an unknown
+    // name) is not ''.
+    let answer = latest(cx, &[name], refresh, fromrepo.as_deref(), false)?;
+    Ok(Value::Bool(answer != Value::Str(String::new())).into())
 }
 
 /// Salt's `parse_targets` for names and `pkgs`: `{name: version}`.

@@ -42,6 +42,12 @@ brine-call service.disable cron",
         |c, p| one(c, p, Verb::Enabled),
     ),
     Function::acts(
+        "force_reload",
+        "Force NAME to reload (restart when it cannot reload). True on \
+success.\n\n    brine-call service.force_reload nginx",
+        |c, p| one(c, p, Verb::ForceReload),
+    ),
+    Function::acts(
         "get_all",
         "Every service this host knows, sorted.\n\n    brine-call service.get_all",
         |c, p| list(c, p, Listing::All),
@@ -58,10 +64,28 @@ brine-call service.get_disabled",
         |c, p| list(c, p, Listing::Enabled),
     ),
     Function::acts(
+        "get_running",
+        "The units systemd reports running, sorted ([] when systemd does not \
+run).\n\n    brine-call service.get_running",
+        |_, p| units(p, Units::Running),
+    ),
+    Function::acts(
+        "get_static",
+        "The units whose unit file is static (started by others only), \
+sorted.\n\n    brine-call service.get_static",
+        |_, p| units(p, Units::Static),
+    ),
+    Function::acts(
         "missing",
         "True when NAME is not a service this host knows.\n\n    \
 brine-call service.missing cron",
         |c, p| one(c, p, Verb::Missing),
+    ),
+    Function::acts(
+        "offline",
+        "Whether systemd is installed but not running (the path of systemctl \
+then, as Salt answers), else False.\n\n    brine-call service.offline",
+        offline,
     ),
     Function::acts(
         "reload",
@@ -125,6 +149,7 @@ enum Verb {
     Stop,
     Restart,
     Reload,
+    ForceReload,
     Enable,
     Disable,
     Enabled,
@@ -161,6 +186,7 @@ fn one(cx: &Ctx<'_>, mut p: Params, verb: Verb) -> Result<Return, CallError> {
             Verb::Stop => answer(sysvinit::stop(&name)),
             Verb::Restart => answer(sysvinit::service(&name, "restart")),
             Verb::Reload => answer(sysvinit::service(&name, "reload")),
+            Verb::ForceReload => answer(sysvinit::service(&name, "force-reload")),
             Verb::Enable => answer(sysvinit::enable(&name)),
             Verb::Disable => answer(sysvinit::disable(&name)),
             Verb::Enabled => answer(sysvinit::enabled(&name)),
@@ -181,6 +207,7 @@ fn one(cx: &Ctx<'_>, mut p: Params, verb: Verb) -> Result<Return, CallError> {
                 Verb::Stop => bool_ret(sd.stop(&name)),
                 Verb::Restart => bool_ret(sd.restart(&name).map_err(svc_err)?),
                 Verb::Reload => bool_ret(sd.reload(&name).map_err(svc_err)?),
+                Verb::ForceReload => bool_ret(sd.force_reload(&name).map_err(svc_err)?),
                 Verb::Enable => bool_ret(sd.enable(&name).map_err(svc_err)?),
                 Verb::Disable => bool_ret(sd.disable(&name)),
                 Verb::Enabled => bool_ret(sd.enabled(&name)),
@@ -377,26 +404,57 @@ fn sysv_scripts() -> Vec<String> {
         .collect()
 }
 
+/// The units `systemctl ... list-unit-files` (or, without `files`, the
+/// loaded units) shows with `state` in column `col`.
+fn systemctl_units(files: bool, col: usize, state: &str) -> BTreeSet<String> {
+    let mut argv = vec!["systemctl", "--full", "--no-legend", "--no-pager"];
+    if files {
+        argv.push("list-unit-files");
+    }
+    let out = super::run::run(&argv).map(|r| r.stdout).unwrap_or_default();
+    out.lines()
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            let full = cols.first()?;
+            (cols.get(col) == Some(&state))
+                .then(|| unit_short(full))
+                .flatten()
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy)]
+enum Units {
+    Running,
+    Static,
+}
+
+fn units(mut p: Params, which: Units) -> Result<Return, CallError> {
+    if matches!(which, Units::Static) && p.take("root").is_some_and(|v| !v.is_null()) {
+        return Err(CallError::Failed(
+            "service: root= is not supported by brine".into(),
+        ));
+    }
+    p.finish()?;
+    let set = match which {
+        Units::Running => systemctl_units(false, 3, "running"),
+        Units::Static => systemctl_units(true, 1, "static"),
+    };
+    Ok(Value::List(set.into_iter().map(Value::Str).collect()).into())
+}
+
+fn offline(_: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
+    p.finish()?;
+    let path = crate::path::which("systemctl").filter(|_| !systemd::booted());
+    Ok(path
+        .map_or(Value::Bool(false), |p| Value::Str(p.display().to_string()))
+        .into())
+}
+
 /// Units whose unit-file state is `state`, and init scripts enabled (or
 /// not) in the current runlevel.
 fn systemd_by_state(state: &str, enabled: bool) -> Vec<String> {
-    let r = super::run::run(&[
-        "systemctl",
-        "--full",
-        "--no-legend",
-        "--no-pager",
-        "list-unit-files",
-    ])
-    .map(|r| r.stdout)
-    .unwrap_or_default();
-    let mut set: BTreeSet<String> = r
-        .lines()
-        .filter_map(|l| {
-            let mut it = l.split_whitespace();
-            let (full, st) = (it.next()?, it.next()?);
-            (st == state).then(|| unit_short(full)).flatten()
-        })
-        .collect();
+    let mut set = systemctl_units(true, 1, state);
     let sd = Systemd::default();
     let units = systemd_units();
     for s in sysv_scripts().into_iter().filter(|s| !units.contains(s)) {

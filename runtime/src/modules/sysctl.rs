@@ -133,16 +133,14 @@ fn assign(name: &str, value: &str) -> Result<Map, CallError> {
     }
     let sysctl = which("sysctl")?;
     let data = run(&[&sysctl, "-w", &format!("{name}={value}")])?;
-    let answered = data
-        .stdout
-        .strip_prefix(name)
-        .and_then(|rest| {
-            let rest = rest.trim_start_matches([' ', '\t']);
-            rest.strip_prefix('=')
-        })
-        .map(|rest| rest.trim_start_matches([' ', '\t']));
-    let matches = answered.is_some_and(|v| v == value) && data.stdout.len() > name.len();
-    if !matches || data.stderr.contains("Invalid argument") {
+    // sysctl echoes "NAME = VALUE" when the kernel took it (Salt's check).
+    let echoed = regex::Regex::new(&format!(
+        r"^{}\s+=\s+{}\n?\z",
+        regex::escape(name),
+        regex::escape(value)
+    ))
+    .is_ok_and(|re| re.is_match(&data.stdout));
+    if !echoed || data.stderr.contains("Invalid argument") {
         let error = if data.retcode != 0 && !data.stderr.is_empty() {
             data.stderr
         } else {

@@ -14,6 +14,13 @@ const ZONEINFO: &str = "/usr/share/zoneinfo/";
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
+        "get_hwclock",
+        "Whether the hardware clock keeps 'UTC' or 'localtime' (timedatectl's \
+'RTC in local TZ', else /etc/default/rcS or /etc/adjtime; None without a \
+hardware clock).\n\n    brine-call timezone.get_hwclock",
+        get_hwclock,
+    ),
+    Function::acts(
         "get_offset",
         "The current offset from UTC, as `date +%z` prints it (-0700).\n\n    \
 brine-call timezone.get_offset",
@@ -109,6 +116,72 @@ fn get_zone(cx: &Ctx<'_>) -> Result<String, CallError> {
         .ok_or_else(|| CallError::Failed("Unable to determine timezone".into()))
 }
 
+fn get_hwclock(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
+    p.finish()?;
+    if crate::path::which("timedatectl").is_some() {
+        let r = run_split(&["timedatectl"])?;
+        if r.retcode != 0 {
+            return Err(CallError::Failed(format!(
+                "timedatectl failed: {}",
+                r.stderr
+            )));
+        }
+        for line in r.stdout.lines().map(str::trim) {
+            if line.to_lowercase().contains("rtc in local tz") {
+                let yes = line
+                    .rsplit(':')
+                    .next()
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("yes"));
+                return Ok(Value::Str(if yes { "localtime" } else { "UTC" }.into()).into());
+            }
+        }
+        return Err(CallError::Failed(format!(
+            "Failed to parse timedatectl output: {}\nPlease file an issue with SaltStack",
+            r.stdout
+        )));
+    }
+    let fam = family(cx);
+    if fam.contains("Debian") {
+        // The pre-Wheezy setting wins where it is still written.
+        if let Ok(text) = std::fs::read_to_string("/etc/default/rcS") {
+            for line in text.lines() {
+                if line.trim_start().starts_with('#') || !line.contains("UTC=") {
+                    continue;
+                }
+                let utc = line.rsplit('=').next().unwrap_or("").to_lowercase() == "yes";
+                return Ok(Value::Str(if utc { "UTC" } else { "localtime" }.into()).into());
+            }
+        }
+    }
+    if ["RedHat", "Suse", "NILinuxRT", "Debian"]
+        .iter()
+        .any(|f| fam.contains(f))
+    {
+        return adjtime();
+    }
+    Err(CallError::Failed(format!(
+        "brine does not read the hardware clock setting of os_family '{fam}'"
+    )))
+}
+
+/// The last line of /etc/adjtime (UTC or LOCAL); None without a hardware
+/// clock.
+fn adjtime() -> Result<Return, CallError> {
+    if Path::new("/etc/adjtime").exists() {
+        let r = run_merged(&["tail", "-n", "1", "/etc/adjtime"])?;
+        return Ok(Return {
+            value: Value::Str(r.stdout),
+            retcode: r.retcode,
+        });
+    }
+    if Path::new("/dev/rtc").exists() {
+        return Err(CallError::Failed(
+            "Unable to get hwclock timezone from /etc/adjtime".into(),
+        ));
+    }
+    Ok(Value::Null.into())
+}
+
 /// Python's `os.path.normpath` for an absolute path: `.` and `..`
 /// resolved, repeated slashes folded.
 fn normpath(path: &str) -> String {
@@ -199,4 +272,69 @@ fn zone_compare(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         ))
     })?;
     Ok(Value::Bool(have == want).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{is_root, minion, run};
+    use serde_json::json;
+
+    /// Restores /etc/localtime's link and /etc/timezone as they were.
+    struct Restore {
+        link: std::path::PathBuf,
+        timezone: Option<Vec<u8>>,
+    }
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(super::LOCALTIME);
+            let _ = std::os::unix::fs::symlink(&self.link, super::LOCALTIME);
+            if let Some(t) = &self.timezone {
+                let _ = std::fs::write("/etc/timezone", t);
+            }
+        }
+    }
+
+    /// set_zone relinks /etc/localtime and writes /etc/timezone (to the
+    /// zone the host already has, so nothing changes for anyone else).
+    #[test]
+    fn set_zone_relinks_localtime() {
+        let Ok(link) = std::fs::read_link(super::LOCALTIME) else {
+            println!("skipped: /etc/localtime is not a link");
+            return;
+        };
+        let Some(zone) = link
+            .to_str()
+            .and_then(|l| l.strip_prefix(super::ZONEINFO))
+            .map(str::to_string)
+        else {
+            println!("skipped: /etc/localtime points outside zoneinfo");
+            return;
+        };
+        if !is_root() {
+            println!("skipped: needs root");
+            return;
+        }
+        let _restore = Restore {
+            link: link.clone(),
+            timezone: std::fs::read("/etc/timezone").ok(),
+        };
+        let mut m = minion();
+        assert_eq!(
+            run(&mut m, "timezone.set_zone", &[&zone]).unwrap(),
+            json!(true)
+        );
+        assert_eq!(std::fs::read_link(super::LOCALTIME).unwrap(), link);
+        assert_eq!(
+            std::fs::read_to_string("/etc/timezone").unwrap(),
+            format!("{zone}\n")
+        );
+        assert_eq!(
+            run(&mut m, "timezone.zone_compare", &[&zone]).unwrap(),
+            json!(true)
+        );
+        assert_eq!(
+            run(&mut m, "timezone.set_zone", &["Nowhere/Brinex14"]).unwrap(),
+            json!("Zone does not exist: /usr/share/zoneinfo/Nowhere/Brinex14")
+        );
+    }
 }

@@ -290,10 +290,21 @@ impl PkgProvider for Apt {
         fromrepo: Option<&str>,
         show_installed: bool,
     ) -> Result<IndexMap<String, String>, PkgError> {
+        self.latest_and_unknown(names, refresh, fromrepo, show_installed)
+            .map(|(ret, _)| ret)
+    }
+
+    fn latest_and_unknown(
+        &self,
+        names: &[String],
+        refresh: bool,
+        fromrepo: Option<&str>,
+        show_installed: bool,
+    ) -> Result<(IndexMap<String, String>, Vec<String>), PkgError> {
         let mut ret: IndexMap<String, String> =
             names.iter().map(|n| (n.clone(), String::new())).collect();
         if names.is_empty() {
-            return Ok(ret);
+            return Ok((ret, Vec::new()));
         }
         let pkgs = self.list_pkgs()?.current();
         if refresh {
@@ -317,7 +328,12 @@ impl PkgProvider for Apt {
             };
             ret.insert(name.clone(), value);
         }
-        Ok(ret)
+        let unknown = names
+            .iter()
+            .filter(|n| !cands.contains_key(*n))
+            .cloned()
+            .collect();
+        Ok((ret, unknown))
     }
 
     fn list_repo_pkgs(&self, targets: &[String]) -> IndexMap<String, Vec<String>> {

@@ -193,6 +193,18 @@ pub trait PkgProvider {
         fromrepo: Option<&str>,
         show_installed: bool,
     ) -> Result<IndexMap<String, String>, PkgError>;
+    /// [`PkgProvider::latest_version`], and the names the package system
+    /// does not know at all (Salt's apt module answers those differently).
+    fn latest_and_unknown(
+        &self,
+        names: &[String],
+        refresh: bool,
+        fromrepo: Option<&str>,
+        show_installed: bool,
+    ) -> Result<(IndexMap<String, String>, Vec<String>), PkgError> {
+        self.latest_version(names, refresh, fromrepo, show_installed)
+            .map(|l| (l, Vec::new()))
+    }
     /// `pkg.list_repo_pkgs` for `name` or `name=version` targets.
     fn list_repo_pkgs(&self, targets: &[String]) -> IndexMap<String, Vec<String>>;
     /// `lowpkg.bin_pkg_info`.
