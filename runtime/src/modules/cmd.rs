@@ -463,9 +463,13 @@ fn script(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         args,
     )
     .map_err(CallError::Failed)?;
-    // The script's exit code is the call's, as Salt sets it (a script
-    // that could not be had leaves it alone).
-    let retcode = if ret.contains_key("cache_error") {
+    // The script's exit code is the call's, as Salt sets it; a script
+    // that could not be had, or was killed at its timeout, leaves it alone.
+    let timed_out = ret
+        .get("stdout")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.contains(" : Timed out after "));
+    let retcode = if ret.contains_key("cache_error") || timed_out {
         0
     } else {
         ret.get("retcode")

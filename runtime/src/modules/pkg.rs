@@ -481,7 +481,13 @@ fn info_installed(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let info = provider(cx)?
         .info_installed(&names, failhard)
         .map_err(pkg_err)?;
-    Ok(Value::Map(info).into())
+    // dpkg-query fails for a package it does not know, and Salt keeps
+    // that exit code as the call's even when it answers without it.
+    let retcode = i32::from(names.iter().any(|n| !info.contains_key(n)));
+    Ok(Return {
+        value: Value::Map(info),
+        retcode,
+    })
 }
 
 /// `pkg.hold` / `pkg.unhold` over dpkg's selections, answered per target
