@@ -252,23 +252,10 @@ fn read_detail(pid: u32) -> Option<Detail> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::Minion;
-    use brine_core::args::parse_input;
 
+    /// `brine-call FUN ARGS...` against a test minion.
     fn run(fun: &str, line: &[&str]) -> Result<serde_json::Value, String> {
-        let mut m = Minion {
-            id: "t".into(),
-            opts: Map::new(),
-            grains: Map::new(),
-            pillar: Map::new(),
-            source: Default::default(),
-            functions: crate::modules::functions(),
-            jobs: Default::default(),
-        };
-        let tokens: Vec<String> = line.iter().map(|s| s.to_string()).collect();
-        crate::modules::call(&mut m, fun, parse_input(&tokens))
-            .map(|r| r.value.to_json())
-            .map_err(|e| e.to_string())
+        crate::modules::testkit::run(&mut crate::modules::testkit::minion(), fun, line)
     }
 
     #[test]
