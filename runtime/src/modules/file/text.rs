@@ -513,7 +513,9 @@ and insert_after_match is permitted"
     if !file.exists() {
         return Err(CallError::Invocation(format!("File not found: {path}")));
     }
-    if !fsutil::is_text_file(file) {
+    // Salt's is_binary says no for what is not a regular file: reading it
+    // fails below instead.
+    if file.is_file() && !fsutil::is_text_file(file) {
         return Err(CallError::Invocation(format!(
             "Cannot perform string replacements on a binary file: {path}"
         )));
