@@ -312,3 +312,6 @@ fn join<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         parts.iter().map(String::as_str),
     ))))
 }
+
+#[cfg(test)]
+mod tests;
