@@ -1,7 +1,7 @@
 //! Contents and the file system: `read`, `write`, `append`, `prepend`,
 //! `touch`, `remove`, `copy`, `move`, `rename`, `mkdir`, `makedirs`.
 
-use super::{isabs, path_arg, truthy};
+use super::{isabs, path_arg, raw_path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::CallError;
 use crate::state::modules::file::fsutil::{self, py_os_error, Owner};
@@ -17,7 +17,7 @@ fn os_err(e: &std::io::Error, path: &str) -> CallError {
 }
 
 pub(super) fn read(mut p: Params) -> Result<Value, CallError> {
-    let path = path_arg(&mut p, "path")?;
+    let path = raw_path_arg(&mut p, "path")?;
     // Salt compares with `is True`: only a real boolean asks for bytes.
     let binary = matches!(p.take("binary"), Some(Value::Bool(true)));
     let published = p.published;

@@ -260,8 +260,22 @@ fn path_str(fun: &str, v: Value) -> Result<String, CallError> {
 /// A required path argument, `~` expanded (`os.path.expanduser`, whose
 /// `TypeError` salt-call reports as invalid arguments).
 fn path_arg(p: &mut Params, name: &str) -> Result<String, CallError> {
+    path_arg_with(p, name, path::expanduser)
+}
+
+/// A required path argument taken as it is (Salt opens it without
+/// expanding `~`).
+fn raw_path_arg(p: &mut Params, name: &str) -> Result<String, CallError> {
+    path_arg_with(p, name, str::to_string)
+}
+
+fn path_arg_with(
+    p: &mut Params,
+    name: &str,
+    expand: fn(&str) -> String,
+) -> Result<String, CallError> {
     match p.require(name)? {
-        Value::Str(s) => Ok(path::expanduser(&s)),
+        Value::Str(s) => Ok(expand(&s)),
         other => Err(CallError::InvalidArguments(format!(
             "expected str, bytes or os.PathLike object, not {}",
             other.type_name()
