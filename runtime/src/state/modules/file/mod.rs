@@ -10,6 +10,7 @@
 //! - [`replace`]: `file.replace` with Python regular expressions.
 //! - [`difflib`], [`fsutil`], [`perms`]: Python's unified diff, file system
 //!   helpers, Salt's `check_perms`.
+//! - [`source_hash`]: a source's expected hash (`get_source_sum`).
 
 pub mod difflib;
 mod directory;
@@ -18,6 +19,7 @@ pub(crate) mod managed;
 mod misc;
 mod perms;
 pub(crate) mod replace;
+pub(crate) mod source_hash;
 
 #[cfg(test)]
 pub(crate) mod tests;
