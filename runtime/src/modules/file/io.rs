@@ -5,8 +5,8 @@ use super::{isabs, path_arg, raw_path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::CallError;
 use crate::state::modules::file::fsutil::{self, py_os_error, Owner};
+use crate::state::modules::file::misc;
 use brine_core::Value;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -111,27 +111,7 @@ pub(super) fn append(mut p: Params) -> Result<Value, CallError> {
     let path = path_arg(&mut p, "path")?;
     let lines = line_args(&mut p);
     p.finish()?;
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(|e| os_err(&e, &path))?;
-    // A last line without its newline gets one before the new lines.
-    let mut body = String::new();
-    if f.seek(SeekFrom::End(-1)).is_ok() {
-        let mut last = [0u8; 1];
-        f.read_exact(&mut last).map_err(|e| os_err(&e, &path))?;
-        if last[0] != b'\n' {
-            body.push('\n');
-        }
-    }
-    for l in &lines {
-        body.push_str(l);
-        body.push('\n');
-    }
-    f.seek(SeekFrom::End(0)).map_err(|e| os_err(&e, &path))?;
-    f.write_all(body.as_bytes())
-        .map_err(|e| os_err(&e, &path))?;
+    fsutil::append_lines(Path::new(&path), &lines).map_err(|e| os_err(&e, &path))?;
     Ok(Value::Str(format!(
         "Wrote {} lines to \"{path}\"",
         lines.len()
@@ -156,30 +136,13 @@ pub(super) fn prepend(mut p: Params) -> Result<Value, CallError> {
     )))
 }
 
-/// `atime`/`mtime` of `touch`: digits become a number; anything else
-/// Python's `os.utime` refuses.
-fn touch_time(v: Option<Value>) -> Result<Option<i64>, CallError> {
-    let bad = || CallError::Invocation("atime and mtime must be integers".into());
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        // `if atime and ...`: a false value is kept as it is, and 0/False
-        // are numbers to os.utime.
-        Some(Value::Int(i)) => Ok(Some(i)),
-        Some(Value::Bool(b)) => Ok(Some(i64::from(b))),
-        Some(Value::Float(f)) if f.is_finite() => Ok(Some(f.floor() as i64)),
-        Some(Value::Str(s)) if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) => {
-            s.parse().map(Some).map_err(|_| bad())
-        }
-        Some(_) => Err(bad()),
-    }
-}
-
 pub(super) fn touch(mut p: Params) -> Result<Value, CallError> {
     let name = path_arg(&mut p, "name")?;
     let atime = p.take("atime");
     let mtime = p.take("mtime");
     p.finish()?;
-    let (atime, mtime) = (touch_time(atime)?, touch_time(mtime)?);
+    let time = |v: Option<Value>| misc::touch_time(v.as_ref()).map_err(CallError::Invocation);
+    let (atime, mtime) = (time(atime)?, time(mtime)?);
     fsutil::touch(Path::new(&name), atime, mtime).map_err(|e| {
         // Salt keeps only the strerror.
         let text = py_os_error(&e, Path::new(&name));

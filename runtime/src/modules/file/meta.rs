@@ -6,8 +6,8 @@ use super::{isabs, path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::CallError;
 use crate::state::modules::file::fsutil::{self, py_os_error, FileError, Owner};
+use crate::state::modules::file::misc;
 use brine_core::{Map, Value};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 /// Python's `os.path.abspath`.
@@ -59,55 +59,30 @@ pub(super) fn realpath(path: &str) -> String {
     out
 }
 
-fn float_time(secs: i64, nsecs: i64) -> Value {
-    Value::Float(secs as f64 + nsecs as f64 * 1e-9)
-}
-
 /// `follow_symlinks` as Salt takes it (true unless given false).
 fn follow(p: &mut Params) -> bool {
     truthy(p.take("follow_symlinks"), true)
 }
 
-/// Salt's `file.stats` of `path`.
+/// Salt's `file.stats` of `path` (the state's `fsutil::stats`) as a dict.
 fn stats_of(path: &str, follow: bool, hash_type: Option<&str>) -> Result<Map, CallError> {
-    let md = if follow {
-        // A broken link still has an owner: Salt falls back to lstat.
-        std::fs::metadata(path).or_else(|_| std::fs::symlink_metadata(path))
-    } else {
-        std::fs::symlink_metadata(path)
-    }
-    .map_err(|_| CallError::Failed(FileError::NotFound { path: path.into() }.to_string()))?;
+    let st = fsutil::stats(Path::new(path), follow)
+        .map_err(|e: FileError| CallError::Failed(e.to_string()))?;
     let mut m = Map::new();
-    m.insert("inode".into(), Value::Int(md.ino() as i64));
-    m.insert("uid".into(), Value::Int(i64::from(md.uid())));
-    m.insert("gid".into(), Value::Int(i64::from(md.gid())));
-    m.insert("group".into(), Value::Str(fsutil::gid_name(md.gid())));
-    m.insert("user".into(), Value::Str(fsutil::uid_name(md.uid())));
-    m.insert("atime".into(), float_time(md.atime(), md.atime_nsec()));
-    m.insert("mtime".into(), float_time(md.mtime(), md.mtime_nsec()));
-    m.insert("ctime".into(), float_time(md.ctime(), md.ctime_nsec()));
-    m.insert("size".into(), Value::Int(md.size() as i64));
-    m.insert("mode".into(), Value::Str(fsutil::format_mode(md.mode())));
+    m.insert("inode".into(), Value::Int(st.inode as i64));
+    m.insert("uid".into(), Value::Int(i64::from(st.uid)));
+    m.insert("gid".into(), Value::Int(i64::from(st.gid)));
+    m.insert("group".into(), Value::Str(st.group));
+    m.insert("user".into(), Value::Str(st.user));
+    m.insert("atime".into(), Value::Float(st.atime_f));
+    m.insert("mtime".into(), Value::Float(st.mtime_f));
+    m.insert("ctime".into(), Value::Float(st.ctime_f));
+    m.insert("size".into(), Value::Int(st.size as i64));
+    m.insert("mode".into(), Value::Str(st.mode));
     if let Some(form) = hash_type.filter(|h| !h.is_empty()) {
         m.insert("sum".into(), Value::Str(hash_file(path, form)?));
     }
-    let ft = md.file_type();
-    let kind = if ft.is_dir() {
-        "dir"
-    } else if ft.is_char_device() {
-        "char"
-    } else if ft.is_block_device() {
-        "block"
-    } else if ft.is_symlink() {
-        "link"
-    } else if ft.is_fifo() {
-        "pipe"
-    } else if ft.is_socket() {
-        "socket"
-    } else {
-        "file"
-    };
-    m.insert("type".into(), Value::Str(kind.into()));
+    m.insert("type".into(), Value::Str(st.kind.into()));
     let target = if follow {
         realpath(path)
     } else {
@@ -191,10 +166,9 @@ pub(super) fn chown(mut p: Params) -> Result<Value, CallError> {
     let group = p.require("group")?;
     p.finish()?;
     let mut err = String::new();
-    // An empty or missing user means "the current user" in Salt, which is
-    // who owns what this process touches: leaving it unchanged is the same.
+    // No user (None) is the user this process runs as, in Salt.
     let uid = match user {
-        Value::Null => None,
+        Value::Null => Some(nix::unistd::geteuid().as_raw()),
         ref u => match owner_id(u, fsutil::user_to_uid) {
             Ok(id) => id,
             Err(()) => {
@@ -373,53 +347,9 @@ pub(super) fn symlink(mut p: Params) -> Result<Value, CallError> {
             "Link path must be absolute: {path}"
         )));
     }
-    let lmd = std::fs::symlink_metadata(&path).ok();
-    let is_link = lmd.as_ref().is_some_and(|m| m.file_type().is_symlink());
-    if is_link {
-        if let Ok(t) = std::fs::read_link(&path) {
-            if fsutil::normpath(&t.display().to_string()) == fsutil::normpath(&src) {
-                return Ok(Value::Bool(true));
-            }
-        }
-        if !force && !atomic {
-            return Err(CallError::Failed(format!("Found existing symlink: {path}")));
-        }
-    }
-    let exists = if follow {
-        Path::new(&path).exists()
-    } else {
-        lmd.is_some()
-    };
-    if exists && !force && !atomic {
-        return Err(CallError::Failed(format!(
-            "Existing path is not a symlink: {path}"
-        )));
-    }
-    let could_not = || CallError::Failed(format!("Could not create '{path}'"));
-    if atomic {
-        // A new link beside the old path, renamed over it in one step.
-        let dir = fsutil::dirname(&path);
-        let dir = if dir.is_empty() { ".".to_string() } else { dir };
-        let tmp = tempfile::Builder::new()
-            .prefix("tmp")
-            .make_in(&dir, |p| std::os::unix::fs::symlink(&src, p))
-            .map_err(|_| could_not())?;
-        let tmp_path = tmp.into_temp_path().keep().map_err(|_| could_not())?;
-        return match std::fs::rename(&tmp_path, &path) {
-            Ok(()) => Ok(Value::Bool(true)),
-            Err(_) => {
-                let _ = std::fs::remove_file(&tmp_path);
-                Err(could_not())
-            }
-        };
-    }
-    if (is_link || exists) && force {
-        std::fs::remove_file(&path)
-            .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&path))))?;
-    }
-    std::os::unix::fs::symlink(&src, &path)
+    misc::make_symlink(&src, Path::new(&path), force, atomic, follow)
         .map(|()| Value::Bool(true))
-        .map_err(|_| could_not())
+        .map_err(CallError::Failed)
 }
 
 #[cfg(test)]

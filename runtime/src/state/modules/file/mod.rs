@@ -16,7 +16,7 @@ pub mod difflib;
 mod directory;
 pub mod fsutil;
 pub(crate) mod managed;
-mod misc;
+pub(crate) mod misc;
 mod perms;
 pub(crate) mod replace;
 pub(crate) mod source_hash;
