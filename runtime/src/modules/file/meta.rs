@@ -72,8 +72,17 @@ fn stats_of(path: &str, follow: bool, hash_type: Option<&str>) -> Result<Map, Ca
     m.insert("inode".into(), Value::Int(st.inode as i64));
     m.insert("uid".into(), Value::Int(i64::from(st.uid)));
     m.insert("gid".into(), Value::Int(i64::from(st.gid)));
-    m.insert("group".into(), Value::Str(st.group));
-    m.insert("user".into(), Value::Str(st.user));
+    // An id without a name is the number itself, as Salt answers.
+    let group = match crate::accounts::group_by_gid(st.gid) {
+        Some(_) => Value::Str(st.group),
+        None => Value::Int(i64::from(st.gid)),
+    };
+    let user = match crate::accounts::user_by_uid(st.uid) {
+        Some(_) => Value::Str(st.user),
+        None => Value::Int(i64::from(st.uid)),
+    };
+    m.insert("group".into(), group);
+    m.insert("user".into(), user);
     m.insert("atime".into(), Value::Float(st.atime_f));
     m.insert("mtime".into(), Value::Float(st.mtime_f));
     m.insert("ctime".into(), Value::Float(st.ctime_f));

@@ -130,3 +130,25 @@ fn templates_call_the_readers() {
     });
     assert_eq!(out, format!("Welcome to brine|True|True|{}", mode.unwrap()));
 }
+
+#[test]
+fn ids_without_names_are_numbers() {
+    // Only root may give a file away.
+    if !nix::unistd::geteuid().is_root() {
+        return;
+    }
+    let (_d, dir) = scratch();
+    let f = format!("{dir}/given");
+    std::fs::write(&f, "x").unwrap();
+    assert_eq!(
+        meta::chown(params("chown", &[&f, "54321", "54322"])).unwrap(),
+        Value::Null
+    );
+    let got = meta::stats(params("stats", &[&f])).unwrap();
+    assert_eq!(got.get("user"), Some(&Value::Int(54321)));
+    assert_eq!(got.get("group"), Some(&Value::Int(54322)));
+    assert_eq!(
+        meta::stat_field(params("get_user", &[&f]), "user").unwrap(),
+        Value::Int(54321)
+    );
+}
