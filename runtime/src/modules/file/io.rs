@@ -403,6 +403,114 @@ Please use an absolute path."
     Ok(Value::Null)
 }
 
+pub(super) fn readdir(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation("Dir path must be absolute.".into()));
+    }
+    let entries = std::fs::read_dir(&path)
+        .map_err(|_| CallError::Invocation("A valid directory was not specified.".into()))?;
+    // os.listdir's order: the directory's own.
+    let mut out = vec![Value::Str(".".into()), Value::Str("..".into())];
+    for e in entries {
+        let e = e.map_err(|e| os_err(&e, &path))?;
+        out.push(Value::Str(e.file_name().to_string_lossy().into_owned()));
+    }
+    Ok(Value::List(out))
+}
+
+pub(super) fn rmdir(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let recurse = truthy(p.take("recurse"), false);
+    let verbose = truthy(p.take("verbose"), false);
+    let older_than = p.take("older_than").filter(Value::is_truthy);
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation("File path must be absolute.".into()));
+    }
+    if !Path::new(&path).is_dir() {
+        return Err(CallError::Invocation(
+            "A valid directory was not specified.".into(),
+        ));
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    // Days; what is no number counts as 0 days, as in Salt.
+    let cutoff = older_than.map(|v| {
+        let days = match v {
+            Value::Int(i) => i,
+            other => other.to_python_str().trim().parse().unwrap_or(0),
+        };
+        now - days as f64 * 86_400.0
+    });
+    let old_enough = |p: &Path| match cutoff {
+        // A cutoff of 0 days still asks (`if older_than`): as Salt's
+        // float, it is the current time.
+        Some(c) => std::fs::metadata(p).is_ok_and(|m| {
+            let t = m.mtime() as f64 + m.mtime_nsec() as f64 * 1e-9;
+            t < c
+        }),
+        None => true,
+    };
+    let mut deleted = Vec::new();
+    let mut errors = Vec::new();
+    let mut ret = false;
+    let attempt = |d: &Path, deleted: &mut Vec<Value>, errors: &mut Vec<Value>| {
+        match std::fs::remove_dir(d) {
+            Ok(()) => {
+                deleted.push(Value::Str(d.display().to_string()));
+                true
+            }
+            Err(e) => {
+                errors.push(Value::List(vec![
+                    Value::Str(d.display().to_string()),
+                    Value::Str(py_os_error(&e, d)),
+                ]));
+                false
+            }
+        }
+    };
+    if recurse {
+        // Python's os.walk bottom-up, each directory removing its
+        // subdirectories (in listing order) once their own trees are done.
+        fn subdirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                return;
+            };
+            let kids: Vec<std::path::PathBuf> = rd
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect();
+            for k in &kids {
+                subdirs(k, out);
+            }
+            out.extend(kids);
+        }
+        let mut all = Vec::new();
+        subdirs(Path::new(&path), &mut all);
+        for d in &all {
+            if old_enough(d) {
+                attempt(d, &mut deleted, &mut errors);
+            }
+        }
+        ret = errors.is_empty();
+    }
+    if old_enough(Path::new(&path)) {
+        ret = attempt(Path::new(&path), &mut deleted, &mut errors) && (ret || !recurse);
+    }
+    if verbose {
+        let mut m = brine_core::Map::new();
+        m.insert("deleted".into(), Value::List(deleted));
+        m.insert("errors".into(), Value::List(errors));
+        m.insert("result".into(), Value::Bool(ret));
+        return Ok(Value::Map(m));
+    }
+    Ok(Value::Bool(ret))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

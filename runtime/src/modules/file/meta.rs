@@ -119,6 +119,62 @@ pub(super) fn stat_field(mut p: Params, field: &str) -> Result<Value, CallError>
     Ok(m.shift_remove(field).unwrap_or(Value::Null))
 }
 
+/// Salt's `file.lstat`: some of `os.lstat`'s fields; `{}` when the path
+/// cannot be read.
+pub(super) fn lstat(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation(
+            "Path to file must be absolute.".into(),
+        ));
+    }
+    Ok(Value::Map(lstat_of(&path).unwrap_or_default()))
+}
+
+fn lstat_of(path: &str) -> Option<Map> {
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::symlink_metadata(path).ok()?;
+    let t = |s: i64, n: i64| Value::Float(s as f64 + n as f64 * 1e-9);
+    let mut m = Map::new();
+    m.insert("st_atime".into(), t(md.atime(), md.atime_nsec()));
+    m.insert("st_ctime".into(), t(md.ctime(), md.ctime_nsec()));
+    m.insert("st_gid".into(), Value::Int(i64::from(md.gid())));
+    m.insert("st_mode".into(), Value::Int(i64::from(md.mode())));
+    m.insert("st_mtime".into(), t(md.mtime(), md.mtime_nsec()));
+    m.insert("st_nlink".into(), Value::Int(md.nlink() as i64));
+    m.insert("st_size".into(), Value::Int(md.size() as i64));
+    m.insert("st_uid".into(), Value::Int(i64::from(md.uid())));
+    Some(m)
+}
+
+pub(super) fn is_hardlink(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation(
+            "Path to file must be absolute.".into(),
+        ));
+    }
+    // Salt answers `res and ...`: the empty dict when nothing is there.
+    Ok(match lstat_of(&path) {
+        None => Value::Map(Map::new()),
+        Some(m) => Value::Bool(m.get("st_nlink").and_then(Value::as_i64).unwrap_or(0) > 1),
+    })
+}
+
+pub(super) fn get_sum(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let form = p
+        .take("form")
+        .map_or_else(|| "sha256".to_string(), |v| v.to_python_str());
+    p.finish()?;
+    if !Path::new(&path).is_file() {
+        return Ok(Value::Str("File not found".into()));
+    }
+    hash_file(&path, &form).map(Value::Str)
+}
+
 /// The hex digest of a file (Salt's `hashutils.get_hash`).
 fn hash_file(path: &str, form: &str) -> Result<String, CallError> {
     // Salt checks the type before it opens the file.

@@ -98,6 +98,11 @@ delete.\n\n    brine-call file.find /var/log name='*.gz' mtime=+30d",
         |_, p| find::find(p).map(Return::from),
     ),
     Function::reads(
+        "get_gid",
+        "The id of the group owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_gid /etc/passwd",
+        |_, p| new(meta::stat_field(p, "gid")),
+    ),
+    Function::reads(
         "get_group",
         "The group owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_group /etc/passwd",
         |_, p| new(meta::stat_field(p, "group")),
@@ -121,9 +126,25 @@ source itself when it is local.\n\n    brine-call file.get_source_sum /etc/motd 
         source::get_source_sum,
     ),
     Function::reads(
+        "get_sum",
+        "The hex digest of the file PATH (form as file.get_hash takes it), or \
+'File not found'.\n\n    brine-call file.get_sum /etc/passwd sha1",
+        |_, p| new(meta::get_sum(p)),
+    ),
+    Function::reads(
+        "get_uid",
+        "The id of the user owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_uid /etc/passwd",
+        |_, p| new(meta::stat_field(p, "uid")),
+    ),
+    Function::reads(
         "get_user",
         "The user owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_user /etc/passwd",
         |_, p| new(meta::stat_field(p, "user")),
+    ),
+    Function::reads(
+        "is_hardlink",
+        "True when PATH has more than one hard link.\n\n    brine-call file.is_hardlink /etc/passwd",
+        |_, p| new(meta::is_hardlink(p)),
     ),
     Function::reads(
         "is_link",
@@ -144,6 +165,12 @@ before/after a matching line). Returns the diff (show_changes) or whether \
 it changed.\n\n    brine-call file.line /etc/fstab content='tmpfs /tmp tmpfs 0 0' mode=ensure after='^/dev/sda1'",
         |c, p| text::line(c, p).map(Return::from),
     ),
+    Function::reads(
+        "lstat",
+        "Some of lstat(2)'s fields of PATH (st_atime, st_ctime, st_gid, st_mode, \
+st_mtime, st_nlink, st_size, st_uid); {} when it cannot be read.\n\n    brine-call file.lstat /etc/passwd",
+        |_, p| new(meta::lstat(p)),
+    ),
     Function::acts(
         "makedirs",
         "Create the missing parent directories of PATH (a directory path ends \
@@ -162,6 +189,26 @@ and MODE. True.\n\n    brine-call file.mkdir /srv/app mode=750",
 systems too. Returns a result dict.\n\n    brine-call file.move /tmp/a /srv/a",
         |_, p| io::move_(p).map(Return::from),
     ),
+    Function::reads(
+        "normpath",
+        "PATH with redundant separators and . and .. parts removed (Python's \
+os.path.normpath).\n\n    brine-call file.normpath /etc/../usr//lib",
+        |_, mut p| {
+            let path = path_str("normpath", p.require("path")?)?;
+            p.finish()?;
+            Ok(Returned::New(Value::Str(
+                crate::state::modules::file::fsutil::normpath(&path),
+            )))
+        },
+    ),
+    Function::reads(
+        "pardir",
+        "The parent directory's name in paths: '..'.\n\n    brine-call file.pardir",
+        |_, p| {
+            p.finish()?;
+            Ok(Returned::New(Value::Str("..".into())))
+        },
+    ),
     Function::acts(
         "prepend",
         "Put each further argument as a line at the start of PATH (created if \
@@ -172,6 +219,11 @@ missing).\n\n    brine-call file.prepend /etc/motd 'Welcome'",
         "read",
         "The contents of PATH (binary=True: Python's bytes).\n\n    brine-call file.read /etc/hostname",
         |_, p| new(io::read(p)),
+    ),
+    Function::reads(
+        "readdir",
+        "The entries of the directory PATH, '.' and '..' first.\n\n    brine-call file.readdir /etc/ssh",
+        |_, p| new(io::readdir(p)),
     ),
     Function::reads(
         "readlink",
@@ -198,6 +250,13 @@ prepend_if_not_found, not_found_content, backup (suffix, False for none), \
 dry_run, search_only, show_changes (the diff, else True/False), \
 ignore_if_missing, backslash_literal.\n\n    brine-call file.replace /etc/ssh/sshd_config '^#?PermitRootLogin.*' 'PermitRootLogin no'",
         |_, p| text::replace(p).map(Return::from),
+    ),
+    Function::acts(
+        "rmdir",
+        "Remove the empty directory PATH; recurse=True removes its empty \
+subdirectories first, older_than=DAYS only those not changed since; \
+verbose=True answers what was deleted and what failed.\n\n    brine-call file.rmdir /srv/old recurse=True",
+        |_, p| io::rmdir(p).map(Return::from),
     ),
     Function::reads(
         "search",
