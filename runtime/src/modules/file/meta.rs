@@ -175,6 +175,76 @@ pub(super) fn get_sum(mut p: Params) -> Result<Value, CallError> {
     hash_file(&path, &form).map(Value::Str)
 }
 
+/// Python's `TypeError` for an id or name of the wrong type.
+fn bad_id(what: &str, v: &Value) -> CallError {
+    CallError::Failed(format!(
+        "{what}: an integer or a name is required, not {}",
+        v.type_name()
+    ))
+}
+
+pub(super) fn user_to_uid(mut p: Params) -> Result<Value, CallError> {
+    let user = p.require("user")?;
+    p.finish()?;
+    Ok(match user {
+        // No user: the one this process runs as.
+        Value::Null => Value::Int(i64::from(nix::unistd::geteuid().as_raw())),
+        v @ Value::Int(_) => v,
+        Value::Str(name) => crate::accounts::uid_of(&name)
+            .map_or(Value::Str(String::new()), |u| Value::Int(i64::from(u))),
+        other => return Err(bad_id("getpwnam()", &other)),
+    })
+}
+
+pub(super) fn group_to_gid(mut p: Params) -> Result<Value, CallError> {
+    let group = p.require("group")?;
+    p.finish()?;
+    Ok(match group {
+        Value::Null => Value::Str(String::new()),
+        v @ Value::Int(_) => v,
+        Value::Str(name) => crate::accounts::gid_of(&name)
+            .map_or(Value::Str(String::new()), |g| Value::Int(i64::from(g))),
+        other => return Err(bad_id("getgrnam()", &other)),
+    })
+}
+
+pub(super) fn uid_to_user(mut p: Params) -> Result<Value, CallError> {
+    let uid = p.require("uid")?;
+    p.finish()?;
+    let id = match &uid {
+        Value::Int(i) => *i,
+        Value::Bool(b) => i64::from(*b),
+        other => return Err(bad_id("getpwuid()", other)),
+    };
+    // An id without a name is answered as the id.
+    Ok(u32::try_from(id)
+        .ok()
+        .and_then(crate::accounts::user_by_uid)
+        .map_or(Value::Int(id), |u| Value::Str(u.name)))
+}
+
+pub(super) fn gid_to_group(mut p: Params) -> Result<Value, CallError> {
+    let gid = p.require("gid")?;
+    p.finish()?;
+    // Digits are an id; any other text is a group name to look up first.
+    let id = match &gid {
+        Value::Int(i) => *i,
+        Value::Bool(b) => i64::from(*b),
+        Value::Str(s) => match s.trim().parse::<i64>() {
+            Ok(i) => i,
+            Err(_) => match crate::accounts::gid_of(s) {
+                Some(g) => i64::from(g),
+                None => return Ok(Value::Str(String::new())),
+            },
+        },
+        other => return Err(bad_id("int()", other)),
+    };
+    Ok(u32::try_from(id)
+        .ok()
+        .and_then(crate::accounts::group_by_gid)
+        .map_or(Value::Int(id), |g| Value::Str(g.name)))
+}
+
 /// The hex digest of a file (Salt's `hashutils.get_hash`).
 fn hash_file(path: &str, form: &str) -> Result<String, CallError> {
     // Salt checks the type before it opens the file.

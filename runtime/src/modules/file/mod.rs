@@ -142,6 +142,17 @@ source itself when it is local.\n\n    brine-call file.get_source_sum /etc/motd 
         |_, p| new(meta::stat_field(p, "user")),
     ),
     Function::reads(
+        "gid_to_group",
+        "The name of group GID (a name is looked up first); the id itself \
+when it has no name, '' for an unknown name.\n\n    brine-call file.gid_to_group 0",
+        |_, p| new(meta::gid_to_group(p)),
+    ),
+    Function::reads(
+        "group_to_gid",
+        "The id of group GROUP (an id as it is); '' when there is no such group.\n\n    brine-call file.group_to_gid root",
+        |_, p| new(meta::group_to_gid(p)),
+    ),
+    Function::reads(
         "is_hardlink",
         "True when PATH has more than one hard link.\n\n    brine-call file.is_hardlink /etc/passwd",
         |_, p| new(meta::is_hardlink(p)),
@@ -297,6 +308,17 @@ atomic=True replaces it in one rename.\n\n    brine-call file.symlink /srv/app/c
         "write",
         "Replace PATH's contents with each further argument as a line.\n\n    brine-call file.write /etc/motd 'line one' 'line two'",
         |_, p| io::write(p).map(Return::from),
+    ),
+    Function::reads(
+        "uid_to_user",
+        "The name of user UID; the id itself when it has no name.\n\n    brine-call file.uid_to_user 0",
+        |_, p| new(meta::uid_to_user(p)),
+    ),
+    Function::reads(
+        "user_to_uid",
+        "The id of user USER (an id as it is, None: the running user); '' \
+when there is no such user.\n\n    brine-call file.user_to_uid root",
+        |_, p| new(meta::user_to_uid(p)),
     ),
 ];
 
