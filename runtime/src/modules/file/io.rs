@@ -403,6 +403,43 @@ Please use an absolute path."
     Ok(Value::Null)
 }
 
+pub(super) fn path_exists_glob(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    let found = glob::glob(&path).is_ok_and(|mut paths| paths.any(|p| p.is_ok()));
+    Ok(Value::Bool(found))
+}
+
+pub(super) fn truncate(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let length = p.require("length")?;
+    p.finish()?;
+    let len = match &length {
+        Value::Int(i) => *i,
+        Value::Str(s) => s.trim().parse().map_err(|_| {
+            CallError::Failed(format!(
+                "invalid literal for int() with base 10: {}",
+                length.to_python_repr()
+            ))
+        })?,
+        other => {
+            return Err(CallError::Failed(format!(
+                "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+                other.type_name()
+            )))
+        }
+    };
+    let len = u64::try_from(len)
+        .map_err(|_| CallError::Failed(format!("[Errno 22] Invalid argument: '{path}'")))?;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_len(len))
+        .map_err(|e| os_err(&e, &path))?;
+    Ok(Value::Null)
+}
+
 pub(super) fn readdir(mut p: Params) -> Result<Value, CallError> {
     let path = path_arg(&mut p, "path")?;
     p.finish()?;

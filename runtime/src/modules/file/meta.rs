@@ -300,6 +300,43 @@ pub(super) fn chown(mut p: Params) -> Result<Value, CallError> {
     let user = p.require("user")?;
     let group = p.require("group")?;
     p.finish()?;
+    chown_path(&path, user, group)
+}
+
+/// `chgrp`: `chown` with the owner the path has now.
+pub(super) fn chgrp(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let group = p.require("group")?;
+    p.finish()?;
+    let mut st = stats_of(&path, true, None)?;
+    let user = st.shift_remove("user").unwrap_or(Value::Null);
+    chown_path(&path, user, group)
+}
+
+/// `lchown`: the link itself, not what it points to. Salt computes its
+/// "does not exist" messages and drops them: an unknown name fails.
+pub(super) fn lchown(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let user = p.require("user")?;
+    let group = p.require("group")?;
+    p.finish()?;
+    let unknown = |what: &str| CallError::Failed(format!("{what} must be an integer, not str"));
+    let uid = match user {
+        Value::Null => Some(nix::unistd::geteuid().as_raw()),
+        ref u => owner_id(u, fsutil::user_to_uid).map_err(|()| unknown("uid"))?,
+    };
+    let gid = match owner_id(&group, fsutil::group_to_gid) {
+        Ok(id) => id,
+        Err(()) if group.is_truthy() => return Err(unknown("gid")),
+        Err(()) => None,
+    };
+    let p = Path::new(&path);
+    fsutil::chown(p, uid, gid, false)
+        .map(|()| Value::Null)
+        .map_err(|e| CallError::Failed(py_os_error(&e, p)))
+}
+
+fn chown_path(path: &str, user: Value, group: Value) -> Result<Value, CallError> {
     let mut err = String::new();
     // No user (None) is the user this process runs as, in Salt.
     let uid = match user {

@@ -58,6 +58,12 @@ or a bare value whose length names the type).\n\n    brine-call file.check_hash 
         |_, p| new(meta::check_hash(p)),
     ),
     Function::acts(
+        "chgrp",
+        "Set PATH's group to GROUP (a name or an id), keeping its owner. \
+Returns None, or why it could not.\n\n    brine-call file.chgrp /srv/app www-data",
+        |_, p| meta::chgrp(p).map(Return::from),
+    ),
+    Function::acts(
         "chown",
         "Set PATH's owner USER and group GROUP (names or ids). Returns None, \
 or why it could not.\n\n    brine-call file.chown /srv/app www-data www-data",
@@ -67,6 +73,18 @@ or why it could not.\n\n    brine-call file.chown /srv/app www-data www-data",
         "contains",
         "True when PATH contains TEXT (surrounding blanks ignored).\n\n    brine-call file.contains /etc/hosts localhost",
         |_, p| new(text::contains(p)),
+    ),
+    Function::reads(
+        "contains_glob",
+        "True when PATH's contents match the shell pattern GLOB_EXPR as a \
+whole (use *text* to find text anywhere).\n\n    brine-call file.contains_glob /etc/hosts '*localhost*'",
+        |_, p| new(text::contains_glob(p)),
+    ),
+    Function::reads(
+        "contains_regex",
+        "True when a line of PATH matches the Python regular expression REGEX \
+(lchar: characters stripped from each line's start first).\n\n    brine-call file.contains_regex /etc/hosts '^127\\.'",
+        |_, p| new(text::contains_regex(p)),
     ),
     Function::acts(
         "copy",
@@ -169,6 +187,12 @@ part starts over).\n\n    brine-call file.join / usr local bin",
         join,
     ),
     Function::acts(
+        "lchown",
+        "Set the owner USER and group GROUP of PATH itself (a link is not \
+followed).\n\n    brine-call file.lchown /srv/current www-data www-data",
+        |_, p| meta::lchown(p).map(Return::from),
+    ),
+    Function::acts(
         "line",
         "Edit one line of PATH. mode: ensure (present, placed by before/after), \
 replace (the line matching MATCH), delete, insert (at location start/end or \
@@ -219,6 +243,11 @@ os.path.normpath).\n\n    brine-call file.normpath /etc/../usr//lib",
             p.finish()?;
             Ok(Returned::New(Value::Str("..".into())))
         },
+    ),
+    Function::reads(
+        "path_exists_glob",
+        "True when the shell pattern PATH (~ expanded) matches an existing path.\n\n    brine-call file.path_exists_glob '/etc/ssh/*.pub'",
+        |_, p| new(io::path_exists_glob(p)),
     ),
     Function::acts(
         "prepend",
@@ -303,6 +332,11 @@ atomic=True replaces it in one rename.\n\n    brine-call file.symlink /srv/app/c
         "Create NAME if missing and set its access and modification times \
 (atime, mtime: seconds since the epoch; now by default).\n\n    brine-call file.touch /var/run/app.stamp",
         |_, p| io::touch(p).map(Return::from),
+    ),
+    Function::acts(
+        "truncate",
+        "Cut the file PATH down to LENGTH bytes.\n\n    brine-call file.truncate /var/log/app.log 0",
+        |_, p| io::truncate(p).map(Return::from),
     ),
     Function::acts(
         "write",

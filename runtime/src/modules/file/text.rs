@@ -62,6 +62,43 @@ pub(super) fn contains(mut p: Params) -> Result<Value, CallError> {
     Ok(Value::Bool(data.contains(text.trim())))
 }
 
+pub(super) fn contains_regex(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let regex = p.require("regex")?.to_python_str();
+    let lchar = opt_str(p.take("lchar")).unwrap_or_default();
+    p.finish()?;
+    let Ok(data) = std::fs::read(&path) else {
+        return Ok(Value::Bool(false));
+    };
+    let re = re_::compile(&regex, 0).map_err(CallError::Failed)?;
+    let text = String::from_utf8_lossy(&data);
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let found = readlines(&text).iter().any(|line| {
+        let line = line.trim_start_matches(|c| lchar.contains(c));
+        re_::search(&re, line.as_bytes())
+    });
+    Ok(Value::Bool(found))
+}
+
+pub(super) fn contains_glob(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let glob_expr = p.require("glob_expr")?.to_python_str();
+    p.finish()?;
+    // Salt matches a window of up to 256 KiB (the whole of most files)
+    // against the pattern; this matches the whole file.
+    let Ok(data) = std::fs::read(&path) else {
+        return Ok(Value::Bool(false));
+    };
+    let text = String::from_utf8_lossy(&data);
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: false,
+        require_literal_leading_dot: false,
+    };
+    let found = glob::Pattern::new(&glob_expr).is_ok_and(|g| g.matches_with(&text, opts));
+    Ok(Value::Bool(found))
+}
+
 pub(super) fn search(mut p: Params) -> Result<Value, CallError> {
     let path = path_arg(&mut p, "path")?;
     let pattern = p.require("pattern")?.to_python_str();
