@@ -69,6 +69,19 @@ Returns None, or why it could not.\n\n    brine-call file.chgrp /srv/app www-dat
 or why it could not.\n\n    brine-call file.chown /srv/app www-data www-data",
         |_, p| meta::chown(p).map(Return::from),
     ),
+    Function::acts(
+        "comment",
+        "Comment out the lines of PATH that REGEX matches (from their start) \
+with CHAR ('#'); backup: the suffix of a copy ('.bak'), False for none. \
+Returns the diff of those lines, or False when none matched.\n\n    brine-call file.comment /etc/fstab '^/dev/sdb1'",
+        |_, p| text::comment_line(p, Some(true)).map(Return::from),
+    ),
+    Function::acts(
+        "comment_line",
+        "file.comment (cmnt=True) or file.uncomment (cmnt=False) in one \
+function.\n\n    brine-call file.comment_line /etc/fstab '^/dev/sdb1' cmnt=False",
+        |_, p| text::comment_line(p, None).map(Return::from),
+    ),
     Function::reads(
         "contains",
         "True when PATH contains TEXT (surrounding blanks ignored).\n\n    brine-call file.contains /etc/hosts localhost",
@@ -337,6 +350,13 @@ atomic=True replaces it in one rename.\n\n    brine-call file.symlink /srv/app/c
         "truncate",
         "Cut the file PATH down to LENGTH bytes.\n\n    brine-call file.truncate /var/log/app.log 0",
         |_, p| io::truncate(p).map(Return::from),
+    ),
+    Function::acts(
+        "uncomment",
+        "Remove CHAR ('#') from the start of the commented lines of PATH whose \
+text REGEX matches; backup as file.comment. Returns the diff of those lines, \
+or False.\n\n    brine-call file.uncomment /etc/fstab '/dev/sdb1'",
+        |_, p| text::comment_line(p, Some(false)).map(Return::from),
     ),
     Function::acts(
         "write",

@@ -75,7 +75,7 @@ pub(super) fn contains_regex(mut p: Params) -> Result<Value, CallError> {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let found = readlines(&text).iter().any(|line| {
         let line = line.trim_start_matches(|c| lchar.contains(c));
-        re_::search(&re, line.as_bytes())
+        py_search(&re, line)
     });
     Ok(Value::Bool(found))
 }
@@ -226,10 +226,20 @@ fn regex_to_static(
     Ok(Some(
         lines
             .iter()
-            .filter(|l| re_::search(&re, l.as_bytes()) || l.contains(regex))
+            .filter(|l| py_search(&re, l) || l.contains(regex))
             .cloned()
             .collect(),
     ))
+}
+
+/// Python's `re.search` on one line: its `$` also matches before the
+/// line's final newline, which the `regex` crate's does not, so the line
+/// is tried without that newline too.
+fn py_search(re: &regex::bytes::Regex, line: &str) -> bool {
+    re_::search(re, line.as_bytes())
+        || line
+            .strip_suffix('\n')
+            .is_some_and(|l| re_::search(re, l.as_bytes()))
 }
 
 fn assert_occurrence(probe: &[String], target: &str) -> Result<(), CallError> {
@@ -500,6 +510,79 @@ pub(super) fn line(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
         return Ok(Value::Str(diff));
     }
     Ok(Value::Bool(changed))
+}
+
+pub(super) fn comment_line(mut p: Params, fixed: Option<bool>) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let regex = p.require("regex")?.to_python_str();
+    let char_ = opt_str(p.take("char")).unwrap_or_else(|| "#".into());
+    // `comment`/`uncomment` fix it; `comment_line` takes it as `cmnt`.
+    let cmnt = match fixed {
+        Some(c) => c,
+        None => truthy(p.take("cmnt"), true),
+    };
+    let backup = match p.take("backup") {
+        None => Some(".bak".to_string()),
+        Some(v) if !v.is_truthy() => None,
+        Some(v) => Some(v.to_python_str()),
+    };
+    p.finish()?;
+    let core = regex.trim_start_matches('^').trim_end_matches('$');
+    let end = if regex.ends_with('$') { "$" } else { "" };
+    let rx = if cmnt {
+        let start = if regex.starts_with('^') { "^" } else { "" };
+        format!("{start}({core}){end}")
+    } else {
+        format!("^{char_}\\s*({core}){end}")
+    };
+    let path = realpath(&path);
+    let file = Path::new(&path);
+    if !file.is_file() {
+        return Err(CallError::Invocation(format!("File not found: {path}")));
+    }
+    if !fsutil::is_text_file(file) {
+        return Err(CallError::Invocation(format!(
+            "Cannot perform string replacements on a binary file: {path}"
+        )));
+    }
+    // Python's re.match: anchored at the line's start.
+    let re = re_::compile(&format!("^(?:{rx})"), 0).map_err(CallError::Failed)?;
+    let data = std::fs::read(file).map_err(|e| {
+        CallError::Failed(format!(
+            "Unable to open file '{path}'. Exception: {}",
+            py_os_error(&e, file)
+        ))
+    })?;
+    let mut orig = Vec::new();
+    let mut changed = Vec::new();
+    let mut out = String::with_capacity(data.len() + 16);
+    for raw in difflib::split_keep_newline(&data) {
+        let line = difflib::decode_line(raw);
+        if py_search(&re, &line) {
+            let new = if cmnt {
+                format!("{char_}{line}")
+            } else {
+                line.trim_start_matches(|c| char_.contains(c)).to_string()
+            };
+            out.push_str(&new);
+            orig.push(line);
+            changed.push(new);
+        } else {
+            out.push_str(&line);
+        }
+    }
+    if orig.is_empty() {
+        return Ok(Value::Bool(false));
+    }
+    if let Some(suffix) = &backup {
+        let to = format!("{path}{suffix}");
+        std::fs::copy(file, &to).map_err(|e| {
+            CallError::Failed(format!("Exception: {}", py_os_error(&e, Path::new(&to))))
+        })?;
+    }
+    std::fs::write(file, out.as_bytes())
+        .map_err(|e| CallError::Failed(format!("Exception: {}", py_os_error(&e, file))))?;
+    Ok(Value::Str(difflib::diff_lines(&orig, &changed)))
 }
 
 /// Python's text-mode lines with `newline=""`: split after `\n`, `\r\n`
