@@ -84,6 +84,11 @@ enum Shape {
     Retcode,
 }
 
+/// `cmd.run_all` for other modules (Salt's `__salt__["cmd.run_all"]`).
+pub(super) fn run_all(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
+    run_cmd(cx, p, Shape::All, false)
+}
+
 fn run_cmd<'c>(
     cx: &Ctx<'c>,
     mut p: Params,

@@ -3,7 +3,7 @@
 
 use super::{isabs, path_arg, raw_path_arg, truthy};
 use crate::modules::params::Params;
-use crate::modules::CallError;
+use crate::modules::{CallError, Ctx, Return};
 use crate::state::modules::file::fsutil::{self, py_os_error, Owner};
 use crate::state::modules::file::misc;
 use brine_core::Value;
@@ -438,6 +438,81 @@ pub(super) fn truncate(mut p: Params) -> Result<Value, CallError> {
         .and_then(|f| f.set_len(len))
         .map_err(|e| os_err(&e, &path))?;
     Ok(Value::Null)
+}
+
+/// Python's `glob.glob`: the matching paths in the directory's own order
+/// when only the last part has wildcards (sorted otherwise).
+fn py_glob(pattern: &str) -> Vec<String> {
+    let (dir, last) = match pattern.rsplit_once('/') {
+        Some((d, l)) => (if d.is_empty() { "/" } else { d }, l),
+        None => (".", pattern),
+    };
+    let wild = |s: &str| s.contains(['*', '?', '[']);
+    if !wild(dir) {
+        if !wild(last) {
+            return if Path::new(pattern).symlink_metadata().is_ok() {
+                vec![pattern.to_string()]
+            } else {
+                Vec::new()
+            };
+        }
+        let Ok(g) = glob::Pattern::new(last) else {
+            return Vec::new();
+        };
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        return rd
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            // Python's glob leaves hidden names to patterns that start with a dot.
+            .filter(|n| g.matches(n) && (!n.starts_with('.') || last.starts_with('.')))
+            .map(|n| {
+                if pattern.contains('/') {
+                    format!("{}/{n}", pattern.rsplit_once('/').map_or("", |(d, _)| d))
+                } else {
+                    n
+                }
+            })
+            .collect();
+    }
+    glob::glob(pattern)
+        .map(|paths| paths.flatten().map(|p| p.display().to_string()).collect())
+        .unwrap_or_default()
+}
+
+pub(super) fn grep(c: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let pattern = p.require("pattern")?;
+    let opts = p.rest();
+    p.finish()?;
+    let mut argv = vec![Value::Str("grep".into())];
+    for opt in opts {
+        let text = opt.to_python_str();
+        let split = shell_words::split(&text).map_err(|e| CallError::Failed(e.to_string()))?;
+        if split.len() > 1 {
+            return Err(CallError::Invocation(format!(
+                "Passing multiple command line arguments in a single string is not supported, \
+please pass the following arguments separately: {text}"
+            )));
+        }
+        argv.extend(split.into_iter().map(Value::Str));
+    }
+    argv.push(pattern);
+    let found = py_glob(&path);
+    if found.is_empty() {
+        // No match: grep is given the pattern itself (and says so).
+        argv.push(Value::Str(path));
+    } else {
+        argv.extend(found.into_iter().map(Value::Str));
+    }
+    let mut kwargs = brine_core::Map::new();
+    kwargs.insert("python_shell".into(), Value::Bool(false));
+    let args = brine_core::args::CallArgs {
+        args: vec![Value::List(argv)],
+        kwargs,
+    };
+    crate::modules::cmd::run_all(c, Params::new("run_all", args))
 }
 
 pub(super) fn readdir(mut p: Params) -> Result<Value, CallError> {

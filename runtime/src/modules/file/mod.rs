@@ -178,6 +178,13 @@ source itself when it is local.\n\n    brine-call file.get_source_sum /etc/motd 
 when it has no name, '' for an unknown name.\n\n    brine-call file.gid_to_group 0",
         |_, p| new(meta::gid_to_group(p)),
     ),
+    Function::acts(
+        "grep",
+        "Run grep(1) for PATTERN in PATH (a shell pattern; each further \
+argument one grep option, after -- on the command line). Answers \
+{pid, retcode, stdout, stderr}.\n\n    brine-call file.grep /etc/hosts localhost -- -n",
+        io::grep,
+    ),
     Function::reads(
         "group_to_gid",
         "The id of group GROUP (an id as it is); '' when there is no such group.\n\n    brine-call file.group_to_gid root",
