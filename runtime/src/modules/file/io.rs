@@ -44,6 +44,51 @@ pub(super) fn read(mut p: Params) -> Result<Value, CallError> {
     Ok(Value::Str(universal_newlines(&text)))
 }
 
+/// An `int()` argument (`size`, `offset`).
+fn int_of(v: &Value) -> Result<i64, CallError> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Bool(b) => Ok(i64::from(*b)),
+        Value::Str(s) => s.trim().parse().map_err(|_| {
+            CallError::Failed(format!(
+                "invalid literal for int() with base 10: {}",
+                v.to_python_repr()
+            ))
+        }),
+        other => Err(CallError::Failed(format!(
+            "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+            other.type_name()
+        ))),
+    }
+}
+
+pub(super) fn seek_read(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let size = p.require("size")?;
+    let offset = p.require("offset")?;
+    let published = p.published;
+    p.finish()?;
+    let (size, offset) = (int_of(&size)?, int_of(&offset)?);
+    let bad = || CallError::Failed(format!("[Errno 22] Invalid argument: '{path}'"));
+    let (size, offset) = (
+        usize::try_from(size).map_err(|_| bad())?,
+        u64::try_from(offset).map_err(|_| bad())?,
+    );
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(&path).map_err(|e| os_err(&e, &path))?;
+    f.seek(SeekFrom::Start(offset))
+        .map_err(|e| os_err(&e, &path))?;
+    let mut data = Vec::new();
+    f.take(size as u64)
+        .read_to_end(&mut data)
+        .map_err(|e| os_err(&e, &path))?;
+    // Bytes: text over the bus, Python's repr from salt-call (as `read`).
+    if published {
+        return Ok(Value::Str(String::from_utf8_lossy(&data).into_owned()));
+    }
+    Ok(Value::Str(bytes_repr(&data)))
+}
+
 /// Python's text mode reading: `\r\n` and a lone `\r` read as `\n`.
 fn universal_newlines(text: &str) -> String {
     if !text.contains('\r') {

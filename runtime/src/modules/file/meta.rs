@@ -245,6 +245,58 @@ pub(super) fn gid_to_group(mut p: Params) -> Result<Value, CallError> {
         .map_or(Value::Int(id), |g| Value::Str(g.name)))
 }
 
+/// `is_blkdev`, `is_chrdev`, `is_fifo`: what `stat` (links followed)
+/// says the path is; false when nothing is there.
+pub(super) fn is_kind(
+    mut p: Params,
+    kind: fn(&std::fs::FileType) -> bool,
+) -> Result<Value, CallError> {
+    let name = path_arg(&mut p, "name")?;
+    p.finish()?;
+    match std::fs::metadata(&name) {
+        Ok(md) => Ok(Value::Bool(kind(&md.file_type()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Value::Bool(false)),
+        Err(e) => Err(CallError::Failed(py_os_error(&e, Path::new(&name)))),
+    }
+}
+
+/// Salt's `file.diskusage`: a file's size, or the sizes of the files under
+/// a directory (each inode once, links to directories not followed).
+pub(super) fn diskusage(mut p: Params) -> Result<Value, CallError> {
+    // Salt uses the path as given, without expanding `~`.
+    let path = super::raw_path_arg(&mut p, "path")?;
+    p.finish()?;
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(md) = std::fs::metadata(&path) {
+        if md.is_file() {
+            return Ok(Value::Int(md.size() as i64));
+        }
+    }
+    fn walk(dir: &Path, seen: &mut std::collections::HashSet<u64>, total: &mut u64) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            // os.walk lists a link to a directory among the directories
+            // and does not enter it.
+            let follows_to_dir = std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir());
+            if follows_to_dir {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    walk(&e.path(), seen, total);
+                }
+            } else if let Ok(md) = std::fs::metadata(e.path()) {
+                if seen.insert(md.ino()) {
+                    *total += md.size();
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut total = 0;
+    walk(Path::new(&path), &mut seen, &mut total);
+    Ok(Value::Int(i64::try_from(total).unwrap_or(i64::MAX)))
+}
+
 /// The hex digest of a file (Salt's `hashutils.get_hash`).
 fn hash_file(path: &str, form: &str) -> Result<String, CallError> {
     // Salt checks the type before it opens the file.

@@ -116,6 +116,12 @@ recurse=True (remove_existing=True replaces DST instead of merging).\n\n    brin
         |_, p| path_part(p, path::dirname),
     ),
     Function::reads(
+        "diskusage",
+        "The size in bytes of the file PATH, or of the files under the \
+directory PATH (hard links counted once).\n\n    brine-call file.diskusage /var/log",
+        |_, p| new(meta::diskusage(p)),
+    ),
+    Function::reads(
         "file_exists",
         "True when PATH (~ expanded) is a regular file (or a link to one).\n\n    brine-call file.file_exists /etc/passwd",
         |c, p| test_path(c, p, |m| m.is_file()),
@@ -189,6 +195,30 @@ argument one grep option, after -- on the command line). Answers \
         "group_to_gid",
         "The id of group GROUP (an id as it is); '' when there is no such group.\n\n    brine-call file.group_to_gid root",
         |_, p| new(meta::group_to_gid(p)),
+    ),
+    Function::reads(
+        "is_blkdev",
+        "True when NAME is a block device.\n\n    brine-call file.is_blkdev /dev/sda",
+        |_, p| new(meta::is_kind(p, |t| {
+            use std::os::unix::fs::FileTypeExt;
+            t.is_block_device()
+        })),
+    ),
+    Function::reads(
+        "is_chrdev",
+        "True when NAME is a character device.\n\n    brine-call file.is_chrdev /dev/null",
+        |_, p| new(meta::is_kind(p, |t| {
+            use std::os::unix::fs::FileTypeExt;
+            t.is_char_device()
+        })),
+    ),
+    Function::reads(
+        "is_fifo",
+        "True when NAME is a named pipe.\n\n    brine-call file.is_fifo /run/initctl",
+        |_, p| new(meta::is_kind(p, |t| {
+            use std::os::unix::fs::FileTypeExt;
+            t.is_fifo()
+        })),
     ),
     Function::reads(
         "is_hardlink",
@@ -323,6 +353,11 @@ verbose=True answers what was deleted and what failed.\n\n    brine-call file.rm
         "True when the Python regular expression PATTERN matches in PATH \
 (flags as file.replace takes them; multiline=True adds MULTILINE).\n\n    brine-call file.search /etc/hosts '^127\\.0\\.0\\.1'",
         |_, p| new(text::search(p)),
+    ),
+    Function::reads(
+        "seek_read",
+        "SIZE bytes of PATH from byte OFFSET (Python's bytes).\n\n    brine-call file.seek_read /etc/passwd 4 0",
+        |_, p| new(io::seek_read(p)),
     ),
     Function::acts(
         "set_mode",
