@@ -297,6 +297,45 @@ pub(super) fn diskusage(mut p: Params) -> Result<Value, CallError> {
     Ok(Value::Int(i64::try_from(total).unwrap_or(i64::MAX)))
 }
 
+pub(super) fn link(mut p: Params) -> Result<Value, CallError> {
+    let src = path_arg(&mut p, "src")?;
+    let path = super::path_str("fspath", p.require("path")?)?;
+    p.finish()?;
+    if !isabs(&src) {
+        return Err(CallError::Invocation("File path must be absolute.".into()));
+    }
+    std::fs::hard_link(&src, &path)
+        .map(|()| Value::Bool(true))
+        .map_err(|e| {
+            // Python's str() of a two-path OSError names both.
+            let text = py_os_error(&e, Path::new(&src));
+            CallError::Failed(format!("Could not create '{path}': {text} -> '{path}'"))
+        })
+}
+
+pub(super) fn statvfs(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation("File path must be absolute.".into()));
+    }
+    let st = nix::sys::statvfs::statvfs(path.as_str())
+        .map_err(|_| CallError::Failed(format!("Could not statvfs '{path}'")))?;
+    let n = |v: u64| Value::Int(i64::try_from(v).unwrap_or(i64::MAX));
+    let mut m = Map::new();
+    m.insert("f_bavail".into(), n(st.blocks_available()));
+    m.insert("f_bfree".into(), n(st.blocks_free()));
+    m.insert("f_blocks".into(), n(st.blocks()));
+    m.insert("f_bsize".into(), n(st.block_size()));
+    m.insert("f_favail".into(), n(st.files_available()));
+    m.insert("f_ffree".into(), n(st.files_free()));
+    m.insert("f_files".into(), n(st.files()));
+    m.insert("f_flag".into(), n(st.flags().bits()));
+    m.insert("f_frsize".into(), n(st.fragment_size()));
+    m.insert("f_namemax".into(), n(st.name_max()));
+    Ok(Value::Map(m))
+}
+
 /// The hex digest of a file (Salt's `hashutils.get_hash`).
 fn hash_file(path: &str, form: &str) -> Result<String, CallError> {
     // Salt checks the type before it opens the file.

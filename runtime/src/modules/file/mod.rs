@@ -250,6 +250,11 @@ before/after a matching line). Returns the diff (show_changes) or whether \
 it changed.\n\n    brine-call file.line /etc/fstab content='tmpfs /tmp tmpfs 0 0' mode=ensure after='^/dev/sda1'",
         |c, p| text::line(c, p).map(Return::from),
     ),
+    Function::acts(
+        "link",
+        "Make PATH a hard link to the file SRC.\n\n    brine-call file.link /srv/a /srv/b",
+        |_, p| meta::link(p).map(Return::from),
+    ),
     Function::reads(
         "lstat",
         "Some of lstat(2)'s fields of PATH (st_atime, st_ctime, st_gid, st_mode, \
@@ -375,6 +380,13 @@ that exists, with its hash, as [source, source_hash].\n\n    brine-call file.sou
         "PATH's inode, owner, times, size, mode, type and target (hash_type \
 adds its digest as sum).\n\n    brine-call file.stats /etc/passwd",
         |_, p| new(meta::stats(p)),
+    ),
+    Function::reads(
+        "statvfs",
+        "The file system holding PATH as statvfs(3) reports it (f_bavail, \
+f_bfree, f_blocks, f_bsize, f_favail, f_ffree, f_files, f_flag, f_frsize, \
+f_namemax).\n\n    brine-call file.statvfs /var",
+        |_, p| new(meta::statvfs(p)),
     ),
     Function::acts(
         "symlink",

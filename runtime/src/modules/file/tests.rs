@@ -152,3 +152,25 @@ fn ids_without_names_are_numbers() {
         Value::Int(54321)
     );
 }
+
+#[test]
+fn statvfs_reports_the_file_system() {
+    let (_d, dir) = scratch();
+    let got = meta::statvfs(params("statvfs", &[&dir])).unwrap();
+    for key in [
+        "f_bavail", "f_bfree", "f_blocks", "f_files", "f_flag", "f_frsize",
+    ] {
+        assert!(
+            got.get(key).and_then(Value::as_i64).is_some(),
+            "{key}: {got:?}"
+        );
+    }
+    assert!(got.get("f_bsize").and_then(Value::as_i64).unwrap_or(0) > 0);
+    assert!(got.get("f_namemax").and_then(Value::as_i64).unwrap_or(0) >= 255);
+    assert_eq!(
+        meta::statvfs(params("statvfs", &["relative"]))
+            .unwrap_err()
+            .to_string(),
+        "File path must be absolute."
+    );
+}
