@@ -135,6 +135,13 @@ delete.\n\n    brine-call file.find /var/log name='*.gz' mtime=+30d",
         |_, p| find::find(p).map(Return::from),
     ),
     Function::reads(
+        "get_diff",
+        "The unified diff of FILE1 and FILE2 (local paths or salt:// sources \
+in saltenv), '' when they are the same; show_filenames names them in the \
+header, show_changes=False or a binary file answer a note instead.\n\n    brine-call file.get_diff /etc/hosts salt://hosts",
+        |c, p| new(text::get_diff(c, p)),
+    ),
+    Function::reads(
         "get_gid",
         "The id of the group owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_gid /etc/passwd",
         |_, p| new(meta::stat_field(p, "gid")),

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// The running minion's file client (the master's file server under the
 /// daemon), or `file_roots` for a template.
-fn client(c: &Ctx) -> Arc<dyn FileClient> {
+pub(super) fn client(c: &Ctx) -> Arc<dyn FileClient> {
     match c.running() {
         Some(m) => m.file_client(),
         None => Arc::new(LocalFileClient::from_opts(c.opts)),

@@ -585,6 +585,88 @@ pub(super) fn comment_line(mut p: Params, fixed: Option<bool>) -> Result<Value, 
     Ok(Value::Str(difflib::diff_lines(&orig, &changed)))
 }
 
+pub(super) fn get_diff(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
+    let file1 = p.require("file1")?.to_python_str();
+    let file2 = p.require("file2")?.to_python_str();
+    let saltenv = opt_str(p.take("saltenv")).unwrap_or_else(|| "base".into());
+    let show_filenames = truthy(p.take("show_filenames"), true);
+    let show_changes = truthy(p.take("show_changes"), true);
+    let template = truthy(p.take("template"), false);
+    // Sources are not verified against a hash when they are compared.
+    p.take("source_hash_file1");
+    p.take("source_hash_file2");
+    p.finish()?;
+    let client = super::source::client(c);
+    let mut paths = Vec::new();
+    let mut errors = Vec::new();
+    for f in [&file1, &file2] {
+        // A local path is used as it is (reading it may fail below).
+        if !f.starts_with("salt://") {
+            paths.push(std::path::PathBuf::from(
+                f.strip_prefix("file://").unwrap_or(f),
+            ));
+            continue;
+        }
+        match client.cache_file(f, &saltenv) {
+            Ok(path) => paths.push(path),
+            Err(_) => errors.push(format!("- File {f} not found")),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(CallError::Failed(format!(
+            "Failed to cache one or more files. Additional info follows:\n\n{}",
+            errors.join("\n")
+        )));
+    }
+    let read = |path: &std::path::PathBuf| {
+        std::fs::read(path).map_err(|e| {
+            let text = py_os_error(&e, path);
+            let strerror = text
+                .split_once("] ")
+                .map_or(text.as_str(), |(_, t)| {
+                    t.rsplit_once(": '").map_or(t, |(s, _)| s)
+                })
+                .to_string();
+            CallError::Failed(format!("Failed to read {}: {strerror}", path.display()))
+        })
+    };
+    let (a, b) = (read(&paths[0])?, read(&paths[1])?);
+    if a == b {
+        return Ok(Value::Str(String::new()));
+    }
+    if template
+        && c.opts
+            .get("obfuscate_templates")
+            .is_some_and(Value::is_truthy)
+    {
+        return Ok(Value::Str("<Obfuscated Template>".into()));
+    }
+    if !show_changes {
+        return Ok(Value::Str("<show_changes=False>".into()));
+    }
+    let (old_bin, new_bin) = (!fsutil::is_text_bytes(&a), !fsutil::is_text_bytes(&b));
+    let binary = match (old_bin, new_bin) {
+        (true, true) => "Replace binary file",
+        (true, false) => "Replace binary file with text file",
+        (false, true) => "Replace text file with binary file",
+        (false, false) => "",
+    };
+    if !binary.is_empty() {
+        return Ok(Value::Str(binary.into()));
+    }
+    let diff = difflib::diff_bytes(&a, &b);
+    if !show_filenames {
+        return Ok(Value::Str(diff));
+    }
+    // The header names the two files compared.
+    let body = diff.strip_prefix("--- \n+++ \n").unwrap_or(&diff);
+    Ok(Value::Str(format!(
+        "--- {}\n+++ {}\n{body}",
+        paths[0].display(),
+        paths[1].display()
+    )))
+}
+
 /// Python's text-mode lines with `newline=""`: split after `\n`, `\r\n`
 /// or a lone `\r`, the endings kept as they are.
 fn lines_keep_ends(data: &[u8]) -> Vec<String> {
