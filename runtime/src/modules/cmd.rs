@@ -89,6 +89,11 @@ pub(super) fn run_all(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
     run_cmd(cx, p, Shape::All, false)
 }
 
+/// `cmd.run` for other modules (Salt's `__salt__["cmd.run"]`).
+pub(super) fn run(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
+    run_cmd(cx, p, Shape::Combined, false)
+}
+
 fn run_cmd<'c>(
     cx: &Ctx<'c>,
     mut p: Params,

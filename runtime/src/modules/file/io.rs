@@ -551,13 +551,106 @@ please pass the following arguments separately: {text}"
     } else {
         argv.extend(found.into_iter().map(Value::Str));
     }
+    let argv = argv.into_iter().map(|v| v.to_python_str()).collect();
+    crate::modules::cmd::run_all(c, argv_params("run_all", argv))
+}
+
+/// An argv for `cmd.run_all`/`cmd.run`, never through a shell.
+fn argv_params(fun: &'static str, argv: Vec<String>) -> Params {
     let mut kwargs = brine_core::Map::new();
     kwargs.insert("python_shell".into(), Value::Bool(false));
     let args = brine_core::args::CallArgs {
-        args: vec![Value::List(argv)],
+        args: vec![Value::List(argv.into_iter().map(Value::Str).collect())],
         kwargs,
     };
-    crate::modules::cmd::run_all(c, Params::new("run_all", args))
+    Params::new(fun, args)
+}
+
+/// Salt's `_sed_esc`: quotes and slashes escaped for a sed expression
+/// (and regex characters too with `escape_all`).
+fn sed_esc(text: &str, escape_all: bool) -> String {
+    let mut s = text.replace('\'', "'\"'\"'").replace('/', "\\/");
+    if escape_all {
+        for c in "^.[$()|*+?{".chars() {
+            s = s.replace(c, &format!("\\{c}"));
+        }
+    }
+    s
+}
+
+pub(super) fn sed(c: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let before = p.require("before")?.to_python_str();
+    let after = p.require("after")?.to_python_str();
+    let limit = p
+        .take("limit")
+        .map(|v| v.to_python_str())
+        .unwrap_or_default();
+    let backup = match p.take("backup") {
+        None => ".bak".to_string(),
+        Some(v) if !v.is_truthy() => String::new(),
+        Some(v) => v.to_python_str(),
+    };
+    let options = p
+        .take("options")
+        .map_or_else(|| "-r -e".to_string(), |v| v.to_python_str());
+    let flags = p
+        .take("flags")
+        .map_or_else(|| "g".to_string(), |v| v.to_python_str());
+    // Salt compares with `is True`.
+    let escape_all = matches!(p.take("escape_all"), Some(Value::Bool(true)));
+    let negate_match = truthy(p.take("negate_match"), false);
+    p.finish()?;
+    if !Path::new(&path).exists() {
+        return Ok(Return::from(Value::Bool(false)));
+    }
+    let (before, after, limit) = (
+        sed_esc(&before, escape_all),
+        sed_esc(&after, escape_all),
+        sed_esc(&limit, escape_all),
+    );
+    let mut argv = vec!["sed".to_string(), format!("-i{backup}")];
+    argv.extend(shell_words::split(&options).map_err(|e| CallError::Failed(e.to_string()))?);
+    argv.push(format!(
+        "{}{}s/{before}/{after}/{flags}",
+        if limit.is_empty() {
+            String::new()
+        } else {
+            format!("/{limit}/ ")
+        },
+        if negate_match { "!" } else { "" },
+    ));
+    argv.push(path);
+    crate::modules::cmd::run_all(c, argv_params("run_all", argv))
+}
+
+pub(super) fn sed_contains(c: &Ctx<'_>, mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let text = p.require("text")?.to_python_str();
+    let limit = p
+        .take("limit")
+        .map(|v| v.to_python_str())
+        .unwrap_or_default();
+    let flags = p
+        .take("flags")
+        .map_or_else(|| "g".to_string(), |v| v.to_python_str());
+    p.finish()?;
+    if !Path::new(&path).exists() {
+        return Ok(Value::Bool(false));
+    }
+    let (before, limit) = (sed_esc(&text, false), sed_esc(&limit, false));
+    let mut argv: Vec<String> = ["sed", "-n", "-r", "-e"].map(String::from).to_vec();
+    argv.push(format!(
+        "{}s/{before}/$/p{flags}",
+        if limit.is_empty() {
+            String::new()
+        } else {
+            format!("/{limit}/ ")
+        },
+    ));
+    argv.push(path);
+    let out = crate::modules::cmd::run(c, argv_params("run", argv))?;
+    Ok(Value::Bool(out.value.is_truthy()))
 }
 
 pub(super) fn readdir(mut p: Params) -> Result<Value, CallError> {

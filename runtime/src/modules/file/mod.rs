@@ -366,6 +366,20 @@ verbose=True answers what was deleted and what failed.\n\n    brine-call file.rm
 (flags as file.replace takes them; multiline=True adds MULTILINE).\n\n    brine-call file.search /etc/hosts '^127\\.0\\.0\\.1'",
         |_, p| new(text::search(p)),
     ),
+    Function::acts(
+        "sed",
+        "Edit PATH in place with sed(1): s/BEFORE/AFTER/FLAGS ('g'), on lines \
+matching LIMIT (negate_match: the others); options ('-r -e'), backup (suffix, \
+'.bak'), escape_all (escape regex characters). Answers cmd.run_all's dict, \
+False when PATH is missing.\n\n    brine-call file.sed /etc/ntp.conf '^server .*' 'server ntp.example.com'",
+        io::sed,
+    ),
+    Function::reads(
+        "sed_contains",
+        "True when sed(1) finds TEXT (an extended regular expression) in PATH, \
+on lines matching LIMIT if given.\n\n    brine-call file.sed_contains /etc/ntp.conf '^server'",
+        |c, p| new(io::sed_contains(c, p)),
+    ),
     Function::reads(
         "seek_read",
         "SIZE bytes of PATH from byte OFFSET (Python's bytes).\n\n    brine-call file.seek_read /etc/passwd 4 0",
