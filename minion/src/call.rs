@@ -102,16 +102,30 @@ pub fn run(cli: &Cli) -> i32 {
     let mut oopts = output_options(cli);
     oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);
     let retcode = match modules::call(&mut minion, &cli.function, args) {
-        Ok(ret) => match output::render_owned(&out, "local", ret.value, &oopts) {
-            Ok(text) => {
-                print!("{text}");
+        Ok(ret) => {
+            // salt-call: a dict answer whose `result` or `success` is false
+            // is a failure too.
+            let failed = ret.value.as_map().is_some_and(|m| {
+                ["result", "success"]
+                    .iter()
+                    .any(|k| m.get(*k).is_some_and(|v| !v.is_truthy()))
+            });
+            let retcode = if ret.retcode == 0 && failed {
+                1
+            } else {
                 ret.retcode
+            };
+            match output::render_owned(&out, "local", ret.value, &oopts) {
+                Ok(text) => {
+                    print!("{text}");
+                    retcode
+                }
+                Err(e) => {
+                    eprintln!("Error: {e}");
+                    return 2;
+                }
             }
-            Err(e) => {
-                eprintln!("Error: {e}");
-                return 2;
-            }
-        },
+        }
         // A function that ran and raised (Salt's CommandExecutionError):
         // salt-call says so on stderr.
         Err(modules::CallError::Failed(msg)) => {

@@ -110,6 +110,16 @@ enum Shape {
     Retcode,
 }
 
+/// `cmd.run_all` for other modules (Salt's `__salt__["cmd.run_all"]`).
+pub(super) fn run_all(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
+    run_cmd(cx, p, Shape::All, false)
+}
+
+/// `cmd.run` for other modules (Salt's `__salt__["cmd.run"]`).
+pub(super) fn run(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
+    run_cmd(cx, p, Shape::Combined, false)
+}
+
 fn run_cmd<'c>(
     cx: &Ctx<'c>,
     mut p: Params,

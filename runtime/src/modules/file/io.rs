@@ -1,12 +1,12 @@
 //! Contents and the file system: `read`, `write`, `append`, `prepend`,
 //! `touch`, `remove`, `copy`, `move`, `rename`, `mkdir`, `makedirs`.
 
-use super::{isabs, path_arg, truthy};
+use super::{isabs, path_arg, raw_path_arg, truthy};
 use crate::modules::params::Params;
-use crate::modules::CallError;
+use crate::modules::{CallError, Ctx, Return};
 use crate::state::modules::file::fsutil::{self, py_os_error, Owner};
+use crate::state::modules::file::misc;
 use brine_core::Value;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -17,7 +17,7 @@ fn os_err(e: &std::io::Error, path: &str) -> CallError {
 }
 
 pub(super) fn read(mut p: Params) -> Result<Value, CallError> {
-    let path = path_arg(&mut p, "path")?;
+    let path = raw_path_arg(&mut p, "path")?;
     // Salt compares with `is True`: only a real boolean asks for bytes.
     let binary = matches!(p.take("binary"), Some(Value::Bool(true)));
     let published = p.published;
@@ -42,6 +42,51 @@ pub(super) fn read(mut p: Params) -> Result<Value, CallError> {
         ))
     })?;
     Ok(Value::Str(universal_newlines(&text)))
+}
+
+/// An `int()` argument (`size`, `offset`).
+fn int_of(v: &Value) -> Result<i64, CallError> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Bool(b) => Ok(i64::from(*b)),
+        Value::Str(s) => s.trim().parse().map_err(|_| {
+            CallError::Failed(format!(
+                "invalid literal for int() with base 10: {}",
+                v.to_python_repr()
+            ))
+        }),
+        other => Err(CallError::Failed(format!(
+            "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+            other.type_name()
+        ))),
+    }
+}
+
+pub(super) fn seek_read(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let size = p.require("size")?;
+    let offset = p.require("offset")?;
+    let published = p.published;
+    p.finish()?;
+    let (size, offset) = (int_of(&size)?, int_of(&offset)?);
+    let bad = || CallError::Failed(format!("[Errno 22] Invalid argument: '{path}'"));
+    let (size, offset) = (
+        usize::try_from(size).map_err(|_| bad())?,
+        u64::try_from(offset).map_err(|_| bad())?,
+    );
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(&path).map_err(|e| os_err(&e, &path))?;
+    f.seek(SeekFrom::Start(offset))
+        .map_err(|e| os_err(&e, &path))?;
+    let mut data = Vec::new();
+    f.take(size as u64)
+        .read_to_end(&mut data)
+        .map_err(|e| os_err(&e, &path))?;
+    // Bytes: text over the bus, Python's repr from salt-call (as `read`).
+    if published {
+        return Ok(Value::Str(String::from_utf8_lossy(&data).into_owned()));
+    }
+    Ok(Value::Str(bytes_repr(&data)))
 }
 
 /// Python's text mode reading: `\r\n` and a lone `\r` read as `\n`.
@@ -111,27 +156,7 @@ pub(super) fn append(mut p: Params) -> Result<Value, CallError> {
     let path = path_arg(&mut p, "path")?;
     let lines = line_args(&mut p);
     p.finish()?;
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(|e| os_err(&e, &path))?;
-    // A last line without its newline gets one before the new lines.
-    let mut body = String::new();
-    if f.seek(SeekFrom::End(-1)).is_ok() {
-        let mut last = [0u8; 1];
-        f.read_exact(&mut last).map_err(|e| os_err(&e, &path))?;
-        if last[0] != b'\n' {
-            body.push('\n');
-        }
-    }
-    for l in &lines {
-        body.push_str(l);
-        body.push('\n');
-    }
-    f.seek(SeekFrom::End(0)).map_err(|e| os_err(&e, &path))?;
-    f.write_all(body.as_bytes())
-        .map_err(|e| os_err(&e, &path))?;
+    fsutil::append_lines(Path::new(&path), &lines).map_err(|e| os_err(&e, &path))?;
     Ok(Value::Str(format!(
         "Wrote {} lines to \"{path}\"",
         lines.len()
@@ -156,30 +181,13 @@ pub(super) fn prepend(mut p: Params) -> Result<Value, CallError> {
     )))
 }
 
-/// `atime`/`mtime` of `touch`: digits become a number; anything else
-/// Python's `os.utime` refuses.
-fn touch_time(v: Option<Value>) -> Result<Option<i64>, CallError> {
-    let bad = || CallError::Invocation("atime and mtime must be integers".into());
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        // `if atime and ...`: a false value is kept as it is, and 0/False
-        // are numbers to os.utime.
-        Some(Value::Int(i)) => Ok(Some(i)),
-        Some(Value::Bool(b)) => Ok(Some(i64::from(b))),
-        Some(Value::Float(f)) if f.is_finite() => Ok(Some(f.floor() as i64)),
-        Some(Value::Str(s)) if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) => {
-            s.parse().map(Some).map_err(|_| bad())
-        }
-        Some(_) => Err(bad()),
-    }
-}
-
 pub(super) fn touch(mut p: Params) -> Result<Value, CallError> {
     let name = path_arg(&mut p, "name")?;
     let atime = p.take("atime");
     let mtime = p.take("mtime");
     p.finish()?;
-    let (atime, mtime) = (touch_time(atime)?, touch_time(mtime)?);
+    let time = |v: Option<Value>| misc::touch_time(v.as_ref()).map_err(CallError::Invocation);
+    let (atime, mtime) = (time(atime)?, time(mtime)?);
     fsutil::touch(Path::new(&name), atime, mtime).map_err(|e| {
         // Salt keeps only the strerror.
         let text = py_os_error(&e, Path::new(&name));
@@ -438,6 +446,319 @@ Please use an absolute path."
     fsutil::makedirs_for(&path, user.as_ref(), group.as_ref(), mode.as_deref())
         .map_err(|e| os_err(&e, &dir))?;
     Ok(Value::Null)
+}
+
+pub(super) fn path_exists_glob(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    let found = glob::glob(&path).is_ok_and(|mut paths| paths.any(|p| p.is_ok()));
+    Ok(Value::Bool(found))
+}
+
+pub(super) fn truncate(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let length = p.require("length")?;
+    p.finish()?;
+    let len = match &length {
+        Value::Int(i) => *i,
+        Value::Str(s) => s.trim().parse().map_err(|_| {
+            CallError::Failed(format!(
+                "invalid literal for int() with base 10: {}",
+                length.to_python_repr()
+            ))
+        })?,
+        other => {
+            return Err(CallError::Failed(format!(
+                "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+                other.type_name()
+            )))
+        }
+    };
+    let len = u64::try_from(len)
+        .map_err(|_| CallError::Failed(format!("[Errno 22] Invalid argument: '{path}'")))?;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_len(len))
+        .map_err(|e| os_err(&e, &path))?;
+    Ok(Value::Null)
+}
+
+/// Python's `glob.glob`: the matching paths in the directory's own order
+/// when only the last part has wildcards (sorted otherwise).
+fn py_glob(pattern: &str) -> Vec<String> {
+    let (dir, last) = match pattern.rsplit_once('/') {
+        Some((d, l)) => (if d.is_empty() { "/" } else { d }, l),
+        None => (".", pattern),
+    };
+    let wild = |s: &str| s.contains(['*', '?', '[']);
+    if !wild(dir) {
+        if !wild(last) {
+            return if Path::new(pattern).symlink_metadata().is_ok() {
+                vec![pattern.to_string()]
+            } else {
+                Vec::new()
+            };
+        }
+        let Ok(g) = glob::Pattern::new(last) else {
+            return Vec::new();
+        };
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        return rd
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            // Python's glob leaves hidden names to patterns that start with a dot.
+            .filter(|n| g.matches(n) && (!n.starts_with('.') || last.starts_with('.')))
+            .map(|n| {
+                if pattern.contains('/') {
+                    format!("{}/{n}", pattern.rsplit_once('/').map_or("", |(d, _)| d))
+                } else {
+                    n
+                }
+            })
+            .collect();
+    }
+    glob::glob(pattern)
+        .map(|paths| paths.flatten().map(|p| p.display().to_string()).collect())
+        .unwrap_or_default()
+}
+
+pub(super) fn grep(c: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let pattern = p.require("pattern")?;
+    let opts = p.rest();
+    p.finish()?;
+    let mut argv = vec![Value::Str("grep".into())];
+    for opt in opts {
+        let text = opt.to_python_str();
+        let split = shell_words::split(&text).map_err(|e| CallError::Failed(e.to_string()))?;
+        if split.len() > 1 {
+            return Err(CallError::Invocation(format!(
+                "Passing multiple command line arguments in a single string is not supported, \
+please pass the following arguments separately: {text}"
+            )));
+        }
+        argv.extend(split.into_iter().map(Value::Str));
+    }
+    argv.push(pattern);
+    let found = py_glob(&path);
+    if found.is_empty() {
+        // No match: grep is given the pattern itself (and says so).
+        argv.push(Value::Str(path));
+    } else {
+        argv.extend(found.into_iter().map(Value::Str));
+    }
+    let argv = argv.into_iter().map(|v| v.to_python_str()).collect();
+    crate::modules::cmd::run_all(c, argv_params("run_all", argv))
+}
+
+/// An argv for `cmd.run_all`/`cmd.run`, never through a shell.
+fn argv_params(fun: &'static str, argv: Vec<String>) -> Params {
+    let mut kwargs = brine_core::Map::new();
+    kwargs.insert("python_shell".into(), Value::Bool(false));
+    let args = brine_core::args::CallArgs {
+        args: vec![Value::List(argv.into_iter().map(Value::Str).collect())],
+        kwargs,
+    };
+    Params::new(fun, args)
+}
+
+/// Salt's `_sed_esc`: quotes and slashes escaped for a sed expression
+/// (and regex characters too with `escape_all`).
+fn sed_esc(text: &str, escape_all: bool) -> String {
+    let mut s = text.replace('\'', "'\"'\"'").replace('/', "\\/");
+    if escape_all {
+        for c in "^.[$()|*+?{".chars() {
+            s = s.replace(c, &format!("\\{c}"));
+        }
+    }
+    s
+}
+
+pub(super) fn sed(c: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let before = p.require("before")?.to_python_str();
+    let after = p.require("after")?.to_python_str();
+    let limit = p
+        .take("limit")
+        .map(|v| v.to_python_str())
+        .unwrap_or_default();
+    let backup = match p.take("backup") {
+        None => ".bak".to_string(),
+        Some(v) if !v.is_truthy() => String::new(),
+        Some(v) => v.to_python_str(),
+    };
+    let options = p
+        .take("options")
+        .map_or_else(|| "-r -e".to_string(), |v| v.to_python_str());
+    let flags = p
+        .take("flags")
+        .map_or_else(|| "g".to_string(), |v| v.to_python_str());
+    // Salt compares with `is True`.
+    let escape_all = matches!(p.take("escape_all"), Some(Value::Bool(true)));
+    let negate_match = truthy(p.take("negate_match"), false);
+    p.finish()?;
+    if !Path::new(&path).exists() {
+        return Ok(Return::from(Value::Bool(false)));
+    }
+    let (before, after, limit) = (
+        sed_esc(&before, escape_all),
+        sed_esc(&after, escape_all),
+        sed_esc(&limit, escape_all),
+    );
+    let mut argv = vec!["sed".to_string(), format!("-i{backup}")];
+    argv.extend(shell_words::split(&options).map_err(|e| CallError::Failed(e.to_string()))?);
+    argv.push(format!(
+        "{}{}s/{before}/{after}/{flags}",
+        if limit.is_empty() {
+            String::new()
+        } else {
+            format!("/{limit}/ ")
+        },
+        if negate_match { "!" } else { "" },
+    ));
+    argv.push(path);
+    crate::modules::cmd::run_all(c, argv_params("run_all", argv))
+}
+
+pub(super) fn sed_contains(c: &Ctx<'_>, mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let text = p.require("text")?.to_python_str();
+    let limit = p
+        .take("limit")
+        .map(|v| v.to_python_str())
+        .unwrap_or_default();
+    let flags = p
+        .take("flags")
+        .map_or_else(|| "g".to_string(), |v| v.to_python_str());
+    p.finish()?;
+    if !Path::new(&path).exists() {
+        return Ok(Value::Bool(false));
+    }
+    let (before, limit) = (sed_esc(&text, false), sed_esc(&limit, false));
+    let mut argv: Vec<String> = ["sed", "-n", "-r", "-e"].map(String::from).to_vec();
+    argv.push(format!(
+        "{}s/{before}/$/p{flags}",
+        if limit.is_empty() {
+            String::new()
+        } else {
+            format!("/{limit}/ ")
+        },
+    ));
+    argv.push(path);
+    let out = crate::modules::cmd::run(c, argv_params("run", argv))?;
+    Ok(Value::Bool(out.value.is_truthy()))
+}
+
+pub(super) fn readdir(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation("Dir path must be absolute.".into()));
+    }
+    let entries = std::fs::read_dir(&path)
+        .map_err(|_| CallError::Invocation("A valid directory was not specified.".into()))?;
+    // os.listdir's order: the directory's own.
+    let mut out = vec![Value::Str(".".into()), Value::Str("..".into())];
+    for e in entries {
+        let e = e.map_err(|e| os_err(&e, &path))?;
+        out.push(Value::Str(e.file_name().to_string_lossy().into_owned()));
+    }
+    Ok(Value::List(out))
+}
+
+pub(super) fn rmdir(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let recurse = truthy(p.take("recurse"), false);
+    let verbose = truthy(p.take("verbose"), false);
+    let older_than = p.take("older_than").filter(Value::is_truthy);
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation("File path must be absolute.".into()));
+    }
+    if !Path::new(&path).is_dir() {
+        return Err(CallError::Invocation(
+            "A valid directory was not specified.".into(),
+        ));
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    // Days; what is no number counts as 0 days, as in Salt.
+    let cutoff = older_than.map(|v| {
+        let days = match v {
+            Value::Int(i) => i,
+            other => other.to_python_str().trim().parse().unwrap_or(0),
+        };
+        now - days as f64 * 86_400.0
+    });
+    let old_enough = |p: &Path| match cutoff {
+        // A cutoff of 0 days still asks (`if older_than`): as Salt's
+        // float, it is the current time.
+        Some(c) => std::fs::metadata(p).is_ok_and(|m| {
+            let t = m.mtime() as f64 + m.mtime_nsec() as f64 * 1e-9;
+            t < c
+        }),
+        None => true,
+    };
+    let mut deleted = Vec::new();
+    let mut errors = Vec::new();
+    let mut ret = false;
+    let attempt = |d: &Path, deleted: &mut Vec<Value>, errors: &mut Vec<Value>| {
+        match std::fs::remove_dir(d) {
+            Ok(()) => {
+                deleted.push(Value::Str(d.display().to_string()));
+                true
+            }
+            Err(e) => {
+                errors.push(Value::List(vec![
+                    Value::Str(d.display().to_string()),
+                    Value::Str(py_os_error(&e, d)),
+                ]));
+                false
+            }
+        }
+    };
+    if recurse {
+        // Python's os.walk bottom-up, each directory removing its
+        // subdirectories (in listing order) once their own trees are done.
+        fn subdirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                return;
+            };
+            let kids: Vec<std::path::PathBuf> = rd
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect();
+            for k in &kids {
+                subdirs(k, out);
+            }
+            out.extend(kids);
+        }
+        let mut all = Vec::new();
+        subdirs(Path::new(&path), &mut all);
+        for d in &all {
+            if old_enough(d) {
+                attempt(d, &mut deleted, &mut errors);
+            }
+        }
+        ret = errors.is_empty();
+    }
+    if old_enough(Path::new(&path)) {
+        ret = attempt(Path::new(&path), &mut deleted, &mut errors) && (ret || !recurse);
+    }
+    if verbose {
+        let mut m = brine_core::Map::new();
+        m.insert("deleted".into(), Value::List(deleted));
+        m.insert("errors".into(), Value::List(errors));
+        m.insert("result".into(), Value::Bool(ret));
+        return Ok(Value::Map(m));
+    }
+    Ok(Value::Bool(ret))
 }
 
 #[cfg(test)]

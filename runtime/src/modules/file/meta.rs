@@ -6,8 +6,8 @@ use super::{isabs, path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::CallError;
 use crate::state::modules::file::fsutil::{self, py_os_error, FileError, Owner};
+use crate::state::modules::file::misc;
 use brine_core::{Map, Value};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 /// Python's `os.path.abspath`.
@@ -59,55 +59,39 @@ pub(super) fn realpath(path: &str) -> String {
     out
 }
 
-fn float_time(secs: i64, nsecs: i64) -> Value {
-    Value::Float(secs as f64 + nsecs as f64 * 1e-9)
-}
-
 /// `follow_symlinks` as Salt takes it (true unless given false).
 fn follow(p: &mut Params) -> bool {
     truthy(p.take("follow_symlinks"), true)
 }
 
-/// Salt's `file.stats` of `path`.
+/// Salt's `file.stats` of `path` (the state's `fsutil::stats`) as a dict.
 fn stats_of(path: &str, follow: bool, hash_type: Option<&str>) -> Result<Map, CallError> {
-    let md = if follow {
-        // A broken link still has an owner: Salt falls back to lstat.
-        std::fs::metadata(path).or_else(|_| std::fs::symlink_metadata(path))
-    } else {
-        std::fs::symlink_metadata(path)
-    }
-    .map_err(|_| CallError::Failed(FileError::NotFound { path: path.into() }.to_string()))?;
+    let st = fsutil::stats(Path::new(path), follow)
+        .map_err(|e: FileError| CallError::Failed(e.to_string()))?;
     let mut m = Map::new();
-    m.insert("inode".into(), Value::Int(md.ino() as i64));
-    m.insert("uid".into(), Value::Int(i64::from(md.uid())));
-    m.insert("gid".into(), Value::Int(i64::from(md.gid())));
-    m.insert("group".into(), Value::Str(fsutil::gid_name(md.gid())));
-    m.insert("user".into(), Value::Str(fsutil::uid_name(md.uid())));
-    m.insert("atime".into(), float_time(md.atime(), md.atime_nsec()));
-    m.insert("mtime".into(), float_time(md.mtime(), md.mtime_nsec()));
-    m.insert("ctime".into(), float_time(md.ctime(), md.ctime_nsec()));
-    m.insert("size".into(), Value::Int(md.size() as i64));
-    m.insert("mode".into(), Value::Str(fsutil::format_mode(md.mode())));
+    m.insert("inode".into(), Value::Int(st.inode as i64));
+    m.insert("uid".into(), Value::Int(i64::from(st.uid)));
+    m.insert("gid".into(), Value::Int(i64::from(st.gid)));
+    // An id without a name is the number itself, as Salt answers.
+    let group = match crate::accounts::group_by_gid(st.gid) {
+        Some(_) => Value::Str(st.group),
+        None => Value::Int(i64::from(st.gid)),
+    };
+    let user = match crate::accounts::user_by_uid(st.uid) {
+        Some(_) => Value::Str(st.user),
+        None => Value::Int(i64::from(st.uid)),
+    };
+    m.insert("group".into(), group);
+    m.insert("user".into(), user);
+    m.insert("atime".into(), Value::Float(st.atime_f));
+    m.insert("mtime".into(), Value::Float(st.mtime_f));
+    m.insert("ctime".into(), Value::Float(st.ctime_f));
+    m.insert("size".into(), Value::Int(st.size as i64));
+    m.insert("mode".into(), Value::Str(st.mode));
     if let Some(form) = hash_type.filter(|h| !h.is_empty()) {
         m.insert("sum".into(), Value::Str(hash_file(path, form)?));
     }
-    let ft = md.file_type();
-    let kind = if ft.is_dir() {
-        "dir"
-    } else if ft.is_char_device() {
-        "char"
-    } else if ft.is_block_device() {
-        "block"
-    } else if ft.is_symlink() {
-        "link"
-    } else if ft.is_fifo() {
-        "pipe"
-    } else if ft.is_socket() {
-        "socket"
-    } else {
-        "file"
-    };
-    m.insert("type".into(), Value::Str(kind.into()));
+    m.insert("type".into(), Value::Str(st.kind.into()));
     let target = if follow {
         realpath(path)
     } else {
@@ -133,6 +117,223 @@ pub(super) fn stat_field(mut p: Params, field: &str) -> Result<Value, CallError>
     p.finish()?;
     let mut m = stats_of(&path, follow, None)?;
     Ok(m.shift_remove(field).unwrap_or(Value::Null))
+}
+
+/// Salt's `file.lstat`: some of `os.lstat`'s fields; `{}` when the path
+/// cannot be read.
+pub(super) fn lstat(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation(
+            "Path to file must be absolute.".into(),
+        ));
+    }
+    Ok(Value::Map(lstat_of(&path).unwrap_or_default()))
+}
+
+fn lstat_of(path: &str) -> Option<Map> {
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::symlink_metadata(path).ok()?;
+    let t = |s: i64, n: i64| Value::Float(s as f64 + n as f64 * 1e-9);
+    let mut m = Map::new();
+    m.insert("st_atime".into(), t(md.atime(), md.atime_nsec()));
+    m.insert("st_ctime".into(), t(md.ctime(), md.ctime_nsec()));
+    m.insert("st_gid".into(), Value::Int(i64::from(md.gid())));
+    m.insert("st_mode".into(), Value::Int(i64::from(md.mode())));
+    m.insert("st_mtime".into(), t(md.mtime(), md.mtime_nsec()));
+    m.insert("st_nlink".into(), Value::Int(md.nlink() as i64));
+    m.insert("st_size".into(), Value::Int(md.size() as i64));
+    m.insert("st_uid".into(), Value::Int(i64::from(md.uid())));
+    Some(m)
+}
+
+pub(super) fn is_hardlink(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation(
+            "Path to file must be absolute.".into(),
+        ));
+    }
+    // Salt answers `res and ...`: the empty dict when nothing is there.
+    Ok(match lstat_of(&path) {
+        None => Value::Map(Map::new()),
+        Some(m) => Value::Bool(m.get("st_nlink").and_then(Value::as_i64).unwrap_or(0) > 1),
+    })
+}
+
+pub(super) fn get_sum(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let form = p
+        .take("form")
+        .map_or_else(|| "sha256".to_string(), |v| v.to_python_str());
+    p.finish()?;
+    if !Path::new(&path).is_file() {
+        return Ok(Value::Str("File not found".into()));
+    }
+    hash_file(&path, &form).map(Value::Str)
+}
+
+/// Python's `TypeError` for an id or name of the wrong type.
+fn bad_id(what: &str, v: &Value) -> CallError {
+    CallError::Failed(format!(
+        "{what}: an integer or a name is required, not {}",
+        v.type_name()
+    ))
+}
+
+pub(super) fn user_to_uid(mut p: Params) -> Result<Value, CallError> {
+    let user = p.require("user")?;
+    p.finish()?;
+    Ok(match user {
+        // No user: the one this process runs as.
+        Value::Null => Value::Int(i64::from(nix::unistd::geteuid().as_raw())),
+        v @ Value::Int(_) => v,
+        Value::Str(name) => crate::accounts::uid_of(&name)
+            .map_or(Value::Str(String::new()), |u| Value::Int(i64::from(u))),
+        other => return Err(bad_id("getpwnam()", &other)),
+    })
+}
+
+pub(super) fn group_to_gid(mut p: Params) -> Result<Value, CallError> {
+    let group = p.require("group")?;
+    p.finish()?;
+    Ok(match group {
+        Value::Null => Value::Str(String::new()),
+        v @ Value::Int(_) => v,
+        Value::Str(name) => crate::accounts::gid_of(&name)
+            .map_or(Value::Str(String::new()), |g| Value::Int(i64::from(g))),
+        other => return Err(bad_id("getgrnam()", &other)),
+    })
+}
+
+pub(super) fn uid_to_user(mut p: Params) -> Result<Value, CallError> {
+    let uid = p.require("uid")?;
+    p.finish()?;
+    let id = match &uid {
+        Value::Int(i) => *i,
+        Value::Bool(b) => i64::from(*b),
+        other => return Err(bad_id("getpwuid()", other)),
+    };
+    // An id without a name is answered as the id.
+    Ok(u32::try_from(id)
+        .ok()
+        .and_then(crate::accounts::user_by_uid)
+        .map_or(Value::Int(id), |u| Value::Str(u.name)))
+}
+
+pub(super) fn gid_to_group(mut p: Params) -> Result<Value, CallError> {
+    let gid = p.require("gid")?;
+    p.finish()?;
+    // Digits are an id; any other text is a group name to look up first.
+    let id = match &gid {
+        Value::Int(i) => *i,
+        Value::Bool(b) => i64::from(*b),
+        Value::Str(s) => match s.trim().parse::<i64>() {
+            Ok(i) => i,
+            Err(_) => match crate::accounts::gid_of(s) {
+                Some(g) => i64::from(g),
+                None => return Ok(Value::Str(String::new())),
+            },
+        },
+        other => return Err(bad_id("int()", other)),
+    };
+    Ok(u32::try_from(id)
+        .ok()
+        .and_then(crate::accounts::group_by_gid)
+        .map_or(Value::Int(id), |g| Value::Str(g.name)))
+}
+
+/// `is_blkdev`, `is_chrdev`, `is_fifo`: what `stat` (links followed)
+/// says the path is; false when nothing is there.
+pub(super) fn is_kind(
+    mut p: Params,
+    kind: fn(&std::fs::FileType) -> bool,
+) -> Result<Value, CallError> {
+    let name = path_arg(&mut p, "name")?;
+    p.finish()?;
+    match std::fs::metadata(&name) {
+        Ok(md) => Ok(Value::Bool(kind(&md.file_type()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Value::Bool(false)),
+        Err(e) => Err(CallError::Failed(py_os_error(&e, Path::new(&name)))),
+    }
+}
+
+/// Salt's `file.diskusage`: a file's size, or the sizes of the files under
+/// a directory (each inode once, links to directories not followed).
+pub(super) fn diskusage(mut p: Params) -> Result<Value, CallError> {
+    // Salt uses the path as given, without expanding `~`.
+    let path = super::raw_path_arg(&mut p, "path")?;
+    p.finish()?;
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(md) = std::fs::metadata(&path) {
+        if md.is_file() {
+            return Ok(Value::Int(md.size() as i64));
+        }
+    }
+    fn walk(dir: &Path, seen: &mut std::collections::HashSet<u64>, total: &mut u64) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            // os.walk lists a link to a directory among the directories
+            // and does not enter it.
+            let follows_to_dir = std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir());
+            if follows_to_dir {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    walk(&e.path(), seen, total);
+                }
+            } else if let Ok(md) = std::fs::metadata(e.path()) {
+                if seen.insert(md.ino()) {
+                    *total += md.size();
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut total = 0;
+    walk(Path::new(&path), &mut seen, &mut total);
+    Ok(Value::Int(i64::try_from(total).unwrap_or(i64::MAX)))
+}
+
+pub(super) fn link(mut p: Params) -> Result<Value, CallError> {
+    let src = path_arg(&mut p, "src")?;
+    let path = super::path_str("fspath", p.require("path")?)?;
+    p.finish()?;
+    if !isabs(&src) {
+        return Err(CallError::Invocation("File path must be absolute.".into()));
+    }
+    std::fs::hard_link(&src, &path)
+        .map(|()| Value::Bool(true))
+        .map_err(|e| {
+            // Python's str() of a two-path OSError names both.
+            let text = py_os_error(&e, Path::new(&src));
+            CallError::Failed(format!("Could not create '{path}': {text} -> '{path}'"))
+        })
+}
+
+pub(super) fn statvfs(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    p.finish()?;
+    if !isabs(&path) {
+        return Err(CallError::Invocation("File path must be absolute.".into()));
+    }
+    let st = nix::sys::statvfs::statvfs(path.as_str())
+        .map_err(|_| CallError::Failed(format!("Could not statvfs '{path}'")))?;
+    let n = |v: u64| Value::Int(i64::try_from(v).unwrap_or(i64::MAX));
+    let mut m = Map::new();
+    m.insert("f_bavail".into(), n(st.blocks_available()));
+    m.insert("f_bfree".into(), n(st.blocks_free()));
+    m.insert("f_blocks".into(), n(st.blocks()));
+    m.insert("f_bsize".into(), n(st.block_size()));
+    m.insert("f_favail".into(), n(st.files_available()));
+    m.insert("f_ffree".into(), n(st.files_free()));
+    m.insert("f_files".into(), n(st.files()));
+    m.insert("f_flag".into(), n(st.flags().bits()));
+    m.insert("f_frsize".into(), n(st.fragment_size()));
+    m.insert("f_namemax".into(), n(st.name_max()));
+    Ok(Value::Map(m))
 }
 
 /// The hex digest of a file (Salt's `hashutils.get_hash`).
@@ -190,11 +391,47 @@ pub(super) fn chown(mut p: Params) -> Result<Value, CallError> {
     let user = p.require("user")?;
     let group = p.require("group")?;
     p.finish()?;
-    let mut err = String::new();
-    // An empty or missing user means "the current user" in Salt, which is
-    // who owns what this process touches: leaving it unchanged is the same.
+    chown_path(&path, user, group)
+}
+
+/// `chgrp`: `chown` with the owner the path has now.
+pub(super) fn chgrp(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let group = p.require("group")?;
+    p.finish()?;
+    let mut st = stats_of(&path, true, None)?;
+    let user = st.shift_remove("user").unwrap_or(Value::Null);
+    chown_path(&path, user, group)
+}
+
+/// `lchown`: the link itself, not what it points to. Salt computes its
+/// "does not exist" messages and drops them: an unknown name fails.
+pub(super) fn lchown(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let user = p.require("user")?;
+    let group = p.require("group")?;
+    p.finish()?;
+    let unknown = |what: &str| CallError::Failed(format!("{what} must be an integer, not str"));
     let uid = match user {
-        Value::Null => None,
+        Value::Null => Some(nix::unistd::geteuid().as_raw()),
+        ref u => owner_id(u, fsutil::user_to_uid).map_err(|()| unknown("uid"))?,
+    };
+    let gid = match owner_id(&group, fsutil::group_to_gid) {
+        Ok(id) => id,
+        Err(()) if group.is_truthy() => return Err(unknown("gid")),
+        Err(()) => None,
+    };
+    let p = Path::new(&path);
+    fsutil::chown(p, uid, gid, false)
+        .map(|()| Value::Null)
+        .map_err(|e| CallError::Failed(py_os_error(&e, p)))
+}
+
+fn chown_path(path: &str, user: Value, group: Value) -> Result<Value, CallError> {
+    let mut err = String::new();
+    // No user (None) is the user this process runs as, in Salt.
+    let uid = match user {
+        Value::Null => Some(nix::unistd::geteuid().as_raw()),
         ref u => match owner_id(u, fsutil::user_to_uid) {
             Ok(id) => id,
             Err(()) => {
@@ -307,8 +544,39 @@ pub(super) fn is_link(mut p: Params) -> Result<Value, CallError> {
     ))
 }
 
+/// Python's `os.path.expandvars`: `$NAME` and `${NAME}` from the
+/// environment; unknown names stay as written.
+fn expandvars(path: &str) -> String {
+    if !path.contains('$') {
+        return path.to_string();
+    }
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (name, len) = if let Some(braced) = after.strip_prefix('{') {
+            match braced.find('}') {
+                Some(end) => (&braced[..end], end + 2),
+                None => ("", 0),
+            }
+        } else {
+            let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
+            (&after[..end], end)
+        };
+        match std::env::var(name) {
+            Ok(v) if !name.is_empty() => out.push_str(&v),
+            _ => out.push_str(&rest[i..i + 1 + len]),
+        }
+        rest = &rest[i + 1 + len..];
+    }
+    out.push_str(rest);
+    out
+}
+
 pub(super) fn readlink(mut p: Params) -> Result<Value, CallError> {
-    let path = path_arg(&mut p, "path")?;
+    let path = expandvars(&path_arg(&mut p, "path")?);
     let canonicalize = truthy(p.take("canonicalize"), false);
     p.finish()?;
     if !isabs(&path) {
@@ -342,53 +610,9 @@ pub(super) fn symlink(mut p: Params) -> Result<Value, CallError> {
             "Link path must be absolute: {path}"
         )));
     }
-    let lmd = std::fs::symlink_metadata(&path).ok();
-    let is_link = lmd.as_ref().is_some_and(|m| m.file_type().is_symlink());
-    if is_link {
-        if let Ok(t) = std::fs::read_link(&path) {
-            if fsutil::normpath(&t.display().to_string()) == fsutil::normpath(&src) {
-                return Ok(Value::Bool(true));
-            }
-        }
-        if !force && !atomic {
-            return Err(CallError::Failed(format!("Found existing symlink: {path}")));
-        }
-    }
-    let exists = if follow {
-        Path::new(&path).exists()
-    } else {
-        lmd.is_some()
-    };
-    if exists && !force && !atomic {
-        return Err(CallError::Failed(format!(
-            "Existing path is not a symlink: {path}"
-        )));
-    }
-    let could_not = || CallError::Failed(format!("Could not create '{path}'"));
-    if atomic {
-        // A new link beside the old path, renamed over it in one step.
-        let dir = fsutil::dirname(&path);
-        let dir = if dir.is_empty() { ".".to_string() } else { dir };
-        let tmp = tempfile::Builder::new()
-            .prefix("tmp")
-            .make_in(&dir, |p| std::os::unix::fs::symlink(&src, p))
-            .map_err(|_| could_not())?;
-        let tmp_path = tmp.into_temp_path().keep().map_err(|_| could_not())?;
-        return match std::fs::rename(&tmp_path, &path) {
-            Ok(()) => Ok(Value::Bool(true)),
-            Err(_) => {
-                let _ = std::fs::remove_file(&tmp_path);
-                Err(could_not())
-            }
-        };
-    }
-    if (is_link || exists) && force {
-        std::fs::remove_file(&path)
-            .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&path))))?;
-    }
-    std::os::unix::fs::symlink(&src, &path)
+    misc::make_symlink(&src, Path::new(&path), force, atomic, follow)
         .map(|()| Value::Bool(true))
-        .map_err(|_| could_not())
+        .map_err(CallError::Failed)
 }
 
 #[cfg(test)]
@@ -404,5 +628,12 @@ mod tests {
         assert_eq!(realpath(&format!("{d}/l")), format!("{d}/a/b"));
         assert_eq!(realpath(&format!("{d}/x/../y")), format!("{d}/y"));
         assert_eq!(hash_type_of_len(64), Some("sha256"));
+        // PATH is set wherever tests run; the environment is not changed.
+        let p = std::env::var("PATH").unwrap_or_default();
+        assert_eq!(expandvars("/a/$PATH/${PATH}x"), format!("/a/{p}/{p}x"));
+        assert_eq!(
+            expandvars("/a/$NO_SUCH_VAR_HERE/$"),
+            "/a/$NO_SUCH_VAR_HERE/$"
+        );
     }
 }

@@ -58,15 +58,46 @@ or a bare value whose length names the type).\n\n    brine-call file.check_hash 
         |_, p| new(meta::check_hash(p)),
     ),
     Function::acts(
+        "chgrp",
+        "Set PATH's group to GROUP (a name or an id), keeping its owner. \
+Returns None, or why it could not.\n\n    brine-call file.chgrp /srv/app www-data",
+        |_, p| meta::chgrp(p).map(Return::from),
+    ),
+    Function::acts(
         "chown",
         "Set PATH's owner USER and group GROUP (names or ids). Returns None, \
 or why it could not.\n\n    brine-call file.chown /srv/app www-data www-data",
         |_, p| meta::chown(p).map(Return::from),
     ),
+    Function::acts(
+        "comment",
+        "Comment out the lines of PATH that REGEX matches (from their start) \
+with CHAR ('#'); backup: the suffix of a copy ('.bak'), False for none. \
+Returns the diff of those lines, or False when none matched.\n\n    brine-call file.comment /etc/fstab '^/dev/sdb1'",
+        |_, p| text::comment_line(p, Some(true)).map(Return::from),
+    ),
+    Function::acts(
+        "comment_line",
+        "file.comment (cmnt=True) or file.uncomment (cmnt=False) in one \
+function.\n\n    brine-call file.comment_line /etc/fstab '^/dev/sdb1' cmnt=False",
+        |_, p| text::comment_line(p, None).map(Return::from),
+    ),
     Function::reads(
         "contains",
         "True when PATH contains TEXT (surrounding blanks ignored).\n\n    brine-call file.contains /etc/hosts localhost",
         |_, p| new(text::contains(p)),
+    ),
+    Function::reads(
+        "contains_glob",
+        "True when PATH's contents match the shell pattern GLOB_EXPR as a \
+whole (use *text* to find text anywhere).\n\n    brine-call file.contains_glob /etc/hosts '*localhost*'",
+        |_, p| new(text::contains_glob(p)),
+    ),
+    Function::reads(
+        "contains_regex",
+        "True when a line of PATH matches the Python regular expression REGEX \
+(lchar: characters stripped from each line's start first).\n\n    brine-call file.contains_regex /etc/hosts '^127\\.'",
+        |_, p| new(text::contains_regex(p)),
     ),
     Function::acts(
         "copy",
@@ -85,6 +116,12 @@ recurse=True (remove_existing=True replaces DST instead of merging).\n\n    brin
         |_, p| path_part(p, path::dirname),
     ),
     Function::reads(
+        "diskusage",
+        "The size in bytes of the file PATH, or of the files under the \
+directory PATH (hard links counted once).\n\n    brine-call file.diskusage /var/log",
+        |_, p| new(meta::diskusage(p)),
+    ),
+    Function::reads(
         "file_exists",
         "True when PATH (~ expanded) is a regular file (or a link to one).\n\n    brine-call file.file_exists /etc/passwd",
         |c, p| test_path(c, p, |m| m.is_file()),
@@ -96,6 +133,18 @@ regex, iregex, type (f d l b c p s), maxdepth, mindepth, size ([+-]N[bkmgt]), \
 mtime ([+-]N[smhdw]), print (path name type size mtime user group mode ...), \
 delete.\n\n    brine-call file.find /var/log name='*.gz' mtime=+30d",
         |_, p| find::find(p).map(Return::from),
+    ),
+    Function::reads(
+        "get_diff",
+        "The unified diff of FILE1 and FILE2 (local paths or salt:// sources \
+in saltenv), '' when they are the same; show_filenames names them in the \
+header, show_changes=False or a binary file answer a note instead.\n\n    brine-call file.get_diff /etc/hosts salt://hosts",
+        |c, p| new(text::get_diff(c, p)),
+    ),
+    Function::reads(
+        "get_gid",
+        "The id of the group owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_gid /etc/passwd",
+        |_, p| new(meta::stat_field(p, "gid")),
     ),
     Function::reads(
         "get_group",
@@ -121,9 +170,67 @@ source itself when it is local.\n\n    brine-call file.get_source_sum /etc/motd 
         source::get_source_sum,
     ),
     Function::reads(
+        "get_sum",
+        "The hex digest of the file PATH (form as file.get_hash takes it), or \
+'File not found'.\n\n    brine-call file.get_sum /etc/passwd sha1",
+        |_, p| new(meta::get_sum(p)),
+    ),
+    Function::reads(
+        "get_uid",
+        "The id of the user owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_uid /etc/passwd",
+        |_, p| new(meta::stat_field(p, "uid")),
+    ),
+    Function::reads(
         "get_user",
         "The user owning PATH (follow_symlinks=False: the link itself).\n\n    brine-call file.get_user /etc/passwd",
         |_, p| new(meta::stat_field(p, "user")),
+    ),
+    Function::reads(
+        "gid_to_group",
+        "The name of group GID (a name is looked up first); the id itself \
+when it has no name, '' for an unknown name.\n\n    brine-call file.gid_to_group 0",
+        |_, p| new(meta::gid_to_group(p)),
+    ),
+    Function::acts(
+        "grep",
+        "Run grep(1) for PATTERN in PATH (a shell pattern; each further \
+argument one grep option, after -- on the command line). Answers \
+{pid, retcode, stdout, stderr}.\n\n    brine-call file.grep /etc/hosts localhost -- -n",
+        io::grep,
+    ),
+    Function::reads(
+        "group_to_gid",
+        "The id of group GROUP (an id as it is); '' when there is no such group.\n\n    brine-call file.group_to_gid root",
+        |_, p| new(meta::group_to_gid(p)),
+    ),
+    Function::reads(
+        "is_blkdev",
+        "True when NAME is a block device.\n\n    brine-call file.is_blkdev /dev/sda",
+        |_, p| new(meta::is_kind(p, |t| {
+            use std::os::unix::fs::FileTypeExt;
+            t.is_block_device()
+        })),
+    ),
+    Function::reads(
+        "is_chrdev",
+        "True when NAME is a character device.\n\n    brine-call file.is_chrdev /dev/null",
+        |_, p| new(meta::is_kind(p, |t| {
+            use std::os::unix::fs::FileTypeExt;
+            t.is_char_device()
+        })),
+    ),
+    Function::reads(
+        "is_fifo",
+        "True when NAME is a named pipe.\n\n    brine-call file.is_fifo /run/initctl",
+        |_, p| new(meta::is_kind(p, |t| {
+            use std::os::unix::fs::FileTypeExt;
+            t.is_fifo()
+        })),
+    ),
+    Function::reads(
+        "is_hardlink",
+        "True when PATH has more than one hard link.\n\n    brine-call file.is_hardlink /etc/passwd",
+        |_, p| new(meta::is_hardlink(p)),
     ),
     Function::reads(
         "is_link",
@@ -137,12 +244,29 @@ part starts over).\n\n    brine-call file.join / usr local bin",
         join,
     ),
     Function::acts(
+        "lchown",
+        "Set the owner USER and group GROUP of PATH itself (a link is not \
+followed).\n\n    brine-call file.lchown /srv/current www-data www-data",
+        |_, p| meta::lchown(p).map(Return::from),
+    ),
+    Function::acts(
         "line",
         "Edit one line of PATH. mode: ensure (present, placed by before/after), \
 replace (the line matching MATCH), delete, insert (at location start/end or \
 before/after a matching line). Returns the diff (show_changes) or whether \
 it changed.\n\n    brine-call file.line /etc/fstab content='tmpfs /tmp tmpfs 0 0' mode=ensure after='^/dev/sda1'",
         |c, p| text::line(c, p).map(Return::from),
+    ),
+    Function::acts(
+        "link",
+        "Make PATH a hard link to the file SRC.\n\n    brine-call file.link /srv/a /srv/b",
+        |_, p| meta::link(p).map(Return::from),
+    ),
+    Function::reads(
+        "lstat",
+        "Some of lstat(2)'s fields of PATH (st_atime, st_ctime, st_gid, st_mode, \
+st_mtime, st_nlink, st_size, st_uid); {} when it cannot be read.\n\n    brine-call file.lstat /etc/passwd",
+        |_, p| new(meta::lstat(p)),
     ),
     Function::acts(
         "makedirs",
@@ -162,6 +286,31 @@ and MODE. True.\n\n    brine-call file.mkdir /srv/app mode=750",
 systems too. Returns a result dict.\n\n    brine-call file.move /tmp/a /srv/a",
         |_, p| io::move_(p).map(Return::from),
     ),
+    Function::reads(
+        "normpath",
+        "PATH with redundant separators and . and .. parts removed (Python's \
+os.path.normpath).\n\n    brine-call file.normpath /etc/../usr//lib",
+        |_, mut p| {
+            let path = path_str("normpath", p.require("path")?)?;
+            p.finish()?;
+            Ok(Returned::New(Value::Str(
+                crate::state::modules::file::fsutil::normpath(&path),
+            )))
+        },
+    ),
+    Function::reads(
+        "pardir",
+        "The parent directory's name in paths: '..'.\n\n    brine-call file.pardir",
+        |_, p| {
+            p.finish()?;
+            Ok(Returned::New(Value::Str("..".into())))
+        },
+    ),
+    Function::reads(
+        "path_exists_glob",
+        "True when the shell pattern PATH (~ expanded) matches an existing path.\n\n    brine-call file.path_exists_glob '/etc/ssh/*.pub'",
+        |_, p| new(io::path_exists_glob(p)),
+    ),
     Function::acts(
         "prepend",
         "Put each further argument as a line at the start of PATH (created if \
@@ -172,6 +321,11 @@ missing).\n\n    brine-call file.prepend /etc/motd 'Welcome'",
         "read",
         "The contents of PATH (binary=True: Python's bytes).\n\n    brine-call file.read /etc/hostname",
         |_, p| new(io::read(p)),
+    ),
+    Function::reads(
+        "readdir",
+        "The entries of the directory PATH, '.' and '..' first.\n\n    brine-call file.readdir /etc/ssh",
+        |_, p| new(io::readdir(p)),
     ),
     Function::reads(
         "readlink",
@@ -199,11 +353,37 @@ dry_run, search_only, show_changes (the diff, else True/False), \
 ignore_if_missing, backslash_literal.\n\n    brine-call file.replace /etc/ssh/sshd_config '^#?PermitRootLogin.*' 'PermitRootLogin no'",
         |_, p| text::replace(p).map(Return::from),
     ),
+    Function::acts(
+        "rmdir",
+        "Remove the empty directory PATH; recurse=True removes its empty \
+subdirectories first, older_than=DAYS only those not changed since; \
+verbose=True answers what was deleted and what failed.\n\n    brine-call file.rmdir /srv/old recurse=True",
+        |_, p| io::rmdir(p).map(Return::from),
+    ),
     Function::reads(
         "search",
         "True when the Python regular expression PATTERN matches in PATH \
 (flags as file.replace takes them; multiline=True adds MULTILINE).\n\n    brine-call file.search /etc/hosts '^127\\.0\\.0\\.1'",
         |_, p| new(text::search(p)),
+    ),
+    Function::acts(
+        "sed",
+        "Edit PATH in place with sed(1): s/BEFORE/AFTER/FLAGS ('g'), on lines \
+matching LIMIT (negate_match: the others); options ('-r -e'), backup (suffix, \
+'.bak'), escape_all (escape regex characters). Answers cmd.run_all's dict, \
+False when PATH is missing.\n\n    brine-call file.sed /etc/ntp.conf '^server .*' 'server ntp.example.com'",
+        io::sed,
+    ),
+    Function::reads(
+        "sed_contains",
+        "True when sed(1) finds TEXT (an extended regular expression) in PATH, \
+on lines matching LIMIT if given.\n\n    brine-call file.sed_contains /etc/ntp.conf '^server'",
+        |c, p| new(io::sed_contains(c, p)),
+    ),
+    Function::reads(
+        "seek_read",
+        "SIZE bytes of PATH from byte OFFSET (Python's bytes).\n\n    brine-call file.seek_read /etc/passwd 4 0",
+        |_, p| new(io::seek_read(p)),
     ),
     Function::acts(
         "set_mode",
@@ -222,6 +402,13 @@ that exists, with its hash, as [source, source_hash].\n\n    brine-call file.sou
 adds its digest as sum).\n\n    brine-call file.stats /etc/passwd",
         |_, p| new(meta::stats(p)),
     ),
+    Function::reads(
+        "statvfs",
+        "The file system holding PATH as statvfs(3) reports it (f_bavail, \
+f_bfree, f_blocks, f_bsize, f_favail, f_ffree, f_files, f_flag, f_frsize, \
+f_namemax).\n\n    brine-call file.statvfs /var",
+        |_, p| new(meta::statvfs(p)),
+    ),
     Function::acts(
         "symlink",
         "Make PATH a symbolic link to SRC; force=True replaces what is there, \
@@ -235,9 +422,32 @@ atomic=True replaces it in one rename.\n\n    brine-call file.symlink /srv/app/c
         |_, p| io::touch(p).map(Return::from),
     ),
     Function::acts(
+        "truncate",
+        "Cut the file PATH down to LENGTH bytes.\n\n    brine-call file.truncate /var/log/app.log 0",
+        |_, p| io::truncate(p).map(Return::from),
+    ),
+    Function::acts(
+        "uncomment",
+        "Remove CHAR ('#') from the start of the commented lines of PATH whose \
+text REGEX matches; backup as file.comment. Returns the diff of those lines, \
+or False.\n\n    brine-call file.uncomment /etc/fstab '/dev/sdb1'",
+        |_, p| text::comment_line(p, Some(false)).map(Return::from),
+    ),
+    Function::acts(
         "write",
         "Replace PATH's contents with each further argument as a line.\n\n    brine-call file.write /etc/motd 'line one' 'line two'",
         |_, p| io::write(p).map(Return::from),
+    ),
+    Function::reads(
+        "uid_to_user",
+        "The name of user UID; the id itself when it has no name.\n\n    brine-call file.uid_to_user 0",
+        |_, p| new(meta::uid_to_user(p)),
+    ),
+    Function::reads(
+        "user_to_uid",
+        "The id of user USER (an id as it is, None: the running user); '' \
+when there is no such user.\n\n    brine-call file.user_to_uid root",
+        |_, p| new(meta::user_to_uid(p)),
     ),
 ];
 
@@ -260,8 +470,22 @@ fn path_str(fun: &str, v: Value) -> Result<String, CallError> {
 /// A required path argument, `~` expanded (`os.path.expanduser`, whose
 /// `TypeError` salt-call reports as invalid arguments).
 fn path_arg(p: &mut Params, name: &str) -> Result<String, CallError> {
+    path_arg_with(p, name, path::expanduser)
+}
+
+/// A required path argument taken as it is (Salt opens it without
+/// expanding `~`).
+fn raw_path_arg(p: &mut Params, name: &str) -> Result<String, CallError> {
+    path_arg_with(p, name, str::to_string)
+}
+
+fn path_arg_with(
+    p: &mut Params,
+    name: &str,
+    expand: fn(&str) -> String,
+) -> Result<String, CallError> {
     match p.require(name)? {
-        Value::Str(s) => Ok(path::expanduser(&s)),
+        Value::Str(s) => Ok(expand(&s)),
         other => Err(CallError::InvalidArguments(format!(
             "expected str, bytes or os.PathLike object, not {}",
             other.type_name()
@@ -312,3 +536,6 @@ fn join<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         parts.iter().map(String::as_str),
     ))))
 }
+
+#[cfg(test)]
+mod tests;

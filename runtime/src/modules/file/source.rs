@@ -5,14 +5,15 @@ use super::path_str;
 use crate::modules::params::Params;
 use crate::modules::{CallError, Ctx};
 use crate::state::fileclient::{FileClient, LocalFileClient};
-use crate::state::modules::file::managed::{first_source, parse_source_hash};
+use crate::state::modules::file::managed::first_source;
+use crate::state::modules::file::source_hash;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
 use std::sync::Arc;
 
 /// The running minion's file client (the master's file server under the
 /// daemon), or `file_roots` for a template.
-fn client(c: &Ctx) -> Arc<dyn FileClient> {
+pub(super) fn client(c: &Ctx) -> Arc<dyn FileClient> {
     match c.running() {
         Some(m) => m.file_client(),
         None => Arc::new(LocalFileClient::from_opts(c.opts)),
@@ -33,14 +34,15 @@ pub(super) fn source_list<'c>(c: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>
     Ok(Returned::New(Value::List(vec![url, hash])))
 }
 
-pub(super) fn get_source_sum<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let _file_name = p.take("file_name");
-    let _source = p.take("source");
+pub(super) fn get_source_sum<'c>(c: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let text = |v: Option<Value>| v.filter(Value::is_truthy).map(|v| v.to_python_str());
+    let file_name = text(p.take("file_name")).unwrap_or_default();
+    let source = text(p.take("source")).unwrap_or_default();
     let source_hash = p.take("source_hash").unwrap_or(Value::Null);
-    // What only hash files and signatures use: brine takes the hash itself.
+    let source_hash_name = text(p.take("source_hash_name"));
+    let saltenv = text(p.take("saltenv")).unwrap_or_else(|| "base".into());
+    // Signatures of hash files are not checked by brine.
     for unused in [
-        "source_hash_name",
-        "saltenv",
         "verify_ssl",
         "source_hash_sig",
         "signed_by_any",
@@ -52,7 +54,15 @@ pub(super) fn get_source_sum<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<
     }
     p.finish()?;
     let source_hash = path_str("isabs", source_hash)?;
-    let sum = parse_source_hash(&source_hash).map_err(CallError::Failed)?;
+    let sum = source_hash::get_source_sum(
+        client(c).as_ref(),
+        &saltenv,
+        &file_name,
+        &source,
+        &source_hash,
+        source_hash_name.as_deref(),
+    )
+    .map_err(CallError::Failed)?;
     let mut m = Map::new();
     m.insert("hash_type".into(), Value::Str(sum.hash_type));
     m.insert("hsum".into(), sum.hsum.map_or(Value::Null, Value::Str));

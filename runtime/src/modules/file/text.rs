@@ -62,6 +62,43 @@ pub(super) fn contains(mut p: Params) -> Result<Value, CallError> {
     Ok(Value::Bool(data.contains(text.trim())))
 }
 
+pub(super) fn contains_regex(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let regex = p.require("regex")?.to_python_str();
+    let lchar = opt_str(p.take("lchar")).unwrap_or_default();
+    p.finish()?;
+    let Ok(data) = std::fs::read(&path) else {
+        return Ok(Value::Bool(false));
+    };
+    let re = re_::compile(&regex, 0).map_err(CallError::Failed)?;
+    let text = String::from_utf8_lossy(&data);
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let found = readlines(&text).iter().any(|line| {
+        let line = line.trim_start_matches(|c| lchar.contains(c));
+        py_search(&re, line)
+    });
+    Ok(Value::Bool(found))
+}
+
+pub(super) fn contains_glob(mut p: Params) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let glob_expr = p.require("glob_expr")?.to_python_str();
+    p.finish()?;
+    // Salt matches a window of up to 256 KiB (the whole of most files)
+    // against the pattern; this matches the whole file.
+    let Ok(data) = std::fs::read(&path) else {
+        return Ok(Value::Bool(false));
+    };
+    let text = String::from_utf8_lossy(&data);
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: false,
+        require_literal_leading_dot: false,
+    };
+    let found = glob::Pattern::new(&glob_expr).is_ok_and(|g| g.matches_with(&text, opts));
+    Ok(Value::Bool(found))
+}
+
 pub(super) fn search(mut p: Params) -> Result<Value, CallError> {
     let path = path_arg(&mut p, "path")?;
     let pattern = p.require("pattern")?.to_python_str();
@@ -189,10 +226,20 @@ fn regex_to_static(
     Ok(Some(
         lines
             .iter()
-            .filter(|l| re_::search(&re, l.as_bytes()) || l.contains(regex))
+            .filter(|l| py_search(&re, l) || l.contains(regex))
             .cloned()
             .collect(),
     ))
+}
+
+/// Python's `re.search` on one line: its `$` also matches before the
+/// line's final newline, which the `regex` crate's does not, so the line
+/// is tried without that newline too.
+fn py_search(re: &regex::bytes::Regex, line: &str) -> bool {
+    re_::search(re, line.as_bytes())
+        || line
+            .strip_suffix('\n')
+            .is_some_and(|l| re_::search(re, l.as_bytes()))
 }
 
 fn assert_occurrence(probe: &[String], target: &str) -> Result<(), CallError> {
@@ -465,6 +512,161 @@ pub(super) fn line(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
     Ok(Value::Bool(changed))
 }
 
+pub(super) fn comment_line(mut p: Params, fixed: Option<bool>) -> Result<Value, CallError> {
+    let path = path_arg(&mut p, "path")?;
+    let regex = p.require("regex")?.to_python_str();
+    let char_ = opt_str(p.take("char")).unwrap_or_else(|| "#".into());
+    // `comment`/`uncomment` fix it; `comment_line` takes it as `cmnt`.
+    let cmnt = match fixed {
+        Some(c) => c,
+        None => truthy(p.take("cmnt"), true),
+    };
+    let backup = match p.take("backup") {
+        None => Some(".bak".to_string()),
+        Some(v) if !v.is_truthy() => None,
+        Some(v) => Some(v.to_python_str()),
+    };
+    p.finish()?;
+    let core = regex.trim_start_matches('^').trim_end_matches('$');
+    let end = if regex.ends_with('$') { "$" } else { "" };
+    let rx = if cmnt {
+        let start = if regex.starts_with('^') { "^" } else { "" };
+        format!("{start}({core}){end}")
+    } else {
+        format!("^{char_}\\s*({core}){end}")
+    };
+    let path = realpath(&path);
+    let file = Path::new(&path);
+    if !file.is_file() {
+        return Err(CallError::Invocation(format!("File not found: {path}")));
+    }
+    if !fsutil::is_text_file(file) {
+        return Err(CallError::Invocation(format!(
+            "Cannot perform string replacements on a binary file: {path}"
+        )));
+    }
+    // Python's re.match: anchored at the line's start.
+    let re = re_::compile(&format!("^(?:{rx})"), 0).map_err(CallError::Failed)?;
+    let data = std::fs::read(file).map_err(|e| {
+        CallError::Failed(format!(
+            "Unable to open file '{path}'. Exception: {}",
+            py_os_error(&e, file)
+        ))
+    })?;
+    let mut orig = Vec::new();
+    let mut changed = Vec::new();
+    let mut out = String::with_capacity(data.len() + 16);
+    for raw in difflib::split_keep_newline(&data) {
+        let line = difflib::decode_line(raw);
+        if py_search(&re, &line) {
+            let new = if cmnt {
+                format!("{char_}{line}")
+            } else {
+                line.trim_start_matches(|c| char_.contains(c)).to_string()
+            };
+            out.push_str(&new);
+            orig.push(line);
+            changed.push(new);
+        } else {
+            out.push_str(&line);
+        }
+    }
+    if orig.is_empty() {
+        return Ok(Value::Bool(false));
+    }
+    if let Some(suffix) = &backup {
+        let to = format!("{path}{suffix}");
+        std::fs::copy(file, &to).map_err(|e| {
+            CallError::Failed(format!("Exception: {}", py_os_error(&e, Path::new(&to))))
+        })?;
+    }
+    std::fs::write(file, out.as_bytes())
+        .map_err(|e| CallError::Failed(format!("Exception: {}", py_os_error(&e, file))))?;
+    Ok(Value::Str(difflib::diff_lines(&orig, &changed)))
+}
+
+pub(super) fn get_diff(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
+    let file1 = p.require("file1")?.to_python_str();
+    let file2 = p.require("file2")?.to_python_str();
+    let saltenv = opt_str(p.take("saltenv")).unwrap_or_else(|| "base".into());
+    let show_filenames = truthy(p.take("show_filenames"), true);
+    let show_changes = truthy(p.take("show_changes"), true);
+    let template = truthy(p.take("template"), false);
+    // Sources are not verified against a hash when they are compared.
+    p.take("source_hash_file1");
+    p.take("source_hash_file2");
+    p.finish()?;
+    let client = super::source::client(c);
+    let mut paths = Vec::new();
+    let mut errors = Vec::new();
+    for f in [&file1, &file2] {
+        // A local path is used as it is (reading it may fail below).
+        if !f.starts_with("salt://") {
+            paths.push(std::path::PathBuf::from(
+                f.strip_prefix("file://").unwrap_or(f),
+            ));
+            continue;
+        }
+        match client.cache_file(f, &saltenv) {
+            Ok(path) => paths.push(path),
+            Err(_) => errors.push(format!("- File {f} not found")),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(CallError::Failed(format!(
+            "Failed to cache one or more files. Additional info follows:\n\n{}",
+            errors.join("\n")
+        )));
+    }
+    let read = |path: &std::path::PathBuf| {
+        std::fs::read(path).map_err(|e| {
+            let text = py_os_error(&e, path);
+            let strerror = text
+                .split_once("] ")
+                .map_or(text.as_str(), |(_, t)| {
+                    t.rsplit_once(": '").map_or(t, |(s, _)| s)
+                })
+                .to_string();
+            CallError::Failed(format!("Failed to read {}: {strerror}", path.display()))
+        })
+    };
+    let (a, b) = (read(&paths[0])?, read(&paths[1])?);
+    if a == b {
+        return Ok(Value::Str(String::new()));
+    }
+    if template
+        && c.opts
+            .get("obfuscate_templates")
+            .is_some_and(Value::is_truthy)
+    {
+        return Ok(Value::Str("<Obfuscated Template>".into()));
+    }
+    if !show_changes {
+        return Ok(Value::Str("<show_changes=False>".into()));
+    }
+    let (old_bin, new_bin) = (!fsutil::is_text_bytes(&a), !fsutil::is_text_bytes(&b));
+    let binary = match (old_bin, new_bin) {
+        (true, true) => "Replace binary file",
+        (true, false) => "Replace binary file with text file",
+        (false, true) => "Replace text file with binary file",
+        (false, false) => "",
+    };
+    if !binary.is_empty() {
+        return Ok(Value::Str(binary.into()));
+    }
+    let diff = difflib::diff_bytes(&a, &b);
+    if !show_filenames {
+        return Ok(Value::Str(diff));
+    }
+    // The header names the two files compared.
+    let body = diff.strip_prefix("--- \n+++ \n").unwrap_or(&diff);
+    Ok(Value::Str(format!(
+        "--- {}\n+++ {}\n{body}",
+        paths[0].display(),
+        paths[1].display()
+    )))
+}
+
 /// Python's text-mode lines with `newline=""`: split after `\n`, `\r\n`
 /// or a lone `\r`, the endings kept as they are.
 fn lines_keep_ends(data: &[u8]) -> Vec<String> {
@@ -513,7 +715,9 @@ and insert_after_match is permitted"
     if !file.exists() {
         return Err(CallError::Invocation(format!("File not found: {path}")));
     }
-    if !fsutil::is_text_file(file) {
+    // Salt's is_binary says no for what is not a regular file: reading it
+    // fails below instead.
+    if file.is_file() && !fsutil::is_text_file(file) {
         return Err(CallError::Invocation(format!(
             "Cannot perform string replacements on a binary file: {path}"
         )));

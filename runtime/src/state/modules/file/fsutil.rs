@@ -96,6 +96,39 @@ pub struct Stats {
     pub is_link: bool,
     pub atime: i64,
     pub mtime: i64,
+    pub inode: u64,
+    pub size: u64,
+    /// Python's float times (`st_atime` ...): seconds and nanoseconds.
+    pub atime_f: f64,
+    pub mtime_f: f64,
+    pub ctime_f: f64,
+    /// Salt's `type`: file, dir, char, block, link, pipe, socket.
+    pub kind: &'static str,
+}
+
+/// Python's float of a `stat` time.
+fn float_time(secs: i64, nsecs: i64) -> f64 {
+    secs as f64 + nsecs as f64 * 1e-9
+}
+
+/// Salt's `type` of a file.
+fn kind_of(ft: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_dir() {
+        "dir"
+    } else if ft.is_char_device() {
+        "char"
+    } else if ft.is_block_device() {
+        "block"
+    } else if ft.is_symlink() {
+        "link"
+    } else if ft.is_fifo() {
+        "pipe"
+    } else if ft.is_socket() {
+        "socket"
+    } else {
+        "file"
+    }
 }
 
 /// A file system error of the file states, with the path it concerns.
@@ -127,6 +160,12 @@ pub fn stats(path: &Path, follow_symlinks: bool) -> Result<Stats, FileError> {
         is_link: md.file_type().is_symlink(),
         atime: md.atime(),
         mtime: md.mtime(),
+        inode: md.ino(),
+        size: md.size(),
+        atime_f: float_time(md.atime(), md.atime_nsec()),
+        mtime_f: float_time(md.mtime(), md.mtime_nsec()),
+        ctime_f: float_time(md.ctime(), md.ctime_nsec()),
+        kind: kind_of(md.file_type()),
     })
 }
 
@@ -271,6 +310,30 @@ pub fn touch(path: &Path, atime: Option<i64>, mtime: Option<i64>) -> std::io::Re
         UtimensatFlags::FollowSymlink,
     )
     .map_err(std::io::Error::from)
+}
+
+/// Salt's `file.append`: a last line without its newline gets one, then
+/// each line is added with its own. The file must exist.
+pub fn append_lines(path: &Path, lines: &[String]) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)?;
+    let mut out = Vec::new();
+    if f.seek(SeekFrom::End(-1)).is_ok() {
+        let mut last = [0u8; 1];
+        f.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            out.push(b'\n');
+        }
+    }
+    for l in lines {
+        out.extend_from_slice(l.as_bytes());
+        out.push(b'\n');
+    }
+    f.seek(SeekFrom::End(0))?;
+    f.write_all(&out)
 }
 
 /// Salt's `file.remove`: a file or link is unlinked, a directory removed

@@ -5,6 +5,7 @@
 
 use super::fsutil::{self, Owner};
 use super::perms::check_perms;
+use super::source_hash::{get_source_sum, SourceSum};
 use super::{difflib, failed, merge_context, render_template, Args, TemplateError};
 use crate::state::fileclient::{parse_salt_url, FileClient};
 use crate::state::{StateCall, StateReturn};
@@ -108,13 +109,6 @@ impl Source {
     fn is_salt(&self) -> bool {
         matches!(self, Source::Salt(_))
     }
-}
-
-/// The hash a source must have (`source_sum` in Salt).
-#[derive(Debug, Clone)]
-pub(crate) struct SourceSum {
-    pub hash_type: String,
-    pub hsum: Option<String>,
 }
 
 /// The file's new contents as `get_managed` leaves them.
@@ -556,75 +550,6 @@ pub(crate) fn first_source(
     Err("none of the specified sources were found".into())
 }
 
-/// Salt's `file.get_source_sum` for a hash expression (`<type>=<hex>` or a
-/// bare hex digest whose length names the type).
-pub(crate) fn parse_source_hash(source_hash: &str) -> Result<SourceSum, String> {
-    const HASHES: &[(&str, usize)] = &[
-        ("sha512", 128),
-        ("sha384", 96),
-        ("sha256", 64),
-        ("sha224", 56),
-        ("sha1", 40),
-        ("md5", 32),
-    ];
-    let invalid = || {
-        let mut by_len: Vec<(usize, &str)> = HASHES.iter().map(|(t, l)| (*l, *t)).collect();
-        by_len.sort_unstable();
-        format!(
-            "Source hash {source_hash} format is invalid. The supported formats are: 1) a hash, 2) an expression in the format <hash_type>=<hash>, or 3) either a path to a local file containing hashes, or a URI of a remote hash file. Supported protocols for remote hash files are: salt, file, http, https, ftp, swift, s3. The hash may also not be of a valid length, the following are supported hash types and lengths: {}.",
-            by_len.iter().map(|(l, t)| format!("{t} ({l})")).collect::<Vec<_>>().join(", ")
-        )
-    };
-    let type_of_len = |len: usize| HASHES.iter().find(|(_, l)| *l == len).map(|(t, _)| *t);
-    // Python's urlparse scheme: what precedes the first ':' when it is a
-    // valid scheme name.
-    let scheme = source_hash
-        .split_once(':')
-        .map(|(s, _)| s)
-        .filter(|s| {
-            s.starts_with(|c: char| c.is_ascii_alphabetic())
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        })
-        .map(str::to_lowercase);
-    const HASH_FILE_PROTOS: &[&str] = &["salt", "file", "http", "https", "ftp", "swift", "s3"];
-    match scheme.as_deref() {
-        Some(p) if !HASH_FILE_PROTOS.contains(&p) => return Err(invalid()),
-        _ => {}
-    }
-    if source_hash.starts_with('/') || scheme.is_some() {
-        return Err(format!(
-            "Source hash file {source_hash} is not supported by brine; give the hash itself"
-        ));
-    }
-    let (hash_type, hsum) = match source_hash.split_once('=') {
-        Some((t, h)) => (t.trim().to_string(), h.trim().to_string()),
-        None => {
-            if source_hash.is_empty() || !source_hash.chars().all(|c| c.is_ascii_hexdigit()) {
-                return Err(invalid());
-            }
-            let t = type_of_len(source_hash.len()).ok_or_else(invalid)?;
-            (t.to_string(), source_hash.to_string())
-        }
-    };
-    let Some(&(_, want)) = HASHES.iter().find(|(t, _)| *t == hash_type) else {
-        return Err(format!(
-            "Invalid hash type '{hash_type}'. Supported hash types are: sha512, sha384, sha256, sha224, sha1, md5. Either remove the hash type and simply use '{hsum}' as the source_hash, or change the hash type to a supported type."
-        ));
-    };
-    match type_of_len(hsum.len()) {
-        None => Err(invalid()),
-        Some(other) if hsum.len() != want => Err(format!(
-            "Invalid length ({}) for hash type '{hash_type}'. Either remove the hash type and simply use '{hsum}' as the source_hash, or change the hash type to '{other}'",
-            hsum.len()
-        )),
-        Some(_) => Ok(SourceSum {
-            hash_type,
-            hsum: Some(hsum.to_lowercase()),
-        }),
-    }
-}
-
 /// Salt's `file.get_managed`: the source's data (rendered when templated)
 /// and hash. `Ok(Err(comment))` is a failure Salt reports as the comment;
 /// `Err` one it reports as "Unable to manage file: ...".
@@ -651,7 +576,14 @@ fn get_managed(m: &Managed) -> Result<Result<Fetched, String>, String> {
                         hsum: fsutil::hash_hex("sha256", &bytes),
                     })
                 }
-                Some(h) if !m.skip_verify => match parse_source_hash(h) {
+                Some(h) if !m.skip_verify => match get_source_sum(
+                    m.call.ctx.fileclient.as_ref(),
+                    &m.saltenv,
+                    &m.name,
+                    m.source.as_ref().map_or("", Source::url),
+                    h,
+                    None,
+                ) {
                     Ok(s) => sum = Some(s),
                     Err(e) => return Ok(Err(e)),
                 },

@@ -372,8 +372,8 @@ fn path_exists(path: &Path, follow: bool) -> bool {
     }
 }
 
-/// Salt's `file.symlink` execution function.
-fn make_symlink(
+/// Salt's `file.symlink` execution function (called by it too).
+pub(crate) fn make_symlink(
     src: &str,
     path: &Path,
     force: bool,
@@ -416,11 +416,14 @@ fn make_symlink(
     std::os::unix::fs::symlink(src, path).map_err(|_| format!("Could not create '{shown}'"))
 }
 
-/// A time argument for `touch`: digits become an int, as in Salt.
-fn touch_time(v: Option<&Value>) -> Result<Option<i64>, String> {
+/// A time argument for `touch`: digits become an int, as in Salt; None
+/// is now. (The `file.touch` execution function takes it the same way.)
+pub(crate) fn touch_time(v: Option<&Value>) -> Result<Option<i64>, String> {
     match v {
-        None => Ok(None),
+        None | Some(Value::Null) => Ok(None),
         Some(Value::Int(i)) => Ok(Some(*i)),
+        // A bool is an int to os.utime.
+        Some(Value::Bool(b)) => Ok(Some(i64::from(*b))),
         Some(Value::Str(s)) if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) => s
             .parse()
             .map(Some)
@@ -737,24 +740,7 @@ pub(super) fn append(call: &StateCall, args: &Args, raw_name: &str) -> Result<St
         return Ok(ret);
     }
     if !append_lines.is_empty() {
-        // Salt's file.append: end the file with a newline, then one line each.
-        let mut out = data.clone();
-        if !out.is_empty() && !out.ends_with(b"\n") {
-            out.push(b'\n');
-        }
-        for l in &append_lines {
-            out.extend_from_slice(l.as_bytes());
-            out.push(b'\n');
-        }
-        let write = std::fs::OpenOptions::new()
-            .write(true)
-            .truncate(false)
-            .open(path)
-            .and_then(|mut f| {
-                use std::io::Write;
-                f.write_all(&out)
-            });
-        if let Err(e) = write {
+        if let Err(e) = fsutil::append_lines(path, &append_lines) {
             return Ok(failed(&name, fsutil::py_os_error(&e, path)));
         }
         ret.comment = format!("Appended {} lines", append_lines.len());

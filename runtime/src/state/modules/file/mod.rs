@@ -10,14 +10,16 @@
 //! - [`replace`]: `file.replace` with Python regular expressions.
 //! - [`difflib`], [`fsutil`], [`perms`]: Python's unified diff, file system
 //!   helpers, Salt's `check_perms`.
+//! - [`source_hash`]: a source's expected hash (`get_source_sum`).
 
 pub mod difflib;
 mod directory;
 pub mod fsutil;
 pub(crate) mod managed;
-mod misc;
+pub(crate) mod misc;
 mod perms;
 pub(crate) mod replace;
+pub(crate) mod source_hash;
 
 #[cfg(test)]
 pub(crate) mod tests;
