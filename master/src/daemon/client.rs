@@ -319,6 +319,54 @@ impl Client {
             returns,
         })
     }
+
+    /// `test.ping` the target, waited for as any job ([`Client::cmd`]):
+    /// who answered and who did not (`manage.*`, batch runs).
+    pub async fn ping(
+        &mut self,
+        tgt: Value,
+        tgt_type: &str,
+        timeout: u64,
+        gather: Duration,
+    ) -> Result<Pinged, ClientError> {
+        let g = self
+            .cmd(
+                tgt,
+                tgt_type,
+                "test.ping",
+                Vec::new(),
+                Map::new(),
+                timeout,
+                gather,
+            )
+            .await?;
+        let mut up: Vec<String> = g.returns.keys().cloned().collect();
+        up.sort();
+        let mut down: Vec<String> = g
+            .minions
+            .iter()
+            .filter(|id| !g.returns.contains_key(*id))
+            .cloned()
+            .collect();
+        down.sort();
+        down.dedup();
+        Ok(Pinged {
+            targeted: g.minions,
+            up,
+            down,
+        })
+    }
+}
+
+/// Who answered a `test.ping` ([`Client::ping`]).
+#[derive(Debug, Clone, Default)]
+pub struct Pinged {
+    /// The minions the target matched.
+    pub targeted: Vec<String>,
+    /// Those that answered, sorted.
+    pub up: Vec<String>,
+    /// Those that did not, sorted.
+    pub down: Vec<String>,
 }
 
 /// Salt's `gather_job_timeout` default: how long `saltutil.find_job` may

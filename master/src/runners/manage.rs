@@ -10,7 +10,7 @@ use crate::daemon::client::Client;
 use crate::daemon::minion_cache::MinionCache;
 use crate::daemon::MasterConfig;
 use crate::keys::{KeyState, KeyStore};
-use brine_core::{Map, Value};
+use brine_core::Value;
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -36,26 +36,10 @@ pub async fn ping(
         .filter(|t| *t > 0)
         .map(std::time::Duration::from_secs)
         .unwrap_or_else(|| super::jobs::gather_job_timeout(config));
-    let g = client
-        .cmd(
-            p.tgt.clone(),
-            &p.tgt_type,
-            "test.ping",
-            Vec::new(),
-            Map::new(),
-            timeout,
-            gather,
-        )
+    let pinged = client
+        .ping(p.tgt.clone(), &p.tgt_type, timeout, gather)
         .await?;
-    let mut up: Vec<String> = g.returns.keys().cloned().collect();
-    up.sort();
-    let mut down: Vec<String> = g
-        .minions
-        .into_iter()
-        .filter(|id| !g.returns.contains_key(id))
-        .collect();
-    down.sort();
-    down.dedup();
+    let (up, down) = (pinged.up, pinged.down);
     Ok((up, down))
 }
 

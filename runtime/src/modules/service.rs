@@ -331,22 +331,9 @@ fn list(cx: &Ctx<'_>, mut p: Params, which: Listing) -> Result<Return, CallError
     })
 }
 
-/// The unit types systemd_service lists (a service by its bare name).
-const UNIT_TYPES: &[&str] = &[
-    "service",
-    "socket",
-    "device",
-    "mount",
-    "automount",
-    "swap",
-    "target",
-    "path",
-    "timer",
-];
-
 fn unit_short(full: &str) -> Option<String> {
     let (name, kind) = full.rsplit_once('.')?;
-    UNIT_TYPES.contains(&kind).then(|| {
+    systemd::UNIT_TYPES.contains(&kind).then(|| {
         if kind == "service" {
             name.to_string()
         } else {

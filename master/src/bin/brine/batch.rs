@@ -113,31 +113,21 @@ pub(super) async fn run_batch(
 
     // Who is up: a ping, waited for as any job is.
     let pinged = client
-        .cmd(
+        .ping(
             target_value(&cli.target, &cli.tgt_type),
             &cli.tgt_type,
-            "test.ping",
-            Vec::new(),
-            Map::new(),
             timeout,
             gather,
         )
         .await?;
-    if pinged.minions.is_empty() {
+    if pinged.targeted.is_empty() {
         println!("No minions matched the target. No command was sent, no jid was assigned.");
         if !quiet {
             println!("No minions matched the target.");
         }
         return Ok(0);
     }
-    let mut up: Vec<String> = pinged.returns.keys().cloned().collect();
-    up.sort();
-    let mut down: Vec<&String> = pinged
-        .minions
-        .iter()
-        .filter(|id| !pinged.returns.contains_key(*id))
-        .collect();
-    down.sort();
+    let (up, down) = (pinged.up, pinged.down);
     let Some(size) = BatchSize::parse(size_text) else {
         if !quiet {
             println!("{}", invalid_size_message(size_text));

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 /// The folder whose presence means systemd is PID 1 (`sd_booted()`).
 pub const BOOTED_MARKER: &str = "/run/systemd/system";
 
-const UNIT_TYPES: [&str; 9] = [
+/// The unit types systemd lists (a service goes by its bare name).
+pub const UNIT_TYPES: [&str; 9] = [
     "service",
     "socket",
     "device",
