@@ -156,6 +156,11 @@ impl Minion {
                 Value::Str(confdir.join("minion").display().to_string()),
             );
         }
+        // Salt's name for the program running the functions; the minion
+        // daemon says `salt-minion` instead.
+        if !opts.contains_key("__cli") {
+            opts.insert("__cli".into(), Value::Str("salt-call".into()));
+        }
         let grains = collect_grains(&id, &opts);
         let minion = Minion {
             id,

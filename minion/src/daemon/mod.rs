@@ -559,14 +559,19 @@ pub fn from_matches(m: brine_cli::Matches) -> Result<DaemonArgs, brine_cli::CliE
 /// Run the daemon until SIGTERM/SIGINT (exit 0) or a fatal refusal.
 /// Returns the process exit code.
 pub fn main(args: &DaemonArgs) -> i32 {
-    let (base, warnings) = match Minion::load(&args.confdir, brine_runtime::modules::functions()) {
-        Ok(m) => m,
-        Err(e) => {
-            tracing::error!("{e}");
-            eprintln!("Error: {e}");
-            return EX_CONFIG;
-        }
-    };
+    let (mut base, warnings) =
+        match Minion::load(&args.confdir, brine_runtime::modules::functions()) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::error!("{e}");
+                eprintln!("Error: {e}");
+                return EX_CONFIG;
+            }
+        };
+    // Salt's opts say which program runs the functions: state runs of the
+    // daemon compile a fresh pillar, salt-call's use the one in memory.
+    base.opts
+        .insert("__cli".into(), Value::Str("salt-minion".into()));
     for w in warnings {
         tracing::warn!("{w}");
     }

@@ -189,11 +189,13 @@ impl RunOpts {
     /// compile (with the override merged on top). The in-memory pillar is
     /// moved out of the minion for the run (see [`RunPillar::restore`]).
     fn pillar(&self, m: &mut Minion) -> RunPillar {
-        // Salt's `initial_pillar`: the in-memory pillar, when the run
-        // keeps the configured pillarenv and that pillar is not empty.
+        // Salt's `initial_pillar`: under salt-call (brine-call), the
+        // in-memory pillar, when the run keeps the configured pillarenv and
+        // that pillar is not empty; the minion daemon compiles afresh.
         let same_env = self.pillarenv.as_deref() == opts::get_str(&m.opts, "pillarenv");
         let override_given = self.pillar_override.as_ref().is_some_and(Value::is_truthy);
-        if same_env && !m.pillar.is_empty() && !override_given {
+        let salt_call = opts::get_str(&m.opts, "__cli").is_none_or(|c| c == "salt-call");
+        if salt_call && same_env && !m.pillar.is_empty() && !override_given {
             return RunPillar {
                 pillar: std::mem::take(&mut m.pillar),
                 in_memory: true,

@@ -1,0 +1,82 @@
+//! A tree changed between two `state.apply` runs is what the second run
+//! uses: the SLS files, the top file and the pillar (Salt's minion daemon
+//! compiles a fresh pillar for each state run; only `pillar.get` keeps
+//! reading the one in memory until it is refreshed). Rewritten within the
+//! same second as the run before, so a cache keyed on whole-second mtimes
+//! would miss them; through a real brine-master and brine-minion.
+
+use brine_tests::daemon::{write_tree, MasterConf};
+use serde_json::json;
+
+fn names(ret: &serde_json::Value) -> Vec<String> {
+    let mut n: Vec<String> = ret
+        .as_object()
+        .map(|o| {
+            o.values()
+                .filter_map(|s| s["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    n.sort();
+    n
+}
+
+#[test]
+fn a_changed_tree_is_seen_by_the_next_run() {
+    let conf = MasterConf::new("");
+    let pillar = conf.dir.path().join("pillar");
+    write_tree(
+        &pillar,
+        &[
+            ("base/top.sls", "base:\n  '*':\n    - p\n"),
+            ("base/p.sls", "word: one\n"),
+        ],
+    );
+    let master = conf.conf_dir().join("master");
+    let mut text = std::fs::read_to_string(&master).expect("config");
+    text.push_str(&format!(
+        "pillar_roots:\n  base: [{}]\n",
+        pillar.join("base").display()
+    ));
+    std::fs::write(&master, text).expect("config");
+    conf.serve_base_files(&[
+        ("top.sls", "base:\n  '*':\n    - web\n"),
+        (
+            "web.sls",
+            "hello:\n  test.succeed_without_changes:\n    - name: \"sls-one {{ pillar['word'] }}\"\n",
+        ),
+        (
+            "extra.sls",
+            "more:\n  test.succeed_without_changes:\n    - name: extra\n",
+        ),
+    ]);
+    let _master = conf.start();
+    conf.write_minion_conf("m1", "");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("m1");
+
+    let (first, out) = conf.call("m1", &["state.apply"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(names(&first), ["sls-one one"]);
+
+    // Rewritten at once: the same second as the run above.
+    let files = conf.dir.path().join("files").join("base");
+    write_tree(
+        &files,
+        &[
+            ("top.sls", "base:\n  '*':\n    - web\n    - extra\n"),
+            (
+                "web.sls",
+                "hello:\n  test.succeed_without_changes:\n    - name: \"sls-two {{ pillar['word'] }}\"\n",
+            ),
+        ],
+    );
+    write_tree(&pillar, &[("base/p.sls", "word: two\n")]);
+    let (second, out) = conf.call("m1", &["state.apply"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(names(&second), ["extra", "sls-two two"]);
+    // The pillar in memory stays until refreshed, as Salt's does.
+    assert_eq!(conf.call("m1", &["pillar.get", "word"]).0, json!("one"));
+    assert_eq!(conf.call("m1", &["saltutil.refresh_pillar"]).0, json!(true));
+    assert_eq!(conf.call("m1", &["pillar.get", "word"]).0, json!("two"));
+}
