@@ -368,13 +368,41 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| format!("no free port: {e}"))
 }
 
+/// Why a daemon pair did not come up.
+enum Started {
+    /// The master could not bind a port: worth another try.
+    PortTaken(String),
+    Failed(String),
+}
+
+impl From<String> for Started {
+    fn from(e: String) -> Started {
+        Started::Failed(e)
+    }
+}
+
 fn write_json(path: &Path, v: &Json) -> Result<(), String> {
     let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 impl Daemon {
+    /// Start the pair; a master that could not bind its ports (another
+    /// process took a port between [`free_port`] and the bind) is started
+    /// again on fresh ones.
     fn start(case: &Case, tmp: &Path, bin_dir: &Path) -> Result<Daemon, String> {
+        let mut last = String::new();
+        for _ in 0..3 {
+            match Daemon::start_once(case, tmp, bin_dir) {
+                Err(Started::PortTaken(e)) => last = e,
+                Err(Started::Failed(e)) => return Err(e),
+                Ok(d) => return Ok(d),
+            }
+        }
+        Err(last)
+    }
+
+    fn start_once(case: &Case, tmp: &Path, bin_dir: &Path) -> Result<Daemon, Started> {
         let tmp_s = tmp.display().to_string();
         let case_s = case.abs_dir();
         let (publish, ret) = (free_port()?, free_port()?);
@@ -441,6 +469,15 @@ impl Daemon {
                 .map_err(|e| format!("cannot start {name}: {e}"))?;
             d.procs.push(child);
             std::thread::sleep(std::time::Duration::from_millis(pause));
+            // The master exits at once when a port is taken.
+            if name == "brine-master" {
+                if let Some(Ok(Some(_))) = d.procs.first_mut().map(|p| p.try_wait()) {
+                    let log = std::fs::read_to_string(&log).unwrap_or_default();
+                    return Err(Started::PortTaken(format!(
+                        "brine-master did not start: {log:.500}"
+                    )));
+                }
+            }
         }
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while std::time::Instant::now() < deadline {
@@ -463,10 +500,10 @@ impl Daemon {
             std::thread::sleep(std::time::Duration::from_millis(500));
         }
         let log = std::fs::read_to_string(&log).unwrap_or_default();
-        Err(format!(
+        Err(Started::Failed(format!(
             "minion {} never answered test.ping; daemons.log: {:.1500}",
             d.id, log
-        ))
+        )))
     }
 
     fn bin(&self, name: &str) -> PathBuf {
