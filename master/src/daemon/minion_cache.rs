@@ -3,10 +3,14 @@
 //! master compiled for it (with the pillarenv of that compile). Targeting
 //! (`-G`, `-I`, `-C`...) and state compiles read it.
 //!
-//! Kept in memory and written through to `<cachedir>/minions/<id>/data.p`
-//! (msgpack, 0600, in a 0700 folder per minion, as Salt lays it out: an id
-//! may use all 255 bytes a file name has), so a restarted master can target
-//! before minions come back.
+//! Written to `<cachedir>/minions/<id>/data.p` (msgpack, 0600, in a 0700
+//! folder per minion, as Salt lays it out: an id may use all 255 bytes a
+//! file name has), so a restarted master can target before minions come
+//! back. Grains and the pillarenv are also kept in memory (every compile
+//! and most targets read them); a pillar is not: it is the largest thing a
+//! minion has and only pillar targets (`-I`, `-J`, compound) read it, so
+//! they read it from the file as Salt's `localfs` cache does. The master's
+//! memory per minion is its grains.
 
 use brine_compile::MinionData;
 use brine_core::Value;
@@ -34,14 +38,49 @@ pub enum CacheError {
     BadId(#[from] brine_protocol::keys::InvalidId),
 }
 
-/// One minion's cached data.
+/// One minion's cached data, as the file holds it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CachedMinion {
+struct CachedMinion {
     pub grains: Value,
     /// Null until the master compiled a pillar for the minion.
     pub pillar: Value,
     /// The minion's configured `pillarenv` (sent at auth).
     pub pillarenv: Option<String>,
+}
+
+/// What is kept in memory of a minion.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KnownMinion {
+    pub grains: Value,
+    /// The minion's configured `pillarenv` (sent at auth).
+    pub pillarenv: Option<String>,
+}
+
+/// What a target type reads of a minion besides its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Needs {
+    pub grains: bool,
+    pub pillar: bool,
+    /// The master's options (nodegroups).
+    pub opts: bool,
+}
+
+impl Needs {
+    /// What matching `tgt_type` reads: glob, pcre and list only the id;
+    /// a compound or nodegroup expression may read anything.
+    pub fn of(tgt_type: &str) -> Needs {
+        let (grains, pillar, opts) = match tgt_type {
+            "glob" | "pcre" | "list" => (false, false, false),
+            "grain" | "grain_pcre" | "ipcidr" => (true, false, false),
+            "pillar" | "pillar_pcre" | "pillar_exact" => (false, true, false),
+            _ => (true, true, true),
+        };
+        Needs {
+            grains,
+            pillar,
+            opts,
+        }
+    }
 }
 
 /// The file in a minion's folder (Salt's name).
@@ -50,7 +89,7 @@ const DATA_FILE: &str = "data.p";
 #[derive(Debug)]
 pub struct MinionCache {
     dir: PathBuf,
-    map: RwLock<HashMap<String, Arc<CachedMinion>>>,
+    map: RwLock<HashMap<String, Arc<KnownMinion>>>,
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
@@ -84,7 +123,13 @@ impl MinionCache {
                 .and_then(|b| rmp_serde::from_slice::<CachedMinion>(&b).map_err(|e| e.to_string()))
             {
                 Ok(c) => {
-                    map.insert(id, Arc::new(c));
+                    map.insert(
+                        id,
+                        Arc::new(KnownMinion {
+                            grains: c.grains,
+                            pillarenv: c.pillarenv,
+                        }),
+                    );
                 }
                 Err(e) => {
                     tracing::warn!("skipping unreadable minion cache {}: {e}", path.display())
@@ -97,8 +142,21 @@ impl MinionCache {
         })
     }
 
-    pub fn get(&self, id: &str) -> Option<Arc<CachedMinion>> {
+    pub fn get(&self, id: &str) -> Option<Arc<KnownMinion>> {
         self.read().get(id).cloned()
+    }
+
+    /// The last pillar compiled for `id`, from its file (Null when none).
+    pub fn pillar(&self, id: &str) -> Value {
+        if validate_id(id).is_err() {
+            return Value::Null;
+        }
+        self.load(id).map(|c| c.pillar).unwrap_or(Value::Null)
+    }
+
+    fn load(&self, id: &str) -> Option<CachedMinion> {
+        let bytes = std::fs::read(self.path(id)).ok()?;
+        rmp_serde::from_slice(&bytes).ok()
     }
 
     /// Ids with cached data.
@@ -106,27 +164,50 @@ impl MinionCache {
         self.read().keys().cloned().collect()
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<CachedMinion>>> {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<KnownMinion>>> {
         // A panic while holding the lock leaves plain data behind; keep
         // serving it.
         self.map.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn update(&self, id: &str, change: impl FnOnce(&mut CachedMinion)) -> Result<(), CacheError> {
+    /// Change `id`'s entry: `pillar` is the new pillar, or None to keep
+    /// the one on disk.
+    fn update(
+        &self,
+        id: &str,
+        pillar: Option<Value>,
+        change: impl FnOnce(&mut KnownMinion),
+    ) -> Result<(), CacheError> {
         validate_id(id)?;
-        let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
-        let mut entry = map.get(id).map(|c| (**c).clone()).unwrap_or_default();
-        change(&mut entry);
-        // Memory first: a disk problem costs only the copy kept for the
-        // next start, not this run's targeting and compiles.
-        let persisted = self.persist(id, &entry);
-        map.insert(id.to_string(), Arc::new(entry));
-        persisted
+        let known = {
+            let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+            let mut known = map.get(id).map(|c| (**c).clone()).unwrap_or_default();
+            change(&mut known);
+            // Memory first: a disk problem costs only the copy kept for
+            // the next start and for pillar targets, not this run's
+            // compiles.
+            map.insert(id.to_string(), Arc::new(known.clone()));
+            known
+        };
+        // Written outside the lock: one minion's file does not hold up
+        // another's authentication.
+        let pillar = match pillar {
+            Some(p) => p,
+            None => self.pillar(id),
+        };
+        self.persist(
+            id,
+            &CachedMinion {
+                grains: known.grains,
+                pillar,
+                pillarenv: known.pillarenv,
+            },
+        )
     }
 
     /// The grains a minion sent when it authenticated.
     pub fn set_grains(&self, id: &str, grains: Value) -> Result<(), CacheError> {
-        self.update(id, |c| c.grains = grains)
+        self.update(id, None, |c| c.grains = grains)
     }
 
     /// What a minion sent when it authenticated: grains and its configured
@@ -137,7 +218,7 @@ impl MinionCache {
         grains: Value,
         pillarenv: Option<String>,
     ) -> Result<(), CacheError> {
-        self.update(id, |c| {
+        self.update(id, None, |c| {
             c.grains = grains;
             c.pillarenv = pillarenv;
         })
@@ -145,7 +226,7 @@ impl MinionCache {
 
     /// The pillar just compiled for the minion (Salt caches every compile).
     pub fn set_pillar(&self, id: &str, pillar: Value) -> Result<(), CacheError> {
-        self.update(id, |c| c.pillar = pillar)
+        self.update(id, Some(pillar), |_| {})
     }
 
     /// Forget a minion (its key was deleted or rejected).
@@ -164,7 +245,9 @@ impl MinionCache {
         self.dir.join(id).join(DATA_FILE)
     }
 
-    /// Write atomically: a private temporary file, then rename.
+    /// Write atomically: a private temporary file, then rename. Not
+    /// synced: a file a crash left empty is skipped at the next start and
+    /// rewritten at the minion's next authentication (it is a cache).
     fn persist(&self, id: &str, entry: &CachedMinion) -> Result<(), CacheError> {
         let bytes = rmp_serde::to_vec_named(entry).map_err(|source| CacheError::Encode {
             id: id.to_string(),
@@ -194,7 +277,6 @@ impl MinionCache {
                 .mode(0o600)
                 .open(&tmp)?;
             f.write_all(&bytes)?;
-            f.sync_data()?;
             std::fs::rename(&tmp, self.path(id))
         };
         write().map_err(|source| {
@@ -206,20 +288,28 @@ impl MinionCache {
         })
     }
 
-    /// What the matchers and compilers know of `id`: its grains and pillar
-    /// (empty maps when unknown), with `opts` as the master's options
-    /// (nodegroups for `N@`).
-    pub fn minion_data(&self, id: &str, opts: &Value) -> MinionData {
-        let cached = self.get(id);
-        let map_or_empty = |v: Option<&Value>| match v {
-            Some(Value::Map(m)) => Value::Map(m.clone()),
+    /// What the matchers know of `id`: of its grains, pillar (empty maps
+    /// when unknown or not needed) and `opts`, the master's options
+    /// (nodegroups for `N@`), what `needs` asks for.
+    pub fn minion_data(&self, id: &str, opts: &Value, needs: Needs) -> MinionData {
+        let map_or_empty = |v: Option<Value>| match v {
+            Some(m @ Value::Map(_)) => m,
             _ => Value::new_map(),
         };
+        let grains = needs
+            .grains
+            .then(|| self.get(id).map(|c| c.grains.clone()))
+            .flatten();
+        let pillar = needs.pillar.then(|| self.pillar(id));
         MinionData {
             id: id.to_string(),
-            grains: map_or_empty(cached.as_deref().map(|c| &c.grains)),
-            pillar: map_or_empty(cached.as_deref().map(|c| &c.pillar)),
-            opts: opts.clone(),
+            grains: map_or_empty(grains),
+            pillar: map_or_empty(pillar),
+            opts: if needs.opts {
+                opts.clone()
+            } else {
+                Value::Null
+            },
             // Targeting only: no templates.
             functions: Default::default(),
         }
@@ -254,7 +344,7 @@ mod tests {
         let c = MinionCache::open(&dir).unwrap();
         let got = c.get("web1").unwrap();
         assert_eq!(got.grains, Value::Map(g));
-        assert_eq!(got.pillar, Value::Map(p));
+        assert_eq!(c.pillar("web1"), Value::Map(p));
         assert_eq!(got.pillarenv.as_deref(), Some("dev"));
         assert!(c.get("junk").is_none());
         assert!(c.get(&long).is_some());
@@ -265,9 +355,13 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
 
-        let d = c.minion_data("web1", &Value::Null);
+        let all = Needs::of("compound");
+        let d = c.minion_data("web1", &Value::Null, all);
         assert_eq!(d.grains.get("os"), Some(&Value::from("Debian")));
-        let unknown = c.minion_data("db1", &Value::Null);
+        assert_eq!(d.pillar.get("role"), Some(&Value::from("web")));
+        let d = c.minion_data("web1", &Value::Null, Needs::of("glob"));
+        assert_eq!(d.grains, Value::new_map());
+        let unknown = c.minion_data("db1", &Value::Null, all);
         assert_eq!(unknown.grains, Value::new_map());
         c.remove("web1");
         assert!(MinionCache::open(&dir).unwrap().get("web1").is_none());

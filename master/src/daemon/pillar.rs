@@ -161,7 +161,7 @@ mod tests {
             got.to_json(),
             serde_json::json!({"who": "web1-web1", "extra": 1})
         );
-        assert_eq!(cache.get("web1").unwrap().pillar, got);
+        assert_eq!(cache.pillar("web1"), got);
         // Another minion (no cached grains) does not match the grain target.
         let other = compile_for(&o, &cache, "db1", None, None, Value::Null);
         assert!(other.is_empty(), "{other:?}");

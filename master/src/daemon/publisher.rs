@@ -4,7 +4,7 @@
 //! socket, and the job recorded in the job cache.
 
 use super::jobs::{Job, JobCache};
-use super::minion_cache::MinionCache;
+use super::minion_cache::{MinionCache, Needs};
 use crate::keys::{KeyState, KeyStore};
 use brine_compile::matcher;
 use brine_core::{Map, Value};
@@ -150,10 +150,15 @@ pub fn expected_minions(
         )));
     }
     let expr = target_expr(tgt);
-    let opts = Value::Map(master_opts.clone());
+    let needs = Needs::of(tgt_type);
+    let opts = if needs.opts {
+        Value::Map(master_opts.clone())
+    } else {
+        Value::Null
+    };
     let mut out = Vec::new();
     for id in keys.list(KeyState::Accepted)? {
-        let data = cache.minion_data(&id, &opts);
+        let data = cache.minion_data(&id, &opts, needs);
         match matcher::matches(tgt_type, &expr, &data) {
             Ok(true) => out.push(id),
             Ok(false) => {}

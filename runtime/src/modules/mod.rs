@@ -43,6 +43,7 @@ mod run;
 mod saltutil;
 mod saltutil_sync;
 mod service;
+mod signatures;
 mod slsutil;
 mod state;
 mod state_request;

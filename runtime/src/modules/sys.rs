@@ -1,6 +1,7 @@
 //! Salt's `sys` module: what the registry holds, answered from its table.
 
-use super::params::Params;
+use super::params::{into_string, Params};
+use super::signatures::{Signature, SIGNATURES};
 use super::{all, CallError, Ctx, Function};
 use crate::state::modules::docs::DOCS;
 use brine_compile::matcher::glob::fnmatch;
@@ -8,6 +9,16 @@ use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
 
 pub(super) const FUNCTIONS: &[Function] = &[
+    Function::reads(
+        "argspec",
+        "The argument specification of the functions named, as Salt's loader reports \
+them: for each function its `args` (names, in order), `defaults` (the values of the \
+last ones), `varargs` and `kwargs` (true when it takes *args / **kwargs; else None). \
+Give one module (sys, not matching sysctl), one function (pkg.install) or a glob \
+(pkg.*); nothing named gives nothing.\n\n    brine-call sys.argspec pkg.install\n    \
+brine-call sys.argspec sys\n    brine-call sys.argspec 'pkg.*'",
+        argspec,
+    ),
     Function::reads(
         "doc",
         "The docstrings of the functions named, as a dict: a module name gives all its \
@@ -210,8 +221,85 @@ fn doc<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     Ok(Returned::New(Value::Map(docs)))
 }
 
+fn argspec<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+    let module = p.take("module").map(into_string).unwrap_or_default();
+    p.finish()?;
+    // Salt's rule: a `*` or `.` makes a glob over full names; else the
+    // module's functions (so nothing named matches nothing).
+    let selects = |name: &str| {
+        if module.contains('*') || module.contains('.') {
+            fnmatch(name, &module)
+        } else {
+            in_module(name, &module)
+        }
+    };
+    let specs: Map = all()
+        .into_iter()
+        .filter(|(n, _)| selects(n))
+        .filter_map(|(n, _)| signature(&n).map(|s| (n, spec_value(s))))
+        .collect();
+    Ok(Returned::New(Value::Map(specs)))
+}
+
+/// Salt's recorded signature of `name`.
+fn signature(name: &str) -> Option<&'static Signature> {
+    SIGNATURES
+        .binary_search_by(|s| s.name.cmp(name))
+        .ok()
+        .map(|i| &SIGNATURES[i])
+}
+
+/// One function's entry as `sys.argspec` shows it: empty lists and false
+/// flags are None.
+fn spec_value(s: &Signature) -> Value {
+    let or_none = |v: Value, some: bool| if some { v } else { Value::Null };
+    let defaults = brine_core::yaml::load(s.defaults).unwrap_or(Value::Null);
+    let has_defaults = matches!(&defaults, Value::List(l) if !l.is_empty());
+    let mut m = Map::new();
+    m.insert(
+        "args".into(),
+        or_none(
+            strings(s.args.iter().map(|a| a.to_string())),
+            !s.args.is_empty(),
+        ),
+    );
+    m.insert("defaults".into(), or_none(defaults, has_defaults));
+    m.insert("varargs".into(), or_none(Value::Bool(true), s.varargs));
+    m.insert("kwargs".into(), or_none(Value::Bool(true), s.kwargs));
+    Value::Map(m)
+}
+
 /// Is `name` (module.function) a function of `module`?
 fn in_module(name: &str, module: &str) -> bool {
     name.strip_prefix(module)
         .is_some_and(|rest| rest.starts_with('.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table is Salt's: regenerated with the registry, it names every
+    /// function brine has that Salt has, and nothing else.
+    #[test]
+    fn every_function_has_salts_signature() {
+        // brine's own (Salt has no such function).
+        const BRINE_ONLY: &[&str] = &["hiera.lookup"];
+        let names: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
+        for n in &names {
+            assert!(
+                signature(n).is_some() || BRINE_ONLY.contains(&n.as_str()),
+                "{n} has no recorded signature: run tests/conformance/gen_argspec.py"
+            );
+        }
+        assert!(SIGNATURES.windows(2).all(|w| w[0].name < w[1].name));
+        for s in SIGNATURES {
+            assert!(
+                names.iter().any(|n| n == s.name),
+                "{} is not registered",
+                s.name
+            );
+            assert!(brine_core::yaml::load(s.defaults).is_ok(), "{}", s.name);
+        }
+    }
 }
