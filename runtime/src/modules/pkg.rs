@@ -130,7 +130,10 @@ fn provider(cx: &Ctx<'_>) -> Result<Box<dyn PkgProvider>, CallError> {
 }
 
 fn pkg_err(e: PkgError) -> CallError {
-    CallError::Failed(e.strerror_without_changes())
+    match e {
+        PkgError::Invocation(m) => CallError::Invocation(m),
+        e => CallError::Failed(e.strerror_without_changes()),
+    }
 }
 
 fn flag(v: Option<Value>, default: bool) -> bool {
@@ -467,37 +470,29 @@ fn upgrade(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
 
 fn info_installed(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let names: Vec<String> = p.rest().iter().map(Value::to_python_str).collect();
-    let failhard = flag(p.kw("failhard"), true);
-    if let Some(k) = p.kwargs.keys().next() {
-        return Err(CallError::Invocation(format!(
-            "The following keyword arguments are not valid: {k}={}",
-            p.kwargs
-                .get(k)
-                .map(Value::to_python_str)
-                .unwrap_or_default()
-        )));
-    }
+    // The keywords are the provider's to judge (aptpkg takes failhard only,
+    // yumpkg hands them all to lowpkg.info).
+    let kwargs = std::mem::take(&mut p.kwargs);
     p.finish()?;
-    let info = provider(cx)?
-        .info_installed(&names, failhard)
+    let answer = provider(cx)?
+        .info_installed(&names, kwargs)
         .map_err(pkg_err)?;
-    // dpkg-query fails for a package it does not know, and Salt keeps
-    // that exit code as the call's even when it answers without it.
-    let retcode = i32::from(names.iter().any(|n| !info.contains_key(n)));
     Ok(Return {
-        value: Value::Map(info),
-        retcode,
+        value: Value::Map(answer.info),
+        retcode: answer.retcode,
     })
 }
 
-/// `pkg.hold` / `pkg.unhold` over dpkg's selections, answered per target
-/// as Salt does.
+/// `pkg.hold` / `pkg.unhold`: Salt's target selection, the provider's
+/// holds (dpkg selections, dnf/yum versionlock), answered per target.
 fn hold(cx: &Ctx<'_>, mut p: Params, on: bool) -> Result<Return, CallError> {
     let name = p.take("name").filter(Value::is_truthy);
     let pkgs = p.take("pkgs").filter(Value::is_truthy);
     let sources = p.take("sources").filter(Value::is_truthy);
     p.open_kwargs = true;
     p.finish()?;
+    let prov = provider(cx)?;
+    prov.hold_ready().map_err(pkg_err)?;
     if name.is_none() && pkgs.is_none() && sources.is_none() {
         return Err(CallError::Invocation(
             "One of name, pkgs, or sources must be specified.".into(),
@@ -521,100 +516,21 @@ fn hold(cx: &Ctx<'_>, mut p: Params, on: bool) -> Result<Return, CallError> {
         (None, None, None) => Vec::new(),
     };
     let test = cx.opts.get("test").is_some_and(Value::is_truthy);
-    let prov = provider(cx)?;
-    let mut ret = Map::new();
-    for target in targets {
-        let mut r = Map::new();
-        r.insert("name".into(), Value::Str(target.clone()));
-        r.insert("changes".into(), Value::Map(Map::new()));
-        r.insert("result".into(), Value::Bool(false));
-        r.insert("comment".into(), Value::Str(String::new()));
-        let sel = prov.get_selections(&target).map_err(pkg_err)?;
-        let held = sel.iter().any(|(_, s)| s == "hold");
-        let (result, comment, changes) = if on && held {
-            (
-                Some(true),
-                format!("Package {target} is already set to be held."),
-                None,
-            )
-        } else if on {
-            // dpkg knows no state for an unknown package; Salt holds it anyway.
-            if test {
-                (None, format!("Package {target} is set to be held."), None)
-            } else {
-                let ch = set_state(prov.as_ref(), &target, "hold")?;
-                (
-                    Some(true),
-                    format!("Package {target} is now being held."),
-                    ch,
-                )
-            }
-        } else if sel.is_empty() {
-            (
-                Some(false),
-                format!("Package {target} does not have a state."),
-                None,
-            )
-        } else if held {
-            if test {
-                (
-                    None,
-                    format!("Package {target} is set not to be held."),
-                    None,
-                )
-            } else {
-                let ch = set_state(prov.as_ref(), &target, "install")?;
-                (
-                    Some(true),
-                    format!("Package {target} is no longer being held."),
-                    ch,
-                )
-            }
-        } else {
-            (
-                Some(true),
-                format!("Package {target} is already set not to be held."),
-                None,
-            )
-        };
-        r.insert("result".into(), result.map_or(Value::Null, Value::Bool));
-        r.insert("comment".into(), Value::Str(comment));
-        if let Some(ch) = changes {
-            r.insert("changes".into(), ch);
-        }
-        ret.insert(target, Value::Map(r));
-    }
+    let answers = prov.hold(&targets, on, test).map_err(pkg_err)?;
+    let ret: Map = answers
+        .into_iter()
+        .map(|(target, a)| {
+            let v = a.into_value(&target);
+            (target, v)
+        })
+        .collect();
     Ok(Value::Map(ret).into())
-}
-
-/// Salt's `set_selections` for one package: `{old, new}` when it changed.
-fn set_state(
-    prov: &dyn PkgProvider,
-    target: &str,
-    state: &str,
-) -> Result<Option<Value>, CallError> {
-    let all = prov.get_selections("*").map_err(pkg_err)?;
-    let old = all
-        .iter()
-        .find(|(n, _)| n == target)
-        .map(|(_, s)| s.clone());
-    if old.as_deref() == Some(state) {
-        return Ok(None);
-    }
-    if !prov.set_selection(target, state).map_err(pkg_err)? {
-        return Err(CallError::Failed(format!(
-            "failed to set state {state} for package {target}"
-        )));
-    }
-    let mut m = Map::new();
-    m.insert("old".into(), old.map_or(Value::Null, Value::Str));
-    m.insert("new".into(), Value::Str(state.into()));
-    Ok(Some(Value::Map(m)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{is_root, minion, run, sh};
+    use brine_core::args::parse_input;
     use serde_json::json;
     use std::path::{Path, PathBuf};
 
@@ -638,6 +554,35 @@ mod tests {
             out.push(dir.join(format!("{PKG}_{v}.deb")));
         }
         out
+    }
+
+    /// Debian's info_installed: failhard is its only keyword, and an
+    /// unknown name leaves dpkg-query's exit code even with failhard off.
+    #[test]
+    fn debian_info_installed_keywords_and_exit_code() {
+        if crate::path::which("dpkg-query").is_none() {
+            println!("skipped: needs dpkg-query");
+            return;
+        }
+        let mut m = minion();
+        let tokens = ["brinex14-nothing".to_string(), "failhard=False".to_string()];
+        let r = super::super::call(&mut m, "pkg.info_installed", parse_input(&tokens)).unwrap();
+        assert_eq!((r.value.to_json(), r.retcode), (json!({}), 1));
+        let err = run(
+            &mut m,
+            "pkg.info_installed",
+            &["brinex14-nothing", "attr=version"],
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("The following keyword arguments are not valid: attr=version"),
+            "{err}"
+        );
+        let err = run(&mut m, "pkg.hold", &[]).unwrap_err();
+        assert!(
+            err.contains("One of name, pkgs, or sources must be specified."),
+            "{err}"
+        );
     }
 
     struct Cleanup(PathBuf);

@@ -17,8 +17,8 @@ mod targets;
 pub mod version;
 
 pub use provider::{
-    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError,
-    PkgList, PkgProvider, ProviderError,
+    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, HoldAnswer, InfoInstalled,
+    InstallRequest, PkgDb, PkgError, PkgList, PkgProvider, ProviderError,
 };
 pub use states::{installed, latest, uninstall};
 pub use targets::repack_pkgs;

@@ -2,8 +2,8 @@
 //! Salt's `aptpkg` and `dpkg_lowpkg` execution modules run them.
 
 use super::{
-    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError,
-    PkgList, PkgProvider,
+    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, HoldAnswer, InfoInstalled,
+    InstallRequest, PkgDb, PkgError, PkgList, PkgProvider,
 };
 use crate::exec::CommandResult;
 use crate::state::modules::pkg::version::{self, Scheme};
@@ -91,15 +91,10 @@ impl Apt {
         Ok(r.stdout)
     }
 
+    /// `dpkg --get-selections`: every package's `(package, state)`.
     fn selections(&self) -> Vec<(String, String)> {
         let r = self.call_apt(&["dpkg", "--get-selections"], false, None);
-        r.stdout
-            .lines()
-            .filter_map(|l| {
-                let mut it = l.split_whitespace();
-                Some((it.next()?.to_string(), it.next()?.to_string()))
-            })
-            .collect()
+        parse_selections(&r.stdout)
     }
 
     fn set_selections(&self, names: &[String], state: &str) {
@@ -107,9 +102,49 @@ impl Apt {
         let _ = self.call_apt(&["dpkg", "--set-selections"], false, Some(&text));
     }
 
+    /// `dpkg --get-selections PATTERN`: `(package, state)` pairs.
+    fn selections_matching(&self, pattern: &str) -> Vec<(String, String)> {
+        let r = self.call_apt(&["dpkg", "--get-selections", pattern], false, None);
+        parse_selections(&r.stdout)
+    }
+
+    /// Salt's `set_selections` for one package: `{old, new}` when its
+    /// state changed, nothing when it already was `state`.
+    fn set_state(&self, target: &str, state: &str) -> Result<Map, PkgError> {
+        let old = self
+            .selections_matching("*")
+            .into_iter()
+            .find(|(n, _)| n == target)
+            .map(|(_, s)| s);
+        if old.as_deref() == Some(state) {
+            return Ok(Map::new());
+        }
+        let line = format!("{target} {state}");
+        let r = self.call_apt(&["dpkg", "--set-selections"], false, Some(&line));
+        if r.retcode != 0 {
+            return Err(PkgError::Command(format!(
+                "failed to set state {state} for package {target}"
+            )));
+        }
+        let mut m = Map::new();
+        m.insert("old".into(), old.map_or(Value::Null, Value::Str));
+        m.insert("new".into(), Value::Str(state.into()));
+        Ok(m)
+    }
+
     fn cmp_ge(&self, a: &str, b: &str) -> bool {
         version::compare(Scheme::Debian, a, ">=", b, false)
     }
+}
+
+/// `dpkg --get-selections` output: `(package, state)` pairs.
+fn parse_selections(out: &str) -> Vec<(String, String)> {
+    out.lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            Some((it.next()?.to_string(), it.next()?.to_string()))
+        })
+        .collect()
 }
 
 /// `dpkg-query -W` output (`${Status} ${Package} ${Version} ${Architecture}`)
@@ -722,24 +757,68 @@ impl PkgProvider for Apt {
         Ok(changes)
     }
 
-    fn get_selections(&self, pattern: &str) -> Result<Vec<(String, String)>, PkgError> {
-        let r = self.call_apt(&["dpkg", "--get-selections", pattern], false, None);
-        Ok(r.stdout
-            .lines()
-            .filter_map(|l| {
-                let mut it = l.split_whitespace();
-                Some((it.next()?.to_string(), it.next()?.to_string()))
-            })
-            .collect())
+    /// Salt's aptpkg `hold` / `unhold` over dpkg's selections: a package
+    /// is held when its selection state is `hold`.
+    fn hold(
+        &self,
+        targets: &[String],
+        on: bool,
+        test: bool,
+    ) -> Result<IndexMap<String, HoldAnswer>, PkgError> {
+        let mut ret = IndexMap::new();
+        for target in targets {
+            let sel = self.selections_matching(target);
+            let held = sel.iter().any(|(_, s)| s == "hold");
+            let answer = match (on, held) {
+                (true, true) => HoldAnswer::new(
+                    Some(true),
+                    format!("Package {target} is already set to be held."),
+                ),
+                // dpkg knows no state for an unknown package; Salt holds
+                // it anyway.
+                (true, false) if test => {
+                    HoldAnswer::new(None, format!("Package {target} is set to be held."))
+                }
+                (true, false) => HoldAnswer {
+                    changes: self.set_state(target, "hold")?,
+                    ..HoldAnswer::new(Some(true), format!("Package {target} is now being held."))
+                },
+                (false, _) if sel.is_empty() => HoldAnswer::new(
+                    Some(false),
+                    format!("Package {target} does not have a state."),
+                ),
+                (false, true) if test => {
+                    HoldAnswer::new(None, format!("Package {target} is set not to be held."))
+                }
+                (false, true) => HoldAnswer {
+                    changes: self.set_state(target, "install")?,
+                    ..HoldAnswer::new(
+                        Some(true),
+                        format!("Package {target} is no longer being held."),
+                    )
+                },
+                (false, false) => HoldAnswer::new(
+                    Some(true),
+                    format!("Package {target} is already set not to be held."),
+                ),
+            };
+            ret.insert(target.clone(), answer);
+        }
+        Ok(ret)
     }
 
-    fn set_selection(&self, name: &str, state: &str) -> Result<bool, PkgError> {
-        let line = format!("{name} {state}");
-        let r = self.call_apt(&["dpkg", "--set-selections"], false, Some(&line));
-        Ok(r.retcode == 0)
-    }
-
-    fn info_installed(&self, names: &[String], failhard: bool) -> Result<Map, PkgError> {
+    /// Salt's aptpkg `info_installed`: `failhard` (default True: no
+    /// package known is an error) is its only keyword.
+    fn info_installed(&self, names: &[String], mut kwargs: Map) -> Result<InfoInstalled, PkgError> {
+        let failhard = kwargs
+            .shift_remove("failhard")
+            .is_none_or(|v| v.is_truthy());
+        if let Some((k, v)) = kwargs.iter().next() {
+            return Err(PkgError::Invocation(format!(
+                "The following keyword arguments are not valid: {k}={}",
+                v.to_python_str()
+            )));
+        }
         let mut argv: Vec<String> = vec![
             "dpkg-query".into(),
             "-W".into(),
@@ -748,19 +827,24 @@ impl PkgProvider for Apt {
         ];
         argv.extend(names.iter().cloned());
         let r = self.call_apt(&argv, false, None);
-        if r.retcode != 0 {
+        let info = if r.retcode != 0 {
             if failhard {
                 return Err(PkgError::Command(format!(
                     "Error getting packages information: {}",
                     r.stderr
                 )));
             }
-            return Ok(Map::new());
-        }
-        Ok(parse_info(&r.stdout, &|pkg| {
-            let install_date = install_time(pkg);
-            (install_date, license(pkg))
-        }))
+            Map::new()
+        } else {
+            parse_info(&r.stdout, &|pkg| {
+                let install_date = install_time(pkg);
+                (install_date, license(pkg))
+            })
+        };
+        // dpkg-query fails for a package it does not know, and Salt keeps
+        // that exit code as the call's even when it answers without it.
+        let retcode = i32::from(names.iter().any(|n| !info.contains_key(n)));
+        Ok(InfoInstalled { info, retcode })
     }
 
     fn unpurge(&self, names: &[String]) -> Option<Map> {

@@ -92,6 +92,9 @@ fn old_new(o: &str, n: &str, new_first: bool) -> Value {
 pub enum PkgError {
     #[error("{0}")]
     Command(String),
+    /// Salt's `SaltInvocationError`: the call cannot go on as asked.
+    #[error("{0}")]
+    Invocation(String),
     /// An error with the changes already made and the tool's messages.
     #[error("{message}")]
     WithInfo {
@@ -106,7 +109,7 @@ impl PkgError {
     /// as the nested outputter prints it.
     pub fn strerror_without_changes(&self) -> String {
         match self {
-            PkgError::Command(m) => m.clone(),
+            PkgError::Command(m) | PkgError::Invocation(m) => m.clone(),
             PkgError::WithInfo {
                 message, errors, ..
             } => {
@@ -134,7 +137,7 @@ impl PkgError {
     pub fn changes(&self) -> Option<&Map> {
         match self {
             PkgError::WithInfo { changes, .. } => Some(changes),
-            PkgError::Command(_) => None,
+            PkgError::Command(_) | PkgError::Invocation(_) => None,
         }
     }
 }
@@ -249,22 +252,77 @@ pub trait PkgProvider {
         Err(unsupported(self.os_family(), "upgrade"))
     }
 
-    /// The package selections matching `pattern` (`dpkg --get-selections`):
-    /// `(package, state)` pairs.
-    fn get_selections(&self, _pattern: &str) -> Result<Vec<(String, String)>, PkgError> {
-        Err(unsupported(self.os_family(), "hold"))
+    /// What Salt checks before a hold or unhold touches anything, before
+    /// the arguments even (yumpkg: that the versionlock plugin is
+    /// installed).
+    fn hold_ready(&self) -> Result<(), PkgError> {
+        Ok(())
     }
 
-    /// Set one package's selection state; false when the tool refused.
-    fn set_selection(&self, _name: &str, _state: &str) -> Result<bool, PkgError> {
-        Err(unsupported(self.os_family(), "hold"))
+    /// `pkg.hold` (`on`) or `pkg.unhold` of each target: what happened to
+    /// it, by target. With `test` nothing changes: the answer says what
+    /// would.
+    fn hold(
+        &self,
+        _targets: &[String],
+        on: bool,
+        _test: bool,
+    ) -> Result<IndexMap<String, HoldAnswer>, PkgError> {
+        Err(unsupported(
+            self.os_family(),
+            if on { "hold" } else { "unhold" },
+        ))
     }
 
     /// `pkg.info_installed`: what the package database says of each
-    /// installed name (all packages when `names` is empty).
-    fn info_installed(&self, _names: &[String], _failhard: bool) -> Result<Map, PkgError> {
+    /// installed name (all packages when `names` is empty); `kwargs` are
+    /// the call's other keywords, each provider taking Salt's own.
+    fn info_installed(&self, _names: &[String], _kwargs: Map) -> Result<InfoInstalled, PkgError> {
         Err(unsupported(self.os_family(), "info_installed"))
     }
+}
+
+/// One target's part of a `pkg.hold` / `pkg.unhold` answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HoldAnswer {
+    /// `None` when only a test said what would change.
+    pub result: Option<bool>,
+    pub comment: String,
+    /// Salt's `{old, new}` (in the order the provider gives them), or
+    /// nothing.
+    pub changes: Map,
+}
+
+impl HoldAnswer {
+    /// An answer with no changes.
+    pub fn new(result: Option<bool>, comment: String) -> HoldAnswer {
+        HoldAnswer {
+            result,
+            comment,
+            changes: Map::new(),
+        }
+    }
+
+    /// Salt's per-target dict: `{name, changes, result, comment}`.
+    pub fn into_value(self, name: &str) -> Value {
+        let mut r = Map::new();
+        r.insert("name".into(), Value::Str(name.into()));
+        r.insert("changes".into(), Value::Map(self.changes));
+        r.insert(
+            "result".into(),
+            self.result.map_or(Value::Null, Value::Bool),
+        );
+        r.insert("comment".into(), Value::Str(self.comment));
+        Value::Map(r)
+    }
+}
+
+/// `pkg.info_installed`'s answer, and the exit code Salt leaves for the
+/// call (dpkg-query's when a name is unknown; rpm's is ignored).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InfoInstalled {
+    pub info: Map,
+    pub retcode: i32,
 }
 
 /// A function this provider does not have in brine.
