@@ -14,6 +14,7 @@ use brine_core::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 const ARCHES_32: [&str; 4] = ["i386", "i486", "i586", "i686"];
 const ARCHES_ARM_32: [&str; 7] = [
@@ -71,12 +72,33 @@ const ARCHES: [&str; 40] = [
 const QUERYFORMAT: &str =
     "%{NAME}_|-%{EPOCH}_|-%{VERSION}_|-%{RELEASE}_|-%{ARCH}_|-(none)_|-%{INSTALLTIME}\n";
 
-#[derive(Debug, Clone)]
+/// Runs one command (argv, extra environment): its result, or why it
+/// could not run. Tests put a fake in its place.
+pub type Runner =
+    Arc<dyn Fn(&[String], &[(&str, &str)]) -> Result<CommandResult, String> + Send + Sync>;
+
+#[derive(Clone)]
 pub struct Dnf {
     /// `dnf5`, `dnf` or `yum`.
     pub bin: String,
     pub osarch: String,
     pub rtag: Option<PathBuf>,
+    run: Runner,
+}
+
+impl std::fmt::Debug for Dnf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dnf")
+            .field("bin", &self.bin)
+            .field("osarch", &self.osarch)
+            .field("rtag", &self.rtag)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The real command runner.
+fn run_real(argv: &[String], env: &[(&str, &str)]) -> Result<CommandResult, String> {
+    run_argv(argv, env, None).map_err(|e| e.to_string())
 }
 
 /// Both sides 32-bit x86, or both 32-bit ARM.
@@ -166,19 +188,41 @@ impl Dnf {
                 .map(|r| r.stdout.trim().to_string())
                 .unwrap_or_default()
         });
-        Ok(Dnf {
+        Ok(Dnf::new(bin, osarch, rtag))
+    }
+
+    /// A provider running `bin`.
+    pub fn new(bin: &str, osarch: String, rtag: Option<PathBuf>) -> Dnf {
+        Dnf {
             bin: bin.to_string(),
             osarch,
             rtag,
-        })
+            run: Arc::new(run_real),
+        }
     }
 
+    /// This provider with its commands run by `run` instead.
+    pub fn with_runner(self, run: Runner) -> Dnf {
+        Dnf { run, ..self }
+    }
+
+    /// Run a command line (not only `bin`: `rpm` too).
+    fn exec<S: AsRef<str>>(
+        &self,
+        argv: &[S],
+        env: &[(&str, &str)],
+    ) -> Result<CommandResult, String> {
+        let argv: Vec<String> = argv.iter().map(|a| a.as_ref().to_string()).collect();
+        (self.run)(&argv, env)
+    }
+
+    /// Run `bin` with `args`; a command that could not run answers 127.
     fn call<S: AsRef<str>>(&self, args: &[S]) -> CommandResult {
         let mut argv = vec![self.bin.clone()];
         argv.extend(args.iter().map(|a| a.as_ref().to_string()));
-        run_argv(&argv, &[], None).unwrap_or_else(|e| CommandResult {
+        self.exec(&argv, &[]).unwrap_or_else(|e| CommandResult {
             retcode: 127,
-            stderr: e.to_string(),
+            stderr: e,
             ..Default::default()
         })
     }
@@ -220,19 +264,19 @@ impl PkgProvider for Dnf {
     }
 
     fn list_pkgs(&self) -> Result<PkgDb, PkgError> {
-        let r = run_argv(
-            &[
-                "rpm",
-                "-qa",
-                "--nodigest",
-                "--nosignature",
-                "--queryformat",
-                QUERYFORMAT,
-            ],
-            &[],
-            None,
-        )
-        .map_err(|e| PkgError::Command(e.to_string()))?;
+        let r = self
+            .exec(
+                &[
+                    "rpm",
+                    "-qa",
+                    "--nodigest",
+                    "--nosignature",
+                    "--queryformat",
+                    QUERYFORMAT,
+                ],
+                &[],
+            )
+            .map_err(PkgError::Command)?;
         Ok(parse_rpm_qa(&r.stdout, &self.osarch))
     }
 
@@ -299,18 +343,18 @@ impl PkgProvider for Dnf {
                 "{shown} does not exist on minion"
             )));
         }
-        let r = run_argv(
-            &[
-                "rpm",
-                "-qp",
-                "--queryformat",
-                "%{NAME}_|-%{EPOCH}_|-%{VERSION}_|-%{RELEASE}_|-%{ARCH}",
-                shown.as_str(),
-            ],
-            &[],
-            None,
-        )
-        .map_err(|e| PkgError::Command(e.to_string()))?;
+        let r = self
+            .exec(
+                &[
+                    "rpm",
+                    "-qp",
+                    "--queryformat",
+                    "%{NAME}_|-%{EPOCH}_|-%{VERSION}_|-%{RELEASE}_|-%{ARCH}",
+                    shown.as_str(),
+                ],
+                &[],
+            )
+            .map_err(PkgError::Command)?;
         let f: Vec<&str> = r.stdout.trim().split("_|-").collect();
         let [name, epoch, ver, release, arch] = f.as_slice() else {
             return Err(PkgError::Command(format!("Unable to get info for {shown}")));
@@ -652,13 +696,40 @@ mod tests {
             )
         );
         assert_eq!(a[1].0, "tree");
-        let d = Dnf {
-            bin: "dnf".into(),
-            osarch: "x86_64".into(),
-            rtag: None,
-        };
+        let d = Dnf::new("dnf", "x86_64".into(), None);
         assert_eq!(d.normalize_name("bash.x86_64"), "bash");
         assert_eq!(d.normalize_name("glibc.i686"), "glibc.i686");
         assert_eq!(d.split_arch("glibc.i686"), ("glibc", ".i686".to_string()));
+    }
+
+    #[test]
+    fn commands_go_through_the_runner() {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let d = Dnf::new("dnf", "x86_64".into(), None).with_runner(Arc::new(
+            move |argv: &[String], _env: &[(&str, &str)]| {
+                log.lock().map_err(|e| e.to_string())?.push(argv.to_vec());
+                match argv.first().map(String::as_str) {
+                    Some("rpm") => Ok(CommandResult {
+                        stdout: "bash_|-(none)_|-5.1.8_|-9.el9_|-x86_64_|-(none)_|-1\n".into(),
+                        ..Default::default()
+                    }),
+                    _ => Err("no such command".to_string()),
+                }
+            },
+        ));
+        let db = d.list_pkgs().unwrap();
+        assert_eq!(
+            db.installed.get("bash"),
+            Some(&vec!["5.1.8-9.el9".to_string()])
+        );
+        let r = d.call(&["--quiet", "check-update"]);
+        assert_eq!((r.retcode, r.stderr.as_str()), (127, "no such command"));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen[0][..2], ["rpm".to_string(), "-qa".to_string()]);
+        assert_eq!(
+            seen[1],
+            ["dnf", "--quiet", "check-update"].map(String::from)
+        );
     }
 }
