@@ -64,17 +64,19 @@ pub fn provider_from(grains: &Map, opts: &Map) -> Result<Box<dyn PkgProvider>, P
         .and_then(Value::as_str)
         .map(str::to_string);
     let which = super::user::support::which;
+    let dnf = |osarch, rtag| {
+        dnf::Dnf::detect(osarch, rtag).map(|mut d| {
+            d.versionlock_pkg = dnf::versionlock_pkg(&d.bin, grains);
+            Box::new(d) as Box<dyn PkgProvider>
+        })
+    };
     match family {
         "Debian" => Ok(Box::new(apt::Apt::new(osarch, cpuarch, rtag))),
-        "RedHat" => {
-            dnf::Dnf::detect(osarch, rtag.clone()).map(|d| Box::new(d) as Box<dyn PkgProvider>)
-        }
+        "RedHat" => dnf(osarch, rtag),
         "" if which("dpkg").is_some() && which("apt-get").is_some() => {
             Ok(Box::new(apt::Apt::new(osarch, cpuarch, rtag)))
         }
-        "" if which("rpm").is_some() => {
-            dnf::Dnf::detect(osarch, rtag.clone()).map(|d| Box::new(d) as Box<dyn PkgProvider>)
-        }
+        "" if which("rpm").is_some() => dnf(osarch, rtag),
         other => Err(ProviderError::Unsupported {
             os_family: other.to_string(),
         }),

@@ -1,20 +1,23 @@
 //! The RedHat provider: `rpm` for what is installed, `dnf5`, `dnf` or
-//! `yum` (the first found) for the repositories, as Salt's `yumpkg`
-//! execution module runs them. (No RedHat host is at hand where brine is
-//! built: the parsing is unit-tested, the commands follow Salt's.)
+//! `yum` (the first found) for the repositories and for holds (the
+//! versionlock plugin), as Salt's `yumpkg` and `rpm_lowpkg` execution
+//! modules run them. (No RedHat host is at hand where brine is built: the
+//! parsing is unit-tested, the commands follow Salt's and are checked
+//! through a fake command runner.)
 
 use super::{
-    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, InstallRequest, PkgDb, PkgError,
-    PkgProvider, ProviderError,
+    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, HoldAnswer, InstallRequest, PkgDb,
+    PkgError, PkgProvider, ProviderError,
 };
 use crate::exec::CommandResult;
 use crate::state::modules::pkg::version::{self, Scheme};
 use crate::state::modules::user::support::{run_argv, which};
+use brine_compile::matcher::glob::fnmatch;
 use brine_core::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 const ARCHES_32: [&str; 4] = ["i386", "i486", "i586", "i686"];
 const ARCHES_ARM_32: [&str; 7] = [
@@ -83,6 +86,9 @@ pub struct Dnf {
     pub bin: String,
     pub osarch: String,
     pub rtag: Option<PathBuf>,
+    /// The package that gives this `bin` its `versionlock` command (see
+    /// [`versionlock_pkg`]).
+    pub versionlock_pkg: String,
     run: Runner,
 }
 
@@ -92,6 +98,7 @@ impl std::fmt::Debug for Dnf {
             .field("bin", &self.bin)
             .field("osarch", &self.osarch)
             .field("rtag", &self.rtag)
+            .field("versionlock_pkg", &self.versionlock_pkg)
             .finish_non_exhaustive()
     }
 }
@@ -99,6 +106,36 @@ impl std::fmt::Debug for Dnf {
 /// The real command runner.
 fn run_real(argv: &[String], env: &[(&str, &str)]) -> Result<CommandResult, String> {
     run_argv(argv, env, None).map_err(|e| e.to_string())
+}
+
+/// Salt's `_versionlock_pkg`: the package whose `versionlock` command
+/// `bin` uses, from the `os`, `osrelease` and `osmajorrelease` grains (a
+/// release that is missing or not a number counts as a new one).
+pub fn versionlock_pkg(bin: &str, grains: &Map) -> String {
+    let number = |key: &str| {
+        grains
+            .get(key)
+            .map(Value::to_python_str)
+            .and_then(|v| v.trim().parse::<i64>().ok())
+    };
+    let os = grains
+        .get("os")
+        .map(Value::to_python_str)
+        .unwrap_or_default();
+    let name = if bin == "yum" {
+        "yum-plugin-versionlock"
+    } else if os.eq_ignore_ascii_case("fedora") {
+        if number("osrelease").is_none_or(|r| r >= 26) {
+            "python3-dnf-plugin-versionlock"
+        } else {
+            "python3-dnf-plugins-extras-versionlock"
+        }
+    } else if number("osmajorrelease").is_none_or(|r| r >= 8) {
+        "python3-dnf-plugin-versionlock"
+    } else {
+        "python2-dnf-plugin-versionlock"
+    };
+    name.to_string()
 }
 
 /// Both sides 32-bit x86, or both 32-bit ARM.
@@ -176,6 +213,58 @@ pub fn parse_list_available(out: &str, osarch: &str) -> Vec<(String, String, Str
         .collect()
 }
 
+/// The package-name part of a lock as Salt's yumpkg finds it in a
+/// `versionlock list` line.
+const LOCK_NAME: &str = r"[\w+]+(?:[.-][^-]+)*";
+
+/// dnf's locks: `name-epoch:version-release.arch`.
+static DNF_LOCK: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(&format!(r"({LOCK_NAME}-\S+)")).ok());
+
+/// yum's locks: `epoch:name-version-release.arch` (the second group
+/// without the epoch).
+static YUM_LOCK: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(&format!(r"(\d+:({LOCK_NAME}-\S+))")).ok());
+
+/// Salt's `_get_hold` for one line of `versionlock list` output: the lock
+/// it shows (`yum`: with its epoch), or with `full` false the package
+/// name alone; None for lines that show no lock.
+pub fn lock_in_line(line: &str, yum: bool, full: bool) -> Option<String> {
+    let re = if yum { &*YUM_LOCK } else { &*DNF_LOCK }.as_ref()?;
+    let caps = re.captures(line)?;
+    let lock = caps.get(if yum && !full { 2 } else { 1 })?.as_str();
+    if full {
+        return Some(lock.to_string());
+    }
+    let no_arch = before_last(lock, '.');
+    let no_release = before_last(no_arch, '-');
+    Some(before_last(no_release, '-').to_string())
+}
+
+/// What comes before the last `sep` in `text` (all of it when there is
+/// none).
+fn before_last(text: &str, sep: char) -> &str {
+    text.rsplit_once(sep).map_or(text, |(a, _)| a)
+}
+
+/// The holds `versionlock list` output shows: package names (`full`
+/// false), or the full lock expressions. dnf5 prints each lock as a
+/// `Package name: NAME` block (its names are answered either way); dnf and
+/// yum print one lock a line.
+pub fn parse_versionlock_list(out: &str, bin: &str, full: bool) -> Vec<String> {
+    if bin == "dnf5" {
+        return out
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("Package name:"))
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+    }
+    out.lines()
+        .filter_map(|l| lock_in_line(l, bin == "yum", full))
+        .collect()
+}
+
 impl Dnf {
     /// The first of dnf5, dnf, yum found on PATH.
     pub fn detect(osarch: Option<String>, rtag: Option<PathBuf>) -> Result<Dnf, ProviderError> {
@@ -191,12 +280,14 @@ impl Dnf {
         Ok(Dnf::new(bin, osarch, rtag))
     }
 
-    /// A provider running `bin`.
+    /// A provider running `bin` (its versionlock package as on a current
+    /// release; [`versionlock_pkg`] says which from the grains).
     pub fn new(bin: &str, osarch: String, rtag: Option<PathBuf>) -> Dnf {
         Dnf {
             bin: bin.to_string(),
             osarch,
             rtag,
+            versionlock_pkg: versionlock_pkg(bin, &Map::new()),
             run: Arc::new(run_real),
         }
     }
@@ -241,6 +332,67 @@ impl Dnf {
         match name.rsplit_once('.') {
             Some((n, a)) if ARCHES.contains(&a) => (n, format!(".{a}")),
             _ => (name, String::new()),
+        }
+    }
+
+    /// Salt's `list_holds`: the locks `versionlock list` shows (see
+    /// [`parse_versionlock_list`]), read from its output and messages
+    /// both, as `cmd.run` gives them.
+    fn list_holds(&self, full: bool) -> Vec<String> {
+        let r = self.call(&["versionlock", "list"]);
+        let text = [r.stdout, r.stderr].join("\n");
+        parse_versionlock_list(&text, &self.bin, full)
+    }
+
+    /// Hold one target, unless `held` already.
+    fn lock(&self, target: &str, held: bool, test: bool) -> HoldAnswer {
+        if held {
+            return HoldAnswer::new(
+                Some(true),
+                format!("Package {target} is already set to be held."),
+            );
+        }
+        if test {
+            return HoldAnswer::new(None, format!("Package {target} is set to be held."));
+        }
+        // dnf and yum take a bare name as `add`, dnf5 wants the word.
+        if self.call(&["versionlock", "add", target]).retcode != 0 {
+            return HoldAnswer::new(
+                Some(false),
+                format!("Package {target} was unable to be held."),
+            );
+        }
+        let mut changes = Map::new();
+        changes.insert("new".into(), Value::Str("hold".into()));
+        changes.insert("old".into(), Value::Str(String::new()));
+        HoldAnswer {
+            changes,
+            ..HoldAnswer::new(Some(true), format!("Package {target} is now being held."))
+        }
+    }
+
+    /// Delete the `locks` of one target (none: it is not held).
+    fn unlock(&self, target: &str, locks: &[String], test: bool) -> HoldAnswer {
+        if locks.is_empty() {
+            return HoldAnswer::new(Some(true), format!("Package {target} is not being held."));
+        }
+        if test {
+            return HoldAnswer::new(None, format!("Package {target} is set to be unheld."));
+        }
+        let mut args = vec!["versionlock".to_string(), "delete".to_string()];
+        args.extend(locks.iter().cloned());
+        if self.call(&args).retcode != 0 {
+            return HoldAnswer::new(
+                Some(false),
+                format!("Package {target} was unable to be unheld."),
+            );
+        }
+        let mut changes = Map::new();
+        changes.insert("new".into(), Value::Str(String::new()));
+        changes.insert("old".into(), Value::Str("hold".into()));
+        HoldAnswer {
+            changes,
+            ..HoldAnswer::new(Some(true), format!("Package {target} is no longer held."))
         }
     }
 }
@@ -438,10 +590,7 @@ impl PkgProvider for Dnf {
                     }
                 }
                 if ver.contains('*') {
-                    match cands
-                        .iter()
-                        .find(|c| brine_compile::matcher::glob::fnmatch(c, &ver))
-                    {
+                    match cands.iter().find(|c| fnmatch(c, &ver)) {
                         Some(c) => ver = c.clone(),
                         None => {
                             errors.push(format!(
@@ -556,10 +705,7 @@ impl PkgProvider for Dnf {
         let mut targets = Vec::new();
         for (p, ver) in params {
             let names: Vec<String> = if p.contains('*') {
-                old.keys()
-                    .filter(|k| brine_compile::matcher::glob::fnmatch(k, p))
-                    .cloned()
-                    .collect()
+                old.keys().filter(|k| fnmatch(k, p)).cloned().collect()
             } else {
                 vec![p.clone()]
             };
@@ -660,6 +806,57 @@ impl PkgProvider for Dnf {
         Ok(changes)
     }
 
+    /// Salt's yumpkg refuses holds unless the versionlock plugin package
+    /// is installed.
+    fn hold_ready(&self) -> Result<(), PkgError> {
+        if self
+            .list_pkgs()?
+            .current()
+            .contains_key(&self.versionlock_pkg)
+        {
+            return Ok(());
+        }
+        Err(PkgError::Invocation(format!(
+            "Cannot proceed, {} is not installed.",
+            self.versionlock_pkg
+        )))
+    }
+
+    /// Salt's yumpkg `hold` / `unhold` over the versionlock plugin: a
+    /// package is held when `versionlock list` shows a lock of it.
+    fn hold(
+        &self,
+        targets: &[String],
+        on: bool,
+        test: bool,
+    ) -> Result<IndexMap<String, HoldAnswer>, PkgError> {
+        let yum = self.bin == "yum";
+        // yum's `versionlock delete` wants the whole lock expression.
+        let locks = self.list_holds(!on && yum);
+        let mut ret = IndexMap::new();
+        for target in targets {
+            let answer = if on {
+                self.lock(target, locks.contains(target), test)
+            } else {
+                let matching: Vec<String> = locks
+                    .iter()
+                    .filter(|l| {
+                        if yum {
+                            fnmatch(l, &format!("*{target}*"))
+                                && lock_in_line(l, true, false).as_ref() == Some(target)
+                        } else {
+                            *l == target
+                        }
+                    })
+                    .cloned()
+                    .collect();
+                self.unlock(target, &matching, test)
+            };
+            ret.insert(target.clone(), answer);
+        }
+        Ok(ret)
+    }
+
     fn unpurge(&self, _names: &[String]) -> Option<Map> {
         None
     }
@@ -730,6 +927,318 @@ mod tests {
         assert_eq!(
             seen[1],
             ["dnf", "--quiet", "check-update"].map(String::from)
+        );
+    }
+}
+
+#[cfg(test)]
+mod hold_and_info_tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// What a fake runner was asked to run: argv and extra environment.
+    type Calls = Arc<Mutex<Vec<(Vec<String>, Vec<(String, String)>)>>>;
+
+    /// A provider for `bin` whose commands answer from `answers` (the
+    /// first whose key starts the command line; else exit 0, no output).
+    fn fake(bin: &str, answers: &[(&str, i32, &str)]) -> (Dnf, Calls) {
+        let calls: Calls = Arc::default();
+        let answers: Vec<(String, i32, String)> = answers
+            .iter()
+            .map(|(k, rc, out)| (k.to_string(), *rc, out.to_string()))
+            .collect();
+        let seen = calls.clone();
+        let run: Runner = Arc::new(move |argv: &[String], env: &[(&str, &str)]| {
+            let env = env.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+            seen.lock()
+                .map_err(|e| e.to_string())?
+                .push((argv.to_vec(), env.collect()));
+            let line = argv.join(" ");
+            let (retcode, stdout) = answers
+                .iter()
+                .find(|(k, _, _)| line.starts_with(k.as_str()))
+                .map_or((0, String::new()), |(_, rc, out)| (*rc, out.clone()));
+            Ok(CommandResult {
+                retcode,
+                stdout,
+                ..Default::default()
+            })
+        });
+        let mut d = Dnf::new(bin, "x86_64".into(), None).with_runner(run);
+        d.versionlock_pkg = versionlock_pkg(bin, &Map::new());
+        (d, calls)
+    }
+
+    /// The command lines run that start with `prefix`.
+    fn ran(calls: &Calls, prefix: &str) -> Vec<Vec<String>> {
+        calls
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(argv, _)| argv.clone())
+            .filter(|argv| argv.join(" ").starts_with(prefix))
+            .collect()
+    }
+
+    fn strs(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn json(v: Value) -> String {
+        serde_json::to_string(&v.to_json()).unwrap()
+    }
+
+    fn answers(m: IndexMap<String, HoldAnswer>) -> String {
+        json(Value::Map(
+            m.into_iter()
+                .map(|(k, a)| {
+                    let v = a.into_value(&k);
+                    (k, v)
+                })
+                .collect(),
+        ))
+    }
+
+    const DNF_LIST: &str =
+        "Last metadata expiration check: 0:12:34 ago on Thu 26 Nov 2026 10:00:00 AM UTC.\n\
+        bash-0:5.1.8-9.el9.*\n\
+        vim-enhanced-2:8.2.2637-20.el9_1.*\n\
+        python3-dnf-plugin-versionlock-0:4.3.0-13.el9.*\n";
+
+    const YUM_LIST: &str = "Loaded plugins: fastestmirror, versionlock\n\
+        0:bash-4.2.46-35.el7_9.*\n\
+        2:vim-enhanced-7.4.629-8.el7_9.*\n\
+        versionlock list done\n";
+
+    const DNF5_LIST: &str = "# Added by 'versionlock add' command on 2026-11-26 10:00:00\n\
+        Package name: bash\n\
+        evr = 5.2.26-3.fc40\n\
+        \n\
+        # Added by 'versionlock add' command on 2026-11-26 10:01:00\n\
+        Package name: vim-enhanced\n\
+        evr = 2:9.1.158-1.fc40\n";
+
+    /// What Salt 3007.8's `_get_hold` finds in the same lines.
+    #[test]
+    fn parses_versionlock_lists() {
+        assert_eq!(
+            parse_versionlock_list(DNF_LIST, "dnf", false),
+            strs(&["bash", "vim-enhanced", "python3-dnf-plugin-versionlock"])
+        );
+        assert_eq!(
+            parse_versionlock_list(DNF_LIST, "dnf", true),
+            strs(&[
+                "bash-0:5.1.8-9.el9.*",
+                "vim-enhanced-2:8.2.2637-20.el9_1.*",
+                "python3-dnf-plugin-versionlock-0:4.3.0-13.el9.*"
+            ])
+        );
+        assert_eq!(
+            parse_versionlock_list(YUM_LIST, "yum", false),
+            strs(&["bash", "vim-enhanced"])
+        );
+        assert_eq!(
+            parse_versionlock_list(YUM_LIST, "yum", true),
+            strs(&[
+                "0:bash-4.2.46-35.el7_9.*",
+                "2:vim-enhanced-7.4.629-8.el7_9.*"
+            ])
+        );
+        for full in [true, false] {
+            assert_eq!(
+                parse_versionlock_list(DNF5_LIST, "dnf5", full),
+                strs(&["bash", "vim-enhanced"])
+            );
+        }
+        assert_eq!(lock_in_line("no lock here", false, false), None);
+        assert_eq!(lock_in_line("", true, true), None);
+    }
+
+    #[test]
+    fn versionlock_package_by_release() {
+        let grains = |os: &str, rel: &str, major: &str| {
+            let mut g = Map::new();
+            g.insert("os".into(), Value::Str(os.into()));
+            g.insert("osrelease".into(), Value::Str(rel.into()));
+            g.insert("osmajorrelease".into(), Value::Str(major.into()));
+            g
+        };
+        let cases = [
+            (
+                "dnf",
+                grains("Fedora", "40", "40"),
+                "python3-dnf-plugin-versionlock",
+            ),
+            (
+                "dnf",
+                grains("Fedora", "25", "25"),
+                "python3-dnf-plugins-extras-versionlock",
+            ),
+            (
+                "dnf",
+                grains("Rocky", "9.4", "9"),
+                "python3-dnf-plugin-versionlock",
+            ),
+            (
+                "dnf",
+                grains("CentOS", "7.9", "7"),
+                "python2-dnf-plugin-versionlock",
+            ),
+            (
+                "dnf5",
+                grains("Fedora", "41", "41"),
+                "python3-dnf-plugin-versionlock",
+            ),
+            (
+                "yum",
+                grains("CentOS", "7.9", "7"),
+                "yum-plugin-versionlock",
+            ),
+            ("dnf", Map::new(), "python3-dnf-plugin-versionlock"),
+        ];
+        for (bin, g, want) in cases {
+            assert_eq!(versionlock_pkg(bin, &g), want, "{bin} {g:?}");
+        }
+    }
+
+    const RPM_QA_WITH_PLUGIN: &str =
+        "bash_|-(none)_|-5.1.8_|-9.el9_|-x86_64_|-(none)_|-1716000000\n\
+        python3-dnf-plugin-versionlock_|-(none)_|-4.3.0_|-13.el9_|-noarch_|-(none)_|-1716000000\n";
+
+    #[test]
+    fn holds_need_the_versionlock_plugin() {
+        let (d, _) = fake(
+            "dnf",
+            &[(
+                "rpm -qa",
+                0,
+                "bash_|-(none)_|-5.1.8_|-9.el9_|-x86_64_|-(none)_|-1\n",
+            )],
+        );
+        assert_eq!(
+            d.hold_ready(),
+            Err(PkgError::Invocation(
+                "Cannot proceed, python3-dnf-plugin-versionlock is not installed.".into()
+            ))
+        );
+        let (d, _) = fake("dnf", &[("rpm -qa", 0, RPM_QA_WITH_PLUGIN)]);
+        assert_eq!(d.hold_ready(), Ok(()));
+    }
+
+    #[test]
+    fn dnf_hold_and_unhold() {
+        let (d, calls) = fake(
+            "dnf",
+            &[
+                ("dnf versionlock list", 0, DNF_LIST),
+                ("dnf versionlock add broken", 1, ""),
+                ("dnf versionlock delete broken", 1, ""),
+            ],
+        );
+        let r = d
+            .hold(&strs(&["bash", "curl", "broken"]), true, false)
+            .unwrap();
+        assert_eq!(
+            answers(r),
+            r#"{"bash":{"name":"bash","changes":{},"result":true,"comment":"Package bash is already set to be held."},"curl":{"name":"curl","changes":{"new":"hold","old":""},"result":true,"comment":"Package curl is now being held."},"broken":{"name":"broken","changes":{},"result":false,"comment":"Package broken was unable to be held."}}"#
+        );
+        assert_eq!(
+            ran(&calls, "dnf"),
+            vec![
+                strs(&["dnf", "versionlock", "list"]),
+                strs(&["dnf", "versionlock", "add", "curl"]),
+                strs(&["dnf", "versionlock", "add", "broken"]),
+            ]
+        );
+
+        let (d, calls) = fake("dnf", &[("dnf versionlock list", 0, DNF_LIST)]);
+        let r = d
+            .hold(&strs(&["vim-enhanced", "curl"]), false, false)
+            .unwrap();
+        assert_eq!(
+            answers(r),
+            r#"{"vim-enhanced":{"name":"vim-enhanced","changes":{"new":"","old":"hold"},"result":true,"comment":"Package vim-enhanced is no longer held."},"curl":{"name":"curl","changes":{},"result":true,"comment":"Package curl is not being held."}}"#
+        );
+        assert_eq!(
+            ran(&calls, "dnf versionlock delete"),
+            vec![strs(&["dnf", "versionlock", "delete", "vim-enhanced"])]
+        );
+
+        // A delete that fails.
+        let mut list = DNF_LIST.to_string();
+        list.push_str("broken-0:1.0-1.el9.*\n");
+        let (d, _) = fake(
+            "dnf",
+            &[
+                ("dnf versionlock list", 0, &list),
+                ("dnf versionlock delete broken", 1, ""),
+            ],
+        );
+        let r = d.hold(&strs(&["broken"]), false, false).unwrap();
+        assert_eq!(
+            r.get("broken").map(|a| (a.result, a.comment.as_str())),
+            Some((Some(false), "Package broken was unable to be unheld."))
+        );
+    }
+
+    #[test]
+    fn test_mode_changes_nothing() {
+        let (d, calls) = fake("dnf", &[("dnf versionlock list", 0, DNF_LIST)]);
+        let r = d.hold(&strs(&["bash", "curl"]), true, true).unwrap();
+        assert_eq!(
+            answers(r),
+            r#"{"bash":{"name":"bash","changes":{},"result":true,"comment":"Package bash is already set to be held."},"curl":{"name":"curl","changes":{},"result":null,"comment":"Package curl is set to be held."}}"#
+        );
+        let r = d.hold(&strs(&["bash", "curl"]), false, true).unwrap();
+        assert_eq!(
+            answers(r),
+            r#"{"bash":{"name":"bash","changes":{},"result":null,"comment":"Package bash is set to be unheld."},"curl":{"name":"curl","changes":{},"result":true,"comment":"Package curl is not being held."}}"#
+        );
+        assert_eq!(ran(&calls, "dnf").len(), 2, "only the two lists");
+    }
+
+    #[test]
+    fn yum_unhold_deletes_the_full_lock() {
+        let (d, calls) = fake("yum", &[("yum versionlock list", 0, YUM_LIST)]);
+        let r = d
+            .hold(&strs(&["vim-enhanced", "vim"]), false, false)
+            .unwrap();
+        assert_eq!(r.get("vim-enhanced").and_then(|a| a.result), Some(true));
+        // "vim" matches *vim* but is not the package the lock holds.
+        assert_eq!(
+            r.get("vim").map(|a| a.comment.as_str()),
+            Some("Package vim is not being held.")
+        );
+        assert_eq!(
+            ran(&calls, "yum versionlock delete"),
+            vec![strs(&[
+                "yum",
+                "versionlock",
+                "delete",
+                "2:vim-enhanced-7.4.629-8.el7_9.*"
+            ])]
+        );
+        // Holding asks for the names.
+        let r = d.hold(&strs(&["bash"]), true, false).unwrap();
+        assert_eq!(r.get("bash").and_then(|a| a.result), Some(true));
+        assert!(ran(&calls, "yum versionlock add").is_empty());
+    }
+
+    #[test]
+    fn dnf5_holds_by_name() {
+        let (d, calls) = fake("dnf5", &[("dnf5 versionlock list", 0, DNF5_LIST)]);
+        let r = d.hold(&strs(&["bash", "curl"]), true, false).unwrap();
+        assert_eq!(r.get("bash").and_then(|a| a.result), Some(true));
+        let r = d.hold(&strs(&["vim-enhanced"]), false, false).unwrap();
+        assert_eq!(r.get("vim-enhanced").and_then(|a| a.result), Some(true));
+        assert_eq!(
+            ran(&calls, "dnf5 versionlock "),
+            vec![
+                strs(&["dnf5", "versionlock", "list"]),
+                strs(&["dnf5", "versionlock", "add", "curl"]),
+                strs(&["dnf5", "versionlock", "list"]),
+                strs(&["dnf5", "versionlock", "delete", "vim-enhanced"]),
+            ]
         );
     }
 }
