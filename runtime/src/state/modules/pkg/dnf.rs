@@ -6,8 +6,8 @@
 //! through a fake command runner.)
 
 use super::{
-    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, HoldAnswer, InstallRequest, PkgDb,
-    PkgError, PkgProvider, ProviderError,
+    add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, HoldAnswer, InfoInstalled,
+    InstallRequest, PkgDb, PkgError, PkgProvider, ProviderError,
 };
 use crate::exec::CommandResult;
 use crate::state::modules::pkg::version::{self, Scheme};
@@ -263,6 +263,302 @@ pub fn parse_versionlock_list(out: &str, bin: &str, full: bool) -> Vec<String> {
     out.lines()
         .filter_map(|l| lock_in_line(l, bin == "yum", full))
         .collect()
+}
+
+/// Each attribute `lowpkg.info` can ask rpm for, with its `--queryformat`
+/// text, in Salt's order (`size` takes the size tag rpm has).
+const INFO_ATTRS: [(&str, &str); 22] = [
+    ("name", r"name: %{NAME}\n"),
+    (
+        "relocations",
+        r"relocations: %|PREFIXES?{[%{PREFIXES} ]}:{(not relocatable)}|\n",
+    ),
+    ("version", r"version: %{VERSION}\n"),
+    ("vendor", r"vendor: %{VENDOR}\n"),
+    ("release", r"release: %{RELEASE}\n"),
+    ("epoch", r"%|EPOCH?{epoch: %{EPOCH}\n}|"),
+    ("build_date_time_t", r"build_date_time_t: %{BUILDTIME}\n"),
+    ("build_date", r"build_date: %{BUILDTIME}\n"),
+    (
+        "install_date_time_t",
+        r"install_date_time_t: %|INSTALLTIME?{%{INSTALLTIME}}:{(not installed)}|\n",
+    ),
+    (
+        "install_date",
+        r"install_date: %|INSTALLTIME?{%{INSTALLTIME}}:{(not installed)}|\n",
+    ),
+    ("build_host", r"build_host: %{BUILDHOST}\n"),
+    ("group", r"group: %{GROUP}\n"),
+    ("source_rpm", r"source_rpm: %{SOURCERPM}\n"),
+    ("size", r"size: %{SIZE_TAG}\n"),
+    ("arch", r"arch: %{ARCH}\n"),
+    ("license", r"%|LICENSE?{license: %{LICENSE}\n}|"),
+    (
+        "signature",
+        r"signature: %|DSAHEADER?{%{DSAHEADER:pgpsig}}:{%|RSAHEADER?{%{RSAHEADER:pgpsig}}:{%|SIGGPG?{%{SIGGPG:pgpsig}}:{%|SIGPGP?{%{SIGPGP:pgpsig}}:{(none)}|}|}|}|\n",
+    ),
+    ("packager", r"%|PACKAGER?{packager: %{PACKAGER}\n}|"),
+    ("url", r"%|URL?{url: %{URL}\n}|"),
+    ("summary", r"summary: %{SUMMARY}\n"),
+    ("description", r"description:\n%{DESCRIPTION}\n"),
+    (
+        "edition",
+        r"edition: %|EPOCH?{%{EPOCH}:}|%{VERSION}-%{RELEASE}\n",
+    ),
+];
+
+/// The `--queryformat` text of one attribute, if `lowpkg.info` knows it.
+fn info_attr(key: &str, size_tag: &str) -> Option<String> {
+    let (_, fmt) = INFO_ATTRS.iter().find(|(k, _)| *k == key)?;
+    Some(fmt.replace("%{SIZE_TAG}", size_tag))
+}
+
+/// `lowpkg.info`'s `--queryformat` for the attributes `attr` (all when
+/// None): name and edition always, the description last when asked, each
+/// package ended by a dashed line. An `attr` naming nothing rpm can be
+/// asked (the description alone counts as nothing) is an error.
+pub fn info_query(attr: Option<&[String]>, size_tag: &str) -> Result<String, PkgError> {
+    let mut query: Vec<String> = Vec::new();
+    match attr {
+        Some(attr) => {
+            query.extend(
+                attr.iter()
+                    .filter(|k| k.as_str() != "description")
+                    .filter_map(|k| info_attr(k, size_tag)),
+            );
+            if query.is_empty() {
+                return Err(PkgError::Command("No valid attributes found.".into()));
+            }
+            for always in ["name", "edition"] {
+                if !attr.iter().any(|k| k == always) {
+                    query.extend(info_attr(always, size_tag));
+                }
+            }
+        }
+        None => query.extend(
+            INFO_ATTRS
+                .iter()
+                .filter(|(k, _)| *k != "description")
+                .filter_map(|(k, _)| info_attr(k, size_tag)),
+        ),
+    }
+    if attr.is_none_or(|a| a.iter().any(|k| k == "description")) {
+        query.extend(info_attr("description", size_tag));
+    }
+    query.push(r"-----\n".into());
+    Ok(query.concat())
+}
+
+/// `text` cut at each run of three dashes or more (Salt splits rpm's
+/// records so).
+fn split_dashes(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut run_start = None;
+    for (i, c) in text.char_indices().chain([(text.len(), '\0')]) {
+        match (c == '-' && i < text.len(), run_start) {
+            (true, None) => run_start = Some(i),
+            (true, Some(_)) => {}
+            (false, Some(r)) => {
+                if i - r >= 3 {
+                    parts.push(&text[start..r]);
+                    start = i;
+                }
+                run_start = None;
+            }
+            (false, None) => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// One part of a version as Python's `LooseVersion` splits it.
+#[derive(Debug, Clone, PartialEq)]
+enum Loose {
+    /// A number, its digits without leading zeros.
+    Num(String),
+    Text(String),
+}
+
+/// `LooseVersion(v).version`: runs of digits (numbers), runs of `a`-`z`,
+/// and whatever lies between them, the dots left out.
+fn loose_parts(v: &str) -> Vec<Loose> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Kind {
+        Digit,
+        Lower,
+        Dot,
+        Other,
+    }
+    let kind = |c: char| match c {
+        '0'..='9' => Kind::Digit,
+        'a'..='z' => Kind::Lower,
+        '.' => Kind::Dot,
+        _ => Kind::Other,
+    };
+    let mut parts = Vec::new();
+    let mut chars = v.chars().peekable();
+    while let Some(c) = chars.next() {
+        let k = kind(c);
+        if k == Kind::Dot {
+            continue;
+        }
+        let mut run = String::from(c);
+        while let Some(&n) = chars.peek() {
+            if kind(n) != k {
+                break;
+            }
+            run.push(n);
+            chars.next();
+        }
+        parts.push(if k == Kind::Digit {
+            let digits = run.trim_start_matches('0');
+            Loose::Num(if digits.is_empty() { "0" } else { digits }.to_string())
+        } else {
+            Loose::Text(run)
+        });
+    }
+    parts
+}
+
+/// Salt's `LooseVersion` comparison: numerically when both versions are
+/// numbers only, else part by part as strings with the numbers padded to
+/// eight digits.
+fn loose_cmp(a: &[Loose], b: &[Loose]) -> std::cmp::Ordering {
+    if a.iter().chain(b).all(|p| matches!(p, Loose::Num(_))) {
+        let key = |v: &[Loose]| -> Vec<(usize, String)> {
+            v.iter()
+                .map(|p| match p {
+                    Loose::Num(d) | Loose::Text(d) => (d.len(), d.clone()),
+                })
+                .collect()
+        };
+        return key(a).cmp(&key(b));
+    }
+    let key = |v: &[Loose]| -> Vec<String> {
+        v.iter()
+            .map(|p| match p {
+                Loose::Num(d) => format!("{d:0>8}"),
+                Loose::Text(t) => t.clone(),
+            })
+            .collect()
+    };
+    key(a).cmp(&key(b))
+}
+
+/// One package record of `lowpkg.info`.
+struct RpmRecord {
+    name: String,
+    edition: Vec<Loose>,
+    data: Map,
+}
+
+/// Salt's `lowpkg.info` parsing of [`info_query`] output, then
+/// `pkg.info_installed`'s shaping: the newest version of each package
+/// (or, `all_versions`, a list of every version, newest first, each with
+/// its `edition`), dates as ISO 8601 UTC, `source_rpm` called `source`,
+/// gpg-pubkey entries left out.
+pub fn parse_rpm_info(out: &str, with_description: bool, all_versions: bool) -> Map {
+    let mut records: Vec<RpmRecord> = Vec::new();
+    for chunk in split_dashes(out) {
+        let chunk = chunk.trim();
+        if chunk.is_empty() {
+            continue;
+        }
+        let mut lines: Vec<&str> = chunk.split('\n').collect();
+        if lines
+            .last()
+            .is_some_and(|l| l.to_lowercase().starts_with("distribution"))
+        {
+            lines.pop();
+        }
+        let mut data = Map::new();
+        let mut name: Option<String> = None;
+        let mut descr: Option<Vec<&str>> = None;
+        for line in lines {
+            if let Some(d) = descr.as_mut() {
+                d.push(line);
+                continue;
+            }
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let (key, value) = (key.trim(), value.trim());
+            match key {
+                "description" => descr = Some(Vec::new()),
+                "name" => name = Some(value.to_string()),
+                "build_date" | "install_date" => {
+                    if let Some(iso) = value.parse::<i64>().ok().and_then(super::apt::iso_utc) {
+                        data.insert(key.into(), Value::Str(format!("{iso}Z")));
+                    }
+                }
+                "build_date_time_t" | "install_date_time_t" => {
+                    if let Ok(n) = value.parse::<i64>() {
+                        data.insert(key.into(), Value::Int(n));
+                    }
+                }
+                _ if !value.is_empty() => {
+                    data.insert(key.into(), Value::Str(value.into()));
+                }
+                _ => {}
+            }
+        }
+        if with_description {
+            let text = descr.unwrap_or_default().join("\n");
+            data.insert("description".into(), Value::Str(text));
+        }
+        let Some(name) = name.filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        let edition = data
+            .get("edition")
+            .map(Value::to_python_str)
+            .unwrap_or_default();
+        records.push(RpmRecord {
+            name,
+            edition: loose_parts(&edition),
+            data,
+        });
+    }
+    // Oldest first, equal editions in output order (a stable sort, by
+    // insertion so that no comparison can upset it), then taken newest
+    // first.
+    let mut sorted: Vec<RpmRecord> = Vec::with_capacity(records.len());
+    for rec in records {
+        let at = sorted.partition_point(|s| loose_cmp(&s.edition, &rec.edition).is_le());
+        sorted.insert(at, rec);
+    }
+    let mut ret = Map::new();
+    for rec in sorted.into_iter().rev() {
+        if rec.name.starts_with("gpg-pubkey") {
+            continue;
+        }
+        let mut data: Map = rec
+            .data
+            .into_iter()
+            .map(|(k, v)| {
+                let k = if k == "source_rpm" {
+                    "source".into()
+                } else {
+                    k
+                };
+                (k, v)
+            })
+            .collect();
+        match ret.get_mut(&rec.name) {
+            Some(Value::List(versions)) if all_versions => versions.push(Value::Map(data)),
+            Some(_) => {}
+            None if all_versions => {
+                ret.insert(rec.name, Value::List(vec![Value::Map(data)]));
+            }
+            None => {
+                data.shift_remove("edition");
+                ret.insert(rec.name, Value::Map(data));
+            }
+        }
+    }
+    ret
 }
 
 impl Dnf {
@@ -857,6 +1153,48 @@ impl PkgProvider for Dnf {
         Ok(ret)
     }
 
+    /// Salt's yumpkg `info_installed` over `lowpkg.info`: keywords
+    /// `all_versions`, `attr` (comma-separated attributes) and `root`;
+    /// others are taken and ignored. rpm's exit code is not the call's.
+    fn info_installed(&self, names: &[String], kwargs: Map) -> Result<InfoInstalled, PkgError> {
+        let all_versions = kwargs.get("all_versions").is_some_and(Value::is_truthy);
+        let attr: Option<Vec<String>> = kwargs
+            .get("attr")
+            .filter(|v| v.is_truthy())
+            .map(|v| v.to_python_str().split(',').map(str::to_string).collect());
+        let tags = self
+            .exec(&["rpm", "--querytags"], &[])
+            .map_err(PkgError::Command)?;
+        // Older rpm has no LONGSIZE.
+        let size_tag = if tags.stdout.lines().any(|l| l == "LONGSIZE") {
+            "%{LONGSIZE}"
+        } else {
+            "%{SIZE}"
+        };
+        let query = info_query(attr.as_deref(), size_tag)?;
+        let mut argv: Vec<String> = vec!["rpm".into()];
+        if let Some(root) = kwargs.get("root").filter(|v| v.is_truthy()) {
+            argv.extend(["--root".into(), root.to_python_str()]);
+        }
+        if names.is_empty() {
+            argv.push("-qa".into());
+        } else {
+            argv.push("-q".into());
+            argv.extend(names.iter().cloned());
+        }
+        argv.extend(["--queryformat".into(), query]);
+        let r = self
+            .exec(&argv, &[("TZ", "UTC")])
+            .map_err(PkgError::Command)?;
+        let with_description = attr
+            .as_ref()
+            .is_none_or(|a| a.iter().any(|k| k == "description"));
+        Ok(InfoInstalled {
+            info: parse_rpm_info(&r.stdout, with_description, all_versions),
+            retcode: 0,
+        })
+    }
+
     fn unpurge(&self, _names: &[String]) -> Option<Map> {
         None
     }
@@ -1239,6 +1577,138 @@ mod hold_and_info_tests {
                 strs(&["dnf5", "versionlock", "list"]),
                 strs(&["dnf5", "versionlock", "delete", "vim-enhanced"]),
             ]
+        );
+    }
+
+    const RPM_INFO: &str = include_str!("testdata/rpm_info.txt");
+    /// Salt 3007.8's yumpkg.info_installed over the same rpm output
+    /// (`default` and `all_versions=True`), as JSON.
+    const RPM_INFO_SALT: &str = include_str!("testdata/rpm_info.json");
+
+    #[test]
+    fn parses_rpm_info_as_salt() {
+        let salt: serde_json::Value = serde_json::from_str(RPM_INFO_SALT).unwrap();
+        let ours = parse_rpm_info(RPM_INFO, true, false);
+        assert_eq!(
+            json(Value::Map(ours)),
+            serde_json::to_string(&salt["default"]).unwrap()
+        );
+        let ours = parse_rpm_info(RPM_INFO, true, true);
+        assert_eq!(
+            json(Value::Map(ours)),
+            serde_json::to_string(&salt["all_versions"]).unwrap()
+        );
+        assert!(parse_rpm_info("", true, false).is_empty());
+        assert!(parse_rpm_info("package nosuch is not installed\n", true, false).is_empty());
+    }
+
+    #[test]
+    fn loose_versions_order_as_salts() {
+        let cmp = |a: &str, b: &str| loose_cmp(&loose_parts(a), &loose_parts(b));
+        use std::cmp::Ordering::*;
+        assert_eq!(
+            cmp("5.14.0-427.13.1.el9_4", "5.14.0-70.13.1.el9_0"),
+            Greater
+        );
+        assert_eq!(cmp("1.10", "1.9"), Greater);
+        assert_eq!(cmp("1.010", "1.10"), Equal);
+        assert_eq!(
+            cmp("2:4.9-8.el9", "10.0-1"),
+            Less,
+            "'2' < '10' padded, ':' after"
+        );
+        assert_eq!(cmp("1.0a", "1.0"), Greater);
+        assert_eq!(
+            loose_parts("2:4.9-8.el9_1"),
+            vec![
+                Loose::Num("2".into()),
+                Loose::Text(":".into()),
+                Loose::Num("4".into()),
+                Loose::Num("9".into()),
+                Loose::Text("-".into()),
+                Loose::Num("8".into()),
+                Loose::Text("el".into()),
+                Loose::Num("9".into()),
+                Loose::Text("_".into()),
+                Loose::Num("1".into()),
+            ]
+        );
+        assert_eq!(split_dashes("a---b--c-----d"), vec!["a", "b--c", "d"]);
+    }
+
+    #[test]
+    fn info_queries() {
+        let all = info_query(None, "%{LONGSIZE}").unwrap();
+        assert!(all.starts_with(r"name: %{NAME}\nrelocations: "));
+        assert!(all.contains(r"size: %{LONGSIZE}\n"));
+        assert!(all.ends_with(
+            r"edition: %|EPOCH?{%{EPOCH}:}|%{VERSION}-%{RELEASE}\ndescription:\n%{DESCRIPTION}\n-----\n"
+        ));
+        let some = info_query(Some(&strs(&["size", "version", "bogus"])), "%{SIZE}").unwrap();
+        assert_eq!(
+            some,
+            r"size: %{SIZE}\nversion: %{VERSION}\nname: %{NAME}\nedition: %|EPOCH?{%{EPOCH}:}|%{VERSION}-%{RELEASE}\n-----\n"
+        );
+        let with_descr = info_query(Some(&strs(&["description", "arch"])), "%{SIZE}").unwrap();
+        assert!(with_descr.ends_with(r"description:\n%{DESCRIPTION}\n-----\n"));
+        assert_eq!(
+            info_query(Some(&strs(&["description", "bogus"])), "%{SIZE}"),
+            Err(PkgError::Command("No valid attributes found.".into()))
+        );
+    }
+
+    #[test]
+    fn info_installed_runs_rpm_as_salt() {
+        let (d, calls) = fake(
+            "dnf",
+            &[
+                ("rpm --querytags", 0, "NAME\nLONGSIZE\nVERSION\n"),
+                ("rpm -q", 1, RPM_INFO),
+            ],
+        );
+        let r = d
+            .info_installed(&strs(&["bash", "nosuch"]), Map::new())
+            .unwrap();
+        assert_eq!(r.retcode, 0, "rpm's exit code is ignored");
+        assert_eq!(
+            r.info.keys().collect::<Vec<_>>(),
+            vec!["kernel-core", "bash", "shadow-utils"]
+        );
+        let seen = calls.lock().unwrap().clone();
+        let query = info_query(None, "%{LONGSIZE}").unwrap();
+        assert_eq!(seen[0].0, strs(&["rpm", "--querytags"]));
+        assert_eq!(
+            seen[1],
+            (
+                strs(&["rpm", "-q", "bash", "nosuch", "--queryformat", &query]),
+                vec![("TZ".to_string(), "UTC".to_string())]
+            )
+        );
+
+        let mut kw = Map::new();
+        kw.insert("attr".into(), Value::Str("version,arch".into()));
+        kw.insert("root".into(), Value::Str("/mnt/sysimage".into()));
+        kw.insert("failhard".into(), Value::Bool(false));
+        let (d, calls) = fake("dnf", &[("rpm --querytags", 0, "NAME\nSIZE\n")]);
+        d.info_installed(&[], kw).unwrap();
+        let query = info_query(Some(&strs(&["version", "arch"])), "%{SIZE}").unwrap();
+        assert_eq!(
+            ran(&calls, "rpm --root"),
+            vec![strs(&[
+                "rpm",
+                "--root",
+                "/mnt/sysimage",
+                "-qa",
+                "--queryformat",
+                &query
+            ])]
+        );
+
+        let mut kw = Map::new();
+        kw.insert("attr".into(), Value::Str("bogus".into()));
+        assert_eq!(
+            d.info_installed(&[], kw),
+            Err(PkgError::Command("No valid attributes found.".into()))
         );
     }
 }
