@@ -22,16 +22,20 @@ brine-call pkg.available_version nginx refresh=False",
     Function::acts(
         "hold",
         "Put NAME (or each of PKGS, or the names of SOURCES) on hold so that \
-upgrades leave it alone: {name: {name, changes, result, comment}}.\n\n    \
-brine-call pkg.hold openssl",
+upgrades leave it alone: {name: {name, changes, result, comment}}. Debian: \
+the dpkg selection 'hold'; RedHat: a lock of the dnf/yum versionlock plugin, \
+which must be installed.\n\n    brine-call pkg.hold openssl",
         |c, p| hold(c, p, true),
     ),
     Function::acts(
         "info_installed",
         "What the package database says of each installed NAME (every package \
 when none is given): version, architecture, packager, group, url, description, \
-install_date, license ... FAILHARD=False answers {} instead of failing when \
-none is installed.\n\n    brine-call pkg.info_installed bash",
+install_date, license ... Debian: FAILHARD=False answers {} instead of failing \
+when none is installed. RedHat: the newest version of each (ALL_VERSIONS=True: \
+a list of all), ATTR=version,arch,... picks the attributes, ROOT queries \
+another rpm root.\n\n    brine-call pkg.info_installed bash\n    \
+brine-call pkg.info_installed kernel-core all_versions=True attr=version,install_date",
         info_installed,
     ),
     Function::acts(
@@ -89,7 +93,8 @@ brine-call pkg.remove nginx",
     Function::acts(
         "unhold",
         "Take NAME (or each of PKGS, or the names of SOURCES) off hold: {name: \
-{name, changes, result, comment}}.\n\n    brine-call pkg.unhold openssl",
+{name, changes, result, comment}} (dpkg selection back to 'install', or the \
+versionlock deleted).\n\n    brine-call pkg.unhold openssl",
         |c, p| hold(c, p, false),
     ),
     Function::acts(
