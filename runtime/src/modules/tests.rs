@@ -102,6 +102,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
         (
             &["sys"],
             json!([
+                "sys.argspec",
                 "sys.doc",
                 "sys.list_functions",
                 "sys.list_modules",
