@@ -76,16 +76,24 @@ pub(super) struct Offsets<'a> {
     /// Byte offset of every character; only built for non-ASCII text, and
     /// only once a position is asked for.
     pub(super) table: Option<Vec<usize>>,
+    /// Whether the text is ASCII (characters are bytes), once known: asked
+    /// at every node, so scanning the text each time made composing
+    /// quadratic.
+    ascii: Option<bool>,
 }
 
 impl<'a> Offsets<'a> {
     pub(super) fn new(text: &'a str) -> Self {
-        Offsets { text, table: None }
+        Offsets {
+            text,
+            table: None,
+            ascii: None,
+        }
     }
 
     pub(super) fn byte(&mut self, char_index: usize) -> Option<usize> {
         if self.table.is_none() {
-            if self.text.is_ascii() {
+            if *self.ascii.get_or_insert_with(|| self.text.is_ascii()) {
                 return (char_index <= self.text.len()).then_some(char_index);
             }
             self.table = Some(self.text.char_indices().map(|(b, _)| b).collect());
