@@ -1,6 +1,5 @@
 //! One command-line layer for every brine binary (`brine`, `brine-key`,
-//! `brine-run`, `brine-master`, `brine-minion`, `brine-call`), and the
-//! process-wide allocator they share ([`alloc`]).
+//! `brine-run`, `brine-master`, `brine-minion`, `brine-call`).
 //!
 //! Salt's tools parse their command lines with Python's optparse, and users
 //! rely on its rules, so every brine binary follows them here:
@@ -16,8 +15,6 @@
 //!
 //! A binary describes its options once in a [`Command`] (which also renders
 //! its help) and reads the [`Matches`] it gets back.
-
-pub mod alloc;
 
 use std::ffi::OsString;
 

@@ -11,6 +11,7 @@
 //!
 //! Compiling is `brine_compile`'s job; the master only calls it.
 
+pub mod alloc;
 pub mod batch;
 pub mod daemon;
 pub mod keys;
