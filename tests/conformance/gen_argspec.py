@@ -70,8 +70,9 @@ def main():
         out.append((fun, args, defaults, bool(varargs), bool(kwargs)))
     print("//! Salt 3007.8's argument specifications of the execution functions brine")
     print("//! has, as `sys.argspec` reports them: recorded from Salt's loader by")
-    print("//! `tests/conformance/gen_argspec.py` (regenerate, do not edit). Defaults")
-    print("//! are JSON text, read when asked for.")
+    print("//! `tests/conformance/gen_argspec.py` (regenerate, do not edit; one line a")
+    print("//! function, so `mod signatures` is not formatted). Defaults are JSON text,")
+    print("//! read when asked for.")
     print()
     print("/// One function's signature.")
     print("pub(crate) struct Signature {")
@@ -82,20 +83,26 @@ def main():
     print("    pub kwargs: bool,")
     print("}")
     print()
+    print("const fn sig(")
+    print("    name: &'static str,")
+    print("    args: &'static [&'static str],")
+    print("    defaults: &'static str,")
+    print("    varargs: bool,")
+    print("    kwargs: bool,")
+    print(") -> Signature {")
+    print("    Signature { name, args, defaults, varargs, kwargs }")
+    print("}")
+    print()
     if missing:
         print("// Salt has no signature for: %s" % ", ".join(missing))
     print("/// Sorted by name.")
     print("pub(crate) const SIGNATURES: &[Signature] = &[")
     for fun, args, defaults, varargs, kwargs in out:
-        print("    Signature {")
-        print("        name: %s," % rust_str(fun))
-        print("        args: &[%s]," % ", ".join(rust_str(a) for a in args))
-        print("        defaults: %s," % rust_str(json.dumps(list(defaults or ()), default=str)))
-        print("        varargs: %s," % ("true" if varargs else "false"))
-        print("        kwargs: %s," % ("true" if kwargs else "false"))
-        print("    },")
+        print("    sig(%s, &[%s], %s, %s, %s)," % (
+            rust_str(fun), ", ".join(rust_str(a) for a in args),
+            rust_str(json.dumps(list(defaults or ()), default=str)),
+            "true" if varargs else "false", "true" if kwargs else "false"))
     print("];")
-
 
 if __name__ == "__main__":
     main()

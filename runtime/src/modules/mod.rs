@@ -43,6 +43,7 @@ mod run;
 mod saltutil;
 mod saltutil_sync;
 mod service;
+#[rustfmt::skip]
 mod signatures;
 mod slsutil;
 mod state;
