@@ -362,10 +362,7 @@ struct Daemon {
 }
 
 fn free_port() -> Result<u16, String> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| format!("no free port: {e}"))
+    Ok(crate::daemon::free_port())
 }
 
 /// Why a daemon pair did not come up.

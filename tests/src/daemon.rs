@@ -16,12 +16,33 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// A port free right now on 127.0.0.1 (the OS picks it).
+/// A port free right now on 127.0.0.1, below the kernel's ephemeral range:
+/// a port the OS picked (`:0`) is one the next outgoing connection may take
+/// as its local port (the daemons and CLIs make many), so a master started
+/// on it a moment later could find it taken. Ports come from the 12,000
+/// below the range, each process starting at its own place (by PID) and
+/// never handing out one twice.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    const SPAN: u32 = 12_000;
+    let low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<u32>().ok())
+        .filter(|l| (SPAN + 1024..=65_535).contains(l))
+        .unwrap_or(32_768);
+    let base = low - SPAN;
+    let start = (std::process::id() * 97) % SPAN;
+    for _ in 0..SPAN {
+        let port = base + (start + NEXT.fetch_add(1, Ordering::Relaxed)) % SPAN;
+        let Ok(port) = u16::try_from(port) else {
+            continue;
+        };
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port below the ephemeral range")
 }
 
 /// A master's config folder and its ports.
