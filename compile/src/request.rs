@@ -75,6 +75,27 @@ pub enum CompileStage {
     Usage,
 }
 
+impl CompiledStates {
+    /// A run's answer: the chunks, and of the high data only the states
+    /// with a declaration holding `onfail_stop: False`, the one thing the
+    /// run reads of it. The whole high data would double the largest
+    /// message of a highstate (chunks hold the same declarations).
+    pub fn chunks(chunks: Vec<Map>, mut high: Map) -> CompiledStates {
+        high.retain(|_, body| {
+            body.as_map().is_some_and(|decls| {
+                decls.values().any(|decl| match decl {
+                    Value::List(args) => args
+                        .iter()
+                        .filter_map(Value::as_map)
+                        .any(|a| a.get("onfail_stop") == Some(&Value::Bool(false))),
+                    _ => false,
+                })
+            })
+        });
+        CompiledStates::Chunks { chunks, high }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "body", rename_all = "snake_case")]
 pub enum HieraResult {
@@ -95,8 +116,9 @@ pub enum HieraResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "body", rename_all = "snake_case")]
 pub enum CompiledStates {
-    /// Ready to run: the low chunks in Salt's order, and the high data
-    /// they came from (Salt's `check_result` reads `onfail_stop` in it).
+    /// Ready to run: the low chunks in Salt's order, and of the high data
+    /// they came from what the run reads (Salt's `check_result` reads
+    /// `onfail_stop` in it): see [`CompiledStates::chunks`].
     Chunks { chunks: Vec<Map>, high: Map },
     /// Render or compile errors; the function returns them as a list with
     /// `retcode` (Salt's `EX_STATE_COMPILER_ERROR`, 1).
@@ -110,4 +132,23 @@ pub enum CompiledStates {
     Top { top: Map, errors: Vec<String> },
     /// [`CompileStage::Usage`]: Salt's `compile_state_usage` and errors.
     Usage { usage: Map, errors: Vec<String> },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_answer_carries_only_the_onfail_stop_false_states() {
+        let high: Map = serde_json::from_value(serde_json::json!({
+            "plain": {"test": ["nop", {"order": 1}], "__sls__": "a"},
+            "handler": {"test": ["nop", {"onfail_stop": false}, {"onfail": [{"test": "plain"}]}]},
+            "stops": {"cmd": ["run", {"onfail_stop": true}]}
+        }))
+        .expect("high data");
+        let CompiledStates::Chunks { high, .. } = CompiledStates::chunks(Vec::new(), high) else {
+            panic!("not chunks")
+        };
+        assert_eq!(high.keys().collect::<Vec<_>>(), vec!["handler"]);
+    }
 }

@@ -184,10 +184,7 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
             Err(e) => return errors(e),
         };
     match compile_high_data(&prepared) {
-        Ok(chunks) => CompiledStates::Chunks {
-            chunks,
-            high: prepared,
-        },
+        Ok(chunks) => CompiledStates::chunks(chunks, prepared),
         Err(e) => errors(e),
     }
 }
@@ -280,7 +277,8 @@ mod tests {
             .collect();
         assert_eq!(names, vec!["alice", "other"]);
         assert_eq!(chunks[0].get("__sls__"), Some(&Value::from("web")));
-        assert!(high.contains_key("greet"));
+        // Only what the run reads of the high data travels.
+        assert!(high.is_empty());
     }
 
     #[test]
