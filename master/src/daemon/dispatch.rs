@@ -22,26 +22,6 @@ use brine_protocol::messages::{
 };
 use std::time::{Duration, Instant};
 
-/// The bytes `v` takes in msgpack, counted without keeping them.
-fn encoded_size(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 = self.0.saturating_add(b.len());
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut c = Count(0);
-    match rmp_serde::encode::write_named(&mut c, v) {
-        Ok(()) => c.0,
-        // Cannot be encoded: it could not be stored either.
-        Err(_) => usize::MAX,
-    }
-}
-
 /// A refusal before any work is done: a small value, unlike a ReplyBody,
 /// so the checks that produce it return `Result<_, ErrorReply>`.
 fn refusal(code: ErrorCode, message: impl Into<String>) -> ErrorReply {
@@ -257,32 +237,40 @@ impl Master {
                 if r.jid.is_empty() || r.jid.len() > MAX_JID_LEN {
                     return error(ErrorCode::BadRequest, "invalid jid");
                 }
-                let size = encoded_size(&r.ret);
+                // Encoded once: its length is the size checked, its bytes
+                // what is stored.
+                let packed = super::jobs::pack_value(&r.ret);
+                let size = packed.as_ref().map_or(usize::MAX, Vec::len);
                 let max = self.config.max_return_size;
-                let oversized;
-                let r = if size > max {
-                    tracing::warn!(
-                        "the return of job {} from {} is {size} bytes, over max_return_size \
-                         ({max}); an error is stored in its place",
-                        r.jid,
-                        r.id
-                    );
-                    oversized = JobReturn {
-                        ret: Value::Str(format!(
-                            "ERROR: the return of {} was {size} bytes, over the master's \
-                             max_return_size of {max} bytes; it was not stored",
-                            r.fun
-                        )),
-                        retcode: 1,
-                        success: false,
-                        out: Some("nested".into()),
-                        ..r.clone()
-                    };
-                    &oversized
-                } else {
-                    r
+                let stored = match packed {
+                    Ok(value) if size <= max => {
+                        self.jobs.add_packed_return(r, value, crypto::now_ms())
+                    }
+                    _ => {
+                        tracing::warn!(
+                            "the return of job {} from {} is {size} bytes, over max_return_size \
+                             ({max}); an error is stored in its place",
+                            r.jid,
+                            r.id
+                        );
+                        // Built field by field: the oversized value is not copied.
+                        let oversized = JobReturn {
+                            jid: r.jid.clone(),
+                            id: r.id.clone(),
+                            fun: r.fun.clone(),
+                            fun_args: r.fun_args.clone(),
+                            ret: Value::Str(format!(
+                                "ERROR: the return of {} was {size} bytes, over the master's \
+                                 max_return_size of {max} bytes; it was not stored",
+                                r.fun
+                            )),
+                            retcode: 1,
+                            success: false,
+                            out: Some("nested".into()),
+                        };
+                        self.jobs.add_return(&oversized, crypto::now_ms())
+                    }
                 };
-                let stored = self.jobs.add_return(r, crypto::now_ms());
                 if matches!(stored, Ok(super::jobs::Stored::New)) {
                     self.arrivals.landed();
                 }

@@ -127,6 +127,11 @@ CREATE INDEX IF NOT EXISTS returns_arrival ON returns (jid);
 CREATE INDEX IF NOT EXISTS jobs_start ON jobs (start_ms);
 ";
 
+/// A return value as the job cache stores it.
+pub fn pack_value(v: &Value) -> Result<Vec<u8>, JobCacheError> {
+    pack("return", v)
+}
+
 fn pack<T: serde::Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>, JobCacheError> {
     rmp_serde::to_vec_named(v).map_err(|source| JobCacheError::Encode { what, source })
 }
@@ -330,8 +335,18 @@ impl JobCache {
         ret: &brine_protocol::messages::JobReturn,
         now_ms: u64,
     ) -> Result<Stored, JobCacheError> {
+        self.add_packed_return(ret, pack_value(&ret.ret)?, now_ms)
+    }
+
+    /// [`JobCache::add_return`] with the return value already encoded by
+    /// [`pack_value`] (`ret.ret` is not read).
+    pub fn add_packed_return(
+        &self,
+        ret: &brine_protocol::messages::JobReturn,
+        value: Vec<u8>,
+        now_ms: u64,
+    ) -> Result<Stored, JobCacheError> {
         let fun_args = pack("function arguments", &ret.fun_args)?;
-        let value = pack("return", &ret.ret)?;
         self.with(|c| {
             let tx = c.transaction()?;
             let targeted = tx
