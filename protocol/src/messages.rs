@@ -558,13 +558,35 @@ pub struct PublishReply {
     pub minions: Vec<String>,
 }
 
+/// One minion's return as the CLI receives it: the value travels as the
+/// msgpack the job cache stored, so the master passes it on without
+/// decoding and encoding it again (a fleet's highstate is gigabytes of
+/// returns); the CLI decodes each one as it prints it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MinionReturn {
     #[serde(rename = "return")]
-    pub ret: Value,
+    pub ret: PackedValue,
     pub retcode: i64,
     pub success: bool,
     pub out: Option<String>,
+}
+
+/// A [`Value`] as msgpack bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PackedValue(#[serde(with = "serde_bytes")] pub Vec<u8>);
+
+impl PackedValue {
+    /// Encode `v` (named maps, as the job cache stores values).
+    pub fn pack(v: &Value) -> Result<PackedValue, rmp_serde::encode::Error> {
+        rmp_serde::to_vec_named(v).map(PackedValue)
+    }
+
+    /// The value; bytes that do not decode (a damaged job cache) read as
+    /// None, as the job cache reads them.
+    pub fn unpack(&self) -> Value {
+        rmp_serde::from_slice(&self.0).unwrap_or(Value::Null)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -236,7 +236,7 @@ impl Client {
                 Ok(r) => {
                     if r.returns
                         .values()
-                        .any(|v| matches!(&v.ret, Value::Map(m) if !m.is_empty()))
+                        .any(|v| matches!(v.ret.unpack(), Value::Map(m) if !m.is_empty()))
                     {
                         return true;
                     }

@@ -675,7 +675,7 @@ mod tests {
         let ReplyBody::Returns(rr) = answer.unwrap().msg else {
             panic!("not a returns reply")
         };
-        assert_eq!(rr.returns["web1"].ret, Value::Bool(true));
+        assert_eq!(rr.returns["web1"].ret.unpack(), Value::Bool(true));
         assert!(rr.missing.is_empty() && !rr.more);
         // Told when it landed, well before the master's longest wait.
         assert!(

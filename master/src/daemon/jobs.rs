@@ -59,10 +59,21 @@ pub struct StoredReturn {
     pub out: Option<String>,
 }
 
+/// A stored return with its value as stored (msgpack), for passing on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackedReturn {
+    pub id: String,
+    pub ret: brine_protocol::messages::PackedValue,
+    pub retcode: i64,
+    pub success: bool,
+    pub out: Option<String>,
+}
+
 /// One page of a job's returns ([`JobCache::returns_page`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReturnsPage {
-    pub returns: Vec<StoredReturn>,
+    /// The returns, their values as stored (msgpack).
+    pub returns: Vec<PackedReturn>,
     /// The cursor after the last return given.
     pub next: u64,
     /// Returns past the budget wait for the next page.
@@ -449,7 +460,7 @@ impl JobCache {
     ) -> Result<ReturnsPage, JobCacheError> {
         self.with(|c| {
             let mut st = c.prepare(
-                "SELECT rowid, id, fun, ret, retcode, success, out FROM returns
+                "SELECT rowid, id, ret, retcode, success, out FROM returns
                  WHERE jid = ?1 AND rowid > ?2 ORDER BY rowid",
             )?;
             let mut rows = st.query(params![jid, to_i64(after)])?;
@@ -460,7 +471,7 @@ impl JobCache {
             };
             let mut used = 0usize;
             while let Some(r) = rows.next()? {
-                let ret: Vec<u8> = r.get(3)?;
+                let ret: Vec<u8> = r.get(2)?;
                 if !page.returns.is_empty() && used.saturating_add(ret.len()) > budget {
                     page.more = true;
                     break;
@@ -468,13 +479,12 @@ impl JobCache {
                 used = used.saturating_add(ret.len());
                 let rowid: i64 = r.get(0)?;
                 page.next = u64::try_from(rowid).unwrap_or(page.next);
-                page.returns.push(StoredReturn {
+                page.returns.push(PackedReturn {
                     id: r.get(1)?,
-                    fun: r.get(2)?,
-                    ret: unpack(&ret),
-                    retcode: r.get(4)?,
-                    success: r.get(5)?,
-                    out: r.get(6)?,
+                    ret: brine_protocol::messages::PackedValue(ret),
+                    retcode: r.get(3)?,
+                    success: r.get(4)?,
+                    out: r.get(5)?,
                 });
             }
             Ok(page)

@@ -152,7 +152,7 @@ pub async fn active(
         .await?;
     let mut out = Map::new();
     for (minion, r) in &gathered.returns {
-        let Value::List(running) = &r.ret else {
+        let Value::List(running) = r.ret.unpack() else {
             continue;
         };
         for job in running.iter().filter_map(Value::as_map) {

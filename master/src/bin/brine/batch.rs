@@ -43,7 +43,7 @@ impl Run<'_> {
         let failed = ret.retcode > 0;
         if self.quiet {
             self.first_out.get_or_insert_with(|| ret.out.clone());
-            self.collected.insert(id.to_string(), ret.ret);
+            self.collected.insert(id.to_string(), ret.ret.unpack());
         } else {
             let out = self
                 .cli
@@ -54,7 +54,7 @@ impl Run<'_> {
             let mut data = Map::new();
             data.insert("retcode".into(), Value::Int(ret.retcode));
             data.insert("jid".into(), Value::Str(jid.to_string()));
-            data.insert(id.to_string(), ret.ret);
+            data.insert(id.to_string(), ret.ret.unpack());
             let opts = with_retcode(self.base, ret.retcode);
             match output::render_data(&out, &Value::Map(data), &opts) {
                 Ok(text) => self.sink.write(&text)?,

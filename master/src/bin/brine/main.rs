@@ -433,10 +433,12 @@ fn render_return(cli: &Cli, base: &OutputOptions, id: &str, r: &MinionReturn) ->
         .clone()
         .or_else(|| r.out.clone())
         .unwrap_or_else(|| "nested".into());
-    output::render_with(&out, id, &r.ret, &with_retcode(base, r.retcode)).unwrap_or_else(|e| {
-        eprintln!("brine: {id}: {e}");
-        String::new()
-    })
+    output::render_with(&out, id, &r.ret.unpack(), &with_retcode(base, r.retcode)).unwrap_or_else(
+        |e| {
+            eprintln!("brine: {id}: {e}");
+            String::new()
+        },
+    )
 }
 
 /// Salt's `-p` bar: the line progressbar 2.5 draws for Salt's widgets
@@ -670,7 +672,7 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
                         all.push((id.clone(), ret.retcode));
                         if collect {
                             first_out.get_or_insert_with(|| ret.out.clone());
-                            collected.insert(id.clone(), ret.ret);
+                            collected.insert(id.clone(), ret.ret.unpack());
                         }
                         if collect && cli.failhard && failed {
                             stopped_by = Some(id);
