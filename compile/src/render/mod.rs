@@ -122,13 +122,84 @@ pub fn render_text(path: &Path, text: &str, ctx: &TemplateContext) -> Result<Val
     Ok(data.unwrap_or_else(|| Value::Str(current.into_owned())))
 }
 
-/// Read `path` and render it.
+/// Read `path` and render it. A file whose answer cannot depend on the
+/// context (no Jinja in it) is parsed once and kept while its text is
+/// unchanged ([`static_files`]).
 pub fn render_file(path: &Path, ctx: &TemplateContext) -> Result<Value, RenderError> {
     let text = std::fs::read_to_string(path).map_err(|source| RenderError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    render_text(path, &text, ctx)
+    if let Some(v) = static_files::get(path, &text) {
+        return Ok(v);
+    }
+    let value = render_text(path, &text, ctx)?;
+    if static_files::context_free(&text) {
+        static_files::put(path, text, &value);
+    }
+    Ok(value)
+}
+
+/// Parsed files whose data cannot depend on the minion, the environment
+/// or the options: nothing in them for Jinja to evaluate (top files and
+/// plain YAML often are). Shared by every compile of the process (the
+/// master compiles for a fleet). An entry is used only while the file
+/// still reads the same text, compared in full: an edit is seen at once,
+/// however close in time (timestamps can be a tick coarse).
+mod static_files {
+    use brine_core::Value;
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, OnceLock};
+
+    /// Text kept at most, all files together; past it the table starts
+    /// over.
+    const MAX_BYTES: usize = 32 << 20;
+    /// Larger files are not kept.
+    const MAX_TEXT: usize = 1 << 20;
+
+    #[derive(Default)]
+    struct Table {
+        files: HashMap<PathBuf, (String, Value)>,
+        bytes: usize,
+    }
+
+    fn table() -> std::sync::MutexGuard<'static, Table> {
+        static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
+        // A panic while holding the lock leaves plain data behind.
+        TABLE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Nothing for Jinja to do: no `{{`, `{%` or `{#` (Salt's delimiters;
+    /// brine has no line statements).
+    pub(super) fn context_free(text: &str) -> bool {
+        text.len() <= MAX_TEXT
+            && !text.contains("{{")
+            && !text.contains("{%")
+            && !text.contains("{#")
+    }
+
+    pub(super) fn get(path: &Path, text: &str) -> Option<Value> {
+        table()
+            .files
+            .get(path)
+            .filter(|(t, _)| t == text)
+            .map(|(_, v)| v.clone())
+    }
+
+    pub(super) fn put(path: &Path, text: String, value: &Value) {
+        let mut t = table();
+        if t.bytes.saturating_add(text.len()) > MAX_BYTES {
+            *t = Table::default();
+        }
+        t.bytes = t.bytes.saturating_add(text.len());
+        if let Some((old, _)) = t.files.insert(path.to_path_buf(), (text, value.clone())) {
+            t.bytes = t.bytes.saturating_sub(old.len());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -150,6 +221,32 @@ mod tests {
             pipeline(p, "#!py\n"),
             Err(RenderError::UnknownRenderer { .. })
         ));
+    }
+
+    #[test]
+    fn a_file_without_jinja_is_rendered_once_and_again_when_changed() {
+        let td = tempfile::tempdir().unwrap();
+        let plain = td.path().join("top.sls");
+        let tpl = td.path().join("t.sls");
+        std::fs::write(&plain, "base:\n  '*':\n    - a\n").unwrap();
+        std::fs::write(&tpl, "a: {{ 1 + 1 }}\n").unwrap();
+        let ctx = TemplateContext::default();
+        let first = render_file(&plain, &ctx).unwrap();
+        let text = std::fs::read_to_string(&plain).unwrap();
+        assert_eq!(static_files::get(&plain, &text), Some(first.clone()));
+        assert_eq!(render_file(&plain, &ctx).unwrap(), first);
+        // Rewritten at once, same length (timestamps may not differ): seen.
+        std::fs::write(&plain, "base:\n  '*':\n    - b\n").unwrap();
+        let again = render_file(&plain, &ctx).unwrap();
+        assert_eq!(again.to_json(), serde_json::json!({"base": {"*": ["b"]}}));
+        // Templates are rendered every time.
+        assert_eq!(
+            render_file(&tpl, &ctx).unwrap().to_json(),
+            serde_json::json!({"a": 2})
+        );
+        let text = std::fs::read_to_string(&tpl).unwrap();
+        assert_eq!(static_files::get(&tpl, &text), None);
+        assert!(render_file(&td.path().join("missing.sls"), &ctx).is_err());
     }
 
     #[test]
