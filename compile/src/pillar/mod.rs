@@ -66,11 +66,23 @@ pub(crate) struct Compiler<'a> {
     ignored: HashMap<String, Vec<String>>,
     opts: &'a Map,
     override_map: Option<Value>,
+    /// Top-level SLS rendered ahead on all cores, by (saltenv, sls),
+    /// taken by the in-order pass ([`Compiler::prerender`]).
+    prerendered: sls::Prerendered,
+    /// Threads that render ahead (under 2: none).
+    prerender_workers: usize,
 }
 
 /// Compile the pillar described by `req`. Never fails: problems are listed
 /// under the `_errors` key, as Salt does.
 pub fn compile(req: &PillarRequest) -> Map {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    compile_with(req, cores)
+}
+
+/// [`compile`] with `prerender_workers` threads rendering top-level SLS
+/// ahead (under 2: each in turn).
+fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
     let o = &req.opts;
     let pillarenv = req
         .pillarenv
@@ -146,6 +158,8 @@ pub fn compile(req: &PillarRequest) -> Map {
         ignored,
         opts: o,
         override_map: Some(Value::Map(override_map.clone())),
+        prerendered: Default::default(),
+        prerender_workers,
     };
 
     let mut errors = Vec::new();
@@ -247,6 +261,7 @@ impl Compiler<'_> {
                     files.extend(found);
                 }
             }
+            self.prerender(saltenv, &files);
             let mut mods = sls::Mods::new();
             for sls in files {
                 match self.render_pstate(&sls, saltenv, &mut mods, &Map::new(), errors) {

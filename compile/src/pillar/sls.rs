@@ -8,12 +8,88 @@ use crate::render::{self, TemplateContext};
 use crate::roots::fnmatch_filter;
 use brine_core::{Map, Value};
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Per-environment memory of rendered SLS (their own keys, without their
 /// includes), so that an SLS included twice is rendered once.
 pub(super) type Mods = HashMap<String, Option<Value>>;
 
+/// Renders done ahead of the in-order pass, by (saltenv, sls).
+pub(super) type Prerendered = Mutex<HashMap<(String, String), Result<Value, render::RenderError>>>;
+
+/// Fewer top-level SLS than this are rendered in order only (threads cost
+/// more than they save).
+const PRERENDER_MIN: usize = 16;
+
 impl Compiler<'_> {
+    /// The template context of `sls` (file `path`) in `saltenv`, with
+    /// `defaults` as extra variables.
+    fn sls_context(
+        &self,
+        sls: &str,
+        saltenv: &str,
+        path: &Path,
+        defaults: &Map,
+    ) -> TemplateContext {
+        TemplateContext {
+            minion: self.minion.clone(),
+            saltenv: saltenv.to_string(),
+            pillarenv: self.pillarenv.clone(),
+            sls: Some(sls.to_string()),
+            tplpath: Some(path.display().to_string()),
+            search_paths: self.roots.dirs(saltenv).to_vec(),
+            extra: defaults
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+    }
+
+    /// Render the top-level SLS `files` of `saltenv` ahead, on all cores.
+    /// A file's render depends only on the minion and its own path (not on
+    /// the pillar merged so far, as in Salt), so the in-order pass that
+    /// merges them gets the same values as rendering each in turn; what it
+    /// does not take (an SLS already included) is dropped. Errors are kept
+    /// for that pass to report in order.
+    pub(super) fn prerender(&self, saltenv: &str, files: &[String]) {
+        let workers = self.prerender_workers.min(files.len() / PRERENDER_MIN);
+        if workers < 2 {
+            return;
+        }
+        let next = AtomicUsize::new(0);
+        let done: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(sls) = files.get(i) else { break };
+                            let Some(file) = self.roots.find_sls(saltenv, sls) else {
+                                continue;
+                            };
+                            let ctx = self.sls_context(sls, saltenv, &file.path, &Map::new());
+                            out.push((sls.clone(), render::render_file(&file.path, &ctx)));
+                        }
+                        // This thread's converted grains/pillar/opts.
+                        render::jinja::release_cached_context();
+                        out
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        let mut table = self.prerendered.lock().unwrap_or_else(|p| p.into_inner());
+        for (sls, rendered) in done {
+            table.insert((saltenv.to_string(), sls), rendered);
+        }
+    }
+
     /// Render `sls` of `saltenv` and its includes; `defaults` are extra
     /// template variables (from an including file's `defaults:`).
     pub(super) fn render_pstate(
@@ -45,19 +121,19 @@ impl Compiler<'_> {
             return None;
         };
 
-        let ctx = TemplateContext {
-            minion: self.minion.clone(),
-            saltenv: saltenv.to_string(),
-            pillarenv: self.pillarenv.clone(),
-            sls: Some(sls.to_string()),
-            tplpath: Some(file.path.display().to_string()),
-            search_paths: self.roots.dirs(saltenv).to_vec(),
-            extra: defaults
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+        let ahead = if defaults.is_empty() {
+            self.prerendered
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&(saltenv.to_string(), sls.to_string()))
+        } else {
+            None
         };
-        let mut state = match render::render_file(&file.path, &ctx) {
+        let rendered = ahead.unwrap_or_else(|| {
+            let ctx = self.sls_context(sls, saltenv, &file.path, defaults);
+            render::render_file(&file.path, &ctx)
+        });
+        let mut state = match rendered {
             Ok(v) => Some(v),
             Err(e) => {
                 tracing::error!("Rendering SLS '{sls}' failed, render error:\n{e}");
@@ -214,5 +290,63 @@ mod tests {
         assert_eq!(resolve_include(".c", "a.b", false, &avail), ["a.c"]);
         assert_eq!(resolve_include(".b", "a", true, &avail), ["a.b"]);
         assert_eq!(resolve_include("missing", "x", false, &avail), ["missing"]);
+    }
+}
+
+#[cfg(test)]
+mod ahead_tests {
+    use super::super::{compile_with, PillarRequest};
+    use brine_core::{Map, Value};
+
+    /// Rendering ahead on threads answers exactly what rendering in turn
+    /// does: values, merge order (later files win), includes (also of
+    /// top-level files), render errors in order, Jinja on grains.
+    #[test]
+    fn rendering_ahead_answers_as_rendering_in_turn() {
+        let td = tempfile::tempdir().unwrap();
+        let base = td.path().join("base");
+        std::fs::create_dir_all(&base).unwrap();
+        let n = 48;
+        let mut top = String::from("base:\n  '*':\n");
+        for i in 0..n {
+            top.push_str(&format!("    - p{i}\n"));
+            let body = match i {
+                7 => "a: [\n".to_string(),
+                9 => "include:\n  - p30\n  - extra\nshared: from-9\n".to_string(),
+                21 => "{{ undefined_thing.x }}: 1\n".to_string(),
+                _ => {
+                    format!("k{i}: {{{{ grains['id'] }}}}-{i}\nshared: from-{i}\nlist:\n  - {i}\n")
+                }
+            };
+            std::fs::write(base.join(format!("p{i}.sls")), body).unwrap();
+        }
+        std::fs::write(base.join("extra.sls"), "extra: {{ grains['os'] }}\n").unwrap();
+        std::fs::write(base.join("top.sls"), top).unwrap();
+        let mut opts = crate::opts::minion_defaults();
+        opts.insert(
+            "pillar_roots".into(),
+            Value::from_json(&serde_json::json!({"base": [base.display().to_string()]})),
+        );
+        let mut grains = Map::new();
+        grains.insert("id".into(), "m1".into());
+        grains.insert("os".into(), "Debian".into());
+        let req = PillarRequest {
+            opts,
+            minion_id: "m1".into(),
+            grains: Value::Map(grains),
+            pillarenv: None,
+            saltenv: None,
+            pillar_override: None,
+            known_pillar: None,
+            functions: Default::default(),
+        };
+        let in_turn = compile_with(&req, 0);
+        let ahead = compile_with(&req, 2);
+        assert_eq!(ahead, in_turn);
+        assert_eq!(in_turn.get("k5"), Some(&Value::from("m1-5")));
+        assert_eq!(in_turn.get("extra"), Some(&Value::from("Debian")));
+        assert_eq!(in_turn.get("shared"), Some(&Value::from("from-47")));
+        let errors = in_turn.get("_errors").and_then(Value::as_list).unwrap();
+        assert_eq!(errors.len(), 2, "{errors:?}");
     }
 }
