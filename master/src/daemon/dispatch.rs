@@ -240,7 +240,7 @@ impl Master {
                 // Encoded once: its length is the size checked, its bytes
                 // what is stored.
                 let packed = super::jobs::pack_value(&r.ret);
-                let size = packed.as_ref().map_or(usize::MAX, Vec::len);
+                let size = packed.as_ref().map_or(usize::MAX, |p| p.0.len());
                 let max = self.config.max_return_size;
                 let stored = match packed {
                     Ok(value) if size <= max => {

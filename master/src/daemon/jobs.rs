@@ -6,6 +6,7 @@
 //! come back exactly as they were sent.
 
 use brine_core::{Map, Value};
+use brine_protocol::messages::PackedValue;
 use indexmap::IndexMap;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -63,7 +64,7 @@ pub struct StoredReturn {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PackedReturn {
     pub id: String,
-    pub ret: brine_protocol::messages::PackedValue,
+    pub ret: PackedValue,
     pub retcode: i64,
     pub success: bool,
     pub out: Option<String>,
@@ -138,9 +139,12 @@ CREATE INDEX IF NOT EXISTS returns_arrival ON returns (jid);
 CREATE INDEX IF NOT EXISTS jobs_start ON jobs (start_ms);
 ";
 
-/// A return value as the job cache stores it.
-pub fn pack_value(v: &Value) -> Result<Vec<u8>, JobCacheError> {
-    pack("return", v)
+/// A return value as the job cache stores it (and passes it to the CLI).
+pub fn pack_value(v: &Value) -> Result<PackedValue, JobCacheError> {
+    PackedValue::pack(v).map_err(|source| JobCacheError::Encode {
+        what: "return",
+        source,
+    })
 }
 
 fn pack<T: serde::Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>, JobCacheError> {
@@ -354,7 +358,7 @@ impl JobCache {
     pub fn add_packed_return(
         &self,
         ret: &brine_protocol::messages::JobReturn,
-        value: Vec<u8>,
+        value: PackedValue,
         now_ms: u64,
     ) -> Result<Stored, JobCacheError> {
         let fun_args = pack("function arguments", &ret.fun_args)?;
@@ -380,7 +384,7 @@ impl JobCache {
                     ret.id,
                     ret.fun,
                     fun_args,
-                    value,
+                    value.0,
                     ret.retcode,
                     ret.success,
                     ret.out,
@@ -481,7 +485,7 @@ impl JobCache {
                 page.next = u64::try_from(rowid).unwrap_or(page.next);
                 page.returns.push(PackedReturn {
                     id: r.get(1)?,
-                    ret: brine_protocol::messages::PackedValue(ret),
+                    ret: PackedValue(ret),
                     retcode: r.get(3)?,
                     success: r.get(4)?,
                     out: r.get(5)?,
