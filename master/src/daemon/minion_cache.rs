@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {
@@ -90,6 +90,10 @@ const DATA_FILE: &str = "data.p";
 pub struct MinionCache {
     dir: PathBuf,
     map: RwLock<HashMap<String, Arc<KnownMinion>>>,
+    /// Held through a change and its write to disk, so that two changes of
+    /// one minion (an authentication and a pillar compile) reach its file
+    /// in the order they reach memory; readers of `map` do not wait on it.
+    writes: Mutex<()>,
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
@@ -139,6 +143,7 @@ impl MinionCache {
         Ok(MinionCache {
             dir: dir.to_path_buf(),
             map: RwLock::new(map),
+            writes: Mutex::new(()),
         })
     }
 
@@ -179,6 +184,7 @@ impl MinionCache {
         change: impl FnOnce(&mut KnownMinion),
     ) -> Result<(), CacheError> {
         validate_id(id)?;
+        let _writing = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let known = {
             let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
             let mut known = map.get(id).map(|c| (**c).clone()).unwrap_or_default();
@@ -189,8 +195,8 @@ impl MinionCache {
             map.insert(id.to_string(), Arc::new(known.clone()));
             known
         };
-        // Written outside the lock: one minion's file does not hold up
-        // another's authentication.
+        // Written outside the map's lock: targeting and compiles go on
+        // reading grains meanwhile.
         let pillar = match pillar {
             Some(p) => p,
             None => self.pillar(id),
