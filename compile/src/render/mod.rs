@@ -130,13 +130,15 @@ pub fn render_file(path: &Path, ctx: &TemplateContext) -> Result<Value, RenderEr
         path: path.to_path_buf(),
         source,
     })?;
+    // Templates never enter the table: they do not take its lock.
+    if !static_files::context_free(&text) {
+        return render_text(path, &text, ctx);
+    }
     if let Some(v) = static_files::get(path, &text) {
         return Ok(v);
     }
     let value = render_text(path, &text, ctx)?;
-    if static_files::context_free(&text) {
-        static_files::put(path, text, &value);
-    }
+    static_files::put(path, text, &value);
     Ok(value)
 }
 
