@@ -5,7 +5,7 @@
 use super::merge::merge;
 use super::Compiler;
 use crate::render::{self, TemplateContext};
-use crate::roots::fnmatch_filter;
+use crate::roots::{fnmatch_filter, SlsFile};
 use brine_core::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,8 +16,10 @@ use std::sync::Mutex;
 /// includes), so that an SLS included twice is rendered once.
 pub(super) type Mods = HashMap<String, Option<Value>>;
 
-/// Renders done ahead of the in-order pass, by (saltenv, sls).
-pub(super) type Prerendered = Mutex<HashMap<(String, String), Result<Value, render::RenderError>>>;
+/// Renders done ahead of the in-order pass, by (saltenv, sls): the file
+/// found and what it rendered to.
+pub(super) type Prerendered =
+    Mutex<HashMap<(String, String), (SlsFile, Result<Value, render::RenderError>)>>;
 
 /// Fewer top-level SLS than this are rendered in order only (threads cost
 /// more than they save).
@@ -71,7 +73,8 @@ impl Compiler<'_> {
                                 continue;
                             };
                             let ctx = self.sls_context(sls, saltenv, &file.path, &Map::new());
-                            out.push((sls.clone(), render::render_file(&file.path, &ctx)));
+                            let rendered = render::render_file(&file.path, &ctx);
+                            out.push((sls.clone(), (file, rendered)));
                         }
                         // This thread's converted grains/pillar/opts.
                         render::jinja::release_cached_context();
@@ -100,7 +103,21 @@ impl Compiler<'_> {
         defaults: &Map,
         errors: &mut Vec<String>,
     ) -> Option<Value> {
-        let Some(file) = self.roots.find_sls(saltenv, sls) else {
+        // Rendered ahead (found then): its file and answer. Only plain
+        // renders were done ahead; an include with `defaults` renders here.
+        let ahead = if defaults.is_empty() {
+            self.prerendered
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&(saltenv.to_string(), sls.to_string()))
+        } else {
+            None
+        };
+        let found = match ahead {
+            Some((file, rendered)) => Some((file, Some(rendered))),
+            None => self.roots.find_sls(saltenv, sls).map(|f| (f, None)),
+        };
+        let Some((file, ahead)) = found else {
             if self
                 .ignored
                 .get(saltenv)
@@ -119,15 +136,6 @@ impl Compiler<'_> {
                 tracing::debug!("Specified SLS '{sls}' in environment '{saltenv}' was not found");
             }
             return None;
-        };
-
-        let ahead = if defaults.is_empty() {
-            self.prerendered
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&(saltenv.to_string(), sls.to_string()))
-        } else {
-            None
         };
         let rendered = ahead.unwrap_or_else(|| {
             let ctx = self.sls_context(sls, saltenv, &file.path, defaults);
