@@ -17,6 +17,7 @@ pub mod json;
 pub mod nested;
 pub mod quiet;
 pub mod raw;
+pub mod stream;
 pub mod yaml;
 
 use crate::{Map, Value};

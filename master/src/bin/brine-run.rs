@@ -4,9 +4,11 @@
 //! (`brine_master::runners`).
 
 use brine_core::args::parse_input;
-use brine_core::output::{self, OutputOptions};
+use brine_core::output::{self, stream, OutputOptions};
+use brine_core::Value;
+use brine_master::daemon::jobs::JobCacheError;
 use brine_master::daemon::MasterConfig;
-use brine_master::runners::{self, RunnerError};
+use brine_master::runners::{self, Answer, RunnerError};
 use std::path::PathBuf;
 
 #[derive(Debug, PartialEq)]
@@ -57,6 +59,8 @@ enum RunError {
     Runner(#[from] RunnerError),
     #[error(transparent)]
     Output(#[from] output::OutputError),
+    #[error(transparent)]
+    Stream(#[from] stream::StreamError<JobCacheError>),
     #[error("cannot start the client: {0}")]
     Runtime(std::io::Error),
 }
@@ -78,17 +82,24 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         }
         Err(e) => return Err(e.into()),
     };
-    let out = cli
-        .out
-        .clone()
-        .or(answer.outputter)
-        .unwrap_or_else(|| "nested".into());
+    let (asked, returns, data) = match answer {
+        Answer::Data { data, outputter } => (outputter, None, data),
+        Answer::Returns { returns, outputter } => (outputter, Some(returns), Value::Null),
+    };
+    let out = cli.out.clone().or(asked).unwrap_or_else(|| "nested".into());
     let mut opts = OutputOptions::for_stdout();
     if let Some(c) = cli.color {
         opts.color = c;
     }
-    let text = output::render_data(&out, &answer.data, &opts)?;
-    print!("{text}");
+    match returns {
+        // A job's returns are printed as they are read from the job cache.
+        Some(mut returns) => {
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::new(stdout.lock());
+            stream::render_entries(&out, &opts, &mut returns, &mut w)?;
+        }
+        None => print!("{}", output::render_data(&out, &data, &opts)?),
+    }
     Ok(0)
 }
 

@@ -495,6 +495,54 @@ impl JobCache {
         })
     }
 
+    /// Returns of `jid` from minions sorted after `after` (by id, byte
+    /// order), until their stored size passes `budget` bytes (at least one
+    /// when any is left); the page's last id is the next cursor.
+    pub fn returns_by_id(
+        &self,
+        jid: &str,
+        after: Option<&str>,
+        budget: usize,
+    ) -> Result<Vec<PackedReturn>, JobCacheError> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT id, ret, retcode, success, out FROM returns
+                 WHERE jid = ?1 AND (?2 IS NULL OR id > ?2) ORDER BY id",
+            )?;
+            let mut rows = st.query(params![jid, after])?;
+            let mut page = Vec::new();
+            let mut used = 0usize;
+            while let Some(r) = rows.next()? {
+                let ret: Vec<u8> = r.get(1)?;
+                if !page.is_empty() && used.saturating_add(ret.len()) > budget {
+                    break;
+                }
+                used = used.saturating_add(ret.len());
+                page.push(PackedReturn {
+                    id: r.get(0)?,
+                    ret: PackedValue(ret),
+                    retcode: r.get(2)?,
+                    success: r.get(3)?,
+                    out: r.get(4)?,
+                });
+            }
+            Ok(page)
+        })
+    }
+
+    /// The outputter the first stored return of `jid` names.
+    pub fn first_outputter(&self, jid: &str) -> Result<Option<String>, JobCacheError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT out FROM returns WHERE jid = ?1 ORDER BY time_ms, rowid LIMIT 1",
+                params![jid],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(Option::flatten)
+        })
+    }
+
     /// The minions that have returned for `jid`.
     pub fn returned(&self, jid: &str) -> Result<std::collections::HashSet<String>, JobCacheError> {
         self.with(|c| {

@@ -4,8 +4,9 @@
 
 use super::{Answer, RunnerError};
 use crate::daemon::client::{Client, GATHER_JOB_TIMEOUT};
-use crate::daemon::jobs::{format_jid_instance, jid_to_time, JobCache};
+use crate::daemon::jobs::{format_jid_instance, jid_to_time, JobCache, JobCacheError};
 use crate::daemon::MasterConfig;
+use brine_core::output::stream::{Each, Entries, KeyOrder, StreamError};
 use brine_core::{Map, Value};
 use std::time::Duration;
 
@@ -19,31 +20,118 @@ pub fn list_jobs(jobs: &JobCache) -> Result<Answer, RunnerError> {
 }
 
 /// Salt's `jobs.lookup_jid`: minion → return, printed with the outputter
-/// of the returns (`highstate` for state runs).
+/// the returns name (`highstate` for state runs). The returns are read
+/// from the job cache a page at a time as they are printed
+/// ([`JidReturns`]), so a fleet's highstate is never held whole.
 pub fn lookup_jid(
-    jobs: &JobCache,
+    jobs: JobCache,
     jid: &str,
     returned: bool,
     missing: bool,
 ) -> Result<Answer, RunnerError> {
-    let returns = jobs.returns(jid)?;
-    let mut out = Map::new();
-    if returned {
-        for (id, r) in &returns {
-            out.insert(id.clone(), r.ret.clone());
-        }
-    }
-    if missing {
-        for id in jobs.expected(jid)? {
-            if !returns.contains_key(&id) {
-                out.insert(id, Value::Str("Minion did not return".into()));
+    let outputter = jobs.first_outputter(jid)?;
+    Ok(Answer::Returns {
+        returns: JidReturns {
+            jobs,
+            jid: jid.to_string(),
+            returned,
+            missing,
+            page_bytes: PAGE_BYTES,
+        },
+        outputter,
+    })
+}
+
+/// How many bytes of stored returns one read of the job cache takes in.
+const PAGE_BYTES: usize = 4 << 20;
+
+/// `jobs.lookup_jid`'s mapping, read as it is printed: the returns (when
+/// `returned`), and "Minion did not return" for the targeted minions that
+/// did not (when `missing`) — in arrival order then target order, or all
+/// by minion id when the outputter sorts.
+pub struct JidReturns {
+    jobs: JobCache,
+    jid: String,
+    returned: bool,
+    missing: bool,
+    page_bytes: usize,
+}
+
+/// Salt's text for a targeted minion that has not returned.
+const DID_NOT_RETURN: &str = "Minion did not return";
+
+impl Entries for JidReturns {
+    type Error = JobCacheError;
+
+    fn for_each(
+        &mut self,
+        order: KeyOrder,
+        each: &mut Each<'_, JobCacheError>,
+    ) -> Result<(), StreamError<JobCacheError>> {
+        let src = StreamError::Source;
+        let expected = if self.missing {
+            self.jobs.expected(&self.jid).map_err(src)?
+        } else {
+            Vec::new()
+        };
+        let did_not_return = || Value::from(DID_NOT_RETURN);
+        match order {
+            KeyOrder::AsGiven => {
+                let mut after = 0;
+                let mut seen = std::collections::HashSet::new();
+                loop {
+                    let page = self
+                        .jobs
+                        .returns_page(&self.jid, after, self.page_bytes)
+                        .map_err(src)?;
+                    for r in page.returns {
+                        if self.missing {
+                            seen.insert(r.id.clone());
+                        }
+                        if self.returned {
+                            each(&r.id, r.ret.unpack())?;
+                        }
+                    }
+                    if !page.more {
+                        break;
+                    }
+                    after = page.next;
+                }
+                for id in expected.iter().filter(|id| !seen.contains(*id)) {
+                    each(id, did_not_return())?;
+                }
+            }
+            KeyOrder::Sorted => {
+                // Both lists come sorted by id: merge them.
+                let mut targets = expected.iter().peekable();
+                let mut after: Option<String> = None;
+                loop {
+                    let page = self
+                        .jobs
+                        .returns_by_id(&self.jid, after.as_deref(), self.page_bytes)
+                        .map_err(src)?;
+                    let Some(last) = page.last().map(|r| r.id.clone()) else {
+                        break;
+                    };
+                    for r in page {
+                        while let Some(t) = targets.next_if(|t| **t <= r.id) {
+                            if *t != r.id {
+                                each(t, did_not_return())?;
+                            }
+                        }
+                        if self.returned {
+                            each(&r.id, r.ret.unpack())?;
+                        }
+                    }
+                    after = Some(last);
+                }
+                for t in targets {
+                    each(t, did_not_return())?;
+                }
             }
         }
+        Ok(())
     }
-    Ok(Answer {
-        data: Value::Map(out),
-        outputter: returns.values().next().and_then(|r| r.out.clone()),
-    })
 }
 
 /// The job as Salt's `jobs` runner describes it from the cache: its
@@ -262,20 +350,47 @@ mod tests {
             2,
         )
         .unwrap();
-        let l = list_jobs(&jobs).unwrap();
+        let Answer::Data { data: l, .. } = list_jobs(&jobs).unwrap() else {
+            panic!("list_jobs answers with data");
+        };
         assert_eq!(
-            l.data.to_json().to_string(),
+            l.to_json().to_string(),
             serde_json::json!({jid: {"Function": "test.ping", "Arguments": [],
                 "Target": ["b", "a"], "Target-type": "list", "User": "root",
                 "StartTime": "2024, Jan 02 03:04:05.123456"}})
             .to_string()
         );
-        let a = lookup_jid(&jobs, jid, true, true).unwrap();
-        assert_eq!(
-            a.data.to_json(),
-            serde_json::json!({"a": true, "b": "Minion did not return"})
-        );
-        assert!(a.outputter.is_none());
+        let looked_up = |returned, missing, order| {
+            let cache = JobCache::open_existing(&td.path().join("j.sqlite")).unwrap();
+            let a = lookup_jid(cache, jid, returned, missing).unwrap();
+            let Answer::Returns {
+                mut returns,
+                outputter,
+            } = a
+            else {
+                panic!("lookup_jid answers with the returns");
+            };
+            assert!(outputter.is_none());
+            let mut m = Map::new();
+            returns
+                .for_each(order, &mut |k, v| {
+                    m.insert(k.to_string(), v);
+                    Ok(())
+                })
+                .unwrap();
+            Value::Map(m).to_json().to_string()
+        };
+        for order in [KeyOrder::AsGiven, KeyOrder::Sorted] {
+            assert_eq!(
+                looked_up(true, true, order),
+                r#"{"a":true,"b":"Minion did not return"}"#
+            );
+            assert_eq!(
+                looked_up(false, true, order),
+                r#"{"b":"Minion did not return"}"#
+            );
+            assert_eq!(looked_up(true, false, order), r#"{"a":true}"#);
+        }
         let job = list_job(&jobs, jid).unwrap();
         let keys: Vec<&str> = job.as_map().unwrap().keys().map(String::as_str).collect();
         assert_eq!(
@@ -316,6 +431,70 @@ mod tests {
         assert_eq!(
             exit_success(&jobs, "20200101000000000000").unwrap(),
             Value::new_map()
+        );
+    }
+
+    /// Returns read a page at a time come in arrival order, or merged
+    /// with the silent targets by id when the outputter sorts.
+    #[test]
+    fn lookup_jid_pages_in_either_order() {
+        let td = tempfile::tempdir().unwrap();
+        let path = td.path().join("j.sqlite");
+        let jobs = JobCache::open(&path).unwrap();
+        let jid = "20240102030405123456";
+        let targets: Vec<String> = ["a", "b", "c", "d", "e", "f"].map(String::from).to_vec();
+        jobs.add_job(
+            &Job {
+                jid: jid.into(),
+                fun: "test.echo".into(),
+                arg: vec![],
+                kwarg: Map::new(),
+                tgt: Value::from("*"),
+                tgt_type: "glob".into(),
+                user: "root".into(),
+                start_ms: 1,
+            },
+            &targets,
+        )
+        .unwrap();
+        for (n, id) in ["d", "b", "f", "a"].into_iter().enumerate() {
+            let r = JobReturn {
+                jid: jid.into(),
+                id: id.into(),
+                fun: "test.echo".into(),
+                fun_args: vec![],
+                ret: Value::from(id.repeat(100)),
+                retcode: 0,
+                success: true,
+                out: None,
+            };
+            jobs.add_return(&r, 10 + n as u64).unwrap();
+        }
+        let read = |order| {
+            let mut r = JidReturns {
+                jobs: JobCache::open_existing(&path).unwrap(),
+                jid: jid.into(),
+                returned: true,
+                missing: true,
+                // One return per page.
+                page_bytes: 1,
+            };
+            let mut got = Vec::new();
+            r.for_each(order, &mut |k, v| {
+                got.push(format!("{k}={}", v.to_python_str().len()));
+                Ok(())
+            })
+            .unwrap();
+            got.join(" ")
+        };
+        let missing = DID_NOT_RETURN.len();
+        assert_eq!(
+            read(KeyOrder::AsGiven),
+            format!("d=100 b=100 f=100 a=100 c={missing} e={missing}")
+        );
+        assert_eq!(
+            read(KeyOrder::Sorted),
+            format!("a=100 b=100 c={missing} d=100 e={missing} f=100")
         );
     }
 }

@@ -36,15 +36,24 @@ pub enum RunnerError {
     NotAvailable(String),
 }
 
-/// A runner's answer: the data and the outputter it asks for.
-pub struct Answer {
-    pub data: Value,
-    pub outputter: Option<String>,
+/// A runner's answer, with the outputter it asks for.
+pub enum Answer {
+    /// Data printed whole.
+    Data {
+        data: Value,
+        outputter: Option<String>,
+    },
+    /// A job's returns, printed one minion at a time as they are read
+    /// (`brine_core::output::stream`).
+    Returns {
+        returns: jobs::JidReturns,
+        outputter: Option<String>,
+    },
 }
 
 impl Answer {
     fn data(data: Value) -> Answer {
-        Answer {
+        Answer::Data {
             data,
             outputter: None,
         }
@@ -93,7 +102,7 @@ pub async fn run(
             let missing = a.flag("missing", false);
             let _display_progress = a.take("display_progress");
             a.finish()?;
-            jobs::lookup_jid(&job_cache(config)?, &jid, returned, missing)
+            jobs::lookup_jid(job_cache(config)?, &jid, returned, missing)
         }
         "jobs.list_job" | "jobs.print_job" | "jobs.exit_success" => {
             let jid = a.require("jid")?.to_python_str();
