@@ -236,7 +236,7 @@ impl Master {
                 Ok(_) => pillar::handle(opts, &self.cache, p, nonce, keys),
                 Err(e) => ReplyBody::Error(e),
             },
-            RequestBody::File(f) => fileserver::handle(opts, f, nonce, keys),
+            RequestBody::File(f) => fileserver::handle(opts, &self.files, f, nonce, keys),
             RequestBody::Return(r) => {
                 if r.jid.is_empty() || r.jid.len() > MAX_JID_LEN {
                     return error(ErrorCode::BadRequest, "invalid jid");

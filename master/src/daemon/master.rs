@@ -4,6 +4,7 @@
 
 use super::arrivals::Arrivals;
 use super::config::MasterConfig;
+use super::fileserver::FileCache;
 use super::freshness::Freshness;
 use super::jobs::{JobCache, JobCacheError};
 use super::minion_cache::{CacheError, MinionCache};
@@ -49,6 +50,8 @@ pub struct Master {
     pub(super) publish: mpsc::UnboundedSender<Vec<u8>>,
     /// Stored returns, for CLIs waiting on them.
     pub(super) arrivals: Arrivals,
+    /// The file server's hashes and listings.
+    pub(super) files: FileCache,
 }
 
 impl Master {
@@ -67,6 +70,7 @@ impl Master {
         Ok((
             Master {
                 arrivals,
+                files: FileCache::default(),
                 config,
                 keys: store,
                 key,

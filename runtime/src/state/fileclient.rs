@@ -80,9 +80,22 @@ pub fn list_files<'a>(dirs: impl IntoIterator<Item = &'a PathBuf>, prefix: &str)
     let mut out = BTreeSet::new();
     for dir in dirs {
         let mut seen = Vec::new();
-        walk(dir, dir, &mut out, &mut seen);
+        walk(dir, dir, &mut out, &mut seen, &mut None);
     }
     out.into_iter().filter(|p| p.starts_with(prefix)).collect()
+}
+
+/// Every file under `dirs` as [`list_files`] lists them, and each folder
+/// walked with its metadata taken just before it was read (what a cache
+/// of the listing checks to see a change).
+pub fn list_files_walked(dirs: &[PathBuf]) -> (Vec<String>, Vec<(PathBuf, std::fs::Metadata)>) {
+    let mut out = BTreeSet::new();
+    let mut folders = Some(Vec::new());
+    for dir in dirs {
+        let mut seen = Vec::new();
+        walk(dir, dir, &mut out, &mut seen, &mut folders);
+    }
+    (out.into_iter().collect(), folders.unwrap_or_default())
 }
 
 /// Bound on the files listed, so a huge tree cannot hold a call forever.
@@ -90,7 +103,13 @@ const MAX_FILES: usize = 1_000_000;
 
 /// Walk `dir`, guarding against link loops by the canonical folders on
 /// the current path.
-fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>, stack: &mut Vec<PathBuf>) {
+fn walk(
+    root: &Path,
+    dir: &Path,
+    out: &mut BTreeSet<String>,
+    stack: &mut Vec<PathBuf>,
+    folders: &mut Option<Vec<(PathBuf, std::fs::Metadata)>>,
+) {
     let Ok(canon) = dir.canonicalize() else {
         return;
     };
@@ -98,11 +117,14 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>, stack: &mut Vec<Pat
         return;
     }
     stack.push(canon);
+    if let (Some(folders), Ok(meta)) = (folders.as_mut(), std::fs::metadata(dir)) {
+        folders.push((dir.to_path_buf(), meta));
+    }
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
-                walk(root, &path, out, stack);
+                walk(root, &path, out, stack, folders);
             } else if path.is_file() {
                 if let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str) {
                     out.insert(rel.to_string());
