@@ -3,7 +3,8 @@
 processes) on the benchmark tree, on this machine's loopback.
 
 usage: fleet.py [--minions N] [--swarms S] [--brine DIR] [--tree DIR]
-                [--timeout T] [--skip-apply]
+                [--timeout T] [--skip-apply | --ping-only] [--repeat R]
+                [--hold SECONDS]
 
 Generates the tree with mktree.py (2000 states, 500 pillar SLS, a 200-file
 PillarStack) unless --tree names one; starts the master (file_roots,
@@ -21,6 +22,9 @@ processes sharing N minion identities; waits until every minion answers
   - the master's CPU seconds per minion for that command.
 
 It also prints the master's RSS once every minion is up and idle.
+--repeat runs each command R times (one line each); --hold keeps the fleet
+up that long afterwards and prints the CLI's command line, to try commands
+or attach a profiler by hand.
 Needs a release build (cargo build --release); numbers from a debug build
 say little.
 """
@@ -70,6 +74,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--skip-apply", action="store_true",
                     help="only test.ping and saltutil.refresh_pillar")
+    ap.add_argument("--ping-only", action="store_true", help="only test.ping")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--hold", type=float, default=0)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="brine-fleet-")
     tree = bench_tree(here, tmp, a.tree)
@@ -114,9 +121,12 @@ def main():
         time.sleep(2)
         print("master RSS, every minion up and idle: %.0f MB" % (status_kb(master.pid, "VmRSS")
                                                                    / 1024))
-        funs = [["test.ping"], ["saltutil.refresh_pillar"]]
-        if not a.skip_apply:
+        funs = [["test.ping"]]
+        if not a.ping_only:
+            funs += [["saltutil.refresh_pillar"]]
+        if not (a.skip_apply or a.ping_only):
             funs += [["state.apply"], ["state.apply", "test=True"]]
+        funs = [f for f in funs for _ in range(a.repeat)]
         print("%-26s %9s %9s %12s %11s %13s" % ("command", "seconds", "shown", "master peak",
                                                 "swarm peak", "master cpu/m"))
         for fun in funs:
@@ -132,6 +142,10 @@ def main():
                 " ".join(fun), secs, docs, mpeak, speak, cpu / a.minions * 1000), flush=True)
             if rc not in (0, 1):
                 print("  (brine exited %d)" % rc)
+        if a.hold > 0:
+            print("fleet up for %.0f s more: %s '*' test.ping  (master pid %d)" % (
+                a.hold, " ".join(brine), master.pid), flush=True)
+            time.sleep(a.hold)
     finally:
         stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -26,13 +26,16 @@ use brine_core::{Map, Value};
 use std::path::Path;
 use std::sync::Arc;
 
+/// A minion's data is shared between the jobs it runs (each job works on
+/// its own [`Minion`], a cheap copy): `opts`, grains and pillar are behind
+/// `Arc`s, copied only by the job that changes them (`Arc::make_mut`).
 #[derive(Debug, Clone)]
 pub struct Minion {
     pub id: String,
-    pub opts: Map,
-    pub grains: Map,
+    pub opts: Arc<Map>,
+    pub grains: Arc<Map>,
     /// The in-memory pillar (`__pillar__`).
-    pub pillar: Map,
+    pub pillar: Arc<Map>,
     /// Who compiles pillars and states and serves `salt://` files.
     pub source: CompileSource,
     /// What `salt[...]` calls in templates rendered for this minion.
@@ -129,7 +132,7 @@ impl Minion {
         functions: Functions,
     ) -> Result<(Minion, Vec<String>), OptsError> {
         let (mut minion, warnings) = Minion::load(confdir, functions)?;
-        minion.pillar = minion.compile_pillar(&FreshPillar::default(), false);
+        minion.pillar = Arc::new(minion.compile_pillar(&FreshPillar::default(), false));
         Ok((minion, warnings))
     }
 
@@ -164,9 +167,9 @@ impl Minion {
         let grains = collect_grains(&id, &opts);
         let minion = Minion {
             id,
-            opts,
-            grains,
-            pillar: Map::new(),
+            opts: Arc::new(opts),
+            grains: Arc::new(grains),
+            pillar: Arc::default(),
             source: CompileSource::Local,
             functions,
             jobs: Default::default(),
@@ -177,7 +180,7 @@ impl Minion {
     /// Read the grains again (Salt's `saltutil.refresh_grains`): the
     /// grains file and the configuration's `grains:` may have changed.
     pub fn refresh_grains(&mut self) {
-        self.grains = collect_grains(&self.id, &self.opts);
+        self.grains = Arc::new(collect_grains(&self.id, &self.opts));
     }
 
     /// Compile a pillar for this minion. `on_demand` compiles (functions
@@ -196,13 +199,13 @@ impl Minion {
         let remote = match &self.source {
             CompileSource::Local => {
                 return pillar::compile(&PillarRequest {
-                    opts: self.opts.clone(),
+                    opts: Map::clone(&self.opts),
                     minion_id: self.id.clone(),
-                    grains: Value::Map(self.grains.clone()),
+                    grains: Value::Map(Map::clone(&self.grains)),
                     pillarenv,
                     saltenv: req.saltenv.clone(),
                     pillar_override: req.pillar_override.clone(),
-                    known_pillar: on_demand.then(|| self.pillar.clone()),
+                    known_pillar: on_demand.then(|| Map::clone(&self.pillar)),
                     functions: self.functions.clone(),
                 })
             }
@@ -360,7 +363,7 @@ impl Minion {
             key: key.to_string(),
             merge: merge.clone(),
             pillarenv: opts::get_str(&self.opts, "pillarenv").map(str::to_string),
-            pillar: self.pillar.clone(),
+            pillar: Map::clone(&self.pillar),
         }))
     }
 }
@@ -455,9 +458,9 @@ mod tests {
         o.extend(map(opts));
         let m = Minion {
             id: "web1".into(),
-            opts: o,
-            grains: Map::new(),
-            pillar: map(json!({"old": 1, "shared": {"a": 1}, "_errors": ["stale"]})),
+            opts: o.into(),
+            grains: Map::new().into(),
+            pillar: map(json!({"old": 1, "shared": {"a": 1}, "_errors": ["stale"]})).into(),
             source: CompileSource::Master(fake.clone()),
             functions: Functions::default(),
             jobs: Default::default(),

@@ -87,7 +87,7 @@ async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
     let body = RequestBody::Auth(AuthRequest {
         id: ident.id().to_string(),
         keys: ident.client.key.public(),
-        grains: Value::Map(m.grains.clone()),
+        grains: Value::Map(brine_core::Map::clone(&m.grains)),
         pillarenv: shared.config.pillarenv.clone(),
     });
     drop(m);

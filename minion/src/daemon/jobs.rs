@@ -114,17 +114,17 @@ pub fn target_matches(publ: &Publication, m: &Minion) -> bool {
     let data = MinionData {
         id: m.id.clone(),
         grains: if needs_data {
-            Value::Map(m.grains.clone())
+            Value::Map(Map::clone(&m.grains))
         } else {
             Value::Null
         },
         pillar: if needs_data {
-            Value::Map(m.pillar.clone())
+            Value::Map(Map::clone(&m.pillar))
         } else {
             Value::Null
         },
         opts: if needs_data {
-            Value::Map(m.opts.clone())
+            Value::Map(Map::clone(&m.opts))
         } else {
             Value::Null
         },
@@ -501,8 +501,9 @@ async fn execute(
         m.jobs = jobs;
         let r = modules::call(&mut m, &fun, args);
         // Grains the function wrote (grains.setval ...) are the running
-        // minion's from now on, as Salt's grains refresh makes them.
-        let grains = (m.grains != snapshot.grains).then_some(m.grains);
+        // minion's from now on, as Salt's grains refresh makes them. A
+        // write copies the shared grains, so a new pointer means a write.
+        let grains = (!Arc::ptr_eq(&m.grains, &snapshot.grains)).then_some(m.grains);
         (r, grains)
     });
     match task.await {
@@ -699,9 +700,9 @@ mod tests {
         };
         Minion {
             id: id.into(),
-            opts: Map::new(),
-            grains: map(grains),
-            pillar: map(pillar),
+            opts: Default::default(),
+            grains: map(grains).into(),
+            pillar: map(pillar).into(),
             source: Default::default(),
             functions: Default::default(),
             jobs: Default::default(),

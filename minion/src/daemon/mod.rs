@@ -407,12 +407,12 @@ impl Identity {
             Err(poisoned) => poisoned.into_inner(),
         };
         let mut m = (**g).clone();
-        m.pillar = pillar;
+        m.pillar = Arc::new(pillar);
         *g = Arc::new(m);
     }
 
     /// Replace the grains (a function wrote some).
-    pub fn set_grains(&self, grains: brine_core::Map) {
+    pub fn set_grains(&self, grains: Arc<brine_core::Map>) {
         let mut g = match self.minion.write() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
@@ -570,8 +570,7 @@ pub fn main(args: &DaemonArgs) -> i32 {
         };
     // Salt's opts say which program runs the functions: state runs of the
     // daemon compile a fresh pillar, salt-call's use the one in memory.
-    base.opts
-        .insert("__cli".into(), Value::Str("salt-minion".into()));
+    Arc::make_mut(&mut base.opts).insert("__cli".into(), Value::Str("salt-minion".into()));
     for w in warnings {
         tracing::warn!("{w}");
     }
@@ -644,10 +643,8 @@ pub fn make_identity(
     let mut minion = base.clone();
     if minion.id != id {
         minion.id = id.to_string();
-        minion.opts.insert("id".into(), Value::Str(id.to_string()));
-        minion
-            .grains
-            .insert("id".into(), Value::Str(id.to_string()));
+        Arc::make_mut(&mut minion.opts).insert("id".into(), Value::Str(id.to_string()));
+        Arc::make_mut(&mut minion.grains).insert("id".into(), Value::Str(id.to_string()));
     }
     minion.source = CompileSource::Master(Arc::new(remote::Remote::new(client.clone(), cachedir)));
     let (standing, _) = watch::channel(Standing::Starting);

@@ -746,9 +746,9 @@ mod tests {
         let dest = td.path().join("dest");
         let mut m = crate::context::Minion {
             id: "t".into(),
-            opts: Map::new(),
-            grains: Map::new(),
-            pillar: Map::new(),
+            opts: Map::new().into(),
+            grains: Map::new().into(),
+            pillar: Map::new().into(),
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),

@@ -453,7 +453,7 @@ fn script(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         },
         |v| v.to_python_str(),
     );
-    let ctx = super::state_run::context(m, m.pillar.clone(), &saltenv, false);
+    let ctx = super::state_run::context(m, Map::clone(&m.pillar), &saltenv, false);
     let opts = RunOpts::from_low(&ctx, &low);
     // The arguments reach the script as they are: a string is one
     // argument (not split), a list several.

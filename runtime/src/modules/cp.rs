@@ -680,9 +680,9 @@ mod tests {
         );
         let mut m = crate::context::Minion {
             id: "t".into(),
-            opts,
-            grains: Map::new(),
-            pillar: Map::new(),
+            opts: opts.into(),
+            grains: Map::new().into(),
+            pillar: Map::new().into(),
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),

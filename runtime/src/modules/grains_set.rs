@@ -10,6 +10,7 @@ use crate::context::Minion;
 use crate::state::modules::file::fsutil::write_atomic;
 use brine_core::{Map, Value};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
@@ -130,10 +131,10 @@ fn setvals(m: &mut Minion, new: Map, destructive: bool) -> Result<Return, CallEr
     for (k, v) in &new {
         if v.is_null() && destructive {
             file.shift_remove(k);
-            m.grains.shift_remove(k);
+            Arc::make_mut(&mut m.grains).shift_remove(k);
         } else {
             file.insert(k.clone(), v.clone());
-            m.grains.insert(k.clone(), v.clone());
+            Arc::make_mut(&mut m.grains).insert(k.clone(), v.clone());
         }
     }
     let text = brine_core::yaml::dump(&Value::Map(file));

@@ -14,7 +14,7 @@ use crate::context::Minion;
 use brine_compile::pillar::hiera::Hiera;
 use brine_compile::request::HieraResult;
 use brine_compile::MinionData;
-use brine_core::Value;
+use brine_core::{Map, Value};
 
 pub(super) const FUNCTIONS: &[Function] = &[Function::minion(
     "lookup",
@@ -53,9 +53,9 @@ fn lookup(m: &Minion, key: &str, merge: Option<&Value>, default: Option<Value>) 
     }
     let node = MinionData {
         id: m.id.clone(),
-        grains: Value::Map(m.grains.clone()),
-        pillar: Value::Map(m.pillar.clone()),
-        opts: Value::Map(m.opts.clone()),
+        grains: Value::Map(Map::clone(&m.grains)),
+        pillar: Value::Map(Map::clone(&m.pillar)),
+        opts: Value::Map(Map::clone(&m.opts)),
         functions: m.functions.clone(),
     };
     let hiera = Hiera::new(&m.opts, &node, None);
@@ -97,9 +97,9 @@ mod tests {
         };
         Minion {
             id: "m1".into(),
-            opts,
-            grains: Map::new(),
-            pillar: Map::new(),
+            opts: opts.into(),
+            grains: Map::new().into(),
+            pillar: Map::new().into(),
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),

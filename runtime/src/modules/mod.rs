@@ -249,9 +249,9 @@ impl<'c> Ctx<'c> {
             Caller::Template(d) => Cow::Borrowed(d),
             Caller::Minion(m) => Cow::Owned(MinionData {
                 id: m.id.clone(),
-                grains: Value::Map(m.grains.clone()),
-                pillar: Value::Map(m.pillar.clone()),
-                opts: Value::Map(m.opts.clone()),
+                grains: Value::Map(Map::clone(&m.grains)),
+                pillar: Value::Map(Map::clone(&m.pillar)),
+                opts: Value::Map(Map::clone(&m.opts)),
                 functions: m.functions.clone(),
             }),
         }

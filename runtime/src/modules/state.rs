@@ -138,7 +138,7 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
     let in_memory =
         co.pillarenv.as_deref() == configured_pillarenv && !m.pillar.is_empty() && !override_given;
     let pillar = if in_memory {
-        m.pillar.clone()
+        Map::clone(&m.pillar)
     } else {
         m.compile_pillar(
             &FreshPillar {
@@ -164,7 +164,7 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
             )));
         }
     }
-    let mut o = m.opts.clone();
+    let mut o = Map::clone(&m.opts);
     o.insert(
         "saltenv".into(),
         co.saltenv.clone().map(Value::Str).unwrap_or(Value::Null),
@@ -175,7 +175,7 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
     );
     let minion = Arc::new(MinionData {
         id: m.id.clone(),
-        grains: Value::Map(m.grains.clone()),
+        grains: Value::Map(Map::clone(&m.grains)),
         pillar: Value::Map(pillar),
         opts: Value::Map(o.clone()),
         functions: m.functions.clone(),
@@ -507,12 +507,13 @@ mod tests {
         }
         Minion {
             id: "m1".into(),
-            opts: opts.as_map().cloned().unwrap_or_default(),
-            grains: Map::new(),
+            opts: opts.as_map().cloned().unwrap_or_default().into(),
+            grains: Map::new().into(),
             pillar: v(json!({"in_memory": true}))
                 .as_map()
                 .cloned()
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into(),
             source: Default::default(),
             functions: super::super::functions(),
             jobs: Default::default(),

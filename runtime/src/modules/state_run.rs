@@ -197,7 +197,8 @@ impl RunOpts {
         let salt_call = opts::get_str(&m.opts, "__cli").is_none_or(|c| c == "salt-call");
         if salt_call && same_env && !m.pillar.is_empty() && !override_given {
             return RunPillar {
-                pillar: std::mem::take(&mut m.pillar),
+                // Taken out whole when this call is its only holder.
+                pillar: std::mem::take(Arc::make_mut(&mut m.pillar)),
                 in_memory: true,
             };
         }
@@ -225,7 +226,7 @@ struct RunPillar {
 impl RunPillar {
     fn restore(self, m: &mut Minion) {
         if self.in_memory {
-            m.pillar = self.pillar;
+            m.pillar = Arc::new(self.pillar);
         }
     }
 }
@@ -237,8 +238,8 @@ fn unshare(a: Arc<Map>) -> Map {
 
 pub(super) fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
     StateContext {
-        opts: Arc::new(m.opts.clone()),
-        grains: Arc::new(m.grains.clone()),
+        opts: Arc::clone(&m.opts),
+        grains: Arc::clone(&m.grains),
         pillar: Arc::new(pillar),
         saltenv: saltenv.to_string(),
         test,
@@ -444,15 +445,17 @@ fn top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         m.opts.get("state_top").cloned(),
         m.opts.get("state_top_saltenv").cloned(),
     );
-    m.opts.insert("state_top".into(), Value::Str(url));
+    let opts = Arc::make_mut(&mut m.opts);
+    opts.insert("state_top".into(), Value::Str(url));
     if let Some(env) = p.kwargs.get("saltenv").cloned() {
-        m.opts.insert("state_top_saltenv".into(), env);
+        opts.insert("state_top_saltenv".into(), env);
     }
     let out = highstate(m, p, None);
     for (key, old) in [("state_top", saved.0), ("state_top_saltenv", saved.1)] {
+        let opts = Arc::make_mut(&mut m.opts);
         match old {
-            Some(v) => m.opts.insert(key.into(), v),
-            None => m.opts.shift_remove(key),
+            Some(v) => opts.insert(key.into(), v),
+            None => opts.shift_remove(key),
         };
     }
     out
@@ -1029,14 +1032,14 @@ mod render {
     /// What the templates of this run see: the run's saltenv/pillarenv in
     /// the opts and the run's pillar (moved in; [`take_back`] returns it).
     pub(super) fn request(m: &Minion, run: &RunOpts, pillar: Map) -> StateRequest {
-        let mut o = m.opts.clone();
+        let mut o = Map::clone(&m.opts);
         let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
         o.insert("saltenv".into(), opt(&run.saltenv));
         o.insert("pillarenv".into(), opt(&run.pillarenv));
         o.insert("test".into(), Value::Bool(run.test));
         let minion = Arc::new(MinionData {
             id: m.id.clone(),
-            grains: Value::Map(m.grains.clone()),
+            grains: Value::Map(Map::clone(&m.grains)),
             pillar: Value::Map(pillar),
             opts: Value::Map(o.clone()),
             functions: m.functions.clone(),

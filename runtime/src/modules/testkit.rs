@@ -14,9 +14,9 @@ pub(crate) fn minion() -> Minion {
     grains.insert("kernel".into(), "Linux".into());
     Minion {
         id: "brinex14".into(),
-        opts: Map::new(),
-        grains,
-        pillar: Map::new(),
+        opts: Map::new().into(),
+        grains: grains.into(),
+        pillar: Map::new().into(),
         source: Default::default(),
         functions: functions(),
         jobs: Default::default(),

@@ -11,9 +11,9 @@ fn minion() -> Minion {
     let fx = cases::minion(functions());
     Minion {
         id: fx.id.clone(),
-        opts: fx.opts.as_map().cloned().unwrap_or_default(),
-        grains: fx.grains.as_map().cloned().unwrap_or_default(),
-        pillar: fx.pillar.as_map().cloned().unwrap_or_default(),
+        opts: fx.opts.as_map().cloned().unwrap_or_default().into(),
+        grains: fx.grains.as_map().cloned().unwrap_or_default().into(),
+        pillar: fx.pillar.as_map().cloned().unwrap_or_default().into(),
         source: Default::default(),
         functions: functions(),
         jobs: Default::default(),
@@ -394,12 +394,12 @@ fn pillar_templates_call_the_registry() {
     write("stack/s.yml", "s: {{ __salt__['pillar.get']('b') }}\n");
     write("stack.cfg", "stack/s.yml\n");
     let mut m = minion();
-    m.pillar = Map::new();
-    m.opts.insert(
+    m.pillar = Default::default();
+    Arc::make_mut(&mut m.opts).insert(
         "pillar_roots".into(),
         Value::from_json(&json!({"base": [root.display().to_string()]})),
     );
-    m.opts.insert(
+    Arc::make_mut(&mut m.opts).insert(
         "ext_pillar".into(),
         Value::from_json(&json!([{"stack": root.join("stack.cfg").display().to_string()}])),
     );
@@ -437,11 +437,11 @@ fn managed_file_templates_call_the_registry() {
     )
     .unwrap();
     let mut m = minion();
-    m.opts.insert(
+    Arc::make_mut(&mut m.opts).insert(
         "file_roots".into(),
         Value::from_json(&json!({"base": [roots.display().to_string()]})),
     );
-    m.opts.insert(
+    Arc::make_mut(&mut m.opts).insert(
         "cachedir".into(),
         Value::Str(td.path().join("cache").display().to_string()),
     );
@@ -469,8 +469,8 @@ fn managed_file_templates_call_the_registry() {
 #[test]
 fn config_option_layers_as_salt() {
     let mut m = minion();
-    m.opts.insert("file_client".into(), "local".into());
-    m.grains.insert("os".into(), "Debian".into());
+    Arc::make_mut(&mut m.opts).insert("file_client".into(), "local".into());
+    Arc::make_mut(&mut m.grains).insert("os".into(), "Debian".into());
     let id = m.id.clone();
     for (line, answer) in [
         (&["mongo.port"][..], json!(27017)),
@@ -555,7 +555,7 @@ fn saltutil_jobs_outside_the_daemon_see_no_other_job() {
 #[test]
 fn pkg_version_answers_in_salts_shapes() {
     let mut m = minion();
-    m.grains.insert("os_family".into(), "Debian".into());
+    Arc::make_mut(&mut m.grains).insert("os_family".into(), "Debian".into());
     assert_eq!(
         run(&mut m, "pkg.version", &["no-such-package-x"]).unwrap(),
         json!("")
