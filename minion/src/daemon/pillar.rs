@@ -198,4 +198,62 @@ mod tests {
         let err = fetch(&client, &FreshPillar::default()).await.unwrap_err();
         assert!(matches!(err, RequestError::WrongSigner), "{err}");
     }
+
+    /// A master that is busy twice, then answers: the fetch asks again
+    /// after pauses and gets the pillar; one busy past the timeout gives
+    /// up with Busy.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_busy_master_is_asked_again() {
+        let busy_left = Arc::new(std::sync::atomic::AtomicUsize::new(2));
+        let inner = pillar_handler();
+        let left = Arc::clone(&busy_left);
+        let handler: Handler = Arc::new(move |master, req, minion_x| {
+            use std::sync::atomic::Ordering;
+            if left
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok()
+            {
+                return Some(Reply::to(
+                    req,
+                    ReplyBody::Error(brine_protocol::messages::ErrorReply {
+                        code: ErrorCode::Busy,
+                        message: "busy".into(),
+                    }),
+                ));
+            }
+            inner(master, req, minion_x)
+        });
+        let fake = FakeMaster::start(handler).await;
+        let link = Link::start(fake.addr, Default::default());
+        let client = fake.client(&link, "web1");
+        let asked = std::time::Instant::now();
+        let p = fetch(&client, &FreshPillar::default()).await.unwrap();
+        assert_eq!(p.get("from"), Some(&Value::Null));
+        assert_eq!(busy_left.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // Two pauses: at least half of 0.5 s and half of 1 s.
+        assert!(
+            asked.elapsed() >= Duration::from_millis(750),
+            "{:?}",
+            asked.elapsed()
+        );
+
+        busy_left.store(usize::MAX, std::sync::atomic::Ordering::SeqCst);
+        let err = client
+            .request_sealed(
+                request_body("web1", &FreshPillar::default()),
+                Duration::from_millis(300),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RequestError::Refused {
+                    code: ErrorCode::Busy,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
 }
