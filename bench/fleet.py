@@ -137,7 +137,15 @@ def main():
             time.sleep(1)
         print("%d minions (%d swarm process%s) up after %.1f s" % (
             a.minions, a.swarms, "" if a.swarms == 1 else "es", time.time() - start))
-        time.sleep(2)
+        # Minions answer test.ping before their start-up pillar arrives:
+        # wait for the master to go quiet (start-up pillars compiled).
+        settle = time.time()
+        while time.time() - settle < 900:
+            c0 = cpu_seconds(master.pid)
+            time.sleep(2)
+            if cpu_seconds(master.pid) - c0 < 0.2:
+                break
+        print("master quiet (start-up pillars compiled) %.1f s later" % (time.time() - settle))
         print("master RSS, every minion up and idle: %.0f MB" % (status_kb(master.pid, "VmRSS")
                                                                    / 1024))
         funs = [["test.ping"]]

@@ -76,8 +76,13 @@ impl Session {
     /// The key to encrypt a publication with: a new one first if a minion
     /// holding the current one is no longer accepted.
     pub fn for_publication(&self, keys: &KeyStore) -> Result<Arc<SessionKey>, SessionError> {
-        let accepted: BTreeSet<String> = keys.list(KeyState::Accepted)?.into_iter().collect();
+        // Locked before the keys are listed: an authentication writes its
+        // key before it becomes a holder (under this lock), so every
+        // holder seen here is in the list. Listed first, a minion
+        // accepted in between looked "no longer accepted" and made the
+        // whole fleet authenticate again.
         let mut state = self.lock();
+        let accepted: BTreeSet<String> = keys.list(KeyState::Accepted)?.into_iter().collect();
         let gone: Vec<&String> = state.holders.difference(&accepted).collect();
         if !gone.is_empty() {
             let names = gone
@@ -134,5 +139,36 @@ mod tests {
         let second = session.for_publication(&keys).unwrap();
         assert_ne!(second.id, first.id);
         assert_eq!(session.for_publication(&keys).unwrap(), second);
+    }
+
+    /// Minions accepted while publications go out never look "no longer
+    /// accepted": the key does not rotate.
+    #[test]
+    fn minions_accepted_during_a_publication_keep_the_key() {
+        let td = tempfile::tempdir().unwrap();
+        let keys = std::sync::Arc::new(KeyStore::create(&td.path().join("pki")).unwrap());
+        let session = std::sync::Arc::new(Session::new().unwrap());
+        let first = session.current();
+        let auths: Vec<_> = (0..4)
+            .map(|t| {
+                let (keys, session) = (keys.clone(), session.clone());
+                std::thread::spawn(move || {
+                    for n in 0..50 {
+                        let id = format!("m{t}-{n}");
+                        let kp = KeyPair::generate().unwrap();
+                        keys.authenticate(&id, &kp.public(), true).unwrap();
+                        session.seal_for(&id, &kp.public(), &[0; 16]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        while !auths.iter().all(|a| a.is_finished()) {
+            assert_eq!(session.for_publication(&keys).unwrap().id, first.id);
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        for a in auths {
+            a.join().unwrap();
+        }
+        assert_eq!(session.for_publication(&keys).unwrap().id, first.id);
     }
 }
