@@ -146,8 +146,8 @@ mod tests {
     #[test]
     fn minions_accepted_during_a_publication_keep_the_key() {
         let td = tempfile::tempdir().unwrap();
-        let keys = std::sync::Arc::new(KeyStore::create(&td.path().join("pki")).unwrap());
-        let session = std::sync::Arc::new(Session::new().unwrap());
+        let keys = Arc::new(KeyStore::create(&td.path().join("pki")).unwrap());
+        let session = Arc::new(Session::new().unwrap());
         let first = session.current();
         let auths: Vec<_> = (0..4)
             .map(|t| {
