@@ -1,8 +1,7 @@
-//! A storm of compiles does not hold the master: with one worker, 30
-//! minions asking for a slow pillar at once all get it in turn, and a
-//! return sent meanwhile is acked while the compiles are still queued — a
-//! real `brine-master` on 127.0.0.1. (The waiting room's bound, past which
-//! a minion is told Busy, is tested in `admission`.)
+//! A storm of compiles does not hold the master: with one worker, 40
+//! minions asking for a slow pillar at once get it or are told Busy (no
+//! other error, no hang), and a return sent meanwhile is acked while the
+//! compiles are still queued — a real `brine-master` on 127.0.0.1.
 
 use brine_protocol::messages::{AuthStatus, ErrorCode};
 use brine_tests::daemon::{write_tree, MasterConf, ScriptedMinion};
@@ -10,10 +9,10 @@ use serde_json::json;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-const STORM: usize = 30;
+const STORM: usize = 40;
 
 #[test]
-fn a_compile_storm_waits_its_turn_and_returns_go_past_it() {
+fn a_compile_storm_is_admitted_in_turn_and_returns_go_past_it() {
     let pr = tempfile::tempdir().expect("tempdir");
     // Slow on purpose: about a tenth of a second of Jinja per compile.
     write_tree(
@@ -23,7 +22,7 @@ fn a_compile_storm_waits_its_turn_and_returns_go_past_it() {
             (
                 "slow.sls",
                 "{% set n = namespace(c=0) %}\
-                 {% for i in range(200) %}{% for j in range(200) %}\
+                 {% for i in range(250) %}{% for j in range(250) %}\
                  {% set n.c = n.c + 1 %}{% endfor %}{% endfor %}\
                  owner: {{ grains['id'] }}\ncount: {{ n.c }}\n",
             ),
@@ -41,7 +40,7 @@ fn a_compile_storm_waits_its_turn_and_returns_go_past_it() {
     let one = Instant::now();
     let p = quick.pillar_of("quick", None).expect("a pillar");
     let compile = one.elapsed();
-    assert_eq!(p.get("count"), Some(&brine_core::Value::Int(40_000)));
+    assert_eq!(p.get("count"), Some(&brine_core::Value::Int(62_500)));
     let mut sub = quick.subscribe(conf.publish_addr());
     let cli = conf.spawn_cli(
         "brine",
@@ -74,7 +73,7 @@ fn a_compile_storm_waits_its_turn_and_returns_go_past_it() {
         })
         .collect();
     start.wait();
-    // The storm is queued: its compiles take STORM × `compile`.
+    // The storm is queued: its 33 admitted compiles take 33 × `compile`.
     std::thread::sleep(Duration::from_millis(300));
     let sent = Instant::now();
     quick
@@ -89,11 +88,20 @@ fn a_compile_storm_waits_its_turn_and_returns_go_past_it() {
         .map(|t| t.join().expect("asker"))
         .collect();
     let ok = answers.iter().filter(|a| a.is_ok()).count();
+    let busy = answers
+        .iter()
+        .filter(|a| **a == Err(ErrorCode::Busy))
+        .count();
     eprintln!(
-        "one compile {compile:?}; storm of {STORM}: {ok} compiled; \
+        "one compile {compile:?}; storm of {STORM}: {ok} compiled, {busy} told Busy; \
          a return during it acked in {acked:?}"
     );
-    assert_eq!(ok, STORM, "every compile waited its turn: {answers:?}");
+    assert_eq!(ok + busy, STORM, "only pillars and Busy: {answers:?}");
+    assert!(
+        busy > 0,
+        "more compiles than the master takes in were all admitted"
+    );
+    assert!(ok > 1, "the admitted compiles were answered");
     // The return did not wait behind the queued compiles (at least ten of
     // them, each `compile` long, were still in hand).
     assert!(

@@ -1,111 +1,144 @@
 //! Admission of compiles: pillar and state compiles (and Hiera lookups) run
-//! at most `worker_threads` at a time; the rest wait for a turn without
-//! holding a thread, up to [`MAX_WAITING`] of them and [`MAX_WAITING_BYTES`]
-//! of their frames; past that a minion is told [`ErrorCode::Busy`] at once
-//! and asks again after a random pause.
+//! at most `worker_threads` at a time, a few more wait for a turn, and the
+//! rest are told [`ErrorCode::Busy`] at once (the minion asks again after a
+//! random pause).
 //!
-//! Everything else (authentication, returns, file requests, the CLI) has
-//! request slots of its own and never waits behind compiles. Before this, a
-//! fleet starting at once (10,000 minions each asking for its pillar)
-//! filled every slot with compiles: authentications and returns waited
-//! minutes, timed out and were sent again, which made more work.
+//! Without it a fleet starting at once (10,000 minions each asking for its
+//! pillar) filled every request slot with compiles: authentications,
+//! returns and the CLI waited behind minutes of them, timed out and were
+//! sent again, which made more work. With it a compile waits only for
+//! compiles, cheap requests keep their own slots ([`request_slots`]), and
+//! what waits inside the master is bounded.
 //!
 //! [`ErrorCode::Busy`]: brine_protocol::messages::ErrorCode::Busy
 
-use std::sync::Arc;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 
-/// Compiles that may wait for a turn: a thousand-minion `state.apply`
-/// waits whole, as it would in Salt's request queue.
-pub const MAX_WAITING: usize = 4096;
+/// Compiles that may wait for a worker inside the master. Enough that a
+/// worker finishing always finds the next one ready while minions told
+/// Busy come back.
+pub const MAX_WAITING: usize = 32;
 
-/// The most bytes of waiting compiles' frames (a state compile carries the
-/// minion's pillar).
-pub const MAX_WAITING_BYTES: usize = 256 << 20;
+/// How long a compile waits for a worker before it is told Busy after all
+/// (a long compile ahead of it must not hold a request slot forever).
+const MAX_WAIT: Duration = Duration::from_secs(30);
 
-/// Turns for compiles.
-#[derive(Debug)]
-pub struct Admission {
-    workers: usize,
-    running: Arc<Semaphore>,
-    waiting: Arc<Semaphore>,
-    /// In KiB, so that a semaphore's permits can count them.
-    waiting_kib: Arc<Semaphore>,
+/// Request slots for `workers`: the compiles running and waiting, and as
+/// many again for cheap requests, which then never wait behind compiles.
+pub fn request_slots(workers: usize) -> usize {
+    workers.saturating_mul(2).saturating_add(MAX_WAITING)
 }
 
-/// A compile's turn to run; the next waiting one goes when it is dropped.
-#[must_use]
+/// Turns for compiles (see the module docs).
 #[derive(Debug)]
-pub struct Turn(#[allow(dead_code)] OwnedSemaphorePermit);
+pub struct CompileGate {
+    workers: usize,
+    state: Mutex<Turns>,
+    freed: Condvar,
+}
 
-/// No room: too many compiles wait already.
+#[derive(Debug, Default)]
+struct Turns {
+    running: usize,
+    waiting: usize,
+}
+
+/// A compile's turn; the next waiting compile goes when it is dropped.
+#[must_use]
+pub struct Turn<'a>(&'a CompileGate);
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut t = self.0.lock();
+        t.running = t.running.saturating_sub(1);
+        drop(t);
+        self.0.freed.notify_one();
+    }
+}
+
+/// No turn: too many compiles are running and waiting.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Busy;
 
-impl Admission {
-    pub fn new(workers: usize) -> Admission {
-        Admission {
+impl CompileGate {
+    pub fn new(workers: usize) -> CompileGate {
+        CompileGate {
             workers: workers.max(1),
-            running: Arc::new(Semaphore::new(workers.max(1))),
-            waiting: Arc::new(Semaphore::new(MAX_WAITING)),
-            waiting_kib: Arc::new(Semaphore::new(MAX_WAITING_BYTES >> 10)),
+            state: Mutex::new(Turns::default()),
+            freed: Condvar::new(),
         }
     }
 
-    /// Wait for a turn for a compile whose frame is `bytes` long, or
-    /// [`Busy`] at once when the waiting room is full.
-    pub async fn turn(&self, bytes: usize) -> Result<Turn, Busy> {
-        let kib = u32::try_from(bytes.div_ceil(1024).max(1)).unwrap_or(u32::MAX);
-        let seat = Arc::clone(&self.waiting)
-            .try_acquire_owned()
-            .map_err(|_| Busy)?;
-        let room = Arc::clone(&self.waiting_kib)
-            .try_acquire_many_owned(kib)
-            .map_err(|_| Busy)?;
-        let turn = Arc::clone(&self.running)
-            .acquire_owned()
-            .await
-            .map_err(|_| Busy)?;
-        drop((seat, room));
-        Ok(Turn(turn))
+    fn lock(&self) -> std::sync::MutexGuard<'_, Turns> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Wait until no compile runs, and let none start after (shutdown).
-    pub async fn drain(&self) {
-        let workers = u32::try_from(self.workers).unwrap_or(u32::MAX);
-        if let Ok(p) = self.running.acquire_many(workers).await {
-            p.forget();
+    /// A turn to compile: at once when a worker is free, after waiting
+    /// (on this blocking thread) when fewer than [`MAX_WAITING`] wait,
+    /// else [`Busy`].
+    pub fn enter(&self) -> Result<Turn<'_>, Busy> {
+        let mut t = self.lock();
+        if t.running < self.workers {
+            t.running += 1;
+            return Ok(Turn(self));
         }
+        if t.waiting >= MAX_WAITING {
+            return Err(Busy);
+        }
+        t.waiting += 1;
+        let (mut t, timeout) = self
+            .freed
+            .wait_timeout_while(t, MAX_WAIT, |t| t.running >= self.workers)
+            .unwrap_or_else(|p| p.into_inner());
+        t.waiting -= 1;
+        if timeout.timed_out() && t.running >= self.workers {
+            return Err(Busy);
+        }
+        t.running += 1;
+        Ok(Turn(self))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
-    #[tokio::test]
-    async fn workers_run_the_rest_wait_and_past_the_room_busy() {
-        let a = Arc::new(Admission::new(2));
-        let first = a.turn(100).await.unwrap();
-        let second = a.turn(100).await.unwrap();
-        // MAX_WAITING wait for a turn...
+    #[test]
+    fn workers_run_some_wait_and_the_rest_are_busy() {
+        let gate = Arc::new(CompileGate::new(2));
+        let a = gate.enter().unwrap();
+        let b = gate.enter().unwrap();
+        // MAX_WAITING threads wait for a turn...
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
         let waiters: Vec<_> = (0..MAX_WAITING)
             .map(|_| {
-                let a = Arc::clone(&a);
-                tokio::spawn(async move { a.turn(100).await.map(drop) })
+                let gate = Arc::clone(&gate);
+                let started = started_tx.clone();
+                std::thread::spawn(move || {
+                    let _ = started.send(());
+                    gate.enter().map(drop).is_ok()
+                })
             })
             .collect();
-        while a.waiting.available_permits() > 0 {
-            tokio::task::yield_now().await;
+        for _ in 0..MAX_WAITING {
+            started_rx.recv().unwrap();
         }
-        // ...one more is Busy at once, and so is one too big for the room.
-        assert_eq!(a.turn(100).await.unwrap_err(), Busy);
-        drop(first);
-        drop(second);
+        // ...(all of them counted as waiting)...
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while gate.lock().waiting < MAX_WAITING {
+            assert!(std::time::Instant::now() < deadline, "waiters never queued");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // ...and one more is told Busy at once.
+        assert!(matches!(gate.enter(), Err(Busy)));
+        drop(a);
+        drop(b);
         for w in waiters {
-            assert_eq!(w.await.unwrap(), Ok(()));
+            assert!(w.join().unwrap(), "a waiting compile got its turn");
         }
-        assert_eq!(a.turn(MAX_WAITING_BYTES + 1).await.unwrap_err(), Busy);
-        assert!(a.turn(MAX_WAITING_BYTES).await.is_ok());
+        let t = gate.lock();
+        assert_eq!((t.running, t.waiting), (0, 0));
     }
 }

@@ -8,6 +8,7 @@
 //!    only, after 2;
 //! 4. open a sealed body and route to the handler.
 
+use super::admission::Busy;
 use super::freshness::Requester;
 use super::master::Master;
 use super::publisher::{self, PublishError};
@@ -21,43 +22,6 @@ use brine_protocol::messages::{
     MAX_RETURNS_WAIT_MS,
 };
 use std::time::{Duration, Instant};
-
-/// What [`Master::take_in`] made of a frame.
-pub enum Taken {
-    /// Answered (`None`: dropped).
-    Answered(Option<Vec<u8>>),
-    /// A compile, to run in its turn ([`Master::compile`]).
-    Compile(Box<Compile>),
-}
-
-/// A compile taken in: the request (checked, opened) and who asked.
-pub struct Compile {
-    req: Request,
-    body: RequestBody,
-    keys: PublicKeys,
-    sealed: bool,
-    weight: usize,
-}
-
-impl Compile {
-    /// Its frame's size: about what it holds while it waits.
-    pub fn weight(&self) -> usize {
-        self.weight
-    }
-}
-
-/// A request checked: answered, or a compile to wait for its turn.
-enum Step {
-    Reply(ReplyBody),
-    Compile(Box<PendingCompile>),
-}
-
-/// A compile before its request is attached ([`Master::take_in`]).
-struct PendingCompile {
-    body: RequestBody,
-    keys: PublicKeys,
-    sealed: bool,
-}
 
 /// The most bytes of stored returns one [`GetReturns`] answer carries
 /// (at least one return is always given).
@@ -83,58 +47,17 @@ fn error(code: ErrorCode, message: impl Into<String>) -> ReplyBody {
 const MAX_JID_LEN: usize = 64;
 
 impl Master {
-    /// Handle one frame received on the ret port, a compile included
-    /// (no turn taken); `None`: drop it.
+    /// Handle one frame received on the ret port; `None`: drop it.
     pub fn handle_frame(&self, frame: &[u8]) -> Option<Vec<u8>> {
-        match self.take_in(frame) {
-            Taken::Answered(reply) => reply,
-            Taken::Compile(c) => self.compile(c),
-        }
-    }
-
-    /// Read one frame: verify its signer and freshness, open it, and answer
-    /// it at once — unless it is a compile, which is given back to wait
-    /// for its turn ([`super::admission`]).
-    pub fn take_in(&self, frame: &[u8]) -> Taken {
         let Verified { signer, msg: req } = match read_frame::<Request>(frame, None) {
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!("dropped a request ({} bytes): {e}", frame.len());
-                return Taken::Answered(None);
+                return None;
             }
         };
-        match self.handle_request(&req, &signer) {
-            Step::Reply(body) => Taken::Answered(self.sign_reply(&req, body)),
-            Step::Compile(c) => {
-                let PendingCompile { body, keys, sealed } = *c;
-                Taken::Compile(Box::new(Compile {
-                    req,
-                    body,
-                    keys,
-                    sealed,
-                    weight: frame.len(),
-                }))
-            }
-        }
-    }
-
-    /// Run a compile taken in by [`Master::take_in`] and sign its answer.
-    pub fn compile(&self, c: Box<Compile>) -> Option<Vec<u8>> {
-        let body = self.minion_request(&c.body, &c.req.nonce, &c.keys, c.sealed);
-        self.sign_reply(&c.req, body)
-    }
-
-    /// The answer to a compile the master has no room for: ask again later.
-    pub fn busy(&self, c: &Compile) -> Option<Vec<u8>> {
-        let body = error(
-            ErrorCode::Busy,
-            "the master has more compiles in hand than it takes: ask again later",
-        );
-        self.sign_reply(&c.req, body)
-    }
-
-    fn sign_reply(&self, req: &Request, body: ReplyBody) -> Option<Vec<u8>> {
-        let reply = Reply::to(req, body);
+        let body = self.handle_request(&req, &signer);
+        let reply = Reply::to(&req, body);
         match sign_frame(&self.key, &reply) {
             Ok(f) => Some(f),
             Err(e) => {
@@ -143,28 +66,11 @@ impl Master {
                 // leaving it waiting for a reply too large to send.
                 sign_frame(
                     &self.key,
-                    &Reply::to(req, error(ErrorCode::Internal, "reply could not be sent")),
+                    &Reply::to(&req, error(ErrorCode::Internal, "reply could not be sent")),
                 )
                 .ok()
             }
         }
-    }
-
-    /// A request from an authenticated minion: answered now, or a compile.
-    fn minion_step(
-        &self,
-        body: RequestBody,
-        nonce: &Nonce,
-        keys: PublicKeys,
-        sealed: bool,
-    ) -> Step {
-        if matches!(
-            body,
-            RequestBody::Pillar(_) | RequestBody::CompileStates(_) | RequestBody::HieraLookup(_)
-        ) {
-            return Step::Compile(Box::new(PendingCompile { body, keys, sealed }));
-        }
-        Step::Reply(self.minion_request(&body, nonce, &keys, sealed))
     }
 
     fn fresh(&self, who: &Requester, req: &Request) -> Result<(), ErrorReply> {
@@ -222,15 +128,15 @@ impl Master {
         }
     }
 
-    fn handle_request(&self, req: &Request, signer: &[u8; 32]) -> Step {
-        Step::Reply(match &req.msg {
+    fn handle_request(&self, req: &Request, signer: &[u8; 32]) -> ReplyBody {
+        match &req.msg {
             RequestBody::Auth(a) => {
                 // Only an accepted key's auth changes what the master holds
                 // (its grains): that one must be fresh. An unknown or
                 // pending key's leaves nothing in the replay memory.
                 if *a.keys.ed25519 == *signer && self.is_accepted_key(&a.id, &a.keys) {
                     if let Err(e) = self.fresh(&Requester::Minion(a.id.clone()), req) {
-                        return Step::Reply(ReplyBody::Error(e));
+                        return ReplyBody::Error(e);
                     }
                 }
                 auth::Authenticator {
@@ -245,63 +151,60 @@ impl Master {
             RequestBody::Publish(p) => {
                 if !token_matches(&self.token, &p.token) {
                     tracing::warn!("publish with a wrong root token; refused");
-                    return Step::Reply(error(ErrorCode::Unauthorized, "bad token"));
+                    return error(ErrorCode::Unauthorized, "bad token");
                 }
                 if let Err(e) = self.fresh(&Requester::Cli, req) {
-                    return Step::Reply(ReplyBody::Error(e));
+                    return ReplyBody::Error(e);
                 }
                 self.publish(p)
             }
             RequestBody::GetReturns(g) => {
                 if !token_matches(&self.token, &g.token) {
-                    return Step::Reply(error(ErrorCode::Unauthorized, "bad token"));
+                    return error(ErrorCode::Unauthorized, "bad token");
                 }
                 if let Err(e) = self.fresh(&Requester::Cli, req) {
-                    return Step::Reply(ReplyBody::Error(e));
+                    return ReplyBody::Error(e);
                 }
                 self.get_returns(g)
             }
             RequestBody::Sealed(s) => {
                 let keys = match self.minion_key(&s.id, signer) {
                     Ok(k) => k,
-                    Err(e) => return Step::Reply(ReplyBody::Error(e)),
+                    Err(e) => return ReplyBody::Error(e),
                 };
                 if let Err(e) = self.fresh(&Requester::Minion(s.id.clone()), req) {
-                    return Step::Reply(ReplyBody::Error(e));
+                    return ReplyBody::Error(e);
                 }
                 let inner = match s.open(&self.key, &req.nonce) {
                     Ok(b) => b,
                     Err(e) => {
                         tracing::warn!("sealed request from {}: {e}", s.id);
-                        return Step::Reply(error(
-                            ErrorCode::BadRequest,
-                            "the sealed body cannot be opened",
-                        ));
+                        return error(ErrorCode::BadRequest, "the sealed body cannot be opened");
                     }
                 };
                 if body_id(&inner) != Some(s.id.as_str()) {
                     tracing::warn!("sealed request from {} names another minion or is not a minion request; refused", s.id);
-                    return Step::Reply(error(
+                    return error(
                         ErrorCode::Unauthorized,
                         "sealed body of another kind or minion",
-                    ));
+                    );
                 }
-                return self.minion_step(inner, &req.nonce, keys, true);
+                self.minion_request(&inner, &req.nonce, &keys, true)
             }
             body => {
                 let Some(id) = body_id(body) else {
-                    return Step::Reply(error(ErrorCode::BadRequest, "unexpected request"));
+                    return error(ErrorCode::BadRequest, "unexpected request");
                 };
                 let keys = match self.minion_key(id, signer) {
                     Ok(k) => k,
-                    Err(e) => return Step::Reply(ReplyBody::Error(e)),
+                    Err(e) => return ReplyBody::Error(e),
                 };
                 if let Err(e) = self.fresh(&Requester::Minion(id.to_string()), req) {
-                    return Step::Reply(ReplyBody::Error(e));
+                    return ReplyBody::Error(e);
                 }
-                return self.minion_step(body.clone(), &req.nonce, keys, false);
+                self.minion_request(body, &req.nonce, &keys, false)
             }
-        })
+        }
     }
 
     /// The grains `id` sent at auth. None cached (the master's cache was
@@ -329,6 +232,24 @@ impl Master {
         sealed: bool,
     ) -> ReplyBody {
         let opts = &self.config.opts;
+        // Compiles take turns (admission); the surplus is told Busy.
+        let compiles = matches!(
+            body,
+            RequestBody::Pillar(_) | RequestBody::CompileStates(_) | RequestBody::HieraLookup(_)
+        );
+        let _turn = if compiles {
+            match self.compiles.enter() {
+                Ok(turn) => Some(turn),
+                Err(Busy) => {
+                    return error(
+                        ErrorCode::Busy,
+                        "the master has more compiles in hand than it takes: ask again later",
+                    )
+                }
+            }
+        } else {
+            None
+        };
         match body {
             RequestBody::Pillar(p) => match self.cached_grains(&p.id) {
                 Ok(_) => pillar::handle(opts, &self.cache, p, nonce, keys),

@@ -3,19 +3,16 @@
 //! the transport's limits on untrusted peers (`MasterConfig::limits`).
 //!
 //! Requests are received on one task and handled on the blocking pool (the
-//! handlers compile, hash, verify signatures and write SQLite),
-//! `worker_threads` at a time; a compile, once taken in, waits for a turn
-//! of its own (`admission`) without holding one of those slots, so nothing
-//! else waits behind compiles. Replies go back through the ROUTER's send
-//! half. A bad frame costs only itself: it is logged and dropped in
+//! handlers compile, hash, verify signatures and write SQLite): at most
+//! `worker_threads` compiles at a time, a few waiting, with as many slots
+//! again for everything else (`admission`); replies go back through the
+//! ROUTER's send half. A bad frame costs only itself: it is logged and dropped in
 //! [`Master::handle_frame`], and the loop keeps receiving.
 //!
 //! Shutdown (SIGTERM/SIGINT in `brine-master`): stop receiving, let the
 //! requests in hand finish (up to [`DRAIN_TIMEOUT`]), flush publications,
 //! close the sockets.
 
-use super::admission::{Admission, Busy};
-use super::dispatch::Taken;
 use super::master::{DaemonError, Master, PublishQueue};
 use brine_protocol::transport::{
     bind_pub, bind_router, recv_request, send_frame, send_reply, Limited, Limits, TransportError,
@@ -150,11 +147,8 @@ pub async fn serve(
         }
     });
 
-    // Slots for taking requests in (and answering all but compiles);
-    // compiles wait for their own turns (admission).
-    let workers = master.config.worker_threads;
+    let workers = super::admission::request_slots(master.config.worker_threads);
     let slots = Arc::new(Semaphore::new(workers));
-    let admission = Arc::new(Admission::new(workers));
     tokio::pin!(shutdown);
     loop {
         let received = tokio::select! {
@@ -180,23 +174,8 @@ pub async fn serve(
         let m = master.clone();
         let mut tx = router_tx.clone();
         let limits = limits.clone();
-        let admission = admission.clone();
         tokio::spawn(async move {
-            let taker = m.clone();
-            let taken = tokio::task::spawn_blocking(move || taker.take_in(&frame)).await;
-            drop(permit);
-            let reply = match taken {
-                Ok(Taken::Answered(reply)) => Ok(reply),
-                Ok(Taken::Compile(c)) => match admission.turn(c.weight()).await {
-                    Ok(turn) => {
-                        let reply = tokio::task::spawn_blocking(move || m.compile(c)).await;
-                        drop(turn);
-                        reply
-                    }
-                    Err(Busy) => Ok(m.busy(&c)),
-                },
-                Err(e) => Err(e),
-            };
+            let reply = tokio::task::spawn_blocking(move || m.handle_frame(&frame)).await;
             match reply {
                 Ok(Some(reply)) => {
                     if let Err(e) = send_reply(&mut tx, &peer, reply, &limits).await {
@@ -206,18 +185,17 @@ pub async fn serve(
                 Ok(None) => {}
                 Err(e) => tracing::error!("request handler failed: {e}"),
             }
+            drop(permit);
         });
     }
 
     tracing::info!("brine-master shutting down");
     cleaner.abort();
     // Requests in hand finish and are answered.
-    let all = u32::try_from(workers).unwrap_or(u32::MAX);
-    let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
-        let taking = slots.acquire_many(all).await;
-        let compiling = admission.drain().await;
-        (taking, compiling)
-    })
+    let drained = tokio::time::timeout(
+        DRAIN_TIMEOUT,
+        slots.acquire_many(u32::try_from(workers).unwrap_or(u32::MAX)),
+    )
     .await;
     if drained.is_err() {
         tracing::warn!("shutting down with requests still being handled");
