@@ -620,9 +620,6 @@ pub enum ErrorCode {
     /// A return over the master's `max_return_size`: an error was stored in
     /// its place.
     TooLarge,
-    /// The master has more compiles running and waiting than it takes in:
-    /// ask again after a pause.
-    Busy,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

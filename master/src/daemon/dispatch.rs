@@ -8,7 +8,6 @@
 //!    only, after 2;
 //! 4. open a sealed body and route to the handler.
 
-use super::admission::Busy;
 use super::freshness::Requester;
 use super::master::Master;
 use super::publisher::{self, PublishError};
@@ -232,24 +231,6 @@ impl Master {
         sealed: bool,
     ) -> ReplyBody {
         let opts = &self.config.opts;
-        // Compiles take turns (admission); the surplus is told Busy.
-        let compiles = matches!(
-            body,
-            RequestBody::Pillar(_) | RequestBody::CompileStates(_) | RequestBody::HieraLookup(_)
-        );
-        let _turn = if compiles {
-            match self.compiles.enter() {
-                Ok(turn) => Some(turn),
-                Err(Busy) => {
-                    return error(
-                        ErrorCode::Busy,
-                        "the master has more compiles in hand than it takes: ask again later",
-                    )
-                }
-            }
-        } else {
-            None
-        };
         match body {
             RequestBody::Pillar(p) => match self.cached_grains(&p.id) {
                 Ok(_) => pillar::handle(opts, &self.cache, p, nonce, keys),

@@ -2,7 +2,6 @@
 //! and the master's own keys, the local root token, the minion data cache,
 //! the job cache, request freshness, and the queue to the PUB socket.
 
-use super::admission::CompileGate;
 use super::arrivals::Arrivals;
 use super::config::MasterConfig;
 use super::fileserver::FileCache;
@@ -53,8 +52,6 @@ pub struct Master {
     pub(super) arrivals: Arrivals,
     /// The file server's hashes and listings.
     pub(super) files: FileCache,
-    /// Turns for compiles.
-    pub(super) compiles: CompileGate,
 }
 
 impl Master {
@@ -74,7 +71,6 @@ impl Master {
             Master {
                 arrivals,
                 files: FileCache::default(),
-                compiles: CompileGate::new(config.worker_threads),
                 config,
                 keys: store,
                 key,

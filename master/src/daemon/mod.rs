@@ -4,7 +4,6 @@
 //! - [`config`]: the master's settings from `CONFDIR/master`.
 //! - [`server`]: PUB and ROUTER sockets, the event loop, clean shutdown.
 //! - [`dispatch`]: one frame → verify signer and freshness → handler.
-//! - [`admission`]: compiles take turns; the surplus is told to come back.
 //! - [`freshness`]: requests stamped before the master started, or seen
 //!   before, are refused; nonces kept per known requester.
 //! - [`auth`]: Salt's key acceptance; caches the grains of accepted minions.
@@ -19,7 +18,6 @@
 //!   sleeps on.
 //! - [`client`]: the local client the CLI uses.
 
-pub mod admission;
 pub mod arrivals;
 pub mod auth;
 pub mod client;

@@ -3,10 +3,9 @@
 //! the transport's limits on untrusted peers (`MasterConfig::limits`).
 //!
 //! Requests are received on one task and handled on the blocking pool (the
-//! handlers compile, hash, verify signatures and write SQLite): at most
-//! `worker_threads` compiles at a time, a few waiting, with as many slots
-//! again for everything else (`admission`); replies go back through the
-//! ROUTER's send half. A bad frame costs only itself: it is logged and dropped in
+//! handlers compile, hash, verify signatures and write SQLite), at most
+//! `worker_threads` at a time; replies go back through the ROUTER's send
+//! half. A bad frame costs only itself: it is logged and dropped in
 //! [`Master::handle_frame`], and the loop keeps receiving.
 //!
 //! Shutdown (SIGTERM/SIGINT in `brine-master`): stop receiving, let the
@@ -147,7 +146,7 @@ pub async fn serve(
         }
     });
 
-    let workers = super::admission::request_slots(master.config.worker_threads);
+    let workers = master.config.worker_threads;
     let slots = Arc::new(Semaphore::new(workers));
     tokio::pin!(shutdown);
     loop {

@@ -278,22 +278,6 @@ pub struct MasterClient {
     pub auth: Arc<AuthSignal>,
 }
 
-/// The first pause after the master answers Busy, and the longest.
-const BUSY_PAUSE_MIN: Duration = Duration::from_millis(500);
-const BUSY_PAUSE_MAX: Duration = Duration::from_secs(8);
-
-/// A random pause between half of `pause` and one and a half of it.
-fn jitter(pause: Duration) -> Duration {
-    use std::hash::{BuildHasher, Hasher};
-    // A fresh RandomState is randomly keyed: its hash of nothing is a
-    // random number, with no generator to carry around.
-    let r = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
-    let frac = (r % 1000) as f64 / 1000.0;
-    pause.mul_f64(0.5 + frac)
-}
-
 impl MasterClient {
     pub fn master_key(&self) -> Option<PublicKeys> {
         self.master.read().ok().and_then(|g| *g)
@@ -356,45 +340,17 @@ impl MasterClient {
         }
     }
 
-    /// Send; a master too busy to take a compile is asked again after a
-    /// random pause (growing, so a fleet told Busy at once spreads out)
-    /// until `timeout` has passed.
     async fn send(
         &self,
         body: RequestBody,
         sealed: bool,
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        let mut pause = BUSY_PAUSE_MIN;
-        loop {
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            match self.send_once(&body, sealed, left).await {
-                Err(RequestError::Refused {
-                    code: ErrorCode::Busy,
-                    ..
-                }) if left > pause => {
-                    let wait = jitter(pause);
-                    tracing::debug!("{}: the master is busy; asking again in {wait:?}", self.id);
-                    tokio::time::sleep(wait.min(left)).await;
-                    pause = (pause * 2).min(BUSY_PAUSE_MAX);
-                }
-                other => return other,
-            }
-        }
-    }
-
-    async fn send_once(
-        &self,
-        body: &RequestBody,
-        sealed: bool,
-        timeout: Duration,
-    ) -> Result<(Request, ReplyBody), RequestError> {
         let master = self.master_key().ok_or(RequestError::NoMasterKey)?;
         let req = if sealed {
-            Request::sealed(&master.x25519, &self.id, body)?
+            Request::sealed(&master.x25519, &self.id, &body)?
         } else {
-            Request::new(body.clone())?
+            Request::new(body)?
         };
         let v = self.link.call(&self.key, &req, timeout).await?;
         if v.signer != *master.ed25519 {
