@@ -179,6 +179,18 @@ fn with_side_files(path: &Path) -> [PathBuf; 3] {
     [path.to_path_buf(), side("-wal"), side("-shm")]
 }
 
+/// A stored return from the columns `id, ret, retcode, success, out`,
+/// starting at column `at`.
+fn packed_return(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PackedReturn> {
+    Ok(PackedReturn {
+        id: r.get(at)?,
+        ret: PackedValue(r.get(at + 1)?),
+        retcode: r.get(at + 2)?,
+        success: r.get(at + 3)?,
+        out: r.get(at + 4)?,
+    })
+}
+
 /// Move a damaged database (and its side files) aside, loudly.
 fn set_aside(path: &Path, why: &rusqlite::Error) -> Result<(), JobCacheError> {
     let stamp = brine_protocol::crypto::local_now_ms();
@@ -475,21 +487,16 @@ impl JobCache {
             };
             let mut used = 0usize;
             while let Some(r) = rows.next()? {
-                let ret: Vec<u8> = r.get(2)?;
-                if !page.returns.is_empty() && used.saturating_add(ret.len()) > budget {
+                let packed = packed_return(r, 1)?;
+                let size = packed.ret.0.len();
+                if !page.returns.is_empty() && used.saturating_add(size) > budget {
                     page.more = true;
                     break;
                 }
-                used = used.saturating_add(ret.len());
+                used = used.saturating_add(size);
                 let rowid: i64 = r.get(0)?;
                 page.next = u64::try_from(rowid).unwrap_or(page.next);
-                page.returns.push(PackedReturn {
-                    id: r.get(1)?,
-                    ret: PackedValue(ret),
-                    retcode: r.get(3)?,
-                    success: r.get(4)?,
-                    out: r.get(5)?,
-                });
+                page.returns.push(packed);
             }
             Ok(page)
         })
@@ -513,18 +520,13 @@ impl JobCache {
             let mut page = Vec::new();
             let mut used = 0usize;
             while let Some(r) = rows.next()? {
-                let ret: Vec<u8> = r.get(1)?;
-                if !page.is_empty() && used.saturating_add(ret.len()) > budget {
+                let packed = packed_return(r, 0)?;
+                let size = packed.ret.0.len();
+                if !page.is_empty() && used.saturating_add(size) > budget {
                     break;
                 }
-                used = used.saturating_add(ret.len());
-                page.push(PackedReturn {
-                    id: r.get(0)?,
-                    ret: PackedValue(ret),
-                    retcode: r.get(2)?,
-                    success: r.get(3)?,
-                    out: r.get(4)?,
-                });
+                used = used.saturating_add(size);
+                page.push(packed);
             }
             Ok(page)
         })
