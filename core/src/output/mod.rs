@@ -137,28 +137,41 @@ pub fn render_owned(
     ret: Value,
     opts: &OutputOptions,
 ) -> Result<String, OutputError> {
-    let outputter = Outputter::from_name(out).unwrap_or_else(|| {
-        tracing::error!("Invalid outputter {out} specified, fall back to nested");
-        Outputter::Nested
-    });
     let mut wrapped = Map::new();
     wrapped.insert(minion_id.to_string(), ret);
     let data = Value::Map(wrapped);
-    let text = match outputter {
-        Outputter::Nested => nested::output(&data, opts),
-        Outputter::Json => json::output(&data, opts),
-        Outputter::Yaml => yaml::output(&data, opts)?,
-        Outputter::Raw => raw::output(&data, opts),
-        Outputter::Txt => raw::txt_output(&data, opts),
-        Outputter::Quiet => quiet::output(&data, opts),
-        // Where Salt's highstate outputter would raise, salt-call prints
-        // the return with nested.
-        Outputter::Highstate => {
-            highstate::output(&data, opts).unwrap_or_else(|| nested::output(&data, opts))
-        }
-    };
+    let text = text_of(named(out), &data, opts)?;
     drop(data);
     Ok(finish(&text))
+}
+
+/// The outputter named `out`; Salt logs an unknown name and uses `nested`.
+pub(crate) fn named(out: &str) -> Outputter {
+    Outputter::from_name(out).unwrap_or_else(|| {
+        tracing::error!("Invalid outputter {out} specified, fall back to nested");
+        Outputter::Nested
+    })
+}
+
+/// The outputter's text for `data`, before salt's final trim.
+pub(crate) fn text_of(
+    outputter: Outputter,
+    data: &Value,
+    opts: &OutputOptions,
+) -> Result<String, OutputError> {
+    Ok(match outputter {
+        Outputter::Nested => nested::output(data, opts),
+        Outputter::Json => json::output(data, opts),
+        Outputter::Yaml => yaml::output(data, opts)?,
+        Outputter::Raw => raw::output(data, opts),
+        Outputter::Txt => raw::txt_output(data, opts),
+        Outputter::Quiet => quiet::output(data, opts),
+        // Where Salt's highstate outputter would raise, Salt prints the
+        // data with nested.
+        Outputter::Highstate => {
+            highstate::output(data, opts).unwrap_or_else(|| nested::output(data, opts))
+        }
+    })
 }
 
 /// salt-call's printing: strip trailing whitespace, add one newline, and
@@ -175,22 +188,7 @@ fn finish(text: &str) -> String {
 /// What Salt's `display_output(data, out)` prints when `data` is given
 /// as is (runners, `salt --static`), not wrapped under a minion id.
 pub fn render_data(out: &str, data: &Value, opts: &OutputOptions) -> Result<String, OutputError> {
-    let outputter = Outputter::from_name(out).unwrap_or_else(|| {
-        tracing::error!("Invalid outputter {out} specified, fall back to nested");
-        Outputter::Nested
-    });
-    let text = match outputter {
-        Outputter::Nested => nested::output(data, opts),
-        Outputter::Json => json::output(data, opts),
-        Outputter::Yaml => yaml::output(data, opts)?,
-        Outputter::Raw => raw::output(data, opts),
-        Outputter::Txt => raw::txt_output(data, opts),
-        Outputter::Quiet => quiet::output(data, opts),
-        Outputter::Highstate => {
-            highstate::output(data, opts).unwrap_or_else(|| nested::output(data, opts))
-        }
-    };
-    Ok(finish(&text))
+    Ok(finish(&text_of(named(out), data, opts)?))
 }
 
 pub(crate) use crate::py::is_space as python_is_space;

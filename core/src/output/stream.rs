@@ -13,7 +13,7 @@
 //!
 //! [`render_data`]: super::render_data
 
-use super::{highstate, json, nested, python_is_space, raw, yaml};
+use super::{highstate, named, python_is_space, text_of};
 use super::{OutputError, OutputIndent, OutputOptions, Outputter};
 use crate::{Map, Value};
 use std::io::Write;
@@ -63,11 +63,7 @@ pub fn render_entries<S: Entries>(
     entries: &mut S,
     w: &mut dyn Write,
 ) -> Result<(), StreamError<S::Error>> {
-    let outputter = Outputter::from_name(out).unwrap_or_else(|| {
-        tracing::error!("Invalid outputter {out} specified, fall back to nested");
-        Outputter::Nested
-    });
-    let outputter = match outputter {
+    let outputter = match named(out) {
         Outputter::Highstate if !all_state_runs(opts, entries)? => Outputter::Nested,
         o => o,
     };
@@ -88,7 +84,7 @@ pub fn render_entries<S: Entries>(
     entries.for_each(frame.order, &mut |key, value| {
         let mut one = Map::new();
         one.insert(key.to_string(), value);
-        let text = render(outputter, &Value::Map(one), opts)?;
+        let text = text_of(outputter, &Value::Map(one), opts)?;
         let body = text
             .strip_prefix(frame.open)
             .and_then(|t| t.strip_suffix(frame.close.as_str()))
@@ -103,7 +99,7 @@ pub fn render_entries<S: Entries>(
     })?;
     if count == 0 {
         // An empty mapping has its own text (`{}` in json, raw and yaml).
-        let text = render(outputter, &Value::Map(Map::new()), opts)?;
+        let text = text_of(outputter, &Value::Map(Map::new()), opts)?;
         printer.write(&text)?;
     } else {
         printer.write(&frame.close)?;
@@ -126,21 +122,6 @@ fn all_state_runs<S: Entries>(
         Ok(())
     })?;
     Ok(all)
-}
-
-/// The outputter's text for `data`, before the final trim.
-fn render(outputter: Outputter, data: &Value, opts: &OutputOptions) -> Result<String, OutputError> {
-    Ok(match outputter {
-        Outputter::Nested => nested::output(data, opts),
-        Outputter::Json => json::output(data, opts),
-        Outputter::Yaml => yaml::output(data, opts)?,
-        Outputter::Raw => raw::output(data, opts),
-        Outputter::Txt => raw::txt_output(data, opts),
-        Outputter::Quiet => super::quiet::output(data, opts),
-        Outputter::Highstate => {
-            highstate::output(data, opts).unwrap_or_else(|| nested::output(data, opts))
-        }
-    })
 }
 
 /// How an outputter frames a mapping's entries.
