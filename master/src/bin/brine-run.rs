@@ -5,7 +5,6 @@
 
 use brine_core::args::parse_input;
 use brine_core::output::{self, stream, OutputOptions};
-use brine_core::Value;
 use brine_master::daemon::jobs::JobCacheError;
 use brine_master::daemon::MasterConfig;
 use brine_master::runners::{self, Answer, RunnerError};
@@ -82,23 +81,24 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         }
         Err(e) => return Err(e.into()),
     };
-    let (asked, returns, data) = match answer {
-        Answer::Data { data, outputter } => (outputter, None, data),
-        Answer::Returns { returns, outputter } => (outputter, Some(returns), Value::Null),
-    };
-    let out = cli.out.clone().or(asked).unwrap_or_else(|| "nested".into());
+    let out = |asked: Option<String>| cli.out.clone().or(asked).unwrap_or_else(|| "nested".into());
     let mut opts = OutputOptions::for_stdout();
     if let Some(c) = cli.color {
         opts.color = c;
     }
-    match returns {
+    match answer {
+        Answer::Data { data, outputter } => {
+            print!("{}", output::render_data(&out(outputter), &data, &opts)?);
+        }
         // A job's returns are printed as they are read from the job cache.
-        Some(mut returns) => {
+        Answer::Returns {
+            mut returns,
+            outputter,
+        } => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
-            stream::render_entries(&out, &opts, &mut returns, &mut w)?;
+            stream::render_entries(&out(outputter), &opts, &mut returns, &mut w)?;
         }
-        None => print!("{}", output::render_data(&out, &data, &opts)?),
     }
     Ok(0)
 }

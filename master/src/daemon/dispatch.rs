@@ -22,10 +22,6 @@ use brine_protocol::messages::{
 };
 use std::time::{Duration, Instant};
 
-/// The most bytes of stored returns one [`GetReturns`] answer carries
-/// (at least one return is always given).
-const RETURNS_PAGE_BYTES: usize = 4 << 20;
-
 /// A refusal before any work is done: a small value, unlike a ReplyBody,
 /// so the checks that produce it return `Result<_, ErrorReply>`.
 fn refusal(code: ErrorCode, message: impl Into<String>) -> ErrorReply {
@@ -384,10 +380,8 @@ impl Master {
         let wait = Duration::from_millis(g.wait_ms.min(MAX_RETURNS_WAIT_MS));
         let deadline = Instant::now() + wait;
         // Half the largest message for the returns, the rest for the
-        // missing list and framing; and no more than a few MB, since the
-        // CLI holds a page several times over (frame, plain text, decoded)
-        // while a page still carries many returns of any usual size.
-        let budget = (self.config.max_message_size / 2).min(RETURNS_PAGE_BYTES);
+        // missing list and framing; and no more than a page.
+        let budget = (self.config.max_message_size / 2).min(super::jobs::RETURNS_PAGE_BYTES);
         let result = (|| {
             if self.jobs.job(&g.jid)?.is_none() {
                 return Ok(None);

@@ -229,8 +229,9 @@ impl FileCache {
         Ok(Some((hsum, size)))
     }
 
-    /// [`file_list`], from the kept listing while none of its folders
-    /// changed.
+    /// Salt's `file_list` with a prefix: every file of `saltenv` (all its
+    /// roots, symlinks followed) whose relative path starts with `prefix`,
+    /// sorted; from the kept listing while none of its folders changed.
     pub fn file_list(&self, roots: &Roots, saltenv: &str, prefix: &str) -> Vec<String> {
         let dirs = roots.dirs(saltenv).to_vec();
         if dirs.is_empty() {
@@ -290,13 +291,6 @@ fn read_chunk(path: &Path, offset: u64, len: u64) -> std::io::Result<(Vec<u8>, u
     let mut data = Vec::new();
     f.take(len).read_to_end(&mut data)?;
     Ok((data, size))
-}
-
-/// Salt's `file_list` with a prefix: every file of `saltenv` (all its
-/// roots, symlinks followed) whose relative path starts with `prefix`,
-/// sorted.
-pub fn file_list(roots: &Roots, saltenv: &str, prefix: &str) -> Vec<String> {
-    brine_runtime::state::fileclient::list_files(roots.dirs(saltenv), prefix)
 }
 
 #[cfg(test)]

@@ -70,6 +70,12 @@ pub struct PackedReturn {
     pub out: Option<String>,
 }
 
+/// The most bytes of stored returns one page is read with, by the master
+/// answering a CLI and by `jobs.lookup_jid` (at least one return is always
+/// given): a CLI holds a page several times over (frame, plain text,
+/// decoded), while a page still carries many returns of any usual size.
+pub const RETURNS_PAGE_BYTES: usize = 4 << 20;
+
 /// One page of a job's returns ([`JobCache::returns_page`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReturnsPage {

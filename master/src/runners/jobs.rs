@@ -4,7 +4,9 @@
 
 use super::{Answer, RunnerError};
 use crate::daemon::client::{Client, GATHER_JOB_TIMEOUT};
-use crate::daemon::jobs::{format_jid_instance, jid_to_time, JobCache, JobCacheError};
+use crate::daemon::jobs::{
+    format_jid_instance, jid_to_time, JobCache, JobCacheError, RETURNS_PAGE_BYTES,
+};
 use crate::daemon::MasterConfig;
 use brine_core::output::stream::{Each, Entries, KeyOrder, StreamError};
 use brine_core::{Map, Value};
@@ -36,14 +38,11 @@ pub fn lookup_jid(
             jid: jid.to_string(),
             returned,
             missing,
-            page_bytes: PAGE_BYTES,
+            page_bytes: RETURNS_PAGE_BYTES,
         },
         outputter,
     })
 }
-
-/// How many bytes of stored returns one read of the job cache takes in.
-const PAGE_BYTES: usize = 4 << 20;
 
 /// `jobs.lookup_jid`'s mapping, read as it is printed: the returns (when
 /// `returned`), and "Minion did not return" for the targeted minions that
@@ -78,27 +77,22 @@ impl Entries for JidReturns {
         match order {
             KeyOrder::AsGiven => {
                 let mut after = 0;
-                let mut seen = std::collections::HashSet::new();
-                loop {
+                let mut more = self.returned;
+                while more {
                     let page = self
                         .jobs
                         .returns_page(&self.jid, after, self.page_bytes)
                         .map_err(src)?;
                     for r in page.returns {
-                        if self.missing {
-                            seen.insert(r.id.clone());
-                        }
-                        if self.returned {
-                            each(&r.id, r.ret.unpack())?;
-                        }
+                        each(&r.id, r.ret.unpack())?;
                     }
-                    if !page.more {
-                        break;
-                    }
-                    after = page.next;
+                    (after, more) = (page.next, page.more);
                 }
-                for id in expected.iter().filter(|id| !seen.contains(*id)) {
-                    each(id, did_not_return())?;
+                if self.missing {
+                    let returned = self.jobs.returned(&self.jid).map_err(src)?;
+                    for id in expected.iter().filter(|id| !returned.contains(*id)) {
+                        each(id, did_not_return())?;
+                    }
                 }
             }
             KeyOrder::Sorted => {
