@@ -254,6 +254,11 @@ pub struct Request {
     /// Random; the reply names it in `in_reply_to`; replay guard key.
     pub nonce: ByteArray<16>,
     pub msg: RequestBody,
+    /// How long the sender waits for the reply, milliseconds (0: not
+    /// said). The master does no work for a minion request that waited
+    /// longer: nobody is listening for its answer (see [`Request::expired`]).
+    #[serde(default)]
+    pub wait_ms: u64,
 }
 
 impl Message for Request {
@@ -268,7 +273,20 @@ impl Request {
             created_ms: crypto::now_ms(),
             nonce: ByteArray::new(crypto::random_nonce()?),
             msg,
+            wait_ms: 0,
         })
+    }
+
+    /// This request, saying its sender waits `timeout` for the reply.
+    pub fn waiting(mut self, timeout: std::time::Duration) -> Request {
+        self.wait_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// Whether the sender stopped waiting before `now_ms` (both on the
+    /// master's clock, which minions follow).
+    pub fn expired(&self, now_ms: u64) -> bool {
+        self.wait_ms != 0 && now_ms > self.created_ms.saturating_add(self.wait_ms)
     }
 
     /// A request from minion `id` whose body only the master can read:
@@ -290,7 +308,9 @@ impl Request {
             msg: RequestBody::Sealed(SealedRequest {
                 id: id.to_string(),
                 body: sealed,
+                lane: body.lane(),
             }),
+            wait_ms: 0,
         })
     }
 }
@@ -314,6 +334,92 @@ pub enum RequestBody {
     HieraLookup(HieraLookup),
 }
 
+/// Which of the master's queues a request waits in, so that requests
+/// answered in a millisecond never wait behind compiles (a fleet starting
+/// at once asks for thousands of pillars; its authentications, returns and
+/// the CLI must still be answered within their timeouts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lane {
+    /// Authentication, the CLI, returns, files.
+    Quick,
+    /// Pillar and state compiles and Hiera lookups.
+    #[default]
+    Compile,
+}
+
+impl RequestBody {
+    /// The queue this body waits in on the master.
+    pub fn lane(&self) -> Lane {
+        match self {
+            RequestBody::Pillar(_)
+            | RequestBody::CompileStates(_)
+            | RequestBody::HieraLookup(_) => Lane::Compile,
+            RequestBody::Sealed(s) => s.lane,
+            RequestBody::Auth(_)
+            | RequestBody::File(_)
+            | RequestBody::Return(_)
+            | RequestBody::Publish(_)
+            | RequestBody::GetReturns(_) => Lane::Quick,
+        }
+    }
+}
+
+/// The lane of a request frame as received, read without verifying or
+/// decoding the rest (the master queues before it verifies). A frame that
+/// does not decode goes in [`Lane::Quick`]: it is dropped in a moment by
+/// the full decode. Scheduling is all this is good for: the lane is checked
+/// again once the request is verified and opened.
+pub fn peek_lane(frame: &[u8]) -> Lane {
+    #[derive(Deserialize)]
+    struct SignedPeek<'a> {
+        #[serde(borrow, with = "serde_bytes")]
+        payload: &'a [u8],
+    }
+    #[derive(Deserialize)]
+    struct RequestPeek<B> {
+        msg: B,
+    }
+    #[derive(Deserialize)]
+    struct TypePeek {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    #[derive(Deserialize)]
+    struct SealedPeek {
+        body: LanePeek,
+    }
+    #[derive(Deserialize)]
+    struct LanePeek {
+        #[serde(default)]
+        lane: Lane,
+    }
+    fn peek<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
+        if bytes.len() > MAX_MESSAGE_BYTES {
+            return None;
+        }
+        let mut de = rmp_serde::Deserializer::from_read_ref(bytes);
+        de.set_max_depth(MAX_DEPTH);
+        T::deserialize(&mut de).ok()
+    }
+    let Some(signed) = peek::<SignedPeek>(frame) else {
+        return Lane::Quick;
+    };
+    let Some(RequestPeek {
+        msg: TypePeek { kind },
+    }) = peek(signed.payload)
+    else {
+        return Lane::Quick;
+    };
+    match kind.as_str() {
+        "pillar" | "compile_states" | "hiera_lookup" => Lane::Compile,
+        "sealed" => {
+            peek::<RequestPeek<SealedPeek>>(signed.payload).map_or(Lane::Quick, |r| r.msg.body.lane)
+        }
+        _ => Lane::Quick,
+    }
+}
+
 /// A minion request body sealed to the master's X25519 key with
 /// [`aad::sealed_request`]; the plaintext is a msgpack [`RequestBody`] whose
 /// `id` must be this `id` (the master refuses nested `Sealed` bodies and
@@ -322,6 +428,11 @@ pub enum RequestBody {
 pub struct SealedRequest {
     pub id: String,
     pub body: Sealed,
+    /// The sealed body's [`Lane`], in the clear so the master can queue the
+    /// request before opening it; the master checks it against the body.
+    /// Not said: [`Lane::Compile`], the slower queue.
+    #[serde(default)]
+    pub lane: Lane,
 }
 
 impl SealedRequest {
@@ -620,6 +731,10 @@ pub enum ErrorCode {
     /// A return over the master's `max_return_size`: an error was stored in
     /// its place.
     TooLarge,
+    /// The request waited on the master longer than its sender said it
+    /// would wait (`wait_ms`); it was not handled. The reply's time is the
+    /// master's, which a minion whose clock is off then follows.
+    Expired,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -800,8 +915,81 @@ mod tests {
         let renamed = SealedRequest {
             id: "web2".into(),
             body: sealed.body.clone(),
+            lane: sealed.lane,
         };
         assert!(renamed.open(&master, &got.msg.nonce).is_err());
+    }
+
+    #[test]
+    fn the_lane_is_read_from_the_frame_as_the_body_says() {
+        let master = KeyPair::generate().unwrap();
+        let minion = KeyPair::generate().unwrap();
+        let mut compiles = 0;
+        for body in sample_requests() {
+            let want = body.lane();
+            compiles += usize::from(want == Lane::Compile);
+            let plain = sign_frame(&minion, &Request::new(body.clone()).unwrap()).unwrap();
+            assert_eq!(peek_lane(&plain), want, "{body:?}");
+            let sealed = Request::sealed(&master.public().x25519, "web1", &body).unwrap();
+            assert_eq!(sealed.msg.lane(), want);
+            assert_eq!(peek_lane(&sign_frame(&minion, &sealed).unwrap()), want);
+        }
+        assert_eq!(compiles, 3, "pillar, state compiles and Hiera lookups");
+        // A sealed body that does not say its lane waits with the compiles.
+        let mut quiet =
+            Request::sealed(&master.public().x25519, "web1", &sample_requests()[4]).unwrap();
+        assert_eq!(quiet.msg.lane(), Lane::Quick, "a return");
+        let RequestBody::Sealed(s) = &mut quiet.msg else {
+            panic!("not sealed")
+        };
+        #[derive(Serialize)]
+        struct Before<'a> {
+            id: &'a str,
+            body: &'a Sealed,
+        }
+        let before = rmp_serde::to_vec_named(&Before {
+            id: &s.id,
+            body: &s.body,
+        })
+        .unwrap();
+        let old: SealedRequest = from_slice("test", &before).unwrap();
+        assert_eq!(old.lane, Lane::Compile);
+        s.lane = Lane::Compile;
+        assert_eq!(
+            peek_lane(&sign_frame(&minion, &quiet).unwrap()),
+            Lane::Compile
+        );
+        // Anything that does not decode is for the quick lane's full decode
+        // to drop.
+        for junk in [
+            &b""[..],
+            b"\x93\x01\x02",
+            &[0xc1; 64],
+            b"\xdf\xff\xff\xff\xff",
+        ] {
+            assert_eq!(peek_lane(junk), Lane::Quick);
+        }
+    }
+
+    #[test]
+    fn a_request_expires_after_the_wait_its_sender_said() {
+        let mut req = Request::new(RequestBody::GetReturns(GetReturns {
+            token: "t".into(),
+            jid: "1".into(),
+            after: 0,
+            wait_ms: 0,
+        }))
+        .unwrap();
+        req.created_ms = 1_000;
+        assert!(!req.expired(u64::MAX), "no wait said: never expires");
+        let req = req.waiting(std::time::Duration::from_secs(30));
+        assert_eq!(req.wait_ms, 30_000);
+        assert!(!req.expired(31_000));
+        assert!(req.expired(31_001));
+        // Said on the wire, and absent from an older sender's requests.
+        let frame = sign_frame(&KeyPair::generate().unwrap(), &req).unwrap();
+        let got: Verified<Request> = read_frame(&frame, None).unwrap();
+        assert_eq!(got.msg.wait_ms, 30_000);
     }
 
     #[test]
@@ -1127,6 +1315,7 @@ mod tests {
             let _ = decode::<Reply>(&bytes);
             let _ = decode::<Publication>(&bytes);
             let _ = read_frame::<Request>(&bytes, None);
+            let _ = peek_lane(&bytes);
         }
     }
 
@@ -1158,6 +1347,7 @@ mod tests {
                 if f == *frame {
                     continue;
                 }
+                let _ = peek_lane(&f);
                 // Some changes keep the meaning (e.g. a msgpack integer
                 // re-encoded); none may verify as a *different* message.
                 if let Ok(v) = read_frame::<Request>(&f, None) {

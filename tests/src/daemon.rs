@@ -307,7 +307,25 @@ impl ScriptedMinion {
             pillar_override: Value::Null,
         }))
         .expect("request");
-        match self.request(&req) {
+        self.ask_pillar(id, &req)
+    }
+
+    /// Ask for our own pillar, saying we wait `wait` for it (the master
+    /// does not compile it once that has passed).
+    pub fn pillar_waiting(&self, wait: Duration) -> Answer<Value> {
+        let req = Request::new(RequestBody::Pillar(PillarRequest {
+            id: self.id.clone(),
+            pillarenv: None,
+            saltenv: None,
+            pillar_override: Value::Null,
+        }))
+        .expect("request")
+        .waiting(wait);
+        self.ask_pillar(&self.id, &req)
+    }
+
+    fn ask_pillar(&self, id: &str, req: &Request) -> Answer<Value> {
+        match self.request(req) {
             ReplyBody::Pillar(p) => {
                 Ok(
                     open_data(&self.key, &p.pillar, &aad::pillar(id, &req.nonce))

@@ -38,6 +38,29 @@ fn error(code: ErrorCode, message: impl Into<String>) -> ReplyBody {
     })
 }
 
+/// A minion request that waited on the master longer than its sender
+/// waits for the answer (`wait_ms`) is not handled: a fleet in a storm of
+/// compiles would otherwise spend its turns on answers nobody reads while
+/// the minions' resent requests wait behind them. Checked once the sender
+/// is known (its key signed, the request fresh), so only a minion's own
+/// requests are refused; the refusal carries the master's time, which a
+/// minion whose clock is off follows.
+fn still_awaited(id: &str, req: &Request) -> Result<(), ErrorReply> {
+    let now = crypto::now_ms();
+    if !req.expired(now) {
+        return Ok(());
+    }
+    tracing::debug!(
+        "a request from minion {id} waited {} ms, over the {} ms it is awaited; not handled",
+        now.saturating_sub(req.created_ms),
+        req.wait_ms
+    );
+    Err(refusal(
+        ErrorCode::Expired,
+        "the request waited longer than its sender waits for the answer",
+    ))
+}
+
 /// Longest jid accepted in a return (Salt's are 20 digits, or `_pid` more).
 const MAX_JID_LEN: usize = 64;
 
@@ -170,6 +193,9 @@ impl Master {
                 if let Err(e) = self.fresh(&Requester::Minion(s.id.clone()), req) {
                     return ReplyBody::Error(e);
                 }
+                if let Err(e) = still_awaited(&s.id, req) {
+                    return ReplyBody::Error(e);
+                }
                 let inner = match s.open(&self.key, &req.nonce) {
                     Ok(b) => b,
                     Err(e) => {
@@ -184,6 +210,15 @@ impl Master {
                         "sealed body of another kind or minion",
                     );
                 }
+                if inner.lane() != s.lane {
+                    tracing::warn!(
+                        "sealed request from {} waited in the {:?} lane but is a {:?} request; refused",
+                        s.id,
+                        s.lane,
+                        inner.lane()
+                    );
+                    return error(ErrorCode::BadRequest, "the sealed body is not of its lane");
+                }
                 self.minion_request(&inner, &req.nonce, &keys, true)
             }
             body => {
@@ -195,6 +230,9 @@ impl Master {
                     Err(e) => return ReplyBody::Error(e),
                 };
                 if let Err(e) = self.fresh(&Requester::Minion(id.to_string()), req) {
+                    return ReplyBody::Error(e);
+                }
+                if let Err(e) = still_awaited(id, req) {
                     return ReplyBody::Error(e);
                 }
                 self.minion_request(body, &req.nonce, &keys, false)
@@ -459,7 +497,7 @@ mod tests {
     use brine_core::{Map, Value};
     use brine_protocol::crypto::KeyPair;
     use brine_protocol::messages::{
-        aad, open_data, AuthRequest, AuthStatus, CompileStates, CompiledStates, JobReturn,
+        aad, open_data, AuthRequest, AuthStatus, CompileStates, CompiledStates, JobReturn, Lane,
         PillarRequest,
     };
     use serde_json::json;
@@ -585,6 +623,65 @@ mod tests {
         m.keys.reject("web2", KeyState::Accepted).unwrap();
         let r = reply(m, &web2, &pillar_req("web2")).unwrap();
         assert_eq!(code(&r), Some(ErrorCode::NotAccepted));
+    }
+
+    #[test]
+    fn a_request_its_sender_stopped_waiting_for_is_not_handled() {
+        let s = setup(true);
+        let m = &s.master;
+        let kp = KeyPair::generate().unwrap();
+        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
+        let master_x = m.key.public().x25519;
+        let body = pillar_req("web1").msg;
+        // Sent by a minion that waits 20 ms, handled 60 ms later: refused,
+        // said why, and stamped with the master's time. (Stamps before the
+        // master started would be refused as replays, so time passes for
+        // real.)
+        let wait = Duration::from_millis(20);
+        let late = Request::sealed(&master_x, "web1", &body)
+            .unwrap()
+            .waiting(wait);
+        let plain = pillar_req("web1").waiting(wait);
+        let unsaid = Request::sealed(&master_x, "web1", &body).unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+        let before = crypto::now_ms();
+        let r = reply(m, &kp, &late).unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::Expired));
+        assert!(r.created_ms >= before);
+        // Unsealed requests too.
+        assert_eq!(
+            code(&reply(m, &kp, &plain).unwrap()),
+            Some(ErrorCode::Expired)
+        );
+        // A request that says no wait never expires.
+        let r = reply(m, &kp, &unsaid).unwrap();
+        assert!(matches!(r.msg, ReplyBody::Pillar(_)), "{:?}", r.msg);
+        // The same wait, sent now: answered.
+        let fresh = Request::sealed(&master_x, "web1", &body)
+            .unwrap()
+            .waiting(Duration::from_secs(30));
+        let r = reply(m, &kp, &fresh).unwrap();
+        assert!(matches!(r.msg, ReplyBody::Pillar(_)), "{:?}", r.msg);
+    }
+
+    #[test]
+    fn a_sealed_request_must_be_of_the_lane_it_waited_in() {
+        let s = setup(true);
+        let m = &s.master;
+        let kp = KeyPair::generate().unwrap();
+        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
+        let mut req =
+            Request::sealed(&m.key.public().x25519, "web1", &pillar_req("web1").msg).unwrap();
+        let RequestBody::Sealed(sealed) = &mut req.msg else {
+            panic!("not sealed")
+        };
+        assert_eq!(sealed.lane, Lane::Compile);
+        // A compile passing itself off as quick work is refused, unhandled.
+        sealed.lane = Lane::Quick;
+        assert_eq!(
+            code(&reply(m, &kp, &req).unwrap()),
+            Some(ErrorCode::BadRequest)
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //!
 //! - [`config`]: the master's settings from `CONFDIR/master`.
 //! - [`server`]: PUB and ROUTER sockets, the event loop, clean shutdown.
+//! - [`lanes`]: received requests wait for a worker, compiles apart.
 //! - [`dispatch`]: one frame → verify signer and freshness → handler.
 //! - [`freshness`]: requests stamped before the master started, or seen
 //!   before, are refused; nonces kept per known requester.
@@ -27,6 +28,7 @@ pub mod fileserver;
 pub mod freshness;
 pub mod hiera;
 pub mod jobs;
+pub mod lanes;
 pub mod master;
 pub mod minion_cache;
 pub mod pillar;

@@ -2,25 +2,28 @@
 //! requests, a PUB on `interface:publish_port` for publications, both with
 //! the transport's limits on untrusted peers (`MasterConfig::limits`).
 //!
-//! Requests are received on one task and handled on the blocking pool (the
-//! handlers compile, hash, verify signatures and write SQLite), at most
-//! `worker_threads` at a time; replies go back through the ROUTER's send
-//! half. A bad frame costs only itself: it is logged and dropped in
+//! Requests are received on one task, wait in their lane (`lanes`:
+//! compiles apart from everything else) and are handled on the blocking
+//! pool (the handlers compile, hash, verify signatures and write SQLite),
+//! at most `worker_threads` at a time in each lane; replies go back
+//! through the ROUTER's send half. A bad frame costs only itself: it is logged and dropped in
 //! [`Master::handle_frame`], and the loop keeps receiving.
 //!
 //! Shutdown (SIGTERM/SIGINT in `brine-master`): stop receiving, let the
 //! requests in hand finish (up to [`DRAIN_TIMEOUT`]), flush publications,
 //! close the sockets.
 
+use super::lanes;
 use super::master::{DaemonError, Master, PublishQueue};
+use brine_protocol::messages::peek_lane;
 use brine_protocol::transport::{
-    bind_pub, bind_router, recv_request, send_frame, send_reply, Limited, Limits, TransportError,
+    bind_pub, bind_router, recv_request, send_frame, send_reply, Limited, Limits, Peer,
+    TransportError,
 };
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
 use zeromq::{PubSocket, RouterSocket};
 
 /// How long shutdown waits for requests being handled.
@@ -146,8 +149,43 @@ pub async fn serve(
         }
     });
 
+    // Each lane handles up to `worker_threads` requests at once (lanes.rs).
     let workers = master.config.worker_threads;
-    let slots = Arc::new(Semaphore::new(workers));
+    let (backlog, quick, compile) =
+        lanes::backlog::<(Peer, Vec<u8>)>(lanes::BACKLOG_BYTES, workers, workers);
+    let in_hand = [quick.turns(), compile.turns()];
+    let lane_tasks = [quick, compile].map(|mut lane| {
+        let master = master.clone();
+        let router_tx = router_tx.clone();
+        let limits = limits.clone();
+        tokio::spawn(async move {
+            while let Some((held, turn)) = lane.next().await {
+                let m = master.clone();
+                let mut tx = router_tx.clone();
+                let limits = limits.clone();
+                tokio::spawn(async move {
+                    // The request stays held (its bytes counted) until its
+                    // reply is sent.
+                    let handled = tokio::task::spawn_blocking(move || {
+                        let reply = m.handle_frame(&held.item.1);
+                        (reply, held)
+                    })
+                    .await;
+                    match handled {
+                        Ok((Some(reply), held)) => {
+                            if let Err(e) = send_reply(&mut tx, &held.item.0, reply, &limits).await
+                            {
+                                tracing::debug!("reply not delivered: {e}");
+                            }
+                        }
+                        Ok((None, _)) => {}
+                        Err(e) => tracing::error!("request handler failed: {e}"),
+                    }
+                    drop(turn);
+                });
+            }
+        })
+    });
     tokio::pin!(shutdown);
     loop {
         let received = tokio::select! {
@@ -167,34 +205,29 @@ pub async fn serve(
                 continue;
             }
         };
-        let Ok(permit) = slots.clone().acquire_owned().await else {
-            break;
+        let lane = peek_lane(&frame);
+        let held = tokio::select! {
+            _ = &mut shutdown => break,
+            h = backlog.hold(lane, frame.len(), (peer, frame)) => h,
         };
-        let m = master.clone();
-        let mut tx = router_tx.clone();
-        let limits = limits.clone();
-        tokio::spawn(async move {
-            let reply = tokio::task::spawn_blocking(move || m.handle_frame(&frame)).await;
-            match reply {
-                Ok(Some(reply)) => {
-                    if let Err(e) = send_reply(&mut tx, &peer, reply, &limits).await {
-                        tracing::debug!("reply not delivered: {e}");
-                    }
-                }
-                Ok(None) => {}
-                Err(e) => tracing::error!("request handler failed: {e}"),
-            }
-            drop(permit);
-        });
+        if held.is_err() {
+            break;
+        }
     }
 
     tracing::info!("brine-master shutting down");
     cleaner.abort();
-    // Requests in hand finish and are answered.
-    let drained = tokio::time::timeout(
-        DRAIN_TIMEOUT,
-        slots.acquire_many(u32::try_from(workers).unwrap_or(u32::MAX)),
-    )
+    // Requests not yet begun are dropped (their senders ask again); those
+    // in hand finish and are answered.
+    drop(backlog);
+    for task in &lane_tasks {
+        task.abort();
+    }
+    let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
+        for (turns, all) in &in_hand {
+            let _ = turns.acquire_many(*all).await;
+        }
+    })
     .await;
     if drained.is_err() {
         tracing::warn!("shutting down with requests still being handled");

@@ -92,7 +92,7 @@ async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
     });
     drop(m);
     let req = match Request::new(body) {
-        Ok(r) => r,
+        Ok(r) => r.waiting(AUTH_TIMEOUT),
         Err(e) => return Outcome::Retry(e.to_string()),
     };
     let reply = match ident

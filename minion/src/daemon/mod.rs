@@ -351,12 +351,22 @@ impl MasterClient {
             Request::sealed(&master.x25519, &self.id, &body)?
         } else {
             Request::new(body)?
-        };
+        }
+        .waiting(timeout);
         let v = self.link.call(&self.key, &req, timeout).await?;
         if v.signer != *master.ed25519 {
             return Err(RequestError::WrongSigner);
         }
         match v.msg.msg {
+            ReplyBody::Error(e) if e.code == ErrorCode::Expired => {
+                // Answered in time, yet expired on arrival: this host's
+                // clock is behind the master's. Follow it from now on.
+                brine_protocol::crypto::follow_master_clock(v.msg.created_ms);
+                Err(RequestError::Refused {
+                    code: e.code,
+                    message: e.message,
+                })
+            }
             ReplyBody::Error(e) => Err(RequestError::Refused {
                 code: e.code,
                 message: e.message,
