@@ -358,12 +358,15 @@ async fn run_job(
     // A signal (`saltutil.kill_job`) cancels the job: like a killed Salt
     // job it returns nothing. A function on a blocking thread cannot be
     // stopped mid-way; it runs on and what it returns is dropped.
+    // The cancel is looked at first: a job whose commands the signal
+    // killed ends at the same moment, and must not return.
     let outcome = tokio::select! {
-        o = execute(&shared, &ident, &publ, pillar_part) => o,
+        biased;
         _ = running.cancel.notified() => {
             tracing::info!("{}: job {} ({}) was stopped", ident.id(), publ.jid, publ.fun);
             return;
         }
+        o = execute(&shared, &ident, &publ, pillar_part) => o,
     };
     let ret = job_return(&publ, ident.id(), outcome);
     // Still "running" until the return is on disk: a stop waits for that.

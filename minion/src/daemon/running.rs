@@ -86,17 +86,20 @@ impl RunningJobs for RunningTable {
         let Some(entry) = g.get(jid) else {
             return false;
         };
-        // The job's commands get the signal itself, as the processes of a
-        // Salt job's process group would.
-        for &pgid in &entry.groups {
-            brine_runtime::exec::signal_group(pgid, sig);
-        }
+        let groups = entry.groups.clone();
         if stops(sig) {
             tracing::info!("job {jid} stopped by signal {sig}: it returns nothing");
+            // Cancelled before its commands are signalled: a command killed
+            // first could end the job, which would then return.
             entry.cancel.notify_one();
             // Gone from the list at once, as a killed process's proc file
             // is no longer read.
             g.shift_remove(jid);
+        }
+        // The job's commands get the signal itself, as the processes of a
+        // Salt job's process group would.
+        for pgid in groups {
+            brine_runtime::exec::signal_group(pgid, sig);
         }
         true
     }
