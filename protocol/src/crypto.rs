@@ -134,6 +134,9 @@ impl PublicKeys {
 pub struct KeyPair {
     signing: SigningKey,
     x25519: StaticSecret,
+    /// Derived once: a scalar multiplication, which every open and every
+    /// `public()` (each auth) used to repeat.
+    x25519_public: [u8; 32],
 }
 
 impl std::fmt::Debug for KeyPair {
@@ -155,9 +158,11 @@ impl KeyPair {
 
     /// Rebuild from the two 32-byte secrets (as stored in a key file).
     pub fn from_secret_bytes(ed25519: [u8; 32], x25519: [u8; 32]) -> KeyPair {
+        let x25519 = StaticSecret::from(x25519);
         KeyPair {
             signing: SigningKey::from_bytes(&ed25519),
-            x25519: StaticSecret::from(x25519),
+            x25519_public: XPublic::from(&x25519).to_bytes(),
+            x25519,
         }
     }
 
@@ -167,10 +172,7 @@ impl KeyPair {
     }
 
     pub fn public(&self) -> PublicKeys {
-        PublicKeys::new(
-            self.signing.verifying_key().to_bytes(),
-            XPublic::from(&self.x25519).to_bytes(),
-        )
+        PublicKeys::new(self.signing.verifying_key().to_bytes(), self.x25519_public)
     }
 
     /// Sign `payload` (msgpack bytes) with this identity.
@@ -185,7 +187,7 @@ impl KeyPair {
 
     /// Open a [`Sealed`] addressed to this identity; see [`open`].
     pub fn open(&self, sealed: &Sealed, aad: &[u8]) -> Result<Vec<u8>, CryptoError> {
-        open(&self.x25519, sealed, aad)
+        open(&self.x25519, &self.x25519_public, sealed, aad)
     }
 }
 
@@ -285,14 +287,19 @@ pub fn seal(recipient: &[u8; 32], plaintext: &[u8], aad: &[u8]) -> Result<Sealed
     })
 }
 
-/// Open a [`Sealed`] with the recipient's X25519 secret and the same `aad`.
-pub fn open(secret: &StaticSecret, sealed: &Sealed, aad: &[u8]) -> Result<Vec<u8>, CryptoError> {
+/// Open a [`Sealed`] with the recipient's X25519 secret (and its public
+/// key, `my_pub`) and the same `aad`.
+fn open(
+    secret: &StaticSecret,
+    my_pub: &[u8; 32],
+    sealed: &Sealed,
+    aad: &[u8],
+) -> Result<Vec<u8>, CryptoError> {
     let shared = secret.diffie_hellman(&XPublic::from(*sealed.ephemeral));
     if !shared.was_contributory() {
         return Err(CryptoError::WeakKeyAgreement);
     }
-    let my_pub = XPublic::from(secret).to_bytes();
-    let cipher = seal_key(shared.as_bytes(), &sealed.ephemeral, &my_pub)?;
+    let cipher = seal_key(shared.as_bytes(), &sealed.ephemeral, my_pub)?;
     cipher
         .decrypt(
             &AEAD_NONCE.into(),

@@ -6,7 +6,7 @@
 //!   [`messages::Reply`], [`messages::Publication`]), size/version/depth
 //!   limits, [`messages::sign_frame`] / [`messages::read_frame`].
 //! - [`crypto`]: ed25519 [`crypto::Signed`] frames, [`crypto::seal`] /
-//!   [`crypto::open`] to one X25519 key, [`crypto::ReplayGuard`].
+//!   [`crypto::KeyPair::open`] to one X25519 key, [`crypto::ReplayGuard`].
 //! - [`keys`]: key file formats, minion id validation, private file writing.
 //! - [`transport`]: ZeroMQ sockets (zmq.rs) with limits on untrusted peers,
 //!   [`transport::call`] for a client round trip.

@@ -341,11 +341,14 @@ pub enum RequestBody {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Lane {
-    /// Authentication, the CLI, returns, files.
+    /// Authentication, the CLI's publications, returns, files.
     Quick,
     /// Pillar and state compiles and Hiera lookups.
     #[default]
     Compile,
+    /// The CLI waiting for returns to land (`get_returns`): little work,
+    /// but it may wait for seconds, so it holds no worker while it does.
+    Wait,
 }
 
 impl RequestBody {
@@ -359,8 +362,8 @@ impl RequestBody {
             RequestBody::Auth(_)
             | RequestBody::File(_)
             | RequestBody::Return(_)
-            | RequestBody::Publish(_)
-            | RequestBody::GetReturns(_) => Lane::Quick,
+            | RequestBody::Publish(_) => Lane::Quick,
+            RequestBody::GetReturns(_) => Lane::Wait,
         }
     }
 }
@@ -413,6 +416,7 @@ pub fn peek_lane(frame: &[u8]) -> Lane {
     };
     match kind.as_str() {
         "pillar" | "compile_states" | "hiera_lookup" => Lane::Compile,
+        "get_returns" => Lane::Wait,
         "sealed" => {
             peek::<RequestPeek<SealedPeek>>(signed.payload).map_or(Lane::Quick, |r| r.msg.body.lane)
         }

@@ -1,7 +1,8 @@
-//! A storm of compiles does not hold the master up: with one worker, 30
-//! minions asking for a slow pillar at once are all answered in turn, while
-//! an authentication and a job return sent meanwhile are answered at once
-//! (they wait in the quick lane, not behind the compiles); and requests
+//! A storm of compiles does not hold the master up: with two workers (one
+//! for compiles, one kept for the rest), 30 minions asking for a slow
+//! pillar at once are all answered in turn, while an authentication and a
+//! job return sent meanwhile are answered at once (they wait in the quick
+//! lane, not behind the compiles); and requests
 //! whose senders stopped waiting are not compiled at all — a real
 //! `brine-master` on 127.0.0.1.
 
@@ -31,7 +32,7 @@ fn quick_requests_pass_a_compile_storm_and_expired_compiles_are_skipped() {
         ],
     );
     let conf = MasterConf::new(&format!(
-        "auto_accept: True\nworker_threads: 1\npillar_roots:\n  base: [{}]\n",
+        "auto_accept: True\nworker_threads: 2\npillar_roots:\n  base: [{}]\n",
         pr.path().display()
     ));
     let _master = conf.start();

@@ -1,12 +1,16 @@
 //! Received requests wait here for a worker, in one of two lanes
 //! ([`Lane`]): compiles (pillar, states, Hiera) and everything else
-//! (authentication, the CLI, returns, files). Each lane has its own
-//! `worker_threads` turns, so a fleet's storm of compiles (10,000 minions
-//! asking for their pillar at start-up) never keeps an authentication, a
-//! return or the CLI waiting past its timeout: before the lanes, requests
-//! were taken off the socket only when a worker was free, round-robin over
-//! the peers, and an auth could wait behind minutes of compiles, time out
-//! and be sent again, without end.
+//! (authentication, the CLI, returns, files). The master handles
+//! `worker_threads` requests at once, as before the lanes, but compiles
+//! take at most all but one of those turns, and quick requests never queue
+//! behind compiles: a fleet's storm of compiles (10,000 minions asking for
+//! their pillar at start-up) no longer keeps an authentication, a return
+//! or the CLI waiting past its timeout. Before the lanes, requests were
+//! taken off the socket only when a worker was free, round-robin over the
+//! peers, and an auth could wait behind minutes of compiles, time out and
+//! be sent again, without end. (Separate turns for each lane were tried:
+//! twice the threads at once kept ~60 MB more in the allocator after a
+//! 1,000-minion start-up.)
 //!
 //! What a peer can make the master hold is bounded: requests are read off
 //! the socket while the held ones total under [`BACKLOG_BYTES`] (each
@@ -24,8 +28,12 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 /// Bytes of received requests held waiting for a worker, both lanes.
 pub const BACKLOG_BYTES: usize = 32 * 1024 * 1024;
-/// The least a held request counts for (16,384 of them at most).
-pub const MIN_COST: usize = 2048;
+/// The least a held request counts for (65,536 of them at most: a
+/// 10,000-minion start-up queues 10,000 small pillar requests).
+pub const MIN_COST: usize = 512;
+/// The CLI's waits for returns handled at once (each a blocking thread
+/// asleep until a return lands, for at most `MAX_RETURNS_WAIT_MS`).
+pub const MAX_WAITS: usize = 64;
 
 /// The receiving side: puts requests in their lane.
 pub struct Backlog<T> {
@@ -33,6 +41,7 @@ pub struct Backlog<T> {
     budget_bytes: usize,
     quick: mpsc::UnboundedSender<Held<T>>,
     compile: mpsc::UnboundedSender<Held<T>>,
+    wait: mpsc::UnboundedSender<Held<T>>,
 }
 
 /// One request held, with its share of the byte budget (given back when
@@ -42,45 +51,68 @@ pub struct Held<T> {
     _budget: OwnedSemaphorePermit,
 }
 
-/// One lane's queue and turns.
+/// One lane's queue and the turns a request of it needs.
 pub struct Queue<T> {
     rx: mpsc::UnboundedReceiver<Held<T>>,
-    turns: Arc<Semaphore>,
-    count: u32,
+    /// Taken in this order: the lane's own (compiles: all but one of the
+    /// workers), then the workers shared with the other lanes.
+    turns: Vec<Arc<Semaphore>>,
+}
+
+/// A turn to handle one request: hold it while the request is handled.
+pub struct Turn {
+    _permits: Vec<OwnedSemaphorePermit>,
+}
+
+/// The three lanes, and what shutdown waits for.
+pub struct Lanes<T> {
+    pub quick: Queue<T>,
+    pub compile: Queue<T>,
+    pub wait: Queue<T>,
+    /// Every turn of these semaphores is free once nothing is in hand.
+    pub in_hand: Vec<(Arc<Semaphore>, u32)>,
 }
 
 /// The backlog was closed (the lanes are gone: shutting down).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Closed;
 
-/// A backlog of `budget_bytes` and its two lanes, with `quick_turns` and
-/// `compile_turns` requests handled at once.
-pub fn backlog<T>(
-    budget_bytes: usize,
-    quick_turns: usize,
-    compile_turns: usize,
-) -> (Backlog<T>, Queue<T>, Queue<T>) {
+/// A backlog of `budget_bytes` and its lanes: `workers` requests handled
+/// at once, at most `workers - 1` of them compiles (one, when there is a
+/// single worker); the CLI's waits for returns, up to [`MAX_WAITS`], on
+/// turns of their own.
+pub fn backlog<T>(budget_bytes: usize, workers: usize) -> (Backlog<T>, Lanes<T>) {
     let budget_bytes = budget_bytes.clamp(MIN_COST, Semaphore::MAX_PERMITS);
-    let count = |n: usize| u32::try_from(n.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(1);
-    let (quick_turns, compile_turns) = (count(quick_turns), count(compile_turns));
+    let workers = workers.clamp(1, Semaphore::MAX_PERMITS);
+    let shared = Arc::new(Semaphore::new(workers));
+    let compiles = Arc::new(Semaphore::new((workers - 1).max(1)));
+    let waits = Arc::new(Semaphore::new(MAX_WAITS));
     let (quick, quick_rx) = mpsc::unbounded_channel();
     let (compile, compile_rx) = mpsc::unbounded_channel();
+    let (wait, wait_rx) = mpsc::unbounded_channel();
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     (
         Backlog {
             budget: Arc::new(Semaphore::new(budget_bytes)),
             budget_bytes,
             quick,
             compile,
+            wait,
         },
-        Queue {
-            rx: quick_rx,
-            turns: Arc::new(Semaphore::new(quick_turns as usize)),
-            count: quick_turns,
-        },
-        Queue {
-            rx: compile_rx,
-            turns: Arc::new(Semaphore::new(compile_turns as usize)),
-            count: compile_turns,
+        Lanes {
+            quick: Queue {
+                rx: quick_rx,
+                turns: vec![shared.clone()],
+            },
+            compile: Queue {
+                rx: compile_rx,
+                turns: vec![compiles, shared.clone()],
+            },
+            wait: Queue {
+                rx: wait_rx,
+                turns: vec![waits.clone()],
+            },
+            in_hand: vec![(shared, count(workers)), (waits, count(MAX_WAITS))],
         },
     )
 }
@@ -105,6 +137,7 @@ impl<T> Backlog<T> {
         match lane {
             Lane::Quick => self.quick.send(held),
             Lane::Compile => self.compile.send(held),
+            Lane::Wait => self.wait.send(held),
         }
         .map_err(|_| Closed)
     }
@@ -113,16 +146,13 @@ impl<T> Backlog<T> {
 impl<T> Queue<T> {
     /// The next request in this lane, with a turn to handle it (hold both
     /// while it is handled).
-    pub async fn next(&mut self) -> Option<(Held<T>, OwnedSemaphorePermit)> {
+    pub async fn next(&mut self) -> Option<(Held<T>, Turn)> {
         let held = self.rx.recv().await?;
-        let turn = self.turns.clone().acquire_owned().await.ok()?;
-        Some((held, turn))
-    }
-
-    /// This lane's turns and how many there are, to wait for the
-    /// requests in hand at shutdown.
-    pub fn turns(&self) -> (Arc<Semaphore>, u32) {
-        (self.turns.clone(), self.count)
+        let mut permits = Vec::with_capacity(self.turns.len());
+        for turns in &self.turns {
+            permits.push(turns.clone().acquire_owned().await.ok()?);
+        }
+        Some((held, Turn { _permits: permits }))
     }
 }
 
@@ -139,35 +169,50 @@ mod tests {
     }
 
     #[test]
-    fn quick_requests_pass_a_lane_full_of_compiles() {
+    fn quick_requests_pass_a_lane_full_of_compiles_and_waits_take_no_worker() {
         rt().block_on(async {
-            let (backlog, mut quick, mut compile) = backlog::<u32>(1 << 20, 1, 1);
+            let (backlog, lanes) = backlog::<u32>(1 << 20, 3);
+            let (mut quick, mut compile) = (lanes.quick, lanes.compile);
             for i in 0..100 {
                 backlog.hold(Lane::Compile, 100, i).await.unwrap();
             }
             backlog.hold(Lane::Quick, 100, 1000).await.unwrap();
-            // The one compile turn is taken and kept...
-            let (first, _turn) = compile.next().await.unwrap();
-            assert_eq!(first.item, 0);
-            assert!(
-                tokio::time::timeout(Duration::from_millis(50), compile.next())
+            backlog.hold(Lane::Quick, 100, 1001).await.unwrap();
+            backlog.hold(Lane::Wait, 100, 2000).await.unwrap();
+            let mut wait = lanes.wait;
+            // Compiles take all workers but one...
+            let (first, _t1) = compile.next().await.unwrap();
+            let (second, _t2) = compile.next().await.unwrap();
+            assert_eq!((first.item, second.item), (0, 1));
+            let waits = |r| async move {
+                tokio::time::timeout(Duration::from_millis(50), r)
                     .await
-                    .is_err(),
-                "a second compile waits for the turn"
-            );
-            // ...and the quick request is served at once all the same.
-            let (q, _) = tokio::time::timeout(Duration::from_secs(1), quick.next())
+                    .is_err()
+            };
+            assert!(waits(compile.next()).await, "a third compile waits");
+            // ...and the quick request behind a hundred of them is served at
+            // once all the same.
+            let (q, _t3) = tokio::time::timeout(Duration::from_secs(1), quick.next())
                 .await
                 .unwrap()
                 .unwrap();
             assert_eq!(q.item, 1000);
+            // Every worker busy: the next quick request waits for one...
+            assert!(waits(quick.next()).await, "no fourth worker");
+            // ...but the CLI waiting for returns does not need one.
+            let (w, _t4) = tokio::time::timeout(Duration::from_secs(1), wait.next())
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(w.item, 2000);
         });
     }
 
     #[test]
     fn receiving_waits_while_the_held_requests_fill_the_budget() {
         rt().block_on(async {
-            let (backlog, _quick, mut compile) = backlog::<u32>(10 * MIN_COST, 1, 1);
+            let (backlog, lanes) = backlog::<u32>(10 * MIN_COST, 1);
+            let mut compile = lanes.compile;
             // Small requests count as MIN_COST: ten fill the budget.
             for i in 0..10 {
                 backlog.hold(Lane::Compile, 1, i).await.unwrap();
@@ -186,22 +231,19 @@ mod tests {
                 .unwrap()
                 .unwrap();
             // A request larger than the whole budget still gets in, alone.
-            let (backlog, _quick, mut compile) = backlog_of_two();
+            let (backlog, lanes) = super::backlog::<u32>(2 * MIN_COST, 1);
+            let mut compile = lanes.compile;
             backlog.hold(Lane::Compile, usize::MAX, 1).await.unwrap();
             let (held, _) = compile.next().await.unwrap();
             assert_eq!(held.item, 1);
         });
     }
 
-    fn backlog_of_two() -> (Backlog<u32>, Queue<u32>, Queue<u32>) {
-        backlog(2 * MIN_COST, 1, 1)
-    }
-
     #[test]
     fn a_closed_backlog_says_so() {
         rt().block_on(async {
-            let (backlog, quick, compile) = backlog::<u32>(1 << 20, 1, 1);
-            drop((quick, compile));
+            let (backlog, lanes) = backlog::<u32>(1 << 20, 2);
+            drop(lanes);
             assert_eq!(backlog.hold(Lane::Quick, 1, 1).await, Err(Closed));
         });
     }

@@ -5,7 +5,8 @@
 //! Requests are received on one task, wait in their lane (`lanes`:
 //! compiles apart from everything else) and are handled on the blocking
 //! pool (the handlers compile, hash, verify signatures and write SQLite),
-//! at most `worker_threads` at a time in each lane; replies go back
+//! at most `worker_threads` at a time, compiles in all but one of those
+//! turns (the CLI's waits for returns sleep apart); replies go back
 //! through the ROUTER's send half. A bad frame costs only itself: it is logged and dropped in
 //! [`Master::handle_frame`], and the loop keeps receiving.
 //!
@@ -149,12 +150,17 @@ pub async fn serve(
         }
     });
 
-    // Each lane handles up to `worker_threads` requests at once (lanes.rs).
-    let workers = master.config.worker_threads;
-    let (backlog, quick, compile) =
-        lanes::backlog::<(Peer, Vec<u8>)>(lanes::BACKLOG_BYTES, workers, workers);
-    let in_hand = [quick.turns(), compile.turns()];
-    let lane_tasks = [quick, compile].map(|mut lane| {
+    // `worker_threads` requests at once, compiles in all but one; the CLI's
+    // waits for returns apart (lanes.rs).
+    let (backlog, lanes) =
+        lanes::backlog::<(Peer, Vec<u8>)>(lanes::BACKLOG_BYTES, master.config.worker_threads);
+    let lanes::Lanes {
+        quick,
+        compile,
+        wait,
+        in_hand,
+    } = lanes;
+    let lane_tasks = [quick, compile, wait].map(|mut lane| {
         let master = master.clone();
         let router_tx = router_tx.clone();
         let limits = limits.clone();
