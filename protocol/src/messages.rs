@@ -710,8 +710,11 @@ pub struct ReturnsReply {
     /// Returns stored after the request's cursor, in arrival order; as
     /// many as fit the master's page size (at least one).
     pub returns: IndexMap<String, MinionReturn>,
-    /// Expected minions that have not returned yet.
-    pub missing: Vec<String>,
+    /// How many expected minions have not returned yet (the CLI knows
+    /// which from the publish reply; a list here cost the master a read of
+    /// every target and return at each page).
+    #[serde(default)]
+    pub waiting: u64,
     /// The cursor to ask from next.
     #[serde(default)]
     pub next: u64,

@@ -197,7 +197,7 @@ impl Client {
         while all.more {
             let page = self.returns_after(jid, all.next, Duration::ZERO).await?;
             all.returns.extend(page.returns);
-            all.missing = page.missing;
+            all.waiting = page.waiting;
             all.next = page.next;
             all.more = page.more;
         }
@@ -241,7 +241,7 @@ impl Client {
                         return true;
                     }
                     cursor = r.next;
-                    if r.missing.is_empty() && !r.more {
+                    if r.waiting == 0 && !r.more {
                         return false;
                     }
                 }

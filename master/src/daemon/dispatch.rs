@@ -424,28 +424,23 @@ impl Master {
             if self.jobs.job(&g.jid)?.is_none() {
                 return Ok(None);
             }
-            let expected = self.jobs.expected(&g.jid)?;
             loop {
                 let seen = self.arrivals.seen();
                 let page = self.jobs.returns_page(&g.jid, g.after, budget)?;
-                let returned = self.jobs.returned(&g.jid)?;
-                let missing: Vec<String> = expected
-                    .iter()
-                    .filter(|id| !returned.contains(*id))
-                    .cloned()
-                    .collect();
+                let (targets, returned) = self.jobs.counts(&g.jid)?;
+                let waiting = targets.saturating_sub(returned);
                 let left = deadline.saturating_duration_since(Instant::now());
                 if !page.returns.is_empty()
-                    || missing.is_empty()
+                    || waiting == 0
                     || left.is_zero()
                     || !self.arrivals.wait_past(seen, left)
                 {
-                    return Ok::<_, super::jobs::JobCacheError>(Some((page, missing)));
+                    return Ok::<_, super::jobs::JobCacheError>(Some((page, waiting)));
                 }
             }
         })();
         match result {
-            Ok(Some((page, missing))) => ReplyBody::Returns(ReturnsReply {
+            Ok(Some((page, waiting))) => ReplyBody::Returns(ReturnsReply {
                 jid: g.jid.clone(),
                 returns: page
                     .returns
@@ -462,7 +457,7 @@ impl Master {
                         )
                     })
                     .collect(),
-                missing,
+                waiting,
                 next: page.next,
                 more: page.more,
             }),
@@ -773,7 +768,7 @@ mod tests {
             panic!("not a returns reply")
         };
         assert_eq!(rr.returns["web1"].ret.unpack(), Value::Bool(true));
-        assert!(rr.missing.is_empty() && !rr.more);
+        assert!(rr.waiting == 0 && !rr.more);
         // Told when it landed, well before the master's longest wait.
         assert!(
             waited < Duration::from_millis(MAX_RETURNS_WAIT_MS),
@@ -792,7 +787,7 @@ mod tests {
         let ReplyBody::Returns(rr) = reply(m, &cli, &again).unwrap().msg else {
             panic!("not a returns reply")
         };
-        assert!(rr.returns.is_empty() && rr.missing.is_empty());
+        assert!(rr.returns.is_empty() && rr.waiting == 0);
         assert!(start.elapsed() < Duration::from_millis(MAX_RETURNS_WAIT_MS));
     }
 
@@ -903,7 +898,7 @@ mod tests {
             panic!()
         };
         assert!(rr.returns.is_empty());
-        assert_eq!(rr.missing, vec!["web1"]);
+        assert_eq!(rr.waiting, 1, "web1 has not returned");
         let get = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
             jid: "nope".into(),

@@ -381,23 +381,16 @@ impl JobCache {
     ) -> Result<Stored, JobCacheError> {
         let fun_args = pack("function arguments", &ret.fun_args)?;
         self.with(|c| {
-            let tx = c.transaction()?;
-            let targeted = tx
-                .query_row(
-                    "SELECT 1 FROM targets WHERE jid = ?1 AND id = ?2",
-                    params![ret.jid, ret.id],
-                    |_| Ok(()),
-                )
-                .optional()?
-                .is_some();
-            if !targeted {
-                return Ok(Stored::NotTargeted);
-            }
-            let n = tx.execute(
-                "INSERT OR IGNORE INTO returns
-                 (jid, id, fun, fun_args, ret, retcode, success, out, time_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
+            // One statement (its own transaction), kept prepared: every
+            // return runs it. Stored only for a minion the job targeted.
+            let n = c
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO returns
+                     (jid, id, fun, fun_args, ret, retcode, success, out, time_ms)
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+                     WHERE EXISTS (SELECT 1 FROM targets WHERE jid = ?1 AND id = ?2)",
+                )?
+                .execute(params![
                     ret.jid,
                     ret.id,
                     ret.fun,
@@ -407,24 +400,30 @@ impl JobCache {
                     ret.success,
                     ret.out,
                     to_i64(now_ms)
-                ],
-            )?;
-            tx.commit()?;
-            Ok(if n == 0 {
+                ])?;
+            if n == 1 {
+                return Ok(Stored::New);
+            }
+            // Nothing stored: a second return, or no such target.
+            let targeted = c
+                .prepare_cached("SELECT 1 FROM targets WHERE jid = ?1 AND id = ?2")?
+                .query_row(params![ret.jid, ret.id], |_| Ok(()))
+                .optional()?
+                .is_some();
+            Ok(if targeted {
                 Stored::Duplicate
             } else {
-                Stored::New
+                Stored::NotTargeted
             })
         })
     }
 
     pub fn job(&self, jid: &str) -> Result<Option<Job>, JobCacheError> {
         self.with(|c| {
-            c.query_row(
+            c.prepare_cached(
                 "SELECT jid, fun, arg, kwarg, tgt, tgt_type, user, start_ms FROM jobs WHERE jid = ?1",
-                params![jid],
-                row_job,
-            )
+            )?
+            .query_row(params![jid], row_job)
             .optional()
         })
     }
@@ -481,7 +480,7 @@ impl JobCache {
         budget: usize,
     ) -> Result<ReturnsPage, JobCacheError> {
         self.with(|c| {
-            let mut st = c.prepare(
+            let mut st = c.prepare_cached(
                 "SELECT rowid, id, ret, retcode, success, out FROM returns
                  WHERE jid = ?1 AND rowid > ?2 ORDER BY rowid",
             )?;
@@ -548,6 +547,23 @@ impl JobCache {
             )
             .optional()
             .map(Option::flatten)
+        })
+    }
+
+    /// How many minions `jid` was published to, and how many of them
+    /// have a return stored (counted on the indexes: a CLI waiting for a
+    /// 10,000-minion job asks after every return that lands).
+    pub fn counts(&self, jid: &str) -> Result<(u64, u64), JobCacheError> {
+        self.with(|c| {
+            let count = |sql: &str| {
+                c.prepare_cached(sql)?
+                    .query_row(params![jid], |r| r.get::<_, i64>(0))
+                    .map(|n| u64::try_from(n).unwrap_or(0))
+            };
+            Ok((
+                count("SELECT COUNT(*) FROM targets WHERE jid = ?1")?,
+                count("SELECT COUNT(*) FROM returns WHERE jid = ?1")?,
+            ))
         })
     }
 
@@ -671,6 +687,7 @@ mod tests {
         c.add_job(&j, &["web2".into(), "web1".into()]).unwrap();
         assert_eq!(c.job(&j.jid).unwrap(), Some(j.clone()));
         assert_eq!(c.expected(&j.jid).unwrap(), vec!["web1", "web2"]);
+        assert_eq!(c.counts(&j.jid).unwrap(), (2, 0));
         let f = Value::Float(1.5);
         assert_eq!(
             c.add_return(&ret(&j.jid, "web2", f.clone()), 2_000)
@@ -697,6 +714,8 @@ mod tests {
             );
         }
         assert_eq!(c.returns(&j.jid).unwrap().len(), 2);
+        assert_eq!(c.counts(&j.jid).unwrap(), (2, 2));
+        assert_eq!(c.counts("other").unwrap(), (0, 0));
 
         // Survives reopening.
         drop(c);
