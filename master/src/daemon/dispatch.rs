@@ -568,6 +568,14 @@ mod tests {
         }
     }
 
+    /// A master (auto_accept) that has accepted minion web1, and its key.
+    fn with_web1() -> (Setup, KeyPair) {
+        let s = setup(true);
+        let kp = KeyPair::generate().unwrap();
+        assert_eq!(auth(&s.master, &kp, "web1"), AuthStatus::Accepted);
+        (s, kp)
+    }
+
     fn pillar_req(id: &str) -> Request {
         Request::new(RequestBody::Pillar(PillarRequest {
             id: id.into(),
@@ -622,10 +630,8 @@ mod tests {
 
     #[test]
     fn a_request_its_sender_stopped_waiting_for_is_not_handled() {
-        let s = setup(true);
+        let (s, kp) = with_web1();
         let m = &s.master;
-        let kp = KeyPair::generate().unwrap();
-        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
         let master_x = m.key.public().x25519;
         let body = pillar_req("web1").msg;
         // Sent by a minion that waits 20 ms, handled 60 ms later: refused,
@@ -661,10 +667,8 @@ mod tests {
 
     #[test]
     fn a_sealed_request_must_be_of_the_lane_it_waited_in() {
-        let s = setup(true);
+        let (s, kp) = with_web1();
         let m = &s.master;
-        let kp = KeyPair::generate().unwrap();
-        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
         let mut req =
             Request::sealed(&m.key.public().x25519, "web1", &pillar_req("web1").msg).unwrap();
         let RequestBody::Sealed(sealed) = &mut req.msg else {
@@ -681,10 +685,8 @@ mod tests {
 
     #[test]
     fn a_minion_the_cache_forgot_must_authenticate_again() {
-        let s = setup(true);
+        let (s, kp) = with_web1();
         let m = &s.master;
-        let kp = KeyPair::generate().unwrap();
-        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
         m.cache.remove("web1");
         let r = reply(m, &kp, &pillar_req("web1")).unwrap();
         assert_eq!(code(&r), Some(ErrorCode::NotAccepted));
@@ -793,10 +795,8 @@ mod tests {
 
     #[test]
     fn sealed_returns_and_state_compiles() {
-        let s = setup(true);
+        let (s, kp) = with_web1();
         let m = &s.master;
-        let kp = KeyPair::generate().unwrap();
-        assert_eq!(auth(m, &kp, "web1"), AuthStatus::Accepted);
         let mx = m.key.public().x25519;
         let job = ping_job("20240101000000000000");
         m.jobs.add_job(&job, &["web1".into()]).unwrap();

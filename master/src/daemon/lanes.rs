@@ -168,6 +168,14 @@ mod tests {
             .unwrap()
     }
 
+    /// The next request of `q`, which must come at once.
+    async fn served<T>(q: &mut Queue<T>) -> (Held<T>, Turn) {
+        tokio::time::timeout(Duration::from_secs(1), q.next())
+            .await
+            .expect("served at once")
+            .expect("open")
+    }
+
     #[test]
     fn quick_requests_pass_a_lane_full_of_compiles_and_waits_take_no_worker() {
         rt().block_on(async {
@@ -192,18 +200,12 @@ mod tests {
             assert!(waits(compile.next()).await, "a third compile waits");
             // ...and the quick request behind a hundred of them is served at
             // once all the same.
-            let (q, _t3) = tokio::time::timeout(Duration::from_secs(1), quick.next())
-                .await
-                .unwrap()
-                .unwrap();
+            let (q, _t3) = served(&mut quick).await;
             assert_eq!(q.item, 1000);
             // Every worker busy: the next quick request waits for one...
             assert!(waits(quick.next()).await, "no fourth worker");
             // ...but the CLI waiting for returns does not need one.
-            let (w, _t4) = tokio::time::timeout(Duration::from_secs(1), wait.next())
-                .await
-                .unwrap()
-                .unwrap();
+            let (w, _t4) = served(&mut wait).await;
             assert_eq!(w.item, 2000);
         });
     }
