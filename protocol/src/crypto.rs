@@ -7,7 +7,7 @@
 //! - [`Signed`]: msgpack payload + signer's ed25519 public key + signature.
 //!   Verification is `verify_strict` (rejects malleable signatures and
 //!   small-order keys).
-//! - [`seal`] / [`open`]: ephemeral-static X25519, HKDF-SHA256 over the shared
+//! - [`seal`] / [`KeyPair::open`]: ephemeral-static X25519, HKDF-SHA256 over the shared
 //!   secret (salted with both public keys), ChaCha20-Poly1305 with the caller's
 //!   associated data. A fresh ephemeral key per message means key and nonce
 //!   are never reused, so both are derived from the HKDF output (as HPKE's
@@ -185,7 +185,8 @@ impl KeyPair {
         }
     }
 
-    /// Open a [`Sealed`] addressed to this identity; see [`open`].
+    /// Open a [`Sealed`] addressed to this identity (sealed by [`seal`]
+    /// with the same `aad`).
     pub fn open(&self, sealed: &Sealed, aad: &[u8]) -> Result<Vec<u8>, CryptoError> {
         open(&self.x25519, &self.x25519_public, sealed, aad)
     }
@@ -261,7 +262,7 @@ const AEAD_NONCE: [u8; 12] = [0u8; 12];
 
 /// Seal `plaintext` to the holder of `recipient` (an X25519 public key).
 /// `aad` binds the ciphertext to its context (e.g. jid + minion id); the
-/// same bytes must be given to [`open`].
+/// same bytes must be given to [`KeyPair::open`].
 pub fn seal(recipient: &[u8; 32], plaintext: &[u8], aad: &[u8]) -> Result<Sealed, CryptoError> {
     let mut eph_bytes = [0u8; 32];
     fill_random(&mut eph_bytes)?;

@@ -104,6 +104,13 @@ impl Master {
             })
     }
 
+    /// The checks on every request of a known minion, before its body is
+    /// opened: fresh, and still awaited by its sender.
+    fn fresh_and_awaited(&self, id: &str, req: &Request) -> Result<(), ErrorReply> {
+        self.fresh(&Requester::Minion(id.to_string()), req)?;
+        still_awaited(id, req)
+    }
+
     /// Whether `id`'s accepted key is `offered` (an auth from a known
     /// minion, whose freshness is then checked).
     fn is_accepted_key(&self, id: &str, offered: &PublicKeys) -> bool {
@@ -190,10 +197,7 @@ impl Master {
                     Ok(k) => k,
                     Err(e) => return ReplyBody::Error(e),
                 };
-                if let Err(e) = self.fresh(&Requester::Minion(s.id.clone()), req) {
-                    return ReplyBody::Error(e);
-                }
-                if let Err(e) = still_awaited(&s.id, req) {
+                if let Err(e) = self.fresh_and_awaited(&s.id, req) {
                     return ReplyBody::Error(e);
                 }
                 let inner = match s.open(&self.key, &req.nonce) {
@@ -229,10 +233,7 @@ impl Master {
                     Ok(k) => k,
                     Err(e) => return ReplyBody::Error(e),
                 };
-                if let Err(e) = self.fresh(&Requester::Minion(id.to_string()), req) {
-                    return ReplyBody::Error(e);
-                }
-                if let Err(e) = still_awaited(id, req) {
+                if let Err(e) = self.fresh_and_awaited(id, req) {
                     return ReplyBody::Error(e);
                 }
                 self.minion_request(body, &req.nonce, &keys, false)
@@ -417,8 +418,8 @@ impl Master {
     fn get_returns(&self, g: &GetReturns) -> ReplyBody {
         let wait = Duration::from_millis(g.wait_ms.min(MAX_RETURNS_WAIT_MS));
         let deadline = Instant::now() + wait;
-        // Half the largest message for the returns, the rest for the
-        // missing list and framing; and no more than a page.
+        // Half the largest message for the returns, the rest for framing;
+        // and no more than a page.
         let budget = (self.config.max_message_size / 2).min(super::jobs::RETURNS_PAGE_BYTES);
         let result = (|| {
             if self.jobs.job(&g.jid)?.is_none() {

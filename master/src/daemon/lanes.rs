@@ -1,6 +1,7 @@
-//! Received requests wait here for a worker, in one of two lanes
-//! ([`Lane`]): compiles (pillar, states, Hiera) and everything else
-//! (authentication, the CLI, returns, files). The master handles
+//! Received requests wait here for a worker, in one of three lanes
+//! ([`Lane`]): compiles (pillar, states, Hiera), quick requests
+//! (authentication, the CLI's publications, returns, files) and the CLI's
+//! waits for returns, which sleep on turns of their own. The master handles
 //! `worker_threads` requests at once, as before the lanes, but compiles
 //! take at most all but one of those turns, and quick requests never queue
 //! behind compiles: a fleet's storm of compiles (10,000 minions asking for
@@ -82,7 +83,8 @@ pub struct Closed;
 /// single worker); the CLI's waits for returns, up to [`MAX_WAITS`], on
 /// turns of their own.
 pub fn backlog<T>(budget_bytes: usize, workers: usize) -> (Backlog<T>, Lanes<T>) {
-    let budget_bytes = budget_bytes.clamp(MIN_COST, Semaphore::MAX_PERMITS);
+    // Every cost (at most the budget) is then a u32, as acquire_many takes.
+    let budget_bytes = budget_bytes.clamp(MIN_COST, u32::MAX as usize);
     let workers = workers.clamp(1, Semaphore::MAX_PERMITS);
     let shared = Arc::new(Semaphore::new(workers));
     let compiles = Arc::new(Semaphore::new((workers - 1).max(1)));
@@ -122,7 +124,7 @@ impl<T> Backlog<T> {
     /// the held requests leave room for it.
     pub async fn hold(&self, lane: Lane, bytes: usize, item: T) -> Result<(), Closed> {
         let cost = bytes.clamp(MIN_COST, self.budget_bytes);
-        // The budget fits in a Semaphore, so in u32 (MAX_PERMITS < 2^32).
+        // At most the budget, which `backlog` keeps within u32.
         let cost = u32::try_from(cost).unwrap_or(u32::MAX);
         let permit = self
             .budget

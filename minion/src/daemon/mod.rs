@@ -358,19 +358,17 @@ impl MasterClient {
             return Err(RequestError::WrongSigner);
         }
         match v.msg.msg {
-            ReplyBody::Error(e) if e.code == ErrorCode::Expired => {
-                // Answered in time, yet expired on arrival: this host's
-                // clock is behind the master's. Follow it from now on.
-                brine_protocol::crypto::follow_master_clock(v.msg.created_ms);
+            ReplyBody::Error(e) => {
+                if e.code == ErrorCode::Expired {
+                    // Answered in time, yet expired on arrival: this host's
+                    // clock is behind the master's. Follow it from now on.
+                    brine_protocol::crypto::follow_master_clock(v.msg.created_ms);
+                }
                 Err(RequestError::Refused {
                     code: e.code,
                     message: e.message,
                 })
             }
-            ReplyBody::Error(e) => Err(RequestError::Refused {
-                code: e.code,
-                message: e.message,
-            }),
             body => Ok((req, body)),
         }
     }
