@@ -55,6 +55,9 @@ pub struct Held<T> {
 /// One lane's queue and the turns a request of it needs.
 pub struct Queue<T> {
     rx: mpsc::UnboundedReceiver<Held<T>>,
+    /// Received, waiting for its turn: kept here so that a `next` dropped
+    /// while it waits loses nothing.
+    next: Option<Held<T>>,
     /// Taken in this order: the lane's own (compiles: all but one of the
     /// workers), then the workers shared with the other lanes.
     turns: Vec<Arc<Semaphore>>,
@@ -104,14 +107,17 @@ pub fn backlog<T>(budget_bytes: usize, workers: usize) -> (Backlog<T>, Lanes<T>)
         Lanes {
             quick: Queue {
                 rx: quick_rx,
+                next: None,
                 turns: vec![shared.clone()],
             },
             compile: Queue {
                 rx: compile_rx,
+                next: None,
                 turns: vec![compiles, shared.clone()],
             },
             wait: Queue {
                 rx: wait_rx,
+                next: None,
                 turns: vec![waits.clone()],
             },
             in_hand: vec![(shared, count(workers)), (waits, count(MAX_WAITS))],
@@ -147,13 +153,17 @@ impl<T> Backlog<T> {
 
 impl<T> Queue<T> {
     /// The next request in this lane, with a turn to handle it (hold both
-    /// while it is handled).
+    /// while it is handled). Cancel-safe: a request received while no turn
+    /// was free is the next one given.
     pub async fn next(&mut self) -> Option<(Held<T>, Turn)> {
-        let held = self.rx.recv().await?;
+        if self.next.is_none() {
+            self.next = Some(self.rx.recv().await?);
+        }
         let mut permits = Vec::with_capacity(self.turns.len());
         for turns in &self.turns {
             permits.push(turns.clone().acquire_owned().await.ok()?);
         }
+        let held = self.next.take()?;
         Some((held, Turn { _permits: permits }))
     }
 }
@@ -240,6 +250,29 @@ mod tests {
             backlog.hold(Lane::Compile, usize::MAX, 1).await.unwrap();
             let (held, _) = compile.next().await.unwrap();
             assert_eq!(held.item, 1);
+        });
+    }
+
+    #[test]
+    fn at_most_max_waits_cli_waits_at_once() {
+        rt().block_on(async {
+            let (backlog, lanes) = backlog::<usize>(1 << 24, 1);
+            let mut wait = lanes.wait;
+            for i in 0..=MAX_WAITS {
+                backlog.hold(Lane::Wait, 100, i).await.unwrap();
+            }
+            let mut turns = Vec::new();
+            for _ in 0..MAX_WAITS {
+                turns.push(served(&mut wait).await);
+            }
+            assert!(
+                tokio::time::timeout(Duration::from_millis(50), wait.next())
+                    .await
+                    .is_err(),
+                "one wait more than MAX_WAITS waits for a turn"
+            );
+            turns.pop();
+            assert_eq!(served(&mut wait).await.0.item, MAX_WAITS);
         });
     }
 
