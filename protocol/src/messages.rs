@@ -31,6 +31,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_bytes::ByteArray;
 
+mod packed;
+pub use packed::PackedValue;
+
 /// Version of the message formats in this module.
 pub const PROTOCOL_VERSION: u32 = 1;
 /// Largest encoded message (and transport frame) accepted or produced.
@@ -504,8 +507,10 @@ pub struct JobReturn {
     pub id: String,
     pub fun: String,
     pub fun_args: Vec<Value>,
+    /// The function's return, packed once by the minion: it is queued on
+    /// disk, sent, stored and passed to the CLI as these bytes.
     #[serde(rename = "return")]
-    pub ret: Value,
+    pub ret: PackedValue,
     pub retcode: i64,
     pub success: bool,
     /// Outputter the function asks for (`highstate`, `nested`, ...).
@@ -686,24 +691,6 @@ pub struct MinionReturn {
     pub out: Option<String>,
 }
 
-/// A [`Value`] as msgpack bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PackedValue(#[serde(with = "serde_bytes")] pub Vec<u8>);
-
-impl PackedValue {
-    /// Encode `v` (named maps, as the job cache stores values).
-    pub fn pack(v: &Value) -> Result<PackedValue, rmp_serde::encode::Error> {
-        rmp_serde::to_vec_named(v).map(PackedValue)
-    }
-
-    /// The value; bytes that do not decode (a damaged job cache) read as
-    /// None, as the job cache reads them.
-    pub fn unpack(&self) -> Value {
-        rmp_serde::from_slice(&self.0).unwrap_or(Value::Null)
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReturnsReply {
     pub jid: String,
@@ -854,7 +841,7 @@ mod tests {
                 id: "web1".into(),
                 fun: "test.ping".into(),
                 fun_args: vec![],
-                ret: Value::Bool(true),
+                ret: PackedValue::pack(&Value::Bool(true)).unwrap(),
                 retcode: 0,
                 success: true,
                 out: None,
@@ -1260,7 +1247,7 @@ mod tests {
 
     #[test]
     fn oversized_messages_are_refused_both_ways() {
-        let big = Value::Str("x".repeat(MAX_MESSAGE_BYTES));
+        let big = PackedValue::text(&"x".repeat(MAX_MESSAGE_BYTES));
         let req = Request::new(RequestBody::Return(JobReturn {
             jid: "1".into(),
             id: "web1".into(),

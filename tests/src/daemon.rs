@@ -7,8 +7,8 @@ use crate::bin;
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard, SessionKey};
 use brine_protocol::messages::{
-    aad, open_data, read_frame, AuthRequest, AuthStatus, ErrorCode, JobReturn, PillarRequest,
-    Publication, ReplyBody, Request, RequestBody, SealedPublication,
+    aad, open_data, read_frame, AuthRequest, AuthStatus, ErrorCode, JobReturn, PackedValue,
+    PillarRequest, Publication, ReplyBody, Request, RequestBody, SealedPublication,
 };
 use brine_protocol::transport::{self, Limits};
 use std::net::{SocketAddr, TcpListener};
@@ -267,7 +267,7 @@ impl ScriptedMinion {
             id: self.id.clone(),
             fun: fun.into(),
             fun_args: vec![],
-            ret,
+            ret: PackedValue::pack(&ret).expect("packed"),
             retcode: 0,
             success: true,
             out: None,

@@ -276,16 +276,14 @@ impl Master {
                 if r.jid.is_empty() || r.jid.len() > MAX_JID_LEN {
                     return error(ErrorCode::BadRequest, "invalid jid");
                 }
-                // Encoded once: its length is the size checked, its bytes
-                // what is stored.
-                let packed = super::jobs::pack_value(&r.ret);
-                let size = packed.as_ref().map_or(usize::MAX, |p| p.0.len());
+                // Stored as the minion packed it (checked to be one value
+                // when the request was decoded).
+                let size = r.ret.0.len();
                 let max = self.config.max_return_size;
-                let stored = match packed {
-                    Ok(value) if size <= max => {
-                        self.jobs.add_packed_return(r, value, crypto::now_ms())
-                    }
-                    _ => {
+                let stored = if size <= max {
+                    self.jobs.add_return(r, crypto::now_ms())
+                } else {
+                    {
                         tracing::warn!(
                             "the return of job {} from {} is {size} bytes, over max_return_size \
                              ({max}); an error is stored in its place",
@@ -298,7 +296,7 @@ impl Master {
                             id: r.id.clone(),
                             fun: r.fun.clone(),
                             fun_args: r.fun_args.clone(),
-                            ret: Value::Str(format!(
+                            ret: brine_protocol::messages::PackedValue::text(&format!(
                                 "ERROR: the return of {} was {size} bytes, over the master's \
                                  max_return_size of {max} bytes; it was not stored",
                                 r.fun
@@ -494,7 +492,7 @@ mod tests {
     use brine_protocol::crypto::KeyPair;
     use brine_protocol::messages::{
         aad, open_data, AuthRequest, AuthStatus, CompileStates, CompiledStates, JobReturn, Lane,
-        PillarRequest,
+        PackedValue, PillarRequest,
     };
     use serde_json::json;
 
@@ -751,7 +749,7 @@ mod tests {
             id: "web1".into(),
             fun: "test.ping".into(),
             fun_args: vec![],
-            ret: Value::Bool(true),
+            ret: PackedValue::pack(&Value::Bool(true)).unwrap(),
             retcode: 0,
             success: true,
             out: None,
@@ -806,7 +804,7 @@ mod tests {
             id: "web1".into(),
             fun: "test.ping".into(),
             fun_args: vec![],
-            ret: Value::Bool(true),
+            ret: PackedValue::pack(&Value::Bool(true)).unwrap(),
             retcode: 0,
             success: true,
             out: None,

@@ -145,14 +145,6 @@ CREATE INDEX IF NOT EXISTS returns_arrival ON returns (jid);
 CREATE INDEX IF NOT EXISTS jobs_start ON jobs (start_ms);
 ";
 
-/// A return value as the job cache stores it (and passes it to the CLI).
-pub fn pack_value(v: &Value) -> Result<PackedValue, JobCacheError> {
-    PackedValue::pack(v).map_err(|source| JobCacheError::Encode {
-        what: "return",
-        source,
-    })
-}
-
 fn pack<T: serde::Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>, JobCacheError> {
     rmp_serde::to_vec_named(v).map_err(|source| JobCacheError::Encode { what, source })
 }
@@ -362,21 +354,11 @@ impl JobCache {
     }
 
     /// Store a minion's return (the first one per jid and minion wins),
-    /// if the job was published to it.
+    /// if the job was published to it. The value is stored as the minion
+    /// packed it.
     pub fn add_return(
         &self,
         ret: &brine_protocol::messages::JobReturn,
-        now_ms: u64,
-    ) -> Result<Stored, JobCacheError> {
-        self.add_packed_return(ret, pack_value(&ret.ret)?, now_ms)
-    }
-
-    /// [`JobCache::add_return`] with the return value already encoded by
-    /// [`pack_value`] (`ret.ret` is not read).
-    pub fn add_packed_return(
-        &self,
-        ret: &brine_protocol::messages::JobReturn,
-        value: PackedValue,
         now_ms: u64,
     ) -> Result<Stored, JobCacheError> {
         let fun_args = pack("function arguments", &ret.fun_args)?;
@@ -395,7 +377,7 @@ impl JobCache {
                     ret.id,
                     ret.fun,
                     fun_args,
-                    value.0,
+                    ret.ret.0,
                     ret.retcode,
                     ret.success,
                     ret.out,
@@ -672,7 +654,7 @@ mod tests {
             id: id.into(),
             fun: "state.apply".into(),
             fun_args: vec![],
-            ret: v,
+            ret: PackedValue::pack(&v).unwrap(),
             retcode: 0,
             success: true,
             out: Some("highstate".into()),

@@ -309,7 +309,7 @@ pub fn gather_job_timeout(config: &MasterConfig) -> Duration {
 mod tests {
     use super::*;
     use crate::daemon::jobs::Job;
-    use brine_protocol::messages::JobReturn;
+    use brine_protocol::messages::{JobReturn, PackedValue};
 
     #[test]
     fn the_job_cache_in_salts_shapes() {
@@ -336,7 +336,7 @@ mod tests {
                 id: "a".into(),
                 fun: "test.ping".into(),
                 fun_args: vec![],
-                ret: Value::Bool(true),
+                ret: PackedValue::pack(&Value::Bool(true)).unwrap(),
                 retcode: 0,
                 success: true,
                 out: None,
@@ -457,7 +457,7 @@ mod tests {
                 id: id.into(),
                 fun: "test.echo".into(),
                 fun_args: vec![],
-                ret: Value::from(id.repeat(100)),
+                ret: PackedValue::text(&id.repeat(100)),
                 retcode: 0,
                 success: true,
                 out: None,

@@ -14,7 +14,7 @@ use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{finger, KeyPair, PublicKeys, ReplayError, ReplayGuard, SessionKey};
 use brine_protocol::messages::{
-    aad, open_data, read_frame, JobReturn, Publication, SealedPublication, WireError,
+    aad, open_data, read_frame, JobReturn, PackedValue, Publication, SealedPublication, WireError,
 };
 use brine_protocol::transport::{self, TransportError};
 use brine_runtime::context::Minion;
@@ -383,7 +383,7 @@ pub fn cut_short(id: &str, proc_data: &Map, grace: Duration) -> JobReturn {
     JobReturn {
         jid: text("jid").to_string(),
         id: id.to_string(),
-        ret: Value::Str(format!(
+        ret: PackedValue::text(&format!(
             "ERROR: the minion was stopped while {fun} ran and it did not finish within \
              shutdown_timeout ({} s); its outcome is unknown",
             grace.as_secs()
@@ -657,6 +657,21 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
             Value::Str(format!("The minion function caused an exception: {why}")),
             1,
             nested,
+        ),
+    };
+    // Packed once, here: queued, sent and stored as these bytes.
+    let packed = PackedValue::pack(&ret)
+        .map_err(|e| e.to_string())
+        .and_then(|p| p.check().map(|()| p).map_err(|e| e.to_string()));
+    let (ret, retcode, out) = match packed {
+        Ok(p) => (p, retcode, out),
+        Err(e) => (
+            PackedValue::text(&format!(
+                "ERROR: the return of {} cannot be sent to the master: {e}",
+                publ.fun
+            )),
+            1,
+            Some("nested".to_string()),
         ),
     };
     JobReturn {
@@ -979,7 +994,7 @@ mod tests {
             "web1",
             Outcome::Done(Err(CallError::NotAvailable("test.nope".into()))),
         );
-        assert_eq!(r.ret, Value::from("'test.nope' is not available."));
+        assert_eq!(r.ret.unpack(), Value::from("'test.nope' is not available."));
         assert_eq!((r.retcode, r.success), (1, false));
         assert_eq!(r.out.as_deref(), Some("nested"));
 

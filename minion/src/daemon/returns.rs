@@ -4,8 +4,9 @@
 //! is — across master restarts and minion restarts.
 
 use super::{Identity, MasterClient, RequestError};
-use brine_core::Value;
-use brine_protocol::messages::{ErrorCode, JobReturn, ReplyBody, RequestBody, MAX_MESSAGE_BYTES};
+use brine_protocol::messages::{
+    ErrorCode, JobReturn, PackedValue, ReplyBody, RequestBody, MAX_MESSAGE_BYTES,
+};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -205,7 +206,7 @@ pub fn fit(ret: JobReturn) -> JobReturn {
         ret.fun
     );
     JobReturn {
-        ret: Value::Str(format!(
+        ret: PackedValue::text(&format!(
             "ERROR: the return of {} is {size} bytes, larger than the {max} bytes a message \
              to the master may hold",
             ret.fun
@@ -376,6 +377,7 @@ mod tests {
     use super::*;
     use crate::daemon::link::Link;
     use crate::daemon::testutil::{FakeMaster, Handler};
+    use brine_core::Value;
     use brine_protocol::messages::Reply;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -385,7 +387,7 @@ mod tests {
             id: "web1".into(),
             fun: "test.ping".into(),
             fun_args: vec![],
-            ret: Value::Bool(true),
+            ret: PackedValue::pack(&Value::Bool(true)).unwrap(),
             retcode: 0,
             success: true,
             out: None,
@@ -397,10 +399,10 @@ mod tests {
         let small = ret("1");
         assert_eq!(fit(small.clone()), small);
         let mut big = ret("2");
-        big.ret = Value::Str("x".repeat(MAX_MESSAGE_BYTES));
+        big.ret = PackedValue::text(&"x".repeat(MAX_MESSAGE_BYTES));
         let got = fit(big);
         assert_eq!((got.retcode, got.success), (1, false));
-        assert!(got.ret.as_str().unwrap().contains("larger than"));
+        assert!(got.ret.unpack().as_str().unwrap().contains("larger than"));
         assert_eq!(got.jid, "2");
     }
 

@@ -1,0 +1,282 @@
+//! [`PackedValue`]: a Salt value as msgpack bytes inside a message. A
+//! minion packs a job's return once; it is queued, sent, stored in the job
+//! cache and passed to the CLI as those bytes, checked (not built) when a
+//! message carrying it is decoded.
+
+use super::{WireError, MAX_DEPTH};
+use brine_core::Value;
+use serde::de::IntoDeserializer;
+use serde::{Deserialize, Serialize};
+
+/// A [`Value`] as msgpack bytes: one whole value, at most [`MAX_DEPTH`]
+/// deep (checked when it is decoded from a message, so a master stores
+/// and passes on a minion's return without building it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct PackedValue(#[serde(with = "serde_bytes")] pub Vec<u8>);
+
+impl PackedValue {
+    /// Encode `v` (named maps, as the job cache stores values).
+    pub fn pack(v: &Value) -> Result<PackedValue, rmp_serde::encode::Error> {
+        rmp_serde::to_vec_named(v).map(PackedValue)
+    }
+
+    /// A string value (an error message in a return's place).
+    pub fn text(s: &str) -> PackedValue {
+        // A lone string has nothing nested: encoding it cannot fail, but
+        // if it ever did, None is still a value.
+        Self::pack(&Value::Str(s.into())).unwrap_or_else(|_| PackedValue(vec![NIL]))
+    }
+
+    /// The value; bytes that do not decode (a damaged job cache) read as
+    /// None, as the job cache reads them.
+    pub fn unpack(&self) -> Value {
+        rmp_serde::from_slice(&self.0).unwrap_or(Value::Null)
+    }
+
+    /// Whether the bytes are exactly one value that decodes as a [`Value`]
+    /// within [`MAX_DEPTH`], walked without building it.
+    pub fn check(&self) -> Result<(), WireError> {
+        check_packed(&self.0)
+    }
+}
+
+/// msgpack's nil.
+const NIL: u8 = 0xc0;
+
+fn check_packed(bytes: &[u8]) -> Result<(), WireError> {
+    let kind = "packed value";
+    let mut de = rmp_serde::Deserializer::new(std::io::Cursor::new(bytes));
+    de.set_max_depth(MAX_DEPTH);
+    Skim::deserialize(&mut de).map_err(|source| WireError::Decode { kind, source })?;
+    if de.position() != bytes.len() as u64 {
+        return Err(WireError::Decode {
+            kind,
+            source: serde::de::Error::custom("bytes left after the value"),
+        });
+    }
+    Ok(())
+}
+
+/// Decoding that accepts what [`Value`] accepts and keeps nothing.
+struct Skim;
+
+impl<'de> Deserialize<'de> for Skim {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Skim, D::Error> {
+        d.deserialize_any(SkimVisitor)
+    }
+}
+
+struct SkimVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SkimVisitor {
+    type Value = Skim;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a Salt value")
+    }
+    fn visit_unit<E>(self) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+    fn visit_none<E>(self) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Skim, D::Error> {
+        Skim::deserialize(d)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+    fn visit_bytes<E>(self, _: &[u8]) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Skim, A::Error> {
+        while seq.next_element::<Skim>()?.is_some() {}
+        Ok(Skim)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Skim, A::Error> {
+        while map.next_key::<Skim>()?.is_some() {
+            map.next_value::<Skim>()?;
+        }
+        Ok(Skim)
+    }
+}
+
+/// From a message: msgpack bytes, checked to hold one value; or, as older
+/// minions sent returns, the value itself, packed on arrival.
+impl<'de> Deserialize<'de> for PackedValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PackedValue, D::Error> {
+        d.deserialize_any(PackedVisitor)
+    }
+}
+
+struct PackedVisitor;
+
+impl PackedVisitor {
+    fn packed<E: serde::de::Error>(v: Value) -> Result<PackedValue, E> {
+        PackedValue::pack(&v).map_err(E::custom)
+    }
+    fn scalar<'de, E: serde::de::Error>(
+        d: impl serde::Deserializer<'de, Error = E>,
+    ) -> Result<PackedValue, E> {
+        Self::packed(Value::deserialize(d)?)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for PackedVisitor {
+    type Value = PackedValue;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a packed Salt value")
+    }
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<PackedValue, E> {
+        self.visit_byte_buf(v.to_vec())
+    }
+    fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<PackedValue, E> {
+        check_packed(&v).map_err(E::custom)?;
+        Ok(PackedValue(v))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<PackedValue, E> {
+        Self::packed(Value::Null)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<PackedValue, E> {
+        Self::packed(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<PackedValue, D::Error> {
+        Self::packed(Value::deserialize(d)?)
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<PackedValue, E> {
+        Self::scalar(v.into_deserializer())
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<PackedValue, E> {
+        Self::scalar(v.into_deserializer())
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<PackedValue, E> {
+        Self::scalar(v.into_deserializer())
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<PackedValue, E> {
+        Self::scalar(v.into_deserializer())
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<PackedValue, E> {
+        Self::scalar(v.into_deserializer())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<PackedValue, A::Error> {
+        Self::packed(Value::deserialize(
+            serde::de::value::SeqAccessDeserializer::new(seq),
+        )?)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<PackedValue, A::Error> {
+        Self::packed(Value::deserialize(
+            serde::de::value::MapAccessDeserializer::new(map),
+        )?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{from_slice, JobReturn};
+    use super::*;
+    use brine_core::Map;
+
+    #[test]
+    fn a_return_travels_packed_and_older_unpacked_returns_still_decode() {
+        let mut m = Map::new();
+        m.insert(
+            "a".into(),
+            Value::List(vec![1i64.into(), "x".into(), Value::Null]),
+        );
+        m.insert("b".into(), Value::Float(2.5));
+        let value = Value::Map(m);
+        let ret = JobReturn {
+            jid: "1".into(),
+            id: "web1".into(),
+            fun: "test.echo".into(),
+            fun_args: vec![],
+            ret: PackedValue::pack(&value).unwrap(),
+            retcode: 0,
+            success: true,
+            out: None,
+        };
+        let bytes = rmp_serde::to_vec_named(&ret).unwrap();
+        let back: JobReturn = from_slice("return", &bytes).unwrap();
+        assert_eq!(back.ret.unpack(), value);
+        // An older minion sent the value itself in `return`.
+        #[derive(Serialize)]
+        struct Older<'a> {
+            jid: &'a str,
+            id: &'a str,
+            fun: &'a str,
+            fun_args: Vec<Value>,
+            #[serde(rename = "return")]
+            ret: &'a Value,
+            retcode: i64,
+            success: bool,
+            out: Option<String>,
+        }
+        for v in [value.clone(), Value::Null, Value::Int(-3), "s".into()] {
+            let older = Older {
+                jid: "1",
+                id: "web1",
+                fun: "test.echo",
+                fun_args: vec![],
+                ret: &v,
+                retcode: 0,
+                success: true,
+                out: None,
+            };
+            let bytes = rmp_serde::to_vec_named(&older).unwrap();
+            let back: JobReturn = from_slice("return", &bytes).unwrap();
+            assert_eq!(back.ret.unpack(), v);
+            assert_eq!(back.ret, PackedValue::pack(&v).unwrap());
+        }
+    }
+
+    #[test]
+    fn packed_bytes_must_hold_one_value_within_the_depth_limit() {
+        let decode_ret = |packed: Vec<u8>| {
+            let mut ret = JobReturn {
+                jid: "1".into(),
+                id: "web1".into(),
+                fun: "test.echo".into(),
+                fun_args: vec![],
+                ret: PackedValue::text("x"),
+                retcode: 0,
+                success: true,
+                out: None,
+            };
+            ret.ret = PackedValue(packed);
+            from_slice::<JobReturn>("return", &rmp_serde::to_vec_named(&ret).unwrap())
+        };
+        assert!(decode_ret(PackedValue::text("fine").0).is_ok());
+        // Truncated, junk, two values, an ext type Value has no place for.
+        let mut two = PackedValue::text("a").0;
+        two.extend(PackedValue::text("b").0);
+        for bad in [
+            vec![0x92, 0x01],
+            vec![0xc1],
+            two,
+            vec![0xd4, 0x01, 0x00],
+            vec![],
+        ] {
+            assert!(decode_ret(bad.clone()).is_err(), "{bad:?}");
+            assert!(PackedValue(bad).check().is_err());
+        }
+        let mut deep = vec![0x91u8; MAX_DEPTH + 1];
+        deep.push(0xc0);
+        assert!(decode_ret(deep.clone()).is_err());
+        let ok_depth = deep.split_off(2);
+        assert!(PackedValue(ok_depth).check().is_ok());
+    }
+}
