@@ -362,7 +362,8 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::List(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
+        // Sized up front as lists are (bounded: the hint is the peer's).
+        let mut out = Map::with_capacity(map.size_hint().unwrap_or(0).min(4096));
         while let Some(k) = map.next_key::<Value>()? {
             let v = map.next_value()?;
             out.insert(key_string(&k), v);

@@ -433,7 +433,7 @@ fn render_return(cli: &Cli, base: &OutputOptions, id: &str, r: &MinionReturn) ->
         .clone()
         .or_else(|| r.out.clone())
         .unwrap_or_else(|| "nested".into());
-    output::render_with(&out, id, &r.ret.unpack(), &with_retcode(base, r.retcode)).unwrap_or_else(
+    output::render_owned(&out, id, r.ret.unpack(), &with_retcode(base, r.retcode)).unwrap_or_else(
         |e| {
             eprintln!("brine: {id}: {e}");
             String::new()
