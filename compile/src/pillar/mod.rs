@@ -76,11 +76,7 @@ pub(crate) struct Compiler<'a> {
 /// Compile the pillar described by `req`. Never fails: problems are listed
 /// under the `_errors` key, as Salt does.
 pub fn compile(req: &PillarRequest) -> Map {
-    // Asked once: the answer reads cgroup files, and the master compiles
-    // a pillar per minion.
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
-    compile_with(req, cores)
+    compile_with(req, crate::render::cores())
 }
 
 /// [`compile`] with `prerender_workers` threads rendering top-level SLS

@@ -9,7 +9,6 @@ use crate::roots::{fnmatch_filter, SlsFile};
 use brine_core::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Per-environment memory of rendered SLS (their own keys, without their
@@ -60,36 +59,15 @@ impl Compiler<'_> {
         if workers < 2 {
             return;
         }
-        let next = AtomicUsize::new(0);
-        let done: Vec<_> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut out = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(sls) = files.get(i) else { break };
-                            let Some(file) = self.roots.find_sls(saltenv, sls) else {
-                                continue;
-                            };
-                            let ctx = self.sls_context(sls, saltenv, &file.path, &Map::new());
-                            let rendered = render::render_file(&file.path, &ctx);
-                            out.push((sls.clone(), (file, rendered)));
-                        }
-                        // This thread's converted grains/pillar/opts.
-                        render::jinja::release_cached_context();
-                        out
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
+        let done = render::on_threads(workers, files, |sls| {
+            let file = self.roots.find_sls(saltenv, sls)?;
+            let ctx = self.sls_context(sls, saltenv, &file.path, &Map::new());
+            let rendered = render::render_file(&file.path, &ctx);
+            Some((file, rendered))
         });
         let mut table = self.prerendered.lock().unwrap_or_else(|p| p.into_inner());
-        for (sls, rendered) in done {
-            table.insert((saltenv.to_string(), sls), rendered);
+        for (i, rendered) in done {
+            table.insert((saltenv.to_string(), files[i].clone()), rendered);
         }
     }
 

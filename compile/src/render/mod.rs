@@ -122,6 +122,48 @@ pub fn render_text(path: &Path, text: &str, ctx: &TemplateContext) -> Result<Val
     Ok(data.unwrap_or_else(|| Value::Str(current.into_owned())))
 }
 
+/// The cores this process may use, asked once (the answer reads cgroup
+/// files, and the master compiles for a whole fleet).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
+/// `f` over `items` on `workers` scoped threads, each taking the next item
+/// not yet taken: the files of one compile rendered ahead, on all cores.
+/// Answers (with the item's index, in no particular order) for the items
+/// `f` gave one for. Each thread lets go of its converted template context
+/// when done.
+pub fn on_threads<T: Sync, R: Send>(
+    workers: usize,
+    items: &[T],
+    f: impl Fn(&T) -> Option<R> + Sync,
+) -> Vec<(usize, R)> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        if let Some(r) = f(item) {
+                            out.push((i, r));
+                        }
+                    }
+                    jinja::release_cached_context();
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
 /// Read `path` and render it. A file whose answer cannot depend on the
 /// context (no Jinja in it) is parsed once and kept while its text is
 /// unchanged ([`static_files`]).

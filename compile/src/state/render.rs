@@ -11,7 +11,7 @@ use super::{HighData, StateRequest};
 use crate::opts;
 use crate::render::{self, TemplateContext};
 use brine_core::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// High data and the render-stage errors met building it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -90,6 +90,7 @@ pub fn render_local(req: &StateRequest, path: &str, saltenv: &str) -> Rendered {
         iorder: 10000,
         auto_order: opts::get_bool(&req.opts, "state_auto_order", true),
         mods: HashSet::new(),
+        ahead: HashMap::new(),
     };
     let (state, errors) = r.render_found(path, saltenv, file, false, Vec::new());
     Rendered {
@@ -104,6 +105,17 @@ pub fn render_local(req: &StateRequest, path: &str, saltenv: &str) -> Rendered {
 /// Salt's `render_highstate`: every matched SLS (globs resolved against
 /// the environment's listing) rendered once, merged into one high data.
 pub fn render_matches(req: &StateRequest, fs: &FileServer, matches: &Matches) -> Rendered {
+    render_matches_with(req, fs, matches, render::cores())
+}
+
+/// [`render_matches`] with `workers` threads rendering the matched SLS
+/// ahead (under 2: each in turn).
+fn render_matches_with(
+    req: &StateRequest,
+    fs: &FileServer,
+    matches: &Matches,
+    workers: usize,
+) -> Rendered {
     let mut r = Renderer {
         req,
         fs,
@@ -111,7 +123,9 @@ pub fn render_matches(req: &StateRequest, fs: &FileServer, matches: &Matches) ->
         iorder: 10000,
         auto_order: opts::get_bool(&req.opts, "state_auto_order", true),
         mods: HashSet::new(),
+        ahead: HashMap::new(),
     };
+    r.ahead = r.render_ahead(&matched_files(fs, matches), workers);
     let mut high = Map::new();
     let mut all_errors = Vec::new();
     // Salt keeps the last listing across iterations when an environment is
@@ -163,6 +177,33 @@ fn mod_key(saltenv: &str, sls: &str) -> String {
     format!("{saltenv}:{sls}")
 }
 
+/// The matched SLS that [`render_matches`] renders, as (saltenv, sls), in
+/// its order, each once (includes are found only by rendering).
+fn matched_files(fs: &FileServer, matches: &Matches) -> Vec<(String, String)> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (saltenv, states) in matches {
+        if !fs.is_avail(saltenv) {
+            continue;
+        }
+        for sls_match in states {
+            for sls in fs.filter(saltenv, sls_match) {
+                if seen.insert(mod_key(saltenv, &sls)) {
+                    out.push((saltenv.clone(), sls));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Fewer matched SLS than this are rendered in turn only (threads cost
+/// more than they save).
+const AHEAD_MIN: usize = 4;
+
+/// Renders done ahead of the in-order pass, by (saltenv, sls).
+type Ahead = HashMap<(String, String), Result<Value, render::RenderError>>;
+
 struct Renderer<'a> {
     req: &'a StateRequest,
     fs: &'a FileServer,
@@ -173,9 +214,45 @@ struct Renderer<'a> {
     auto_order: bool,
     /// `env:sls` already rendered (Salt's `mods`).
     mods: HashSet<String>,
+    /// Matched SLS rendered ahead on all cores, taken by the in-order pass.
+    ahead: Ahead,
 }
 
 impl Renderer<'_> {
+    /// The template context of `sls` of `saltenv`, read from `path`.
+    fn context(&self, sls: &str, saltenv: &str, path: &std::path::Path) -> TemplateContext {
+        TemplateContext {
+            minion: self.req.minion.clone(),
+            saltenv: saltenv.to_string(),
+            pillarenv: self.req.pillarenv.clone(),
+            sls: Some(sls.to_string()),
+            tplpath: Some(path.display().to_string()),
+            search_paths: self.fs.roots.dirs(saltenv).to_vec(),
+            extra: Vec::new(),
+        }
+    }
+
+    /// Render `files` ahead, on all cores. A file's render depends only on
+    /// the minion, its environment and its own path (not on what was
+    /// rendered before it), so the in-order pass gets the values rendering
+    /// each in turn would give; it reports their errors in its order.
+    fn render_ahead(&self, files: &[(String, String)], workers: usize) -> Ahead {
+        let workers = workers.min(files.len() / AHEAD_MIN);
+        if workers < 2 {
+            return Ahead::new();
+        }
+        render::on_threads(workers, files, |(saltenv, sls)| {
+            let file = self.fs.roots.find_sls(saltenv, sls)?;
+            Some(render::render_file(
+                &file.path,
+                &self.context(sls, saltenv, &file.path),
+            ))
+        })
+        .into_iter()
+        .map(|(i, rendered)| (files[i].clone(), rendered))
+        .collect()
+    }
+
     /// Render one SLS and, depth first, what it includes. Returns its
     /// states (a map, or the non-map value the file rendered to) and errors.
     fn render_state(&mut self, sls: &str, saltenv: &str) -> (Value, Vec<String>) {
@@ -209,16 +286,10 @@ impl Renderer<'_> {
         source_is_init: bool,
         mut errors: Vec<String>,
     ) -> (Value, Vec<String>) {
-        let ctx = TemplateContext {
-            minion: self.req.minion.clone(),
-            saltenv: saltenv.to_string(),
-            pillarenv: self.req.pillarenv.clone(),
-            sls: Some(sls.to_string()),
-            tplpath: Some(path.display().to_string()),
-            search_paths: self.fs.roots.dirs(saltenv).to_vec(),
-            extra: Vec::new(),
-        };
-        let rendered = match render::render_file(path, &ctx) {
+        let ahead = self.ahead.remove(&(saltenv.to_string(), sls.to_string()));
+        let rendered =
+            ahead.unwrap_or_else(|| render::render_file(path, &self.context(sls, saltenv, path)));
+        let rendered = match rendered {
             Ok(v) => v,
             Err(e) => {
                 tracing::error!("Rendering SLS '{saltenv}:{sls}' failed: {e}");
@@ -678,6 +749,47 @@ mod tests {
         let mods: Vec<String> = mods.iter().map(|s| s.to_string()).collect();
         let r = render_sls(req, "base", &mods);
         (Value::Map(r.high).to_json(), r.errors)
+    }
+
+    /// Rendering the matched SLS ahead on threads answers exactly what
+    /// rendering each in turn does: auto orders, includes (also of files
+    /// rendered ahead), render errors in order, Jinja on grains and pillar.
+    #[test]
+    fn rendering_ahead_answers_as_rendering_in_turn() {
+        let n = 24;
+        let mut files: Vec<(String, String)> = (0..n)
+            .map(|i| {
+                let body = match i {
+                    5 => "bad: [\n".to_string(),
+                    9 => "include: [s20, extra]\ns9: test.nop\n".to_string(),
+                    13 => "{{ undefined_thing.x }}: 1\n".to_string(),
+                    _ => format!(
+                        "s{i}:\n  test.succeed_without_changes:\n    - name: \
+                         {{{{ grains['id'] }}}}-{{{{ pillar['tier'] }}}}-{i}\n"
+                    ),
+                };
+                (format!("base/s{i}.sls"), body)
+            })
+            .collect();
+        files.push(("base/extra.sls".into(), "extra: test.nop\n".into()));
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, b)| (p.as_str(), b.as_str()))
+            .collect();
+        let (_t, req) = setup(&files, json!({}));
+        let fs = FileServer::new(&req.opts);
+        let mut matches = Matches::new();
+        matches.insert("base".into(), (0..n).map(|i| format!("s{i}")).collect());
+        let in_turn = render_matches_with(&req, &fs, &matches, 0);
+        let ahead = render_matches_with(&req, &fs, &matches, 2);
+        assert_eq!(ahead, in_turn);
+        assert_eq!(in_turn.errors.len(), 2, "{:?}", in_turn.errors);
+        let high = Value::Map(in_turn.high).to_json();
+        assert_eq!(high["s3"]["test"][0]["name"], json!("web1-prod-3"));
+        // s20 was included by s9, ahead of its own place in the top.
+        assert_eq!(high["s20"]["__sls_included_from__"], json!(["s9"]));
+        assert_eq!(high["s20"]["test"][2]["order"], json!(10008));
+        assert_eq!(high["s9"]["test"][1]["order"], json!(10010));
     }
 
     #[test]
