@@ -76,23 +76,27 @@ pub enum CompileStage {
 }
 
 impl CompiledStates {
-    /// A run's answer: the chunks, and of the high data only the states
-    /// with a declaration holding `onfail_stop: False`, the one thing the
-    /// run reads of it. The whole high data would double the largest
-    /// message of a highstate (chunks hold the same declarations).
-    pub fn chunks(chunks: Vec<Map>, mut high: Map) -> CompiledStates {
-        high.retain(|_, body| {
-            body.as_map().is_some_and(|decls| {
-                decls.values().any(|decl| match decl {
-                    Value::List(args) => args
-                        .iter()
-                        .filter_map(Value::as_map)
-                        .any(|a| a.get("onfail_stop") == Some(&Value::Bool(false))),
-                    _ => false,
+    /// What a run's answer ([`CompiledStates::Chunks`]) carries of the
+    /// high data beside its chunks: only the states with a declaration
+    /// holding `onfail_stop: False`, the one thing the run reads of it. The
+    /// whole high data would double the largest message of a highstate
+    /// (chunks hold the same declarations). Only those states are copied
+    /// out of `high`, which is then compiled into the chunks, consumed.
+    pub fn run_part(high: &Map) -> Map {
+        high.iter()
+            .filter(|(_, body)| {
+                body.as_map().is_some_and(|decls| {
+                    decls.values().any(|decl| match decl {
+                        Value::List(args) => args
+                            .iter()
+                            .filter_map(Value::as_map)
+                            .any(|a| a.get("onfail_stop") == Some(&Value::Bool(false))),
+                        _ => false,
+                    })
                 })
             })
-        });
-        CompiledStates::Chunks { chunks, high }
+            .map(|(id, body)| (id.clone(), body.clone()))
+            .collect()
     }
 }
 
@@ -118,7 +122,7 @@ pub enum HieraResult {
 pub enum CompiledStates {
     /// Ready to run: the low chunks in Salt's order, and of the high data
     /// they came from what the run reads (Salt's `check_result` reads
-    /// `onfail_stop` in it): see [`CompiledStates::chunks`].
+    /// `onfail_stop` in it): see [`CompiledStates::run_part`].
     Chunks { chunks: Vec<Map>, high: Map },
     /// Render or compile errors; the function returns them as a list with
     /// `retcode` (Salt's `EX_STATE_COMPILER_ERROR`, 1).
@@ -146,9 +150,7 @@ mod tests {
             "stops": {"cmd": ["run", {"onfail_stop": true}]}
         }))
         .expect("high data");
-        let CompiledStates::Chunks { high, .. } = CompiledStates::chunks(Vec::new(), high) else {
-            panic!("not chunks")
-        };
+        let high = CompiledStates::run_part(&high);
         assert_eq!(high.keys().collect::<Vec<_>>(), vec!["handler"]);
     }
 }

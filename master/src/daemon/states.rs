@@ -4,7 +4,7 @@
 //! run (top → matched SLS rendered → `exclude` → requisites/extend → low
 //! chunks). The answer is sealed to the minion: chunks hold pillar data.
 
-use brine_compile::state::compile::compile_high_data;
+use brine_compile::state::compile::compile_high_data_owned;
 use brine_compile::state::render::{self, render_matches};
 use brine_compile::state::top::{self, FileServer, TopError};
 use brine_compile::state::StateRequest;
@@ -183,8 +183,10 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
             Ok(h) => h,
             Err(e) => return errors(e),
         };
-    match compile_high_data(&prepared) {
-        Ok(chunks) => CompiledStates::chunks(chunks, prepared),
+    // The run's part of the high data first: compiling consumes it.
+    let high = CompiledStates::run_part(&prepared);
+    match compile_high_data_owned(prepared) {
+        Ok(chunks) => CompiledStates::Chunks { chunks, high },
         Err(e) => errors(e),
     }
 }
