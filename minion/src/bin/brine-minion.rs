@@ -2,7 +2,21 @@
 
 use brine_minion::daemon;
 
+/// mimalloc, as the master's (`master/src/alloc.rs`): a state run and its
+/// return allocate and free many small values, and glibc's malloc was a
+/// third of the daemon's profile (and of a `--swarm`'s). brine-call keeps
+/// glibc's malloc for its smaller peak; this daemon's idle and after-run
+/// RSS stay as low with mimalloc (11 and 25 MB measured, 10 and 28 before).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// mimalloc's `mi_option_arena_eager_commit`: off, arenas are committed as
+/// they are used (the master does the same, for its idle RSS).
+const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+
 fn main() {
+    // SAFETY: mi_option_set only stores a value in mimalloc's option table.
+    unsafe { libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0) };
     let cmd = daemon::command();
     let args = daemon::from_matches(cmd.parse_or_exit(std::env::args_os().skip(1)))
         .unwrap_or_else(|e| cmd.exit_usage(&e));
