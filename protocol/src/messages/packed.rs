@@ -190,6 +190,19 @@ mod tests {
     use super::*;
     use brine_core::Map;
 
+    fn echo_return(ret: PackedValue) -> JobReturn {
+        JobReturn {
+            jid: "1".into(),
+            id: "web1".into(),
+            fun: "test.echo".into(),
+            fun_args: vec![],
+            ret,
+            retcode: 0,
+            success: true,
+            out: None,
+        }
+    }
+
     #[test]
     fn a_return_travels_packed_and_older_unpacked_returns_still_decode() {
         let mut m = Map::new();
@@ -199,16 +212,7 @@ mod tests {
         );
         m.insert("b".into(), Value::Float(2.5));
         let value = Value::Map(m);
-        let ret = JobReturn {
-            jid: "1".into(),
-            id: "web1".into(),
-            fun: "test.echo".into(),
-            fun_args: vec![],
-            ret: PackedValue::pack(&value).unwrap(),
-            retcode: 0,
-            success: true,
-            out: None,
-        };
+        let ret = echo_return(PackedValue::pack(&value).unwrap());
         let bytes = rmp_serde::to_vec_named(&ret).unwrap();
         let back: JobReturn = from_slice("return", &bytes).unwrap();
         assert_eq!(back.ret.unpack(), value);
@@ -246,17 +250,7 @@ mod tests {
     #[test]
     fn packed_bytes_must_hold_one_value_within_the_depth_limit() {
         let decode_ret = |packed: Vec<u8>| {
-            let mut ret = JobReturn {
-                jid: "1".into(),
-                id: "web1".into(),
-                fun: "test.echo".into(),
-                fun_args: vec![],
-                ret: PackedValue::text("x"),
-                retcode: 0,
-                success: true,
-                out: None,
-            };
-            ret.ret = PackedValue(packed);
+            let ret = echo_return(PackedValue(packed));
             from_slice::<JobReturn>("return", &rmp_serde::to_vec_named(&ret).unwrap())
         };
         assert!(decode_ret(PackedValue::text("fine").0).is_ok());
