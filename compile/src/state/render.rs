@@ -83,15 +83,7 @@ pub fn render_local(req: &StateRequest, path: &str, saltenv: &str) -> Rendered {
             )],
         };
     }
-    let mut r = Renderer {
-        req,
-        fs: &fs,
-        matches: &matches,
-        iorder: 10000,
-        auto_order: opts::get_bool(&req.opts, "state_auto_order", true),
-        mods: HashSet::new(),
-        ahead: HashMap::new(),
-    };
+    let mut r = Renderer::new(req, &fs, &matches);
     let (state, errors) = r.render_found(path, saltenv, file, false, Vec::new());
     Rendered {
         high: match state {
@@ -116,15 +108,7 @@ fn render_matches_with(
     matches: &Matches,
     workers: usize,
 ) -> Rendered {
-    let mut r = Renderer {
-        req,
-        fs,
-        matches,
-        iorder: 10000,
-        auto_order: opts::get_bool(&req.opts, "state_auto_order", true),
-        mods: HashSet::new(),
-        ahead: HashMap::new(),
-    };
+    let mut r = Renderer::new(req, fs, matches);
     r.ahead = r.render_ahead(&matched_files(fs, matches), workers);
     let mut high = Map::new();
     let mut all_errors = Vec::new();
@@ -218,7 +202,19 @@ struct Renderer<'a> {
     ahead: Ahead,
 }
 
-impl Renderer<'_> {
+impl<'a> Renderer<'a> {
+    fn new(req: &'a StateRequest, fs: &'a FileServer, matches: &'a Matches) -> Renderer<'a> {
+        Renderer {
+            req,
+            fs,
+            matches,
+            iorder: 10000,
+            auto_order: opts::get_bool(&req.opts, "state_auto_order", true),
+            mods: HashSet::new(),
+            ahead: HashMap::new(),
+        }
+    }
+
     /// The template context of `sls` of `saltenv`, read from `path`.
     fn context(&self, sls: &str, saltenv: &str, path: &std::path::Path) -> TemplateContext {
         TemplateContext {

@@ -17,7 +17,7 @@ use brine_core::Value;
 use brine_protocol::crypto::{self, Nonce, PublicKeys};
 use brine_protocol::messages::{
     read_frame, sign_frame, CliPublish, ErrorCode, ErrorReply, GetReturns, JobReturn, MinionReturn,
-    PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
+    PackedValue, PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
     MAX_RETURNS_WAIT_MS,
 };
 use std::time::{Duration, Instant};
@@ -283,30 +283,28 @@ impl Master {
                 let stored = if size <= max {
                     self.jobs.add_return(r, crypto::now_ms())
                 } else {
-                    {
-                        tracing::warn!(
-                            "the return of job {} from {} is {size} bytes, over max_return_size \
-                             ({max}); an error is stored in its place",
-                            r.jid,
-                            r.id
-                        );
-                        // Built field by field: the oversized value is not copied.
-                        let oversized = JobReturn {
-                            jid: r.jid.clone(),
-                            id: r.id.clone(),
-                            fun: r.fun.clone(),
-                            fun_args: r.fun_args.clone(),
-                            ret: brine_protocol::messages::PackedValue::text(&format!(
-                                "ERROR: the return of {} was {size} bytes, over the master's \
-                                 max_return_size of {max} bytes; it was not stored",
-                                r.fun
-                            )),
-                            retcode: 1,
-                            success: false,
-                            out: Some("nested".into()),
-                        };
-                        self.jobs.add_return(&oversized, crypto::now_ms())
-                    }
+                    tracing::warn!(
+                        "the return of job {} from {} is {size} bytes, over max_return_size \
+                         ({max}); an error is stored in its place",
+                        r.jid,
+                        r.id
+                    );
+                    // Built field by field: the oversized value is not copied.
+                    let oversized = JobReturn {
+                        jid: r.jid.clone(),
+                        id: r.id.clone(),
+                        fun: r.fun.clone(),
+                        fun_args: r.fun_args.clone(),
+                        ret: PackedValue::text(&format!(
+                            "ERROR: the return of {} was {size} bytes, over the master's \
+                             max_return_size of {max} bytes; it was not stored",
+                            r.fun
+                        )),
+                        retcode: 1,
+                        success: false,
+                        out: Some("nested".into()),
+                    };
+                    self.jobs.add_return(&oversized, crypto::now_ms())
                 };
                 if matches!(stored, Ok(super::jobs::Stored::New)) {
                     self.arrivals.landed();
