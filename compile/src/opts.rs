@@ -148,10 +148,10 @@ const KNOWN: &[(&str, Kind)] = &[
 
 /// Salt's minion defaults for the options brine reads.
 pub fn minion_defaults() -> Map {
-    let mut m = Map::new();
+    let mut m = Map::default();
     let s = |v: &str| Value::Str(v.to_string());
     let roots = |dir: &str| {
-        let mut r = Map::new();
+        let mut r = Map::default();
         r.insert("base".into(), Value::List(vec![s(dir)]));
         Value::Map(r)
     };
@@ -225,7 +225,7 @@ pub fn load(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
     })?;
     let file = match data {
         Value::Map(m) => m,
-        Value::Null => Map::new(),
+        Value::Null => Map::default(),
         other => {
             return Err(OptsError::NotAMap {
                 path: path.to_path_buf(),

@@ -11,8 +11,14 @@ use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
-/// An ordered mapping, like Salt's `OrderedDict`.
-pub type Map = IndexMap<String, Value>;
+/// An ordered mapping, like Salt's `OrderedDict`. Keys are hashed with
+/// foldhash, seeded at random per process: SipHash was a tenth of a state
+/// run's profile, and the maps a peer can fill are bounded in size.
+pub type Map = IndexMap<String, Value, MapHasher>;
+
+/// The hasher of [`Map`]: build maps with `Map::default()` or
+/// `Map::with_capacity_and_hasher(n, Default::default())`.
+pub type MapHasher = foldhash::fast::RandomState;
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Value {
@@ -28,7 +34,7 @@ pub enum Value {
 
 impl Value {
     pub fn new_map() -> Value {
-        Value::Map(Map::new())
+        Value::Map(Map::default())
     }
 
     pub fn as_str(&self) -> Option<&str> {
@@ -363,7 +369,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         // Sized up front as lists are (bounded: the hint is the peer's).
-        let mut out = Map::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+        let mut out = Map::with_capacity_and_hasher(map.size_hint().unwrap_or(0).min(4096), Default::default());
         while let Some(k) = map.next_key::<Value>()? {
             let v = map.next_value()?;
             out.insert(key_string(&k), v);
@@ -387,7 +393,7 @@ mod tests {
 
     #[test]
     fn repr_matches_python() {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("k".into(), Value::Bool(true));
         m.insert("l".into(), Value::List(vec!["a".into(), Value::Int(1)]));
         assert_eq!(Value::Map(m).to_python_repr(), "{'k': True, 'l': ['a', 1]}");

@@ -804,9 +804,9 @@ mod tests {
 
     fn sample_requests() -> Vec<RequestBody> {
         let kp = KeyPair::generate().unwrap();
-        let mut grains = Map::new();
+        let mut grains = Map::default();
         grains.insert("os".into(), "Debian".into());
-        let mut kwarg = Map::new();
+        let mut kwarg = Map::default();
         kwarg.insert("test".into(), Value::Bool(true));
         vec![
             RequestBody::Auth(AuthRequest {
@@ -867,13 +867,13 @@ mod tests {
                 key: "ntp::servers".into(),
                 merge: "unique".into(),
                 pillarenv: None,
-                pillar: Map::new(),
+                pillar: Map::default(),
             }),
         ]
     }
 
     fn sample_compile() -> CompileStates {
-        let mut pillar = Map::new();
+        let mut pillar = Map::default();
         pillar.insert("secret".into(), "hunter2".into());
         CompileStates {
             id: "web1".into(),
@@ -882,7 +882,7 @@ mod tests {
             pillarenv: None,
             exclude: Value::Null,
             test: true,
-            opts: Map::new(),
+            opts: Map::default(),
             pillar,
             stage: CompileStage::Run,
         }
@@ -1007,8 +1007,8 @@ mod tests {
             pillarenv: None,
             exclude: Value::Null,
             test: false,
-            opts: Map::new(),
-            pillar: Map::new(),
+            opts: Map::default(),
+            pillar: Map::default(),
         })
         .unwrap();
         let c: CompileStates = from_slice("test", &bytes).unwrap();
@@ -1021,12 +1021,12 @@ mod tests {
         let master = KeyPair::generate().unwrap();
         let minion = KeyPair::generate().unwrap();
         let req = Request::new(RequestBody::CompileStates(sample_compile())).unwrap();
-        let mut chunk = Map::new();
+        let mut chunk = Map::default();
         chunk.insert("state".into(), "test".into());
         for compiled in [
             CompiledStates::Chunks {
                 chunks: vec![chunk.clone()],
-                high: Map::new(),
+                high: Map::default(),
             },
             CompiledStates::Errors {
                 errors: vec!["Rendering SLS 'base:x' failed".into()],
@@ -1041,7 +1041,7 @@ mod tests {
                 errors: vec![],
             },
             CompiledStates::Top {
-                top: Map::new(),
+                top: Map::default(),
                 errors: vec!["x".into()],
             },
         ] {
@@ -1109,7 +1109,7 @@ mod tests {
             pillar_override: Value::Null,
         }))
         .unwrap();
-        let mut pillar = Map::new();
+        let mut pillar = Map::default();
         pillar.insert("secret".into(), "hunter2".into());
         let sealed = seal_data(
             &minion.public().x25519,
@@ -1167,7 +1167,7 @@ mod tests {
             tgt_type: "glob".into(),
             fun: "test.ping".into(),
             arg: vec![],
-            kwarg: Map::new(),
+            kwarg: Map::default(),
             secrets,
         };
         let frame = sign_frame(&master, &publication).unwrap();

@@ -669,7 +669,7 @@ mod tests {
             let RequestBody::Pillar(p) = &req.msg.msg else {
                 panic!("expected a pillar request")
             };
-            let mut pillar = Map::new();
+            let mut pillar = Map::default();
             pillar.insert("password".into(), "s3cret".into());
             let sealed: Sealed = seal_data(
                 &minion_pub.x25519,
@@ -964,7 +964,7 @@ mod tests {
             tgt_type: "glob".into(),
             fun: "state.apply".into(),
             arg: vec![],
-            kwarg: Map::new(),
+            kwarg: Map::default(),
             secrets,
         };
         let frame = sign_frame(&master, &publication).unwrap();

@@ -223,7 +223,7 @@ impl Minion {
             })
             .unwrap_or_else(|e| {
                 tracing::error!("Pillar render error: {e}");
-                let mut m = Map::new();
+                let mut m = Map::default();
                 m.insert(
                     "_errors".into(),
                     Value::List(vec![Value::Str(e.to_string())]),
@@ -284,8 +284,8 @@ impl Minion {
         };
         match self.remote_stage(r, req, CompileStage::Top, None) {
             Ok(CompiledStates::Top { top, errors }) => (top, errors),
-            Ok(_) => (Map::new(), vec![UNEXPECTED.into()]),
-            Err(e) => (Map::new(), vec![e.to_string()]),
+            Ok(_) => (Map::default(), vec![UNEXPECTED.into()]),
+            Err(e) => (Map::default(), vec![e.to_string()]),
         }
     }
 
@@ -297,8 +297,8 @@ impl Minion {
         };
         match self.remote_stage(r, req, CompileStage::Usage, None) {
             Ok(CompiledStates::Usage { usage, errors }) => (usage, errors),
-            Ok(_) => (Map::new(), vec![UNEXPECTED.into()]),
-            Err(e) => (Map::new(), vec![e.to_string()]),
+            Ok(_) => (Map::default(), vec![UNEXPECTED.into()]),
+            Err(e) => (Map::default(), vec![e.to_string()]),
         }
     }
 
@@ -402,15 +402,15 @@ fn rendered(r: Result<CompiledStates, RemoteError>) -> Rendered {
     match r {
         Ok(CompiledStates::Rendered { high, errors }) => Rendered { high, errors },
         Ok(CompiledStates::Errors { errors, .. }) => Rendered {
-            high: Map::new(),
+            high: Map::default(),
             errors,
         },
         Ok(_) => Rendered {
-            high: Map::new(),
+            high: Map::default(),
             errors: vec![UNEXPECTED.into()],
         },
         Err(e) => Rendered {
-            high: Map::new(),
+            high: Map::default(),
             errors: vec![e.to_string()],
         },
     }
@@ -459,7 +459,7 @@ mod tests {
         let m = Minion {
             id: "web1".into(),
             opts: o.into(),
-            grains: Map::new().into(),
+            grains: Map::default().into(),
             pillar: map(json!({"old": 1, "shared": {"a": 1}, "_errors": ["stale"]})).into(),
             source: CompileSource::Master(fake.clone()),
             functions: Functions::default(),

@@ -154,7 +154,7 @@ fn roots(case: &Path, kind: &str, tmp: &Path) -> Json {
         })
         .unwrap_or_default();
     envs.sort();
-    let mut out = serde_json::Map::new();
+    let mut out = serde_json::Map::default();
     for e in &envs {
         out.insert(
             e.clone(),
@@ -294,7 +294,7 @@ struct Local {
 impl Local {
     fn start(case: &Case, tmp: &Path, brine_call: &Path) -> Result<Local, String> {
         let tmp_s = tmp.display().to_string();
-        let mut cfg = serde_json::Map::new();
+        let mut cfg = serde_json::Map::default();
         cfg.insert("id".into(), Json::from(case.id.clone()));
         cfg.insert(
             "root_dir".into(),
@@ -399,7 +399,7 @@ impl Daemon {
         let tmp_s = tmp.display().to_string();
         let case_s = case.abs_dir();
         let (publish, ret) = (crate::daemon::free_port(), crate::daemon::free_port());
-        let mut master = serde_json::Map::new();
+        let mut master = serde_json::Map::default();
         master.insert("interface".into(), Json::from("127.0.0.1"));
         master.insert("publish_port".into(), Json::from(publish));
         master.insert("ret_port".into(), Json::from(ret));
@@ -410,7 +410,7 @@ impl Daemon {
         master.insert("log_level".into(), Json::from("warning"));
         master.insert("file_roots".into(), roots(&case.dir, "file_roots", tmp));
         master.insert("pillar_roots".into(), roots(&case.dir, "pillar_roots", tmp));
-        let mut minion = serde_json::Map::new();
+        let mut minion = serde_json::Map::default();
         minion.insert("id".into(), Json::from(case.id.clone()));
         minion.insert("master".into(), Json::from("127.0.0.1"));
         minion.insert("publish_port".into(), Json::from(publish));

@@ -440,7 +440,7 @@ pub fn json_out(out: &Output) -> serde_json::Value {
 /// documents merged into one object (a single non-object document as it
 /// is).
 pub fn json_docs(stdout: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
-    let mut merged = serde_json::Map::new();
+    let mut merged = serde_json::Map::default();
     let mut docs = serde_json::Deserializer::from_slice(stdout).into_iter::<serde_json::Value>();
     let mut first = None;
     let mut n = 0;

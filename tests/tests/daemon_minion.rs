@@ -293,7 +293,7 @@ fn publication(jid: &str, tgt: &str, created_ms: u64) -> Publication {
         tgt_type: "glob".into(),
         fun: "test.ping".into(),
         arg: vec![],
-        kwarg: Map::new(),
+        kwarg: Map::default(),
         secrets: Default::default(),
     }
 }

@@ -32,7 +32,7 @@ fn publication(jid: &str, fun: &str, arg: Vec<Value>) -> Publication {
         tgt_type: "glob".into(),
         fun: fun.into(),
         arg,
-        kwarg: Map::new(),
+        kwarg: Map::default(),
         secrets: Default::default(),
     }
 }

@@ -109,7 +109,7 @@ pub fn compound_words(
     tgt: &str,
     minion: &MinionData,
 ) -> Result<bool, MatchError> {
-    let empty = Map::new();
+    let empty = Map::default();
     let nodegroups = minion
         .opts
         .get("nodegroups")

@@ -147,7 +147,7 @@ mod tests {
         });
         match Value::from_json(&json) {
             Value::Map(m) => m,
-            _ => Map::new(),
+            _ => Map::default(),
         }
     }
 
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn exponential_groups_are_cut_off() {
-        let mut groups = Map::new();
+        let mut groups = Map::default();
         groups.insert("g0".into(), Value::Str("web*".into()));
         for i in 1..40 {
             let prev = format!("N@g{}", i - 1);

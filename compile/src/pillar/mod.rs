@@ -94,14 +94,14 @@ fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
     let merge_lists = opts::get_bool(o, "pillar_merge_lists", false);
 
     let mut override_map = match &req.pillar_override {
-        None | Some(Value::Null) => Map::new(),
+        None | Some(Value::Null) => Map::default(),
         Some(Value::Map(m)) => m.clone(),
         Some(other) => {
             tracing::error!(
                 "Pillar data must be a dictionary, got {}",
                 other.type_name()
             );
-            Map::new()
+            Map::default()
         }
     };
 
@@ -263,7 +263,7 @@ impl Compiler<'_> {
             self.prerender(saltenv, &files);
             let mut mods = sls::Mods::new();
             for sls in files {
-                match self.render_pstate(&sls, saltenv, &mut mods, &Map::new(), errors) {
+                match self.render_pstate(&sls, saltenv, &mut mods, &Map::default(), errors) {
                     Some(Value::Map(m)) => merge(&mut pillar, m, self.strategy, self.merge_lists),
                     Some(Value::Null) | None => {}
                     Some(other) => tracing::error!(
@@ -299,7 +299,7 @@ impl Compiler<'_> {
             let Value::Map(run) = run else {
                 errors.push("The \"ext_pillar\" option is malformed".into());
                 tracing::error!("The \"ext_pillar\" option is malformed");
-                return Map::new();
+                return Map::default();
             };
             for (name, conf) in run {
                 let result = match name.as_str() {

@@ -61,7 +61,7 @@ impl Compiler<'_> {
         }
         let done = render::on_threads(workers, files, |sls| {
             let file = self.roots.find_sls(saltenv, sls)?;
-            let ctx = self.sls_context(sls, saltenv, &file.path, &Map::new());
+            let ctx = self.sls_context(sls, saltenv, &file.path, &Map::default());
             let rendered = render::render_file(&file.path, &ctx);
             Some((file, rendered))
         });
@@ -194,7 +194,7 @@ impl Compiler<'_> {
                 };
                 if let Some(key) = &key {
                     for fragment in key.split(':').rev() {
-                        let mut wrap = Map::new();
+                        let mut wrap = Map::default();
                         wrap.insert(fragment.to_string(), nstate);
                         nstate = Value::Map(wrap);
                     }
@@ -313,7 +313,7 @@ mod ahead_tests {
             "pillar_roots".into(),
             Value::from_json(&serde_json::json!({"base": [base.display().to_string()]})),
         );
-        let mut grains = Map::new();
+        let mut grains = Map::default();
         grains.insert("id".into(), "m1".into());
         grains.insert("os".into(), "Debian".into());
         let req = PillarRequest {

@@ -134,7 +134,7 @@ pub fn ext_pillar(
         .map_err(|source| StackError::Config { source })?;
 
     let renderer = Renderer::new(minion, pillar, opts_pillarenv);
-    let mut stack = Map::new();
+    let mut stack = Map::default();
     for cfg in cfgs {
         let path = match cfg {
             Value::Str(s) => s,
@@ -443,7 +443,7 @@ impl Renderer {
             extra.push(("__grains__".into(), self.minion.grains.clone()));
         }
         if wants("__stack__") {
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("cfg_path".into(), Value::Str(cfg_path.to_string()));
             extra.push(("__stack__".into(), Value::Map(m)));
         }

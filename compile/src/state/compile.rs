@@ -301,13 +301,13 @@ mod perf_tests {
     use std::time::Instant;
 
     fn one(key: &str, value: Value) -> Value {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert(key.into(), value);
         Value::Map(m)
     }
 
     fn tree(n: usize, by_name: bool) -> HighData {
-        let mut high = Map::new();
+        let mut high = Map::default();
         for i in 0..n {
             let mut args = vec![one("name", Value::Str(format!("n{i}")))];
             if i > 0 {
@@ -322,7 +322,7 @@ mod perf_tests {
             }
             args.push(Value::Str("succeed_without_changes".into()));
             args.push(one("order", Value::Int(10000 + i as i64)));
-            let mut body = Map::new();
+            let mut body = Map::default();
             body.insert("test".into(), Value::List(args));
             body.insert("__sls__".into(), Value::Str(format!("s{}", i / 100)));
             body.insert("__env__".into(), Value::Str("base".into()));

@@ -34,7 +34,7 @@ pub fn render_highstate_from_top(req: &StateRequest, verify_top: bool) -> Render
         Ok(t) => t,
         Err(e) => {
             return Rendered {
-                high: Map::new(),
+                high: Map::default(),
                 errors: vec![e.to_string()],
             }
         }
@@ -49,7 +49,7 @@ pub fn render_highstate_from_top(req: &StateRequest, verify_top: bool) -> Render
         Err(e) => {
             errors.push(e.to_string());
             return Rendered {
-                high: Map::new(),
+                high: Map::default(),
                 errors,
             };
         }
@@ -77,7 +77,7 @@ pub fn render_local(req: &StateRequest, path: &str, saltenv: &str) -> Rendered {
     let file = std::path::Path::new(path);
     if !file.is_file() {
         return Rendered {
-            high: Map::new(),
+            high: Map::default(),
             errors: vec![format!(
                 "Specified SLS {path} on local filesystem cannot be found."
             )],
@@ -88,7 +88,7 @@ pub fn render_local(req: &StateRequest, path: &str, saltenv: &str) -> Rendered {
     Rendered {
         high: match state {
             Value::Map(m) => m,
-            _ => Map::new(),
+            _ => Map::default(),
         },
         errors,
     }
@@ -110,7 +110,7 @@ fn render_matches_with(
 ) -> Rendered {
     let mut r = Renderer::new(req, fs, matches);
     r.ahead = r.render_ahead(&matched_files(fs, matches), workers);
-    let mut high = Map::new();
+    let mut high = Map::default();
     let mut all_errors = Vec::new();
     // Salt keeps the last listing across iterations when an environment is
     // unknown; kept here for the same (harmless) effect.
@@ -473,7 +473,7 @@ impl<'a> Renderer<'a> {
                     |a| matches!(a, Value::Map(m) if m.keys().next().is_some_and(|k| k == "order")),
                 );
                 if !found {
-                    let mut order = Map::new();
+                    let mut order = Map::default();
                     order.insert("order".into(), Value::Int(self.iorder));
                     args.push(Value::Map(order));
                     self.iorder += 1;
@@ -621,7 +621,7 @@ fn handle_state_decls(state: &mut Map, sls: &str, saltenv: &str, errors: &mut Ve
             }
             if let Value::Str(s) = &*body {
                 if let Some((module, fun)) = split_dec(s) {
-                    let mut padded = Map::new();
+                    let mut padded = Map::default();
                     padded.insert("__sls__".into(), Value::Str(sls.to_string()));
                     padded.insert("__env__".into(), Value::Str(saltenv.to_string()));
                     padded.insert(
@@ -728,7 +728,7 @@ fn clean_duplicate_extends(high: &mut Map) {
     *exts = seen
         .into_iter()
         .map(|(k, v)| {
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert(k, v);
             Value::Map(m)
         })

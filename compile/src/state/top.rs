@@ -461,7 +461,7 @@ pub fn get_top(req: &StateRequest, fs: &FileServer) -> Result<Map, TopError> {
         Ok(tops) => merge_tops(&req.opts, tops),
         Err(e) => {
             tracing::error!("Unable to render top file: {e}");
-            Ok(Map::new())
+            Ok(Map::default())
         }
     }
 }
@@ -622,15 +622,15 @@ pub fn show_top(req: &StateRequest) -> (Map, Vec<String>) {
     let fs = FileServer::new(&req.opts);
     let top = match get_top(req, &fs) {
         Ok(t) => t,
-        Err(e) => return (Map::new(), vec![e.to_string()]),
+        Err(e) => return (Map::default(), vec![e.to_string()]),
     };
     let errors = verify_tops(&top);
     if !errors.is_empty() {
-        return (Map::new(), errors);
+        return (Map::default(), errors);
     }
     match top_matches(req, &fs, &top) {
         Ok(m) => (matches_to_map(m), Vec::new()),
-        Err(e) => (Map::new(), vec![e.to_string()]),
+        Err(e) => (Map::default(), vec![e.to_string()]),
     }
 }
 
@@ -641,17 +641,17 @@ pub fn state_usage(req: &StateRequest) -> (Map, Vec<String>) {
     let fs = FileServer::new(&req.opts);
     let top = match get_top(req, &fs) {
         Ok(t) => t,
-        Err(e) => return (Map::new(), vec![e.to_string()]),
+        Err(e) => return (Map::default(), vec![e.to_string()]),
     };
     let errors = verify_tops(&top);
     if !errors.is_empty() {
-        return (Map::new(), errors);
+        return (Map::default(), errors);
     }
     let matches = match top_matches(req, &fs, &top) {
         Ok(m) => m,
-        Err(e) => return (Map::new(), vec![e.to_string()]),
+        Err(e) => return (Map::default(), vec![e.to_string()]),
     };
-    let mut out = Map::new();
+    let mut out = Map::default();
     for env in fs.envs() {
         let wanted = matches.get(env);
         let (mut used, mut unused) = (Vec::new(), Vec::new());
@@ -664,7 +664,7 @@ pub fn state_usage(req: &StateRequest) -> (Map, Vec<String>) {
             }
         }
         let count = |l: &[Value]| Value::Int(i64::try_from(l.len()).unwrap_or(i64::MAX));
-        let mut u = Map::new();
+        let mut u = Map::default();
         u.insert(
             "count_all".into(),
             count(&[used.as_slice(), unused.as_slice()].concat()),
@@ -698,7 +698,7 @@ pub(crate) mod tests {
         extra_opts: serde_json::Value,
     ) -> (tempfile::TempDir, StateRequest) {
         let t = tempfile::tempdir().unwrap();
-        let mut roots = serde_json::Map::new();
+        let mut roots = serde_json::Map::default();
         for (path, text) in files {
             let p = t.path().join(path);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();

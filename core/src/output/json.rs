@@ -207,7 +207,7 @@ mod tests {
             dumps(&v, None, false),
             "[NaN, -Infinity, 1e+16, \"\u{7f}\\b\\f\\u001fé\"]"
         );
-        let mut m = crate::Map::new();
+        let mut m = crate::Map::default();
         m.insert("b".into(), Value::Int(1));
         m.insert("a".into(), Value::List(vec![Value::Int(2)]));
         let v = Value::Map(m);

@@ -137,7 +137,7 @@ pub fn render_owned(
     ret: Value,
     opts: &OutputOptions,
 ) -> Result<String, OutputError> {
-    let mut wrapped = Map::new();
+    let mut wrapped = Map::default();
     wrapped.insert(minion_id.to_string(), ret);
     let data = Value::Map(wrapped);
     let text = text_of(named(out), &data, opts)?;

@@ -274,10 +274,10 @@ mod tests {
     fn plain_dicts_are_sorted_everywhere() {
         // grains.items: every dict is a plain dict, so `b` sorts before `c`
         // at every level (checked with salt-call --out nested grains.items).
-        let mut inner = Map::new();
+        let mut inner = Map::default();
         inner.insert("c".into(), Value::Int(1));
         inner.insert("b".into(), Value::Int(2));
-        let mut top = Map::new();
+        let mut top = Map::default();
         top.insert("z".into(), Value::Map(inner));
         top.insert("a".into(), Value::List(vec![]));
         let out = render_with(

@@ -126,8 +126,8 @@ mod tests {
     #[test]
     fn plain_dicts_and_text_returns() {
         let opts = OutputOptions::default();
-        let mut m = crate::Map::new();
-        m.insert("k".into(), Value::Map(crate::Map::new()));
+        let mut m = crate::Map::default();
+        m.insert("k".into(), Value::Map(crate::Map::default()));
         let v = Value::Map(m);
         assert_eq!(
             render_with("raw", "local", &v, &opts).unwrap_or_default(),

@@ -70,7 +70,7 @@ pub fn render_entries<S: Entries>(
     let flow_yaml = matches!(opts.output_indent, OutputIndent::Spaces(n) if n < 0)
         && outputter == Outputter::Yaml;
     if flow_yaml {
-        let mut whole = Map::new();
+        let mut whole = Map::default();
         entries.for_each(KeyOrder::AsGiven, &mut |k, v| {
             whole.insert(k.to_string(), v);
             Ok(())
@@ -82,7 +82,7 @@ pub fn render_entries<S: Entries>(
     let mut printer = Trimmed::new(w);
     let mut count = 0usize;
     entries.for_each(frame.order, &mut |key, value| {
-        let mut one = Map::new();
+        let mut one = Map::default();
         one.insert(key.to_string(), value);
         let text = text_of(outputter, &Value::Map(one), opts)?;
         let body = text
@@ -99,7 +99,7 @@ pub fn render_entries<S: Entries>(
     })?;
     if count == 0 {
         // An empty mapping has its own text (`{}` in json, raw and yaml).
-        let text = text_of(outputter, &Value::Map(Map::new()), opts)?;
+        let text = text_of(outputter, &Value::Map(Map::default()), opts)?;
         printer.write(&text)?;
     } else {
         printer.write(&frame.close)?;
@@ -115,7 +115,7 @@ fn all_state_runs<S: Entries>(
     let mut all = true;
     entries.for_each(KeyOrder::AsGiven, &mut |k, v| {
         if all {
-            let mut one = Map::new();
+            let mut one = Map::default();
             one.insert(k.to_string(), v);
             all = highstate::output(&Value::Map(one), opts).is_some();
         }
@@ -254,19 +254,19 @@ mod tests {
     }
 
     fn mappings() -> Vec<Map> {
-        let mut out = vec![Map::new()];
-        let mut one = Map::new();
+        let mut out = vec![Map::default()];
+        let mut one = Map::default();
         one.insert("solo".into(), Value::from("text ending in a newline\n"));
         out.push(one);
-        let mut many = Map::new();
+        let mut many = Map::default();
         many.insert("web2".into(), tricky());
         many.insert("web10".into(), Value::Bool(true));
         many.insert("a-db".into(), Value::from("Minion did not return"));
         many.insert("blank".into(), Value::from(""));
         many.insert("list".into(), Value::List(vec![Value::Int(1), Value::Null]));
-        many.insert("empty".into(), Value::Map(Map::new()));
+        many.insert("empty".into(), Value::Map(Map::default()));
         out.push(many);
-        let mut states = Map::new();
+        let mut states = Map::default();
         states.insert("m2".into(), state_run());
         states.insert("m1".into(), state_run());
         out.push(states.clone());

@@ -35,7 +35,7 @@ mod tests {
     /// `salt --out yaml --out-indent N web1 grains.item os role` (3007.8).
     #[test]
     fn output_indent_as_salt() {
-        let mut m = crate::Map::new();
+        let mut m = crate::Map::default();
         m.insert("os".into(), "Debian".into());
         m.insert("role".into(), Value::List(vec!["web".into()]));
         let v = Value::Map(m);

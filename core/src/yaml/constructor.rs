@@ -633,7 +633,7 @@ pub(super) struct KeyTracker {
 impl KeyTracker {
     pub(super) fn with_capacity(n: usize) -> Self {
         KeyTracker {
-            map: Map::with_capacity(n),
+            map: Map::with_capacity_and_hasher(n, Default::default()),
             origin: Vec::with_capacity(n),
             numeric: HashSet::new(),
         }

@@ -282,7 +282,7 @@ fn jinja_quote_filters_like_salt() {
 fn salt_call_out_yaml() {
     let sls = "zeta: 1\nalpha: 2\nstrs:\n  - 'yes'\n  - '0644'\n  - ''\n  - '1e3'\n  - '~'\n  - '2024-01-02'\n  - 'a: b'\n  - ' lead'\n  - \"multi\\nline\\n\"\n  - \"tab\\there\"\n  - \"é unicode 😀\"\n  - \"quote's\"\n  - '<<'\n  - y\n  - long words long words long words long words long words long words long words long words\nnums: [1, -2, 1.5, 0.1, 100000000000000000000.0, .inf, .nan, 3.0, 1.0e-5, 0644, 0x1F, 1:20]\nempty_map: {}\nempty_list: []\nnested:\n  - a: 1\n    b: [1, 2]\n  - - x\n    - y\n  - {}\nnul: ~\nbools: [yes, off]\n'key with: colon': v\n? |\n  multi\n  line key\n: v\n\"80\": str80\n";
     let want = "local:\n  '80': str80\n  alpha: 2\n  bools:\n  - true\n  - false\n  empty_list: []\n  empty_map: {}\n  'key with: colon': v\n  ? 'multi\n\n    line key\n\n    '\n  : v\n  nested:\n  - a: 1\n    b:\n    - 1\n    - 2\n  - - x\n    - y\n  - {}\n  nul: null\n  nums:\n  - 1\n  - -2\n  - 1.5\n  - 0.1\n  - 1.0e+20\n  - .inf\n  - .nan\n  - 3.0\n  - 1.0e-05\n  - 644\n  - 31\n  - 80\n  strs:\n  - 'yes'\n  - '0644'\n  - ''\n  - 1e3\n  - '~'\n  - '2024-01-02'\n  - 'a: b'\n  - ' lead'\n  - 'multi\n\n    line\n\n    '\n  - \"tab\\there\"\n  - \"é unicode \\U0001F600\"\n  - quote's\n  - '<<'\n  - y\n  - long words long words long words long words long words long words long words long\n    words\n  zeta: 1\n";
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     ret.insert("local".into(), load(sls).unwrap());
     assert_eq!(dump(&Value::Map(ret)), want);
 }

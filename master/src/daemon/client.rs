@@ -218,7 +218,7 @@ impl Client {
                 "list",
                 "saltutil.find_job",
                 vec![Value::Str(jid.to_string())],
-                Map::new(),
+                Map::default(),
                 gather.as_secs(),
             )
             .await;
@@ -335,7 +335,7 @@ impl Client {
                 tgt_type,
                 "test.ping",
                 Vec::new(),
-                Map::new(),
+                Map::default(),
                 timeout,
                 gather,
             )

@@ -11,10 +11,10 @@ use std::time::Duration;
 /// Salt's master defaults for the options brine-master reads. The pillar
 /// and top-file options are the same as a minion's (the master compiles).
 pub fn master_defaults() -> Map {
-    let mut m = Map::new();
+    let mut m = Map::default();
     let s = |v: &str| Value::Str(v.to_string());
     let roots = |dir: &str| {
-        let mut r = Map::new();
+        let mut r = Map::default();
         r.insert("base".into(), Value::List(vec![s(dir)]));
         Value::Map(r)
     };

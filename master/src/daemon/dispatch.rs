@@ -716,7 +716,7 @@ mod tests {
             jid: jid.into(),
             fun: "test.ping".into(),
             arg: vec![],
-            kwarg: Map::new(),
+            kwarg: Map::default(),
             tgt: Value::from("web1"),
             tgt_type: "glob".into(),
             user: "root".into(),
@@ -819,7 +819,7 @@ mod tests {
         let r = reply(m, &other, &Request::sealed(&mx, "web2", &ret).unwrap()).unwrap();
         assert_eq!(code(&r), Some(ErrorCode::Unauthorized));
 
-        let mut pillar = Map::new();
+        let mut pillar = Map::default();
         pillar.insert("secret".into(), "s3cr3t".into());
         let cs = CompileStates {
             id: "web1".into(),
@@ -863,7 +863,7 @@ mod tests {
                 tgt_type: "glob".into(),
                 fun: "test.ping".into(),
                 arg: vec![],
-                kwarg: Map::new(),
+                kwarg: Map::default(),
                 timeout: 5,
             }))
             .unwrap()

@@ -308,7 +308,7 @@ mod tests {
         std::fs::write(base.join("web/files/big"), vec![7u8; 300_000]).unwrap();
         std::fs::write(base.join("top.sls"), "base: {}\n").unwrap();
         std::os::unix::fs::symlink(&base, base.join("web/loop")).unwrap();
-        let mut o = Map::new();
+        let mut o = Map::default();
         o.insert(
             "file_roots".into(),
             Value::from_json(&serde_json::json!({"base": [base.display().to_string()]})),

@@ -83,7 +83,7 @@ mod tests {
             key: key.into(),
             merge,
             pillarenv: None,
-            pillar: Map::new(),
+            pillar: Map::default(),
         };
         let grains = Value::from_json(&json!({"id": "web1", "os": "Debian"}));
         assert_eq!(

@@ -612,13 +612,13 @@ pub fn format_jid_instance(job: &Job) -> Map {
     if !job.kwarg.is_empty() {
         // Salt's publications carry keyword arguments as a trailing dict
         // marked `__kwarg__`.
-        let mut kw = Map::new();
+        let mut kw = Map::default();
         kw.insert("__kwarg__".into(), Value::Bool(true));
         kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
         arguments.push(Value::Map(kw));
     }
     // Salt's key order (its JSON output keeps it).
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("Function".into(), Value::Str(job.fun.clone()));
     m.insert("Arguments".into(), Value::List(arguments));
     m.insert("Target".into(), job.tgt.clone());
@@ -634,7 +634,7 @@ mod tests {
     use brine_protocol::messages::JobReturn;
 
     fn job(jid: &str, start_ms: u64) -> Job {
-        let mut kwarg = Map::new();
+        let mut kwarg = Map::default();
         kwarg.insert("test".into(), Value::Bool(true));
         Job {
             jid: jid.into(),

@@ -332,10 +332,10 @@ mod tests {
         let td = tempfile::tempdir().unwrap();
         let dir = td.path().join("minions");
         let c = MinionCache::open(&dir).unwrap();
-        let mut g = Map::new();
+        let mut g = Map::default();
         g.insert("os".into(), "Debian".into());
         c.set_grains("web1", Value::Map(g.clone())).unwrap();
-        let mut p = Map::new();
+        let mut p = Map::default();
         p.insert("role".into(), "web".into());
         c.set_pillar("web1", Value::Map(p.clone())).unwrap();
         c.set_auth("web1", Value::Map(g.clone()), Some("dev".into()))

@@ -103,7 +103,7 @@ pub fn resolve_nodegroups(
     tgt_type: &str,
     master_opts: &Map,
 ) -> Result<(Value, String), PublishError> {
-    let empty = Map::new();
+    let empty = Map::default();
     let groups = master_opts
         .get("nodegroups")
         .and_then(Value::as_map)
@@ -336,7 +336,7 @@ mod tests {
         assert_eq!(exp("web2,db1,new1", "list"), vec!["db1", "web2"]);
         assert!(expected_minions(&keys, &cache, &o, &"x".into(), "bogus").is_err());
 
-        let mut kwarg = Map::new();
+        let mut kwarg = Map::default();
         kwarg.insert("pillar".into(), Value::from_json(&json!({"secret": "s3"})));
         kwarg.insert("test".into(), Value::Bool(true));
         let req = CliPublish {

@@ -59,13 +59,13 @@ pub fn compile_opts(master_opts: &Map, req: &CompileStates) -> Map {
 
 /// Salt's `call_highstate` answer when there is nothing to run.
 fn no_states(comment: &str) -> CompiledStates {
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     ret.insert("result".into(), Value::Bool(false));
     ret.insert("comment".into(), Value::Str(comment.into()));
     ret.insert("name".into(), Value::Str("No States".into()));
     ret.insert("changes".into(), Value::new_map());
     ret.insert("__run_num__".into(), Value::Int(0));
-    let mut running = Map::new();
+    let mut running = Map::default();
     running.insert("no_|-states_|-states_|-None".into(), Value::Map(ret));
     CompiledStates::Answer {
         ret: Value::Map(running),
@@ -242,7 +242,7 @@ mod tests {
     }
 
     fn request(mods: Option<Vec<String>>) -> CompileStates {
-        let mut pillar = Map::new();
+        let mut pillar = Map::default();
         pillar.insert("who".into(), "alice".into());
         let mut minion_opts = brine_compile::opts::minion_defaults();
         // The minion's file_roots are not the master's: replaced.

@@ -300,7 +300,7 @@ fn render_key(listing: &Listing) -> String {
 /// The listing as Salt's outputter `out` prints salt-key's answer (a
 /// mapping of section to ids or fingerprints, in the listing's order).
 fn render_with(out: &str, listing: &Listing) -> String {
-    let mut top = Map::new();
+    let mut top = Map::default();
     for (section, entries) in listing {
         let v = match entries {
             Entries::Ids(ids) => Value::List(ids.iter().map(|i| Value::from(i.as_str())).collect()),
@@ -374,7 +374,7 @@ pub enum KeyCliError {
 /// The master's `pki_dir` from `<config_dir>/master` (Salt's defaults and
 /// `root_dir` handling).
 pub fn pki_dir(config_dir: &std::path::Path) -> Result<PathBuf, KeyCliError> {
-    let mut defaults = Map::new();
+    let mut defaults = Map::default();
     defaults.insert("root_dir".into(), Value::from("/"));
     defaults.insert("pki_dir".into(), Value::from(DEFAULT_PKI_DIR));
     defaults.insert("cachedir".into(), Value::from("/var/cache/brine/master"));
@@ -500,7 +500,7 @@ fn gen_keys(
     }
     let pair = brine_protocol::keys::load_or_create_pair(dir, name)
         .map_err(|e| KeyCliError::GenKeys(dir.join(name), e))?;
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     ret.insert("return".into(), Value::Str(pair.public().fingerprint()));
     let out = args.out.as_deref().unwrap_or("nested");
     let opts = brine_core::output::OutputOptions::default();

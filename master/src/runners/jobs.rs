@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// Salt's `jobs.list_jobs`: jid → the job's description.
 pub fn list_jobs(jobs: &JobCache) -> Result<Answer, RunnerError> {
-    let mut out = Map::new();
+    let mut out = Map::default();
     for job in jobs.jobs()? {
         out.insert(job.jid.clone(), Value::Map(format_jid_instance(&job)));
     }
@@ -133,7 +133,7 @@ impl Entries for JidReturns {
 /// `StartTime`; an unknown jid is Salt's `Error`.
 fn describe(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
     let Some(job) = jobs.job(jid)? else {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert(
             "Error".into(),
             Value::from("Cannot contact returner or no job with this jid"),
@@ -159,9 +159,9 @@ fn describe(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
 /// Salt's `get_jid` of the local job cache: minion → `return`, `retcode`,
 /// `success` (and `out` when the minion named its outputter).
 fn results(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
-    let mut out = Map::new();
+    let mut out = Map::default();
     for (id, r) in jobs.returns(jid)? {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("return".into(), r.ret);
         m.insert("retcode".into(), Value::Int(r.retcode));
         m.insert("success".into(), Value::Bool(r.success));
@@ -175,7 +175,7 @@ fn results(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
 
 /// Salt's `jobs.list_job`: `jid`, the job's description, `Result`.
 pub fn list_job(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("jid".into(), Value::Str(jid.to_string()));
     m.extend(describe(jobs, jid)?);
     m.insert("Result".into(), Value::Map(results(jobs, jid)?));
@@ -186,7 +186,7 @@ pub fn list_job(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
 pub fn print_job(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
     let mut m = describe(jobs, jid)?;
     m.insert("Result".into(), Value::Map(results(jobs, jid)?));
-    let mut out = Map::new();
+    let mut out = Map::default();
     out.insert(jid.to_string(), Value::Map(m));
     Ok(Value::Map(out))
 }
@@ -200,7 +200,7 @@ pub fn exit_success(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
         Vec::new()
     };
     let returns = jobs.returns(jid)?;
-    let mut out = Map::new();
+    let mut out = Map::default();
     for id in minions {
         let ok = returns.get(&id).is_some_and(|r| r.ret.is_truthy());
         out.insert(id, Value::Bool(ok));
@@ -227,12 +227,12 @@ pub async fn active(
             "glob",
             "saltutil.running",
             Vec::new(),
-            Map::new(),
+            Map::default(),
             config.timeout,
             gather_job_timeout(config),
         )
         .await?;
-    let mut out = Map::new();
+    let mut out = Map::default();
     for (minion, r) in &gathered.returns {
         let Value::List(running) = r.ret.unpack() else {
             continue;
@@ -242,7 +242,7 @@ pub async fn active(
                 continue;
             };
             let pid = job.get("pid").cloned().unwrap_or(Value::Null);
-            let mut entry = Map::new();
+            let mut entry = Map::default();
             entry.insert(minion.clone(), pid);
             match out.get_mut(&jid) {
                 Some(Value::Map(m)) => {
@@ -276,7 +276,7 @@ pub async fn active(
 /// A running job's proc data as Salt's `_format_jid_instance` shows it.
 fn describe_running(jid: &str, job: &Map) -> Map {
     let text = |k: &str, default: &str| job.get(k).cloned().unwrap_or_else(|| Value::from(default));
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("Function".into(), text("fun", "unknown-function"));
     m.insert(
         "Arguments".into(),
@@ -321,7 +321,7 @@ mod tests {
                 jid: jid.into(),
                 fun: "test.ping".into(),
                 arg: vec![],
-                kwarg: Map::new(),
+                kwarg: Map::default(),
                 tgt: Value::List(vec!["b".into(), "a".into()]),
                 tgt_type: "list".into(),
                 user: "root".into(),
@@ -365,7 +365,7 @@ mod tests {
                 panic!("lookup_jid answers with the returns");
             };
             assert!(outputter.is_none());
-            let mut m = Map::new();
+            let mut m = Map::default();
             returns
                 .for_each(order, &mut |k, v| {
                     m.insert(k.to_string(), v);
@@ -442,7 +442,7 @@ mod tests {
                 jid: jid.into(),
                 fun: "test.echo".into(),
                 arg: vec![],
-                kwarg: Map::new(),
+                kwarg: Map::default(),
                 tgt: Value::from("*"),
                 tgt_type: "glob".into(),
                 user: "root".into(),

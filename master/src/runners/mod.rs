@@ -151,7 +151,7 @@ pub async fn run(
                     strings(down)
                 }
                 _ => {
-                    let mut m = Map::new();
+                    let mut m = Map::default();
                     m.insert("up".into(), strings(up));
                     m.insert("down".into(), strings(down));
                     Value::Map(m)

@@ -432,7 +432,7 @@ fn proc_data(publ: &Publication) -> Map {
     } else {
         std::env::var("USER").unwrap_or_default()
     };
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("pid".into(), super::running::pid_value());
     m.insert("fun".into(), Value::Str(publ.fun.clone()));
     m.insert("arg".into(), Value::List(fun_args(publ)));
@@ -714,7 +714,7 @@ mod tests {
     fn minion(id: &str, grains: serde_json::Value, pillar: serde_json::Value) -> Minion {
         let map = |j: serde_json::Value| match Value::from_json(&j) {
             Value::Map(m) => m,
-            _ => Map::new(),
+            _ => Map::default(),
         };
         Minion {
             id: id.into(),
@@ -737,7 +737,7 @@ mod tests {
             tgt_type: tgt_type.into(),
             fun: "test.ping".into(),
             arg: vec![],
-            kwarg: Map::new(),
+            kwarg: Map::default(),
             secrets: IndexMap::new(),
         }
     }
@@ -918,7 +918,7 @@ mod tests {
                 fun,
                 CallArgs {
                     args,
-                    kwargs: Map::new(),
+                    kwargs: Map::default(),
                 },
             )
             .unwrap()
@@ -999,7 +999,7 @@ mod tests {
         assert_eq!(r.out.as_deref(), Some("nested"));
 
         // A dict saying result: False fails the job.
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("result".into(), Value::Bool(false));
         let r = job_return(&p, "web1", Outcome::Done(Ok(Return::from(Value::Map(m)))));
         assert_eq!((r.retcode, r.success), (1, false));

@@ -34,13 +34,13 @@ fn open_reply(
     match v {
         Value::Map(m) => Ok(m),
         // Salt's minion treats a non-dict pillar as empty.
-        Value::Null => Ok(Map::new()),
+        Value::Null => Ok(Map::default()),
         other => {
             tracing::error!(
                 "the master sent a pillar that is not a mapping ({}); using an empty one",
                 other.type_name()
             );
-            Ok(Map::new())
+            Ok(Map::default())
         }
     }
 }
@@ -134,7 +134,7 @@ mod tests {
             let RequestBody::Pillar(p) = &req.msg else {
                 return None;
             };
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert(
                 "from".into(),
                 p.pillarenv.clone().map(Value::Str).unwrap_or(Value::Null),
@@ -157,7 +157,7 @@ mod tests {
         let fake = FakeMaster::start(pillar_handler()).await;
         let link = Link::start(fake.addr, Default::default());
         let client = fake.client(&link, "web1");
-        let mut ov = Map::new();
+        let mut ov = Map::default();
         ov.insert("extra".into(), Value::Int(1));
         let p = fetch(
             &client,

@@ -129,7 +129,7 @@ mod tests {
     use super::*;
 
     fn data(jid: &str) -> Map {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("jid".into(), Value::Str(jid.into()));
         m
     }

@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn a_return_travels_packed_and_older_unpacked_returns_still_decode() {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert(
             "a".into(),
             Value::List(vec![1i64.into(), "x".into(), Value::Null]),

@@ -98,7 +98,7 @@ impl EtcRoot {
         let pw = self.getpwnam(name)?;
         let mut gecos: Vec<String> = pw.gecos.splitn(5, ',').map(str::to_string).collect();
         gecos.resize(5, String::new());
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("gid".into(), Value::Int(pw.gid));
         m.insert(
             "groups".into(),
@@ -125,7 +125,7 @@ impl EtcRoot {
 
     /// `shadow.info` with Salt's all-empty answer for a missing entry.
     pub fn shadow_info(&self, name: &str) -> Map {
-        let mut m = Map::new();
+        let mut m = Map::default();
         match self.getspnam(name) {
             Some(s) => {
                 m.insert("name".into(), Value::Str(s.name));
@@ -185,7 +185,7 @@ impl EtcRoot {
 }
 
 pub fn group_map(g: GroupEntry) -> Map {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("name".into(), Value::Str(g.name));
     m.insert("passwd".into(), Value::Str(g.passwd));
     m.insert("gid".into(), Value::Int(g.gid));

@@ -41,7 +41,7 @@ pub fn core_grains(minion_id: &str) -> Map {
 /// `systemd` grain) in `cachedir` between runs, keyed by that program's
 /// size and mtime so that an upgrade is noticed.
 pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -> Map {
-    let mut g = Map::new();
+    let mut g = Map::default();
     let put = |g: &mut Map, k: &str, v: Value| {
         g.insert(k.to_string(), v);
     };
@@ -212,7 +212,7 @@ pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -
 /// grain, which brine leaves out.)
 fn zfs_grains() -> Map {
     use crate::path::which;
-    let mut g = Map::new();
+    let mut g = Map::default();
     let support = std::path::Path::new("/sys/module/zfs").exists() && which("zpool").is_some();
     let man_page = ["/usr/share/man", "/usr/local/share/man"]
         .iter()
@@ -295,17 +295,17 @@ fn distro_files() -> osinfo::DistroFiles {
 /// missing or not a dict gives none (Salt warns and skips a bad one).
 pub fn file_grains(path: &std::path::Path) -> Map {
     let Ok(text) = std::fs::read_to_string(path) else {
-        return Map::new();
+        return Map::default();
     };
     match brine_core::yaml::load(&text) {
         Ok(Value::Map(m)) => m,
-        Ok(_) => Map::new(),
+        Ok(_) => Map::default(),
         Err(e) => {
             tracing::warn!(
                 "Bad syntax in grains file! Skipping. ({}: {e})",
                 path.display()
             );
-            Map::new()
+            Map::default()
         }
     }
 }
@@ -474,16 +474,16 @@ mod tests {
     fn static_grains_replace_top_level_keys() {
         // salt-call with `grains: {os: Foo, locale_info: {timezone: X}, newkey: 1}`
         // answered os=Foo, locale_info={'timezone': 'X'} and newkey last.
-        let mut core = Map::new();
+        let mut core = Map::default();
         core.insert("os".into(), "Debian".into());
-        let mut li = Map::new();
+        let mut li = Map::default();
         li.insert("defaultlanguage".into(), "en_US".into());
         li.insert("timezone".into(), "UTC".into());
         core.insert("locale_info".into(), Value::Map(li));
         core.insert("kernel".into(), "Linux".into());
-        let mut st = Map::new();
+        let mut st = Map::default();
         st.insert("newkey".into(), Value::Int(1));
-        let mut tz = Map::new();
+        let mut tz = Map::default();
         tz.insert("timezone".into(), "X".into());
         st.insert("locale_info".into(), Value::Map(tz));
         st.insert("os".into(), "Foo".into());

@@ -181,10 +181,10 @@ fn link_parents(ifaces: &mut IndexMap<String, Interface>) {
 /// `hwaddr_interfaces`, `ip4_interfaces`, `ip6_interfaces`, `ipv4`, `ipv6`,
 /// `ip_interfaces` for the given interfaces (without the fqdn lookups).
 pub fn interface_grains(ifaces: &IndexMap<String, Interface>) -> Map {
-    let mut hw = Map::new();
-    let mut ip4 = Map::new();
-    let mut ip6 = Map::new();
-    let mut ip = Map::new();
+    let mut hw = Map::default();
+    let mut ip4 = Map::default();
+    let mut ip6 = Map::default();
+    let mut ip = Map::default();
     for (name, i) in ifaces {
         if let Some(h) = &i.hwaddr {
             hw.insert(name.clone(), h.as_str().into());
@@ -219,7 +219,7 @@ pub fn interface_grains(ifaces: &IndexMap<String, Interface>) -> Map {
         .collect();
     all6.sort();
     all6.dedup();
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert("hwaddr_interfaces".into(), Value::Map(hw));
     g.insert("ip4_interfaces".into(), Value::Map(ip4));
     g.insert("ip6_interfaces".into(), Value::Map(ip6));
@@ -374,7 +374,7 @@ pub fn gateways(route4: &str, route6: &str) -> Map {
                 && r.flags & RTF_REJECT == 0
         })
         .map_or(Value::Bool(false), gateway);
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert(
         "ip_gw".into(),
         Value::Bool(gw4 != Value::Bool(false) || gw6 != Value::Bool(false)),
@@ -387,7 +387,7 @@ pub fn gateways(route4: &str, route6: &str) -> Map {
 /// The gateway grains of this host, or nothing without the `ip` tool.
 pub fn gateway_grains() -> Map {
     if which("ip").is_none() {
-        return Map::new();
+        return Map::default();
     }
     gateways(
         &read_text("/proc/net/route").unwrap_or_default(),
@@ -454,7 +454,7 @@ pub fn parse_resolv(text: &str) -> Map {
         }
     }
     let list = |v: Vec<String>| Value::List(v.into_iter().map(Value::Str).collect());
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert("nameservers".into(), list(nameservers));
     g.insert("ip4_nameservers".into(), list(ip4));
     g.insert("ip6_nameservers".into(), list(ip6));

@@ -65,7 +65,7 @@ fn unescape_shell(s: &str) -> String {
 /// Salt only accepts values made of word characters, whitespace, `.` and `-`
 /// (anything after the first other character is cut off).
 pub fn parse_lsb_release(text: &str) -> Map {
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     for line in text.lines() {
         let Some((key, raw)) = line.split_once('=') else {
             continue;
@@ -571,7 +571,7 @@ fn python_capitalize(s: &str) -> String {
 
 /// `osrelease_info`, `osmajorrelease` and `osfinger` derived from `osrelease`.
 pub fn osrelease_data(os: &str, osfullname: &str, osrelease: &str) -> Map {
-    let mut grains = Map::new();
+    let mut grains = Map::default();
     let info: Vec<Value> = osrelease
         .split('.')
         .map(|part| {

@@ -76,7 +76,7 @@ pub fn parse_cpuinfo(text: &str) -> Map {
             _ => {}
         }
     }
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert("num_cpus".into(), Value::Int(num_cpus));
     g.insert(
         "cpu_model".into(),
@@ -104,7 +104,7 @@ pub fn parse_meminfo(text: &str) -> Map {
             _ => {}
         }
     }
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert("mem_total".into(), Value::Int(mem));
     g.insert("swap_total".into(), Value::Int(swap));
     g
@@ -289,7 +289,7 @@ fn virtual_from_detect_virt(out: &str, grains: &mut Map) {
 /// `virtual` (and `virtual_subtype` when known), following Salt's Linux
 /// checks in the same order.
 pub fn virtual_grains(cpuinfo: &str) -> Map {
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert("virtual".into(), "physical".into());
     if let Some(out) = detect_virt() {
         virtual_from_detect_virt(&out, &mut g);
@@ -429,7 +429,7 @@ pub fn virtual_grains(cpuinfo: &str) -> Map {
 
 /// Firmware identity from `/sys/class/dmi/id` (Salt's `_hw_data` on Linux).
 pub fn hw_data() -> Map {
-    let mut g = Map::new();
+    let mut g = Map::default();
     let base = Path::new("/sys/class/dmi/id");
     if !base.exists() {
         return g;
@@ -478,7 +478,7 @@ pub fn disks() -> Map {
             }
         }
     }
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert("disks".into(), Value::List(disks));
     g.insert("ssds".into(), Value::List(ssds));
     g
@@ -511,7 +511,7 @@ pub fn uefi() -> Map {
             secure = std::fs::read(only).ok().and_then(|b| b.last().copied()) == Some(1);
         }
     }
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert("efi".into(), Value::Bool(dir.is_some()));
     g.insert("efi-secure-boot".into(), Value::Bool(secure));
     g
@@ -521,7 +521,7 @@ pub fn uefi() -> Map {
 /// is missing; brine reads the same PCI data from sysfs and names it from
 /// the `pci.ids` database lspci itself uses.
 pub fn gpu_data() -> Map {
-    let mut g = Map::new();
+    let mut g = Map::default();
     let mut gpus = Vec::new();
     if which("lspci").is_some() {
         let mut found: Vec<(String, u32, u32)> = Vec::new();
@@ -578,7 +578,7 @@ pub fn gpu_data() -> Map {
                     .find(|k| vendor_words.iter().any(|w| w == *k))
                     .copied()
                     .unwrap_or("unknown");
-                let mut gpu = Map::new();
+                let mut gpu = Map::default();
                 gpu.insert("vendor".into(), v.into());
                 gpu.insert("model".into(), dname.into());
                 gpus.push(Value::Map(gpu));
@@ -698,7 +698,7 @@ pub fn parse_kernelparams(cmdline: &str) -> Value {
 /// `locale_info`: what Python's `locale.getlocale()` and the local time
 /// zone name say.
 pub fn locale_info() -> Map {
-    let mut li = Map::new();
+    let mut li = Map::default();
     let (lang, enc) = current_locale();
     li.insert("defaultlanguage".into(), lang);
     li.insert("defaultencoding".into(), enc);
@@ -778,7 +778,7 @@ fn timezone_name() -> String {
 pub fn process_grains() -> Map {
     let (uid, gid, pid) = (accounts::euid(), accounts::egid(), std::process::id());
     let user = accounts::user_by_uid(uid);
-    let mut g = Map::new();
+    let mut g = Map::default();
     g.insert(
         "username".into(),
         user.as_ref()
@@ -804,7 +804,7 @@ pub fn process_grains() -> Map {
 pub fn selinux() -> Option<Value> {
     which("selinuxenabled")?;
     let enforce = read_text("/sys/fs/selinux/enforce");
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("enabled".into(), Value::Bool(enforce.is_some()));
     if which("getenforce").is_some() {
         let state = match enforce.as_deref().map(str::trim) {
@@ -881,7 +881,7 @@ fn parse_systemctl_version(text: &str) -> Value {
             }
         }
     }
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("version".into(), version.into());
     m.insert("features".into(), features.into());
     Value::Map(m)

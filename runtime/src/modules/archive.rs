@@ -698,7 +698,7 @@ fn list_cached(
     }
     let top_files: Vec<String> = files.iter().filter(|f| !f.contains('/')).cloned().collect();
     let top_links: Vec<String> = links.iter().filter(|f| !f.contains('/')).cloned().collect();
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("dirs".into(), list(&dirs));
     m.insert("files".into(), list(&files));
     m.insert("links".into(), list(&links));
@@ -746,9 +746,9 @@ mod tests {
         let dest = td.path().join("dest");
         let mut m = crate::context::Minion {
             id: "t".into(),
-            opts: Map::new().into(),
-            grains: Map::new().into(),
-            pillar: Map::new().into(),
+            opts: Map::default().into(),
+            grains: Map::default().into(),
+            pillar: Map::default().into(),
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),

@@ -263,7 +263,7 @@ fn run_cmd<'c>(
         let value = match shape {
             Shape::All => {
                 // Salt builds this answer in another order.
-                let mut m = Map::new();
+                let mut m = Map::default();
                 m.insert("stdout".into(), Value::Str(msg));
                 m.insert("stderr".into(), Value::Str(String::new()));
                 m.insert("retcode".into(), Value::Int(1));
@@ -301,7 +301,7 @@ fn run_cmd<'c>(
 }
 
 fn all(pid: u32, retcode: i32, stdout: String, stderr: String) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("pid".into(), Value::Int(i64::from(pid)));
     m.insert("retcode".into(), Value::Int(i64::from(retcode)));
     m.insert("stdout".into(), Value::Str(stdout));
@@ -393,7 +393,7 @@ fn exec_code<'c>(cx: &Ctx<'c>, mut p: Params, all: bool) -> Result<Return, CallE
 fn script(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let source = p.require("source")?.to_python_str();
     let args = p.take("args").filter(|v| !v.is_null());
-    let mut low = Map::new();
+    let mut low = Map::default();
     for name in [
         "cwd",
         "stdin",

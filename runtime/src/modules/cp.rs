@@ -503,7 +503,7 @@ fn hash_file<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError>
                 // Salt answers a missing local file with its hash-and-stat
                 // pair, empty.
                 return Ok(Returned::New(Value::List(vec![
-                    Value::Map(Map::new()),
+                    Value::Map(Map::default()),
                     Value::Null,
                 ])));
             }
@@ -514,7 +514,7 @@ fn hash_file<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError>
     };
     Ok(Returned::New(match hsum {
         Some(h) => {
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("hash_type".into(), "sha256".into());
             m.insert("hsum".into(), Value::Str(h));
             Value::Map(m)
@@ -672,7 +672,7 @@ mod tests {
         std::fs::create_dir_all(roots.join("web")).unwrap();
         std::fs::write(roots.join("web/a.conf"), "a\n").unwrap();
         let cache = td.path().join("cache");
-        let mut opts = Map::new();
+        let mut opts = Map::default();
         opts.insert("cachedir".into(), Value::Str(cache.display().to_string()));
         opts.insert(
             "file_roots".into(),
@@ -681,8 +681,8 @@ mod tests {
         let mut m = crate::context::Minion {
             id: "t".into(),
             opts: opts.into(),
-            grains: Map::new().into(),
-            pillar: Map::new().into(),
+            grains: Map::default().into(),
+            pillar: Map::default().into(),
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),

@@ -213,7 +213,7 @@ fn opt_str(v: &Option<String>) -> Value {
 }
 
 fn job_value(j: &Job) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     if let Some(w) = &j.when {
         for (k, v) in ["minute", "hour", "daymonth", "month", "dayweek"]
             .iter()
@@ -234,7 +234,7 @@ fn job_value(j: &Job) -> Value {
 }
 
 fn tab_value(t: &Tab) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert(
         "pre".into(),
         Value::List(t.pre.iter().cloned().map(Value::Str).collect()),
@@ -253,7 +253,7 @@ fn tab_value(t: &Tab) -> Value {
             t.env
                 .iter()
                 .map(|(n, v)| {
-                    let mut e = Map::new();
+                    let mut e = Map::default();
                     e.insert("name".into(), Value::Str(n.clone()));
                     e.insert("value".into(), opt_str(v));
                     Value::Map(e)

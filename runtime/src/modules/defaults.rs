@@ -35,7 +35,7 @@ fn merge<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let convert_none = p.take("convert_none").is_none_or(|v| v.is_truthy());
     p.finish()?;
     let src = match src {
-        Value::Null if convert_none => Map::new(),
+        Value::Null if convert_none => Map::default(),
         Value::Map(m) => m,
         _ => return Err(not_dicts()),
     };
@@ -45,7 +45,7 @@ fn merge<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
                 "TypeError: Can't perform in-place merge into NoneType".into(),
             ))
         }
-        Value::Null if convert_none => Map::new(),
+        Value::Null if convert_none => Map::default(),
         Value::Map(m) => m,
         _ => return Err(not_dicts()),
     };

@@ -56,7 +56,7 @@ fn df<'c>(_: &Ctx<'c>, mut p: Params, inodes: bool) -> Result<Return, CallError>
     p.finish()?;
     if !inodes && !std::path::Path::new("/etc/mtab").is_file() {
         tracing::error!("df cannot run without /etc/mtab");
-        return Ok(Value::Map(Map::new()).into());
+        return Ok(Value::Map(Map::default()).into());
     }
     let mut argv = vec!["df".to_string(), if inodes { "-iP" } else { "-P" }.into()];
     if !extra.is_empty() {
@@ -78,7 +78,7 @@ fn df<'c>(_: &Ctx<'c>, mut p: Params, inodes: bool) -> Result<Return, CallError>
 /// `df -P` lines as Salt reads them: a name that wrapped onto its own
 /// line joins the next; words before the first number are the name.
 pub(crate) fn parse_df(out: &str) -> Map {
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     let mut pending: Option<String> = None;
     for line in out.lines() {
         if line.is_empty() || line.starts_with("Filesystem") {
@@ -99,9 +99,9 @@ pub(crate) fn parse_df(out: &str) -> Map {
         }
         if comps.len() < 6 {
             tracing::error!("Problem parsing disk usage information");
-            return Map::new();
+            return Map::default();
         }
-        let mut m = Map::new();
+        let mut m = Map::default();
         for (k, i) in [
             ("filesystem", 0),
             ("1K-blocks", 1),
@@ -118,7 +118,7 @@ pub(crate) fn parse_df(out: &str) -> Map {
 
 /// `df -iP` lines as Salt reads them.
 pub(crate) fn parse_df_inodes(out: &str) -> Map {
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     for line in out.lines() {
         if line.starts_with("Filesystem") {
             continue;
@@ -129,9 +129,9 @@ pub(crate) fn parse_df_inodes(out: &str) -> Map {
         }
         if comps.len() < 6 {
             tracing::error!("Problem parsing inode usage information");
-            return Map::new();
+            return Map::default();
         }
-        let mut m = Map::new();
+        let mut m = Map::default();
         for (k, i) in [
             ("inodes", 1),
             ("used", 2),

@@ -70,7 +70,7 @@ and in the running minion; DESTRUCTIVE=True with VAL None removes it. Answers \
             let destructive = truthy(p.take("destructive"));
             p.take("refresh_pillar");
             p.finish()?;
-            let mut grains = Map::new();
+            let mut grains = Map::default();
             grains.insert(brine_core::value::key_string(&key), val);
             setvals(m, grains, destructive)
         },
@@ -119,14 +119,14 @@ fn setvals(m: &mut Minion, new: Map, destructive: bool) -> Result<Return, CallEr
     let mut file = match std::fs::read_to_string(&path) {
         Ok(text) => match brine_core::yaml::load(&text) {
             Ok(Value::Map(g)) => g,
-            Ok(_) => Map::new(),
+            Ok(_) => Map::default(),
             Err(e) => {
                 return Ok(Return::from(Value::Str(format!(
                     "Unable to read existing grains file: {e}"
                 ))))
             }
         },
-        Err(_) => Map::new(),
+        Err(_) => Map::default(),
     };
     for (k, v) in &new {
         if v.is_null() && destructive {
@@ -201,8 +201,8 @@ fn append(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Value::List(items) => list.extend(items),
         v => list.push(v),
     }
-    let (top, value) = fold_up(m, key, Value::List(list), &delim, Value::Map(Map::new()));
-    let mut new = Map::new();
+    let (top, value) = fold_up(m, key, Value::List(list), &delim, Value::Map(Map::default()));
+    let mut new = Map::default();
     new.insert(top, value);
     setvals(m, new, false)
 }
@@ -224,7 +224,7 @@ fn remove(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     };
     list.remove(at);
     let (top, value) = fold_up(m, key, Value::List(list), &delim, Value::Null);
-    let mut new = Map::new();
+    let mut new = Map::default();
     new.insert(top, value);
     setvals(m, new, false)
 }
@@ -257,7 +257,7 @@ fn set_grain(
     delim: &str,
 ) -> Result<Return, CallError> {
     let answer = |result: bool, comment: String, changes: Value| {
-        let mut r = Map::new();
+        let mut r = Map::default();
         r.insert("comment".into(), Value::Str(comment));
         r.insert("changes".into(), changes);
         r.insert("result".into(), Value::Bool(result));
@@ -273,7 +273,7 @@ fn set_grain(
             return Ok(answer(
                 true,
                 "Grain is already set".into(),
-                Value::Map(Map::new()),
+                Value::Map(Map::default()),
             ));
         }
     }
@@ -282,14 +282,14 @@ fn set_grain(
             return Ok(answer(
                 false,
                 format!("The key '{key}' exists but is a dict or a list. Use 'force=True' to overwrite."),
-                Value::Map(Map::new()),
+                Value::Map(Map::default()),
             ));
         }
         if is_complex(&val) {
             return Ok(answer(
                 false,
                 format!("The key '{key}' exists and the given value is a dict or a list. Use 'force=True' to overwrite."),
-                Value::Map(Map::new()),
+                Value::Map(Map::default()),
             ));
         }
     }
@@ -297,7 +297,7 @@ fn set_grain(
     let mut key = key.to_string();
     while let Some((parent, rest)) = key.rsplit_once(delim).filter(|_| !delim.is_empty()) {
         let (parent, rest) = (parent.to_string(), rest.to_string());
-        let mut up = get(m, &parent, delim).unwrap_or_else(|| Value::Map(Map::new()));
+        let mut up = get(m, &parent, delim).unwrap_or_else(|| Value::Map(Map::default()));
         match &mut up {
             Value::Map(d) => {
                 if value.is_null() && destructive {
@@ -310,7 +310,7 @@ fn set_grain(
                 let mut updated = false;
                 for item in items.iter_mut() {
                     if item.as_str() == Some(rest.as_str()) {
-                        let mut d = Map::new();
+                        let mut d = Map::default();
                         d.insert(rest.clone(), value.clone());
                         *item = Value::Map(d);
                         updated = true;
@@ -322,14 +322,14 @@ fn set_grain(
                     }
                 }
                 if !updated {
-                    let mut d = Map::new();
+                    let mut d = Map::default();
                     d.insert(rest, value);
                     items.push(Value::Map(d));
                 }
             }
             other => {
                 if other.as_str() == Some(rest.as_str()) || force {
-                    let mut d = Map::new();
+                    let mut d = Map::default();
                     d.insert(rest, value);
                     *other = Value::Map(d);
                 } else {
@@ -339,7 +339,7 @@ fn set_grain(
                             "The key '{parent}' value is '{}', which is different from the provided key '{rest}'. Use 'force=True' to overwrite.",
                             other.to_python_str()
                         ),
-                        Value::Map(Map::new()),
+                        Value::Map(Map::default()),
                     ));
                 }
             }
@@ -347,12 +347,12 @@ fn set_grain(
         value = up;
         key = parent;
     }
-    let mut new = Map::new();
+    let mut new = Map::default();
     new.insert(key, value);
     let set = setvals(m, new, destructive)?;
     Ok(match set.value {
         changes @ Value::Map(_) => answer(true, String::new(), changes),
-        other => answer(false, other.to_python_str(), Value::Map(Map::new())),
+        other => answer(false, other.to_python_str(), Value::Map(Map::default())),
     })
 }
 

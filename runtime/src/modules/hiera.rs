@@ -98,8 +98,8 @@ mod tests {
         Minion {
             id: "m1".into(),
             opts: opts.into(),
-            grains: Map::new().into(),
-            pillar: Map::new().into(),
+            grains: Map::default().into(),
+            pillar: Map::default().into(),
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),

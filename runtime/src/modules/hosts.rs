@@ -163,7 +163,7 @@ fn entry<'a>(items: &'a [Item], ip: &str) -> Option<&'a Entry> {
 }
 
 fn entry_value(e: &Entry) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert(
         "aliases".into(),
         Value::List(e.aliases.iter().cloned().map(Value::Str).collect()),
@@ -205,7 +205,7 @@ fn write_hosts(path: &str, items: &[Item]) -> Result<(), CallError> {
 
 fn list_hosts(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
     p.finish()?;
-    let mut out = Map::new();
+    let mut out = Map::default();
     for item in read_hosts(&hosts_file(cx))? {
         match item {
             Item::Host(ip, e) => {

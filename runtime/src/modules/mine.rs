@@ -21,5 +21,5 @@ fn get<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     p.take("tgt_type");
     p.take("exclude_minion");
     p.finish()?;
-    Ok(Returned::New(Value::Map(Map::new())))
+    Ok(Returned::New(Value::Map(Map::default())))
 }

@@ -216,7 +216,7 @@ pub(crate) enum Caller<'c> {
 }
 
 /// Data that is not a map reads as an empty one.
-static EMPTY: LazyLock<Map> = LazyLock::new(Map::new);
+static EMPTY: LazyLock<Map> = LazyLock::new(Map::default);
 
 fn map_of(v: &Value) -> &Map {
     v.as_map().unwrap_or(&EMPTY)

@@ -99,13 +99,13 @@ fn unreadable(path: &str) -> CallError {
 fn active_mounts(alt: &HashMap<String, String>) -> Result<Map, CallError> {
     let path = "/proc/self/mounts";
     let text = std::fs::read_to_string(path).map_err(|_| unreadable(path))?;
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     for line in text.lines() {
         let comps: Vec<&str> = line.split_whitespace().collect();
         if comps.len() < 4 {
             continue;
         }
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("device".into(), str_v(comps[0]));
         m.insert(
             "alt_device".into(),
@@ -142,7 +142,7 @@ fn active_mountinfo(alt: &HashMap<String, String>) -> Result<Map, CallError> {
     let path = "/proc/self/mountinfo";
     let text = std::fs::read_to_string(path).map_err(|_| unreadable(path))?;
     let blk = blkid();
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     for line in text.lines() {
         let comps: Vec<&str> = line.split_whitespace().collect();
         let Some(sep) = comps.iter().position(|c| *c == "-") else {
@@ -160,7 +160,7 @@ fn active_mountinfo(alt: &HashMap<String, String>) -> Result<Map, CallError> {
         let label = tags
             .and_then(|t| t.get("LABEL"))
             .map_or(Value::Null, |l| str_v(l));
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("mountid".into(), str_v(comps[0]));
         m.insert("parentid".into(), str_v(comps[1]));
         m.insert("major".into(), str_v(major));
@@ -195,7 +195,7 @@ fn active(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
 
 /// The fstab entries of `config` as Salt lists them.
 fn read_fstab(config: &str) -> Map {
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     let Ok(text) = std::fs::read_to_string(config) else {
         return ret;
     };
@@ -213,7 +213,7 @@ fn read_fstab(config: &str) -> Map {
         while ret.contains_key(&name) {
             name.push('_');
         }
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("device".into(), str_v(comps[0]));
         m.insert("fstype".into(), str_v(comps[2]));
         m.insert(
@@ -234,7 +234,7 @@ fn fstab(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         None => "/etc/fstab".to_string(),
         Some(Value::Str(s)) => s,
         // os.path.isfile takes an int as a file descriptor: not a file here.
-        Some(Value::Int(_) | Value::Bool(_)) => return Ok(Value::Map(Map::new()).into()),
+        Some(Value::Int(_) | Value::Bool(_)) => return Ok(Value::Map(Map::default()).into()),
         Some(other) => {
             return Err(CallError::InvalidArguments(format!(
                 "stat: path should be string, bytes, os.PathLike or integer, not {}",
@@ -243,7 +243,7 @@ fn fstab(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         }
     };
     if !Path::new(&config).is_file() {
-        return Ok(Value::Map(Map::new()).into());
+        return Ok(Value::Map(Map::default()).into());
     }
     Ok(Value::Map(read_fstab(&config)).into())
 }

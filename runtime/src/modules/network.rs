@@ -141,9 +141,9 @@ fn no_args<'c>(p: Params, f: impl FnOnce() -> Value) -> Result<Returned<'c>, Cal
 
 /// Salt's shape of `network.interfaces`.
 pub(crate) fn interfaces_value(ifaces: &IndexMap<String, Interface>) -> Value {
-    let mut out = Map::new();
+    let mut out = Map::default();
     for (name, i) in ifaces {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("up".into(), Value::Bool(i.up));
         if let Some(parent) = &i.parent {
             m.insert("parent".into(), Value::Str(parent.clone()));
@@ -163,7 +163,7 @@ pub(crate) fn interfaces_value(ifaces: &IndexMap<String, Interface>) -> Value {
                 .iter()
                 .take(n)
                 .any(|b| b.prefix == a.prefix && u32::from(b.address) & mask == net);
-            let mut e = Map::new();
+            let mut e = Map::default();
             if is_secondary {
                 e.insert("type".into(), "inet".into());
             }
@@ -196,7 +196,7 @@ pub(crate) fn interfaces_value(ifaces: &IndexMap<String, Interface>) -> Value {
                 .inet6
                 .iter()
                 .map(|a| {
-                    let mut e = Map::new();
+                    let mut e = Map::default();
                     e.insert("address".into(), Value::Str(a.address.to_string()));
                     e.insert("prefixlen".into(), Value::Str(a.prefix.to_string()));
                     e.insert("scope".into(), Value::Str(a.scope().into()));
@@ -480,7 +480,7 @@ fn routes_fn<'c>(mut p: Params, defaults_only: bool) -> Result<Returned<'c>, Cal
 
 /// A route as `netstat -rn` shows it and Salt reads it.
 fn route_value(family: &str, r: &Route) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("addr_family".into(), family.into());
     let (destination, netmask, flags) = if family == "inet" {
         (
@@ -598,7 +598,7 @@ fn connect<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
     p.finish()?;
     let answer = |ok: bool, comment: String| {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("result".into(), Value::Bool(ok));
         m.insert("comment".into(), Value::Str(comment));
         // salt-call exits 1 when a function answers result False.

@@ -39,7 +39,7 @@ impl Params {
     pub(crate) fn new(fun: &'static str, a: CallArgs) -> Params {
         let mut kwargs = a.kwargs;
         let published = kwargs.contains_key("__pub_jid");
-        let mut pub_kwargs = Map::new();
+        let mut pub_kwargs = Map::default();
         kwargs.retain(|k, v| {
             if k.starts_with("__pub_") {
                 pub_kwargs.insert(k.clone(), std::mem::take(v));

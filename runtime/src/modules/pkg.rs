@@ -181,7 +181,7 @@ fn version<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         let (_, versions) = found.remove(0);
         return Ok(Returned::New(shown(versions)));
     }
-    let mut out = Map::new();
+    let mut out = Map::default();
     for (name, versions) in found {
         out.insert(name, shown(versions));
     }
@@ -213,7 +213,7 @@ fn list_pkgs(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     } else {
         db.current()
     };
-    let mut out = Map::new();
+    let mut out = Map::default();
     for (name, versions) in list {
         let v = if as_list {
             Value::List(versions.into_iter().map(Value::Str).collect())
@@ -323,7 +323,7 @@ fn install(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let downloadonly = p.take("downloadonly");
     let ignore_epoch = p.take("ignore_epoch");
     let version = opt_string(p.kw("version"));
-    let mut options = Map::new();
+    let mut options = Map::default();
     for key in [
         "install_recommends",
         "only_upgrade",
@@ -380,7 +380,7 @@ fn install(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
             .collect();
     }
     if req.pkgs.is_empty() && req.sources.is_empty() {
-        return Ok(Value::Map(Map::new()).into());
+        return Ok(Value::Map(Map::default()).into());
     }
     let changes = prov.install(&req).map_err(pkg_err)?;
     Ok(Value::Map(changes).into())
@@ -410,7 +410,7 @@ fn refresh_db(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     if let Some(secs) = cache_valid_time.as_ref().and_then(Value::as_i64) {
         if secs > 0 && fresh_within(secs) {
-            return Ok(Value::Map(Map::new()).into());
+            return Ok(Value::Map(Map::default()).into());
         }
     }
     let ret = provider(cx)?.refresh_db_report(failhard).map_err(pkg_err)?;
@@ -445,7 +445,7 @@ fn list_upgrades(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
 fn upgrade(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let refresh = flag(p.take("refresh"), true);
     let dist_upgrade = p.take("dist_upgrade").unwrap_or(Value::Bool(false));
-    let mut options = Map::new();
+    let mut options = Map::default();
     options.insert("dist_upgrade".into(), dist_upgrade);
     for key in [
         "force_conf_new",

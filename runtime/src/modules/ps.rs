@@ -126,7 +126,7 @@ fn pkill<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     if killed.is_empty() {
         return Ok(Value::Null.into());
     }
-    let mut out = Map::new();
+    let mut out = Map::default();
     out.insert("killed".into(), Value::List(killed));
     Ok(Value::Map(out).into())
 }
@@ -183,7 +183,7 @@ fn top<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
         let Some(detail) = read_detail(pr.pid) else {
             continue;
         };
-        let mut m = Map::new();
+        let mut m = Map::default();
         let cmd = if pr.cmdline.is_empty() {
             Value::Str(pr.name.clone())
         } else {
@@ -198,7 +198,7 @@ fn top<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
             "create_time".into(),
             Value::Float((created * 100.0).round() / 100.0),
         );
-        let mut cpu = Map::new();
+        let mut cpu = Map::default();
         for (k, v) in [
             ("user", pr.utime),
             ("system", pr.stime),
@@ -209,7 +209,7 @@ fn top<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
             cpu.insert(k.into(), Value::Float(v as f64 / ticks));
         }
         m.insert("cpu".into(), Value::Map(cpu));
-        let mut mem = Map::new();
+        let mut mem = Map::default();
         let names = ["vms", "rss", "shared", "text", "lib", "data", "dirty"];
         let order = ["rss", "vms", "shared", "text", "lib", "data", "dirty"];
         for k in order {

@@ -263,7 +263,7 @@ fn status(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     if !globbing {
         return Ok(bool_ret(running(&name)));
     }
-    let mut out = Map::new();
+    let mut out = Map::default();
     for s in services {
         let r = running(&s);
         out.insert(s, Value::Bool(r));
@@ -464,7 +464,7 @@ fn show(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let unit = systemd::canonical_unit_name(&name);
     let r = run_merged(&["systemctl", "show", &unit])?;
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     for line in r.stdout.lines() {
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k.to_string(), v.to_string()),
@@ -472,7 +472,7 @@ fn show(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         };
         let v = if value.starts_with('{') {
             let inner = value.replace(['{', '}'], "");
-            let mut m = Map::new();
+            let mut m = Map::default();
             for item in inner.split(" ; ") {
                 let (k, v) = item.split_once('=').ok_or_else(|| {
                     CallError::Failed("IndexError: list index out of range".into())

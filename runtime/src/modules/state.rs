@@ -508,7 +508,7 @@ mod tests {
         Minion {
             id: "m1".into(),
             opts: opts.as_map().cloned().unwrap_or_default().into(),
-            grains: Map::new().into(),
+            grains: Map::default().into(),
             pillar: v(json!({"in_memory": true}))
                 .as_map()
                 .cloned()

@@ -51,11 +51,11 @@ fn request_file(m: &Minion) -> PathBuf {
 /// readable as a dict).
 fn load(m: &Minion) -> Map {
     let Ok(bytes) = std::fs::read(request_file(m)) else {
-        return Map::new();
+        return Map::default();
     };
     match rmp_serde::from_slice::<Value>(&bytes) {
         Ok(Value::Map(req)) => req,
-        _ => Map::new(),
+        _ => Map::default(),
     }
 }
 
@@ -136,7 +136,7 @@ fn request(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let name = kwargs
         .get("name")
         .map_or_else(|| "default".to_string(), Value::to_python_str);
-    let mut entry = Map::new();
+    let mut entry = Map::default();
     entry.insert("test_run".into(), ret.value.clone());
     entry.insert("mods".into(), mods);
     entry.insert("kwargs".into(), Value::Map(kwargs));
@@ -155,10 +155,10 @@ fn run_request(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let req = load(m);
     let Some(Value::Map(queued)) = req.get(&name) else {
-        return Ok(Return::from(Value::Map(Map::new())));
+        return Ok(Return::from(Value::Map(Map::default())));
     };
     let (Some(mods), Some(Value::Map(kwargs))) = (queued.get("mods"), queued.get("kwargs")) else {
-        return Ok(Return::from(Value::Map(Map::new())));
+        return Ok(Return::from(Value::Map(Map::default())));
     };
     let mut kwargs = kwargs.clone();
     kwargs.extend(extra);

@@ -580,7 +580,7 @@ fn single_template(high: Value, template: &str) -> Result<Map, Vec<String>> {
     for (name, body) in high.iter_mut() {
         if let Value::Str(short) = body {
             if let Some((module, fun)) = short.split_once('.') {
-                let mut m = Map::new();
+                let mut m = Map::default();
                 m.insert(
                     module.to_string(),
                     Value::List(vec![Value::Str(fun.to_string())]),
@@ -812,7 +812,7 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
     };
-    let mut running = Map::new();
+    let mut running = Map::default();
     running.insert(tag, Value::Map(ret));
     let retcode = if check_result(&running, &OnfailHandlers::default()) {
         0
@@ -1061,7 +1061,7 @@ mod render {
         RunPillar {
             pillar: match pillar {
                 Value::Map(m) => m,
-                _ => Map::new(),
+                _ => Map::default(),
             },
             in_memory,
         }
@@ -1069,13 +1069,13 @@ mod render {
 
     /// Salt's `call_highstate` answer when there is nothing to run.
     fn no_states(comment: &str) -> Rendered {
-        let mut ret = Map::new();
+        let mut ret = Map::default();
         ret.insert("result".into(), Value::Bool(false));
         ret.insert("comment".into(), Value::Str(comment.into()));
         ret.insert("name".into(), Value::Str("No States".into()));
         ret.insert("changes".into(), Value::new_map());
         ret.insert("__run_num__".into(), Value::Int(0));
-        let mut running = Map::new();
+        let mut running = Map::default();
         running.insert("no_|-states_|-states_|-None".into(), Value::Map(ret));
         Rendered::Answer(Return {
             value: Value::Map(running),

@@ -147,7 +147,7 @@ fn proc_file(path: &str) -> String {
 }
 
 fn cpuinfo() -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     for line in proc_file("/proc/cpuinfo").lines() {
         if line.is_empty() {
             continue;
@@ -167,14 +167,14 @@ fn cpuinfo() -> Value {
 }
 
 fn cpustats() -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     for line in proc_file("/proc/stat").lines() {
         let c: Vec<&str> = line.split_whitespace().collect();
         let Some(name) = c.first() else { continue };
         let n = |i: usize| number(c.get(i).copied().unwrap_or_default());
         let v = match *name {
             "cpu" => {
-                let mut t = Map::new();
+                let mut t = Map::default();
                 for (k, i) in [
                     ("idle", 4),
                     ("iowait", 5),
@@ -190,7 +190,7 @@ fn cpustats() -> Value {
                 Value::Map(t)
             }
             "intr" | "softirq" => {
-                let mut t = Map::new();
+                let mut t = Map::default();
                 t.insert("total".into(), n(1));
                 let list = c.iter().skip(2).map(|x| number(x)).collect();
                 let key = if *name == "intr" { "irqs" } else { "softirqs" };
@@ -221,13 +221,13 @@ fn diskstats() -> Value {
         "ms_spent_in_io",
         "weighted_ms_spent_in_io",
     ];
-    let mut m = Map::new();
+    let mut m = Map::default();
     for line in proc_file("/proc/diskstats").lines() {
         let c: Vec<&str> = line.split_whitespace().collect();
         if c.len() < KEYS.len() {
             continue;
         }
-        let mut d = Map::new();
+        let mut d = Map::default();
         for (i, k) in KEYS.iter().enumerate() {
             d.insert((*k).into(), number(c.get(i).copied().unwrap_or_default()));
         }
@@ -256,7 +256,7 @@ fn diskusage(args: &[String]) -> Result<Value, CallError> {
     }
     if !fstypes.is_empty() {
         let Some(mounts) = read_text("/proc/mounts") else {
-            return Ok(Value::Map(Map::new()));
+            return Ok(Value::Map(Map::default()));
         };
         for line in mounts.lines() {
             let c: Vec<&str> = line.split_whitespace().collect();
@@ -267,7 +267,7 @@ fn diskusage(args: &[String]) -> Result<Value, CallError> {
             }
         }
     }
-    let mut m = Map::new();
+    let mut m = Map::default();
     for path in selected {
         // A path that cannot be read fails the call, as os.statvfs raises.
         let st = nix::sys::statvfs::statvfs(path.as_str()).map_err(|e| {
@@ -275,7 +275,7 @@ fn diskusage(args: &[String]) -> Result<Value, CallError> {
         })?;
         {
             let bsize = st.block_size();
-            let mut d = Map::new();
+            let mut d = Map::default();
             d.insert(
                 "available".into(),
                 Value::Int(
@@ -304,7 +304,7 @@ fn loadavg() -> Value {
     let (one, five, fifteen) = nix::sys::sysinfo::sysinfo()
         .map(|s| s.load_average())
         .unwrap_or_default();
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("1-min".into(), Value::Float(one));
     m.insert("5-min".into(), Value::Float(five));
     m.insert("15-min".into(), Value::Float(fifteen));
@@ -312,13 +312,13 @@ fn loadavg() -> Value {
 }
 
 fn meminfo() -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     for line in proc_file("/proc/meminfo").lines() {
         let c: Vec<&str> = line.split_whitespace().collect();
         let (Some(k), Some(v)) = (c.first(), c.get(1)) else {
             continue;
         };
-        let mut e = Map::new();
+        let mut e = Map::default();
         e.insert("value".into(), Value::Str((*v).to_string()));
         if let Some(unit) = c.get(2) {
             e.insert("unit".into(), Value::Str((*unit).to_string()));
@@ -329,7 +329,7 @@ fn meminfo() -> Value {
 }
 
 fn netdev() -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     for line in proc_file("/proc/net/dev").lines() {
         let Some((name, rest)) = line.split_once(':') else {
             continue;
@@ -337,7 +337,7 @@ fn netdev() -> Value {
         let name = name.trim().to_string();
         let c: Vec<&str> = rest.split_whitespace().collect();
         let n = |i: usize| number(c.get(i).copied().unwrap_or_default());
-        let mut d = Map::new();
+        let mut d = Map::default();
         d.insert("iface".into(), Value::Str(name.clone()));
         for (k, i) in [
             ("rx_bytes", 0),
@@ -367,13 +367,13 @@ fn netdev() -> Value {
 /// `/proc/net/netstat`: header lines and value lines in pairs. Salt's
 /// loop stops one field short of the header's end; so does this.
 fn netstats() -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     let mut headers: Vec<String> = vec![String::new()];
     for line in proc_file("/proc/net/netstat").lines() {
         let c: Vec<&str> = line.split_whitespace().collect();
         let Some(first) = c.first() else { continue };
         if headers.first().is_some_and(|h| h == first) {
-            let mut row = Map::new();
+            let mut row = Map::default();
             for i in 1..headers.len().saturating_sub(1) {
                 if let (Some(h), Some(v)) = (headers.get(i), c.get(i)) {
                     row.insert(h.clone(), number(v));
@@ -393,7 +393,7 @@ fn netstats() -> Value {
 }
 
 fn vmstats() -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     for line in proc_file("/proc/vmstat").lines() {
         let c: Vec<&str> = line.split_whitespace().collect();
         if let (Some(k), Some(v)) = (c.first(), c.get(1)) {
@@ -416,9 +416,9 @@ fn ps_user(uid: u32) -> String {
 }
 
 fn procs() -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     for p in proctable::all() {
-        let mut e = Map::new();
+        let mut e = Map::default();
         e.insert("user".into(), Value::Str(ps_user(p.uid)));
         // Salt splits ps's line on whitespace and joins the command again.
         let cmd: Vec<String> = p.command().split_whitespace().map(str::to_string).collect();
@@ -479,7 +479,7 @@ fn uptime() -> Value {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
     let since = now - seconds as f64;
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("seconds".into(), Value::Int(seconds));
     m.insert("since_iso".into(), Value::Str(iso_utc(since)));
     m.insert("since_t".into(), Value::Int(since as i64));
@@ -529,7 +529,7 @@ fn w() -> Result<Value, CallError> {
         if c.len() < 6 {
             continue;
         }
-        let mut m = Map::new();
+        let mut m = Map::default();
         for (k, i) in [
             ("idle", 3),
             ("jcpu", 4),
@@ -553,13 +553,13 @@ fn w() -> Result<Value, CallError> {
 }
 
 fn all_status() -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("cpuinfo".into(), cpuinfo());
     m.insert("cpustats".into(), cpustats());
     m.insert("diskstats".into(), diskstats());
     m.insert(
         "diskusage".into(),
-        diskusage(&[]).unwrap_or_else(|_| Value::Map(Map::new())),
+        diskusage(&[]).unwrap_or_else(|_| Value::Map(Map::default())),
     );
     m.insert("loadavg".into(), loadavg());
     m.insert("meminfo".into(), meminfo());

@@ -123,7 +123,7 @@ fn list_state_functions<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, 
 fn state_doc<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let pats = patterns(&mut p);
     p.finish()?;
-    let mut docs = Map::new();
+    let mut docs = Map::default();
     for (name, doc, module_doc) in state_functions() {
         let module = name.split('.').next().unwrap_or_default().to_string();
         let hit = pats.is_empty()
@@ -255,7 +255,7 @@ fn spec_value(s: &Signature) -> Value {
     let or_none = |v: Value, some: bool| if some { v } else { Value::Null };
     let defaults = brine_core::yaml::load(s.defaults).unwrap_or(Value::Null);
     let has_defaults = matches!(&defaults, Value::List(l) if !l.is_empty());
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert(
         "args".into(),
         or_none(

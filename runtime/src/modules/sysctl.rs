@@ -59,7 +59,7 @@ fn default_config_fn(_: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
 fn show_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let config = p.take("config_file").filter(Value::is_truthy);
     p.finish()?;
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     if let Some(config) = config {
         let config = match config {
             Value::Str(s) => s,
@@ -148,7 +148,7 @@ fn assign(name: &str, value: &str) -> Result<Map, CallError> {
         };
         return Err(CallError::Failed(format!("sysctl -w failed: {error}")));
     }
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     if let Some((k, v)) = data.stdout.split_once(" = ") {
         ret.insert(k.to_string(), Value::Str(v.to_string()));
     }

@@ -40,7 +40,7 @@ brine '*' test.arg_clean 1 two key=value",
             let kwargs = std::mem::take(&mut p.kwargs);
             p.open_kwargs = true;
             p.finish()?;
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("args".into(), Value::List(args));
             m.insert("kwargs".into(), Value::Map(kwargs));
             Ok(Returned::New(Value::Map(m)))
@@ -82,7 +82,7 @@ see that configuration reaches the minion.\n\n    brine '*' test.conf_test",
             p.finish()?;
             let ask = brine_core::args::CallArgs {
                 args: vec![Value::from("test.foo")],
-                kwargs: Map::new(),
+                kwargs: Map::default(),
             };
             super::config::option(cx, Params::new("option", ask))
         },
@@ -254,7 +254,7 @@ fn arg<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let args = p.rest();
     let kwargs = kwargs_with_pub(&mut p, "test.arg");
     p.finish()?;
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("args".into(), Value::List(args));
     m.insert("kwargs".into(), Value::Map(kwargs));
     Ok(Returned::New(Value::Map(m)))
@@ -276,7 +276,7 @@ fn arg_repr<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         [one] => format!("({one},)"),
         _ => format!("({})", items.join(", ")),
     };
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("args".into(), Value::Str(tuple));
     m.insert(
         "kwargs".into(),
@@ -340,7 +340,7 @@ fn arg_type<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         .map(|(k, v)| (k.clone(), py_class(v)))
         .collect();
     p.finish()?;
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("args".into(), Value::List(args));
     m.insert("kwargs".into(), Value::Map(kwargs));
     Ok(Returned::New(Value::Map(m)))
@@ -470,7 +470,7 @@ fn versions_information(cx: &Ctx<'_>) -> Map {
                 .collect(),
         )
     };
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert(
         "Brine Version".into(),
         section(&[("brine", env!("CARGO_PKG_VERSION").to_string())]),
@@ -558,7 +558,7 @@ mod tests {
                 .collect(),
         };
         let p = Params::new("arg", call);
-        let cx_opts = Map::new();
+        let cx_opts = Map::default();
         let cx = Ctx {
             id: "m1",
             grains: &cx_opts,

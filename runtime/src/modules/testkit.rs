@@ -8,15 +8,15 @@ use brine_core::Map;
 
 /// A Debian minion (the `os_family` grain picks the package provider).
 pub(crate) fn minion() -> Minion {
-    let mut grains = Map::new();
+    let mut grains = Map::default();
     grains.insert("os".into(), "Debian".into());
     grains.insert("os_family".into(), "Debian".into());
     grains.insert("kernel".into(), "Linux".into());
     Minion {
         id: "brinex14".into(),
-        opts: Map::new().into(),
+        opts: Map::default().into(),
         grains: grains.into(),
-        pillar: Map::new().into(),
+        pillar: Map::default().into(),
         source: Default::default(),
         functions: functions(),
         jobs: Default::default(),

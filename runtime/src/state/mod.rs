@@ -88,10 +88,10 @@ impl StateReturn {
     pub fn new(name: &str) -> StateReturn {
         StateReturn {
             name: name.to_string(),
-            changes: Map::new(),
+            changes: Map::default(),
             result: Some(true),
             comment: String::new(),
-            extra: Map::new(),
+            extra: Map::default(),
         }
     }
 }

@@ -194,7 +194,7 @@ impl Config {
         }
         let defaults = match conf.get("defaults") {
             None => {
-                let mut d = Map::new();
+                let mut d = Map::default();
                 d.insert("datadir".into(), Value::Str("data".into()));
                 d.insert("data_hash".into(), Value::Str("yaml_data".into()));
                 d

@@ -686,7 +686,7 @@ pub fn node_to_value(n: Node) -> Result<Value, NotPuppetData> {
         s @ Node::Sym(_) => return Err(NotPuppetData::Value(puppet_type(&s))),
         Node::Seq(l) => Value::List(l.into_iter().map(node_to_value).collect::<Result<_, _>>()?),
         Node::Map(m) => {
-            let mut out = Map::with_capacity(m.len());
+            let mut out = Map::with_capacity_and_hasher(m.len(), Default::default());
             for (k, v) in m {
                 let key = match k {
                     Node::Str(s) | Node::Sym(s) => s,

@@ -262,7 +262,7 @@ pub fn interpolate(
                 .collect::<Result<_, _>>()?,
         ),
         Value::Map(m) => {
-            let mut out = Map::with_capacity(m.len());
+            let mut out = Map::with_capacity_and_hasher(m.len(), Default::default());
             for (k, v) in m {
                 let k = if k.contains("%{") {
                     match interpolate_string(&k, r, scope, allow_methods)? {
@@ -484,7 +484,7 @@ mod tests {
     fn map(j: serde_json::Value) -> Map {
         match Value::from_json(&j) {
             Value::Map(m) => m,
-            _ => Map::new(),
+            _ => Map::default(),
         }
     }
 
@@ -549,7 +549,7 @@ mod tests {
 
     #[test]
     fn methods() {
-        let vars = Map::new();
+        let vars = Map::default();
         let data = json!({"a": "A", "list": [1, 2]});
         assert_eq!(
             run("<%{lookup('a')}>", &vars, data.clone()).unwrap(),
@@ -572,7 +572,7 @@ mod tests {
         );
         assert!(run("%{nope('a')}", &vars, data.clone()).is_err());
         let f = Fake {
-            data: Map::new(),
+            data: Map::default(),
             stack: RefCell::new(Vec::new()),
         };
         let scope = Scope {

@@ -541,7 +541,7 @@ impl Engine {
                     None => module_opts,
                     Some(env) => match hash.merge(Value::Map(env), Value::Map(module_opts))? {
                         Value::Map(m) => m,
-                        _ => Map::new(),
+                        _ => Map::default(),
                     },
                 });
             }

@@ -353,7 +353,7 @@ fn dm_children_aliased(
 fn clear_or_nil(v: Value) -> Value {
     match v {
         Value::List(_) => Value::List(Vec::new()),
-        Value::Map(_) => Value::Map(Map::new()),
+        Value::Map(_) => Value::Map(Map::default()),
         Value::Str(_) => Value::Str(String::new()),
         _ => Value::Null,
     }

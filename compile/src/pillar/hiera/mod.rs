@@ -148,7 +148,7 @@ impl Hiera {
     /// Every key of the hierarchies, each looked up with its own
     /// `lookup_options`.
     pub fn all(&self) -> Result<Map, HieraError> {
-        let mut out = Map::new();
+        let mut out = Map::default();
         for key in self.engine.all_keys()? {
             if let Some(v) = self.engine.lookup_literal(&key)? {
                 out.insert(key, v);
@@ -161,10 +161,10 @@ impl Hiera {
 /// The node scope: grains as top-level variables and as `facts`/`grains`,
 /// then what Puppet's compiler sets (these win over same-named grains).
 fn scope_vars(minion: &MinionData, environment: &str) -> Map {
-    let mut vars = Map::new();
+    let mut vars = Map::default();
     let grains = match &minion.grains {
         Value::Map(m) => m.clone(),
-        _ => Map::new(),
+        _ => Map::default(),
     };
     for (k, v) in &grains {
         vars.insert(k.clone(), v.clone());
@@ -174,7 +174,7 @@ fn scope_vars(minion: &MinionData, environment: &str) -> Map {
         Some((h, d)) => (h.to_string(), d.to_string()),
         None => (id.clone(), String::new()),
     };
-    let mut trusted = Map::new();
+    let mut trusted = Map::default();
     trusted.insert("authenticated".into(), Value::Str("local".into()));
     trusted.insert("certname".into(), Value::Str(id.clone()));
     trusted.insert("domain".into(), Value::Str(domain));

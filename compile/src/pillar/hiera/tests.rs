@@ -201,7 +201,7 @@ fn not_found_names_the_files_searched() {
         "{msg}"
     );
     assert!(msg.contains("env/data/common.yaml"), "{msg}");
-    let bare = Hiera::new(&Map::new(), &node(json!({})), None);
+    let bare = Hiera::new(&Map::default(), &node(json!({})), None);
     assert_eq!(bare.lookup("nope", None).unwrap(), None);
     assert!(bare.not_found("nope").contains("no data file was searched"));
 }

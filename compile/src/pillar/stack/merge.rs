@@ -178,7 +178,7 @@ mod tests {
     /// Merge each document in turn into an empty stack; JSON text of the
     /// result keeps key order, so it checks order too.
     fn stack_of(docs: Vec<serde_json::Value>) -> Result<String, MergeError> {
-        let mut stack = Map::new();
+        let mut stack = Map::default();
         for d in docs {
             merge_dict(&mut stack, map(d))?;
         }
@@ -344,12 +344,12 @@ mod tests {
     fn deep_nesting_is_an_error_not_a_crash() {
         let mut deep = Value::Int(1);
         for _ in 0..2000 {
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("k".into(), deep);
             deep = Value::Map(m);
         }
-        let mut stack = Map::new();
-        let mut doc = Map::new();
+        let mut stack = Map::default();
+        let mut doc = Map::default();
         doc.insert("top".into(), deep);
         assert_eq!(merge_dict(&mut stack, doc), Err(MergeError::TooDeep));
     }

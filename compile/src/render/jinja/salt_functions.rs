@@ -322,7 +322,7 @@ fn to_value(fname: &str, v: &MjValue, depth: usize) -> Result<Value, Error> {
                 .collect::<Result<_, _>>()?,
         ),
         ValueKind::Map => {
-            let mut m = brine_core::Map::new();
+            let mut m = brine_core::Map::default();
             for (k, x) in map_pairs(v) {
                 m.insert(
                     key_string(&to_value(fname, &k, depth + 1)?),

@@ -104,7 +104,7 @@ mod tests {
     /// order), and plain dicts are sorted as PyYAML sorts them.
     #[test]
     fn jinja_values_are_represented_as_salts_dumper_does() {
-        let mut m = brine_core::Map::new();
+        let mut m = brine_core::Map::default();
         m.insert("b".into(), Value::Int(1));
         m.insert("a".into(), Value::List(vec![Value::Str("yes".into())]));
         let v = Value::Map(m);

@@ -43,7 +43,7 @@ pub fn compile_high_data_owned(high: HighData) -> Result<Vec<Map>, Vec<String>> 
                 Value::List(l) => l,
                 other => py_iter(&other).unwrap_or_default(),
             };
-            let mut chunk = Map::with_capacity(8 + args.len());
+            let mut chunk = Map::with_capacity_and_hasher(8 + args.len(), Default::default());
             chunk.insert("state".into(), Value::Str(state.clone()));
             chunk.insert("name".into(), Value::Str(id.clone()));
             for (key, v) in &shared {

@@ -86,7 +86,7 @@ mod tests {
     use super::*;
 
     fn chunk(name: &str, order: Option<Value>, name_order: Option<i64>) -> Map {
-        let mut c = Map::new();
+        let mut c = Map::default();
         c.insert("state".into(), "test".into());
         c.insert("name".into(), name.into());
         if let Some(o) = order {

@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn dicts_print_as_ordered_dicts() {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("a".into(), Value::Str("b".into()));
         assert_eq!(py_str(&Value::Map(m)), "OrderedDict([('a', 'b')])");
         assert_eq!(py_str(&Value::List(vec!["x".into()])), "['x']");

@@ -40,7 +40,7 @@ impl Extend {
             .entry(py_key(name))
             .or_insert_with(|| ExtendEntry {
                 name: name.clone(),
-                body: Map::new(),
+                body: Map::default(),
             })
             .body
     }
@@ -78,7 +78,7 @@ fn add_requisite(list: &mut Vec<Value>, rkey: &str, state: &str, id: &str) {
 }
 
 fn single(key: &str, value: Value) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert(key.to_string(), value);
     Value::Map(m)
 }

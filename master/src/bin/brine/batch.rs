@@ -51,7 +51,7 @@ impl Run<'_> {
                 .clone()
                 .or(ret.out)
                 .unwrap_or_else(|| "nested".into());
-            let mut data = Map::new();
+            let mut data = Map::default();
             data.insert("retcode".into(), Value::Int(ret.retcode));
             data.insert("jid".into(), Value::Str(jid.to_string()));
             data.insert(id.to_string(), ret.ret.unpack());
@@ -75,12 +75,12 @@ impl Run<'_> {
     fn lost(&mut self, id: &str) -> Result<(), RunError> {
         if self.quiet {
             self.collected
-                .insert(id.to_string(), Value::Map(Map::new()));
+                .insert(id.to_string(), Value::Map(Map::default()));
             return Ok(());
         }
         let out = self.cli.out.clone().unwrap_or_else(|| "nested".into());
-        let mut data = Map::new();
-        data.insert(id.to_string(), Value::Map(Map::new()));
+        let mut data = Map::default();
+        data.insert(id.to_string(), Value::Map(Map::default()));
         match output::render_data(&out, &Value::Map(data), self.base) {
             Ok(text) => self.sink.write(&text),
             Err(e) => {
@@ -150,7 +150,7 @@ pub(super) async fn run_batch(
         sink,
         quiet,
         retcode: 0,
-        collected: Map::new(),
+        collected: Map::default(),
         first_out: None,
     };
     let mut jobs: Vec<Job> = Vec::new();

@@ -639,7 +639,7 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     // page of returns at a time whatever the job's size.
     let mut all: Vec<(String, i64)> = Vec::new();
     // --static prints one document at the end: it keeps the values.
-    let mut collected = Map::new();
+    let mut collected = Map::default();
     let mut first_out: Option<Option<String>> = None;
     let mut deadline = Instant::now() + Duration::from_secs(timeout);
     let mut cursor = 0;

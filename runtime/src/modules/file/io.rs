@@ -362,7 +362,7 @@ pub(super) fn move_(mut p: Params) -> Result<Value, CallError> {
     }
     shutil_move(Path::new(&src), Path::new(&dst))
         .map_err(|e| CallError::Failed(format!("Unable to move '{src}' to '{dst}': {e}")))?;
-    let mut ret = brine_core::Map::new();
+    let mut ret = brine_core::Map::default();
     ret.insert("result".into(), Value::Bool(true));
     ret.insert(
         "comment".into(),
@@ -557,7 +557,7 @@ please pass the following arguments separately: {text}"
 
 /// An argv for `cmd.run_all`/`cmd.run`, never through a shell.
 fn argv_params(fun: &'static str, argv: Vec<String>) -> Params {
-    let mut kwargs = brine_core::Map::new();
+    let mut kwargs = brine_core::Map::default();
     kwargs.insert("python_shell".into(), Value::Bool(false));
     let args = brine_core::args::CallArgs {
         args: vec![Value::List(argv.into_iter().map(Value::Str).collect())],
@@ -752,7 +752,7 @@ pub(super) fn rmdir(mut p: Params) -> Result<Value, CallError> {
         ret = attempt(Path::new(&path), &mut deleted, &mut errors) && (ret || !recurse);
     }
     if verbose {
-        let mut m = brine_core::Map::new();
+        let mut m = brine_core::Map::default();
         m.insert("deleted".into(), Value::List(deleted));
         m.insert("errors".into(), Value::List(errors));
         m.insert("result".into(), Value::Bool(ret));

@@ -68,7 +68,7 @@ fn follow(p: &mut Params) -> bool {
 fn stats_of(path: &str, follow: bool, hash_type: Option<&str>) -> Result<Map, CallError> {
     let st = fsutil::stats(Path::new(path), follow)
         .map_err(|e: FileError| CallError::Failed(e.to_string()))?;
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("inode".into(), Value::Int(st.inode as i64));
     m.insert("uid".into(), Value::Int(i64::from(st.uid)));
     m.insert("gid".into(), Value::Int(i64::from(st.gid)));
@@ -136,7 +136,7 @@ fn lstat_of(path: &str) -> Option<Map> {
     use std::os::unix::fs::MetadataExt;
     let md = std::fs::symlink_metadata(path).ok()?;
     let t = |s: i64, n: i64| Value::Float(s as f64 + n as f64 * 1e-9);
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("st_atime".into(), t(md.atime(), md.atime_nsec()));
     m.insert("st_ctime".into(), t(md.ctime(), md.ctime_nsec()));
     m.insert("st_gid".into(), Value::Int(i64::from(md.gid())));
@@ -158,7 +158,7 @@ pub(super) fn is_hardlink(mut p: Params) -> Result<Value, CallError> {
     }
     // Salt answers `res and ...`: the empty dict when nothing is there.
     Ok(match lstat_of(&path) {
-        None => Value::Map(Map::new()),
+        None => Value::Map(Map::default()),
         Some(m) => Value::Bool(m.get("st_nlink").and_then(Value::as_i64).unwrap_or(0) > 1),
     })
 }
@@ -322,7 +322,7 @@ pub(super) fn statvfs(mut p: Params) -> Result<Value, CallError> {
     let st = nix::sys::statvfs::statvfs(path.as_str())
         .map_err(|_| CallError::Failed(format!("Could not statvfs '{path}'")))?;
     let n = |v: u64| Value::Int(i64::try_from(v).unwrap_or(i64::MAX));
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("f_bavail".into(), n(st.blocks_available()));
     m.insert("f_bfree".into(), n(st.blocks_free()));
     m.insert("f_blocks".into(), n(st.blocks()));

@@ -63,7 +63,7 @@ pub(super) fn get_source_sum<'c>(c: &Ctx<'c>, mut p: Params) -> Result<Returned<
         source_hash_name.as_deref(),
     )
     .map_err(CallError::Failed)?;
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("hash_type".into(), Value::Str(sum.hash_type));
     m.insert("hsum".into(), sum.hsum.map_or(Value::Null, Value::Str));
     Ok(Returned::New(Value::Map(m)))

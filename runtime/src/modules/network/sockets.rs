@@ -156,7 +156,7 @@ pub(super) fn netstat() -> Value {
         let tcp = proto.starts_with("tcp");
         for s in parse_table(&read_text(file).unwrap_or_default()) {
             let program = owners.get(&s.inode).cloned().unwrap_or_else(|| "-".into());
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("proto".into(), proto.into());
             m.insert("recv-q".into(), Value::Str(s.rxq.to_string()));
             m.insert("send-q".into(), Value::Str(s.txq.to_string()));
@@ -207,13 +207,13 @@ fn salt_ip(ip: IpAddr) -> String {
 
 /// `network.active_tcp`: established TCP connections numbered from 0.
 pub(super) fn active_tcp() -> Value {
-    let mut out = Map::new();
+    let mut out = Map::default();
     for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
         for s in parse_table(&read_text(file).unwrap_or_default()) {
             if s.state != 1 {
                 continue;
             }
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("local_addr".into(), Value::Str(salt_ip(s.local.0)));
             m.insert("local_port".into(), Value::Int(i64::from(s.local.1)));
             m.insert("remote_addr".into(), Value::Str(salt_ip(s.remote.0)));

@@ -200,7 +200,7 @@ fn reinterpreted_state(mut state: StateReturn) -> StateReturn {
         }
         return state;
     }
-    let mut data = Map::new();
+    let mut data = Map::default();
     let mut is_json = false;
     let mut idx: isize = -1;
     match serde_json::from_str::<serde_json::Value>(&full) {
@@ -521,7 +521,7 @@ fn run_program(program: Program, shown: &str, o: &RunOpts) -> Result<Map, String
             res = run().map_err(|e| e.to_string())?;
         }
     }
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     if res.timed_out {
         let secs = timeout.map(|t| t.1).unwrap_or_default();
         ret.insert(
@@ -628,7 +628,7 @@ fn run(call: &StateCall, low: &Map) -> StateReturn {
 
 /// The dict Salt's `cmd.script` returns when the script cannot be had.
 fn cache_error() -> Map {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("pid".into(), Value::Int(0));
     m.insert("retcode".into(), Value::Int(1));
     m.insert("stdout".into(), Value::Str(String::new()));
@@ -823,7 +823,7 @@ mod tests {
             tmp.path(),
         );
         let mark = tmp.path().join("ran");
-        let mut low = Map::new();
+        let mut low = Map::default();
         low.insert(
             "name".into(),
             Value::Str(format!("touch {}", mark.display())),
@@ -899,7 +899,7 @@ mod tests {
     fn bad_argument_types() {
         let tmp = tempfile::tempdir().unwrap();
         let ctx = context(&serde_json::json!({}), tmp.path());
-        let mut low = Map::new();
+        let mut low = Map::default();
         low.insert("name".into(), Value::Str("true".into()));
         low.insert("timeout".into(), Value::Str("soon".into()));
         let r = call_state(&CmdStates, &ctx, "cmd.run", &low, false);

@@ -90,7 +90,7 @@ impl Changes {
 
     /// The mapping shown under `Failed` when changes could not be applied.
     fn to_value(&self) -> Value {
-        let mut m = Map::new();
+        let mut m = Map::default();
         match self {
             Changes::Absent => {}
             Changes::InvalidGid => {
@@ -398,7 +398,7 @@ fn create(
         ret.result = Some(false);
         ret.comment =
             format!("Group {name} has been created but, some changes could not be applied");
-        ret.changes = Map::new();
+        ret.changes = Map::default();
         ret.changes.insert("Failed".into(), after.to_value());
     }
     ret
@@ -455,9 +455,9 @@ pub(crate) mod tests {
 
     pub(crate) fn ctx() -> StateContext {
         StateContext {
-            opts: Arc::new(Map::new()),
-            grains: Arc::new(Map::new()),
-            pillar: Arc::new(Map::new()),
+            opts: Arc::new(Map::default()),
+            grains: Arc::new(Map::default()),
+            pillar: Arc::new(Map::default()),
             saltenv: "base".into(),
             test: false,
             fileclient: Arc::new(NoFiles),
@@ -468,7 +468,7 @@ pub(crate) mod tests {
 
     /// A low chunk from a YAML-ish list of `(key, value)` pairs.
     pub(crate) fn low(state: &str, fun: &str, name: &str, args: &[(&str, Value)]) -> Map {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("state".into(), Value::Str(state.into()));
         m.insert("fun".into(), Value::Str(fun.into()));
         m.insert("name".into(), Value::Str(name.into()));
@@ -612,7 +612,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn odd_values() -> Vec<Value> {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("k".into(), Value::List(vec![Value::Null]));
         vec![
             Value::Null,
@@ -626,7 +626,7 @@ pub(crate) mod tests {
             Value::Str("a,b:c\n'\"$(x)".into()),
             Value::List(vec![]),
             Value::List(vec![Value::Null, Value::Map(m.clone()), Value::Int(3)]),
-            Value::Map(Map::new()),
+            Value::Map(Map::default()),
             Value::Map(m),
         ]
     }
@@ -675,7 +675,7 @@ pub(crate) mod tests {
 
         let r = run_real("present", &g1, &[("gid", Value::Int(gid))]);
         assert_eq!(r.comment, format!("New group {g1} created"));
-        let mut want = Map::new();
+        let mut want = Map::default();
         want.insert("name".into(), Value::Str(g1.clone()));
         want.insert("passwd".into(), Value::Str("x".into()));
         want.insert("gid".into(), Value::Int(gid));
@@ -731,7 +731,7 @@ pub(crate) mod tests {
             r.comment,
             format!("Group {g2} has been created but, some changes could not be applied")
         );
-        let mut failed_members = Map::new();
+        let mut failed_members = Map::default();
         failed_members.insert("members".into(), strs(&["brinet-nosuchuser"]));
         assert_eq!(r.changes.get("Failed"), Some(&Value::Map(failed_members)));
 

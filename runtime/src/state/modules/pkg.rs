@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 /// `{"new": n, "old": o}`, in the order Salt builds it for a change.
 fn new_old(n: &str, o: &str) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("new".into(), Value::Str(n.into()));
     m.insert("old".into(), Value::Str(o.into()));
     Value::Map(m)

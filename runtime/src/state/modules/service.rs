@@ -234,7 +234,7 @@ fn do_enable(
             &format!("Service {name} is already enabled, and is dead"),
         ));
         if started.is_none() {
-            part.changes = Some(Map::new());
+            part.changes = Some(Map::default());
         }
         return part;
     }
@@ -245,7 +245,7 @@ fn do_enable(
     }
     let error = match p.enable(name) {
         Ok(true) => {
-            let mut changes = Map::new();
+            let mut changes = Map::default();
             if p.enabled(name) != before {
                 changes.insert(name.into(), Value::Bool(true));
             }
@@ -306,7 +306,7 @@ fn do_disable(
             &format!("Service {name} is already disabled, and is dead"),
         ));
         if started.is_none() {
-            part.changes = Some(Map::new());
+            part.changes = Some(Map::default());
         }
         return part;
     }
@@ -316,7 +316,7 @@ fn do_disable(
         return part;
     }
     if p.disable(name) {
-        let mut changes = Map::new();
+        let mut changes = Map::default();
         if p.enabled(name) == before {
             changes.insert(name.into(), Value::Bool(true));
         }
@@ -560,10 +560,10 @@ pub fn disabled(p: &dyn ServiceProvider, call: &StateCall) -> StateReturn {
 }
 
 fn mask_changes(kind: &str, old: bool) -> Map {
-    let mut inner = Map::new();
+    let mut inner = Map::default();
     inner.insert("old".into(), Value::Bool(old));
     inner.insert("new".into(), Value::Bool(!old));
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert(kind.into(), Value::Map(inner));
     m
 }
@@ -814,7 +814,7 @@ mod tests {
     }
 
     fn changed(v: bool) -> Map {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("web".into(), Value::Bool(v));
         m
     }
@@ -1079,7 +1079,7 @@ mod tests {
 
     fn ctx_os(os: &str) -> crate::state::StateContext {
         let mut ctx = ctx();
-        let mut grains = Map::new();
+        let mut grains = Map::default();
         grains.insert("os".into(), Value::Str(os.into()));
         ctx.grains = std::sync::Arc::new(grains);
         ctx

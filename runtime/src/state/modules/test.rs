@@ -21,13 +21,13 @@ const FUNCTIONS: &[&str] = &[
 
 /// The pretend change every "with changes" function reports.
 fn pretend_changes() -> Map {
-    let mut inner = Map::new();
+    let mut inner = Map::default();
     inner.insert("old".into(), Value::Str("Unchanged".into()));
     inner.insert(
         "new".into(),
         Value::Str("Something pretended to change".into()),
     );
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert("testing".into(), Value::Map(inner));
     m
 }
@@ -160,12 +160,12 @@ fn configurable(call: &StateCall) -> StateReturn {
     r.comment = comment.to_python_str();
     r.changes = match &changes {
         Value::Bool(true) => pretend_changes(),
-        Value::Bool(false) => Map::new(),
+        Value::Bool(false) => Map::default(),
         other if other.to_python_str().to_lowercase() == "random" => {
             if coin() {
                 pretend_changes()
             } else {
-                Map::new()
+                Map::default()
             }
         }
         _ => {
@@ -257,7 +257,7 @@ fn mod_watch(call: &StateCall) -> StateReturn {
         .unwrap_or_else(|| "Watch statement fired.".into());
     match call.arg("changes") {
         None => {
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("Requisites with changes".into(), Value::List(changed));
             r.changes = m;
         }

@@ -223,7 +223,7 @@ fn check_arguments(
 pub(crate) fn ret_to_map(r: StateReturn) -> Map {
     // Room for the bookkeeping keys the runtime adds (__sls__,
     // __run_num__, start_time, duration, __id__) without regrowing.
-    let mut m = Map::with_capacity(9 + r.extra.len());
+    let mut m = Map::with_capacity_and_hasher(9 + r.extra.len(), Default::default());
     m.insert("name".into(), Value::Str(r.name));
     m.insert("changes".into(), Value::Map(r.changes));
     m.insert("result".into(), r.result.map_or(Value::Null, Value::Bool));
@@ -248,7 +248,7 @@ pub(super) fn call(
     let name = low.get("name").cloned().unwrap_or(Value::Null);
     let errors = verify_data(low);
     if !errors.is_empty() {
-        let mut ret = Map::new();
+        let mut ret = Map::default();
         ret.insert("result".into(), Value::Bool(false));
         ret.insert("name".into(), name);
         ret.insert("changes".into(), Value::new_map());
@@ -276,7 +276,7 @@ pub(super) fn call(
     check_arguments(low, module, &full, &fun)?;
     let test = ctx.test || prereq;
 
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     ret.insert("result".into(), Value::Bool(false));
     ret.insert("name".into(), name);
     ret.insert("changes".into(), Value::new_map());
@@ -359,7 +359,7 @@ fn content_check(ret: Map) -> Map {
     if matches!(ret.get("changes"), Some(Value::Map(_))) {
         return ret;
     }
-    let mut bad = Map::new();
+    let mut bad = Map::default();
     bad.insert("result".into(), Value::Bool(false));
     bad.insert("name".into(), Value::Str("later".into()));
     bad.insert("changes".into(), Value::new_map());
@@ -519,7 +519,7 @@ mod tests {
         assert_eq!((r.until, r.attempts, r.interval, r.splay), (true, 2, 30, 0));
         let r = verify_retry_data(&Value::Bool(false));
         assert_eq!(r.attempts, 0);
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("attempts".into(), Value::Int(5));
         m.insert("interval".into(), Value::Str("x".into()));
         m.insert("until".into(), Value::Bool(false));

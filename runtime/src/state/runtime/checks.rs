@@ -111,7 +111,7 @@ impl<'a> CmdOpts<'a> {
 
 fn empty_map() -> &'static Map {
     static EMPTY: std::sync::OnceLock<Map> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(Map::new)
+    EMPTY.get_or_init(Map::default)
 }
 
 /// `env` as Salt accepts it: a mapping, or a list of one-key mappings.
@@ -286,7 +286,7 @@ pub(super) fn run_check(ctx: &StateContext, low: &Map) -> Map {
     if let Some(v) = low.get("creates") {
         merge(creates(v), false);
     }
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     ret.insert("result".into(), Value::Bool(result));
     // `unify` joins a list comment with newlines.
     let joined: Vec<String> = comments.iter().map(Value::to_python_str).collect();
@@ -324,7 +324,7 @@ pub(super) fn run_check_cmd(ctx: &StateContext, low: &Map) -> Map {
             break;
         }
     }
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     ret.insert("result".into(), Value::Bool(result));
     for key in ["__sls__", "__id__", "name"] {
         ret.insert(key.into(), low.get(key).cloned().unwrap_or(Value::Null));

@@ -6,7 +6,7 @@ use super::{gen_tag, Runtime, RuntimeError};
 use crate::state::StateContext;
 use brine_compile::state::vocabulary::REQUISITE_KEYWORDS;
 use brine_core::{Map, Value};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// Whether a chunk takes part in `listen` (as a listener or through
 /// `listen_in`); only those are kept for [`call_listen`].
@@ -24,7 +24,7 @@ fn listen_error_tag(state: &str, id: &str) -> String {
 }
 
 fn listen_error(state: &str, id: &str) -> Map {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert(
         "comment".into(),
         Value::Str(format!("Referenced state {state}: {id} does not exist")),
@@ -94,7 +94,7 @@ pub(super) fn call_listen(
             for item in l_in {
                 let Value::Map(m) = item else { continue };
                 for (key, val) in m {
-                    let mut back = Map::new();
+                    let mut back = Map::default();
                     back.insert(s(c, "state").into(), Value::Str(s(c, "__id__").into()));
                     listeners.push((key.clone(), val.to_python_str(), vec![Value::Map(back)]));
                 }
@@ -120,7 +120,7 @@ pub(super) fn call_listen(
                     else {
                         continue;
                     };
-                    let mut m = Map::new();
+                    let mut m = Map::default();
                     m.insert(s(c, "state").into(), Value::Str(s(c, "__id__").into()));
                     resolved = m;
                     &resolved

@@ -23,7 +23,7 @@ pub use call::verify_data;
 
 use super::StateContext;
 use brine_core::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// Why a run could not finish (Salt raises these out of the state run).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -190,7 +190,7 @@ fn take_disabled(ctx: &StateContext, lows: &mut Vec<Map>, run_num: &mut i64) -> 
         else {
             return true;
         };
-        let mut ret = Map::new();
+        let mut ret = Map::default();
         ret.insert("changes".into(), Value::new_map());
         ret.insert("result".into(), Value::Bool(false));
         ret.insert(
@@ -231,7 +231,7 @@ impl Chunk {
         if self.low.len() <= KEPT_AFTER_RUN.len() {
             return;
         }
-        let mut small = Map::with_capacity(KEPT_AFTER_RUN.len());
+        let mut small = Map::with_capacity_and_hasher(KEPT_AFTER_RUN.len(), Default::default());
         for key in KEPT_AFTER_RUN {
             if let Some(v) = self.low.shift_remove(*key) {
                 small.insert((*key).to_string(), v);
@@ -356,7 +356,7 @@ impl<'c> Runtime<'c> {
             failhard_key,
             ..
         } = self;
-        let mut out = Map::with_capacity(running.order.len() + disabled.len() + 1);
+        let mut out = Map::with_capacity_and_hasher(running.order.len() + disabled.len() + 1, Default::default());
         for (tag, ret) in disabled {
             out.insert(tag, Value::Map(ret));
         }
@@ -432,7 +432,7 @@ impl<'c> Runtime<'c> {
     /// Salt's order.
     fn not_run(&self, i: usize, result: bool, comment: &str, timed: bool) -> Map {
         let low = &self.chunks[i].low;
-        let mut ret = Map::new();
+        let mut ret = Map::default();
         ret.insert("changes".into(), Value::new_map());
         ret.insert("result".into(), Value::Bool(result));
         if timed {
@@ -623,7 +623,7 @@ impl<'c> Runtime<'c> {
             }
             for &c in idxs {
                 let low = &self.chunks[c].low;
-                let mut m = Map::new();
+                let mut m = Map::default();
                 for key in ["state", "__id__", "name", "fun"] {
                     m.insert(key.into(), low.get(key).cloned().unwrap_or(Value::Null));
                 }
@@ -636,7 +636,7 @@ impl<'c> Runtime<'c> {
                 watch.push(Value::Map(m));
             }
         }
-        let mut out = Map::new();
+        let mut out = Map::default();
         out.insert("watch".into(), Value::List(watch));
         Value::Map(out)
     }

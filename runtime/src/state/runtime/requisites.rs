@@ -6,7 +6,7 @@
 use super::{Chunk, Runtime, RuntimeError};
 use brine_compile::matcher::glob::fnmatch;
 use brine_core::{Map, Value};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// The requisite kinds, as the state vocabulary names them.
 pub(super) use brine_compile::state::vocabulary::Requisite as Kind;
@@ -489,7 +489,7 @@ impl Runtime<'_> {
             let (status, _) = self.check_requisite(i, false)?;
             let mut ret = self.call_chunk_fn(i)?;
             if !ret.get("changes").is_some_and(Value::is_truthy) && status == Status::Change {
-                let mut watch = Map::new();
+                let mut watch = Map::default();
                 watch.insert("watch".into(), Value::Str("watch".into()));
                 ret.insert("changes".into(), Value::Map(watch));
                 ret.insert("result".into(), Value::Null);
@@ -556,7 +556,7 @@ mod tests {
     fn reads_requisite_entries_like_salt() {
         let s = Value::Str("x".into());
         assert_eq!(split_req(&s).map(|(k, _)| k), Some("id".to_string()));
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("file.managed".into(), Value::Str("/etc/x".into()));
         let req = Value::Map(m);
         let (k, v) = split_req(&req).unwrap_or(("".into(), &Value::Null));

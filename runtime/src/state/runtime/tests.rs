@@ -22,8 +22,8 @@ impl FileClient for NoFiles {
 pub(super) fn ctx_with(test: bool, opts: Map) -> StateContext {
     StateContext {
         opts: Arc::new(opts),
-        grains: Arc::new(Map::new()),
-        pillar: Arc::new(Map::new()),
+        grains: Arc::new(Map::default()),
+        pillar: Arc::new(Map::default()),
         saltenv: "base".into(),
         test,
         fileclient: Arc::new(NoFiles),
@@ -50,7 +50,7 @@ fn high_of(sls: &str, text: &str) -> Map {
         // `id: mod.fun`, the short form.
         if let Value::Str(short) = body {
             let (m, f) = short.split_once('.').unwrap_or((short.as_str(), ""));
-            let mut b = Map::new();
+            let mut b = Map::default();
             b.insert(format!("{m}.{f}"), Value::List(Vec::new()));
             *body = Value::Map(b);
         }
@@ -70,7 +70,7 @@ fn high_of(sls: &str, text: &str) -> Map {
                 list.insert(0, Value::Str(f));
             }
             if !list.iter().any(|a| a.get("order").is_some()) {
-                let mut o = Map::new();
+                let mut o = Map::default();
                 o.insert("order".into(), Value::Int(order));
                 list.push(Value::Map(o));
             }
@@ -131,50 +131,50 @@ fn check(sls: &str, expect: &str, ctx: &StateContext) {
 
 #[test]
 fn prereq_runs_only_when_the_prerequired_state_would_change() {
-    check("pre", "pre", &ctx_with(false, Map::new()));
-    check("pre", "pre_test", &ctx_with(true, Map::new()));
+    check("pre", "pre", &ctx_with(false, Map::default()));
+    check("pre", "pre_test", &ctx_with(true, Map::default()));
 }
 
 #[test]
 fn any_all_and_onfail_forms() {
     // Salt lists several failed requisites in set order; brine in
     // requisite order, which is one of Salt's orders.
-    check("ofa", "ofa", &ctx_with(false, Map::new()));
+    check("ofa", "ofa", &ctx_with(false, Map::default()));
 }
 
 #[test]
 fn listen_runs_mod_watch_after_everything() {
-    check("lis", "lis", &ctx_with(false, Map::new()));
+    check("lis", "lis", &ctx_with(false, Map::default()));
 }
 
 #[test]
 fn failhard_stops_the_run_but_not_in_test_mode() {
-    check("fh", "fh", &ctx_with(false, Map::new()));
-    check("fh2", "fh2", &ctx_with(false, Map::new()));
-    check("fh", "fh_test", &ctx_with(true, Map::new()));
+    check("fh", "fh", &ctx_with(false, Map::default()));
+    check("fh2", "fh2", &ctx_with(false, Map::default()));
+    check("fh", "fh_test", &ctx_with(true, Map::default()));
 }
 
 #[test]
 fn failhard_deep_in_a_requisite_chain_leaves_salts_marker() {
     // s3 fails hard while s0's requisites run; s0 then meets s2 again
     // (still active) and Salt reports a loop and keeps `__FAILHARD__`.
-    check("fh4", "fh4", &ctx_with(false, Map::new()));
+    check("fh4", "fh4", &ctx_with(false, Map::default()));
 }
 
 #[test]
 fn requisite_loops_are_reported() {
-    check("loop", "loop", &ctx_with(false, Map::new()));
+    check("loop", "loop", &ctx_with(false, Map::default()));
 }
 
 #[test]
 fn test_module_and_requisites_with_and_without_test_mode() {
-    check("tm", "tm", &ctx_with(false, Map::new()));
-    check("tm", "tm_test", &ctx_with(true, Map::new()));
+    check("tm", "tm", &ctx_with(false, Map::default()));
+    check("tm", "tm_test", &ctx_with(true, Map::default()));
 }
 
 #[test]
 fn global_failhard() {
-    let mut opts = Map::new();
+    let mut opts = Map::default();
     opts.insert("failhard".into(), Value::Bool(true));
     let got = run("ofa", &ctx_with(false, opts));
     let tags: Vec<&String> = got
@@ -199,7 +199,7 @@ fn a_long_chain_is_linear() {
     let n = 3000;
     let mut lows = Vec::new();
     for i in 0..n {
-        let mut low = Map::new();
+        let mut low = Map::default();
         low.insert("state".into(), Value::Str("test".into()));
         low.insert("__id__".into(), Value::Str(format!("s{i}")));
         low.insert("name".into(), Value::Str(format!("s{i}")));
@@ -207,14 +207,14 @@ fn a_long_chain_is_linear() {
         low.insert("__sls__".into(), Value::Str("x".into()));
         low.insert("__env__".into(), Value::Str("base".into()));
         if i + 1 < n {
-            let mut req = Map::new();
+            let mut req = Map::default();
             req.insert("test".into(), Value::Str(format!("s{}", i + 1)));
             low.insert("require".into(), Value::List(vec![Value::Map(req)]));
         }
         lows.push(low);
     }
     let started = std::time::Instant::now();
-    let running = call_high(&ctx_with(false, Map::new()), lows).unwrap_or_default();
+    let running = call_high(&ctx_with(false, Map::default()), lows).unwrap_or_default();
     assert_eq!(running.len(), n);
     let first = running
         .get("test_|-s0_|-s0_|-nop")
@@ -225,8 +225,8 @@ fn a_long_chain_is_linear() {
 
 #[test]
 fn state_low_and_verify_errors() {
-    let ctx = ctx_with(false, Map::new());
-    let mut low = Map::new();
+    let ctx = ctx_with(false, Map::default());
+    let mut low = Map::default();
     low.insert("state".into(), Value::Str("test".into()));
     low.insert("fun".into(), Value::Str("bogus".into()));
     low.insert("name".into(), Value::Str("x".into()));

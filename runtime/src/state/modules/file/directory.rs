@@ -117,7 +117,7 @@ fn check_dir_meta(
     mode: Option<&str>,
     follow_symlinks: bool,
 ) -> Map {
-    let mut changes = Map::new();
+    let mut changes = Map::default();
     let Ok(st) = fsutil::stats(Path::new(name), follow_symlinks) else {
         changes.insert("directory".into(), Value::Str("new".into()));
         return changes;
@@ -221,7 +221,7 @@ struct DirArgs<'a> {
 /// Salt's `_check_directory`: (result, comment, changes) of what would
 /// change.
 fn check_directory(a: &DirArgs) -> (Option<bool>, String, Map) {
-    let mut changes = Map::new();
+    let mut changes = Map::default();
     let name = a.name;
     let walked = if a.recurse.is_some_and(Value::is_truthy) || a.clean {
         walk(name, a.max_depth)
@@ -247,7 +247,7 @@ fn check_directory(a: &DirArgs) -> (Option<bool>, String, Map) {
                     let Ok(st) = fsutil::stats(Path::new(&path), a.follow_symlinks) else {
                         continue;
                     };
-                    let mut fchange = Map::new();
+                    let mut fchange = Map::default();
                     if let Some(u) = user.filter(|u| !u.matches(&st.user, st.uid)) {
                         fchange.insert("user".into(), u.to_value());
                     }
@@ -294,7 +294,7 @@ fn check_directory(a: &DirArgs) -> (Option<bool>, String, Map) {
                 let path = join(&w.root, f);
                 let rel = path.strip_prefix(&format!("{name}/")).unwrap_or(&path);
                 if !keep.contains(&path) && not_excluded(rel, a.exclude_pat.as_deref()) {
-                    let mut m = Map::new();
+                    let mut m = Map::default();
                     m.insert("removed".into(), Value::Str("Removed due to clean".into()));
                     changes.insert(path, Value::Map(m));
                 }
@@ -302,7 +302,7 @@ fn check_directory(a: &DirArgs) -> (Option<bool>, String, Map) {
         }
     }
     if !Path::new(name).is_dir() {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("directory".into(), Value::Str("new".into()));
         changes.insert(name.to_string(), Value::Map(m));
     }
@@ -405,7 +405,7 @@ pub(super) fn directory(
                     "backup".into(),
                     Value::Str(format!("{name} would be renamed to {backup}")),
                 );
-                let mut m = Map::new();
+                let mut m = Map::default();
                 m.insert("directory".into(), Value::Str("new".into()));
                 ret.changes.insert(name.clone(), Value::Map(m));
                 ret.comment =
@@ -501,7 +501,7 @@ pub(super) fn directory(
         if made.is_err() || !path.is_dir() {
             return err(ret, format!("Failed to create directory {name}"));
         }
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("directory".into(), Value::Str("new".into()));
         ret.changes.insert(name.clone(), Value::Map(m));
         return Ok(ret);
@@ -573,7 +573,7 @@ pub(super) fn directory(
                     (None, None)
                 };
                 if set.contains("silent") {
-                    ret.changes = Map::new();
+                    ret.changes = Map::default();
                     ret.changes
                         .insert("recursion".into(), Value::Str("Changes silenced".into()));
                 }

@@ -638,7 +638,7 @@ fn get_managed(m: &Managed) -> Result<Result<Fetched, String>, String> {
 /// keyword arguments, then `defaults`/`context` over them.
 fn template_vars(m: &Managed, source: &Source) -> Vec<(String, Value)> {
     let owner = |o: &Option<Owner>| o.as_ref().map(Owner::to_value).unwrap_or(Value::Null);
-    let mut vars: Map = Map::new();
+    let mut vars: Map = Map::default();
     for (k, v) in m.call.low {
         if !MANAGED_PARAMS.contains(&k.as_str()) && !is_internal_keyword(k) {
             vars.insert(k.clone(), v.clone());
@@ -709,7 +709,7 @@ fn check_managed_changes(m: &Managed) -> Result<Map, String> {
         }
     }
     let name = Path::new(&m.name);
-    let mut changes = Map::new();
+    let mut changes = Map::default();
     let Ok(lstats) = fsutil::stats(name, m.follow_symlinks) else {
         changes.insert("newfile".into(), Value::Str(m.name.clone()));
         return Ok(changes);

@@ -135,7 +135,7 @@ fn symlink_check(
     follow_symlinks: bool,
 ) -> (Option<bool>, String, Map) {
     let path = Path::new(name);
-    let mut changes = Map::new();
+    let mut changes = Map::default();
     let exists = if follow_symlinks {
         path.exists()
     } else {
@@ -470,7 +470,7 @@ pub(super) fn touch(call: &StateCall, args: &Args, raw_name: &str) -> Result<Sta
                 || differs(mtime_v, md.mtime(), md.mtime_nsec())
             {
                 ret.comment = format!("Times set to be updated on file {name}");
-                ret.changes = Map::new();
+                ret.changes = Map::default();
                 ret.changes
                     .insert("touched".into(), Value::Str(name.clone()));
             } else {

@@ -215,7 +215,7 @@ pub(crate) fn merge_context(
     defaults: Option<&Value>,
     context: Option<&Value>,
 ) -> Vec<(String, Value)> {
-    let mut out: Map = Map::new();
+    let mut out: Map = Map::default();
     for v in [defaults, context].into_iter().flatten() {
         if let Value::Map(m) = v {
             for (k, v) in m {

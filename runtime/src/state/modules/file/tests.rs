@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 /// A state return as Salt's JSON shows it.
 pub(crate) fn ret_json(r: &StateReturn) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
+    let mut m = serde_json::Map::default();
     m.insert("name".into(), serde_json::Value::String(r.name.clone()));
     m.insert("changes".into(), Value::Map(r.changes.clone()).to_json());
     m.insert(
@@ -57,7 +57,7 @@ pub(crate) fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
             std::fs::write(&p, text.as_str().unwrap_or_default()).unwrap();
         }
     }
-    let mut file_roots = Map::new();
+    let mut file_roots = Map::default();
     for env in ["base", "dev"] {
         file_roots.insert(
             env.into(),
@@ -66,17 +66,17 @@ pub(crate) fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
             )]),
         );
     }
-    let mut opts = Map::new();
+    let mut opts = Map::default();
     opts.insert("id".into(), Value::Str("m1".into()));
     opts.insert("file_roots".into(), Value::Map(file_roots));
     let mut grains = match Value::from_json(&data["grains"]) {
         Value::Map(m) => m,
-        _ => Map::new(),
+        _ => Map::default(),
     };
     grains.insert("id".into(), Value::Str("m1".into()));
     let pillar = match Value::from_json(&data["pillar"]) {
         Value::Map(m) => m,
-        _ => Map::new(),
+        _ => Map::default(),
     };
     StateContext {
         fileclient: Arc::new(LocalFileClient::from_opts(&opts)),
@@ -158,7 +158,7 @@ pub(crate) fn replay(json: &str, module: &dyn StateModule, only: Option<&str>) {
                 }
                 let args = match Value::from_json(&subst(&step["args"], "@TMP@", &d)) {
                     Value::Map(m) => m,
-                    _ => Map::new(),
+                    _ => Map::default(),
                 };
                 let test = step["test"].as_bool().unwrap_or(false);
                 let state = step["state"].as_str().unwrap();
@@ -228,7 +228,7 @@ fn conformance_state_files() {
     std::fs::create_dir_all(&w).unwrap();
     let args = |v: serde_json::Value| match Value::from_json(&subst(&v, "@TMP@", &w)) {
         Value::Map(m) => m,
-        _ => Map::new(),
+        _ => Map::default(),
     };
     let states = [
         (
@@ -304,7 +304,7 @@ fn wrong_argument_types_fail_cleanly() {
     ] {
         let mut a = match Value::from_json(&extra) {
             Value::Map(m) => m,
-            _ => Map::new(),
+            _ => Map::default(),
         };
         a.insert("name".into(), Value::Str(p.clone()));
         if state == "file.replace" {

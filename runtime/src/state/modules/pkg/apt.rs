@@ -117,7 +117,7 @@ impl Apt {
             .find(|(n, _)| n == target)
             .map(|(_, s)| s);
         if old.as_deref() == Some(state) {
-            return Ok(Map::new());
+            return Ok(Map::default());
         }
         let line = format!("{target} {state}");
         let r = self.call_apt(&["dpkg", "--set-selections"], false, Some(&line));
@@ -126,7 +126,7 @@ impl Apt {
                 "failed to set state {state} for package {target}"
             )));
         }
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("old".into(), old.map_or(Value::Null, Value::Str));
         m.insert("new".into(), Value::Str(state.into()));
         Ok(m)
@@ -564,7 +564,7 @@ impl PkgProvider for Apt {
             cmds.push(c);
         }
 
-        let mut changes = Map::new();
+        let mut changes = Map::default();
         if !cmds.is_empty() {
             if refresh {
                 self.refresh_db()?;
@@ -637,7 +637,7 @@ impl PkgProvider for Apt {
             targets.extend(expand(&old_removed));
         }
         if targets.is_empty() {
-            return Ok(Map::new());
+            return Ok(Map::default());
         }
         let mut argv: Vec<String> = vec!["apt-get".into(), "-q".into(), "-y".into()];
         argv.push(if purge { "purge" } else { "remove" }.into());
@@ -651,7 +651,7 @@ impl PkgProvider for Apt {
         let after = self.list_pkgs()?;
         let changes = compare_dicts(&old, &stringify(&after.current()));
         let ret = if purge {
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert(
                 "removed".into(),
                 Value::Map(compare_dicts(&old_removed, &stringify(&after.removed))),
@@ -834,7 +834,7 @@ impl PkgProvider for Apt {
                     r.stderr
                 )));
             }
-            Map::new()
+            Map::default()
         } else {
             parse_info(&r.stdout, &|pkg| {
                 let install_date = install_time(pkg);
@@ -849,7 +849,7 @@ impl PkgProvider for Apt {
 
     fn unpurge(&self, names: &[String]) -> Option<Map> {
         if names.is_empty() {
-            return Some(Map::new());
+            return Some(Map::default());
         }
         let before = self.list_pkgs().ok()?.purge_desired;
         self.set_selections(names, "install");
@@ -922,7 +922,7 @@ pub type InfoExtra<'a> = &'a dyn Fn(&str) -> (Option<String>, Option<String>);
 /// them: installed packages only, dpkg's keys renamed to Salt's common
 /// ones, install date and license added (`extra` gives both by name).
 pub fn parse_info(out: &str, extra: InfoExtra<'_>) -> Map {
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     for record in out.split("\n*/~^\\*") {
         let record = record.strip_prefix('\n').unwrap_or(record);
         if record.trim().is_empty() {
@@ -950,7 +950,7 @@ pub fn parse_info(out: &str, extra: InfoExtra<'_>) -> Map {
             continue;
         }
         let (install_date, license) = extra(&name);
-        let mut m = Map::new();
+        let mut m = Map::default();
         for (k, v) in &data {
             let key = match k.as_str() {
                 "package" => "name",
@@ -978,7 +978,7 @@ pub fn parse_info(out: &str, extra: InfoExtra<'_>) -> Map {
 /// `apt-get update` output as Salt's `refresh_db` reports it, and the
 /// indexes that failed.
 pub fn parse_update(out: &str) -> (Map, Vec<String>) {
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     let mut errors = Vec::new();
     for line in out.lines() {
         let cols: Vec<&str> = line.split_whitespace().collect();

@@ -473,7 +473,7 @@ pub fn parse_rpm_info(out: &str, with_description: bool, all_versions: bool) -> 
         {
             lines.pop();
         }
-        let mut data = Map::new();
+        let mut data = Map::default();
         let mut name: Option<String> = None;
         let mut descr: Option<Vec<&str>> = None;
         for line in lines {
@@ -529,7 +529,7 @@ pub fn parse_rpm_info(out: &str, with_description: bool, all_versions: bool) -> 
         let at = sorted.partition_point(|s| loose_cmp(&s.edition, &rec.edition).is_le());
         sorted.insert(at, rec);
     }
-    let mut ret = Map::new();
+    let mut ret = Map::default();
     for rec in sorted.into_iter().rev() {
         if rec.name.starts_with("gpg-pubkey") {
             continue;
@@ -583,7 +583,7 @@ impl Dnf {
             bin: bin.to_string(),
             osarch,
             rtag,
-            versionlock_pkg: versionlock_pkg(bin, &Map::new()),
+            versionlock_pkg: versionlock_pkg(bin, &Map::default()),
             run: Arc::new(run_real),
         }
     }
@@ -658,7 +658,7 @@ impl Dnf {
                 format!("Package {target} was unable to be held."),
             );
         }
-        let mut changes = Map::new();
+        let mut changes = Map::default();
         changes.insert("new".into(), Value::Str("hold".into()));
         changes.insert("old".into(), Value::Str(String::new()));
         HoldAnswer {
@@ -683,7 +683,7 @@ impl Dnf {
                 format!("Package {target} was unable to be unheld."),
             );
         }
-        let mut changes = Map::new();
+        let mut changes = Map::default();
         changes.insert("new".into(), Value::Str(String::new()));
         changes.insert("old".into(), Value::Str("hold".into()));
         HoldAnswer {
@@ -1019,7 +1019,7 @@ impl PkgProvider for Dnf {
             }
         }
         if targets.is_empty() {
-            return Ok(Map::new());
+            return Ok(Map::default());
         }
         let mut args = vec!["-y".to_string(), "remove".to_string()];
         args.extend(targets);

@@ -41,7 +41,7 @@ pub fn compare_dicts(old: &BTreeMap<String, String>, new: &BTreeMap<String, Stri
     let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
     keys.sort();
     keys.dedup();
-    let mut out = Map::new();
+    let mut out = Map::default();
     for k in keys {
         let entry = match (old.get(k), new.get(k)) {
             (None, Some(n)) => Some(old_new("", n, false)),
@@ -76,7 +76,7 @@ pub fn add_reinstall_changes<'a>(
 /// `{"old": o, "new": n}` (`new` first when `new_first`, as Salt builds it
 /// for removed keys).
 fn old_new(o: &str, n: &str, new_first: bool) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     if new_first {
         m.insert("new".into(), Value::Str(n.into()));
         m.insert("old".into(), Value::Str(o.into()));
@@ -120,7 +120,7 @@ impl PkgError {
                     }
                     prefix.push(' ');
                 }
-                let mut info = Map::new();
+                let mut info = Map::default();
                 info.insert(
                     "errors".into(),
                     Value::List(errors.iter().cloned().map(Value::Str).collect()),
@@ -299,13 +299,13 @@ impl HoldAnswer {
         HoldAnswer {
             result,
             comment,
-            changes: Map::new(),
+            changes: Map::default(),
         }
     }
 
     /// Salt's per-target dict: `{name, changes, result, comment}`.
     pub fn into_value(self, name: &str) -> Value {
-        let mut r = Map::new();
+        let mut r = Map::default();
         r.insert("name".into(), Value::Str(name.into()));
         r.insert("changes".into(), Value::Map(self.changes));
         r.insert(

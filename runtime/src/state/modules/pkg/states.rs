@@ -25,7 +25,7 @@ pub fn installed(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, A
             name,
             Some(true),
             "No packages to install provided",
-            Map::new(),
+            Map::default(),
         ));
     }
     let version = call.opt_str("version")?;
@@ -36,7 +36,7 @@ pub fn installed(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, A
         // A single name becomes a one-element pkgs list, as in Salt.
         let item = match version.as_ref().filter(|v| !v.is_empty()) {
             Some(_) => {
-                let mut m = Map::new();
+                let mut m = Map::default();
                 m.insert(
                     name.to_string(),
                     call.value("version").cloned().unwrap_or_default(),
@@ -53,7 +53,7 @@ pub fn installed(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, A
             name,
             Some(false),
             "pkg.verify not implemented",
-            Map::new(),
+            Map::default(),
         ));
     }
     let fromrepo = call.opt_str("fromrepo")?;
@@ -101,14 +101,14 @@ pub fn installed(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, A
             name,
             Some(false),
             "lowpkg.unpurge not implemented",
-            Map::new(),
+            Map::default(),
         );
         add_warnings(&mut r, &warnings);
         return Ok(r);
     }
 
     let mut comment: Vec<String> = Vec::new();
-    let mut changes = Map::new();
+    let mut changes = Map::default();
     if call.test {
         if !targets.is_empty() {
             if sources.is_some() {
@@ -162,7 +162,7 @@ pub fn installed(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, A
         return Ok(r);
     }
 
-    let mut pkg_ret = Map::new();
+    let mut pkg_ret = Map::default();
     if !targets.is_empty() || !to_reinstall.is_empty() {
         let mut req = InstallRequest {
             refresh,
@@ -196,7 +196,7 @@ pub fn installed(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, A
                                 format!(
                                     "An error was encountered while installing package(s): {e}"
                                 ),
-                                Map::new(),
+                                Map::default(),
                             );
                             add_warnings(&mut r, &warnings);
                             return Ok(r);
@@ -218,7 +218,7 @@ pub fn installed(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, A
                         name,
                         Some(false),
                         format!("An error was encountered while installing package(s): {e}"),
-                        Map::new(),
+                        Map::default(),
                     ),
                 };
                 add_warnings(&mut r, &warnings);
@@ -369,7 +369,7 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
             name,
             Some(false),
             "The \"sources\" parameter is not supported.",
-            Map::new(),
+            Map::default(),
         ));
     }
     let desired: Vec<String> = match pkgs.as_deref() {
@@ -380,7 +380,7 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
                     name,
                     Some(false),
                     "Invalidly formatted \"pkgs\" parameter. See minion log.",
-                    Map::new(),
+                    Map::default(),
                 ))
             }
             Err(e) => return Ok(failed(name, e)),
@@ -390,7 +390,7 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
                 name,
                 Some(true),
                 "No packages to install provided",
-                Map::new(),
+                Map::default(),
             ))
         }
         None => vec![name.to_string()],
@@ -402,7 +402,7 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
                 name,
                 Some(false),
                 format!("An error was encountered while checking the newest available version of package(s): {e}"),
-                Map::new(),
+                Map::default(),
             ))
         }
     };
@@ -429,7 +429,7 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
         }
     }
     if !problems.is_empty() {
-        return Ok(ret(name, Some(false), problems.join(" "), Map::new()));
+        return Ok(ret(name, Some(false), problems.join(" "), Map::default()));
     }
     if targets.is_empty() {
         let comment = if desired.len() > 10 {
@@ -444,7 +444,7 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
                 desired.first().map(String::as_str).unwrap_or("")
             )
         };
-        return Ok(ret(name, Some(true), comment, Map::new()));
+        return Ok(ret(name, Some(true), comment, Map::default()));
     }
     let mut up_to_date: Vec<String> = match pkgs.as_deref() {
         Some(list) if !list.is_empty() => list
@@ -506,7 +506,7 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
                 name,
                 Some(false),
                 format!("An error was encountered while installing package(s): {e}"),
-                Map::new(),
+                Map::default(),
             ))
         }
     };
@@ -656,7 +656,7 @@ pub fn uninstall(
                     name,
                     Some(false),
                     "Invalidly formatted pkgs parameter. See minion log.",
-                    Map::new(),
+                    Map::default(),
                 ))
             }
         },
@@ -694,7 +694,7 @@ pub fn uninstall(
                     ""
                 }
             ),
-            Map::new(),
+            Map::default(),
         ));
     }
     if purge {
@@ -715,11 +715,11 @@ pub fn uninstall(
                 "None of the targeted packages are installed{}",
                 if purge { " or partially installed" } else { "" }
             ),
-            Map::new(),
+            Map::default(),
         ));
     }
     if call.test {
-        let mut changes = Map::new();
+        let mut changes = Map::default();
         for t in &targets {
             changes.insert(t.clone(), new_old(&format!("{action}d"), ""));
         }
@@ -743,7 +743,7 @@ pub fn uninstall(
                     name,
                     Some(false),
                     format!("An error was encountered while {verb} package(s): {e}"),
-                    Map::new(),
+                    Map::default(),
                 ),
             });
         }

@@ -142,12 +142,12 @@ pub(super) fn find_install_targets(
             name,
             Some(false),
             "Only one of \"pkgs\" and \"sources\" is permitted.",
-            Map::new(),
+            Map::default(),
         ));
     }
     let db = p
         .list_pkgs()
-        .map_err(|e| ret(name, Some(false), e.strerror_without_changes(), Map::new()))?;
+        .map_err(|e| ret(name, Some(false), e.strerror_without_changes(), Map::default()))?;
     let cur = db.current();
     let mut desired: IndexMap<String, Option<String>> = if let Some(pk) = pkgs {
         repack_pkgs(p, pk, normalize).map_err(|e| failed(name, e))?
@@ -174,7 +174,7 @@ pub(super) fn find_install_targets(
                 "Invalidly formatted '{}' parameter. See minion log.",
                 if pkgs.is_some() { "pkgs" } else { "sources" }
             ),
-            Map::new(),
+            Map::default(),
         ));
     }
     let to_unpurge: Vec<String> = desired
@@ -275,7 +275,7 @@ pub(super) fn find_install_targets(
         }
     }
     if !problems.is_empty() {
-        return Err(ret(name, Some(false), problems.join(" "), Map::new()));
+        return Err(ret(name, Some(false), problems.join(" "), Map::default()));
     }
     if targets.is_empty() && to_unpurge.is_empty() && to_reinstall.is_empty() {
         let mut r = ret(
@@ -289,7 +289,7 @@ pub(super) fn find_install_targets(
                     ""
                 }
             ),
-            Map::new(),
+            Map::default(),
         );
         add_warnings(&mut r, &warnings);
         return Err(r);
@@ -344,7 +344,7 @@ pub(super) fn installable_versions(
     }
     let rest: Vec<&String> = targets.keys().filter(|k| !order.contains(k)).collect();
     order.extend(rest);
-    let mut out = Map::new();
+    let mut out = Map::default();
     for k in order {
         let new = found
             .get(k)

@@ -214,7 +214,7 @@ fn fake_provider_installed_test_mode() {
         false,
         &[
             ("pkgs", strs(&["a"])),
-            ("sources", Value::List(vec![Value::Map(Map::new())])),
+            ("sources", Value::List(vec![Value::Map(Map::default())])),
         ],
     );
     assert_eq!(
@@ -455,7 +455,7 @@ impl Drop for Purge {
 }
 
 fn sources(path: &Path) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::default();
     m.insert(
         "brine-test-pkg".into(),
         Value::Str(path.display().to_string()),

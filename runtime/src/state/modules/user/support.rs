@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn wrong_types_name_the_argument() {
-        let mut low = brine_core::Map::new();
+        let mut low = brine_core::Map::default();
         low.insert("groups".into(), Value::Str("wheel".into()));
         low.insert("shell".into(), Value::List(vec![]));
         low.insert("uid".into(), Value::Int(5));

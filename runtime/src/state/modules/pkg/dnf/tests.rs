@@ -102,7 +102,7 @@ mod hold_and_info {
             })
         });
         let mut d = Dnf::new(bin, "x86_64".into(), None).with_runner(run);
-        d.versionlock_pkg = versionlock_pkg(bin, &Map::new());
+        d.versionlock_pkg = versionlock_pkg(bin, &Map::default());
         (d, calls)
     }
 
@@ -194,7 +194,7 @@ mod hold_and_info {
     #[test]
     fn versionlock_package_by_release() {
         let grains = |os: &str, rel: &str, major: &str| {
-            let mut g = Map::new();
+            let mut g = Map::default();
             g.insert("os".into(), Value::Str(os.into()));
             g.insert("osrelease".into(), Value::Str(rel.into()));
             g.insert("osmajorrelease".into(), Value::Str(major.into()));
@@ -231,7 +231,7 @@ mod hold_and_info {
                 grains("CentOS", "7.9", "7"),
                 "yum-plugin-versionlock",
             ),
-            ("dnf", Map::new(), "python3-dnf-plugin-versionlock"),
+            ("dnf", Map::default(), "python3-dnf-plugin-versionlock"),
         ];
         for (bin, g, want) in cases {
             assert_eq!(versionlock_pkg(bin, &g), want, "{bin} {g:?}");
@@ -466,7 +466,7 @@ mod hold_and_info {
             ],
         );
         let r = d
-            .info_installed(&strs(&["bash", "nosuch"]), Map::new())
+            .info_installed(&strs(&["bash", "nosuch"]), Map::default())
             .unwrap();
         assert_eq!(r.retcode, 0, "rpm's exit code is ignored");
         assert_eq!(
@@ -484,7 +484,7 @@ mod hold_and_info {
             )
         );
 
-        let mut kw = Map::new();
+        let mut kw = Map::default();
         kw.insert("attr".into(), Value::Str("version,arch".into()));
         kw.insert("root".into(), Value::Str("/mnt/sysimage".into()));
         kw.insert("failhard".into(), Value::Bool(false));
@@ -503,7 +503,7 @@ mod hold_and_info {
             ])]
         );
 
-        let mut kw = Map::new();
+        let mut kw = Map::default();
         kw.insert("attr".into(), Value::Str("bogus".into()));
         assert_eq!(
             d.info_installed(&[], kw),
