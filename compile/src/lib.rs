@@ -6,6 +6,7 @@
 //! flows:
 //! - [`opts`]: Salt's configuration (defaults + config file) as `opts`.
 //! - [`roots`]: finding SLS files in `file_roots`/`pillar_roots`.
+//! - [`file_text`]: their bytes, kept across compiles while unchanged.
 //! - [`render`]: one SLS/config file → data (`#!jinja|yaml` and friends).
 //! - [`matcher`]: does a target expression match a minion (top files, `match.*`).
 //! - [`pillar`]: top files + SLS + ext_pillars → one minion's pillar.
@@ -14,6 +15,7 @@
 //!
 //! It knows nothing of sockets, keys or running states.
 
+pub mod file_text;
 pub mod matcher;
 pub mod minion_data;
 pub mod opts;

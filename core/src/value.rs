@@ -369,7 +369,10 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         // Sized up front as lists are (bounded: the hint is the peer's).
-        let mut out = Map::with_capacity_and_hasher(map.size_hint().unwrap_or(0).min(4096), Default::default());
+        let mut out = Map::with_capacity_and_hasher(
+            map.size_hint().unwrap_or(0).min(4096),
+            Default::default(),
+        );
         while let Some(k) = map.next_key::<Value>()? {
             let v = map.next_value()?;
             out.insert(key_string(&k), v);

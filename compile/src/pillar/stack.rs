@@ -307,7 +307,7 @@ pub enum ReadError {
 
 /// Read a file as UTF-8, with Python's wording for failures.
 fn read_text(path: &str) -> Result<String, ReadError> {
-    let bytes = std::fs::read(path).map_err(|e| match e.raw_os_error() {
+    let bytes = crate::file_text::read(Path::new(path)).map_err(|e| match e.raw_os_error() {
         Some(code) => {
             let text = e.to_string();
             let what = text
@@ -325,7 +325,7 @@ fn read_text(path: &str) -> Result<String, ReadError> {
             source: e,
         },
     })?;
-    String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes.to_vec()).map_err(|e| {
         let err = e.utf8_error();
         let position = err.valid_up_to();
         let byte = e.as_bytes().get(position).copied().unwrap_or(0);

@@ -261,7 +261,7 @@ fn load_template(roots: &[PathBuf], name: &str) -> Result<Option<String>, miniji
     }
     for root in roots {
         let path = root.join(rel);
-        match std::fs::read_to_string(&path) {
+        match crate::file_text::read_to_string(&path) {
             Ok(text) => {
                 return Ok(Some(
                     preprocess::rewrite(&text)

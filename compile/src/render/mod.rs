@@ -168,7 +168,7 @@ pub fn on_threads<T: Sync, R: Send>(
 /// context (no Jinja in it) is parsed once and kept while its text is
 /// unchanged ([`static_files`]).
 pub fn render_file(path: &Path, ctx: &TemplateContext) -> Result<Value, RenderError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RenderError::Read {
+    let text = crate::file_text::read_to_string(path).map_err(|source| RenderError::Read {
         path: path.to_path_buf(),
         source,
     })?;
@@ -180,7 +180,7 @@ pub fn render_file(path: &Path, ctx: &TemplateContext) -> Result<Value, RenderEr
         return Ok(v);
     }
     let value = render_text(path, &text, ctx)?;
-    static_files::put(path, text, &value);
+    static_files::put(path, text.to_string(), &value);
     Ok(value)
 }
 

@@ -201,7 +201,13 @@ fn append(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         Value::List(items) => list.extend(items),
         v => list.push(v),
     }
-    let (top, value) = fold_up(m, key, Value::List(list), &delim, Value::Map(Map::default()));
+    let (top, value) = fold_up(
+        m,
+        key,
+        Value::List(list),
+        &delim,
+        Value::Map(Map::default()),
+    );
     let mut new = Map::default();
     new.insert(top, value);
     setvals(m, new, false)

@@ -356,7 +356,10 @@ impl<'c> Runtime<'c> {
             failhard_key,
             ..
         } = self;
-        let mut out = Map::with_capacity_and_hasher(running.order.len() + disabled.len() + 1, Default::default());
+        let mut out = Map::with_capacity_and_hasher(
+            running.order.len() + disabled.len() + 1,
+            Default::default(),
+        );
         for (tag, ret) in disabled {
             out.insert(tag, Value::Map(ret));
         }

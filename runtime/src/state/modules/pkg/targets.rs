@@ -145,9 +145,14 @@ pub(super) fn find_install_targets(
             Map::default(),
         ));
     }
-    let db = p
-        .list_pkgs()
-        .map_err(|e| ret(name, Some(false), e.strerror_without_changes(), Map::default()))?;
+    let db = p.list_pkgs().map_err(|e| {
+        ret(
+            name,
+            Some(false),
+            e.strerror_without_changes(),
+            Map::default(),
+        )
+    })?;
     let cur = db.current();
     let mut desired: IndexMap<String, Option<String>> = if let Some(pk) = pkgs {
         repack_pkgs(p, pk, normalize).map_err(|e| failed(name, e))?

@@ -1,0 +1,192 @@
+//! The bytes of the files a compile reads (SLS, PillarStack configs and
+//! files, Jinja imports), kept across compiles while the file is unchanged.
+//!
+//! The master compiles the same files for every minion of a fleet: opening
+//! and reading each one again was a tenth of its profile under a fleet
+//! highstate. A kept copy is used while one `stat` of the path gives the
+//! same device, inode, size, modification and change times as when it was
+//! read.
+//!
+//! Timestamps are only as fine as the kernel's clock tick, so a file
+//! rewritten within the tick of its read, at the same size, would look
+//! unchanged. As git does with its index ("racy" entries), a file is kept
+//! only when its change time is [`SETTLED`] older than the moment its read
+//! began: any later write moves the change time (which no user can set back)
+//! past the kept one. Files written just now are read every time.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, SystemTime};
+
+/// How much older than the start of its read a file's change time must be
+/// for the file to be kept (many ticks of any kernel's clock).
+pub const SETTLED: Duration = Duration::from_secs(2);
+/// Bytes kept at most, all files together; past it the table starts over.
+const MAX_BYTES: usize = 64 << 20;
+/// Larger files are read every time.
+const MAX_FILE: u64 = 1 << 20;
+
+/// What `stat` says of a file; equal stamps mean the same file contents
+/// (for files whose change time is settled).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(m: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        }
+    }
+
+    /// Changed at least `margin` before `t`.
+    fn settled_before(&self, t: SystemTime, margin: Duration) -> bool {
+        let Ok(since) = t.duration_since(SystemTime::UNIX_EPOCH) else {
+            return false;
+        };
+        let Some(limit) = since.checked_sub(margin) else {
+            return false;
+        };
+        let changed = |(s, ns): (i64, i64)| {
+            u64::try_from(s).ok().map(|s| {
+                Duration::from_secs(s) + Duration::from_nanos(u64::try_from(ns).unwrap_or(0))
+            })
+        };
+        [self.mtime, self.ctime]
+            .into_iter()
+            .all(|t| changed(t).is_some_and(|c| c < limit))
+    }
+}
+
+#[derive(Default)]
+struct Table {
+    files: HashMap<PathBuf, (Stamp, Arc<[u8]>)>,
+    bytes: usize,
+}
+
+fn table() -> std::sync::MutexGuard<'static, Table> {
+    static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
+    // A panic while holding the lock leaves plain data behind.
+    TABLE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// The bytes of `path` (as `std::fs::read` gives them, with its errors).
+pub fn read(path: &Path) -> std::io::Result<Arc<[u8]>> {
+    read_settled(path, SETTLED)
+}
+
+/// The text of `path` (as `std::fs::read_to_string` gives it, with its
+/// errors).
+pub fn read_to_string(path: &Path) -> std::io::Result<Arc<str>> {
+    let bytes = read(path)?;
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => Ok(Arc::from(text)),
+        Err(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )),
+    }
+}
+
+fn read_settled(path: &Path, margin: Duration) -> std::io::Result<Arc<[u8]>> {
+    let now = SystemTime::now();
+    let stamp = Stamp::of(&std::fs::metadata(path)?);
+    if let Some((kept, bytes)) = table().files.get(path) {
+        if *kept == stamp {
+            return Ok(bytes.clone());
+        }
+    }
+    // Stamped from the open file, so the stamp kept is the one of the
+    // bytes read (a rename in between gives another inode).
+    let mut file = std::fs::File::open(path)?;
+    let stamp = Stamp::of(&file.metadata()?);
+    let mut buf = Vec::with_capacity(usize::try_from(stamp.size).unwrap_or(0).min(1 << 20));
+    file.read_to_end(&mut buf)?;
+    let bytes: Arc<[u8]> = Arc::from(buf);
+    if stamp.size <= MAX_FILE
+        && bytes.len() as u64 == stamp.size
+        && stamp.settled_before(now, margin)
+    {
+        let mut t = table();
+        if t.bytes.saturating_add(bytes.len()) > MAX_BYTES {
+            *t = Table::default();
+        }
+        t.bytes = t.bytes.saturating_add(bytes.len());
+        if let Some((_, old)) = t.files.insert(path.to_path_buf(), (stamp, bytes.clone())) {
+            t.bytes = t.bytes.saturating_sub(old.len());
+        }
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(path: &Path) -> bool {
+        table().files.contains_key(path)
+    }
+
+    #[test]
+    fn a_file_written_just_now_is_read_every_time() {
+        let td = tempfile::tempdir().unwrap();
+        let p = td.path().join("a.sls");
+        std::fs::write(&p, "a: 1\n").unwrap();
+        assert_eq!(&*read(&p).unwrap(), b"a: 1\n");
+        assert!(!kept(&p));
+        // Same size, within the same clock tick: still seen.
+        std::fs::write(&p, "a: 2\n").unwrap();
+        assert_eq!(&*read(&p).unwrap(), b"a: 2\n");
+    }
+
+    #[test]
+    fn a_settled_file_is_kept_until_it_changes() {
+        let td = tempfile::tempdir().unwrap();
+        let p = td.path().join("b.sls");
+        std::fs::write(&p, "b: 1\n").unwrap();
+        // Settled at once for this test (a margin of zero).
+        let first = read_settled(&p, Duration::ZERO).unwrap();
+        assert!(kept(&p));
+        let again = read_settled(&p, Duration::ZERO).unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "read from the table");
+        // A rewrite one tick later, same size: the change time moved.
+        std::thread::sleep(Duration::from_millis(30));
+        std::fs::write(&p, "b: 2\n").unwrap();
+        assert_eq!(&*read_settled(&p, Duration::ZERO).unwrap(), b"b: 2\n");
+        // Replaced by another file (another inode).
+        let q = td.path().join("b.new");
+        std::fs::write(&q, "b: 3\n").unwrap();
+        std::fs::rename(&q, &p).unwrap();
+        assert_eq!(&*read_settled(&p, Duration::ZERO).unwrap(), b"b: 3\n");
+        // Gone: the error `std::fs::read` gives.
+        std::fs::remove_file(&p).unwrap();
+        let e = read_settled(&p, Duration::ZERO).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_is_refused_as_std_refuses_it() {
+        let td = tempfile::tempdir().unwrap();
+        let p = td.path().join("c.sls");
+        std::fs::write(&p, b"\xff\xfe").unwrap();
+        let ours = read_to_string(&p).unwrap_err();
+        let std = std::fs::read_to_string(&p).unwrap_err();
+        assert_eq!(ours.kind(), std.kind());
+        assert_eq!(ours.to_string(), std.to_string());
+    }
+}
