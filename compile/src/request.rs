@@ -23,10 +23,12 @@ pub struct HieraLookup {
 }
 
 /// `state.apply`/`state.highstate`/`state.sls`: compile the run's states
-/// on the master. The minion decides which pillar the run sees (its
-/// in-memory pillar, or a fresh one for `pillarenv=`/`pillar=`) and sends
-/// it; the master renders the top file and SLS with it and the minion's
-/// cached grains, and answers a `StateReply` (brine-protocol).
+/// on the master. The minion decides which pillar the run sees: its
+/// in-memory pillar, which it sends, or a fresh one ([`FreshPillar`], what
+/// a minion daemon's runs see), which the master compiles first and sends
+/// back with the states, instead of the minion fetching it and sending it
+/// back. The master renders the top file and SLS with that pillar and the
+/// minion's cached grains, and answers a `StateReply` (brine-protocol).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompileStates {
     pub id: String,
@@ -44,11 +46,25 @@ pub struct CompileStates {
     /// `renderer`, `disabled_requisites`...). The master's own fileserver,
     /// pillar and nodegroup options replace the matching keys.
     pub opts: Map,
-    /// The pillar the run sees.
+    /// The pillar the run sees (empty when `fresh_pillar` is given).
     pub pillar: Map,
     /// How far to go (default: low chunks ready to run).
     #[serde(default)]
     pub stage: CompileStage,
+    /// Compile the minion's pillar with these settings first and render
+    /// with it instead of `pillar`; the answer carries it.
+    #[serde(default)]
+    pub fresh_pillar: Option<FreshPillar>,
+}
+
+/// A pillar compile asked for by a function (`pillar.items pillarenv=x`,
+/// a state run): Salt's `_pillar` request settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FreshPillar {
+    pub pillarenv: Option<String>,
+    pub saltenv: Option<String>,
+    /// `pillar=` override data (a map).
+    pub pillar_override: Option<Value>,
 }
 
 /// What a [`CompileStates`] asks the master for. The master does the part

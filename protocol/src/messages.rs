@@ -23,7 +23,7 @@ use crate::crypto::{
     self, CryptoError, KeyPair, Nonce, PublicKeys, Sealed, SessionKey, SessionSealed, Signed,
 };
 pub use brine_compile::request::{
-    CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
+    CompileStage, CompileStates, CompiledStates, FreshPillar, HieraLookup, HieraResult,
 };
 use brine_core::{Map, Value};
 use indexmap::IndexMap;
@@ -610,6 +610,11 @@ pub struct HieraReply {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StateReply {
     pub compiled: Sealed,
+    /// The pillar the master compiled for this run, when the request asked
+    /// it to ([`CompileStates::fresh_pillar`]): sealed as a pillar reply's
+    /// is, with [`aad::pillar`].
+    #[serde(default)]
+    pub pillar: Option<Sealed>,
 }
 
 /// Where the minion's key stands.
@@ -885,6 +890,7 @@ mod tests {
             opts: Map::default(),
             pillar,
             stage: CompileStage::Run,
+            fresh_pillar: None,
         }
     }
 
@@ -1051,7 +1057,13 @@ mod tests {
                 &aad::states("web1", &req.nonce),
             )
             .unwrap();
-            let reply = Reply::to(&req, ReplyBody::States(StateReply { compiled: sealed }));
+            let reply = Reply::to(
+                &req,
+                ReplyBody::States(StateReply {
+                    compiled: sealed,
+                    pillar: None,
+                }),
+            );
             let frame = sign_frame(&master, &reply).unwrap();
             let got: Verified<Reply> = read_frame(&frame, Some(&master.public().ed25519)).unwrap();
             let ReplyBody::States(s) = got.msg.msg else {

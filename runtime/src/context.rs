@@ -73,6 +73,12 @@ pub trait RemoteMaster: Send + Sync {
     fn compile_pillar(&self, req: &FreshPillar) -> Result<Map, RemoteError>;
     /// A state compile (or one of its stages) by the master.
     fn compile_states(&self, req: CompileStates) -> Result<CompiledStates, RemoteError>;
+    /// A state compile whose pillar the master compiles first
+    /// (`req.fresh_pillar`): that pillar, and the states.
+    fn compile_pillar_and_states(
+        &self,
+        req: CompileStates,
+    ) -> Result<(Map, CompiledStates), RemoteError>;
     /// A Hiera lookup in the master's hierarchies.
     fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, RemoteError>;
     /// `salt://` files from the master.
@@ -115,13 +121,7 @@ impl std::fmt::Display for Asked {
     }
 }
 
-/// A pillar compile asked for by a function (`pillar.items pillarenv=x`).
-#[derive(Debug, Clone, Default)]
-pub struct FreshPillar {
-    pub pillarenv: Option<String>,
-    pub saltenv: Option<String>,
-    pub pillar_override: Option<Value>,
-}
+pub use brine_compile::request::FreshPillar;
 
 impl Minion {
     /// Read `CONFDIR/minion`, collect grains, compile the start-up pillar
@@ -234,6 +234,11 @@ impl Minion {
 }
 
 impl Minion {
+    /// Whether the master compiles for this minion (a minion daemon).
+    pub fn compiles_on_master(&self) -> bool {
+        matches!(self.source, CompileSource::Master(_))
+    }
+
     /// The client for `salt://` sources in state runs.
     pub fn file_client(&self) -> Arc<dyn FileClient> {
         match &self.source {
@@ -262,6 +267,7 @@ impl Minion {
             opts: req.opts.clone(),
             pillar: req.minion.pillar.as_map().cloned().unwrap_or_default(),
             stage,
+            fresh_pillar: None,
         }
     }
 
@@ -327,25 +333,51 @@ impl Minion {
 
     /// A whole state run's compile by the master (highstate when `mods` is
     /// `None`): low chunks, errors, or a finished answer. `None` for a
-    /// local minion, which compiles in-process.
+    /// local minion, which compiles in-process. With `fresh`, the master
+    /// compiles the run's pillar first (`req`'s pillar is not sent) and it
+    /// comes back too: what fetching it first would have given, in one
+    /// round trip, so a master that cannot answer gives the pillar error
+    /// that fetch would have.
     pub fn compile_run(
         &self,
         req: &StateRequest,
         mods: Option<Vec<String>>,
         exclude: Value,
         test: bool,
-    ) -> Option<CompiledStates> {
+        fresh: Option<FreshPillar>,
+    ) -> Option<(Option<Map>, CompiledStates)> {
         let CompileSource::Master(r) = &self.source else {
             return None;
         };
-        let cs = self.states_request(req, CompileStage::Run, mods, exclude, test);
-        Some(
-            r.compile_states(cs)
-                .unwrap_or_else(|e| CompiledStates::Errors {
-                    errors: vec![e.to_string()],
-                    retcode: 1,
-                }),
-        )
+        let mut cs = self.states_request(req, CompileStage::Run, mods, exclude, test);
+        let failed = |e: RemoteError| CompiledStates::Errors {
+            errors: vec![e.to_string()],
+            retcode: 1,
+        };
+        let Some(fresh) = fresh else {
+            return Some((None, r.compile_states(cs).unwrap_or_else(failed)));
+        };
+        cs.pillar = Map::default();
+        cs.fresh_pillar = Some(fresh);
+        Some(match r.compile_pillar_and_states(cs) {
+            Ok((pillar, compiled)) => (Some(pillar), compiled),
+            Err(e) => {
+                let e = match e {
+                    RemoteError::NoAnswer { cause, .. } => RemoteError::NoAnswer {
+                        asked: Asked::Pillar,
+                        cause,
+                    },
+                    other => other,
+                };
+                tracing::error!("Pillar render error: {e}");
+                let mut pillar = Map::default();
+                pillar.insert(
+                    "_errors".into(),
+                    Value::List(vec![Value::Str(e.to_string())]),
+                );
+                (Some(pillar), failed(e))
+            }
+        })
     }
 
     /// `hiera.lookup` in the master's hierarchies; `None` for a local
@@ -435,6 +467,12 @@ mod tests {
             self.answer.clone().map_err(RemoteError::Unreachable)
         }
         fn compile_states(&self, _: CompileStates) -> Result<CompiledStates, RemoteError> {
+            Err(RemoteError::Unreachable("no states here".into()))
+        }
+        fn compile_pillar_and_states(
+            &self,
+            _: CompileStates,
+        ) -> Result<(Map, CompiledStates), RemoteError> {
             Err(RemoteError::Unreachable("no states here".into()))
         }
         fn hiera_lookup(&self, _: HieraLookup) -> Result<HieraResult, RemoteError> {

@@ -347,7 +347,7 @@ impl Master {
                 }
             }
             RequestBody::CompileStates(c) if sealed => match self.cached_grains(&c.id) {
-                Ok(grains) => states::handle(opts, grains, c, nonce, keys),
+                Ok(grains) => states::handle(opts, &self.cache, grains, c, nonce, keys),
                 Err(e) => ReplyBody::Error(e),
             },
             RequestBody::CompileStates(_) => error(
@@ -831,6 +831,7 @@ mod tests {
             opts: brine_compile::opts::minion_defaults(),
             pillar,
             stage: brine_protocol::messages::CompileStage::Run,
+            fresh_pillar: None,
         };
         // Unsealed: refused (it carries the pillar).
         let plain = Request::new(RequestBody::CompileStates(cs.clone())).unwrap();

@@ -1,9 +1,12 @@
 //! State serving: compile a minion's highstate (top files) or SLS list into
-//! low chunks for it to run, with the pillar it chose, its cached grains and
-//! its run options, as `salt-call --local`'s `state.apply` does before the
-//! run (top → matched SLS rendered → `exclude` → requisites/extend → low
-//! chunks). The answer is sealed to the minion: chunks hold pillar data.
+//! low chunks for it to run, with the pillar it chose (the one it sends, or
+//! a fresh one compiled here first and sent back with the chunks), its
+//! cached grains and its run options, as `salt-call --local`'s
+//! `state.apply` does before the run (top → matched SLS rendered →
+//! `exclude` → requisites/extend → low chunks). The answer is sealed to the
+//! minion: chunks hold pillar data.
 
+use super::minion_cache::MinionCache;
 use brine_compile::state::compile::compile_high_data_owned;
 use brine_compile::state::render::{self, render_matches};
 use brine_compile::state::top::{self, FileServer, TopError};
@@ -117,8 +120,14 @@ fn highstate(req: &StateRequest) -> Result<Map, CompiledStates> {
     Ok(r.high)
 }
 
-/// Compile what `req` asks for, with `grains` (the minion's cached ones).
-pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> CompiledStates {
+/// Compile what `req` asks for, with `grains` (the minion's cached ones)
+/// and `pillar`.
+pub fn compile(
+    master_opts: &Map,
+    grains: Value,
+    req: &CompileStates,
+    pillar: Map,
+) -> CompiledStates {
     let o = compile_opts(master_opts, req);
     let saltenv = match &req.mods {
         // state.sls runs in base unless told otherwise.
@@ -128,7 +137,7 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
     let minion = Arc::new(MinionData {
         id: req.id.clone(),
         grains,
-        pillar: Value::Map(req.pillar.clone()),
+        pillar: Value::Map(pillar),
         opts: Value::Map(o.clone()),
         functions: brine_runtime::modules::functions(),
     });
@@ -194,22 +203,53 @@ pub fn compile(master_opts: &Map, grains: Value, req: &CompileStates) -> Compile
 /// Answer a compile request of minion `keys` (already checked to be `req.id`).
 pub fn handle(
     master_opts: &Map,
+    cache: &MinionCache,
     grains: Value,
     req: &CompileStates,
     request_nonce: &Nonce,
     keys: &PublicKeys,
 ) -> ReplyBody {
-    let compiled = compile(master_opts, grains, req);
+    let failed = |message: String| {
+        ReplyBody::Error(ErrorReply {
+            code: ErrorCode::Internal,
+            message,
+        })
+    };
+    let (pillar, sealed_pillar) = match &req.fresh_pillar {
+        None => (req.pillar.clone(), None),
+        Some(fresh) => {
+            let pillar_override = fresh.pillar_override.clone().unwrap_or(Value::Null);
+            if !matches!(pillar_override, Value::Null | Value::Map(_)) {
+                return ReplyBody::Error(ErrorReply {
+                    code: ErrorCode::BadRequest,
+                    message: "Pillar data must be formatted as a dictionary".into(),
+                });
+            }
+            let pillar = super::pillar::compile_for(
+                master_opts,
+                cache,
+                &req.id,
+                fresh.pillarenv.clone(),
+                fresh.saltenv.clone(),
+                pillar_override,
+            );
+            match seal_data(&keys.x25519, &pillar, &aad::pillar(&req.id, request_nonce)) {
+                Ok(sealed) => (pillar, Some(sealed)),
+                Err(e) => return failed(format!("cannot seal the pillar: {e}")),
+            }
+        }
+    };
+    let compiled = compile(master_opts, grains, req, pillar);
     match seal_data(
         &keys.x25519,
         &compiled,
         &aad::states(&req.id, request_nonce),
     ) {
-        Ok(sealed) => ReplyBody::States(StateReply { compiled: sealed }),
-        Err(e) => ReplyBody::Error(ErrorReply {
-            code: ErrorCode::Internal,
-            message: format!("cannot seal the compiled states: {e}"),
+        Ok(sealed) => ReplyBody::States(StateReply {
+            compiled: sealed,
+            pillar: sealed_pillar,
         }),
+        Err(e) => failed(format!("cannot seal the compiled states: {e}")),
     }
 }
 
@@ -260,7 +300,13 @@ mod tests {
             opts: minion_opts,
             pillar,
             stage: CompileStage::Run,
+            fresh_pillar: None,
         }
+    }
+
+    /// A compile with the pillar the request carries.
+    fn compiled(o: &Map, grains: Value, req: &CompileStates) -> CompiledStates {
+        compile(o, grains, req, req.pillar.clone())
     }
 
     fn debian() -> Value {
@@ -270,7 +316,7 @@ mod tests {
     #[test]
     fn highstate_compiles_to_ordered_chunks_with_the_pillar() {
         let (_td, o) = tree();
-        let CompiledStates::Chunks { chunks, high } = compile(&o, debian(), &request(None)) else {
+        let CompiledStates::Chunks { chunks, high } = compiled(&o, debian(), &request(None)) else {
             panic!()
         };
         let names: Vec<_> = chunks
@@ -284,17 +330,74 @@ mod tests {
     }
 
     #[test]
+    fn a_fresh_pillar_is_compiled_here_rendered_with_and_sent_back() {
+        use brine_protocol::crypto::KeyPair;
+        use brine_protocol::messages::{open_data, FreshPillar};
+        let (td, mut o) = tree();
+        let pr = td.path().join("pillar");
+        std::fs::create_dir_all(&pr).unwrap();
+        std::fs::write(pr.join("top.sls"), "base:\n  '*':\n    - p\n").unwrap();
+        std::fs::write(pr.join("p.sls"), "who: bob-{{ grains['id'] }}\n").unwrap();
+        o.insert(
+            "pillar_roots".into(),
+            Value::from_json(&json!({"base": [pr.display().to_string()]})),
+        );
+        let cache = MinionCache::open(&td.path().join("minions")).unwrap();
+        cache.set_grains("web1", debian()).unwrap();
+        let kp = KeyPair::generate().unwrap();
+        let nonce = [7u8; 16];
+        let mut req = request(None);
+        req.pillar = Map::default();
+        req.fresh_pillar = Some(FreshPillar {
+            pillar_override: Some(Value::from_json(&json!({"extra": 1}))),
+            ..Default::default()
+        });
+        let ReplyBody::States(r) = handle(&o, &cache, debian(), &req, &nonce, &kp.public()) else {
+            panic!()
+        };
+        let pillar: Value =
+            open_data(&kp, &r.pillar.unwrap(), &aad::pillar("web1", &nonce)).unwrap();
+        assert_eq!(pillar.to_json(), json!({"who": "bob-web1", "extra": 1}));
+        // Cached for targeting, as a pillar request's compile is.
+        assert_eq!(cache.pillar("web1"), pillar);
+        let c: CompiledStates = open_data(&kp, &r.compiled, &aad::states("web1", &nonce)).unwrap();
+        let CompiledStates::Chunks { chunks, .. } = c else {
+            panic!("{c:?}")
+        };
+        assert_eq!(chunks[0].get("name"), Some(&Value::from("bob-web1")));
+        // Without fresh_pillar, the pillar sent is the one used, none
+        // comes back.
+        let ReplyBody::States(r) =
+            handle(&o, &cache, debian(), &request(None), &nonce, &kp.public())
+        else {
+            panic!()
+        };
+        assert!(r.pillar.is_none());
+        // An override that is not a mapping is refused, as a pillar
+        // request's is.
+        req.fresh_pillar = Some(FreshPillar {
+            pillar_override: Some(Value::from("x")),
+            ..Default::default()
+        });
+        let reply = handle(&o, &cache, debian(), &req, &nonce, &kp.public());
+        assert!(
+            matches!(&reply, ReplyBody::Error(e) if e.code == ErrorCode::BadRequest),
+            "{reply:?}"
+        );
+    }
+
+    #[test]
     fn show_stages_stop_after_the_render() {
         let (_td, o) = tree();
         let mut r = request(None);
         r.stage = CompileStage::Top;
-        let CompiledStates::Top { top, errors } = compile(&o, debian(), &r) else {
+        let CompiledStates::Top { top, errors } = compiled(&o, debian(), &r) else {
             panic!()
         };
         assert!(errors.is_empty());
         assert_eq!(top.get("base"), Some(&Value::from_json(&json!(["web"]))));
         r.stage = CompileStage::Rendered;
-        let CompiledStates::Rendered { high, errors } = compile(&o, debian(), &r) else {
+        let CompiledStates::Rendered { high, errors } = compiled(&o, debian(), &r) else {
             panic!()
         };
         assert!(errors.is_empty());
@@ -305,7 +408,7 @@ mod tests {
         );
         let mut r = request(Some(vec!["bad".into()]));
         r.stage = CompileStage::Rendered;
-        let CompiledStates::Rendered { errors, .. } = compile(&o, debian(), &r) else {
+        let CompiledStates::Rendered { errors, .. } = compiled(&o, debian(), &r) else {
             panic!()
         };
         assert_eq!(errors.len(), 1);
@@ -317,25 +420,25 @@ mod tests {
         let mut r = request(Some(vec!["web".into()]));
         // Salt's exclude: strings name SLS, `{id: ...}` names a state ID.
         r.exclude = Value::from_json(&json!([{"id": "other"}]));
-        let CompiledStates::Chunks { chunks, .. } = compile(&o, debian(), &r) else {
+        let CompiledStates::Chunks { chunks, .. } = compiled(&o, debian(), &r) else {
             panic!()
         };
         assert_eq!(chunks.len(), 1);
 
         let other_os = Value::from_json(&json!({"id": "web1", "os": "Arch"}));
-        let CompiledStates::Answer { ret, retcode } = compile(&o, other_os, &request(None)) else {
+        let CompiledStates::Answer { ret, retcode } = compiled(&o, other_os, &request(None)) else {
             panic!()
         };
         assert_eq!(retcode, 2);
         assert!(ret.get("no_|-states_|-states_|-None").is_some());
 
-        let c = compile(&o, debian(), &request(Some(vec!["bad".into()])));
+        let c = compiled(&o, debian(), &request(Some(vec!["bad".into()])));
         let CompiledStates::Errors { errors, retcode } = c else {
             panic!("{c:?}")
         };
         assert_eq!(retcode, 1);
         assert!(errors[0].contains("bad"), "{errors:?}");
-        let c = compile(&o, debian(), &request(Some(vec!["missing".into()])));
+        let c = compiled(&o, debian(), &request(Some(vec!["missing".into()])));
         assert!(matches!(c, CompiledStates::Errors { .. }), "{c:?}");
     }
 }

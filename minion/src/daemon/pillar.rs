@@ -4,6 +4,7 @@
 
 use super::{Identity, MasterClient, RequestError, Shared};
 use brine_core::{Map, Value};
+use brine_protocol::crypto::Sealed;
 use brine_protocol::messages::{aad, open_data, ErrorCode, PillarRequest, ReplyBody, RequestBody};
 use brine_runtime::context::FreshPillar;
 use std::time::Duration;
@@ -29,7 +30,17 @@ fn open_reply(
     let ReplyBody::Pillar(p) = body else {
         return Err(RequestError::Unexpected { what: "pillar" });
     };
-    let v: Value = open_data(&client.key, &p.pillar, &aad::pillar(&client.id, nonce))
+    open_pillar(client, nonce, &p.pillar)
+}
+
+/// Open a pillar the master sealed to us in answer to the request
+/// `nonce` (a pillar request, or a state compile that compiled it).
+pub fn open_pillar(
+    client: &MasterClient,
+    nonce: &[u8; 16],
+    sealed: &Sealed,
+) -> Result<Map, RequestError> {
+    let v: Value = open_data(&client.key, sealed, &aad::pillar(&client.id, nonce))
         .map_err(RequestError::Open)?;
     match v {
         Value::Map(m) => Ok(m),

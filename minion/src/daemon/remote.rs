@@ -7,7 +7,8 @@ use super::fileclient::RemoteFileClient;
 use super::{pillar, MasterClient, RequestError};
 use brine_core::Map;
 use brine_protocol::messages::{
-    aad, open_data, CompileStates, CompiledStates, HieraLookup, HieraResult, ReplyBody, RequestBody,
+    aad, open_data, CompileStates, CompiledStates, HieraLookup, HieraResult, ReplyBody,
+    RequestBody, StateReply,
 };
 use brine_runtime::context::{Asked, FreshPillar, RemoteError, RemoteMaster};
 use brine_runtime::state::fileclient::FileClient;
@@ -79,6 +80,36 @@ impl RemoteMaster for Remote {
             aad::states,
         )
         .map_err(|e| no_answer(Asked::States, e))
+    }
+
+    fn compile_pillar_and_states(
+        &self,
+        req: CompileStates,
+    ) -> Result<(Map, CompiledStates), RemoteError> {
+        let answer = (|| {
+            let (sent, reply) = self.client.handle.block_on(
+                self.client
+                    .request_sealed(RequestBody::CompileStates(req), COMPILE_TIMEOUT),
+            )?;
+            let ReplyBody::States(StateReply {
+                compiled,
+                pillar: Some(sealed_pillar),
+            }) = reply
+            else {
+                return Err(RequestError::Unexpected {
+                    what: "pillar and state compile",
+                });
+            };
+            let pillar = pillar::open_pillar(&self.client, &sent.nonce, &sealed_pillar)?;
+            let compiled = open_data(
+                &self.client.key,
+                &compiled,
+                &aad::states(&self.client.id, &sent.nonce),
+            )
+            .map_err(RequestError::Open)?;
+            Ok((pillar, compiled))
+        })();
+        answer.map_err(|e| no_answer(Asked::States, e))
     }
 
     fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, RemoteError> {

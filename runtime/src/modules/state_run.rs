@@ -189,6 +189,21 @@ impl RunOpts {
     /// compile (with the override merged on top). The in-memory pillar is
     /// moved out of the minion for the run (see [`RunPillar::restore`]).
     fn pillar(&self, m: &mut Minion) -> RunPillar {
+        match self.fresh_pillar(m) {
+            None => RunPillar {
+                // Taken out whole when this call is its only holder.
+                pillar: std::mem::take(Arc::make_mut(&mut m.pillar)),
+                in_memory: true,
+            },
+            Some(fresh) => RunPillar {
+                pillar: m.compile_pillar(&fresh, true),
+                in_memory: false,
+            },
+        }
+    }
+
+    /// The fresh compile the run's pillar needs; `None`: the in-memory one.
+    fn fresh_pillar(&self, m: &Minion) -> Option<FreshPillar> {
         // Salt's `initial_pillar`: under salt-call (brine-call), the
         // in-memory pillar, when the run keeps the configured pillarenv and
         // that pillar is not empty; the minion daemon compiles afresh.
@@ -196,24 +211,41 @@ impl RunOpts {
         let override_given = self.pillar_override.as_ref().is_some_and(Value::is_truthy);
         let salt_call = opts::get_str(&m.opts, "__cli").is_none_or(|c| c == "salt-call");
         if salt_call && same_env && !m.pillar.is_empty() && !override_given {
-            return RunPillar {
-                // Taken out whole when this call is its only holder.
-                pillar: std::mem::take(Arc::make_mut(&mut m.pillar)),
-                in_memory: true,
-            };
+            return None;
         }
-        RunPillar {
-            pillar: m.compile_pillar(
-                &FreshPillar {
-                    pillarenv: self.pillarenv.clone(),
-                    saltenv: self.saltenv.clone(),
-                    pillar_override: self.pillar_override.clone().filter(|_| override_given),
-                },
-                true,
-            ),
-            in_memory: false,
+        Some(FreshPillar {
+            pillarenv: self.pillarenv.clone(),
+            saltenv: self.saltenv.clone(),
+            pillar_override: self.pillar_override.clone().filter(|_| override_given),
+        })
+    }
+
+    /// The pillar of a run whose states may be compiled by the master,
+    /// without render errors (else the answer Salt gives for them). A fresh
+    /// pillar is left to that compile ([`Pillar::OnMaster`]): the master
+    /// compiles it and sends it back with the states, one round trip
+    /// instead of fetching it and sending it back.
+    fn checked_pillar(&self, m: &mut Minion, kwargs: &Map) -> Result<Pillar, Return> {
+        if m.compiles_on_master() {
+            if let Some(fresh) = self.fresh_pillar(m) {
+                return Ok(Pillar::OnMaster(fresh));
+            }
+        }
+        let pillar = self.pillar(m);
+        match pillar_errors(&pillar.pillar, kwargs) {
+            Some(r) => {
+                pillar.restore(m);
+                Err(r)
+            }
+            None => Ok(Pillar::Ready(pillar)),
         }
     }
+}
+
+/// A run's pillar, or the compile the master is to make of it.
+enum Pillar {
+    Ready(RunPillar),
+    OnMaster(FreshPillar),
 }
 
 /// The pillar of one run. Moved, not copied, through the render stage and
@@ -306,18 +338,17 @@ fn highstate(
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
     let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
-    let pillar = run.pillar(m);
-    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
-        pillar.restore(m);
-        return Ok(r);
-    }
+    let pillar = match run.checked_pillar(m, &kwargs) {
+        Ok(p) => p,
+        Err(r) => return Ok(r),
+    };
     // `state.highstate` splits a string exclude on commas as is (no
     // stripping, unlike `state.sls`).
     let exclude = kwargs.get("exclude").cloned().map(|ex| match ex {
         Value::Str(s) => Value::List(s.split(',').map(|p| Value::Str(p.into())).collect()),
         other => other,
     });
-    let pillar = match remote_run(m, &run, pillar, None, exclude.clone()) {
+    let pillar = match remote_run(m, &run, pillar, None, exclude.clone(), &kwargs) {
         Ok(done) => return done,
         Err(pillar) => pillar,
     };
@@ -348,13 +379,19 @@ fn sls(
     if run.saltenv.is_none() {
         run.saltenv = Some("base".into());
     }
-    let pillar = run.pillar(m);
-    if let Some(r) = pillar_errors(&pillar.pillar, &kwargs) {
-        pillar.restore(m);
-        return Ok(r);
-    }
+    let pillar = match run.checked_pillar(m, &kwargs) {
+        Ok(p) => p,
+        Err(r) => return Ok(r),
+    };
     let mods = split_input(&mods);
-    let pillar = match remote_run(m, &run, pillar, Some(mods.clone()), exclude.clone()) {
+    let pillar = match remote_run(
+        m,
+        &run,
+        pillar,
+        Some(mods.clone()),
+        exclude.clone(),
+        &kwargs,
+    ) {
         Ok(done) => return done,
         Err(pillar) => pillar,
     };
@@ -692,17 +729,36 @@ fn finish_run(
 fn remote_run(
     m: &mut Minion,
     run: &RunOpts,
-    pillar: RunPillar,
+    pillar: Pillar,
     mods: Option<Vec<String>>,
     exclude: Option<Value>,
+    kwargs: &Map,
 ) -> Result<Result<Return, CallError>, RunPillar> {
+    let (pillar, fresh) = match pillar {
+        Pillar::Ready(p) => (p, None),
+        Pillar::OnMaster(fresh) => (
+            RunPillar {
+                pillar: Map::default(),
+                in_memory: false,
+            },
+            Some(fresh),
+        ),
+    };
     let in_memory = pillar.in_memory;
     let req = render::request(m, run, pillar.pillar);
-    let compiled = m.compile_run(&req, mods, exclude.unwrap_or(Value::Null), run.test);
-    let pillar = render::take_back(req, in_memory);
-    let Some(compiled) = compiled else {
+    let compiled = m.compile_run(&req, mods, exclude.unwrap_or(Value::Null), run.test, fresh);
+    let mut pillar = render::take_back(req, in_memory);
+    let Some((fetched, compiled)) = compiled else {
+        // A local minion: its pillar was never left to a master
+        // (`checked_pillar`), so this is the run's.
         return Err(pillar);
     };
+    if let Some(fetched) = fetched {
+        pillar.pillar = fetched;
+        if let Some(r) = pillar_errors(&pillar.pillar, kwargs) {
+            return Ok(Ok(r));
+        }
+    }
     let answer = |pillar: RunPillar, m: &mut Minion, r: Return| {
         pillar.restore(m);
         Ok(Ok(r))
