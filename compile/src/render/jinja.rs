@@ -24,12 +24,15 @@
 //!
 //! Performance: the environment with all filters is built once; a minion's
 //! grains/pillar/opts are converted to template values once per thread and
-//! reused while the same `Arc<MinionData>` is rendered.
+//! reused while the same `Arc<MinionData>` is rendered; a process that
+//! renders the same files again and again (the master, for every minion)
+//! keeps them compiled ([`keep_compiled_templates`], `jinja/kept.rs`).
 
 #[cfg(any(test, feature = "salt-cases"))]
 pub mod cases;
 mod convert;
 mod filters;
+mod kept;
 mod mutable;
 mod preprocess;
 mod pyargs;
@@ -81,18 +84,41 @@ pub struct JinjaError {
     pub line: Option<usize>,
 }
 
+pub use kept::keep_compiled_templates;
+
 /// Render `source` (named `name` in errors) with Salt's context.
 pub fn render(name: &str, source: &str, ctx: &TemplateContext) -> Result<String, JinjaError> {
-    let source_ext = preprocess::rewrite(source).map_err(|e| JinjaError {
-        message: format!("Jinja syntax error in {name}: {}", e.message),
-        line: Some(e.line),
-    })?;
+    render_with(name, source, ctx, kept::enabled())
+}
+
+/// [`render`], through a kept compiled template when `keep`.
+fn render_with(
+    name: &str,
+    source: &str,
+    ctx: &TemplateContext,
+    keep: bool,
+) -> Result<String, JinjaError> {
     let vars = SlsVars::new(ctx);
-    let env = environment_for(ctx, name, &vars);
-    let context = build_context(ctx, &vars);
-    let mut output = env
-        .render_named_str(name, &source_ext, context)
-        .map_err(|e| jinja_error(name, &e))?;
+    let settings = Settings::of(ctx, &vars);
+    let mut output = if keep {
+        let env = kept::environment(name, source, ctx, &vars, settings)?;
+        let context = build_context(ctx, &vars);
+        env.get_template(name)
+            .and_then(|t| t.render(context))
+            .map_err(|e| jinja_error(name, &e))?
+    } else {
+        let source_ext = rewrite(name, source)?;
+        let env = environment_with(
+            settings,
+            ctx.search_paths.clone(),
+            name,
+            vars.tpldir(),
+            None,
+        );
+        let context = build_context(ctx, &vars);
+        env.render_named_str(name, &source_ext, context)
+            .map_err(|e| jinja_error(name, &e))?
+    };
     // Jinja drops the final newline of the template; Salt puts it back.
     if source.ends_with('\n') {
         output.push('\n');
@@ -172,42 +198,88 @@ fn base_env() -> &'static Environment<'static> {
     })
 }
 
-/// The base environment plus what varies per render: undefined handling
-/// and block options from opts, and the loader over the saltenv's roots.
-fn environment_for(ctx: &TemplateContext, top_name: &str, vars: &SlsVars) -> Environment<'static> {
+/// Salt's preprocessing of a template's text (its tags minijinja lacks).
+fn rewrite<'s>(name: &str, source: &'s str) -> Result<std::borrow::Cow<'s, str>, JinjaError> {
+    preprocess::rewrite(source).map_err(|e| JinjaError {
+        message: format!("Jinja syntax error in {name}: {}", e.message),
+        line: Some(e.line),
+    })
+}
+
+/// What of a render's options shapes its environment: undefined handling
+/// and block options from opts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Settings {
+    lenient: bool,
+    trim: bool,
+    lstrip: bool,
+    keep_trailing_newline: Option<bool>,
+}
+
+impl Settings {
+    fn of(ctx: &TemplateContext, vars: &SlsVars) -> Settings {
+        let opts = &ctx.minion.opts;
+        // Salt: `jinja_sls_env` for SLS files, `jinja_env` otherwise, plus
+        // the older `jinja_trim_blocks`/`jinja_lstrip_blocks` switches.
+        let env_opts = if vars.sls.is_empty() {
+            "jinja_env"
+        } else {
+            "jinja_sls_env"
+        };
+        let flag = |key: &str| {
+            opts.get(env_opts)
+                .and_then(|m| m.get(key))
+                .map(Value::is_truthy)
+        };
+        Settings {
+            lenient: opts.get("allow_undefined").is_some_and(Value::is_truthy),
+            trim: opts.get("jinja_trim_blocks").is_some_and(Value::is_truthy)
+                || flag("trim_blocks").unwrap_or(false),
+            lstrip: opts
+                .get("jinja_lstrip_blocks")
+                .is_some_and(Value::is_truthy)
+                || flag("lstrip_blocks").unwrap_or(false),
+            keep_trailing_newline: flag("keep_trailing_newline"),
+        }
+    }
+}
+
+/// The texts a kept environment's loader read, by template name.
+type Loaded = Arc<std::sync::Mutex<Vec<(String, String)>>>;
+
+/// The base environment plus what varies per render: `settings`, and the
+/// loader over the saltenv's `roots` (recording what it reads in `loaded`
+/// when given). `top_name` is the rendered template's name, `top_dir` the
+/// directory its `./x` imports are relative to.
+fn environment_with(
+    settings: Settings,
+    roots: Vec<PathBuf>,
+    top_name: &str,
+    top_dir: &str,
+    loaded: Option<Loaded>,
+) -> Environment<'static> {
     let mut env = base_env().clone();
-    let opts = &ctx.minion.opts;
-    if opts.get("allow_undefined").is_some_and(Value::is_truthy) {
+    if settings.lenient {
         env.set_undefined_behavior(UndefinedBehavior::Lenient);
     }
-    // Salt: `jinja_sls_env` for SLS files, `jinja_env` otherwise, plus the
-    // older `jinja_trim_blocks`/`jinja_lstrip_blocks` switches.
-    let env_opts = if vars.sls.is_empty() {
-        "jinja_env"
-    } else {
-        "jinja_sls_env"
-    };
-    let flag = |key: &str| {
-        opts.get(env_opts)
-            .and_then(|m| m.get(key))
-            .map(Value::is_truthy)
-    };
-    let trim = opts.get("jinja_trim_blocks").is_some_and(Value::is_truthy)
-        || flag("trim_blocks").unwrap_or(false);
-    let lstrip = opts
-        .get("jinja_lstrip_blocks")
-        .is_some_and(Value::is_truthy)
-        || flag("lstrip_blocks").unwrap_or(false);
-    env.set_trim_blocks(trim);
-    env.set_lstrip_blocks(lstrip);
-    if let Some(keep) = flag("keep_trailing_newline") {
+    env.set_trim_blocks(settings.trim);
+    env.set_lstrip_blocks(settings.lstrip);
+    if let Some(keep) = settings.keep_trailing_newline {
         env.set_keep_trailing_newline(keep);
     }
-
-    let roots = ctx.search_paths.clone();
-    env.set_loader(move |name| load_template(&roots, name));
+    env.set_loader(move |name| {
+        let Some((raw, text)) = load_template(&roots, name)? else {
+            return Ok(None);
+        };
+        if let Some(loaded) = &loaded {
+            if let Ok(mut l) = loaded.lock() {
+                l.push((name.to_string(), raw));
+            }
+        }
+        Ok(Some(text))
+    });
     let top = top_name.to_string();
-    let top_dir = vars.tpldir().to_string();
+    let top_dir = top_dir.to_string();
     env.set_path_join_callback(move |name, parent| {
         if !(name.starts_with("./") || name.starts_with("../")) {
             return name.into();
@@ -245,7 +317,28 @@ fn normalize(path: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-fn load_template(roots: &[PathBuf], name: &str) -> Result<Option<String>, minijinja::Error> {
+/// A template the loader finds by `name` in `roots`: its text as read, and
+/// as preprocessed.
+fn load_template(
+    roots: &[PathBuf],
+    name: &str,
+) -> Result<Option<(String, String)>, minijinja::Error> {
+    let Some(raw) = read_template(roots, name)? else {
+        return Ok(None);
+    };
+    let text = preprocess::rewrite(&raw)
+        .map_err(|e| {
+            minijinja::Error::new(
+                ErrorKind::SyntaxError,
+                format!("{} (line {})", e.message, e.line),
+            )
+        })?
+        .into_owned();
+    Ok(Some((raw, text)))
+}
+
+/// The text of the template `name` in the first of `roots` holding it.
+fn read_template(roots: &[PathBuf], name: &str) -> Result<Option<String>, minijinja::Error> {
     // Names are paths inside the roots: never absolute, never climbing out.
     let rel = Path::new(name);
     if name.contains('\u{0}')
@@ -262,18 +355,7 @@ fn load_template(roots: &[PathBuf], name: &str) -> Result<Option<String>, miniji
     for root in roots {
         let path = root.join(rel);
         match crate::file_text::read_to_string(&path) {
-            Ok(text) => {
-                return Ok(Some(
-                    preprocess::rewrite(&text)
-                        .map_err(|e| {
-                            minijinja::Error::new(
-                                ErrorKind::SyntaxError,
-                                format!("{} (line {})", e.message, e.line),
-                            )
-                        })?
-                        .into_owned(),
-                ))
-            }
+            Ok(text) => return Ok(Some(text.to_string())),
             Err(e)
                 if e.kind() == std::io::ErrorKind::NotFound
                     || e.kind() == std::io::ErrorKind::NotADirectory =>

@@ -72,6 +72,9 @@ fn main() {
 }
 
 fn run(config: MasterConfig) -> Result<(), brine_master::daemon::DaemonError> {
+    // The master renders the same files for every minion: keep them
+    // compiled (brine-call, rendering each once, does not).
+    brine_compile::render::jinja::keep_compiled_templates(true);
     let (master, queue) = Master::open(config)?;
     let master = Arc::new(master);
     tracing::info!(

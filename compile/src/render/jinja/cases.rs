@@ -7,7 +7,7 @@
 //! not have: compile's tests run the others, and brine-runtime's tests run
 //! them all through its module registry (feature `salt-cases`).
 
-use super::{render, TemplateContext};
+use super::TemplateContext;
 use crate::minion_data::functions::Functions;
 use crate::MinionData;
 use brine_core::Value;
@@ -101,19 +101,33 @@ impl Drop for Scratch {
 /// Render the cases `which` selects with `functions` behind `salt`; returns
 /// how many ran and a description of each that differs from Salt.
 pub fn run(functions: &Functions, which: impl Fn(&Case) -> bool) -> (usize, Vec<String>) {
+    run_with(functions, which, false)
+}
+
+/// [`run`], each case rendered twice through a kept compiled template
+/// ([`super::keep_compiled_templates`]): both renders must answer as Salt.
+pub fn run_kept(functions: &Functions, which: impl Fn(&Case) -> bool) -> (usize, Vec<String>) {
+    run_with(functions, which, true)
+}
+
+fn run_with(
+    functions: &Functions,
+    which: impl Fn(&Case) -> bool,
+    keep: bool,
+) -> (usize, Vec<String>) {
     let minion = minion(functions.clone());
     let mut failures = Vec::new();
     let mut ran = 0;
     for c in all().iter().filter(|c| which(c)) {
         ran += 1;
-        if let Err(e) = run_one(c, &minion) {
+        if let Err(e) = run_one(c, &minion, keep) {
             failures.push(e);
         }
     }
     (ran, failures)
 }
 
-fn run_one(c: &Case, minion: &Arc<MinionData>) -> Result<(), String> {
+fn run_one(c: &Case, minion: &Arc<MinionData>, keep: bool) -> Result<(), String> {
     let scratch = Scratch::new(c.name).map_err(|e| format!("{}: scratch dir: {e}", c.name))?;
     for (rel, text) in c.files {
         scratch
@@ -145,7 +159,14 @@ fn run_one(c: &Case, minion: &Arc<MinionData>) -> Result<(), String> {
         search_paths: vec![scratch.0.clone()],
         ..Default::default()
     };
-    let got = render(c.name, c.src, &ctx);
+    let renders = if keep { 2 } else { 1 };
+    for _ in 0..renders {
+        check(c, super::render_with(c.name, c.src, &ctx, keep))?;
+    }
+    Ok(())
+}
+
+fn check(c: &Case, got: Result<String, super::JinjaError>) -> Result<(), String> {
     match (&got, &c.expect) {
         (Ok(out), Ok(want)) if out == want => Ok(()),
         (Err(e), Err(line)) if line.is_none() || e.line == *line => Ok(()),

@@ -30,6 +30,55 @@ fn same_output_as_salt() {
 }
 
 #[test]
+fn kept_templates_answer_as_salt_twice() {
+    let (ran, failures) = cases::run_kept(&Default::default(), |c| !c.calls_salt());
+    assert!(ran > 100, "only {ran} cases ran");
+    assert!(
+        failures.is_empty(),
+        "{} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_kept_template_follows_its_text_and_its_imports() {
+    let td = tempfile::tempdir().unwrap();
+    std::fs::write(td.path().join("map.jinja"), "{% set who = 'ann' %}").unwrap();
+    let mut ctx = ctx_for("a");
+    ctx.search_paths = vec![td.path().to_path_buf()];
+    let src = "{% from 'map.jinja' import who %}{{ who }}-{{ grains['id'] }}";
+    let env = |source: &str, ctx: &TemplateContext| {
+        let vars = SlsVars::new(ctx);
+        kept::environment("a.sls", source, ctx, &vars, Settings::of(ctx, &vars)).unwrap()
+    };
+    assert_eq!(render_with("a.sls", src, &ctx, true).unwrap(), "ann-m1");
+    // Another minion: the same compiled template, its own answer.
+    let mut other = (*ctx.minion).clone();
+    other.grains = Value::from_json(&serde_json::json!({"id": "db1"}));
+    let mut ctx2 = ctx.clone();
+    ctx2.minion = Arc::new(other);
+    assert!(Arc::ptr_eq(&env(src, &ctx), &env(src, &ctx2)));
+    assert_eq!(render_with("a.sls", src, &ctx2, true).unwrap(), "ann-db1");
+    // The import rewritten at once, same length: read again.
+    std::fs::write(td.path().join("map.jinja"), "{% set who = 'bob' %}").unwrap();
+    assert_eq!(render_with("a.sls", src, &ctx, true).unwrap(), "bob-m1");
+    // The template's own text changed: compiled again.
+    let src2 = "{% from 'map.jinja' import who %}{{ who }}+{{ grains['id'] }}";
+    assert!(!Arc::ptr_eq(&env(src, &ctx), &env(src2, &ctx)));
+    assert_eq!(render_with("a.sls", src2, &ctx, true).unwrap(), "bob+m1");
+    // Errors read as without keeping.
+    let bad = "a\n{{ nope }}\n";
+    let kept = render_with("a.sls", bad, &ctx, true).unwrap_err();
+    let plain = render_with("a.sls", bad, &ctx, false).unwrap_err();
+    assert_eq!((kept.line, kept.message), (plain.line, plain.message));
+    let bad = "{% if %}";
+    let kept = render_with("a.sls", bad, &ctx, true).unwrap_err();
+    let plain = render_with("a.sls", bad, &ctx, false).unwrap_err();
+    assert_eq!((kept.line, kept.message), (plain.line, plain.message));
+}
+
+#[test]
 fn extra_shadows_standard_names() {
     let mut ctx = ctx_for("a");
     ctx.extra = vec![
