@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, SystemTime};
 
 /// How much older than the start of its read a file's change time must be
@@ -76,11 +76,18 @@ struct Table {
     bytes: usize,
 }
 
-fn table() -> std::sync::MutexGuard<'static, Table> {
+fn table() -> MutexGuard<'static, Table> {
     static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
-    // A panic while holding the lock leaves plain data behind.
-    TABLE
-        .get_or_init(Default::default)
+    process_table(&TABLE)
+}
+
+/// One of the tables a compile keeps for the whole process, locked. A
+/// panic while holding the lock leaves plain data behind, so a poisoned
+/// lock is taken as is.
+pub(crate) fn process_table<T: Default>(
+    cell: &'static OnceLock<Mutex<T>>,
+) -> MutexGuard<'static, T> {
+    cell.get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner())
 }

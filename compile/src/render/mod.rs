@@ -210,11 +210,7 @@ mod static_files {
 
     fn table() -> std::sync::MutexGuard<'static, Table> {
         static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
-        // A panic while holding the lock leaves plain data behind.
-        TABLE
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        crate::file_text::process_table(&TABLE)
     }
 
     /// Nothing for Jinja to do: no `{{`, `{%` or `{#` (Salt's delimiters;

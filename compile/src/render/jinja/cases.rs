@@ -104,6 +104,19 @@ pub fn run(functions: &Functions, which: impl Fn(&Case) -> bool) -> (usize, Vec<
     run_with(functions, which, false)
 }
 
+/// Panic naming every case of a [`run`] that differs from Salt, unless
+/// fewer than `at_least` ran; returns how many ran.
+pub fn assert_as_salt((ran, failures): (usize, Vec<String>), at_least: usize) -> usize {
+    assert!(ran >= at_least, "only {ran} cases ran");
+    assert!(
+        failures.is_empty(),
+        "{} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    ran
+}
+
 /// [`run`], each case rendered twice through a kept compiled template
 /// ([`super::keep_compiled_templates`]): both renders must answer as Salt.
 pub fn run_kept(functions: &Functions, which: impl Fn(&Case) -> bool) -> (usize, Vec<String>) {

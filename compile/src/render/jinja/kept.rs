@@ -70,11 +70,7 @@ impl Kept {
 
 fn table() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Kept>>> {
     static TABLE: OnceLock<Mutex<HashMap<Key, Arc<Kept>>>> = OnceLock::new();
-    // A panic while holding the lock leaves plain data behind.
-    TABLE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
+    crate::file_text::process_table(&TABLE)
 }
 
 /// An environment holding `source` compiled as `name`, kept or new.
