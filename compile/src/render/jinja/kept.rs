@@ -18,8 +18,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Environments kept at most; past it the table starts over.
+/// Environments kept at most, and template text kept at most (all
+/// together); past either the table starts over.
 const MAX_KEPT: usize = 4096;
+const MAX_BYTES: usize = 64 << 20;
 /// Larger templates are compiled for each render.
 const MAX_SOURCE: usize = 1 << 20;
 
@@ -29,7 +31,7 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 pub fn keep_compiled_templates(on: bool) {
     ENABLED.store(on, Ordering::Relaxed);
     if !on {
-        table().clear();
+        *table() = Table::default();
     }
 }
 
@@ -68,8 +70,14 @@ impl Kept {
     }
 }
 
-fn table() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Kept>>> {
-    static TABLE: OnceLock<Mutex<HashMap<Key, Arc<Kept>>>> = OnceLock::new();
+#[derive(Default)]
+struct Table {
+    kept: HashMap<Key, Arc<Kept>>,
+    bytes: usize,
+}
+
+fn table() -> std::sync::MutexGuard<'static, Table> {
+    static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
     crate::file_text::process_table(&TABLE)
 }
 
@@ -87,7 +95,7 @@ pub(super) fn environment(
         top_dir: vars.tpldir().to_string(),
         settings,
     };
-    let found = table().get(&key).cloned();
+    let found = table().kept.get(&key).cloned();
     if let Some(kept) = found {
         if kept.current(source) {
             return Ok(kept.env.clone());
@@ -113,10 +121,13 @@ pub(super) fn environment(
             loaded,
         });
         let mut t = table();
-        if t.len() >= MAX_KEPT {
-            t.clear();
+        if t.kept.len() >= MAX_KEPT || t.bytes.saturating_add(source.len()) > MAX_BYTES {
+            *t = Table::default();
         }
-        t.insert(key, kept);
+        t.bytes = t.bytes.saturating_add(source.len());
+        if let Some(old) = t.kept.insert(key, kept) {
+            t.bytes = t.bytes.saturating_sub(old.source.len());
+        }
     }
     Ok(env)
 }
