@@ -187,22 +187,13 @@ impl Minion {
     /// asking for fresh pillar) see the in-memory pillar as Salt's do; the
     /// start-up compile sees none.
     pub fn compile_pillar(&self, req: &FreshPillar, on_demand: bool) -> Map {
-        let pillarenv = req.pillarenv.clone().or_else(|| {
-            if opts::get_bool(&self.opts, "pillarenv_from_saltenv", false) {
-                req.saltenv
-                    .clone()
-                    .or_else(|| opts::get_str(&self.opts, "saltenv").map(str::to_string))
-            } else {
-                None
-            }
-        });
         let remote = match &self.source {
             CompileSource::Local => {
                 return pillar::compile(&PillarRequest {
                     opts: Map::clone(&self.opts),
                     minion_id: self.id.clone(),
                     grains: Value::Map(Map::clone(&self.grains)),
-                    pillarenv,
+                    pillarenv: self.asked_pillarenv(req),
                     saltenv: req.saltenv.clone(),
                     pillar_override: req.pillar_override.clone(),
                     known_pillar: on_demand.then(|| Map::clone(&self.pillar)),
@@ -215,22 +206,47 @@ impl Minion {
         // does not merge its in-memory pillar under it (salt-call --local
         // does, with ssh_merge_pillar; see the Local arm above).
         remote
-            .compile_pillar(&FreshPillar {
-                pillarenv: pillarenv
-                    .or_else(|| opts::get_str(&self.opts, "pillarenv").map(str::to_string)),
-                saltenv: req.saltenv.clone(),
-                pillar_override: req.pillar_override.clone(),
-            })
-            .unwrap_or_else(|e| {
-                tracing::error!("Pillar render error: {e}");
-                let mut m = Map::default();
-                m.insert(
-                    "_errors".into(),
-                    Value::List(vec![Value::Str(e.to_string())]),
-                );
-                m
-            })
+            .compile_pillar(&self.for_master(req))
+            .unwrap_or_else(|e| failed_pillar(&e))
     }
+
+    /// The pillarenv `req` compiles: the one asked for, else with
+    /// `pillarenv_from_saltenv` the saltenv.
+    fn asked_pillarenv(&self, req: &FreshPillar) -> Option<String> {
+        req.pillarenv.clone().or_else(|| {
+            if opts::get_bool(&self.opts, "pillarenv_from_saltenv", false) {
+                req.saltenv
+                    .clone()
+                    .or_else(|| opts::get_str(&self.opts, "saltenv").map(str::to_string))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// `req` as the master is asked for it: its pillarenv resolved, else
+    /// the configured one.
+    fn for_master(&self, req: &FreshPillar) -> FreshPillar {
+        FreshPillar {
+            pillarenv: self
+                .asked_pillarenv(req)
+                .or_else(|| opts::get_str(&self.opts, "pillarenv").map(str::to_string)),
+            saltenv: req.saltenv.clone(),
+            pillar_override: req.pillar_override.clone(),
+        }
+    }
+}
+
+/// The pillar of a compile the master did not answer: the error in
+/// `_errors`, as Salt's minion has it when its pillar fails to render.
+fn failed_pillar(e: &RemoteError) -> Map {
+    tracing::error!("Pillar render error: {e}");
+    let mut m = Map::default();
+    m.insert(
+        "_errors".into(),
+        Value::List(vec![Value::Str(e.to_string())]),
+    );
+    m
 }
 
 impl Minion {
@@ -358,7 +374,7 @@ impl Minion {
             return Some((None, r.compile_states(cs).unwrap_or_else(failed)));
         };
         cs.pillar = Map::default();
-        cs.fresh_pillar = Some(fresh);
+        cs.fresh_pillar = Some(self.for_master(&fresh));
         Some(match r.compile_pillar_and_states(cs) {
             Ok((pillar, compiled)) => (Some(pillar), compiled),
             Err(e) => {
@@ -369,13 +385,7 @@ impl Minion {
                     },
                     other => other,
                 };
-                tracing::error!("Pillar render error: {e}");
-                let mut pillar = Map::default();
-                pillar.insert(
-                    "_errors".into(),
-                    Value::List(vec![Value::Str(e.to_string())]),
-                );
-                (Some(pillar), failed(e))
+                (Some(failed_pillar(&e)), failed(e))
             }
         })
     }
@@ -471,8 +481,9 @@ mod tests {
         }
         fn compile_pillar_and_states(
             &self,
-            _: CompileStates,
+            req: CompileStates,
         ) -> Result<(Map, CompiledStates), RemoteError> {
+            self.asked.lock().unwrap().extend(req.fresh_pillar.clone());
             Err(RemoteError::Unreachable("no states here".into()))
         }
         fn hiera_lookup(&self, _: HieraLookup) -> Result<HieraResult, RemoteError> {
@@ -521,6 +532,38 @@ mod tests {
             fake.asked.lock().unwrap()[0].pillarenv.as_deref(),
             Some("dev")
         );
+    }
+
+    #[test]
+    fn a_run_asks_the_master_for_the_pillar_a_fetch_would_have() {
+        let (m, fake) = minion(
+            Ok(Map::default()),
+            json!({"pillarenv_from_saltenv": true, "saltenv": "qa"}),
+        );
+        let fresh = FreshPillar {
+            saltenv: Some("dev".into()),
+            ..Default::default()
+        };
+        m.compile_pillar(&fresh, true);
+        let req = StateRequest {
+            opts: Map::clone(&m.opts),
+            minion: Arc::default(),
+            saltenv: Some("dev".into()),
+            pillarenv: None,
+        };
+        let (pillar, compiled) = m
+            .compile_run(&req, None, Value::Null, false, Some(fresh))
+            .unwrap();
+        let asked = fake.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 2);
+        assert_eq!(asked[0], asked[1]);
+        assert_eq!(asked[1].pillarenv.as_deref(), Some("dev"));
+        // Not answered: the pillar error a failed fetch gives.
+        assert_eq!(
+            Value::Map(pillar.unwrap()).to_json(),
+            json!({"_errors": ["no states here"]})
+        );
+        assert!(matches!(compiled, CompiledStates::Errors { .. }));
     }
 
     #[test]
