@@ -10,9 +10,9 @@
 use super::minion_cache::MinionCache;
 use brine_compile::pillar::{self, PillarRequest as Compile};
 use brine_core::{Map, Value};
-use brine_protocol::crypto::{Nonce, PublicKeys};
+use brine_protocol::crypto::{Nonce, PublicKeys, Sealed};
 use brine_protocol::messages::{
-    aad, seal_data, ErrorCode, ErrorReply, PillarReply, PillarRequest, ReplyBody,
+    aad, seal_data, ErrorCode, ErrorReply, FreshPillar, PillarReply, PillarRequest, ReplyBody,
 };
 
 /// The master's options as a pillar compile for `id` sees them (Salt's
@@ -78,15 +78,21 @@ pub fn compile_for(
     pillar
 }
 
-pub fn handle(
+/// `id`'s pillar compiled for a request (a pillar request, or a state
+/// compile asked to compile it) and sealed to the minion with
+/// [`aad::pillar`] bound to the request's nonce. Refused: an override that
+/// is not a mapping.
+pub fn compile_sealed(
     master_opts: &Map,
     cache: &MinionCache,
-    req: &PillarRequest,
+    id: &str,
+    fresh: &FreshPillar,
     request_nonce: &Nonce,
     keys: &PublicKeys,
-) -> ReplyBody {
-    if !matches!(req.pillar_override, Value::Null | Value::Map(_)) {
-        return ReplyBody::Error(ErrorReply {
+) -> Result<(Map, Sealed), ErrorReply> {
+    let pillar_override = fresh.pillar_override.clone().unwrap_or(Value::Null);
+    if !matches!(pillar_override, Value::Null | Value::Map(_)) {
+        return Err(ErrorReply {
             code: ErrorCode::BadRequest,
             message: "Pillar data must be formatted as a dictionary".into(),
         });
@@ -94,21 +100,35 @@ pub fn handle(
     let pillar = compile_for(
         master_opts,
         cache,
-        &req.id,
-        req.pillarenv.clone(),
-        req.saltenv.clone(),
-        req.pillar_override.clone(),
+        id,
+        fresh.pillarenv.clone(),
+        fresh.saltenv.clone(),
+        pillar_override,
     );
-    match seal_data(
-        &keys.x25519,
-        &Value::Map(pillar),
-        &aad::pillar(&req.id, request_nonce),
-    ) {
-        Ok(sealed) => ReplyBody::Pillar(PillarReply { pillar: sealed }),
-        Err(e) => ReplyBody::Error(ErrorReply {
+    match seal_data(&keys.x25519, &pillar, &aad::pillar(id, request_nonce)) {
+        Ok(sealed) => Ok((pillar, sealed)),
+        Err(e) => Err(ErrorReply {
             code: ErrorCode::Internal,
             message: format!("cannot seal the pillar: {e}"),
         }),
+    }
+}
+
+pub fn handle(
+    master_opts: &Map,
+    cache: &MinionCache,
+    req: &PillarRequest,
+    request_nonce: &Nonce,
+    keys: &PublicKeys,
+) -> ReplyBody {
+    let fresh = FreshPillar {
+        pillarenv: req.pillarenv.clone(),
+        saltenv: req.saltenv.clone(),
+        pillar_override: Some(req.pillar_override.clone()),
+    };
+    match compile_sealed(master_opts, cache, &req.id, &fresh, request_nonce, keys) {
+        Ok((_, sealed)) => ReplyBody::Pillar(PillarReply { pillar: sealed }),
+        Err(e) => ReplyBody::Error(e),
     }
 }
 

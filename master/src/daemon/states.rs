@@ -209,33 +209,19 @@ pub fn handle(
     request_nonce: &Nonce,
     keys: &PublicKeys,
 ) -> ReplyBody {
-    let failed = |message: String| {
-        ReplyBody::Error(ErrorReply {
-            code: ErrorCode::Internal,
-            message,
-        })
-    };
     let (pillar, sealed_pillar) = match &req.fresh_pillar {
         None => (req.pillar.clone(), None),
         Some(fresh) => {
-            let pillar_override = fresh.pillar_override.clone().unwrap_or(Value::Null);
-            if !matches!(pillar_override, Value::Null | Value::Map(_)) {
-                return ReplyBody::Error(ErrorReply {
-                    code: ErrorCode::BadRequest,
-                    message: "Pillar data must be formatted as a dictionary".into(),
-                });
-            }
-            let pillar = super::pillar::compile_for(
+            match super::pillar::compile_sealed(
                 master_opts,
                 cache,
                 &req.id,
-                fresh.pillarenv.clone(),
-                fresh.saltenv.clone(),
-                pillar_override,
-            );
-            match seal_data(&keys.x25519, &pillar, &aad::pillar(&req.id, request_nonce)) {
-                Ok(sealed) => (pillar, Some(sealed)),
-                Err(e) => return failed(format!("cannot seal the pillar: {e}")),
+                fresh,
+                request_nonce,
+                keys,
+            ) {
+                Ok((pillar, sealed)) => (pillar, Some(sealed)),
+                Err(e) => return ReplyBody::Error(e),
             }
         }
     };
@@ -249,7 +235,10 @@ pub fn handle(
             compiled: sealed,
             pillar: sealed_pillar,
         }),
-        Err(e) => failed(format!("cannot seal the compiled states: {e}")),
+        Err(e) => ReplyBody::Error(ErrorReply {
+            code: ErrorCode::Internal,
+            message: format!("cannot seal the compiled states: {e}"),
+        }),
     }
 }
 
