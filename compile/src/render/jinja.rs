@@ -100,9 +100,9 @@ fn render_with(
 ) -> Result<String, JinjaError> {
     let vars = SlsVars::new(ctx);
     let settings = Settings::of(ctx, &vars);
+    let context = build_context(ctx, &vars);
     let mut output = if keep {
         let env = kept::environment(name, source, ctx, &vars, settings)?;
-        let context = build_context(ctx, &vars);
         env.get_template(name)
             .and_then(|t| t.render(context))
             .map_err(|e| jinja_error(name, &e))?
@@ -115,7 +115,6 @@ fn render_with(
             vars.tpldir(),
             None,
         );
-        let context = build_context(ctx, &vars);
         env.render_named_str(name, &source_ext, context)
             .map_err(|e| jinja_error(name, &e))?
     };

@@ -51,22 +51,22 @@ struct Key {
 struct Kept {
     source: String,
     env: Arc<Environment<'static>>,
-    roots: Vec<PathBuf>,
     loaded: Loaded,
 }
 
 impl Kept {
-    /// Its templates still read as when they were compiled.
-    fn current(&self, source: &str) -> bool {
+    /// Its templates, found in `roots` (its key's), still read as when
+    /// they were compiled.
+    fn current(&self, source: &str, roots: &[PathBuf]) -> bool {
         if self.source != source {
             return false;
         }
         let Ok(loaded) = self.loaded.lock() else {
             return false;
         };
-        loaded.iter().all(
-            |(name, raw)| matches!(read_template(&self.roots, name), Ok(Some(now)) if now == *raw),
-        )
+        loaded
+            .iter()
+            .all(|(name, raw)| matches!(read_template(roots, name), Ok(Some(now)) if now == *raw))
     }
 }
 
@@ -97,7 +97,7 @@ pub(super) fn environment(
     };
     let found = table().kept.get(&key).cloned();
     if let Some(kept) = found {
-        if kept.current(source) {
+        if kept.current(source, &key.roots) {
             return Ok(kept.env.clone());
         }
     }
@@ -117,7 +117,6 @@ pub(super) fn environment(
         let kept = Arc::new(Kept {
             source: source.to_string(),
             env: env.clone(),
-            roots: key.roots.clone(),
             loaded,
         });
         let mut t = table();
