@@ -8,6 +8,8 @@
 //!   (Salt's `salt-key`).
 //! - [`batch`]: which minions run a job now in a batch run (`brine -b`).
 //! - [`runners`]: `brine-run`'s `jobs.*` and `manage.*` (Salt's `salt-run`).
+//! - [`postgres`]: the PostgreSQL several masters share (`master_job_cache:
+//!   pgjsonb`): options, pool, bounded waits.
 //!
 //! Compiling is `brine_compile`'s job; the master only calls it.
 
@@ -15,4 +17,5 @@ pub mod alloc;
 pub mod batch;
 pub mod daemon;
 pub mod keys;
+pub mod postgres;
 pub mod runners;

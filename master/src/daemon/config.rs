@@ -46,6 +46,7 @@ pub fn master_defaults() -> Map {
     m.insert("auto_accept".into(), Value::Bool(false));
     m.insert("timeout".into(), Value::Int(5));
     m.insert("keep_jobs".into(), Value::Int(24));
+    m.insert("master_job_cache".into(), s("local_cache"));
     m.insert("worker_threads".into(), Value::Int(5));
     m.insert(
         "max_message_size".into(),
@@ -87,6 +88,24 @@ pub enum ConfigError {
         what: &'static str,
         value: i64,
     },
+    #[error(
+        "option 'master_job_cache': {0:?} is not a job cache brine has (local_cache: SQLite \
+         under cachedir; pgjsonb: PostgreSQL shared by masters)"
+    )]
+    JobCache(String),
+    #[error(transparent)]
+    Pg(#[from] crate::postgres::PgError),
+}
+
+/// Where `master_job_cache` keeps jobs, returns and minion keys.
+pub fn backend_of(o: &Map, cachedir: &Path) -> Result<super::jobs::Backend, ConfigError> {
+    match opts::get_str(o, "master_job_cache").unwrap_or("local_cache") {
+        "local_cache" => Ok(super::jobs::Backend::Sqlite(cachedir.join("jobs.sqlite"))),
+        "pgjsonb" => Ok(super::jobs::Backend::Postgres(
+            crate::postgres::PgOptions::from_opts(o)?,
+        )),
+        other => Err(ConfigError::JobCache(other.to_string())),
+    }
 }
 
 /// What `brine-master` binds, where it keeps its files, and its policies.
@@ -119,6 +138,8 @@ pub struct MasterConfig {
     pub max_return_size: usize,
     /// Most keys waiting for acceptance (`max_pending_keys`).
     pub max_pending_keys: usize,
+    /// Where jobs, returns and minion keys live (`master_job_cache`).
+    pub job_cache: super::jobs::Backend,
     pub log_level: String,
 }
 
@@ -283,6 +304,9 @@ impl MasterConfig {
                 what: "between 1 and 10000000",
                 value: max_pend,
             })?;
+        let cachedir =
+            PathBuf::from(opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"));
+        let job_cache = backend_of(&o, &cachedir)?;
         Ok(MasterConfig {
             interface,
             publish_port: port(&o, "publish_port", 4505)?,
@@ -290,9 +314,8 @@ impl MasterConfig {
             pki_dir: PathBuf::from(
                 opts::get_str(&o, "pki_dir").unwrap_or(crate::keys::DEFAULT_PKI_DIR),
             ),
-            cachedir: PathBuf::from(
-                opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"),
-            ),
+            cachedir,
+            job_cache,
             auto_accept: opts::get_bool(&o, "auto_accept", false),
             keep_jobs,
             timeout,
@@ -334,11 +357,6 @@ impl MasterConfig {
     /// The transport's limits on untrusted peers.
     pub fn limits(&self) -> Limits {
         self.limits.clone()
-    }
-
-    /// The job cache database.
-    pub fn job_db(&self) -> PathBuf {
-        self.cachedir.join("jobs.sqlite")
     }
 
     /// The minion data cache folder.

@@ -129,11 +129,7 @@ impl Master {
                 ))
             }
             Ok(None) => {
-                let state = self
-                    .keys
-                    .key_path(KeyState::Rejected, id)
-                    .map(|p| p.is_file())
-                    .unwrap_or(false);
+                let state = self.keys.has(KeyState::Rejected, id).unwrap_or(false);
                 tracing::info!(
                     "request from minion {id:?} whose key is {}; refused",
                     if state { "rejected" } else { "not accepted" }

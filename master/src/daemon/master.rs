@@ -6,11 +6,13 @@ use super::arrivals::Arrivals;
 use super::config::MasterConfig;
 use super::fileserver::FileCache;
 use super::freshness::Freshness;
-use super::jobs::{JobCache, JobCacheError};
+use super::jobs::{Backend, JobCache, JobCacheError};
 use super::minion_cache::{CacheError, MinionCache};
 use super::publisher::JidGen;
 use super::session::{Session, SessionError};
+use crate::keys::postgres::PgKeys;
 use crate::keys::{self, KeyStore, KeyStoreError};
+use crate::postgres::{Pg, PgError};
 use brine_protocol::crypto::KeyPair;
 use tokio::sync::mpsc;
 
@@ -28,6 +30,8 @@ pub enum DaemonError {
     Transport(#[from] brine_protocol::transport::TransportError),
     #[error(transparent)]
     Session(#[from] SessionError),
+    #[error(transparent)]
+    Pg(#[from] PgError),
     #[error("tokio runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -59,10 +63,18 @@ impl Master {
     /// token, caches) and open the rest.
     pub fn open(config: MasterConfig) -> Result<(Master, PublishQueue), DaemonError> {
         let store = KeyStore::create(&config.pki_dir)?.with_max_pending(config.max_pending_keys);
+        // One pool for keys and jobs when they are shared.
+        let (store, jobs) = match &config.job_cache {
+            Backend::Sqlite(path) => (store, JobCache::open(path)?),
+            Backend::Postgres(opts) => {
+                let pg = std::sync::Arc::new(Pg::connect(opts)?);
+                let keys = PgKeys::open(pg.clone())?;
+                (store.shared_in(keys), JobCache::on_postgres(pg)?)
+            }
+        };
         let key = store.master_keys()?;
         let token = keys::load_or_create_root_token(&config.cachedir)?;
         let cache = MinionCache::open(&config.minion_cache_dir())?;
-        let jobs = JobCache::open(&config.job_db())?;
         let (tx, rx) = mpsc::unbounded_channel();
         let window_ms = u64::try_from(config.replay_window.as_millis()).unwrap_or(u64::MAX);
         let freshness = Freshness::new(brine_protocol::crypto::now_ms(), window_ms);

@@ -14,7 +14,7 @@
 //! - [`publisher`]: jids, expected minions, per-minion `pillar=` secrets.
 //! - [`session`]: the key publications are encrypted with, rotated when a
 //!   minion holding it is deleted or rejected.
-//! - [`jobs`]: the SQLite job cache.
+//! - [`jobs`]: the job cache (SQLite, or PostgreSQL shared by masters).
 //! - [`arrivals`]: returns as they land, which a CLI waiting for them
 //!   sleeps on.
 //! - [`client`]: the local client the CLI uses.

@@ -367,20 +367,28 @@ pub enum KeyCliError {
     Config(#[from] opts::OptsError),
     #[error(transparent)]
     Keys(#[from] super::KeyStoreError),
+    #[error(transparent)]
+    JobCache(#[from] crate::daemon::config::ConfigError),
     #[error("{0}: {1}")]
     GenKeys(PathBuf, brine_protocol::keys::KeyFileError),
 }
 
 /// The master's `pki_dir` from `<config_dir>/master` (Salt's defaults and
-/// `root_dir` handling).
-pub fn pki_dir(config_dir: &std::path::Path) -> Result<PathBuf, KeyCliError> {
+/// `root_dir` handling), and where its minion keys live.
+pub fn pki_dir(
+    config_dir: &std::path::Path,
+) -> Result<(PathBuf, crate::daemon::jobs::Backend), KeyCliError> {
     let mut defaults = Map::default();
     defaults.insert("root_dir".into(), Value::from("/"));
     defaults.insert("pki_dir".into(), Value::from(DEFAULT_PKI_DIR));
     defaults.insert("cachedir".into(), Value::from("/var/cache/brine/master"));
     let loaded = opts::load(&config_dir.join("master"), defaults)?;
-    Ok(PathBuf::from(
-        opts::get_str(&loaded.opts, "pki_dir").unwrap_or(DEFAULT_PKI_DIR),
+    let cachedir =
+        PathBuf::from(opts::get_str(&loaded.opts, "cachedir").unwrap_or("/var/cache/brine/master"));
+    let backend = crate::daemon::config::backend_of(&loaded.opts, &cachedir)?;
+    Ok((
+        PathBuf::from(opts::get_str(&loaded.opts, "pki_dir").unwrap_or(DEFAULT_PKI_DIR)),
+        backend,
     ))
 }
 
@@ -389,8 +397,8 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, KeyCliError> {
     if let Command::GenKeys { name, dir } = &args.command {
         return gen_keys(name, dir, args, io);
     }
-    let pki = pki_dir(&args.config_dir)?;
-    let store = KeyStore::open(&pki)?;
+    let (pki, backend) = pki_dir(&args.config_dir)?;
+    let store = KeyStore::for_config(&pki, &backend, false)?;
     let mut failed = false;
     let print = |io: &mut Io, listing: &Listing| {
         let text = render(args, listing);

@@ -14,10 +14,14 @@
 //! [`brine_protocol::keys`]. Ids are checked with
 //! [`brine_protocol::keys::validate_id`] before any path is built from them.
 //!
+//! With `master_job_cache: pgjsonb` the minion keys live in the shared
+//! PostgreSQL instead ([`postgres`]); the master's own key stays here.
+//!
 //! [`KeyStore::authenticate`] is Salt's `_auth` decision (without open_mode,
 //! autosign/autoreject files): see its doc.
 
 pub mod cli;
+pub mod postgres;
 
 use brine_protocol::crypto::{KeyPair, PublicKeys};
 use brine_protocol::keys::{self as keyfiles, InvalidId, KeyFileError};
@@ -99,6 +103,8 @@ pub enum KeyStoreError {
          was not stored: accept, reject or delete pending keys with brine-key"
     )]
     TooManyPending { id: String, max: usize },
+    #[error(transparent)]
+    Pg(#[from] crate::postgres::PgError),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> KeyStoreError + '_ {
@@ -121,6 +127,8 @@ pub struct KeyStore {
     /// Most keys `minions_pre/` may hold: an unauthenticated peer can
     /// offer any number of new ids.
     max_pending: usize,
+    /// The minion keys, when they live in the shared PostgreSQL.
+    shared: Option<postgres::PgKeys>,
 }
 
 impl KeyStore {
@@ -131,6 +139,7 @@ impl KeyStore {
         Ok(KeyStore {
             pki_dir: pki_dir.to_path_buf(),
             max_pending: usize::MAX,
+            shared: None,
         })
     }
 
@@ -147,11 +156,40 @@ impl KeyStore {
         Ok(KeyStore {
             pki_dir: pki_dir.to_path_buf(),
             max_pending: usize::MAX,
+            shared: None,
         })
     }
 
     pub fn pki_dir(&self) -> &Path {
         &self.pki_dir
+    }
+
+    /// Keep the minion keys in the shared PostgreSQL (`pgjsonb`).
+    pub fn shared_in(mut self, keys: postgres::PgKeys) -> KeyStore {
+        self.shared = Some(keys);
+        self
+    }
+
+    /// Where the minion keys of `config` live: `pki_dir` (made if missing
+    /// when `create`), or the shared PostgreSQL its `master_job_cache`
+    /// names.
+    pub fn for_config(
+        pki_dir: &Path,
+        backend: &crate::daemon::jobs::Backend,
+        create: bool,
+    ) -> Result<KeyStore, KeyStoreError> {
+        let store = if create {
+            KeyStore::create(pki_dir)?
+        } else {
+            KeyStore::open(pki_dir)?
+        };
+        Ok(match backend {
+            crate::daemon::jobs::Backend::Sqlite(_) => store,
+            crate::daemon::jobs::Backend::Postgres(opts) => {
+                let pg = std::sync::Arc::new(crate::postgres::Pg::connect(opts)?);
+                store.shared_in(postgres::PgKeys::open(pg)?)
+            }
+        })
     }
 
     /// Refuse new pending keys once `max` are waiting.
@@ -162,6 +200,9 @@ impl KeyStore {
 
     /// Keys in `minions_pre/`, counted up to `limit`.
     fn pending_count(&self, limit: usize) -> Result<usize, KeyStoreError> {
+        if let Some(pg) = &self.shared {
+            return Ok(pg.count(KeyState::Pending)?);
+        }
         let dir = self.pki_dir.join(KeyState::Pending.dir_name());
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
@@ -199,6 +240,11 @@ impl KeyStore {
     /// Ids with a key in `state`, sorted as salt-key sorts them. Dot files
     /// (temporary files among them) are skipped, as Salt skips them.
     pub fn list(&self, state: KeyState) -> Result<Vec<String>, KeyStoreError> {
+        if let Some(pg) = &self.shared {
+            let mut out = pg.list(state)?;
+            sort_ignorecase(&mut out);
+            return Ok(out);
+        }
         let dir = self.pki_dir.join(state.dir_name());
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
@@ -254,9 +300,33 @@ impl KeyStore {
         }
     }
 
+    /// Whether `id` has a key in `state` (a directory where the key file
+    /// would be is an error, not a key).
+    pub fn has(&self, state: KeyState, id: &str) -> Result<bool, KeyStoreError> {
+        let path = self.key_path(state, id)?;
+        if let Some(pg) = &self.shared {
+            return Ok(pg.read_text(state, id)?.is_some());
+        }
+        if path.is_dir() {
+            return Err(KeyStoreError::IsDirectory {
+                id: id.to_string(),
+                path,
+            });
+        }
+        Ok(path.is_file())
+    }
+
     /// `id`'s key in `state`.
     pub fn read(&self, state: KeyState, id: &str) -> Result<PublicKeys, KeyStoreError> {
         let path = self.key_path(state, id)?;
+        if let Some(pg) = &self.shared {
+            let no_key = || KeyStoreError::NoSuchKey {
+                id: id.to_string(),
+                state,
+            };
+            let text = pg.read_text(state, id)?.ok_or_else(no_key)?;
+            return Ok(keyfiles::public_from_text(&shared_label(state, id), &text)?);
+        }
         if !path.exists() {
             return Err(KeyStoreError::NoSuchKey {
                 id: id.to_string(),
@@ -269,6 +339,12 @@ impl KeyStore {
     /// The raw text of `id`'s key file in `state` (`brine-key -p`).
     pub fn read_text(&self, state: KeyState, id: &str) -> Result<String, KeyStoreError> {
         let path = self.key_path(state, id)?;
+        if let Some(pg) = &self.shared {
+            return pg.read_text(state, id)?.ok_or(KeyStoreError::NoSuchKey {
+                id: id.to_string(),
+                state,
+            });
+        }
         std::fs::read_to_string(&path).map_err(io_err(&path))
     }
 
@@ -284,6 +360,9 @@ impl KeyStore {
 
     fn write(&self, state: KeyState, id: &str, keys: &PublicKeys) -> Result<(), KeyStoreError> {
         let path = self.key_path(state, id)?;
+        if let Some(pg) = &self.shared {
+            return Ok(pg.write(state, id, keyfiles::public_to_text(keys))?);
+        }
         if let Some(dir) = path.parent() {
             if !dir.is_dir() {
                 keyfiles::create_dir_private(dir)?;
@@ -298,6 +377,16 @@ impl KeyStore {
     pub fn move_key(&self, id: &str, from: KeyState, to: KeyState) -> Result<(), KeyStoreError> {
         let src = self.key_path(from, id)?;
         let dst = self.key_path(to, id)?;
+        if let Some(pg) = &self.shared {
+            return if pg.move_key(id, from, to)? {
+                Ok(())
+            } else {
+                Err(KeyStoreError::NoSuchKey {
+                    id: id.to_string(),
+                    state: from,
+                })
+            };
+        }
         if !src.is_file() {
             return Err(KeyStoreError::NoSuchKey {
                 id: id.to_string(),
@@ -325,6 +414,16 @@ impl KeyStore {
     /// `brine-key -d`: remove `id`'s key in `state`.
     pub fn delete(&self, id: &str, state: KeyState) -> Result<(), KeyStoreError> {
         let path = self.key_path(state, id)?;
+        if let Some(pg) = &self.shared {
+            return if pg.delete(id, state)? {
+                Ok(())
+            } else {
+                Err(KeyStoreError::NoSuchKey {
+                    id: id.to_string(),
+                    state,
+                })
+            };
+        }
         std::fs::remove_file(&path).map_err(io_err(&path))
     }
 
@@ -352,12 +451,10 @@ impl KeyStore {
         if keyfiles::validate_id(id).is_err() || keys.validate().is_err() {
             return Ok(AuthStatus::InvalidId);
         }
-        let path = |s| self.key_path(s, id);
-        if path(KeyState::Rejected)?.is_file() {
+        if self.has(KeyState::Rejected, id)? {
             return Ok(AuthStatus::Rejected);
         }
-        let accepted = path(KeyState::Accepted)?;
-        if accepted.is_file() {
+        if self.has(KeyState::Accepted, id)? {
             return if self.read(KeyState::Accepted, id)? == *keys {
                 Ok(AuthStatus::Accepted)
             } else {
@@ -365,17 +462,9 @@ impl KeyStore {
                 Ok(AuthStatus::Denied)
             };
         }
-        let pending = path(KeyState::Pending)?;
-        if pending.is_dir() {
-            return Err(KeyStoreError::IsDirectory {
-                id: id.to_string(),
-                path: pending,
-            });
-        }
-        if !pending.exists() {
-            return if auto_accept {
-                self.write(KeyState::Accepted, id, keys)?;
-                Ok(AuthStatus::Accepted)
+        if !self.has(KeyState::Pending, id)? {
+            let state = if auto_accept {
+                KeyState::Accepted
             } else {
                 if self.pending_count(self.max_pending)? >= self.max_pending {
                     return Err(KeyStoreError::TooManyPending {
@@ -383,13 +472,29 @@ impl KeyStore {
                         max: self.max_pending,
                     });
                 }
-                self.write(KeyState::Pending, id, keys)?;
-                Ok(AuthStatus::Pending)
+                KeyState::Pending
             };
+            if self.add_new(state, id, keys)? {
+                return Ok(if auto_accept {
+                    AuthStatus::Accepted
+                } else {
+                    AuthStatus::Pending
+                });
+            }
+            // Another master of the shared store filed a key for this id
+            // just now: decide against that key, as any later request will.
         }
-        if self.read(KeyState::Pending, id)? != *keys {
+        let state = if self.has(KeyState::Pending, id)? {
+            KeyState::Pending
+        } else {
+            KeyState::Accepted
+        };
+        if self.read(state, id)? != *keys {
             self.write(KeyState::Denied, id, keys)?;
             return Ok(AuthStatus::Denied);
+        }
+        if state == KeyState::Accepted {
+            return Ok(AuthStatus::Accepted);
         }
         if auto_accept {
             self.accept(id, KeyState::Pending)?;
@@ -397,6 +502,24 @@ impl KeyStore {
         }
         Ok(AuthStatus::Pending)
     }
+
+    /// File a new key for `id` in `state`; false when the shared store got
+    /// one for it in the meantime (files: always written).
+    fn add_new(&self, state: KeyState, id: &str, keys: &PublicKeys) -> Result<bool, KeyStoreError> {
+        match &self.shared {
+            Some(pg) => Ok(pg.add(state, id, keyfiles::public_to_text(keys))?),
+            None => {
+                self.write(state, id, keys)?;
+                Ok(true)
+            }
+        }
+    }
+}
+
+/// What names a key of the shared store in messages, where a file would
+/// name its path.
+fn shared_label(state: KeyState, id: &str) -> PathBuf {
+    PathBuf::from(format!("postgres:brine_keys/{}/{id}", state.dir_name()))
 }
 
 /// File in the master's `cachedir` holding the local root token (Salt's
@@ -434,8 +557,18 @@ pub fn token_matches(expected: &str, presented: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// The authentication checks every place minion keys live must pass.
+    pub(super) const DECISIONS: &[fn(KeyStore)] = &[
+        first_contact_goes_to_pending_then_accept_works_on,
+        changed_key_for_accepted_id_is_denied_and_accepted_kept_on,
+        changed_key_while_pending_is_denied_on,
+        auto_accept_accepts_new_and_pending_keys_on,
+        rejected_stays_rejected_on,
+        pending_keys_are_capped_and_known_ones_still_answer_on,
+    ];
 
     #[test]
     fn root_token_is_made_once_private_and_compared_exactly() {
@@ -456,7 +589,7 @@ mod tests {
         assert!(!token_matches("", ""));
     }
 
-    fn keys() -> PublicKeys {
+    pub(super) fn keys() -> PublicKeys {
         KeyPair::generate().unwrap().public()
     }
 
@@ -469,6 +602,10 @@ mod tests {
     #[test]
     fn first_contact_goes_to_pending_then_accept_works() {
         let (_td, ks) = store();
+        first_contact_goes_to_pending_then_accept_works_on(ks);
+    }
+
+    pub(super) fn first_contact_goes_to_pending_then_accept_works_on(ks: KeyStore) {
         let k = keys();
         assert_eq!(
             ks.authenticate("web1", &k, false).unwrap(),
@@ -492,6 +629,10 @@ mod tests {
     #[test]
     fn changed_key_for_accepted_id_is_denied_and_accepted_kept() {
         let (_td, ks) = store();
+        changed_key_for_accepted_id_is_denied_and_accepted_kept_on(ks);
+    }
+
+    pub(super) fn changed_key_for_accepted_id_is_denied_and_accepted_kept_on(ks: KeyStore) {
         let k = keys();
         ks.authenticate("web1", &k, true).unwrap();
         let other = keys();
@@ -511,6 +652,10 @@ mod tests {
     #[test]
     fn changed_key_while_pending_is_denied() {
         let (_td, ks) = store();
+        changed_key_while_pending_is_denied_on(ks);
+    }
+
+    pub(super) fn changed_key_while_pending_is_denied_on(ks: KeyStore) {
         let k = keys();
         ks.authenticate("web1", &k, false).unwrap();
         assert_eq!(
@@ -524,6 +669,10 @@ mod tests {
     #[test]
     fn auto_accept_accepts_new_and_pending_keys() {
         let (_td, ks) = store();
+        auto_accept_accepts_new_and_pending_keys_on(ks);
+    }
+
+    pub(super) fn auto_accept_accepts_new_and_pending_keys_on(ks: KeyStore) {
         assert_eq!(
             ks.authenticate("a", &keys(), true).unwrap(),
             AuthStatus::Accepted
@@ -541,6 +690,10 @@ mod tests {
     #[test]
     fn rejected_stays_rejected() {
         let (_td, ks) = store();
+        rejected_stays_rejected_on(ks);
+    }
+
+    pub(super) fn rejected_stays_rejected_on(ks: KeyStore) {
         let k = keys();
         ks.authenticate("web1", &k, false).unwrap();
         ks.reject("web1", KeyState::Pending).unwrap();
@@ -600,6 +753,10 @@ mod tests {
     #[test]
     fn pending_keys_are_capped_and_known_ones_still_answer() {
         let (_td, ks) = store();
+        pending_keys_are_capped_and_known_ones_still_answer_on(ks);
+    }
+
+    pub(super) fn pending_keys_are_capped_and_known_ones_still_answer_on(ks: KeyStore) {
         let ks = ks.with_max_pending(2);
         let k = keys();
         for id in ["a", "b"] {

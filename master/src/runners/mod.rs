@@ -8,7 +8,7 @@ pub mod jobs;
 pub mod manage;
 
 use crate::daemon::client::{Client, ClientError};
-use crate::daemon::jobs::{JobCache, JobCacheError};
+use crate::daemon::jobs::{Backend, JobCache, JobCacheError};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
@@ -178,11 +178,11 @@ pub async fn run(
 }
 
 fn job_cache(config: &MasterConfig) -> Result<JobCache, RunnerError> {
-    let db = config.job_db();
-    if !db.exists() {
-        return Err(RunnerError::NoJobCache(db));
+    match &config.job_cache {
+        Backend::Sqlite(db) if !db.exists() => Err(RunnerError::NoJobCache(db.clone())),
+        Backend::Sqlite(db) => Ok(JobCache::open_existing(db)?),
+        Backend::Postgres(pg) => Ok(JobCache::open_postgres(pg)?),
     }
-    Ok(JobCache::open_existing(&db)?)
 }
 
 fn strings(v: Vec<String>) -> Value {

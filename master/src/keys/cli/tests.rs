@@ -424,13 +424,13 @@ fn pki_dir_follows_root_dir_and_defaults() {
     let td = tempfile::tempdir().unwrap();
     std::fs::write(td.path().join("master"), "root_dir: /srv/r\n").unwrap();
     assert_eq!(
-        pki_dir(td.path()).unwrap(),
+        pki_dir(td.path()).unwrap().0,
         Path::new("/srv/r/etc/brine/pki/master")
     );
     std::fs::write(td.path().join("master"), "pki_dir: /k\n").unwrap();
-    assert_eq!(pki_dir(td.path()).unwrap(), Path::new("/k"));
+    assert_eq!(pki_dir(td.path()).unwrap().0, Path::new("/k"));
     let empty = tempfile::tempdir().unwrap();
-    assert_eq!(pki_dir(empty.path()).unwrap(), Path::new(DEFAULT_PKI_DIR));
+    assert_eq!(pki_dir(empty.path()).unwrap().0, Path::new(DEFAULT_PKI_DIR));
 }
 
 #[test]

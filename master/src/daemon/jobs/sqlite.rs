@@ -1,112 +1,26 @@
-//! The job cache (Salt's `local_cache` returner, in SQLite): every published
-//! job, the minions expected to answer it, and their returns. `keep_jobs`
-//! hours after a job started, it is deleted with its returns.
+//! The embedded job cache (Salt's `local_cache` returner's place, in one
+//! SQLite file under `cachedir`), the default backend.
 //!
 //! Values (arguments, targets, returns) are stored as msgpack blobs so they
 //! come back exactly as they were sent.
 
-use brine_core::{Map, Value};
+use super::{
+    pack, to_i64, unpack, Job, JobCacheError, PackedReturn, ReturnsPage, Stored, StoredReturn,
+};
 use brine_protocol::messages::PackedValue;
 use indexmap::IndexMap;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-#[derive(Debug, thiserror::Error)]
-pub enum JobCacheError {
-    #[error("job cache {path}: {source}")]
-    Db {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
-    #[error("job cache {path}: cannot create its folder: {source}")]
-    Dir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("job cache {path}: {source}")]
-    File {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("job cache: cannot encode {what}: {source}")]
-    Encode {
-        what: &'static str,
-        source: rmp_serde::encode::Error,
-    },
-}
-
-/// A job as published.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Job {
-    pub jid: String,
-    pub fun: String,
-    pub arg: Vec<Value>,
-    pub kwarg: Map,
-    pub tgt: Value,
-    pub tgt_type: String,
-    pub user: String,
-    pub start_ms: u64,
-}
-
-/// One minion's stored return.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredReturn {
-    pub id: String,
-    pub fun: String,
-    pub ret: Value,
-    pub retcode: i64,
-    pub success: bool,
-    pub out: Option<String>,
-}
-
-/// A stored return with its value as stored (msgpack), for passing on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PackedReturn {
-    pub id: String,
-    pub ret: PackedValue,
-    pub retcode: i64,
-    pub success: bool,
-    pub out: Option<String>,
-}
-
-/// The most bytes of stored returns one page is read with, by the master
-/// answering a CLI and by `jobs.lookup_jid` (at least one return is always
-/// given): a CLI holds a page several times over (frame, plain text,
-/// decoded), while a page still carries many returns of any usual size.
-pub const RETURNS_PAGE_BYTES: usize = 4 << 20;
-
-/// One page of a job's returns ([`JobCache::returns_page`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReturnsPage {
-    /// The returns, their values as stored (msgpack).
-    pub returns: Vec<PackedReturn>,
-    /// The cursor after the last return given.
-    pub next: u64,
-    /// Returns past the budget wait for the next page.
-    pub more: bool,
-}
-
-/// What storing a return did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stored {
-    New,
-    /// A return for this jid and minion was already stored; the first one
-    /// is kept (Salt drops extra returns too).
-    Duplicate,
-    /// The job was never published to this minion (an unknown jid, or one
-    /// whose expected minions do not include it): nothing stored.
-    NotTargeted,
-}
-
-pub struct JobCache {
+pub struct SqliteJobs {
     path: PathBuf,
     db: Mutex<Connection>,
 }
 
-impl std::fmt::Debug for JobCache {
+impl std::fmt::Debug for SqliteJobs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "JobCache({})", self.path.display())
+        write!(f, "SqliteJobs({})", self.path.display())
     }
 }
 
@@ -144,20 +58,6 @@ CREATE INDEX IF NOT EXISTS returns_time ON returns (time_ms);
 CREATE INDEX IF NOT EXISTS returns_arrival ON returns (jid);
 CREATE INDEX IF NOT EXISTS jobs_start ON jobs (start_ms);
 ";
-
-fn pack<T: serde::Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>, JobCacheError> {
-    rmp_serde::to_vec_named(v).map_err(|source| JobCacheError::Encode { what, source })
-}
-
-/// A stored blob; an undecodable one (a damaged database) reads as Null
-/// rather than failing the whole listing.
-fn unpack<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> T {
-    rmp_serde::from_slice(bytes).unwrap_or_default()
-}
-
-fn to_i64(ms: u64) -> i64 {
-    i64::try_from(ms).unwrap_or(i64::MAX)
-}
 
 /// Whether SQLite says the file is not a sound database.
 fn is_damage(e: &rusqlite::Error) -> bool {
@@ -254,12 +154,12 @@ fn connect(path: &Path) -> Result<Connection, JobCacheError> {
     Ok(conn)
 }
 
-impl JobCache {
+impl SqliteJobs {
     /// Open (creating) the database at `path`. A damaged database is
     /// moved aside (`<name>.corrupt-<ms>`, with its WAL) and a fresh one
     /// started: the master keeps publishing, and the old file is kept for
     /// whoever wants to recover it.
-    pub fn open(path: &Path) -> Result<JobCache, JobCacheError> {
+    pub fn open(path: &Path) -> Result<SqliteJobs, JobCacheError> {
         if let Some(dir) = path.parent() {
             brine_protocol::keys::create_dir_private(dir).map_err(|e| JobCacheError::Dir {
                 path: dir.to_path_buf(),
@@ -273,14 +173,14 @@ impl JobCache {
             }
             other => other?,
         };
-        Ok(JobCache {
+        Ok(SqliteJobs {
             path: path.to_path_buf(),
             db: Mutex::new(conn),
         })
     }
 
     /// Open an existing database read-only (brine-run).
-    pub fn open_existing(path: &Path) -> Result<JobCache, JobCacheError> {
+    pub fn open_existing(path: &Path) -> Result<SqliteJobs, JobCacheError> {
         let conn = Connection::open_with_flags(
             path,
             rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -290,7 +190,7 @@ impl JobCache {
             source,
         })?;
         let _ = conn.busy_timeout(std::time::Duration::from_secs(10));
-        Ok(JobCache {
+        Ok(SqliteJobs {
             path: path.to_path_buf(),
             db: Mutex::new(conn),
         })
@@ -558,15 +458,10 @@ impl JobCache {
         })
     }
 
-    /// Delete jobs started more than `keep_hours` ago, their targets and
-    /// returns, and returns older than that for jobs never published here.
-    /// `keep_hours == 0` keeps everything (Salt's meaning). Returns the
-    /// number of jobs removed.
-    pub fn clean(&self, keep_hours: u64, now_ms: u64) -> Result<usize, JobCacheError> {
-        if keep_hours == 0 {
-            return Ok(0);
-        }
-        let cutoff = to_i64(now_ms.saturating_sub(keep_hours.saturating_mul(3_600_000)));
+    /// Delete jobs started before `cutoff` (ms), their targets and
+    /// returns, and returns stored before it for jobs never published here.
+    pub fn clean(&self, cutoff: u64) -> Result<usize, JobCacheError> {
+        let cutoff = to_i64(cutoff);
         self.with(|c| {
             let tx = c.transaction()?;
             tx.execute(
@@ -602,156 +497,21 @@ fn row_job(r: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
     })
 }
 
-/// Salt's `jid_to_time` (in core: the minion's `state.running` words
-/// jobs with it too).
-pub use brine_core::py::jid_to_time;
-
-/// Salt's `format_jid_instance`: the job as `jobs.list_jobs` shows it.
-pub fn format_jid_instance(job: &Job) -> Map {
-    let mut arguments = job.arg.clone();
-    if !job.kwarg.is_empty() {
-        // Salt's publications carry keyword arguments as a trailing dict
-        // marked `__kwarg__`.
-        let mut kw = Map::default();
-        kw.insert("__kwarg__".into(), Value::Bool(true));
-        kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
-        arguments.push(Value::Map(kw));
-    }
-    // Salt's key order (its JSON output keeps it).
-    let mut m = Map::default();
-    m.insert("Function".into(), Value::Str(job.fun.clone()));
-    m.insert("Arguments".into(), Value::List(arguments));
-    m.insert("Target".into(), job.tgt.clone());
-    m.insert("Target-type".into(), Value::Str(job.tgt_type.clone()));
-    m.insert("User".into(), Value::Str(job.user.clone()));
-    m.insert("StartTime".into(), Value::Str(jid_to_time(&job.jid)));
-    m
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::checks::{self, job};
+    use super::super::JobCache;
     use super::*;
-    use brine_protocol::messages::JobReturn;
-
-    fn job(jid: &str, start_ms: u64) -> Job {
-        let mut kwarg = Map::default();
-        kwarg.insert("test".into(), Value::Bool(true));
-        Job {
-            jid: jid.into(),
-            fun: "state.apply".into(),
-            arg: vec!["web".into()],
-            kwarg,
-            tgt: "web*".into(),
-            tgt_type: "glob".into(),
-            user: "root".into(),
-            start_ms,
-        }
-    }
-
-    fn ret(jid: &str, id: &str, v: Value) -> JobReturn {
-        JobReturn {
-            jid: jid.into(),
-            id: id.into(),
-            fun: "state.apply".into(),
-            fun_args: vec![],
-            ret: PackedValue::pack(&v).unwrap(),
-            retcode: 0,
-            success: true,
-            out: Some("highstate".into()),
-        }
-    }
 
     #[test]
-    fn jobs_targets_returns_and_cleanup() {
+    fn a_job_cache_in_sqlite_keeps_what_every_backend_keeps() {
         let td = tempfile::tempdir().unwrap();
-        let c = JobCache::open(&td.path().join("c/jobs.sqlite")).unwrap();
-        let j = job("20240102030405123456", 1_000);
-        c.add_job(&j, &["web2".into(), "web1".into()]).unwrap();
-        assert_eq!(c.job(&j.jid).unwrap(), Some(j.clone()));
-        assert_eq!(c.expected(&j.jid).unwrap(), vec!["web1", "web2"]);
-        assert_eq!(c.counts(&j.jid).unwrap(), (2, 0));
-        let f = Value::Float(1.5);
-        assert_eq!(
-            c.add_return(&ret(&j.jid, "web2", f.clone()), 2_000)
-                .unwrap(),
-            Stored::New
-        );
-        assert_eq!(
-            c.add_return(&ret(&j.jid, "web2", Value::Null), 2_500)
-                .unwrap(),
-            Stored::Duplicate
-        );
-        c.add_return(&ret(&j.jid, "web1", Value::Bool(true)), 3_000)
-            .unwrap();
-        let rs = c.returns(&j.jid).unwrap();
-        assert_eq!(rs.keys().collect::<Vec<_>>(), vec!["web2", "web1"]);
-        assert_eq!(rs["web2"].ret, f);
-        assert_eq!(rs["web2"].out.as_deref(), Some("highstate"));
-        // A return for a job this master never published, or from a
-        // minion it was not published to, is not stored.
-        for (jid, id) in [("other", "web1"), (j.jid.as_str(), "db1")] {
-            assert_eq!(
-                c.add_return(&ret(jid, id, Value::Null), 3_000).unwrap(),
-                Stored::NotTargeted
-            );
-        }
-        assert_eq!(c.returns(&j.jid).unwrap().len(), 2);
-        assert_eq!(c.counts(&j.jid).unwrap(), (2, 2));
-        assert_eq!(c.counts("other").unwrap(), (0, 0));
-
-        // Survives reopening.
-        drop(c);
-        let c = JobCache::open(&td.path().join("c/jobs.sqlite")).unwrap();
-        assert_eq!(c.jobs().unwrap().len(), 1);
-        assert_eq!(c.clean(0, u64::MAX).unwrap(), 0);
-        let hour = 3_600_000;
-        assert_eq!(c.clean(1, 1_000 + hour).unwrap(), 0);
-        assert_eq!(c.clean(1, 3_001 + hour).unwrap(), 1);
-        assert!(c.job(&j.jid).unwrap().is_none());
-        assert!(c.returns(&j.jid).unwrap().is_empty());
-        assert!(c.returns("other").unwrap().is_empty());
-        assert!(c.expected(&j.jid).unwrap().is_empty());
-    }
-
-    /// Pages follow arrival order from a cursor, end when their stored
-    /// size passes the budget (never empty while returns remain), and say
-    /// whether more wait.
-    #[test]
-    fn returns_come_in_bounded_pages() {
+        let path = td.path().join("c/jobs.sqlite");
+        checks::jobs_targets_returns_and_cleanup(&|| JobCache::open(&path).unwrap());
         let td = tempfile::tempdir().unwrap();
-        let c = JobCache::open(&td.path().join("jobs.sqlite")).unwrap();
-        let j = job("20240102030405123456", 1_000);
-        let ids: Vec<String> = (0..5).map(|i| format!("m{i}")).collect();
-        c.add_job(&j, &ids).unwrap();
-        // Stored in the order m3 m0 m4 m1 m2, each about 1000 bytes.
-        for (n, i) in [3, 0, 4, 1, 2].into_iter().enumerate() {
-            let big = Value::Str("x".repeat(1000));
-            c.add_return(&ret(&j.jid, &ids[i], big), 2_000 + n as u64)
-                .unwrap();
-        }
-        let mut order = Vec::new();
-        let mut cursor = 0;
-        let mut pages = 0;
-        loop {
-            let page = c.returns_page(&j.jid, cursor, 2_100).unwrap();
-            assert!(!page.returns.is_empty() && page.returns.len() <= 2);
-            order.extend(page.returns.iter().map(|r| r.id.clone()));
-            cursor = page.next;
-            pages += 1;
-            if !page.more {
-                break;
-            }
-        }
-        assert_eq!(order, ["m3", "m0", "m4", "m1", "m2"]);
-        assert_eq!(pages, 3);
-        // Past the end: empty, nothing more, the cursor stays.
-        let end = c.returns_page(&j.jid, cursor, 2_100).unwrap();
-        assert!(end.returns.is_empty() && !end.more && end.next == cursor);
-        // A budget smaller than one return still moves on by one.
-        let one = c.returns_page(&j.jid, 0, 1).unwrap();
-        assert_eq!(one.returns.len(), 1);
-        assert!(one.more);
-        assert_eq!(c.returned(&j.jid).unwrap().len(), 5);
+        checks::returns_come_in_bounded_pages(
+            &JobCache::open(&td.path().join("j.sqlite")).unwrap(),
+        );
     }
 
     #[test]
@@ -796,32 +556,5 @@ mod tests {
         c.add_job(&j, &["web1".into()]).unwrap();
         assert_eq!(c.job(&j.jid).unwrap(), Some(j));
         assert!(corrupt() > before);
-    }
-
-    #[test]
-    fn jid_times_and_list_shape_as_salt() {
-        assert_eq!(
-            jid_to_time("20240102030405123456"),
-            "2024, Jan 02 03:04:05.123456"
-        );
-        assert_eq!(
-            jid_to_time("20241202030405123456_77"),
-            "2024, Dec 02 03:04:05.123456"
-        );
-        assert_eq!(jid_to_time("2024"), "");
-        assert_eq!(jid_to_time("20241302030405123456"), "");
-        let m = format_jid_instance(&job("20240102030405123456", 0));
-        let json = Value::Map(m).to_json();
-        assert_eq!(
-            json,
-            serde_json::json!({
-                "Arguments": ["web", {"__kwarg__": true, "test": true}],
-                "Function": "state.apply",
-                "StartTime": "2024, Jan 02 03:04:05.123456",
-                "Target": "web*",
-                "Target-type": "glob",
-                "User": "root"
-            })
-        );
     }
 }

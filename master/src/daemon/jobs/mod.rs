@@ -1,0 +1,342 @@
+//! The job cache (Salt's master job cache): every published job, the
+//! minions expected to answer it, and their returns. `keep_jobs` hours
+//! after a job started, it is deleted with its returns.
+//!
+//! Two backends behind one [`JobCache`], chosen by `master_job_cache`:
+//! - [`sqlite`] (`local_cache`, the default): one file under `cachedir`,
+//!   this master's own.
+//! - [`postgres`] (`pgjsonb`): a PostgreSQL database several masters
+//!   share, in the table layout of Salt's pgjsonb returner, so a job
+//!   published by one master and the returns that reached another are one
+//!   job to both.
+//!
+//! Both keep a return's value exactly as the minion packed it (msgpack), so
+//! it comes back as it was sent; the first return per jid and minion wins,
+//! and only minions the job was published to are stored.
+
+#[cfg(any(test, feature = "testing"))]
+pub mod checks;
+pub mod postgres;
+pub mod sqlite;
+
+use crate::postgres::{Pg, PgError, PgOptions};
+use brine_core::{Map, Value};
+use brine_protocol::messages::PackedValue;
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobCacheError {
+    #[error("job cache {path}: {source}")]
+    Db {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("job cache {path}: cannot create its folder: {source}")]
+    Dir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("job cache {path}: {source}")]
+    File {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("job cache: cannot encode {what}: {source}")]
+    Encode {
+        what: &'static str,
+        source: rmp_serde::encode::Error,
+    },
+    #[error("job cache: {0}")]
+    Pg(#[from] PgError),
+}
+
+/// Which backend `master_job_cache` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// `local_cache`: SQLite at this path.
+    Sqlite(PathBuf),
+    /// `pgjsonb`: the shared PostgreSQL.
+    Postgres(PgOptions),
+}
+
+/// A job as published.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    pub jid: String,
+    pub fun: String,
+    pub arg: Vec<Value>,
+    pub kwarg: Map,
+    pub tgt: Value,
+    pub tgt_type: String,
+    pub user: String,
+    pub start_ms: u64,
+}
+
+/// One minion's stored return.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredReturn {
+    pub id: String,
+    pub fun: String,
+    pub ret: Value,
+    pub retcode: i64,
+    pub success: bool,
+    pub out: Option<String>,
+}
+
+/// A stored return with its value as stored (msgpack), for passing on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackedReturn {
+    pub id: String,
+    pub ret: PackedValue,
+    pub retcode: i64,
+    pub success: bool,
+    pub out: Option<String>,
+}
+
+/// The most bytes of stored returns one page is read with, by the master
+/// answering a CLI and by `jobs.lookup_jid` (at least one return is always
+/// given): a CLI holds a page several times over (frame, plain text,
+/// decoded), while a page still carries many returns of any usual size.
+pub const RETURNS_PAGE_BYTES: usize = 4 << 20;
+
+/// One page of a job's returns ([`JobCache::returns_page`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReturnsPage {
+    /// The returns, their values as stored (msgpack).
+    pub returns: Vec<PackedReturn>,
+    /// The cursor after the last return given.
+    pub next: u64,
+    /// Returns past the budget wait for the next page.
+    pub more: bool,
+}
+
+/// What storing a return did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    New,
+    /// A return for this jid and minion was already stored; the first one
+    /// is kept (Salt drops extra returns too).
+    Duplicate,
+    /// The job was never published to this minion (an unknown jid, or one
+    /// whose expected minions do not include it): nothing stored.
+    NotTargeted,
+}
+
+#[derive(Debug)]
+enum Store {
+    Sqlite(sqlite::SqliteJobs),
+    Postgres(postgres::PgJobs),
+}
+
+/// The job cache, whichever backend holds it.
+#[derive(Debug)]
+pub struct JobCache {
+    store: Store,
+}
+
+/// The same call on whichever backend this is.
+macro_rules! on_store {
+    ($self:ident, $s:ident => $call:expr) => {
+        match &$self.store {
+            Store::Sqlite($s) => $call,
+            Store::Postgres($s) => $call,
+        }
+    };
+}
+
+impl JobCache {
+    /// Open (creating) the SQLite cache at `path` (see [`sqlite`]).
+    pub fn open(path: &Path) -> Result<JobCache, JobCacheError> {
+        Ok(JobCache {
+            store: Store::Sqlite(sqlite::SqliteJobs::open(path)?),
+        })
+    }
+
+    /// Open an existing SQLite cache (brine-run).
+    pub fn open_existing(path: &Path) -> Result<JobCache, JobCacheError> {
+        Ok(JobCache {
+            store: Store::Sqlite(sqlite::SqliteJobs::open_existing(path)?),
+        })
+    }
+
+    /// Connect to the shared PostgreSQL and make the tables it lacks.
+    pub fn open_postgres(opts: &PgOptions) -> Result<JobCache, JobCacheError> {
+        JobCache::on_postgres(Arc::new(Pg::connect(opts)?))
+    }
+
+    /// The job tables of a connected PostgreSQL (made if missing).
+    pub fn on_postgres(pg: Arc<Pg>) -> Result<JobCache, JobCacheError> {
+        Ok(JobCache {
+            store: Store::Postgres(postgres::PgJobs::open(pg)?),
+        })
+    }
+
+    /// Open what `backend` names, creating what is missing.
+    pub fn open_backend(backend: &Backend) -> Result<JobCache, JobCacheError> {
+        match backend {
+            Backend::Sqlite(path) => JobCache::open(path),
+            Backend::Postgres(opts) => JobCache::open_postgres(opts),
+        }
+    }
+
+    /// Record a published job and the minions expected to answer it.
+    pub fn add_job(&self, job: &Job, expected: &[String]) -> Result<(), JobCacheError> {
+        on_store!(self, s => s.add_job(job, expected))
+    }
+
+    /// Store a minion's return (the first one per jid and minion wins),
+    /// if the job was published to it. The value is stored as the minion
+    /// packed it.
+    pub fn add_return(
+        &self,
+        ret: &brine_protocol::messages::JobReturn,
+        now_ms: u64,
+    ) -> Result<Stored, JobCacheError> {
+        on_store!(self, s => s.add_return(ret, now_ms))
+    }
+
+    pub fn job(&self, jid: &str) -> Result<Option<Job>, JobCacheError> {
+        on_store!(self, s => s.job(jid))
+    }
+
+    /// Every job, oldest first.
+    pub fn jobs(&self) -> Result<Vec<Job>, JobCacheError> {
+        on_store!(self, s => s.jobs())
+    }
+
+    /// The minions expected to answer `jid`, sorted.
+    pub fn expected(&self, jid: &str) -> Result<Vec<String>, JobCacheError> {
+        on_store!(self, s => s.expected(jid))
+    }
+
+    /// Returns of `jid` in arrival order.
+    pub fn returns(&self, jid: &str) -> Result<IndexMap<String, StoredReturn>, JobCacheError> {
+        on_store!(self, s => s.returns(jid))
+    }
+
+    /// Returns of `jid` stored after the cursor `after`, in arrival order,
+    /// until their stored size passes `budget` bytes (at least one is
+    /// given when any is there, so a page always moves on).
+    pub fn returns_page(
+        &self,
+        jid: &str,
+        after: u64,
+        budget: usize,
+    ) -> Result<ReturnsPage, JobCacheError> {
+        on_store!(self, s => s.returns_page(jid, after, budget))
+    }
+
+    /// Returns of `jid` from minions sorted after `after` (by id, byte
+    /// order), until their stored size passes `budget` bytes (at least one
+    /// when any is left); the page's last id is the next cursor.
+    pub fn returns_by_id(
+        &self,
+        jid: &str,
+        after: Option<&str>,
+        budget: usize,
+    ) -> Result<Vec<PackedReturn>, JobCacheError> {
+        on_store!(self, s => s.returns_by_id(jid, after, budget))
+    }
+
+    /// The outputter the first stored return of `jid` names.
+    pub fn first_outputter(&self, jid: &str) -> Result<Option<String>, JobCacheError> {
+        on_store!(self, s => s.first_outputter(jid))
+    }
+
+    /// How many minions `jid` was published to, and how many of them
+    /// have a return stored.
+    pub fn counts(&self, jid: &str) -> Result<(u64, u64), JobCacheError> {
+        on_store!(self, s => s.counts(jid))
+    }
+
+    /// The minions that have returned for `jid`.
+    pub fn returned(&self, jid: &str) -> Result<std::collections::HashSet<String>, JobCacheError> {
+        on_store!(self, s => s.returned(jid))
+    }
+
+    /// Delete jobs started more than `keep_hours` ago, their targets and
+    /// returns, and returns older than that for jobs never published here.
+    /// `keep_hours == 0` keeps everything (Salt's meaning). Returns the
+    /// number of jobs removed.
+    pub fn clean(&self, keep_hours: u64, now_ms: u64) -> Result<usize, JobCacheError> {
+        if keep_hours == 0 {
+            return Ok(0);
+        }
+        let cutoff = now_ms.saturating_sub(keep_hours.saturating_mul(3_600_000));
+        on_store!(self, s => s.clean(cutoff))
+    }
+}
+
+fn pack<T: serde::Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>, JobCacheError> {
+    rmp_serde::to_vec_named(v).map_err(|source| JobCacheError::Encode { what, source })
+}
+
+/// A stored blob; an undecodable one (a damaged database) reads as Null
+/// rather than failing the whole listing.
+fn unpack<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> T {
+    rmp_serde::from_slice(bytes).unwrap_or_default()
+}
+
+fn to_i64(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+/// Salt's `jid_to_time` (in core: the minion's `state.running` words
+/// jobs with it too).
+pub use brine_core::py::jid_to_time;
+
+/// Salt's `format_jid_instance`: the job as `jobs.list_jobs` shows it.
+pub fn format_jid_instance(job: &Job) -> Map {
+    let mut arguments = job.arg.clone();
+    if !job.kwarg.is_empty() {
+        // Salt's publications carry keyword arguments as a trailing dict
+        // marked `__kwarg__`.
+        let mut kw = Map::default();
+        kw.insert("__kwarg__".into(), Value::Bool(true));
+        kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
+        arguments.push(Value::Map(kw));
+    }
+    // Salt's key order (its JSON output keeps it).
+    let mut m = Map::default();
+    m.insert("Function".into(), Value::Str(job.fun.clone()));
+    m.insert("Arguments".into(), Value::List(arguments));
+    m.insert("Target".into(), job.tgt.clone());
+    m.insert("Target-type".into(), Value::Str(job.tgt_type.clone()));
+    m.insert("User".into(), Value::Str(job.user.clone()));
+    m.insert("StartTime".into(), Value::Str(jid_to_time(&job.jid)));
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jid_times_and_list_shape_as_salt() {
+        assert_eq!(
+            jid_to_time("20240102030405123456"),
+            "2024, Jan 02 03:04:05.123456"
+        );
+        assert_eq!(
+            jid_to_time("20241202030405123456_77"),
+            "2024, Dec 02 03:04:05.123456"
+        );
+        assert_eq!(jid_to_time("2024"), "");
+        assert_eq!(jid_to_time("20241302030405123456"), "");
+        let m = format_jid_instance(&checks::job("20240102030405123456", 0));
+        let json = Value::Map(m).to_json();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "Arguments": ["web", {"__kwarg__": true, "test": true}],
+                "Function": "state.apply",
+                "StartTime": "2024, Jan 02 03:04:05.123456",
+                "Target": "web*",
+                "Target-type": "glob",
+                "User": "root"
+            })
+        );
+    }
+}

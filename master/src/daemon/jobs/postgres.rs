@@ -1,0 +1,651 @@
+//! The shared job cache (`master_job_cache: pgjsonb`): Salt's pgjsonb
+//! tables `jids` and `salt_returns`, so whatever reads Salt's job database
+//! reads brine's, plus what brine needs beside them:
+//!
+//! - `jids.brine_job`, `salt_returns.packed`: the values exactly as sent
+//!   (msgpack); the jsonb columns hold the same data as JSON for other
+//!   readers (NUL characters, which jsonb cannot hold, become U+FFFD there).
+//! - `salt_returns.seq`: the order of arrival, the cursor a CLI pages by.
+//! - `brine_targets`: the minions each job was published to.
+//!
+//! Several masters write here at once. The returns of one job are stored
+//! one at a time under a transaction-scoped advisory lock on the jid, so
+//! `seq` grows in commit order within a job (a reader paging by `seq`
+//! never skips a return that committed late) and "first return wins"
+//! holds across masters.
+
+use super::{
+    pack, to_i64, unpack, Job, JobCacheError, PackedReturn, ReturnsPage, Stored, StoredReturn,
+};
+use crate::postgres::{Conn, Pg};
+use brine_core::{Map, Value};
+use brine_protocol::messages::{JobReturn, PackedValue};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::sync::Arc;
+use tokio_postgres::Row;
+
+/// Salt's pgjsonb schema (the layout, without its GIN indexes over whole
+/// returns, which cost every store; a site that searches inside returns
+/// can add them), then brine's columns and table beside it. Safe to run on
+/// a database Salt made: every statement is "if not exists".
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS jids (
+    jid varchar(255) NOT NULL PRIMARY KEY,
+    load jsonb NOT NULL
+);
+CREATE TABLE IF NOT EXISTS salt_returns (
+    fun varchar(50) NOT NULL,
+    jid varchar(255) NOT NULL,
+    return jsonb NOT NULL,
+    id varchar(255) NOT NULL,
+    success varchar(10) NOT NULL,
+    full_ret jsonb NOT NULL,
+    alter_time TIMESTAMP WITH TIME ZONE DEFAULT NOW()
+);
+CREATE INDEX IF NOT EXISTS idx_salt_returns_id ON salt_returns (id);
+CREATE INDEX IF NOT EXISTS idx_salt_returns_jid ON salt_returns (jid);
+CREATE INDEX IF NOT EXISTS idx_salt_returns_fun ON salt_returns (fun);
+ALTER TABLE jids ADD COLUMN IF NOT EXISTS brine_job bytea;
+ALTER TABLE jids ADD COLUMN IF NOT EXISTS start_ms bigint;
+ALTER TABLE salt_returns ADD COLUMN IF NOT EXISTS seq bigserial;
+ALTER TABLE salt_returns ADD COLUMN IF NOT EXISTS packed bytea;
+ALTER TABLE salt_returns ADD COLUMN IF NOT EXISTS retcode bigint;
+ALTER TABLE salt_returns ADD COLUMN IF NOT EXISTS out text;
+ALTER TABLE salt_returns ADD COLUMN IF NOT EXISTS time_ms bigint;
+CREATE INDEX IF NOT EXISTS brine_returns_arrival ON salt_returns (jid, seq);
+CREATE INDEX IF NOT EXISTS brine_returns_time ON salt_returns (time_ms);
+CREATE INDEX IF NOT EXISTS brine_jids_start ON jids (start_ms);
+CREATE TABLE IF NOT EXISTS brine_targets (
+    jid varchar(255) NOT NULL,
+    id varchar(255) NOT NULL,
+    PRIMARY KEY (jid, id)
+);
+";
+
+/// Masters starting at once would race on `CREATE ... IF NOT EXISTS`; the
+/// schema is made under this advisory lock (any constant of brine's own).
+const SCHEMA_LOCK: i64 = 0x6272_696e_6501;
+
+/// Salt's `fun varchar(50)`: longer names are cut there (the whole name
+/// stays in `full_ret`).
+const FUN_COLUMN: usize = 50;
+
+/// What a job holds beyond Salt's load, exactly as published.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Exact {
+    arg: Vec<Value>,
+    kwarg: Map,
+    tgt: Value,
+}
+
+#[derive(Debug)]
+pub struct PgJobs {
+    pg: Arc<Pg>,
+}
+
+/// `s` cut to at most `n` characters.
+fn cut(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(at, _)| &s[..at])
+}
+
+/// JSON for a jsonb column: jsonb refuses U+0000 in strings and keys.
+fn jsonb(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    let clean = |s: String| {
+        if s.contains('\0') {
+            s.replace('\0', "\u{FFFD}")
+        } else {
+            s
+        }
+    };
+    match v {
+        J::String(s) => J::String(clean(s)),
+        J::Array(a) => J::Array(a.into_iter().map(jsonb).collect()),
+        J::Object(o) => J::Object(o.into_iter().map(|(k, v)| (clean(k), jsonb(v))).collect()),
+        other => other,
+    }
+}
+
+/// The job's load as Salt's master stores it: keyword arguments as a
+/// trailing `__kwarg__` dict in `arg`, the expected minions as `Minions`.
+fn salt_load(job: &Job, expected: &[String]) -> serde_json::Value {
+    let mut arg = job.arg.clone();
+    if !job.kwarg.is_empty() {
+        let mut kw = Map::default();
+        kw.insert("__kwarg__".into(), Value::Bool(true));
+        kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
+        arg.push(Value::Map(kw));
+    }
+    jsonb(serde_json::json!({
+        "fun": job.fun,
+        "arg": Value::List(arg).to_json(),
+        "tgt": job.tgt.to_json(),
+        "tgt_type": job.tgt_type,
+        "jid": job.jid,
+        "user": job.user,
+        "ret": "",
+        "Minions": expected,
+    }))
+}
+
+/// A `jids` row (`jid, load, brine_job, start_ms`) as a job. A row Salt
+/// wrote has no `brine_job`: its arguments come from the load.
+fn row_job(r: &Row) -> Result<Job, tokio_postgres::Error> {
+    let load: serde_json::Value = r.try_get(1)?;
+    let text = |k: &str| {
+        load.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let exact: Option<Vec<u8>> = r.try_get(2)?;
+    let Exact { arg, kwarg, tgt } = match exact {
+        Some(b) => unpack(&b),
+        None => Exact {
+            arg: match load.get("arg").map(Value::from_json) {
+                Some(Value::List(a)) => a,
+                _ => Vec::new(),
+            },
+            kwarg: Map::default(),
+            tgt: load.get("tgt").map(Value::from_json).unwrap_or_default(),
+        },
+    };
+    let start: Option<i64> = r.try_get(3)?;
+    Ok(Job {
+        jid: r.try_get(0)?,
+        fun: text("fun"),
+        arg,
+        kwarg,
+        tgt,
+        tgt_type: text("tgt_type"),
+        user: text("user"),
+        start_ms: start.and_then(|s| u64::try_from(s).ok()).unwrap_or(0),
+    })
+}
+
+/// The columns a stored return is read from, in [`row_return`]'s order.
+const RETURN_COLUMNS: &str = "id, fun, packed, return, retcode, success, out";
+
+/// A return row as stored. A row Salt wrote has only JSON: its value is
+/// packed from that.
+fn row_return(r: &Row) -> Result<(String, PackedReturn), tokio_postgres::Error> {
+    let packed: Option<Vec<u8>> = r.try_get(2)?;
+    let ret = match packed {
+        Some(b) => PackedValue(b),
+        None => {
+            let json: serde_json::Value = r.try_get(3)?;
+            PackedValue::pack(&Value::from_json(&json)).unwrap_or(PackedValue(vec![0xc0]))
+        }
+    };
+    let success: String = r.try_get(5)?;
+    let retcode: Option<i64> = r.try_get(4)?;
+    Ok((
+        r.try_get(1)?,
+        PackedReturn {
+            id: r.try_get(0)?,
+            ret,
+            retcode: retcode.unwrap_or(0),
+            success: success.eq_ignore_ascii_case("true"),
+            out: r.try_get(6)?,
+        },
+    ))
+}
+
+/// Read the rows `ids` (cursors of `select`'s first column) pick, up to
+/// `budget` bytes of stored value (at least one): the sizes are read first,
+/// so a page never holds more than it gives.
+async fn page_of(
+    conn: &Conn,
+    sizes: &str,
+    rows: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    budget: usize,
+) -> Result<(Vec<Row>, bool), tokio_postgres::Error> {
+    let mut take = 0usize;
+    let mut used = 0usize;
+    let mut more = false;
+    let listed = conn.query(sizes, params).await?;
+    for r in &listed {
+        let size = usize::try_from(r.try_get::<_, Option<i32>>(1)?.unwrap_or(0)).unwrap_or(0);
+        if take > 0 && used.saturating_add(size) > budget {
+            more = true;
+            break;
+        }
+        used = used.saturating_add(size);
+        take += 1;
+    }
+    if take == 0 {
+        return Ok((Vec::new(), false));
+    }
+    let limit = i64::try_from(take).unwrap_or(i64::MAX);
+    let mut with_limit: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params.to_vec();
+    with_limit.push(&limit);
+    Ok((conn.query(rows, &with_limit).await?, more))
+}
+
+impl PgJobs {
+    /// Make the tables this database lacks.
+    pub fn open(pg: Arc<Pg>) -> Result<PgJobs, JobCacheError> {
+        pg.run("create the job tables", |mut conn| async move {
+            let tx = conn.transaction().await?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
+                .await?;
+            tx.batch_execute(SCHEMA).await?;
+            tx.commit().await
+        })?;
+        Ok(PgJobs { pg })
+    }
+
+    pub fn add_job(&self, job: &Job, expected: &[String]) -> Result<(), JobCacheError> {
+        let exact = pack(
+            "the job",
+            &Exact {
+                arg: job.arg.clone(),
+                kwarg: job.kwarg.clone(),
+                tgt: job.tgt.clone(),
+            },
+        )?;
+        let load = salt_load(job, expected);
+        let jid = job.jid.clone();
+        let start = to_i64(job.start_ms);
+        let expected = expected.to_vec();
+        self.pg.run("store a job", move |mut conn| async move {
+            let tx = conn.transaction().await?;
+            tx.execute(
+                "INSERT INTO jids (jid, load, brine_job, start_ms) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (jid) DO UPDATE SET load = $2, brine_job = $3, start_ms = $4",
+                &[&jid, &load, &exact, &start],
+            )
+            .await?;
+            // One statement for all targets: a 10,000-minion job is one
+            // round trip.
+            tx.execute(
+                "INSERT INTO brine_targets (jid, id) SELECT $1, unnest($2::text[])
+                 ON CONFLICT DO NOTHING",
+                &[&jid, &expected],
+            )
+            .await?;
+            tx.commit().await
+        })?;
+        Ok(())
+    }
+
+    pub fn add_return(&self, ret: &JobReturn, now_ms: u64) -> Result<Stored, JobCacheError> {
+        let value: Value = unpack(&ret.ret.0);
+        let json_ret = jsonb(value.to_json());
+        let mut full = serde_json::Map::new();
+        full.insert("cmd".into(), "_return".into());
+        full.insert("id".into(), ret.id.clone().into());
+        full.insert("fun".into(), ret.fun.clone().into());
+        full.insert(
+            "fun_args".into(),
+            Value::List(ret.fun_args.clone()).to_json(),
+        );
+        full.insert("jid".into(), ret.jid.clone().into());
+        full.insert("return".into(), json_ret.clone());
+        full.insert("retcode".into(), ret.retcode.into());
+        full.insert("success".into(), ret.success.into());
+        if let Some(out) = &ret.out {
+            full.insert("out".into(), out.clone().into());
+        }
+        let full = jsonb(serde_json::Value::Object(full));
+        let (jid, id) = (ret.jid.clone(), ret.id.clone());
+        let fun = cut(&ret.fun, FUN_COLUMN).to_string();
+        let success = if ret.success { "true" } else { "false" };
+        let packed = ret.ret.0.clone();
+        let (retcode, out, time) = (ret.retcode, ret.out.clone(), to_i64(now_ms));
+        let stored = self.pg.run("store a return", move |mut conn| async move {
+            let tx = conn.transaction().await?;
+            // One job's returns one at a time, across masters (see the
+            // module doc).
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                &[&jid],
+            )
+            .await?;
+            let n = tx
+                .execute(
+                    "INSERT INTO salt_returns
+                     (fun, jid, return, id, success, full_ret, alter_time,
+                      packed, retcode, out, time_ms)
+                     SELECT $1::varchar, $2::varchar, $3::jsonb, $4::varchar, $5::varchar,
+                            $6::jsonb, to_timestamp($10::bigint / 1000.0),
+                            $7::bytea, $8::bigint, $9::text, $10::bigint
+                     WHERE EXISTS (SELECT 1 FROM brine_targets WHERE jid = $2 AND id = $4)
+                       AND NOT EXISTS (SELECT 1 FROM salt_returns WHERE jid = $2 AND id = $4)",
+                    &[
+                        &fun, &jid, &json_ret, &id, &success, &full, &packed, &retcode, &out, &time,
+                    ],
+                )
+                .await?;
+            let stored = if n == 1 {
+                Stored::New
+            } else if tx
+                .query_opt(
+                    "SELECT 1 FROM brine_targets WHERE jid = $1 AND id = $2",
+                    &[&jid, &id],
+                )
+                .await?
+                .is_some()
+            {
+                Stored::Duplicate
+            } else {
+                Stored::NotTargeted
+            };
+            tx.commit().await?;
+            Ok(stored)
+        })?;
+        Ok(stored)
+    }
+
+    pub fn job(&self, jid: &str) -> Result<Option<Job>, JobCacheError> {
+        let jid = jid.to_string();
+        Ok(self.pg.run("read a job", move |conn| async move {
+            conn.query_opt(
+                "SELECT jid, load, brine_job, start_ms FROM jids WHERE jid = $1",
+                &[&jid],
+            )
+            .await?
+            .map(|r| row_job(&r))
+            .transpose()
+        })?)
+    }
+
+    pub fn jobs(&self) -> Result<Vec<Job>, JobCacheError> {
+        Ok(self.pg.run("list jobs", |conn| async move {
+            conn.query(
+                "SELECT jid, load, brine_job, start_ms FROM jids ORDER BY jid COLLATE \"C\"",
+                &[],
+            )
+            .await?
+            .iter()
+            .map(row_job)
+            .collect()
+        })?)
+    }
+
+    pub fn expected(&self, jid: &str) -> Result<Vec<String>, JobCacheError> {
+        let jid = jid.to_string();
+        Ok(self
+            .pg
+            .run("list a job's minions", move |conn| async move {
+                conn.query(
+                    "SELECT id FROM brine_targets WHERE jid = $1 ORDER BY id COLLATE \"C\"",
+                    &[&jid],
+                )
+                .await?
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect()
+            })?)
+    }
+
+    pub fn returns(&self, jid: &str) -> Result<IndexMap<String, StoredReturn>, JobCacheError> {
+        let jid = jid.to_string();
+        let rows = self
+            .pg
+            .run("read a job's returns", move |conn| async move {
+                let sql = format!(
+                    "SELECT {RETURN_COLUMNS} FROM salt_returns WHERE jid = $1 ORDER BY seq"
+                );
+                conn.query(&sql, &[&jid])
+                    .await?
+                    .iter()
+                    .map(row_return)
+                    .collect::<Result<Vec<_>, _>>()
+            })?;
+        Ok(rows
+            .into_iter()
+            .map(|(fun, r)| {
+                let stored = StoredReturn {
+                    id: r.id.clone(),
+                    fun,
+                    ret: unpack(&r.ret.0),
+                    retcode: r.retcode,
+                    success: r.success,
+                    out: r.out,
+                };
+                (r.id, stored)
+            })
+            .collect())
+    }
+
+    pub fn returns_page(
+        &self,
+        jid: &str,
+        after: u64,
+        budget: usize,
+    ) -> Result<ReturnsPage, JobCacheError> {
+        let jid = jid.to_string();
+        let after_seq = to_i64(after);
+        let (rows, more) = self
+            .pg
+            .run("read a page of returns", move |conn| async move {
+                let (rows, more) = page_of(
+                    &conn,
+                    "SELECT seq, octet_length(packed) FROM salt_returns
+                 WHERE jid = $1 AND seq > $2 ORDER BY seq",
+                    &format!(
+                        "SELECT {RETURN_COLUMNS}, seq FROM salt_returns
+                     WHERE jid = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+                    ),
+                    &[&jid, &after_seq],
+                    budget,
+                )
+                .await?;
+                let rows = rows
+                    .iter()
+                    .map(|r| Ok((row_return(r)?.1, r.try_get::<_, i64>(7)?)))
+                    .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
+                Ok((rows, more))
+            })?;
+        let next = rows
+            .last()
+            .and_then(|(_, seq)| u64::try_from(*seq).ok())
+            .unwrap_or(after);
+        Ok(ReturnsPage {
+            returns: rows.into_iter().map(|(r, _)| r).collect(),
+            next,
+            more,
+        })
+    }
+
+    pub fn returns_by_id(
+        &self,
+        jid: &str,
+        after: Option<&str>,
+        budget: usize,
+    ) -> Result<Vec<PackedReturn>, JobCacheError> {
+        let jid = jid.to_string();
+        let after = after.map(str::to_string);
+        Ok(self
+            .pg
+            .run("read returns by minion", move |conn| async move {
+                let (rows, _) = page_of(
+                    &conn,
+                    "SELECT id, octet_length(packed) FROM salt_returns
+                 WHERE jid = $1 AND ($2::text IS NULL OR id COLLATE \"C\" > $2)
+                 ORDER BY id COLLATE \"C\"",
+                    &format!(
+                        "SELECT {RETURN_COLUMNS} FROM salt_returns
+                     WHERE jid = $1 AND ($2::text IS NULL OR id COLLATE \"C\" > $2)
+                     ORDER BY id COLLATE \"C\" LIMIT $3"
+                    ),
+                    &[&jid, &after],
+                    budget,
+                )
+                .await?;
+                rows.iter().map(|r| Ok(row_return(r)?.1)).collect()
+            })?)
+    }
+
+    pub fn first_outputter(&self, jid: &str) -> Result<Option<String>, JobCacheError> {
+        let jid = jid.to_string();
+        Ok(self
+            .pg
+            .run("read a job's outputter", move |conn| async move {
+                Ok(conn
+                    .query_opt(
+                        "SELECT out FROM salt_returns WHERE jid = $1 ORDER BY seq LIMIT 1",
+                        &[&jid],
+                    )
+                    .await?
+                    .map(|r| r.try_get::<_, Option<String>>(0))
+                    .transpose()?
+                    .flatten())
+            })?)
+    }
+
+    pub fn counts(&self, jid: &str) -> Result<(u64, u64), JobCacheError> {
+        let jid = jid.to_string();
+        Ok(self
+            .pg
+            .run("count a job's returns", move |conn| async move {
+                let r = conn
+                    .query_one(
+                        "SELECT (SELECT COUNT(*) FROM brine_targets WHERE jid = $1),
+                            (SELECT COUNT(*) FROM salt_returns WHERE jid = $1)",
+                        &[&jid],
+                    )
+                    .await?;
+                let n = |i| {
+                    r.try_get::<_, i64>(i)
+                        .map(|n| u64::try_from(n).unwrap_or(0))
+                };
+                Ok((n(0)?, n(1)?))
+            })?)
+    }
+
+    pub fn returned(&self, jid: &str) -> Result<HashSet<String>, JobCacheError> {
+        let jid = jid.to_string();
+        Ok(self.pg.run("list who returned", move |conn| async move {
+            conn.query("SELECT id FROM salt_returns WHERE jid = $1", &[&jid])
+                .await?
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect()
+        })?)
+    }
+
+    /// Delete jobs started before `cutoff` (ms), their targets and
+    /// returns, and returns stored before it for jobs never published.
+    pub fn clean(&self, cutoff: u64) -> Result<usize, JobCacheError> {
+        let cutoff = to_i64(cutoff);
+        Ok(self.pg.run("remove old jobs", move |mut conn| async move {
+            let tx = conn.transaction().await?;
+            tx.execute(
+                "DELETE FROM brine_targets WHERE jid IN (SELECT jid FROM jids WHERE start_ms < $1)",
+                &[&cutoff],
+            )
+            .await?;
+            tx.execute(
+                "DELETE FROM salt_returns WHERE jid IN (SELECT jid FROM jids WHERE start_ms < $1)
+                 OR (time_ms < $1 AND jid NOT IN (SELECT jid FROM jids))",
+                &[&cutoff],
+            )
+            .await?;
+            let n = tx
+                .execute("DELETE FROM jids WHERE start_ms < $1", &[&cutoff])
+                .await?;
+            tx.commit().await?;
+            Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        })?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{checks, JobCache};
+    use super::*;
+    use crate::postgres::test_server::TestServer;
+
+    #[test]
+    fn a_job_cache_in_postgres_keeps_what_every_backend_keeps() {
+        let server = TestServer::start();
+        let opts = server.options("salt");
+        checks::jobs_targets_returns_and_cleanup(&|| JobCache::open_postgres(&opts).unwrap());
+        checks::returns_come_in_bounded_pages(&JobCache::open_postgres(&opts).unwrap());
+    }
+
+    /// What Salt's readers see: the pgjsonb columns filled as Salt's
+    /// returner fills them, and a row Salt wrote (no brine columns) read
+    /// back as a return.
+    #[test]
+    fn salt_readers_see_salt_rows_and_salt_rows_read_back() {
+        let server = TestServer::start();
+        let c = JobCache::open_postgres(&server.options("salt")).unwrap();
+        let j = checks::job("20240102030405000777", 5);
+        c.add_job(&j, &["web1".into(), "web2".into()]).unwrap();
+        let mut m = Map::default();
+        m.insert("text".into(), Value::Str("a\u{0}b".into()));
+        let mut r = checks::ret(&j.jid, "web1", Value::Map(m.clone()));
+        r.success = false;
+        r.retcode = 2;
+        assert_eq!(c.add_return(&r, 10).unwrap(), Stored::New);
+        let pg = Pg::connect(&server.options("salt")).unwrap();
+        let (load, ret, success, full) = pg
+            .run("read as Salt", |conn| async move {
+                let l = conn.query_one("SELECT load FROM jids", &[]).await?;
+                let r = conn
+                    .query_one("SELECT return, success, full_ret FROM salt_returns", &[])
+                    .await?;
+                Ok((
+                    l.get::<_, serde_json::Value>(0),
+                    r.get::<_, serde_json::Value>(0),
+                    r.get::<_, String>(1),
+                    r.get::<_, serde_json::Value>(2),
+                ))
+            })
+            .unwrap();
+        assert_eq!(load["Minions"], serde_json::json!(["web1", "web2"]));
+        assert_eq!(ret, serde_json::json!({"text": "a\u{FFFD}b"}));
+        assert_eq!(success, "false");
+        assert_eq!(full["retcode"], 2);
+        assert_eq!(full["id"], "web1");
+        // The exact value is what brine gives back.
+        assert_eq!(c.returns(&j.jid).unwrap()["web1"].ret, Value::Map(m));
+        // A row as Salt's returner writes it.
+        pg.run("write as Salt", |conn| async move {
+            conn.execute(
+                "INSERT INTO salt_returns (fun, jid, return, id, success, full_ret)
+                 VALUES ('test.ping', '20240102030405000777', 'true', 'web2', 'true',
+                         '{\"return\": true}')",
+                &[],
+            )
+            .await
+        })
+        .unwrap();
+        let rs = c.returns(&j.jid).unwrap();
+        assert_eq!(rs["web2"].ret, Value::Bool(true));
+        assert!(rs["web2"].success);
+        assert_eq!(c.counts(&j.jid).unwrap(), (2, 2));
+    }
+
+    #[test]
+    fn json_for_jsonb_has_no_nul_and_salt_load_shape() {
+        let v = serde_json::json!({"a\u{0}": ["x\u{0}y", 1], "b": {"c": "\u{0}"}});
+        assert_eq!(
+            jsonb(v),
+            serde_json::json!({"a\u{FFFD}": ["x\u{FFFD}y", 1], "b": {"c": "\u{FFFD}"}})
+        );
+        assert_eq!(cut("état.apply", 3), "éta");
+        assert_eq!(cut("ab", 50), "ab");
+        let job = checks::job("20240102030405123456", 0);
+        let load = salt_load(&job, &["web1".into()]);
+        assert_eq!(
+            load,
+            serde_json::json!({
+                "fun": "state.apply",
+                "arg": ["web", {"__kwarg__": true, "test": true}],
+                "tgt": "web*",
+                "tgt_type": "glob",
+                "jid": "20240102030405123456",
+                "user": "root",
+                "ret": "",
+                "Minions": ["web1"],
+            })
+        );
+    }
+}
