@@ -118,6 +118,13 @@ const KNOWN: &[(&str, Kind)] = &[
     ("state_verbose", Kind::Bool),
     ("master", Kind::StrOrList),
     ("master_port", Kind::Int),
+    // Several masters (Salt's multi-master): serve all (str) or one at a
+    // time (failover), with its alive checks and failback.
+    ("master_type", Kind::Str),
+    ("master_alive_interval", Kind::Int),
+    ("master_failback", Kind::Bool),
+    ("master_failback_interval", Kind::Int),
+    ("random_master", Kind::Bool),
     ("publish_port", Kind::Int),
     ("ret_port", Kind::Int),
     ("interface", Kind::Str),

@@ -278,6 +278,14 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
 /// An identity's whole life: authenticate, fetch the pillar, serve; again
 /// from the top when the master asks us to authenticate anew.
 pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
+    // Ends with this task (a failover minion closes a master's session by
+    // aborting it): the next session's resender takes the queue over.
+    struct Resender(tokio::task::JoinHandle<()>);
+    impl Drop for Resender {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
     let mut resender = None;
     loop {
         if !authenticate(&shared, &ident).await {
@@ -293,7 +301,7 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
             tracing::info!("{}: ready", ident.id());
         }
         if resender.is_none() {
-            resender = Some(tokio::spawn(returns::resend_loop(ident.clone())));
+            resender = Some(Resender(tokio::spawn(returns::resend_loop(ident.clone()))));
         }
         ident.returns.wake();
         ident.client.auth.reauth.notified().await;

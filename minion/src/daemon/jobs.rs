@@ -903,6 +903,8 @@ mod tests {
             "web1",
             &td.path().join("pki"),
             &td.path().join("cache"),
+            &Default::default(),
+            returns::PENDING_DIR,
         )
         .unwrap();
         let mut p = publication("web1".into(), "glob");

@@ -16,7 +16,9 @@
 //! `salt://` files through [`fileclient`]); functions run on the minion.
 //!
 //! Every identity shares one ret-port connection ([`link`]) and one
-//! subscription; a swarm ([`swarm`]) is many identities in one process.
+//! subscription per master; a swarm ([`swarm`]) is many identities in one
+//! process. Several masters ([`masters`]): a session (link, subscription,
+//! identities) per master served, all at once or one at a time.
 //! Everything runs on one current-thread tokio runtime; execution functions
 //! (which block) run on tokio's blocking threads.
 
@@ -25,6 +27,7 @@ pub mod fileclient;
 pub mod jobs;
 pub mod keys;
 pub mod link;
+pub mod masters;
 pub mod pillar;
 pub mod remote;
 pub mod returns;
@@ -83,8 +86,19 @@ pub enum DaemonError {
 #[derive(Debug, Clone)]
 pub struct DaemonConfig {
     pub id: String,
-    /// `master`: host name or address (the first one of a list).
-    pub master: String,
+    /// `master`: host names or addresses (several: Salt's multi-master).
+    pub masters: Vec<String>,
+    /// `master_type`: serve every master at once, or one at a time.
+    pub master_type: masters::MasterType,
+    /// `master_alive_interval`: how often a failover minion checks that
+    /// its master is there (zero: never, Salt's default).
+    pub master_alive_interval: Duration,
+    /// `master_failback`: go back to the first master once it is up.
+    pub master_failback: bool,
+    /// `master_failback_interval` (zero in the file: the alive interval).
+    pub master_failback_interval: Duration,
+    /// `random_master`: try the masters in a random order.
+    pub random_master: bool,
     /// `master_port`: the master's ret port.
     pub master_port: u16,
     pub publish_port: u16,
@@ -104,25 +118,58 @@ impl DaemonConfig {
     /// Read the daemon's options from a loaded minion's `opts`.
     pub fn from_minion(m: &Minion) -> Result<DaemonConfig, DaemonError> {
         let o = &m.opts;
-        let master = match o.get("master") {
-            Some(Value::Str(s)) => s.clone(),
+        let master_list = matches!(o.get("master"), Some(Value::List(_)));
+        let masters = match o.get("master") {
+            Some(Value::Str(s)) => vec![s.clone()],
             Some(Value::List(l)) => {
-                let first = l
-                    .first()
-                    .and_then(Value::as_str)
-                    .ok_or(DaemonError::Config {
+                let names: Vec<String> = l
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect();
+                if names.is_empty() {
+                    return Err(DaemonError::Config {
                         key: "master",
                         problem: "an empty list names no master".into(),
-                    })?;
-                if l.len() > 1 {
-                    tracing::warn!(
-                        "several masters are configured; brine-minion connects to the first, {first}"
-                    );
+                    });
                 }
-                first.to_string()
+                names
             }
-            _ => "salt".to_string(),
+            _ => vec!["salt".to_string()],
         };
+        let t = opts::get_str(o, "master_type").unwrap_or("str");
+        let master_type = masters::MasterType::parse(t).ok_or_else(|| DaemonError::Config {
+            key: "master_type",
+            problem: format!("Invalid keyword '{t}' (brine-minion serves str and failover)"),
+        })?;
+        if master_type == masters::MasterType::Failover && !master_list {
+            return Err(DaemonError::Config {
+                key: "master_type",
+                problem: "master_type set to 'failover' but 'master' is not of type list but of \
+                          type str"
+                    .into(),
+            });
+        }
+        let seconds = |key: &'static str| -> Result<Duration, DaemonError> {
+            match o.get(key) {
+                None | Some(Value::Null) => Ok(Duration::ZERO),
+                Some(Value::Int(i)) if (0..=86_400).contains(i) => {
+                    Ok(Duration::from_secs(*i as u64))
+                }
+                Some(other) => Err(DaemonError::Config {
+                    key,
+                    problem: format!(
+                        "expected seconds between 0 and 86400, found {}",
+                        other.to_python_repr()
+                    ),
+                }),
+            }
+        };
+        let master_alive_interval = seconds("master_alive_interval")?;
+        let mut master_failback_interval = seconds("master_failback_interval")?;
+        if master_failback_interval.is_zero() {
+            master_failback_interval = master_alive_interval;
+        }
         let port = |key: &'static str, default: u16| -> Result<u16, DaemonError> {
             match o.get(key) {
                 None | Some(Value::Null) => Ok(default),
@@ -163,7 +210,12 @@ impl DaemonConfig {
             |key: &str, default: &str| PathBuf::from(opts::get_str(o, key).unwrap_or(default));
         Ok(DaemonConfig {
             id: m.id.clone(),
-            master,
+            masters,
+            master_type,
+            master_alive_interval,
+            master_failback: opts::get_bool(o, "master_failback", false),
+            master_failback_interval,
+            random_master: opts::get_bool(o, "random_master", false),
             master_port: port("master_port", 4506)?,
             publish_port: port("publish_port", 4505)?,
             pki_dir: path("pki_dir", "/etc/brine/pki/minion"),
@@ -391,7 +443,7 @@ pub struct Identity {
     /// The minion as functions see it; each job runs on a snapshot.
     pub minion: RwLock<Arc<Minion>>,
     pub standing: watch::Sender<Standing>,
-    pub returns: returns::ReturnQueue,
+    pub returns: Arc<returns::ReturnQueue>,
     /// Jobs running now (Salt's proc files): `saltutil.running` data.
     pub running: Arc<running::RunningTable>,
 }
@@ -601,7 +653,7 @@ pub fn main(args: &DaemonArgs) -> i32 {
             return EX_CONFIG;
         }
     };
-    let code = rt.block_on(serve(config, base, args.swarm));
+    let code = rt.block_on(masters::serve(config, base, args.swarm));
     // A function still running on a blocking thread does not hold the exit
     // up (its return is lost, as it would be with a crash).
     rt.shutdown_timeout(Duration::from_millis(500));
@@ -609,7 +661,7 @@ pub fn main(args: &DaemonArgs) -> i32 {
 }
 
 /// Resolve `host:port`, retrying while the name does not resolve.
-async fn resolve(host: &str, port: u16) -> SocketAddr {
+pub(crate) async fn resolve(host: &str, port: u16) -> SocketAddr {
     let mut delay = Duration::from_secs(1);
     loop {
         match tokio::net::lookup_host((host, port)).await {
@@ -636,6 +688,8 @@ pub fn make_identity(
     id: &str,
     pki_dir: &Path,
     cachedir: &Path,
+    queues: &returns::Queues,
+    queue: &str,
 ) -> Result<Arc<Identity>, DaemonError> {
     let key = keys::load_or_create(pki_dir)?;
     // No master is trusted before this run's auth has checked its key
@@ -657,7 +711,7 @@ pub fn make_identity(
     minion.source = CompileSource::Master(Arc::new(remote::Remote::new(client.clone(), cachedir)));
     let (standing, _) = watch::channel(Standing::Starting);
     Ok(Arc::new(Identity {
-        returns: returns::ReturnQueue::new(cachedir),
+        returns: queues.get(cachedir, queue),
         client,
         pki_dir: pki_dir.to_path_buf(),
         cachedir: cachedir.to_path_buf(),
@@ -667,28 +721,59 @@ pub fn make_identity(
     }))
 }
 
-async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 {
-    let ret_addr = resolve(&config.master, config.master_port).await;
+/// One master's session: the shared state of its identities and the tasks
+/// serving them (authentication, subscription, reconnect watch).
+pub struct Session {
+    pub shared: Arc<Shared>,
+    pub tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// What every master session of the process is opened from.
+pub struct Process {
+    pub config: DaemonConfig,
+    /// The minion as loaded (grains collected once).
+    pub base: Minion,
+    pub swarm: Option<usize>,
+    pub queues: returns::Queues,
+    /// Where a session reports a fatal refusal (exit code, message).
+    pub fatal: tokio::sync::mpsc::Sender<(i32, String)>,
+}
+
+/// Connect to `master` (its ret port at `addr`): build the identities
+/// (their undelivered returns under `cachedir/<queue>`) and start their
+/// tasks.
+pub fn open_session(
+    process: &Process,
+    master: &str,
+    ret_addr: SocketAddr,
+    queue: &str,
+) -> Result<Session, DaemonError> {
+    let Process {
+        config,
+        base,
+        swarm,
+        queues,
+        fatal,
+    } = process;
+    let (swarm, fatal) = (*swarm, fatal.clone());
     let pub_addr = SocketAddr::new(ret_addr.ip(), config.publish_port);
     let limits = Limits::default();
     let link = Link::start(ret_addr, limits.clone());
-    let master = Arc::new(RwLock::new(None));
     let identities = match swarm {
-        None => make_identity(&link, &base, &config.id, &config.pki_dir, &config.cachedir)
-            .map(|i| vec![i]),
-        Some(n) => swarm::identities(&link, &base, &config, n),
-    };
-    let identities = match identities {
-        Ok(i) => i,
-        Err(e) => {
-            tracing::error!("{e}");
-            eprintln!("Error: {e}");
-            return EX_CONFIG;
-        }
-    };
-    let (fatal, mut fatal_rx) = tokio::sync::mpsc::channel(4);
+        None => make_identity(
+            &link,
+            base,
+            &config.id,
+            &config.pki_dir,
+            &config.cachedir,
+            queues,
+            queue,
+        )
+        .map(|i| vec![i]),
+        Some(n) => swarm::identities(&link, base, config, n, queues, queue),
+    }?;
     let shared = Arc::new(Shared {
-        config,
+        config: config.clone(),
         link,
         limits,
         identities,
@@ -701,12 +786,12 @@ async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 
         started_local_ms: brine_protocol::crypto::local_now_ms(),
         stopping: std::sync::atomic::AtomicBool::new(false),
         session: RwLock::new(None),
-        master,
+        master: Arc::new(RwLock::new(None)),
         jobs: Semaphore::new(MAX_CONCURRENT_JOBS),
         fatal,
     });
     tracing::info!(
-        "brine-minion {} starting: master {ret_addr} (publish port {})",
+        "brine-minion {} starting: master {master} at {ret_addr} (publish port {})",
         if shared.identities.len() == 1 {
             shared.config.id.clone()
         } else {
@@ -714,15 +799,14 @@ async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 
         },
         shared.config.publish_port
     );
-    for ident in &shared.identities {
-        tokio::spawn(auth::identity_main(shared.clone(), ident.clone()));
-    }
-    tokio::spawn(jobs::subscribe(shared.clone(), pub_addr));
-    tokio::spawn(watch_reconnects(shared.clone()));
-    // Returns not yet acknowledged stay on disk for the next start.
-    let code = wait_for_end(&mut fatal_rx).await;
-    drain(&shared).await;
-    code
+    let mut tasks: Vec<_> = shared
+        .identities
+        .iter()
+        .map(|ident| tokio::spawn(auth::identity_main(shared.clone(), ident.clone())))
+        .collect();
+    tasks.push(tokio::spawn(jobs::subscribe(shared.clone(), pub_addr)));
+    tasks.push(tokio::spawn(watch_reconnects(shared.clone())));
+    Ok(Session { shared, tasks })
 }
 
 /// Stop taking jobs and give the running ones `shutdown_timeout` to
@@ -730,7 +814,7 @@ async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> i32 
 /// a return the master has not taken yet is sent after the next start). A
 /// job still running then is given an error return in the queue: the
 /// master learns the minion stopped rather than never hearing.
-async fn drain(shared: &Shared) {
+pub(crate) async fn drain(shared: &Shared) {
     shared
         .stopping
         .store(true, std::sync::atomic::Ordering::Release);
@@ -787,7 +871,7 @@ async fn watch_reconnects(shared: Arc<Shared>) {
     }
 }
 
-async fn wait_for_end(fatal: &mut tokio::sync::mpsc::Receiver<(i32, String)>) -> i32 {
+pub(crate) async fn wait_for_end(fatal: &mut tokio::sync::mpsc::Receiver<(i32, String)>) -> i32 {
     let term = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(mut s) => {
@@ -856,7 +940,9 @@ mod tests {
         let (m, _) = Minion::load(td.path(), Default::default()).unwrap();
         let c = DaemonConfig::from_minion(&m).unwrap();
         assert_eq!(c.id, "web1");
-        assert_eq!(c.master, "127.0.0.1");
+        assert_eq!(c.masters, ["127.0.0.1", "10.0.0.2"]);
+        assert_eq!(c.master_type, masters::MasterType::Str);
+        assert_eq!(c.master_alive_interval, Duration::ZERO);
         assert_eq!((c.master_port, c.publish_port), (5506, 5505));
         // Salt's default paths, under root_dir.
         assert_eq!(c.pki_dir, td.path().join("etc/brine/pki/minion"));

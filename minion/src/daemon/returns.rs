@@ -41,6 +41,24 @@ pub enum ReturnError {
     },
 }
 
+/// The return queues of the process by folder, so that the sessions a
+/// failover minion opens one after another share one queue (and its wake-up)
+/// per identity: a job started under one master queues its return where
+/// the next master's resender looks.
+#[derive(Default)]
+pub struct Queues(Mutex<std::collections::HashMap<PathBuf, Arc<ReturnQueue>>>);
+
+impl Queues {
+    /// The queue in `cachedir/<folder>`, made on first use.
+    pub fn get(&self, cachedir: &Path, folder: &str) -> Arc<ReturnQueue> {
+        let dir = cachedir.join(folder);
+        let mut all = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        all.entry(dir)
+            .or_insert_with(|| Arc::new(ReturnQueue::new(cachedir, folder)))
+            .clone()
+    }
+}
+
 /// An identity's returns waiting for the master.
 pub struct ReturnQueue {
     dir: PathBuf,
@@ -69,9 +87,11 @@ fn file_name(jid: &str) -> String {
 }
 
 impl ReturnQueue {
-    pub fn new(cachedir: &Path) -> ReturnQueue {
+    /// The queue in `cachedir/<folder>` ([`PENDING_DIR`] unless several
+    /// masters each keep their own).
+    pub fn new(cachedir: &Path, folder: &str) -> ReturnQueue {
         ReturnQueue {
-            dir: cachedir.join(PENDING_DIR),
+            dir: cachedir.join(folder),
             wake: Notify::new(),
             in_flight: Mutex::new(HashSet::new()),
         }
@@ -409,7 +429,7 @@ mod tests {
     #[test]
     fn queue_survives_on_disk_in_jid_order_with_private_files() {
         let td = tempfile::tempdir().unwrap();
-        let q = ReturnQueue::new(td.path());
+        let q = ReturnQueue::new(td.path(), PENDING_DIR);
         assert!(q.pending().is_empty());
         q.persist(&ret("20250101000000000002")).unwrap();
         let p1 = q.persist(&ret("20250101000000000001")).unwrap();
@@ -421,7 +441,7 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
 
         // A new queue over the same folder (a minion restart) sees them all.
-        let again = ReturnQueue::new(td.path());
+        let again = ReturnQueue::new(td.path(), PENDING_DIR);
         let jids: Vec<String> = again.pending().into_iter().map(|(_, r)| r.jid).collect();
         assert_eq!(
             jids,
@@ -483,6 +503,8 @@ mod tests {
             "web1",
             &td.path().join("pki"),
             &td.path().join("cache"),
+            &Default::default(),
+            PENDING_DIR,
         )
         .unwrap();
         fake.accept("web1", &ident.client.key);

@@ -21,6 +21,8 @@ pub fn identities(
     base: &Minion,
     config: &DaemonConfig,
     count: usize,
+    queues: &super::returns::Queues,
+    queue: &str,
 ) -> Result<Vec<Arc<Identity>>, DaemonError> {
     (0..count)
         .map(|n| {
@@ -31,6 +33,8 @@ pub fn identities(
                 &id,
                 &config.pki_dir.join("swarm").join(&id),
                 &config.cachedir.join("swarm").join(&id),
+                queues,
+                queue,
             )
         })
         .collect()

@@ -1,0 +1,274 @@
+//! Two brine-masters sharing one PostgreSQL (`master_job_cache: pgjsonb`),
+//! and a brine-minion serving both (`master_type: str`) or one at a time
+//! (`master_type: failover`), all on this machine: PostgreSQL on a private
+//! Unix socket, master A on 127.0.0.1 and master B on 127.0.0.2 with the
+//! same ports (as the README's two-master setup), the same master key on
+//! both (as Salt's multi-master requires).
+
+use brine_master::postgres::test_server::TestServer;
+use brine_tests::daemon::{free_port, json_docs, json_out, MasterConf, MasterProc};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A master's config folder for `interface`, sharing `server`'s database.
+fn master_conf(interface: &str, publish_port: u16, ret_port: u16, db: &Path) -> MasterConf {
+    let dir = tempfile::Builder::new()
+        .prefix("brine-mm-")
+        .tempdir()
+        .expect("tempdir");
+    let conf = dir.path().join("etc");
+    std::fs::create_dir_all(&conf).expect("etc");
+    let text = format!(
+        "interface: {interface}\npublish_port: {publish_port}\nret_port: {ret_port}\n\
+         root_dir: {}\nlog_level: info\nkeep_jobs: 1\n\
+         master_job_cache: pgjsonb\nreturner.pgjsonb.host: {}\nreturner.pgjsonb.port: 5432\n\
+         returner.pgjsonb.user: brine\nreturner.pgjsonb.pass: ''\nreturner.pgjsonb.db: salt\n",
+        dir.path().join("mroot").display(),
+        db.display()
+    );
+    std::fs::write(conf.join("master"), text).expect("write master config");
+    MasterConf {
+        dir,
+        publish_port,
+        ret_port,
+    }
+}
+
+/// Masters A (127.0.0.1) and B (127.0.0.2) on one database, B holding A's
+/// key pair. Neither is started.
+fn two_masters(server: &TestServer) -> (MasterConf, MasterConf) {
+    let (publish_port, ret_port) = (free_port(), free_port());
+    let a = master_conf("127.0.0.1", publish_port, ret_port, server.path());
+    let b = master_conf("127.0.0.2", publish_port, ret_port, server.path());
+    // The key pair every master of the site holds: made by A's first
+    // start, copied to B.
+    let kp = brine_protocol::crypto::KeyPair::generate().expect("key pair");
+    for conf in [&a, &b] {
+        let pki = conf.pki_dir();
+        std::fs::create_dir_all(&pki).expect("pki dir");
+        brine_protocol::keys::write_private(&pki.join("master.key"), &kp).expect("master.key");
+        brine_protocol::keys::write_public(&pki.join("master.pub"), &kp.public())
+            .expect("master.pub");
+    }
+    (a, b)
+}
+
+/// CONF/minion (in A's folder) for both masters.
+fn write_minion(a: &MasterConf, extra: &str) {
+    let text = format!(
+        "id: web1\nmaster:\n  - 127.0.0.1\n  - 127.0.0.2\npublish_port: {}\nmaster_port: {}\n\
+         root_dir: {}\nacceptance_wait_time: 1\nlog_level: info\n{extra}",
+        a.publish_port,
+        a.ret_port,
+        a.dir.path().join("nroot").display()
+    );
+    std::fs::write(a.conf_dir().join("minion"), text).expect("write minion config");
+}
+
+/// `brine -t T web1 FUN...` through `conf`'s master: web1's answer.
+fn ask(conf: &MasterConf, timeout: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["--out", "json", "-t", timeout, "web1"];
+    all.extend_from_slice(args);
+    let out = conf.cli("brine", &all);
+    json_docs(&out.stdout)
+        .ok()
+        .and_then(|j| j.get("web1").cloned())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// Wait (bounded) until web1 answers `test.ping` through `conf`'s master.
+fn until_pinged(conf: &MasterConf, within: Duration, what: &str, logs: &dyn Fn() -> String) {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if ask(conf, "2", &["test.ping"]) == serde_json::Value::Bool(true) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!("{what}: web1 never answered\n{}", logs());
+}
+
+/// Wait (bounded) until web1's key waits on `conf`'s master, and accept it.
+fn accept_when_asked(conf: &MasterConf, logs: &dyn Fn() -> String) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = conf.cli("brine-key", &["--out", "json", "-L"]);
+        if json_out(&out)["minions_pre"] == serde_json::json!(["web1"]) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "web1 never asked\n{}", logs());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = conf.cli("brine-key", &["-a", "web1", "-y"]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// web1's stored return of `jid`, read through `conf`'s master.
+fn stored(conf: &MasterConf, jid: &str) -> Option<serde_json::Value> {
+    let out = conf.cli("brine-run", &["--out", "json", "jobs.lookup_jid", jid]);
+    json_out(&out).get("web1").cloned()
+}
+
+fn logs(a: &MasterConf, b: &MasterConf) -> String {
+    format!(
+        "master A log:\n{}\nmaster B log:\n{}\nminion log:\n{}",
+        a.log(),
+        b.log(),
+        a.minion_log()
+    )
+}
+
+/// str mode: the minion serves both masters; a key accepted on B lets it
+/// in on A; jobs from either run; B shows the returns of A's job.
+#[test]
+fn two_masters_share_keys_and_jobs_and_a_minion_serves_both() {
+    let server = TestServer::start();
+    let (a, b) = two_masters(&server);
+    let _ma = a.start();
+    let _mb = b.start();
+    write_minion(&a, "");
+    let _minion = a.start_minion(&[]);
+    let logs = || logs(&a, &b);
+    // Accepted once, on B only: the shared store lets it in on both.
+    accept_when_asked(&b, &logs);
+    let listed = json_out(&a.cli("brine-key", &["--out", "json", "-L"]));
+    assert_eq!(listed["minions"], serde_json::json!(["web1"]), "{listed}");
+    assert!(
+        std::fs::read_dir(a.pki_dir().join("minions"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+            == 0,
+        "keys are in the database, not in pki_dir"
+    );
+    until_pinged(&a, Duration::from_secs(30), "through A", &logs);
+    until_pinged(&b, Duration::from_secs(30), "through B", &logs);
+
+    // A job published by A: its return is seen through B.
+    let out = a.cli("brine", &["--async", "web1", "test.echo", "from-a"]);
+    let jid = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(jid.len(), 20, "{out:?}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(v) = stored(&b, &jid) {
+            assert_eq!(v, serde_json::json!("from-a"));
+            break;
+        }
+        assert!(Instant::now() < deadline, "no return via B\n{}", logs());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Each master published its own jobs and each got the return: two
+    // queues kept apart, nothing left in them.
+    let cache = a.dir.path().join("nroot/var/cache/brine/minion");
+    for q in ["pending_returns-127.0.0.1_", "pending_returns-127.0.0.2_"] {
+        let dir = cache.join(format!("{q}{}", a.ret_port));
+        assert!(dir.is_dir(), "{}", dir.display());
+    }
+}
+
+/// failover: kill -9 the master the minion uses; within
+/// `master_alive_interval` + 5 s a job from the other reaches it, and the
+/// returns of the jobs it was running when its master died reach the
+/// other master (counted).
+#[test]
+fn a_failover_minion_moves_to_the_other_master_and_loses_no_return() {
+    let server = TestServer::start();
+    let (a, b) = two_masters(&server);
+    let mut ma = a.start();
+    let _mb = b.start();
+    write_minion(&a, "master_type: failover\nmaster_alive_interval: 2\n");
+    let _minion = a.start_minion(&[]);
+    let logs = || logs(&a, &b);
+    accept_when_asked(&a, &logs);
+    until_pinged(&a, Duration::from_secs(30), "through A", &logs);
+    // One master at a time: B knows web1 (the shared keys) but gets no
+    // answer from it.
+    let from_b = ask(&b, "2", &["test.ping"]);
+    assert!(
+        from_b
+            .as_str()
+            .is_some_and(|s| s.starts_with("Minion did not return")),
+        "{from_b}"
+    );
+
+    // Three jobs running on web1 when A dies.
+    let jids: Vec<String> = (0..3)
+        .map(|_| {
+            let out = a.cli("brine", &["--async", "web1", "test.sleep", "4"]);
+            String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .last()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(jids.iter().all(|j| j.len() == 20), "{jids:?}");
+    std::thread::sleep(Duration::from_millis(1000));
+    let pid = ma.pid().expect("master A runs");
+    let killed = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let at = Instant::now();
+    ma.stop();
+    until_pinged(&b, Duration::from_secs(2 + 5), "after A was killed", &logs);
+    eprintln!("failover took {:?}", at.elapsed());
+
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let mut got = 0;
+    while Instant::now() < deadline {
+        got = jids.iter().filter(|j| stored(&b, j).is_some()).count();
+        if got == jids.len() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(got, jids.len(), "returns lost across the kill\n{}", logs());
+    let minion_log = a.minion_log();
+    for line in [
+        "Connection to master 127.0.0.1 lost",
+        "Trying to tune in to next master from master-list",
+        "Re-initialising subsystems for new master 127.0.0.2",
+    ] {
+        assert!(
+            minion_log.contains(line),
+            "{line:?} not logged\n{minion_log}"
+        );
+    }
+}
+
+/// PostgreSQL stopped while a job runs and started again: the return
+/// the master could not store is resent by the minion and stored.
+#[test]
+fn a_return_survives_postgres_restarting_mid_job() {
+    let server = TestServer::start();
+    let (a, b) = two_masters(&server);
+    drop(b);
+    let _ma = a.start();
+    write_minion(&a, "");
+    let _minion: MasterProc = a.start_minion(&[]);
+    let logs = || format!("master log:\n{}\nminion log:\n{}", a.log(), a.minion_log());
+    accept_when_asked(&a, &logs);
+    until_pinged(&a, Duration::from_secs(30), "before", &logs);
+    let out = a.cli("brine", &["--async", "web1", "test.sleep", "2"]);
+    let jid = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(jid.len(), 20, "{out:?}");
+    server.stop();
+    // The return comes back while the database is down.
+    std::thread::sleep(Duration::from_secs(4));
+    server.start_again();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while stored(&a, &jid).is_none() {
+        assert!(Instant::now() < deadline, "the return was lost\n{}", logs());
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
