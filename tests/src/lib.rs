@@ -1,9 +1,11 @@
-//! Shared by the end-to-end tests: locating the built binaries, and the
+//! Shared by the end-to-end tests: locating the built binaries, a relay
+//! that can cut a minion off its master (`partition`), and the
 //! conformance runner that replays `tests/conformance/cases` (copied from
 //! what real Salt 3007.8 answered) against brine and compares.
 
 pub mod conformance;
 pub mod daemon;
+pub mod partition;
 
 use std::path::PathBuf;
 

@@ -173,14 +173,18 @@ fn two_masters_share_keys_and_jobs_and_a_minion_serves_both() {
 /// failover: kill -9 the master the minion uses; within
 /// `master_alive_interval` + 5 s a job from the other reaches it, and the
 /// returns of the jobs it was running when its master died reach the
-/// other master (counted).
+/// other master (counted). With `master_failback` it goes back to the
+/// first master once that is up again.
 #[test]
 fn a_failover_minion_moves_to_the_other_master_and_loses_no_return() {
     let server = TestServer::start();
     let (a, b) = two_masters(&server);
     let mut ma = a.start();
     let _mb = b.start();
-    write_minion(&a, "master_type: failover\nmaster_alive_interval: 2\n");
+    write_minion(
+        &a,
+        "master_type: failover\nmaster_alive_interval: 2\nmaster_failback: True\n",
+    );
     let _minion = a.start_minion(&[]);
     let logs = || logs(&a, &b);
     accept_when_asked(&a, &logs);
