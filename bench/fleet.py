@@ -4,7 +4,7 @@ processes) on the benchmark tree, on this machine's loopback.
 
 usage: fleet.py [--minions N] [--swarms S] [--brine DIR] [--tree DIR]
                 [--timeout T] [--skip-apply | --ping-only] [--repeat R]
-                [--hold SECONDS]
+                [--hold SECONDS] [--postgres]
 
 Generates the tree with mktree.py (2000 states, 500 pillar SLS, a 200-file
 PillarStack) unless --tree names one; starts the master (file_roots,
@@ -19,7 +19,13 @@ processes sharing N minion identities; waits until every minion answers
     stream: the script never holds the output),
   - master and swarm peak RSS during that command (VmHWM, reset through
     /proc/PID/clear_refs before it),
-  - the master's CPU seconds per minion for that command.
+  - the master's CPU seconds per minion for that command,
+  - returns stored per second (returns shown / seconds).
+
+--postgres keeps jobs, returns and keys in a private PostgreSQL server
+(initdb in the run's temporary folder, a Unix socket, Debian's postgresql
+package; run as the postgres user when the script runs as root) through
+`master_job_cache: pgjsonb`, instead of the default SQLite file.
 
 It also prints the master's RSS once every minion is up and idle.
 --repeat runs each command R times (one line each); --hold keeps the fleet
@@ -91,6 +97,45 @@ def run_cli(argv, timeout):
     return time.perf_counter() - start, docs, rc
 
 
+def pg_bin():
+    """The folder of PostgreSQL's server programs (Debian's layout first)."""
+    import glob
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                   key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    if found:
+        return os.path.dirname(found[-1])
+    path = shutil.which("initdb")
+    if path:
+        return os.path.dirname(path)
+    sys.exit("--postgres needs PostgreSQL's server programs: apt-get install postgresql")
+
+
+def start_postgres(tmp):
+    """A private server in TMP/pg (socket there too) with a database `salt`;
+    returns (socket dir, stop function)."""
+    bindir = pg_bin()
+    d = os.path.join(tmp, "pg")
+    os.makedirs(d)
+    as_user = []
+    if os.geteuid() == 0:
+        shutil.chown(d, "postgres", "postgres")
+        os.chmod(tmp, 0o755)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    run = lambda *argv: subprocess.run(as_user + list(argv), check=True, cwd=d,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    data = os.path.join(d, "data")
+    run(os.path.join(bindir, "initdb"), "-D", data, "-U", "brine", "--auth=trust", "-E", "UTF8",
+        "--locale=C")
+    run(os.path.join(bindir, "pg_ctl"), "-D", data, "-o",
+        "-k %s -c listen_addresses='' -p 5432" % d, "-l", os.path.join(d, "log"), "-w", "start")
+    run(os.path.join(bindir, "createdb"), "-h", d, "-p", "5432", "-U", "brine", "salt")
+
+    def stop_pg():
+        subprocess.run(as_user + [os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "fast",
+                                  "stop"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return d, stop_pg
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--minions", type=int, default=1000)
@@ -103,6 +148,8 @@ def main():
     ap.add_argument("--ping-only", action="store_true", help="only test.ping")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--hold", type=float, default=0)
+    ap.add_argument("--postgres", action="store_true",
+                    help="keep jobs, returns and keys in a private PostgreSQL (pgjsonb)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="brine-fleet-")
     tree = bench_tree(here, tmp, a.tree)
@@ -115,6 +162,14 @@ def main():
         with open(os.path.join(etc, "master"), "a") as f:
             f.write("max_connections: %d\nmax_connections_per_address: %d\n"
                     % (a.minions + 100, a.minions + 100))
+    stop_pg = None
+    if a.postgres:
+        sock, stop_pg = start_postgres(tmp)
+        with open(os.path.join(etc, "master"), "a") as f:
+            f.write("master_job_cache: pgjsonb\nreturner.pgjsonb.host: %s\n"
+                    "returner.pgjsonb.port: 5432\nreturner.pgjsonb.user: brine\n"
+                    "returner.pgjsonb.pass: ''\nreturner.pgjsonb.db: salt\n" % sock)
+        print("job cache and keys: PostgreSQL at %s" % sock)
     bindir = os.path.abspath(a.brine)
     log = open(os.path.join(tmp, "fleet.log"), "w")
     master = subprocess.Popen([os.path.join(bindir, "brine-master"), "-c", etc],
@@ -162,8 +217,9 @@ def main():
         if not (a.skip_apply or a.ping_only):
             funs += [["state.apply"], ["state.apply", "test=True"]]
         funs = [f for f in funs for _ in range(a.repeat)]
-        print("%-26s %9s %9s %12s %11s %13s" % ("command", "seconds", "shown", "master peak",
-                                                "swarm peak", "master cpu/m"))
+        print("%-26s %9s %9s %12s %11s %13s %10s" % ("command", "seconds", "shown",
+                                                     "master peak", "swarm peak",
+                                                     "master cpu/m", "returns/s"))
         for fun in funs:
             wait_quiet(master)
             for p in [master] + swarms:
@@ -174,8 +230,9 @@ def main():
             cpu = cpu_seconds(master.pid) - cpu0
             mpeak = status_kb(master.pid, "VmHWM") / 1024
             speak = sum(status_kb(s.pid, "VmHWM") for s in swarms) / 1024
-            print("%-26s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms" % (
-                " ".join(fun), secs, docs, mpeak, speak, cpu / a.minions * 1000), flush=True)
+            print("%-26s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms %10.0f" % (
+                " ".join(fun), secs, docs, mpeak, speak, cpu / a.minions * 1000,
+                docs / secs if secs > 0 else 0), flush=True)
             if rc not in (0, 1):
                 print("  (brine exited %d)" % rc)
         if a.hold > 0:
@@ -184,6 +241,8 @@ def main():
             time.sleep(a.hold)
     finally:
         stop(procs)
+        if stop_pg:
+            stop_pg()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -1077,3 +1077,25 @@ mod checker {
         );
     }
 }
+
+/// ARCHITECTURE.md's minion invariant: a minion host installs no database
+/// client (the job cache and the shared key store are the master's).
+#[test]
+fn the_minion_links_no_database_client() {
+    let manifest =
+        std::fs::read_to_string(workspace().join("minion/Cargo.toml")).expect("minion/Cargo.toml");
+    for db in [
+        "rusqlite",
+        "tokio-postgres",
+        "deadpool-postgres",
+        "postgres",
+    ] {
+        let named = manifest.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with(&format!("{db} "))
+                || l.starts_with(&format!("{db}."))
+                || l.starts_with(&format!("{db}="))
+        });
+        assert!(!named, "minion/Cargo.toml depends on {db}");
+    }
+}

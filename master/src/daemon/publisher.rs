@@ -216,54 +216,65 @@ impl Publisher<'_> {
                 frame: Vec::new(),
             });
         }
-        let jid = jids.next();
-        let mut kwarg = req.kwarg.clone();
-        let pillar = kwarg.shift_remove("pillar");
-        let mut secrets = IndexMap::new();
-        if let Some(pillar) = &pillar {
-            for id in &minions {
-                let Some(k) = keys.accepted(id)? else {
-                    continue;
-                };
-                let sealed = seal_data(&k.x25519, pillar, &aad::publication_secret(&jid, id))?;
-                secrets.insert(id.clone(), sealed);
+        // Another master sharing the job cache may have taken the jid in
+        // the same microsecond: take the next one.
+        let mut attempts = 0;
+        loop {
+            let jid = jids.next();
+            let mut kwarg = req.kwarg.clone();
+            let pillar = kwarg.shift_remove("pillar");
+            let mut secrets = IndexMap::new();
+            if let Some(pillar) = &pillar {
+                for id in &minions {
+                    let Some(k) = keys.accepted(id)? else {
+                        continue;
+                    };
+                    let sealed = seal_data(&k.x25519, pillar, &aad::publication_secret(&jid, id))?;
+                    secrets.insert(id.clone(), sealed);
+                }
             }
-        }
-        let now = crypto::now_ms();
-        let publication = Publication {
-            v: PROTOCOL_VERSION,
-            jid: jid.clone(),
-            created_ms: now,
-            nonce: ByteArray::new(crypto::random_nonce()?),
-            tgt: tgt.clone(),
-            tgt_type: tgt_type.clone(),
-            fun: req.fun.clone(),
-            arg: req.arg.clone(),
-            kwarg,
-            secrets,
-        };
-        // Encrypted with the session key only accepted minions hold.
-        let key = session.for_publication(keys)?;
-        let sealed = SealedPublication::seal(&key, &publication)?;
-        let frame = sign_frame(master_key, &sealed)?;
-        jobs.add_job(
-            &Job {
+            let now = crypto::now_ms();
+            let publication = Publication {
+                v: PROTOCOL_VERSION,
                 jid: jid.clone(),
+                created_ms: now,
+                nonce: ByteArray::new(crypto::random_nonce()?),
+                tgt: tgt.clone(),
+                tgt_type: tgt_type.clone(),
                 fun: req.fun.clone(),
                 arg: req.arg.clone(),
-                kwarg: req.kwarg.clone(),
-                tgt,
-                tgt_type,
-                user: "root".into(),
-                start_ms: now,
-            },
-            &minions,
-        )?;
-        Ok(Prepared {
-            jid,
-            minions,
-            frame,
-        })
+                kwarg,
+                secrets,
+            };
+            // Encrypted with the session key only accepted minions hold.
+            let key = session.for_publication(keys)?;
+            let sealed = SealedPublication::seal(&key, &publication)?;
+            let frame = sign_frame(master_key, &sealed)?;
+            let added = jobs.add_job(
+                &Job {
+                    jid: jid.clone(),
+                    fun: req.fun.clone(),
+                    arg: req.arg.clone(),
+                    kwarg: req.kwarg.clone(),
+                    tgt: tgt.clone(),
+                    tgt_type: tgt_type.clone(),
+                    user: "root".into(),
+                    start_ms: now,
+                },
+                &minions,
+            );
+            match added {
+                Err(super::jobs::JobCacheError::JidTaken(_)) if attempts < 8 => attempts += 1,
+                Err(e) => return Err(e.into()),
+                Ok(()) => {
+                    return Ok(Prepared {
+                        jid,
+                        minions,
+                        frame,
+                    })
+                }
+            }
+        }
     }
 }
 

@@ -42,6 +42,13 @@ pub enum PgError {
     Runtime(std::io::Error),
     #[error("PostgreSQL {at}: {why}")]
     Pool { at: String, why: String },
+    /// An error shared by every request of a batch that failed together.
+    #[error("PostgreSQL {at}: {what}: {why}")]
+    Batch {
+        at: String,
+        what: &'static str,
+        why: String,
+    },
 }
 
 /// Where the shared database is, as Salt's pgjsonb returner reads it
@@ -124,6 +131,8 @@ impl PgOptions {
 /// A pool of connections to the shared database and the runtime it lives on.
 pub struct Pg {
     at: String,
+    /// How to connect, for a connection of its own (LISTEN).
+    config: tokio_postgres::Config,
     pool: deadpool_postgres::Pool,
     /// Taken on drop: a runtime is shut down in the background, which is
     /// allowed from inside another runtime too.
@@ -161,7 +170,7 @@ impl Pg {
             .application_name("brine-master")
             .connect_timeout(WAIT);
         let manager = deadpool_postgres::Manager::from_config(
-            cfg,
+            cfg.clone(),
             tokio_postgres::NoTls,
             deadpool_postgres::ManagerConfig {
                 // A connection that died with the server is noticed when
@@ -188,6 +197,7 @@ impl Pg {
             .map_err(PgError::Runtime)?;
         let pg = Pg {
             at,
+            config: cfg,
             pool,
             rt: Some(rt),
         };
@@ -209,6 +219,25 @@ impl Pg {
         T: Send + 'static,
     {
         let at = self.at.clone();
+        let pool = self.pool.clone();
+        self.wait(what, async move {
+            let conn = pool.get().await.map_err(|source| PgError::Connect {
+                at: at.clone(),
+                source,
+            })?;
+            work(conn)
+                .await
+                .map_err(|source| PgError::Query { at, what, source })
+        })
+    }
+
+    /// Run `work` on the pool's runtime and wait (at most [`WAIT`]) for its
+    /// answer.
+    pub fn wait<T, Fut>(&self, what: &'static str, work: Fut) -> Result<T, PgError>
+    where
+        Fut: Future<Output = Result<T, PgError>> + Send + 'static,
+        T: Send + 'static,
+    {
         let timeout = || PgError::Timeout {
             at: self.at.clone(),
             what,
@@ -217,26 +246,34 @@ impl Pg {
             return Err(timeout());
         };
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let pool = self.pool.clone();
+        let at = self.at.clone();
         rt.spawn(async move {
-            let done = tokio::time::timeout(WAIT, async {
-                let conn = pool.get().await.map_err(|source| PgError::Connect {
-                    at: at.clone(),
-                    source,
-                })?;
-                work(conn).await.map_err(|source| PgError::Query {
-                    at: at.clone(),
-                    what,
-                    source,
-                })
-            })
-            .await
-            .unwrap_or_else(|_| Err(PgError::Timeout { at, what }));
+            let done = tokio::time::timeout(WAIT, work)
+                .await
+                .unwrap_or_else(|_| Err(PgError::Timeout { at, what }));
             // The caller may have given up; nothing to do then.
             let _ = tx.send(done);
         });
         rx.recv_timeout(WAIT + Duration::from_secs(1))
             .unwrap_or_else(|_| Err(timeout()))
+    }
+
+    /// Start a task on the pool's runtime (it ends with the runtime).
+    pub fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        if let Some(rt) = &self.rt {
+            rt.spawn(task);
+        }
+    }
+
+    /// How to connect, for a task of [`Pg::spawn`] that needs a
+    /// connection of its own (a pooled one cannot LISTEN).
+    pub fn config(&self) -> tokio_postgres::Config {
+        self.config.clone()
+    }
+
+    /// The pool, for a task of [`Pg::spawn`].
+    pub fn pool(&self) -> deadpool_postgres::Pool {
+        self.pool.clone()
     }
 }
 

@@ -50,6 +50,9 @@ pub enum JobCacheError {
     },
     #[error("job cache: {0}")]
     Pg(#[from] PgError),
+    /// Another master sharing the cache published a job with this jid.
+    #[error("job cache: jid {0} is taken by another master's job")]
+    JidTaken(String),
 }
 
 /// Which backend `master_job_cache` names.

@@ -9,15 +9,18 @@
 //! - `brine_targets`: the minions each job was published to.
 //!
 //! Several masters write here at once. The returns of one job are stored
-//! one at a time under a transaction-scoped advisory lock on the jid, so
-//! `seq` grows in commit order within a job (a reader paging by `seq`
-//! never skips a return that committed late) and "first return wins"
-//! holds across masters.
+//! under a transaction-scoped advisory lock on the jid, so `seq` grows in
+//! commit order within a job (a reader paging by `seq` never skips a return
+//! that committed late) and "first return wins" holds across masters.
+//! Within one master, one writer task stores the returns that arrive
+//! together in one transaction (one WAL flush for all of them); each
+//! request handler waits for its return's commit before the minion is
+//! acknowledged.
 
 use super::{
     pack, to_i64, unpack, Job, JobCacheError, PackedReturn, ReturnsPage, Stored, StoredReturn,
 };
-use crate::postgres::{Conn, Pg};
+use crate::postgres::{Conn, Pg, PgError};
 use brine_core::{Map, Value};
 use brine_protocol::messages::{JobReturn, PackedValue};
 use indexmap::IndexMap;
@@ -83,6 +86,196 @@ struct Exact {
 #[derive(Debug)]
 pub struct PgJobs {
     pg: Arc<Pg>,
+    /// To the writer task (see the module doc).
+    writes: tokio::sync::mpsc::Sender<Write>,
+}
+
+/// The most returns one transaction stores.
+const BATCH: usize = 64;
+
+/// A return as its row's columns.
+#[derive(Debug)]
+struct ReturnRow {
+    fun: String,
+    jid: String,
+    id: String,
+    /// JSON text of the value and of the whole return (Salt's columns).
+    json: String,
+    full: String,
+    success: &'static str,
+    packed: Vec<u8>,
+    retcode: i64,
+    out: Option<String>,
+    time: i64,
+}
+
+impl ReturnRow {
+    fn of(ret: &JobReturn, now_ms: u64) -> ReturnRow {
+        let value: Value = unpack(&ret.ret.0);
+        let json = json_text(&value);
+        // Salt's full_ret: the return load, the value written once.
+        let mut full = format!(
+            "{{\"cmd\":\"_return\",\"id\":{},\"fun\":{},\"fun_args\":{},\"jid\":{},\
+             \"retcode\":{},\"success\":{}",
+            json_text(&ret.id),
+            json_text(&ret.fun),
+            json_text(&ret.fun_args),
+            json_text(&ret.jid),
+            ret.retcode,
+            ret.success
+        );
+        if let Some(out) = &ret.out {
+            full.push_str(",\"out\":");
+            full.push_str(&json_text(out));
+        }
+        full.push_str(",\"return\":");
+        full.push_str(&json);
+        full.push('}');
+        ReturnRow {
+            fun: cut(&ret.fun, FUN_COLUMN).to_string(),
+            jid: ret.jid.clone(),
+            id: ret.id.clone(),
+            json,
+            full,
+            success: if ret.success { "true" } else { "false" },
+            packed: ret.ret.0.clone(),
+            retcode: ret.retcode,
+            out: ret.out.clone(),
+            time: to_i64(now_ms),
+        }
+    }
+}
+
+/// A return for the writer and where its outcome goes.
+type Write = (
+    ReturnRow,
+    tokio::sync::oneshot::Sender<Result<Stored, PgError>>,
+);
+
+/// Store the returns that arrive together in one transaction each time.
+async fn writer(
+    pool: deadpool_postgres::Pool,
+    at: String,
+    mut rx: tokio::sync::mpsc::Receiver<Write>,
+) {
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < BATCH {
+            match rx.try_recv() {
+                Ok(w) => batch.push(w),
+                Err(_) => break,
+            }
+        }
+        let rows: Vec<&ReturnRow> = batch.iter().map(|(r, _)| r).collect();
+        let stored = tokio::time::timeout(crate::postgres::WAIT, store_batch(&pool, &rows)).await;
+        if matches!(stored, Ok(Err(BatchError::Query(_)))) && rows.len() > 1 {
+            // One bad row must not hold the others back: each alone.
+            let mut each = Vec::with_capacity(rows.len());
+            for r in &rows {
+                match tokio::time::timeout(crate::postgres::WAIT, store_batch(&pool, &[r])).await {
+                    Ok(Ok(mut one)) => each.push(Ok(one.pop().unwrap_or(Stored::NotTargeted))),
+                    Ok(Err(e)) => each.push(Err(e.to_string())),
+                    Err(_) => each.push(Err("no answer in time".into())),
+                }
+            }
+            let failed = |why: String| PgError::Batch {
+                at: at.clone(),
+                what: "store a return",
+                why,
+            };
+            for ((_, done), outcome) in batch.into_iter().zip(each) {
+                let _ = done.send(outcome.map_err(failed));
+            }
+            continue;
+        }
+        let failed = |why: String| PgError::Batch {
+            at: at.clone(),
+            what: "store returns",
+            why,
+        };
+        match stored {
+            Ok(Ok(outcomes)) => {
+                for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
+                    let _ = done.send(Ok(outcome));
+                }
+            }
+            Ok(Err(e)) => {
+                let why = e.to_string();
+                for (_, done) in batch {
+                    let _ = done.send(Err(failed(why.clone())));
+                }
+            }
+            Err(_) => {
+                for (_, done) in batch {
+                    let _ = done.send(Err(failed("no answer in time".into())));
+                }
+            }
+        }
+    }
+}
+
+/// Why a batch could not be stored.
+#[derive(Debug, thiserror::Error)]
+enum BatchError {
+    #[error("cannot connect: {0}")]
+    Connect(#[from] deadpool_postgres::PoolError),
+    #[error("{0}")]
+    Query(#[from] tokio_postgres::Error),
+}
+
+/// One transaction: each job's lock (in one order, so masters never wait
+/// on each other in a circle), then each return.
+async fn store_batch(
+    pool: &deadpool_postgres::Pool,
+    rows: &[&ReturnRow],
+) -> Result<Vec<Stored>, BatchError> {
+    let mut conn = pool.get().await?;
+    let tx = conn.transaction().await?;
+    let mut jids: Vec<&str> = rows.iter().map(|r| r.jid.as_str()).collect();
+    jids.sort_unstable();
+    jids.dedup();
+    // Prepared once per connection: every batch runs them.
+    let lock = tx
+        .prepare_cached("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+        .await?;
+    for jid in jids {
+        tx.execute(&lock, &[&jid]).await?;
+    }
+    let insert = tx
+        .prepare_cached(
+            "INSERT INTO salt_returns
+             (fun, jid, return, id, success, full_ret, alter_time, packed, retcode, out, time_ms)
+             SELECT $1::varchar, $2::varchar, $3::text::jsonb, $4::varchar, $5::varchar,
+                    $6::text::jsonb, to_timestamp($10::bigint / 1000.0),
+                    $7::bytea, $8::bigint, $9::text, $10::bigint
+             WHERE EXISTS (SELECT 1 FROM brine_targets WHERE jid = $2 AND id = $4)
+               AND NOT EXISTS (SELECT 1 FROM salt_returns WHERE jid = $2 AND id = $4)",
+        )
+        .await?;
+    let targeted = tx
+        .prepare_cached("SELECT 1 FROM brine_targets WHERE jid = $1 AND id = $2")
+        .await?;
+    let mut outcomes = Vec::with_capacity(rows.len());
+    for r in rows {
+        let n = tx
+            .execute(
+                &insert,
+                &[
+                    &r.fun, &r.jid, &r.json, &r.id, &r.success, &r.full, &r.packed, &r.retcode,
+                    &r.out, &r.time,
+                ],
+            )
+            .await?;
+        outcomes.push(if n == 1 {
+            Stored::New
+        } else if tx.query_opt(&targeted, &[&r.jid, &r.id]).await?.is_some() {
+            Stored::Duplicate
+        } else {
+            Stored::NotTargeted
+        });
+    }
+    tx.commit().await?;
+    Ok(outcomes)
 }
 
 /// `s` cut to at most `n` characters.
@@ -106,6 +299,34 @@ fn jsonb(v: serde_json::Value) -> serde_json::Value {
         J::Object(o) => J::Object(o.into_iter().map(|(k, v)| (clean(k), jsonb(v))).collect()),
         other => other,
     }
+}
+
+/// JSON text of `v` for a jsonb column, written once (a state run's return
+/// is hundreds of kilobytes): U+0000, which jsonb refuses, becomes U+FFFD.
+fn json_text<T: Serialize + ?Sized>(v: &T) -> String {
+    let mut text = serde_json::to_string(v).unwrap_or_else(|_| "null".into());
+    nul_escapes_replaced(&mut text);
+    text
+}
+
+/// Turn every `\u0000` escape of JSON text into `\ufffd`; a `\\u0000` is an escaped backslash before plain text and stays.
+fn nul_escapes_replaced(text: &mut String) {
+    const NUL: &str = "\\u0000";
+    if !text.contains(NUL) {
+        return;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(NUL) {
+        let before = &rest[..at];
+        let slashes = before.bytes().rev().take_while(|b| *b == b'\\').count();
+        out.push_str(before);
+        // Escaped when the backslashes before this one are even in number.
+        out.push_str(if slashes % 2 == 0 { "\\ufffd" } else { NUL });
+        rest = &rest[at + NUL.len()..];
+    }
+    out.push_str(rest);
+    *text = out;
 }
 
 /// The job's load as Salt's master stores it: keyword arguments as a
@@ -206,7 +427,9 @@ async fn page_of(
     let mut take = 0usize;
     let mut used = 0usize;
     let mut more = false;
-    let listed = conn.query(sizes, params).await?;
+    let listed = conn
+        .query(&conn.prepare_cached(sizes).await?, params)
+        .await?;
     for r in &listed {
         let size = usize::try_from(r.try_get::<_, Option<i32>>(1)?.unwrap_or(0)).unwrap_or(0);
         if take > 0 && used.saturating_add(size) > budget {
@@ -222,7 +445,8 @@ async fn page_of(
     let limit = i64::try_from(take).unwrap_or(i64::MAX);
     let mut with_limit: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params.to_vec();
     with_limit.push(&limit);
-    Ok((conn.query(rows, &with_limit).await?, more))
+    let rows = conn.prepare_cached(rows).await?;
+    Ok((conn.query(&rows, &with_limit).await?, more))
 }
 
 impl PgJobs {
@@ -235,7 +459,11 @@ impl PgJobs {
             tx.batch_execute(SCHEMA).await?;
             tx.commit().await
         })?;
-        Ok(PgJobs { pg })
+        // Bounded: request handlers wait on their own return, so the queue
+        // holds at most one per handler.
+        let (writes, rx) = tokio::sync::mpsc::channel(BATCH * 4);
+        pg.spawn(writer(pg.pool(), pg.at().to_string(), rx));
+        Ok(PgJobs { pg, writes })
     }
 
     pub fn add_job(&self, job: &Job, expected: &[String]) -> Result<(), JobCacheError> {
@@ -251,14 +479,20 @@ impl PgJobs {
         let jid = job.jid.clone();
         let start = to_i64(job.start_ms);
         let expected = expected.to_vec();
-        self.pg.run("store a job", move |mut conn| async move {
+        let taken_jid = jid.clone();
+        let added = self.pg.run("store a job", move |mut conn| async move {
             let tx = conn.transaction().await?;
-            tx.execute(
-                "INSERT INTO jids (jid, load, brine_job, start_ms) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (jid) DO UPDATE SET load = $2, brine_job = $3, start_ms = $4",
-                &[&jid, &load, &exact, &start],
-            )
-            .await?;
+            let n = tx
+                .execute(
+                    "INSERT INTO jids (jid, load, brine_job, start_ms) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (jid) DO NOTHING",
+                    &[&jid, &load, &exact, &start],
+                )
+                .await?;
+            if n == 0 {
+                // Dropped unstored: the jid is another job's.
+                return Ok(false);
+            }
             // One statement for all targets: a 10,000-minion job is one
             // round trip.
             tx.execute(
@@ -267,77 +501,29 @@ impl PgJobs {
                 &[&jid, &expected],
             )
             .await?;
-            tx.commit().await
+            tx.commit().await.map(|()| true)
         })?;
-        Ok(())
+        if added {
+            Ok(())
+        } else {
+            Err(JobCacheError::JidTaken(taken_jid))
+        }
     }
 
     pub fn add_return(&self, ret: &JobReturn, now_ms: u64) -> Result<Stored, JobCacheError> {
-        let value: Value = unpack(&ret.ret.0);
-        let json_ret = jsonb(value.to_json());
-        let mut full = serde_json::Map::new();
-        full.insert("cmd".into(), "_return".into());
-        full.insert("id".into(), ret.id.clone().into());
-        full.insert("fun".into(), ret.fun.clone().into());
-        full.insert(
-            "fun_args".into(),
-            Value::List(ret.fun_args.clone()).to_json(),
-        );
-        full.insert("jid".into(), ret.jid.clone().into());
-        full.insert("return".into(), json_ret.clone());
-        full.insert("retcode".into(), ret.retcode.into());
-        full.insert("success".into(), ret.success.into());
-        if let Some(out) = &ret.out {
-            full.insert("out".into(), out.clone().into());
-        }
-        let full = jsonb(serde_json::Value::Object(full));
-        let (jid, id) = (ret.jid.clone(), ret.id.clone());
-        let fun = cut(&ret.fun, FUN_COLUMN).to_string();
-        let success = if ret.success { "true" } else { "false" };
-        let packed = ret.ret.0.clone();
-        let (retcode, out, time) = (ret.retcode, ret.out.clone(), to_i64(now_ms));
-        let stored = self.pg.run("store a return", move |mut conn| async move {
-            let tx = conn.transaction().await?;
-            // One job's returns one at a time, across masters (see the
-            // module doc).
-            tx.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                &[&jid],
-            )
-            .await?;
-            let n = tx
-                .execute(
-                    "INSERT INTO salt_returns
-                     (fun, jid, return, id, success, full_ret, alter_time,
-                      packed, retcode, out, time_ms)
-                     SELECT $1::varchar, $2::varchar, $3::jsonb, $4::varchar, $5::varchar,
-                            $6::jsonb, to_timestamp($10::bigint / 1000.0),
-                            $7::bytea, $8::bigint, $9::text, $10::bigint
-                     WHERE EXISTS (SELECT 1 FROM brine_targets WHERE jid = $2 AND id = $4)
-                       AND NOT EXISTS (SELECT 1 FROM salt_returns WHERE jid = $2 AND id = $4)",
-                    &[
-                        &fun, &jid, &json_ret, &id, &success, &full, &packed, &retcode, &out, &time,
-                    ],
-                )
-                .await?;
-            let stored = if n == 1 {
-                Stored::New
-            } else if tx
-                .query_opt(
-                    "SELECT 1 FROM brine_targets WHERE jid = $1 AND id = $2",
-                    &[&jid, &id],
-                )
-                .await?
-                .is_some()
-            {
-                Stored::Duplicate
-            } else {
-                Stored::NotTargeted
+        let row = ReturnRow::of(ret, now_ms);
+        let (done, answer) = tokio::sync::oneshot::channel();
+        let writes = self.writes.clone();
+        let at = self.pg.at().to_string();
+        Ok(self.pg.wait("store a return", async move {
+            let gone = || PgError::Batch {
+                at: at.clone(),
+                what: "store a return",
+                why: "the writer stopped".into(),
             };
-            tx.commit().await?;
-            Ok(stored)
-        })?;
-        Ok(stored)
+            writes.send((row, done)).await.map_err(|_| gone())?;
+            answer.await.map_err(|_| gone())?
+        })?)
     }
 
     pub fn job(&self, jid: &str) -> Result<Option<Job>, JobCacheError> {
@@ -503,13 +689,14 @@ impl PgJobs {
         Ok(self
             .pg
             .run("count a job's returns", move |conn| async move {
-                let r = conn
-                    .query_one(
+                // Asked after every return that lands while a CLI waits.
+                let st = conn
+                    .prepare_cached(
                         "SELECT (SELECT COUNT(*) FROM brine_targets WHERE jid = $1),
                             (SELECT COUNT(*) FROM salt_returns WHERE jid = $1)",
-                        &[&jid],
                     )
                     .await?;
+                let r = conn.query_one(&st, &[&jid]).await?;
                 let n = |i| {
                     r.try_get::<_, i64>(i)
                         .map(|n| u64::try_from(n).unwrap_or(0))
@@ -567,6 +754,21 @@ mod tests {
         let opts = server.options("salt");
         checks::jobs_targets_returns_and_cleanup(&|| JobCache::open_postgres(&opts).unwrap());
         checks::returns_come_in_bounded_pages(&JobCache::open_postgres(&opts).unwrap());
+        // Two masters, one jid: the second is told, the first job kept.
+        let (a, b) = (
+            JobCache::open_postgres(&opts).unwrap(),
+            JobCache::open_postgres(&opts).unwrap(),
+        );
+        let j = checks::job("20240102030405000042", 7);
+        a.add_job(&j, &["web1".into()]).unwrap();
+        let mut other = j.clone();
+        other.fun = "cmd.run".into();
+        assert!(matches!(
+            b.add_job(&other, &["db1".into()]),
+            Err(JobCacheError::JidTaken(_))
+        ));
+        assert_eq!(b.job(&j.jid).unwrap(), Some(j.clone()));
+        assert_eq!(b.expected(&j.jid).unwrap(), ["web1"]);
     }
 
     /// What Salt's readers see: the pgjsonb columns filled as Salt's
@@ -621,6 +823,18 @@ mod tests {
         assert_eq!(rs["web2"].ret, Value::Bool(true));
         assert!(rs["web2"].success);
         assert_eq!(c.counts(&j.jid).unwrap(), (2, 2));
+    }
+
+    #[test]
+    fn json_text_for_jsonb_has_no_nul_escape() {
+        let v = Value::Str("a\u{0}b\\u0000c".into());
+        // The NUL becomes U+FFFD; the backslash-u-0000 text stays text.
+        assert_eq!(json_text(&v), r#""a\ufffdb\\u0000c""#);
+        let v: Value = serde_json::from_str::<serde_json::Value>(r#"{"k\u0000": [1.5, null]}"#)
+            .map(|j| Value::from_json(&j))
+            .unwrap();
+        assert_eq!(json_text(&v), r#"{"k\ufffd":[1.5,null]}"#);
+        assert_eq!(json_text(&Value::Float(f64::NAN)), "null");
     }
 
     #[test]
