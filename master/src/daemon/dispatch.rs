@@ -414,7 +414,7 @@ impl Master {
         // and no more than a page.
         let budget = (self.config.max_message_size / 2).min(super::jobs::RETURNS_PAGE_BYTES);
         let result = (|| {
-            if self.jobs.job(&g.jid)?.is_none() {
+            if !self.jobs.has_job(&g.jid)? {
                 return Ok(None);
             }
             loop {

@@ -194,7 +194,7 @@ pub fn print_job(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
 /// Salt's `jobs.exit_success`: minion → whether it returned something
 /// true (the minions the job went to first, then any other that returned).
 pub fn exit_success(jobs: &JobCache, jid: &str) -> Result<Value, RunnerError> {
-    let minions = if jobs.job(jid)?.is_some() {
+    let minions = if jobs.has_job(jid)? {
         jobs.expected(jid)?
     } else {
         Vec::new()

@@ -43,6 +43,7 @@ pub fn jobs_targets_returns_and_cleanup(open: &dyn Fn() -> JobCache) {
     let j = job("20240102030405123456", 1_000);
     c.add_job(&j, &["web2".into(), "web1".into()]).unwrap();
     assert_eq!(c.job(&j.jid).unwrap(), Some(j.clone()));
+    assert!(c.has_job(&j.jid).unwrap() && !c.has_job("other").unwrap());
     assert_eq!(c.expected(&j.jid).unwrap(), vec!["web1", "web2"]);
     assert_eq!(c.counts(&j.jid).unwrap(), (2, 0));
     let f = Value::Float(1.5);

@@ -204,6 +204,12 @@ impl JobCache {
         on_store!(self, s => s.job(jid))
     }
 
+    /// Whether `jid` was published (asked at every page a CLI waits for:
+    /// cheaper than reading the job).
+    pub fn has_job(&self, jid: &str) -> Result<bool, JobCacheError> {
+        on_store!(self, s => s.has_job(jid))
+    }
+
     /// Every job, oldest first.
     pub fn jobs(&self) -> Result<Vec<Job>, JobCacheError> {
         on_store!(self, s => s.jobs())

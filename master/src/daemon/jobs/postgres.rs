@@ -539,6 +539,16 @@ impl PgJobs {
         })?)
     }
 
+    pub fn has_job(&self, jid: &str) -> Result<bool, JobCacheError> {
+        let jid = jid.to_string();
+        Ok(self.pg.run("look a job up", move |conn| async move {
+            let st = conn
+                .prepare_cached("SELECT 1 FROM jids WHERE jid = $1")
+                .await?;
+            Ok(conn.query_opt(&st, &[&jid]).await?.is_some())
+        })?)
+    }
+
     pub fn jobs(&self) -> Result<Vec<Job>, JobCacheError> {
         Ok(self.pg.run("list jobs", |conn| async move {
             conn.query(

@@ -310,6 +310,15 @@ impl SqliteJobs {
         })
     }
 
+    pub fn has_job(&self, jid: &str) -> Result<bool, JobCacheError> {
+        self.with(|c| {
+            c.prepare_cached("SELECT 1 FROM jobs WHERE jid = ?1")?
+                .query_row(params![jid], |_| Ok(()))
+                .optional()
+                .map(|r| r.is_some())
+        })
+    }
+
     /// Every job, oldest first.
     pub fn jobs(&self) -> Result<Vec<Job>, JobCacheError> {
         self.with(|c| {
