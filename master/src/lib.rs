@@ -8,12 +8,15 @@
 //!   (Salt's `salt-key`).
 //! - [`batch`]: which minions run a job now in a batch run (`brine -b`).
 //! - [`runners`]: `brine-run`'s `jobs.*` and `manage.*` (Salt's `salt-run`).
+//! - [`backend`]: where jobs, returns and minion keys live
+//!   (`master_job_cache`).
 //! - [`postgres`]: the PostgreSQL several masters share (`master_job_cache:
 //!   pgjsonb`): options, pool, bounded waits.
 //!
 //! Compiling is `brine_compile`'s job; the master only calls it.
 
 pub mod alloc;
+pub mod backend;
 pub mod batch;
 pub mod daemon;
 pub mod keys;

@@ -88,24 +88,8 @@ pub enum ConfigError {
         what: &'static str,
         value: i64,
     },
-    #[error(
-        "option 'master_job_cache': {0:?} is not a job cache brine has (local_cache: SQLite \
-         under cachedir; pgjsonb: PostgreSQL shared by masters)"
-    )]
-    JobCache(String),
     #[error(transparent)]
-    Pg(#[from] crate::postgres::PgError),
-}
-
-/// Where `master_job_cache` keeps jobs, returns and minion keys.
-pub fn backend_of(o: &Map, cachedir: &Path) -> Result<super::jobs::Backend, ConfigError> {
-    match opts::get_str(o, "master_job_cache").unwrap_or("local_cache") {
-        "local_cache" => Ok(super::jobs::Backend::Sqlite(cachedir.join("jobs.sqlite"))),
-        "pgjsonb" => Ok(super::jobs::Backend::Postgres(
-            crate::postgres::PgOptions::from_opts(o)?,
-        )),
-        other => Err(ConfigError::JobCache(other.to_string())),
-    }
+    Backend(#[from] crate::backend::BackendError),
 }
 
 /// What `brine-master` binds, where it keeps its files, and its policies.
@@ -139,7 +123,7 @@ pub struct MasterConfig {
     /// Most keys waiting for acceptance (`max_pending_keys`).
     pub max_pending_keys: usize,
     /// Where jobs, returns and minion keys live (`master_job_cache`).
-    pub job_cache: super::jobs::Backend,
+    pub job_cache: crate::backend::Backend,
     pub log_level: String,
 }
 
@@ -306,7 +290,7 @@ impl MasterConfig {
             })?;
         let cachedir =
             PathBuf::from(opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"));
-        let job_cache = backend_of(&o, &cachedir)?;
+        let job_cache = crate::backend::Backend::of(&o, &cachedir)?;
         Ok(MasterConfig {
             interface,
             publish_port: port(&o, "publish_port", 4505)?,

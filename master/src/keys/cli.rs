@@ -368,7 +368,7 @@ pub enum KeyCliError {
     #[error(transparent)]
     Keys(#[from] super::KeyStoreError),
     #[error(transparent)]
-    JobCache(#[from] crate::daemon::config::ConfigError),
+    Backend(#[from] crate::backend::BackendError),
     #[error("{0}: {1}")]
     GenKeys(PathBuf, brine_protocol::keys::KeyFileError),
 }
@@ -377,7 +377,7 @@ pub enum KeyCliError {
 /// `root_dir` handling), and where its minion keys live.
 pub fn pki_dir(
     config_dir: &std::path::Path,
-) -> Result<(PathBuf, crate::daemon::jobs::Backend), KeyCliError> {
+) -> Result<(PathBuf, crate::backend::Backend), KeyCliError> {
     let mut defaults = Map::default();
     defaults.insert("root_dir".into(), Value::from("/"));
     defaults.insert("pki_dir".into(), Value::from(DEFAULT_PKI_DIR));
@@ -385,7 +385,7 @@ pub fn pki_dir(
     let loaded = opts::load(&config_dir.join("master"), defaults)?;
     let cachedir =
         PathBuf::from(opts::get_str(&loaded.opts, "cachedir").unwrap_or("/var/cache/brine/master"));
-    let backend = crate::daemon::config::backend_of(&loaded.opts, &cachedir)?;
+    let backend = crate::backend::Backend::of(&loaded.opts, &cachedir)?;
     Ok((
         PathBuf::from(opts::get_str(&loaded.opts, "pki_dir").unwrap_or(DEFAULT_PKI_DIR)),
         backend,

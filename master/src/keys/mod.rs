@@ -175,7 +175,7 @@ impl KeyStore {
     /// names.
     pub fn for_config(
         pki_dir: &Path,
-        backend: &crate::daemon::jobs::Backend,
+        backend: &crate::backend::Backend,
         create: bool,
     ) -> Result<KeyStore, KeyStoreError> {
         let store = if create {
@@ -184,8 +184,8 @@ impl KeyStore {
             KeyStore::open(pki_dir)?
         };
         Ok(match backend {
-            crate::daemon::jobs::Backend::Sqlite(_) => store,
-            crate::daemon::jobs::Backend::Postgres(opts) => {
+            crate::backend::Backend::Sqlite(_) => store,
+            crate::backend::Backend::Postgres(opts) => {
                 let pg = std::sync::Arc::new(crate::postgres::Pg::connect(opts)?);
                 store.shared_in(postgres::PgKeys::open(pg)?)
             }

@@ -7,8 +7,9 @@
 pub mod jobs;
 pub mod manage;
 
+use crate::backend::Backend;
 use crate::daemon::client::{Client, ClientError};
-use crate::daemon::jobs::{Backend, JobCache, JobCacheError};
+use crate::daemon::jobs::{JobCache, JobCacheError};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};

@@ -19,6 +19,7 @@ pub mod checks;
 pub mod postgres;
 pub mod sqlite;
 
+use crate::backend::Backend;
 use crate::postgres::{Pg, PgError, PgOptions};
 use brine_core::{Map, Value};
 use brine_protocol::messages::PackedValue;
@@ -53,15 +54,6 @@ pub enum JobCacheError {
     /// Another master sharing the cache published a job with this jid.
     #[error("job cache: jid {0} is taken by another master's job")]
     JidTaken(String),
-}
-
-/// Which backend `master_job_cache` names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Backend {
-    /// `local_cache`: SQLite at this path.
-    Sqlite(PathBuf),
-    /// `pgjsonb`: the shared PostgreSQL.
-    Postgres(PgOptions),
 }
 
 /// A job as published.
