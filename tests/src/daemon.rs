@@ -129,6 +129,18 @@ impl MasterConf {
             .expect("run cli")
     }
 
+    /// `brine --async ID FUN ARGS`: the jid it printed.
+    pub fn publish_async(&self, id: &str, fun_and_args: &[&str]) -> String {
+        let mut args = vec!["--async", id];
+        args.extend_from_slice(fun_and_args);
+        let out = self.cli("brine", &args);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        text.trim()
+            .strip_prefix("Executed command with job ID: ")
+            .unwrap_or_else(|| panic!("no jid: {text} {}", String::from_utf8_lossy(&out.stderr)))
+            .to_string()
+    }
+
     /// Start a CLI without waiting for it.
     pub fn spawn_cli(&self, name: &str, args: &[&str]) -> Child {
         Command::new(bin(name))

@@ -10,18 +10,6 @@ use minion::{accept_and_ping, wait_for_return, MinionConf};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-/// `brine --async ID FUN ARGS`: the jid.
-fn publish_async(master: &MasterConf, id: &str, fun_and_args: &[&str]) -> String {
-    let mut args = vec!["--async", id];
-    args.extend_from_slice(fun_and_args);
-    let out = master.cli("brine", &args);
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    text.trim()
-        .strip_prefix("Executed command with job ID: ")
-        .unwrap_or_else(|| panic!("no jid: {text} {}", String::from_utf8_lossy(&out.stderr)))
-        .to_string()
-}
-
 fn pending(m: &MinionConf) -> usize {
     std::fs::read_dir(m.pending_returns())
         .map(|d| {
@@ -48,7 +36,7 @@ fn master_restart_mid_job_loses_no_return() {
     let _minion = m.start();
     accept_and_ping(&conf, "web1");
 
-    let jid = publish_async(&conf, "web1", &["test.sleep", "3"]);
+    let jid = conf.publish_async("web1", &["test.sleep", "3"]);
     wait_until("the job to start", Duration::from_secs(10), || {
         m.log().contains(&format!("(jid {jid})"))
     });
@@ -81,8 +69,8 @@ fn returns_queued_on_disk_survive_a_minion_restart() {
     let mut minion = m.start();
     accept_and_ping(&conf, "web1");
 
-    let jid = publish_async(&conf, "web1", &["test.echo", "queued"]);
-    let jid2 = publish_async(&conf, "web1", &["test.sleep", "2"]);
+    let jid = conf.publish_async("web1", &["test.echo", "queued"]);
+    let jid2 = conf.publish_async("web1", &["test.sleep", "2"]);
     assert_eq!(
         wait_for_return(&conf, &jid, Duration::from_secs(10)),
         json!({"web1": "queued"})
@@ -124,7 +112,7 @@ fn a_job_running_at_sigterm_finishes_or_leaves_an_error_return() {
     let mut minion = m.start();
     accept_and_ping(&conf, "web1");
 
-    let jid = publish_async(&conf, "web1", &["test.sleep", "1"]);
+    let jid = conf.publish_async("web1", &["test.sleep", "1"]);
     wait_until("the job to start", Duration::from_secs(10), || {
         m.log().contains(&format!("(jid {jid})"))
     });
@@ -139,7 +127,7 @@ fn a_job_running_at_sigterm_finishes_or_leaves_an_error_return() {
 
     let mut minion = m.start();
     accept_and_ping(&conf, "web1");
-    let jid = publish_async(&conf, "web1", &["test.sleep", "60"]);
+    let jid = conf.publish_async("web1", &["test.sleep", "60"]);
     wait_until("the job to start", Duration::from_secs(10), || {
         m.log().contains(&format!("(jid {jid})"))
     });

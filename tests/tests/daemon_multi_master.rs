@@ -145,13 +145,7 @@ fn two_masters_share_keys_and_jobs_and_a_minion_serves_both() {
     until_pinged(&b, Duration::from_secs(30), "through B", &logs);
 
     // A job published by A: its return is seen through B.
-    let out = a.cli("brine", &["--async", "web1", "test.echo", "from-a"]);
-    let jid = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .last()
-        .unwrap_or_default()
-        .to_string();
-    assert_eq!(jid.len(), 20, "{out:?}");
+    let jid = a.publish_async("web1", &["test.echo", "from-a"]);
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Some(v) = stored(&b, &jid) {
@@ -201,16 +195,8 @@ fn a_failover_minion_moves_to_the_other_master_and_loses_no_return() {
 
     // Three jobs running on web1 when A dies.
     let jids: Vec<String> = (0..3)
-        .map(|_| {
-            let out = a.cli("brine", &["--async", "web1", "test.sleep", "4"]);
-            String::from_utf8_lossy(&out.stdout)
-                .split_whitespace()
-                .last()
-                .unwrap_or_default()
-                .to_string()
-        })
+        .map(|_| a.publish_async("web1", &["test.sleep", "4"]))
         .collect();
-    assert!(jids.iter().all(|j| j.len() == 20), "{jids:?}");
     std::thread::sleep(Duration::from_millis(1000));
     let pid = ma.pid().expect("master A runs");
     let killed = Command::new("kill")
@@ -259,13 +245,7 @@ fn a_return_survives_postgres_restarting_mid_job() {
     let logs = || format!("master log:\n{}\nminion log:\n{}", a.log(), a.minion_log());
     accept_when_asked(&a, &logs);
     until_pinged(&a, Duration::from_secs(30), "before", &logs);
-    let out = a.cli("brine", &["--async", "web1", "test.sleep", "2"]);
-    let jid = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .last()
-        .unwrap_or_default()
-        .to_string();
-    assert_eq!(jid.len(), 20, "{out:?}");
+    let jid = a.publish_async("web1", &["test.sleep", "2"]);
     server.stop();
     // The return comes back while the database is down.
     std::thread::sleep(Duration::from_secs(4));

@@ -127,13 +127,7 @@ async fn listen(config: tokio_postgres::Config, accepted: Arc<Accepted>) {
 impl PgKeys {
     /// Make the key table if the database lacks it.
     pub fn open(pg: Arc<Pg>) -> Result<PgKeys, PgError> {
-        pg.run("create the key table", |mut conn| async move {
-            let tx = conn.transaction().await?;
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
-                .await?;
-            tx.batch_execute(SCHEMA).await?;
-            tx.commit().await
-        })?;
+        pg.create_schema("create the key table", SCHEMA_LOCK, SCHEMA)?;
         let accepted = Arc::new(Accepted::default());
         pg.spawn(listen(pg.config(), accepted.clone()));
         Ok(PgKeys { pg, accepted })

@@ -258,6 +258,24 @@ impl Pg {
             .unwrap_or_else(|_| Err(timeout()))
     }
 
+    /// Run `schema` (statements that make what is missing) under the
+    /// advisory lock `lock`: masters starting at once would otherwise race
+    /// on `CREATE ... IF NOT EXISTS`.
+    pub fn create_schema(
+        &self,
+        what: &'static str,
+        lock: i64,
+        schema: &'static str,
+    ) -> Result<(), PgError> {
+        self.run(what, move |mut conn| async move {
+            let tx = conn.transaction().await?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])
+                .await?;
+            tx.batch_execute(schema).await?;
+            tx.commit().await
+        })
+    }
+
     /// Start a task on the pool's runtime (it ends with the runtime).
     pub fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
         if let Some(rt) = &self.rt {

@@ -288,17 +288,22 @@ fn to_i64(ms: u64) -> i64 {
 /// jobs with it too).
 pub use brine_core::py::jid_to_time;
 
-/// Salt's `format_jid_instance`: the job as `jobs.list_jobs` shows it.
-pub fn format_jid_instance(job: &Job) -> Map {
+/// The job's arguments as Salt's publications carry them: keyword
+/// arguments as a trailing dict marked `__kwarg__`.
+pub fn salt_arguments(job: &Job) -> Vec<Value> {
     let mut arguments = job.arg.clone();
     if !job.kwarg.is_empty() {
-        // Salt's publications carry keyword arguments as a trailing dict
-        // marked `__kwarg__`.
         let mut kw = Map::default();
         kw.insert("__kwarg__".into(), Value::Bool(true));
         kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
         arguments.push(Value::Map(kw));
     }
+    arguments
+}
+
+/// Salt's `format_jid_instance`: the job as `jobs.list_jobs` shows it.
+pub fn format_jid_instance(job: &Job) -> Map {
+    let arguments = salt_arguments(job);
     // Salt's key order (its JSON output keeps it).
     let mut m = Map::default();
     m.insert("Function".into(), Value::Str(job.fun.clone()));

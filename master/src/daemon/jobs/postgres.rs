@@ -332,16 +332,9 @@ fn nul_escapes_replaced(text: &mut String) {
 /// The job's load as Salt's master stores it: keyword arguments as a
 /// trailing `__kwarg__` dict in `arg`, the expected minions as `Minions`.
 fn salt_load(job: &Job, expected: &[String]) -> serde_json::Value {
-    let mut arg = job.arg.clone();
-    if !job.kwarg.is_empty() {
-        let mut kw = Map::default();
-        kw.insert("__kwarg__".into(), Value::Bool(true));
-        kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
-        arg.push(Value::Map(kw));
-    }
     jsonb(serde_json::json!({
         "fun": job.fun,
-        "arg": Value::List(arg).to_json(),
+        "arg": Value::List(super::salt_arguments(job)).to_json(),
         "tgt": job.tgt.to_json(),
         "tgt_type": job.tgt_type,
         "jid": job.jid,
@@ -452,13 +445,7 @@ async fn page_of(
 impl PgJobs {
     /// Make the tables this database lacks.
     pub fn open(pg: Arc<Pg>) -> Result<PgJobs, JobCacheError> {
-        pg.run("create the job tables", |mut conn| async move {
-            let tx = conn.transaction().await?;
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
-                .await?;
-            tx.batch_execute(SCHEMA).await?;
-            tx.commit().await
-        })?;
+        pg.create_schema("create the job tables", SCHEMA_LOCK, SCHEMA)?;
         // Bounded: request handlers wait on their own return, so the queue
         // holds at most one per handler.
         let (writes, rx) = tokio::sync::mpsc::channel(BATCH * 4);
