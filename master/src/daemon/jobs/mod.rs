@@ -19,7 +19,6 @@ pub mod checks;
 pub mod postgres;
 pub mod sqlite;
 
-use crate::backend::Backend;
 use crate::postgres::{Pg, PgError, PgOptions};
 use brine_core::{Map, Value};
 use brine_protocol::messages::PackedValue;
@@ -166,14 +165,6 @@ impl JobCache {
         Ok(JobCache {
             store: Store::Postgres(postgres::PgJobs::open(pg)?),
         })
-    }
-
-    /// Open what `backend` names, creating what is missing.
-    pub fn open_backend(backend: &Backend) -> Result<JobCache, JobCacheError> {
-        match backend {
-            Backend::Sqlite(path) => JobCache::open(path),
-            Backend::Postgres(opts) => JobCache::open_postgres(opts),
-        }
     }
 
     /// Record a published job and the minions expected to answer it.

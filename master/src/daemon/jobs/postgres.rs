@@ -167,50 +167,41 @@ async fn writer(
             }
         }
         let rows: Vec<&ReturnRow> = batch.iter().map(|(r, _)| r).collect();
-        let stored = tokio::time::timeout(crate::postgres::WAIT, store_batch(&pool, &rows)).await;
-        if matches!(stored, Ok(Err(BatchError::Query(_)))) && rows.len() > 1 {
+        let outcomes: Vec<Result<Stored, String>> = match store_timed(&pool, &rows).await {
+            Ok(all) => all.into_iter().map(Ok).collect(),
             // One bad row must not hold the others back: each alone.
-            let mut each = Vec::with_capacity(rows.len());
-            for r in &rows {
-                match tokio::time::timeout(crate::postgres::WAIT, store_batch(&pool, &[r])).await {
-                    Ok(Ok(mut one)) => each.push(Ok(one.pop().unwrap_or(Stored::NotTargeted))),
-                    Ok(Err(e)) => each.push(Err(e.to_string())),
-                    Err(_) => each.push(Err("no answer in time".into())),
+            Err((true, _)) if rows.len() > 1 => {
+                let mut each = Vec::with_capacity(rows.len());
+                for r in &rows {
+                    each.push(match store_timed(&pool, &[r]).await {
+                        Ok(mut one) => Ok(one.pop().unwrap_or(Stored::NotTargeted)),
+                        Err((_, why)) => Err(why),
+                    });
                 }
+                each
             }
-            let failed = |why: String| PgError::Batch {
-                at: at.clone(),
-                what: "store a return",
-                why,
-            };
-            for ((_, done), outcome) in batch.into_iter().zip(each) {
-                let _ = done.send(outcome.map_err(failed));
-            }
-            continue;
-        }
-        let failed = |why: String| PgError::Batch {
-            at: at.clone(),
-            what: "store returns",
-            why,
+            Err((_, why)) => vec![Err(why); rows.len()],
         };
-        match stored {
-            Ok(Ok(outcomes)) => {
-                for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
-                    let _ = done.send(Ok(outcome));
-                }
-            }
-            Ok(Err(e)) => {
-                let why = e.to_string();
-                for (_, done) in batch {
-                    let _ = done.send(Err(failed(why.clone())));
-                }
-            }
-            Err(_) => {
-                for (_, done) in batch {
-                    let _ = done.send(Err(failed("no answer in time".into())));
-                }
-            }
+        for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
+            let _ = done.send(outcome.map_err(|why| PgError::Batch {
+                at: at.clone(),
+                what: "store returns",
+                why,
+            }));
         }
+    }
+}
+
+/// [`store_batch`] within [`crate::postgres::WAIT`]; an error says whether
+/// a row may be at fault (a query failed) and why.
+async fn store_timed(
+    pool: &deadpool_postgres::Pool,
+    rows: &[&ReturnRow],
+) -> Result<Vec<Stored>, (bool, String)> {
+    match tokio::time::timeout(crate::postgres::WAIT, store_batch(pool, rows)).await {
+        Ok(Ok(stored)) => Ok(stored),
+        Ok(Err(e)) => Err((matches!(e, BatchError::Query(_)), e.to_string())),
+        Err(_) => Err((false, "no answer in time".into())),
     }
 }
 
@@ -283,24 +274,6 @@ fn cut(s: &str, n: usize) -> &str {
     s.char_indices().nth(n).map_or(s, |(at, _)| &s[..at])
 }
 
-/// JSON for a jsonb column: jsonb refuses U+0000 in strings and keys.
-fn jsonb(v: serde_json::Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    let clean = |s: String| {
-        if s.contains('\0') {
-            s.replace('\0', "\u{FFFD}")
-        } else {
-            s
-        }
-    };
-    match v {
-        J::String(s) => J::String(clean(s)),
-        J::Array(a) => J::Array(a.into_iter().map(jsonb).collect()),
-        J::Object(o) => J::Object(o.into_iter().map(|(k, v)| (clean(k), jsonb(v))).collect()),
-        other => other,
-    }
-}
-
 /// JSON text of `v` for a jsonb column, written once (a state run's return
 /// is hundreds of kilobytes): U+0000, which jsonb refuses, becomes U+FFFD.
 fn json_text<T: Serialize + ?Sized>(v: &T) -> String {
@@ -309,7 +282,8 @@ fn json_text<T: Serialize + ?Sized>(v: &T) -> String {
     text
 }
 
-/// Turn every `\u0000` escape of JSON text into `\ufffd`; a `\\u0000` is an escaped backslash before plain text and stays.
+/// Turn every `\u0000` escape of JSON text into `\ufffd`; a `\\u0000` is
+/// an escaped backslash before plain text and stays.
 fn nul_escapes_replaced(text: &mut String) {
     const NUL: &str = "\\u0000";
     if !text.contains(NUL) {
@@ -331,8 +305,8 @@ fn nul_escapes_replaced(text: &mut String) {
 
 /// The job's load as Salt's master stores it: keyword arguments as a
 /// trailing `__kwarg__` dict in `arg`, the expected minions as `Minions`.
-fn salt_load(job: &Job, expected: &[String]) -> serde_json::Value {
-    jsonb(serde_json::json!({
+fn salt_load(job: &Job, expected: &[String]) -> String {
+    json_text(&serde_json::json!({
         "fun": job.fun,
         "arg": Value::List(super::salt_arguments(job)).to_json(),
         "tgt": job.tgt.to_json(),
@@ -407,9 +381,10 @@ fn row_return(r: &Row) -> Result<(String, PackedReturn), tokio_postgres::Error> 
     ))
 }
 
-/// Read the rows `ids` (cursors of `select`'s first column) pick, up to
-/// `budget` bytes of stored value (at least one): the sizes are read first,
-/// so a page never holds more than it gives.
+/// The first rows of `rows` (a query ending in `LIMIT $n`, n one past
+/// `params`) up to `budget` bytes of stored value (at least one), and
+/// whether more remain: `sizes` (the same rows' cursor and value size) is
+/// read first, so a page never holds more than it gives.
 async fn page_of(
     conn: &Conn,
     sizes: &str,
@@ -471,7 +446,8 @@ impl PgJobs {
             let tx = conn.transaction().await?;
             let n = tx
                 .execute(
-                    "INSERT INTO jids (jid, load, brine_job, start_ms) VALUES ($1, $2, $3, $4)
+                    "INSERT INTO jids (jid, load, brine_job, start_ms)
+                     VALUES ($1, $2::text::jsonb, $3, $4)
                      ON CONFLICT (jid) DO NOTHING",
                     &[&jid, &load, &exact, &start],
                 )
@@ -836,9 +812,11 @@ mod tests {
 
     #[test]
     fn json_for_jsonb_has_no_nul_and_salt_load_shape() {
-        let v = serde_json::json!({"a\u{0}": ["x\u{0}y", 1], "b": {"c": "\u{0}"}});
+        let v =
+            Value::from_json(&serde_json::json!({"a\u{0}": ["x\u{0}y", 1], "b": {"c": "\u{0}"}}));
+        let text = json_text(&v);
         assert_eq!(
-            jsonb(v),
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
             serde_json::json!({"a\u{FFFD}": ["x\u{FFFD}y", 1], "b": {"c": "\u{FFFD}"}})
         );
         assert_eq!(cut("état.apply", 3), "éta");
@@ -846,7 +824,7 @@ mod tests {
         let job = checks::job("20240102030405123456", 0);
         let load = salt_load(&job, &["web1".into()]);
         assert_eq!(
-            load,
+            serde_json::from_str::<serde_json::Value>(&load).unwrap(),
             serde_json::json!({
                 "fun": "state.apply",
                 "arg": ["web", {"__kwarg__": true, "test": true}],
