@@ -256,3 +256,21 @@ fn a_return_survives_postgres_restarting_mid_job() {
         std::thread::sleep(Duration::from_millis(500));
     }
 }
+
+/// str mode: a master whose name does not resolve holds back no other; the
+/// minion serves the one that does.
+#[test]
+fn a_master_that_does_not_resolve_holds_back_no_other() {
+    let conf = MasterConf::new("");
+    let _master = conf.start();
+    let text = format!(
+        "id: web1\nmaster:\n  - no-such-master.invalid\n  - 127.0.0.1\npublish_port: {}\n\
+         master_port: {}\nroot_dir: {}\nacceptance_wait_time: 1\nlog_level: info\n",
+        conf.publish_port,
+        conf.ret_port,
+        conf.dir.path().join("nroot").display()
+    );
+    std::fs::write(conf.conf_dir().join("minion"), text).expect("minion config");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+}

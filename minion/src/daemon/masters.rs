@@ -1,7 +1,8 @@
 //! Which masters this minion serves, as Salt's `master_type` says:
 //!
 //! - `str` (the default): every master in `master` at once, each through a
-//!   session of its own (link, subscription, authentication, pillar), so
+//!   session of its own (link, subscription, authentication, pillar; one
+//!   whose name does not resolve holds back no other), so
 //!   jobs run from any of them and each return goes back to the master that
 //!   published the job. With several masters each session keeps its
 //!   undelivered returns apart (`pending_returns-<host>_<port>`), for that
@@ -20,9 +21,10 @@
 //! reached, trying next master (if any)").
 
 use super::returns::{Queues, PENDING_DIR};
-use super::{open_session, wait_for_end, DaemonConfig, Process, Session, EX_CONFIG};
+use super::{open_session, wait_for_end, DaemonConfig, Process, Session, Shared, EX_CONFIG};
 use brine_runtime::context::Minion;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How long a reachability check of a master may take.
@@ -102,30 +104,39 @@ pub async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> 
     let (fatal, mut fatal_rx) = tokio::sync::mpsc::channel(4);
     let end = wait_for_end(&mut fatal_rx);
     tokio::pin!(end);
-    let process = Process {
+    let process = Arc::new(Process {
         config,
         base,
         swarm,
         queues: Queues::default(),
         fatal,
-    };
-    let config = &process.config;
-    match config.master_type {
+    });
+    match process.config.master_type {
         MasterType::Str => {
-            let mut sessions = Vec::new();
-            for master in &config.masters {
-                let addr = tokio::select! {
-                    addr = super::resolve(master, config.master_port) => addr,
-                    code = &mut end => return code,
-                };
-                match open_session(&process, master, addr, &queue_folder(config, master)) {
-                    Ok(s) => sessions.push(s),
-                    Err(e) => return config_error(&e),
-                }
+            // Each master on its own: a name that does not resolve (yet)
+            // holds back only its own session.
+            let sessions: Arc<Mutex<Vec<Arc<Shared>>>> = Arc::default();
+            for master in process.config.masters.clone() {
+                let (process, sessions) = (process.clone(), sessions.clone());
+                tokio::spawn(async move {
+                    let config = &process.config;
+                    let addr = super::resolve(&master, config.master_port).await;
+                    let queue = queue_folder(config, &master);
+                    match open_session(&process, &master, addr, &queue) {
+                        Ok(s) => sessions
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(s.shared),
+                        Err(e) => {
+                            let _ = process.fatal.send((EX_CONFIG, format!("Error: {e}"))).await;
+                        }
+                    }
+                });
             }
             let code = end.await;
-            for s in &sessions {
-                super::drain(&s.shared).await;
+            let open = sessions.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            for shared in &open {
+                super::drain(shared).await;
             }
             code
         }
