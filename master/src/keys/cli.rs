@@ -398,7 +398,7 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, KeyCliError> {
         return gen_keys(name, dir, args, io);
     }
     let (pki, backend) = pki_dir(&args.config_dir)?;
-    let store = KeyStore::for_config(&pki, &backend, false)?;
+    let store = KeyStore::for_config(&pki, &backend)?;
     let mut failed = false;
     let print = |io: &mut Io, listing: &Listing| {
         let text = render(args, listing);

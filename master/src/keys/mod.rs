@@ -170,19 +170,14 @@ impl KeyStore {
         self
     }
 
-    /// Where the minion keys of `config` live: `pki_dir` (made if missing
-    /// when `create`), or the shared PostgreSQL its `master_job_cache`
-    /// names.
+    /// The existing key store of a master's config: `pki_dir`, with the
+    /// minion keys in the shared PostgreSQL when its `master_job_cache`
+    /// names one (what brine-key and brine-run open).
     pub fn for_config(
         pki_dir: &Path,
         backend: &crate::backend::Backend,
-        create: bool,
     ) -> Result<KeyStore, KeyStoreError> {
-        let store = if create {
-            KeyStore::create(pki_dir)?
-        } else {
-            KeyStore::open(pki_dir)?
-        };
+        let store = KeyStore::open(pki_dir)?;
         Ok(match backend {
             crate::backend::Backend::Sqlite(_) => store,
             crate::backend::Backend::Postgres(opts) => {
@@ -303,17 +298,26 @@ impl KeyStore {
     /// Whether `id` has a key in `state` (a directory where the key file
     /// would be is an error, not a key).
     pub fn has(&self, state: KeyState, id: &str) -> Result<bool, KeyStoreError> {
-        let path = self.key_path(state, id)?;
-        if let Some(pg) = &self.shared {
-            return Ok(pg.read_text(state, id)?.is_some());
+        match &self.shared {
+            Some(pg) => {
+                keyfiles::validate_id(id)?;
+                Ok(pg.read_text(state, id)?.is_some())
+            }
+            None => Ok(self.key_file(state, id)?.is_file()),
         }
+    }
+
+    /// The path of `id`'s key file in `state`; a directory there is an
+    /// error.
+    fn key_file(&self, state: KeyState, id: &str) -> Result<PathBuf, KeyStoreError> {
+        let path = self.key_path(state, id)?;
         if path.is_dir() {
             return Err(KeyStoreError::IsDirectory {
                 id: id.to_string(),
                 path,
             });
         }
-        Ok(path.is_file())
+        Ok(path)
     }
 
     /// `id`'s key in `state`.
@@ -351,7 +355,16 @@ impl KeyStore {
     /// The accepted key of `id`, if any: what the master checks every
     /// minion request's signer against.
     pub fn accepted(&self, id: &str) -> Result<Option<PublicKeys>, KeyStoreError> {
-        match self.read(KeyState::Accepted, id) {
+        self.lookup(KeyState::Accepted, id)
+    }
+
+    /// `id`'s key in `state`, if it has one (a directory where the key
+    /// file would be is an error, as for [`KeyStore::has`]).
+    fn lookup(&self, state: KeyState, id: &str) -> Result<Option<PublicKeys>, KeyStoreError> {
+        if self.shared.is_none() {
+            self.key_file(state, id)?;
+        }
+        match self.read(state, id) {
             Ok(k) => Ok(Some(k)),
             Err(KeyStoreError::NoSuchKey { .. }) => Ok(None),
             Err(e) => Err(e),
@@ -454,15 +467,17 @@ impl KeyStore {
         if self.has(KeyState::Rejected, id)? {
             return Ok(AuthStatus::Rejected);
         }
-        if self.has(KeyState::Accepted, id)? {
-            return if self.read(KeyState::Accepted, id)? == *keys {
+        // Each state read once (the shared store: one round trip each).
+        if let Some(on_file) = self.lookup(KeyState::Accepted, id)? {
+            return if on_file == *keys {
                 Ok(AuthStatus::Accepted)
             } else {
                 self.write(KeyState::Denied, id, keys)?;
                 Ok(AuthStatus::Denied)
             };
         }
-        if !self.has(KeyState::Pending, id)? {
+        let mut pending = self.lookup(KeyState::Pending, id)?;
+        if pending.is_none() {
             let state = if auto_accept {
                 KeyState::Accepted
             } else {
@@ -483,13 +498,13 @@ impl KeyStore {
             }
             // Another master of the shared store filed a key for this id
             // just now: decide against that key, as any later request will.
+            pending = self.lookup(KeyState::Pending, id)?;
         }
-        let state = if self.has(KeyState::Pending, id)? {
-            KeyState::Pending
-        } else {
-            KeyState::Accepted
+        let (state, on_file) = match pending {
+            Some(k) => (KeyState::Pending, k),
+            None => (KeyState::Accepted, self.read(KeyState::Accepted, id)?),
         };
-        if self.read(state, id)? != *keys {
+        if on_file != *keys {
             self.write(KeyState::Denied, id, keys)?;
             return Ok(AuthStatus::Denied);
         }

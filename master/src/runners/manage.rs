@@ -45,7 +45,7 @@ pub async fn ping(
 
 /// `manage.down removekeys=True`: delete the keys of the down minions.
 pub fn remove_keys(config: &MasterConfig, ids: &[String]) -> Result<(), RunnerError> {
-    let store = KeyStore::for_config(&config.pki_dir, &config.job_cache, false)?;
+    let store = KeyStore::for_config(&config.pki_dir, &config.job_cache)?;
     for id in ids {
         store.delete(id, KeyState::Accepted)?;
     }
@@ -149,8 +149,8 @@ pub fn list_not_state(
         .into_iter()
         .map(|(id, _)| id)
         .collect();
-    let accepted = KeyStore::for_config(&config.pki_dir, &config.job_cache, false)?
-        .list(KeyState::Accepted)?;
+    let accepted =
+        KeyStore::for_config(&config.pki_dir, &config.job_cache)?.list(KeyState::Accepted)?;
     Ok(Value::List(
         accepted
             .into_iter()
