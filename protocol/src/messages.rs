@@ -262,6 +262,15 @@ pub struct Request {
     /// longer: nobody is listening for its answer (see [`Request::expired`]).
     #[serde(default)]
     pub wait_ms: u64,
+    /// The master process this minion request is for: the `instance` its
+    /// [`AuthReply`] named. Masters that serve one fleet share the master
+    /// key, so a request sealed and signed for one could be played to
+    /// another; each refuses requests addressed elsewhere (and a minion
+    /// whose request names no instance, or an earlier run's, authenticates
+    /// again). Requests of the CLI, which holds the root token of one
+    /// master, and authentications name none.
+    #[serde(default)]
+    pub to: Option<ByteArray<16>>,
 }
 
 impl Message for Request {
@@ -277,7 +286,15 @@ impl Request {
             nonce: ByteArray::new(crypto::random_nonce()?),
             msg,
             wait_ms: 0,
+            to: None,
         })
+    }
+
+    /// This request, addressed to the master process `instance` (see
+    /// [`Request::to`]).
+    pub fn to_instance(mut self, instance: Option<Nonce>) -> Request {
+        self.to = instance.map(ByteArray::new);
+        self
     }
 
     /// This request, saying its sender waits `timeout` for the reply.
@@ -314,6 +331,7 @@ impl Request {
                 lane: body.lane(),
             }),
             wait_ms: 0,
+            to: None,
         })
     }
 }
@@ -643,6 +661,10 @@ pub struct AuthReply {
     /// with, sealed to the minion with [`aad::session`].
     #[serde(default)]
     pub session: Option<Sealed>,
+    /// To an accepted minion: this master process, random at its start,
+    /// for the minion to name in every request's [`Request::to`].
+    #[serde(default)]
+    pub instance: Option<ByteArray<16>>,
 }
 
 /// The compiled pillar, sealed to the minion with [`aad::pillar`]; the
@@ -1154,6 +1176,7 @@ mod tests {
                 status: AuthStatus::Pending,
                 master: master.public(),
                 session: None,
+                instance: None,
             }),
         ] {
             let r = Reply::to(&req, body);

@@ -213,6 +213,10 @@ pub struct ScriptedMinion {
     rt: tokio::runtime::Runtime,
     /// The master's session key, from the last accepted auth.
     session: std::sync::Mutex<Option<SessionKey>>,
+    /// The master process that last accepted us (its auth reply's
+    /// `instance`): requests that name none are sent naming it, as a
+    /// minion's are.
+    instance: std::sync::Mutex<Option<[u8; 16]>>,
 }
 
 impl ScriptedMinion {
@@ -229,7 +233,20 @@ impl ScriptedMinion {
                 .build()
                 .expect("runtime"),
             session: std::sync::Mutex::new(None),
+            instance: std::sync::Mutex::new(None),
         }
+    }
+
+    /// This minion, talking to the master at `addr` instead (a master on
+    /// another loopback address).
+    pub fn at(mut self, addr: SocketAddr) -> ScriptedMinion {
+        self.master_addr = addr;
+        self
+    }
+
+    /// The master process that last accepted this minion.
+    pub fn instance(&self) -> Option<[u8; 16]> {
+        *self.instance.lock().expect("lock")
     }
 
     /// The master's session key (after an accepted [`Self::auth`]).
@@ -239,8 +256,15 @@ impl ScriptedMinion {
 
     /// Send one request (signed by this minion's key), return the reply
     /// body; a fresh connection each time (like a minion after a restart).
+    /// A request that names no master process is sent naming the one that
+    /// last accepted us (see [`Self::request_as_is`]).
     pub fn request(&self, req: &Request) -> ReplyBody {
         self.request_signed_by(req, &self.key)
+    }
+
+    /// [`Self::request`] without naming a master process.
+    pub fn request_as_is(&self, req: &Request) -> ReplyBody {
+        self.send(req, &self.key).expect("reply")
     }
 
     pub fn request_signed_by(&self, req: &Request, key: &KeyPair) -> ReplyBody {
@@ -254,6 +278,14 @@ impl ScriptedMinion {
     }
 
     fn try_request_signed_by(&self, req: &Request, key: &KeyPair) -> Result<ReplyBody, String> {
+        if req.to.is_none() && !matches!(req.msg, RequestBody::Auth(_)) {
+            let addressed = req.clone().to_instance(self.instance());
+            return self.send(&addressed, key);
+        }
+        self.send(req, key)
+    }
+
+    fn send(&self, req: &Request, key: &KeyPair) -> Result<ReplyBody, String> {
         self.rt.block_on(async {
             let mut d = transport::connect_dealer(self.master_addr, &self.limits)
                 .await
@@ -303,6 +335,9 @@ impl ScriptedMinion {
                         open_data(&self.key, s, &aad::session(&self.id, &req.nonce))
                             .expect("session key sealed to us");
                     *self.session.lock().expect("lock") = Some(key);
+                }
+                if let Some(i) = a.instance {
+                    *self.instance.lock().expect("lock") = Some(*i);
                 }
                 a.status
             }

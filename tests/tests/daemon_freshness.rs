@@ -57,17 +57,24 @@ fn replays_are_refused_per_minion_and_across_a_master_restart() {
     assert!(matches!(web9.request(&req), ReplyBody::Pillar(_)));
     assert_eq!(code(&web9.request(&req)), Some(ErrorCode::Replay));
 
-    // Restarted, the master remembers no nonce, and still refuses it.
+    // Restarted, the master remembers no nonce, and still refuses it: as
+    // sent, it names the master's earlier run...
+    let sent = req.clone().to_instance(web9.instance());
     master.stop();
     let _master = conf.start();
+    assert_eq!(
+        code(&web9.request_as_is(&sent)),
+        Some(ErrorCode::NotAccepted)
+    );
+    // ... and naming this run, it was stamped before it started.
+    web9.auth();
     assert_eq!(code(&web9.request(&req)), Some(ErrorCode::Replay));
     assert!(
         conf.log().contains("before this master started"),
         "{}",
         conf.log()
     );
-    // A fresh request is served (after authenticating again).
-    web9.auth();
+    // A fresh request is served.
     assert!(matches!(
         web9.request(&pillar_request("web9")),
         ReplyBody::Pillar(_)

@@ -300,6 +300,13 @@ fn master_restart_mid_job_loses_no_return() {
     let status = master.stop().expect("stopped");
     assert!(status.success(), "clean shutdown: {status:?}");
     let master = conf.start();
+    // The new run asks the minion to authenticate again (its requests
+    // name the earlier run); then it takes the return.
+    assert_eq!(
+        web1.send_return(&jid, "test.sleep", Value::Bool(true)),
+        Err(ErrorCode::NotAccepted)
+    );
+    assert_eq!(web1.auth(), AuthStatus::Accepted);
     web1.send_return(&jid, "test.sleep", Value::Bool(true))
         .expect("acked after restart");
     // Sent twice (ack lost): kept once.

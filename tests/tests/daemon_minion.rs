@@ -209,6 +209,7 @@ impl StandIn {
                             status: AuthStatus::Accepted,
                             master: key.public(),
                             session: Some(sealed),
+                            instance: None,
                         })
                     }
                     RequestBody::Pillar(p) => match minion_x {

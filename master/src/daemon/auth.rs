@@ -11,6 +11,7 @@ use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     AuthReply, AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody,
 };
+use serde_bytes::ByteArray;
 
 /// "Too many pending keys" is logged once a minute, not per refusal.
 static PENDING_FULL_LOG: OncePer = OncePer::new(60_000);
@@ -50,6 +51,8 @@ pub struct Authenticator<'a> {
     pub session: &'a Session,
     pub master_public: PublicKeys,
     pub auto_accept: bool,
+    /// This master process (see [`brine_protocol::messages::Request::to`]).
+    pub instance: Nonce,
 }
 
 impl Authenticator<'_> {
@@ -61,6 +64,7 @@ impl Authenticator<'_> {
             session,
             master_public,
             auto_accept,
+            instance,
         } = *self;
 
         if *req.keys.ed25519 != *signer {
@@ -141,6 +145,7 @@ impl Authenticator<'_> {
         ReplyBody::Auth(AuthReply {
             status,
             master: master_public,
+            instance: (status == AuthStatus::Accepted).then(|| ByteArray::new(instance)),
             session: sealed_session,
         })
     }
@@ -173,6 +178,7 @@ mod tests {
             session: &session,
             master_public: master,
             auto_accept,
+            instance: [7; 16],
         };
         let status = |r: ReplyBody| match r {
             ReplyBody::Auth(a) => Some(a.status),

@@ -105,10 +105,28 @@ impl Master {
     }
 
     /// The checks on every request of a known minion, before its body is
-    /// opened: fresh, and still awaited by its sender.
-    fn fresh_and_awaited(&self, id: &str, req: &Request) -> Result<(), ErrorReply> {
+    /// opened: addressed to this master process, fresh, and still awaited
+    /// by its sender.
+    fn admit(&self, id: &str, req: &Request) -> Result<(), ErrorReply> {
+        self.addressed_here(id, req)?;
         self.fresh(&Requester::Minion(id.to_string()), req)?;
         still_awaited(id, req)
+    }
+
+    /// Masters of one fleet share the master key, so a request captured on
+    /// its way to another (or to an earlier run of this one) would open
+    /// here; it names its master, and nothing is recorded for one that
+    /// names another. The minion authenticates again on this refusal and
+    /// learns this master's instance.
+    fn addressed_here(&self, id: &str, req: &Request) -> Result<(), ErrorReply> {
+        if req.to.as_deref() == Some(&self.instance) {
+            return Ok(());
+        }
+        tracing::debug!("a request from minion {id} is addressed to another master; refused");
+        Err(refusal(
+            ErrorCode::NotAccepted,
+            "the request is addressed to another master: authenticate again",
+        ))
     }
 
     /// Whether `id`'s accepted key is `offered` (an auth from a known
@@ -166,6 +184,7 @@ impl Master {
                     session: &self.session,
                     master_public: self.key.public(),
                     auto_accept: self.config.auto_accept,
+                    instance: self.instance,
                 }
                 .handle(&req.nonce, a, signer)
             }
@@ -193,7 +212,7 @@ impl Master {
                     Ok(k) => k,
                     Err(e) => return ReplyBody::Error(e),
                 };
-                if let Err(e) = self.fresh_and_awaited(&s.id, req) {
+                if let Err(e) = self.admit(&s.id, req) {
                     return ReplyBody::Error(e);
                 }
                 let inner = match s.open(&self.key, &req.nonce) {
@@ -229,7 +248,7 @@ impl Master {
                     Ok(k) => k,
                     Err(e) => return ReplyBody::Error(e),
                 };
-                if let Err(e) = self.fresh_and_awaited(id, req) {
+                if let Err(e) = self.admit(id, req) {
                     return ReplyBody::Error(e);
                 }
                 self.minion_request(body, &req.nonce, &keys, false)
@@ -539,7 +558,16 @@ mod tests {
         }
     }
 
+    /// Send `req` signed by `key`; a request naming no master process is
+    /// addressed to `m`, as a minion's are once `m` accepted it.
     fn reply(m: &Master, key: &KeyPair, req: &Request) -> Option<Reply> {
+        if req.to.is_none() && !matches!(req.msg, RequestBody::Auth(_)) {
+            return reply_as_is(m, key, &req.clone().to_instance(Some(m.instance)));
+        }
+        reply_as_is(m, key, req)
+    }
+
+    fn reply_as_is(m: &Master, key: &KeyPair, req: &Request) -> Option<Reply> {
         let frame = sign_frame(key, req).unwrap();
         let out = m.handle_frame(&frame)?;
         let v: Verified<Reply> = read_frame(&out, Some(&m.key.public().ed25519)).unwrap();
@@ -619,6 +647,41 @@ mod tests {
         m.keys.reject("web2", KeyState::Accepted).unwrap();
         let r = reply(m, &web2, &pillar_req("web2")).unwrap();
         assert_eq!(code(&r), Some(ErrorCode::NotAccepted));
+    }
+
+    #[test]
+    fn a_request_for_another_master_is_refused_and_leaves_no_trace() {
+        let (s, kp) = with_web1();
+        let m = &s.master;
+        let who = Requester::Minion("web1".into());
+        // Masters sharing the master key open each other's requests: one
+        // captured on its way to another master, or sent to an earlier run
+        // of this one, or naming none, is refused before it is remembered.
+        let mut other = m.instance;
+        other[0] ^= 1;
+        let sealed =
+            Request::sealed(&m.key.public().x25519, "web1", &pillar_req("web1").msg).unwrap();
+        for to in [Some(other), None] {
+            for req in [pillar_req("web1"), sealed.clone()] {
+                let r = reply_as_is(m, &kp, &req.to_instance(to)).unwrap();
+                assert_eq!(code(&r), Some(ErrorCode::NotAccepted));
+            }
+        }
+        assert_eq!(m.freshness.remembered(&who), 0);
+        // The auth reply names this master; requests naming it are served.
+        let auth = Request::new(RequestBody::Auth(AuthRequest {
+            id: "web1".into(),
+            keys: kp.public(),
+            grains: Value::new_map(),
+            pillarenv: None,
+        }))
+        .unwrap();
+        let ReplyBody::Auth(a) = reply(m, &kp, &auth).unwrap().msg else {
+            panic!("not an auth reply")
+        };
+        assert_eq!(a.instance.map(|i| *i), Some(m.instance));
+        let r = reply_as_is(m, &kp, &sealed.to_instance(Some(m.instance))).unwrap();
+        assert!(matches!(r.msg, ReplyBody::Pillar(_)), "{:?}", r.msg);
     }
 
     #[test]

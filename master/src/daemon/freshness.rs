@@ -13,6 +13,14 @@
 //!   most [`PER_REQUESTER`] nonces (past that its own requests wait for the
 //!   window to move, fail closed).
 //!
+//! Each master's memory is its own. Masters that serve one fleet share the
+//! master key, so a request sealed for one opens at another; a minion's
+//! request therefore names the master process it is for
+//! ([`Request::to`](brine_protocol::messages::Request::to), learnt at
+//! authentication), and dispatch refuses one naming another before
+//! anything is remembered. A captured request works nowhere else, and no
+//! master needs another's nonces.
+//!
 //! Times are the master's clock: minions stamp their requests with it (they
 //! follow the time on the master's signed replies, see
 //! `brine_protocol::crypto::follow_master_clock`), so a minion whose own

@@ -14,7 +14,7 @@ use crate::backend::Backend;
 use crate::keys::postgres::PgKeys;
 use crate::keys::{self, KeyStore, KeyStoreError};
 use crate::postgres::{Pg, PgError};
-use brine_protocol::crypto::KeyPair;
+use brine_protocol::crypto::{KeyPair, Nonce};
 use tokio::sync::mpsc;
 
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +35,8 @@ pub enum DaemonError {
     Pg(#[from] PgError),
     #[error("tokio runtime: {0}")]
     Runtime(std::io::Error),
+    #[error("cannot draw this master's instance id: {0}")]
+    Instance(#[from] brine_protocol::crypto::CryptoError),
 }
 
 /// The frames waiting for the PUB socket.
@@ -50,6 +52,10 @@ pub struct Master {
     pub jobs: JobCache,
     pub jids: JidGen,
     pub(super) freshness: Freshness,
+    /// This process among the masters sharing the master key: minions
+    /// name it in their requests, and requests naming another are refused
+    /// (see [`brine_protocol::messages::Request::to`]).
+    pub(super) instance: Nonce,
     /// The key publications are encrypted with.
     pub session: Session,
     pub(super) publish: mpsc::UnboundedSender<Vec<u8>>,
@@ -92,6 +98,7 @@ impl Master {
                 jobs,
                 jids: JidGen::default(),
                 freshness,
+                instance: brine_protocol::crypto::random_nonce()?,
                 session: Session::new()?,
                 publish: tx,
             },

@@ -4,7 +4,7 @@
 
 use super::{keys, pillar, returns, Identity, Shared, Standing, EX_MASTER_KEY, EX_NOPERM};
 use brine_core::Value;
-use brine_protocol::crypto::PublicKeys;
+use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     aad, open_data, AuthRequest, AuthStatus, ErrorCode, ReplyBody, Request, RequestBody,
 };
@@ -21,7 +21,8 @@ const FIRST_RETRY: Duration = Duration::from_secs(1);
 /// What one auth attempt came to.
 #[derive(Debug)]
 pub enum Outcome {
-    Accepted(PublicKeys),
+    /// With the master process's instance, for our requests to name.
+    Accepted(PublicKeys, Option<Nonce>),
     /// Pending, with the key the master offered (checked against the pin
     /// and `master_finger`, but not pinned).
     Pending(PublicKeys),
@@ -157,7 +158,7 @@ async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
                     }
                     None => return Outcome::Retry("the master sent no session key".into()),
                 }
-                Outcome::Accepted(a.master)
+                Outcome::Accepted(a.master, a.instance.map(|i| *i))
             }
             Err(e) => key_refusal(e),
         },
@@ -221,13 +222,16 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
     let mut told_pending = false;
     loop {
         let sleep = match attempt(shared, ident).await {
-            Outcome::Accepted(key) => {
+            Outcome::Accepted(key, instance) => {
                 if let Err(e) = share_master_key(shared, key) {
                     let _ = shared.fatal.send((EX_MASTER_KEY, e.to_string())).await;
                     return false;
                 }
                 if let Ok(mut g) = ident.client.master.write() {
                     *g = Some(key);
+                }
+                if let Ok(mut g) = ident.client.instance.write() {
+                    *g = instance;
                 }
                 ident.client.auth.done.send_modify(|n| *n += 1);
                 if told_pending {

@@ -38,7 +38,7 @@ pub(crate) mod testutil;
 
 use brine_compile::opts::{self, OptsError};
 use brine_core::Value;
-use brine_protocol::crypto::{KeyPair, PublicKeys, ReplayGuard, SessionKey};
+use brine_protocol::crypto::{KeyPair, Nonce, PublicKeys, ReplayGuard, SessionKey};
 use brine_protocol::messages::{ErrorCode, ReplyBody, Request, RequestBody, WireError};
 use brine_protocol::transport::Limits;
 use brine_runtime::context::{CompileSource, Minion};
@@ -325,6 +325,10 @@ pub struct MasterClient {
     pub key: KeyPair,
     /// The master's keys once trusted (set by [`auth`]).
     pub master: Arc<RwLock<Option<PublicKeys>>>,
+    /// The master process that accepted us (its auth reply's
+    /// `instance`), named in every request: the other masters sharing its
+    /// key refuse them.
+    pub instance: Arc<RwLock<Option<Nonce>>>,
     /// The runtime, for blocking calls from function threads.
     pub handle: tokio::runtime::Handle,
     pub auth: Arc<AuthSignal>,
@@ -333,6 +337,10 @@ pub struct MasterClient {
 impl MasterClient {
     pub fn master_key(&self) -> Option<PublicKeys> {
         self.master.read().ok().and_then(|g| *g)
+    }
+
+    fn instance(&self) -> Option<Nonce> {
+        *self.instance.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Send `body` and return the master's answer with the request it
@@ -404,7 +412,8 @@ impl MasterClient {
         } else {
             Request::new(body)?
         }
-        .waiting(timeout);
+        .waiting(timeout)
+        .to_instance(self.instance());
         let v = self.link.call(&self.key, &req, timeout).await?;
         if v.signer != *master.ed25519 {
             return Err(RequestError::WrongSigner);
@@ -699,6 +708,7 @@ pub fn make_identity(
         id: id.to_string(),
         key,
         master: Arc::new(RwLock::new(None)),
+        instance: Arc::default(),
         handle: tokio::runtime::Handle::current(),
         auth: Arc::new(AuthSignal::new()),
     };

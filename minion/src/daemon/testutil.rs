@@ -121,6 +121,7 @@ impl FakeMaster {
             id: id.to_string(),
             key,
             master: Arc::new(RwLock::new(Some(self.key.public()))),
+            instance: Default::default(),
             handle: tokio::runtime::Handle::current(),
             auth: Default::default(),
         }
