@@ -164,6 +164,58 @@ fn two_masters_share_keys_and_jobs_and_a_minion_serves_both() {
     }
 }
 
+/// str mode: the returns of jobs A published, still running when A is
+/// killed, go to B (which shares A's job cache), counted.
+#[test]
+fn a_str_minion_gives_the_returns_of_a_dead_master_to_the_other() {
+    let server = TestServer::start();
+    let (a, b) = two_masters(&server);
+    let mut ma = a.start();
+    let _mb = b.start();
+    write_minion(&a, "");
+    let _minion = a.start_minion(&[]);
+    let logs = || logs(&a, &b);
+    accept_when_asked(&a, &logs);
+    until_pinged(&a, Duration::from_secs(30), "through A", &logs);
+    until_pinged(&b, Duration::from_secs(30), "through B", &logs);
+    let jids: Vec<String> = (0..3)
+        .map(|_| a.publish_async("web1", &["test.sleep", "3"]))
+        .collect();
+    std::thread::sleep(Duration::from_millis(1000));
+    let pid = ma.pid().expect("master A runs");
+    let killed = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let killed_at = Instant::now();
+    ma.stop();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let mut got = 0;
+    while Instant::now() < deadline {
+        got = jids.iter().filter(|j| stored(&b, j).is_some()).count();
+        if got == jids.len() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(got, jids.len(), "returns held back for A\n{}", logs());
+    eprintln!("returns via B {:?} after the kill", killed_at.elapsed());
+    let minion_log = a.minion_log();
+    assert!(
+        minion_log.contains("the master at 127.0.0.2:"),
+        "no hand-over logged\n{minion_log}"
+    );
+    // Nothing is left waiting for A.
+    let queue = a
+        .dir
+        .path()
+        .join("nroot/var/cache/brine/minion")
+        .join(format!("pending_returns-127.0.0.1_{}", a.ret_port));
+    let left = std::fs::read_dir(&queue).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "{}", queue.display());
+}
+
 /// failover: kill -9 the master the minion uses; within
 /// `master_alive_interval` + 5 s a job from the other reaches it, and the
 /// returns of the jobs it was running when its master died reach the
@@ -273,4 +325,60 @@ fn a_master_that_does_not_resolve_holds_back_no_other() {
     std::fs::write(conf.conf_dir().join("minion"), text).expect("minion config");
     let _minion = conf.start_minion(&[]);
     conf.accept_and_ping("web1");
+}
+
+/// Both masters hold the master key, so each could open a request sealed
+/// to the other: a request captured on its way to A and played to B (where
+/// its nonce is new) is refused, and B remembers nothing of it.
+#[test]
+fn a_request_captured_on_its_way_to_one_master_is_refused_by_the_other() {
+    use brine_protocol::messages::{
+        AuthStatus, ErrorCode, PillarRequest, ReplyBody, Request, RequestBody,
+    };
+    use brine_tests::daemon::ScriptedMinion;
+    let server = TestServer::start();
+    let (a, b) = two_masters(&server);
+    let _ma = a.start();
+    let _mb = b.start();
+    let to_a = ScriptedMinion::new("spy", &a, serde_json::json!({"os": "Debian"}));
+    let mut to_b = ScriptedMinion::new("spy", &b, serde_json::json!({"os": "Debian"}))
+        .at(std::net::SocketAddr::from(([127, 0, 0, 2], b.ret_port)));
+    to_b.key = to_a.key.clone();
+    // Wait for both masters to listen; the key waits on the shared store.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while to_a.auth() != AuthStatus::Pending || to_b.auth() != AuthStatus::Pending {
+        assert!(Instant::now() < deadline, "{}", logs(&a, &b));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = a.cli("brine-key", &["-a", "spy", "-y"]);
+    assert!(out.status.success(), "{out:?}");
+    // Known to both masters (each holds its grains).
+    assert_eq!(to_a.auth(), AuthStatus::Accepted);
+    assert_eq!(to_b.auth(), AuthStatus::Accepted);
+    assert_ne!(to_b.instance(), to_a.instance());
+    let instance_a = to_a.instance().expect("A names its instance");
+    let pillar = Request::sealed(
+        &a.master_keys().x25519,
+        "spy",
+        &RequestBody::Pillar(PillarRequest {
+            id: "spy".into(),
+            pillarenv: None,
+            saltenv: None,
+            pillar_override: brine_core::Value::Null,
+        }),
+    )
+    .expect("request")
+    .to_instance(Some(instance_a));
+    // Played to B first (its nonce new there), then delivered to A.
+    match to_b.request_as_is(&pillar) {
+        ReplyBody::Error(e) => assert_eq!(e.code, ErrorCode::NotAccepted, "{e:?}"),
+        other => panic!("B served a request addressed to A: {other:?}"),
+    }
+    assert!(
+        matches!(to_a.request_as_is(&pillar), ReplyBody::Pillar(_)),
+        "{}",
+        logs(&a, &b)
+    );
+    // B serves the minion's own requests to B.
+    assert!(to_b.pillar_of("spy", None).is_ok(), "{}", logs(&a, &b));
 }

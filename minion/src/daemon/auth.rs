@@ -305,7 +305,10 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
             tracing::info!("{}: ready", ident.id());
         }
         if resender.is_none() {
-            resender = Some(Resender(tokio::spawn(returns::resend_loop(ident.clone()))));
+            resender = Some(Resender(tokio::spawn(returns::resend_loop(
+                ident.clone(),
+                shared.others.clone(),
+            ))));
         }
         ident.returns.wake();
         ident.client.auth.reauth.notified().await;

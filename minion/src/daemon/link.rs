@@ -41,6 +41,8 @@ pub enum LinkError {
     ConnectTimeout { addr: SocketAddr, timeout: Duration },
     #[error("lost the connection to the master at {addr}")]
     Lost { addr: SocketAddr },
+    #[error("the master at {addr} is unreachable ({why}); reconnecting in the background")]
+    Unreachable { addr: SocketAddr, why: String },
     #[error("the master at {addr} did not answer within {timeout:?}")]
     Timeout { addr: SocketAddr, timeout: Duration },
     #[error("the minion is shutting down")]
@@ -245,6 +247,11 @@ struct Task {
     /// When to try reconnecting on our own (after a loss), and the delay
     /// after that.
     reconnect: Option<(Instant, Duration)>,
+    /// Why the last connection attempt failed, until one succeeds: requests
+    /// meanwhile fail at once rather than each waiting for a connect of
+    /// its own (the reconnect timer keeps trying), so their callers move on
+    /// (a return to another master, a retry later).
+    unreachable: Option<String>,
 }
 
 impl Task {
@@ -253,11 +260,21 @@ impl Task {
             return Ok(());
         }
         self.serial += 1;
-        let c = connect(self.addr, &self.limits, self.serial, self.events.clone()).await?;
+        let c = match connect(self.addr, &self.limits, self.serial, self.events.clone()).await {
+            Ok(c) => c,
+            Err(e) => {
+                self.unreachable = Some(e.to_string());
+                if self.reconnect.is_none() {
+                    self.reconnect = Some((Instant::now() + RECONNECT_FIRST, RECONNECT_FIRST));
+                }
+                return Err(e);
+            }
+        };
         tracing::debug!("connected to the master's ret port {}", self.addr);
         self.last_rx = Instant::now();
         self.conn = Some(c);
         self.reconnect = None;
+        self.unreachable = None;
         self.generation.send_modify(|g| *g += 1);
         Ok(())
     }
@@ -275,6 +292,13 @@ impl Task {
     }
 
     async fn send(&mut self, frame: Vec<u8>, nonce: Nonce, reply: Waiter) {
+        if let (None, Some(why)) = (&self.conn, &self.unreachable) {
+            let _ = reply.send(Err(LinkError::Unreachable {
+                addr: self.addr,
+                why: why.clone(),
+            }));
+            return;
+        }
         if let Err(e) = self.ensure_connected().await {
             let _ = reply.send(Err(e));
             return;
@@ -321,6 +345,7 @@ async fn run(
         last_rx: Instant::now(),
         generation,
         reconnect: None,
+        unreachable: None,
     };
     let mut sweep = tokio::time::interval(SWEEP_EVERY);
     loop {

@@ -5,8 +5,9 @@
 //!   whose name does not resolve holds back no other), so
 //!   jobs run from any of them and each return goes back to the master that
 //!   published the job. With several masters each session keeps its
-//!   undelivered returns apart (`pending_returns-<host>_<port>`), for that
-//!   master to take when it is back.
+//!   undelivered returns apart (`pending_returns-<host>_<port>`); while
+//!   their master cannot be reached they are offered to the others (masters
+//!   sharing the job cache take them), else they wait for it to be back.
 //! - `failover`: one master at a time, the first of the list that can be
 //!   reached. Every `master_alive_interval` seconds the minion checks it is
 //!   still there; when it is not, the minion moves it to the end of the list
@@ -109,6 +110,7 @@ pub async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> 
         base,
         swarm,
         queues: Queues::default(),
+        others: Arc::default(),
         fatal,
     });
     match process.config.master_type {

@@ -527,6 +527,9 @@ pub struct Shared {
     /// pin and `master_finger`).
     pub master: Arc<RwLock<Option<PublicKeys>>>,
     pub jobs: Semaphore,
+    /// The process's sessions with its other masters (see
+    /// [`returns::OtherMasters`]).
+    pub others: Arc<returns::OtherMasters>,
     /// A fatal condition (refused key, changed master key): exit code and
     /// message.
     pub fatal: tokio::sync::mpsc::Sender<(i32, String)>,
@@ -745,6 +748,9 @@ pub struct Process {
     pub base: Minion,
     pub swarm: Option<usize>,
     pub queues: returns::Queues,
+    /// `master_type: str` with several masters: each identity at every
+    /// master, where returns go when their master cannot be reached.
+    pub others: Arc<returns::OtherMasters>,
     /// Where a session reports a fatal refusal (exit code, message).
     pub fatal: tokio::sync::mpsc::Sender<(i32, String)>,
 }
@@ -763,6 +769,7 @@ pub fn open_session(
         base,
         swarm,
         queues,
+        others,
         fatal,
     } = process;
     let (swarm, fatal) = (*swarm, fatal.clone());
@@ -782,6 +789,11 @@ pub fn open_session(
         .map(|i| vec![i]),
         Some(n) => swarm::identities(&link, base, config, n, queues, queue),
     }?;
+    if config.master_type == masters::MasterType::Str && config.masters.len() > 1 {
+        for ident in &identities {
+            others.add(ident);
+        }
+    }
     let shared = Arc::new(Shared {
         config: config.clone(),
         link,
@@ -798,6 +810,7 @@ pub fn open_session(
         session: RwLock::new(None),
         master: Arc::new(RwLock::new(None)),
         jobs: Semaphore::new(MAX_CONCURRENT_JOBS),
+        others: others.clone(),
         fatal,
     });
     tracing::info!(

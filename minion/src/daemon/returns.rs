@@ -1,7 +1,10 @@
 //! Job returns: written to `cachedir/pending_returns/` before they are sent
 //! and deleted once the master acknowledges them (`ReturnAck`: stored in its
 //! job cache). What is not acknowledged is resent, with back-off, until it
-//! is — across master restarts and minion restarts.
+//! is — across master restarts and minion restarts. With several masters
+//! served at once (`master_type: str`), a return whose master cannot be
+//! reached is offered to the others ([`OtherMasters`]): masters that share
+//! a job cache take it.
 
 use super::{Identity, MasterClient, RequestError};
 use brine_protocol::messages::{
@@ -56,6 +59,38 @@ impl Queues {
         all.entry(dir)
             .or_insert_with(|| Arc::new(ReturnQueue::new(cachedir, folder)))
             .clone()
+    }
+}
+
+/// In `master_type: str` with several masters, every identity of the
+/// process at every master, by minion id: where a return goes when the
+/// master that published its job cannot be reached. The publishing
+/// master's queue keeps the return until one of them acknowledges it (a
+/// master with a job cache of its own refuses it as not published there,
+/// and it waits on).
+#[derive(Default)]
+pub struct OtherMasters(Mutex<std::collections::HashMap<String, Vec<Arc<Identity>>>>);
+
+impl OtherMasters {
+    /// Add `ident` (one master's session of one minion id).
+    pub fn add(&self, ident: &Arc<Identity>) {
+        let mut all = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        all.entry(ident.id().to_string())
+            .or_default()
+            .push(ident.clone());
+    }
+
+    /// `ident`'s minion at the other masters, authenticated there now.
+    fn of(&self, ident: &Identity) -> Vec<Arc<Identity>> {
+        let all = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        all.get(ident.id()).map_or_else(Vec::new, |list| {
+            list.iter()
+                .filter(|o| {
+                    !std::ptr::eq(o.as_ref(), ident) && o.standing() == super::Standing::Ready
+                })
+                .cloned()
+                .collect()
+        })
     }
 }
 
@@ -342,9 +377,49 @@ pub async fn send_queued(ident: &Identity, queued: Queued) {
     }
 }
 
+/// Whether `e` says the master could not be reached (rather than that it
+/// answered): then another master may take the return.
+fn unreachable(e: &RequestError) -> bool {
+    matches!(e, RequestError::Link(l) if l.is_transient())
+}
+
+/// Offer the returns in `items` (this queue's master cannot be reached) to
+/// the minion's other masters; each one acknowledged leaves the queue.
+async fn hand_over(ident: &Identity, others: &OtherMasters, items: &[(PathBuf, JobReturn)]) {
+    let others = others.of(ident);
+    if others.is_empty() {
+        return;
+    }
+    for (path, ret) in items {
+        for other in &others {
+            match send(&other.client, ret).await {
+                Ok(()) => {
+                    tracing::info!(
+                        "{}: the master at {} cannot be reached; the master at {} took the \
+                         return of job {}",
+                        ident.id(),
+                        ident.client.link.addr(),
+                        other.client.link.addr(),
+                        ret.jid
+                    );
+                    ident.returns.remove(path);
+                    break;
+                }
+                Err(e) => tracing::debug!(
+                    "{}: the master at {} did not take the return of job {}: {e}",
+                    ident.id(),
+                    other.client.link.addr(),
+                    ret.jid
+                ),
+            }
+        }
+    }
+}
+
 /// Resend queued returns until the queue is empty, backing off while the
-/// master does not take them; then sleep until woken.
-pub async fn resend_loop(ident: Arc<Identity>) {
+/// master does not take them (offering them to `others` while it cannot be
+/// reached); then sleep until woken.
+pub async fn resend_loop(ident: Arc<Identity>, others: Arc<OtherMasters>) {
     let q = &ident.returns;
     let mut delay = RESEND_FIRST;
     loop {
@@ -358,11 +433,11 @@ pub async fn resend_loop(ident: Arc<Identity>) {
             continue;
         }
         let mut stalled = false;
-        for (path, ret) in items {
-            match send(&ident.client, &ret).await {
+        for (i, (path, ret)) in items.iter().enumerate() {
+            match send(&ident.client, ret).await {
                 Ok(()) => {
                     tracing::info!("{}: resent the return of job {}", ident.id(), ret.jid);
-                    q.remove(&path);
+                    q.remove(path);
                 }
                 Err(e) if give_up(&e) => {
                     tracing::error!(
@@ -370,11 +445,14 @@ pub async fn resend_loop(ident: Arc<Identity>) {
                         ident.id(),
                         ret.jid
                     );
-                    q.remove(&path);
+                    q.remove(path);
                 }
                 Err(e) => {
                     tracing::debug!("{}: resend of job {} failed: {e}", ident.id(), ret.jid);
                     maybe_reauth(&ident, &e);
+                    if unreachable(&e) {
+                        hand_over(&ident, &others, &items[i..]).await;
+                    }
                     stalled = true;
                     break;
                 }
@@ -509,7 +587,7 @@ mod tests {
         .unwrap();
         fake.accept("web1", &ident.client.key);
         *ident.client.master.write().unwrap() = Some(fake.key.public());
-        tokio::spawn(resend_loop(ident.clone()));
+        tokio::spawn(resend_loop(ident.clone(), Default::default()));
 
         // Delivered at once: acknowledged and gone from the queue.
         deliver(&ident, ret("20250101000000000001")).await;
