@@ -15,7 +15,10 @@
 //! Within one master, one writer task stores the returns that arrive
 //! together in one transaction (one WAL flush for all of them); each
 //! request handler waits for its return's commit before the minion is
-//! acknowledged.
+//! acknowledged. When the server cannot be reached or goes away (a
+//! restart), the writer keeps the batch and tries again for up to
+//! [`RETRY_FOR`]; past that the minion is answered with an error and
+//! keeps the return in its own queue, to send again.
 
 use super::{
     pack, to_i64, unpack, Job, JobCacheError, PackedReturn, ReturnsPage, Stored, StoredReturn,
@@ -92,6 +95,13 @@ pub struct PgJobs {
 
 /// The most returns one transaction stores.
 const BATCH: usize = 64;
+/// How long the writer keeps trying a batch the server could not take
+/// (unreachable, restarting): well inside the minion's wait for its
+/// acknowledgement (30 s), so a restart of the database is ridden out
+/// without the minion having to send again.
+const RETRY_FOR: std::time::Duration = std::time::Duration::from_secs(20);
+const RETRY_FIRST: std::time::Duration = std::time::Duration::from_millis(200);
+const RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A return as its row's columns.
 #[derive(Debug)]
@@ -167,20 +177,20 @@ async fn writer(
             }
         }
         let rows: Vec<&ReturnRow> = batch.iter().map(|(r, _)| r).collect();
-        let outcomes: Vec<Result<Stored, String>> = match store_timed(&pool, &rows).await {
+        let outcomes: Vec<Result<Stored, String>> = match store_retrying(&pool, &at, &rows).await {
             Ok(all) => all.into_iter().map(Ok).collect(),
             // One bad row must not hold the others back: each alone.
-            Err((true, _)) if rows.len() > 1 => {
+            Err(Failure::Row(_)) if rows.len() > 1 => {
                 let mut each = Vec::with_capacity(rows.len());
                 for r in &rows {
                     each.push(match store_timed(&pool, &[r]).await {
                         Ok(mut one) => Ok(one.pop().unwrap_or(Stored::NotTargeted)),
-                        Err((_, why)) => Err(why),
+                        Err(f) => Err(f.to_string()),
                     });
                 }
                 each
             }
-            Err((_, why)) => vec![Err(why); rows.len()],
+            Err(f) => vec![Err(f.to_string()); rows.len()],
         };
         for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
             let _ = done.send(outcome.map_err(|why| PgError::Batch {
@@ -192,16 +202,63 @@ async fn writer(
     }
 }
 
-/// [`store_batch`] within [`crate::postgres::WAIT`]; an error says whether
-/// a row may be at fault (a query failed) and why.
+/// Why a batch was not stored.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    /// The server could not be reached, went away or did not answer:
+    /// the same batch may go through later.
+    #[error("{0}")]
+    Server(String),
+    /// The server refused the batch: a row may be at fault.
+    #[error("{0}")]
+    Row(String),
+}
+
+/// [`store_timed`] again while the server cannot take the batch, for up
+/// to [`RETRY_FOR`].
+async fn store_retrying(
+    pool: &deadpool_postgres::Pool,
+    at: &str,
+    rows: &[&ReturnRow],
+) -> Result<Vec<Stored>, Failure> {
+    let started = tokio::time::Instant::now();
+    let mut pause = RETRY_FIRST;
+    loop {
+        match store_timed(pool, rows).await {
+            Err(Failure::Server(why)) if started.elapsed() + pause < RETRY_FOR => {
+                if pause == RETRY_FIRST {
+                    tracing::warn!(
+                        "PostgreSQL {at}: cannot store {} returns now ({why}); trying again \
+                         for up to {RETRY_FOR:?}",
+                        rows.len()
+                    );
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(RETRY_MAX);
+            }
+            Ok(stored) if pause != RETRY_FIRST => {
+                tracing::info!(
+                    "PostgreSQL {at}: stored {} returns after {:?} of retries",
+                    rows.len(),
+                    started.elapsed()
+                );
+                return Ok(stored);
+            }
+            other => return other,
+        }
+    }
+}
+
+/// [`store_batch`] within [`crate::postgres::WAIT`].
 async fn store_timed(
     pool: &deadpool_postgres::Pool,
     rows: &[&ReturnRow],
-) -> Result<Vec<Stored>, (bool, String)> {
+) -> Result<Vec<Stored>, Failure> {
     match tokio::time::timeout(crate::postgres::WAIT, store_batch(pool, rows)).await {
         Ok(Ok(stored)) => Ok(stored),
-        Ok(Err(e)) => Err((matches!(e, BatchError::Query(_)), e.to_string())),
-        Err(_) => Err((false, "no answer in time".into())),
+        Ok(Err(e)) if e.is_server() => Err(Failure::Server(e.to_string())),
+        Ok(Err(e)) => Err(Failure::Row(e.to_string())),
+        Err(_) => Err(Failure::Server("no answer in time".into())),
     }
 }
 
@@ -212,6 +269,21 @@ enum BatchError {
     Connect(#[from] deadpool_postgres::PoolError),
     #[error("{0}")]
     Query(#[from] tokio_postgres::Error),
+}
+
+impl BatchError {
+    /// Whether the server, not the batch, failed: no connection, a
+    /// connection lost (no error from the server itself), or the server's
+    /// own state (SQLSTATE classes 08 connection exception, 57 operator
+    /// intervention such as a shutdown, 53 insufficient resources).
+    fn is_server(&self) -> bool {
+        match self {
+            BatchError::Connect(_) => true,
+            BatchError::Query(e) => e
+                .as_db_error()
+                .is_none_or(|db| matches!(db.code().code().get(..2), Some("08" | "57" | "53"))),
+        }
+    }
 }
 
 /// One transaction: each job's lock (in one order, so masters never wait
@@ -742,6 +814,30 @@ mod tests {
         ));
         assert_eq!(b.job(&j.jid).unwrap(), Some(j.clone()));
         assert_eq!(b.expected(&j.jid).unwrap(), ["web1"]);
+    }
+
+    /// The database restarts while a return is being stored: the writer
+    /// keeps it and stores it once the server is back, and the caller (the
+    /// minion's request) is told it was stored, not asked to send again.
+    #[test]
+    fn a_return_is_stored_across_a_database_restart() {
+        let server = TestServer::start();
+        let c = JobCache::open_postgres(&server.options("salt")).unwrap();
+        let j = checks::job("20240102030405000888", 5);
+        c.add_job(&j, &["web1".into()]).unwrap();
+        server.stop();
+        let started = std::time::Instant::now();
+        let stored = std::thread::scope(|s| {
+            let storing =
+                s.spawn(|| c.add_return(&checks::ret(&j.jid, "web1", Value::Bool(true)), 10));
+            std::thread::sleep(std::time::Duration::from_secs(3));
+            assert!(!storing.is_finished(), "gave up while the server was down");
+            server.start_again();
+            storing.join().unwrap()
+        });
+        assert_eq!(stored.unwrap(), Stored::New);
+        assert!(started.elapsed() < RETRY_FOR);
+        assert_eq!(c.returns(&j.jid).unwrap()["web1"].ret, Value::Bool(true));
     }
 
     /// What Salt's readers see: the pgjsonb columns filled as Salt's
