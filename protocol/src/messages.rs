@@ -219,6 +219,11 @@ pub mod aad {
         join(&[b"session", id.as_bytes(), request_nonce])
     }
 
+    /// The minion's request key in an [`super::AuthReply`].
+    pub fn request_key(id: &str, request_nonce: &Nonce) -> Vec<u8> {
+        join(&[b"request key", id.as_bytes(), request_nonce])
+    }
+
     /// A [`super::Publication`] encrypted with the session key.
     pub fn publication() -> Vec<u8> {
         join(&[b"publication-body"])
@@ -321,7 +326,38 @@ impl Request {
     ) -> Result<Request, WireError> {
         let nonce = crypto::random_nonce()?;
         let sealed = seal_data(master_x25519, body, &aad::sealed_request(id, &nonce))?;
-        Ok(Request {
+        Ok(Request::of_sealed(
+            id,
+            nonce,
+            SealedBody::ToMaster(sealed),
+            body,
+        ))
+    }
+
+    /// [`Request::sealed`] with the minion's request key (from its auth
+    /// reply) instead: no key agreement on either end.
+    pub fn sealed_with_key(
+        key: &SessionKey,
+        id: &str,
+        body: &RequestBody,
+    ) -> Result<Request, WireError> {
+        let nonce = crypto::random_nonce()?;
+        let bytes = rmp_serde::to_vec_named(body).map_err(|source| WireError::Encode {
+            kind: "sealed data",
+            source,
+        })?;
+        check_size(bytes.len())?;
+        let sealed = key.encrypt(&bytes, &aad::sealed_request(id, &nonce))?;
+        Ok(Request::of_sealed(
+            id,
+            nonce,
+            SealedBody::Keyed(sealed),
+            body,
+        ))
+    }
+
+    fn of_sealed(id: &str, nonce: Nonce, sealed: SealedBody, body: &RequestBody) -> Request {
+        Request {
             v: PROTOCOL_VERSION,
             created_ms: crypto::now_ms(),
             nonce: ByteArray::new(nonce),
@@ -332,7 +368,7 @@ impl Request {
             }),
             wait_ms: 0,
             to: None,
-        })
+        }
     }
 }
 
@@ -445,14 +481,14 @@ pub fn peek_lane(frame: &[u8]) -> Lane {
     }
 }
 
-/// A minion request body sealed to the master's X25519 key with
+/// A minion request body only the master can read, bound with
 /// [`aad::sealed_request`]; the plaintext is a msgpack [`RequestBody`] whose
 /// `id` must be this `id` (the master refuses nested `Sealed` bodies and
 /// Auth/CLI bodies inside).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SealedRequest {
     pub id: String,
-    pub body: Sealed,
+    pub body: SealedBody,
     /// The sealed body's [`Lane`], in the clear so the master can queue the
     /// request before opening it; the master checks it against the body.
     /// Not said: [`Lane::Compile`], the slower queue.
@@ -460,15 +496,33 @@ pub struct SealedRequest {
     pub lane: Lane,
 }
 
+/// How a [`SealedRequest`]'s body was sealed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "scheme", content = "data", rename_all = "snake_case")]
+pub enum SealedBody {
+    /// To the master's X25519 key (a minion that holds no request key).
+    ToMaster(Sealed),
+    /// With the minion's request key ([`crypto::RequestKeys`]).
+    Keyed(SessionSealed),
+}
+
 impl SealedRequest {
-    /// Open with the master's key; `request_nonce` is the outer
+    /// Open with the master's key, or with `request_key`, the key of the
+    /// minion that signed the request; `request_nonce` is the outer
     /// [`Request::nonce`].
-    pub fn open(&self, master: &KeyPair, request_nonce: &Nonce) -> Result<RequestBody, WireError> {
-        open_data(
-            master,
-            &self.body,
-            &aad::sealed_request(&self.id, request_nonce),
-        )
+    pub fn open(
+        &self,
+        master: &KeyPair,
+        request_key: &SessionKey,
+        request_nonce: &Nonce,
+    ) -> Result<RequestBody, WireError> {
+        let aad = aad::sealed_request(&self.id, request_nonce);
+        match &self.body {
+            SealedBody::ToMaster(sealed) => open_data(master, sealed, &aad),
+            SealedBody::Keyed(sealed) => {
+                from_slice("sealed data", &request_key.decrypt(sealed, &aad)?)
+            }
+        }
     }
 }
 
@@ -665,6 +719,10 @@ pub struct AuthReply {
     /// for the minion to name in every request's [`Request::to`].
     #[serde(default)]
     pub instance: Option<ByteArray<16>>,
+    /// To an accepted minion: its request key ([`crypto::RequestKeys`]), a
+    /// [`SessionKey`] sealed to it with [`aad::request_key`].
+    #[serde(default)]
+    pub request_key: Option<Sealed>,
 }
 
 /// The compiled pillar, sealed to the minion with [`aad::pillar`]; the
@@ -921,25 +979,48 @@ mod tests {
         let master = KeyPair::generate().unwrap();
         let other = KeyPair::generate().unwrap();
         let minion = KeyPair::generate().unwrap();
+        let keys = crypto::RequestKeys::generate().unwrap();
+        let web1_key = keys.for_minion("web1", &minion.public().ed25519);
+        // Another master's key, another minion's, the same minion's under
+        // another id: none opens it.
+        let others_key = crypto::RequestKeys::generate()
+            .unwrap()
+            .for_minion("web1", &minion.public().ed25519);
+        let web2_key = keys.for_minion("web2", &minion.public().ed25519);
+        let other_minion = keys.for_minion("web1", &other.public().ed25519);
+        assert_eq!(web1_key, keys.for_minion("web1", &minion.public().ed25519));
         let body = RequestBody::CompileStates(sample_compile());
-        let req = Request::sealed(&master.public().x25519, "web1", &body).unwrap();
-        let frame = sign_frame(&minion, &req).unwrap();
-        // The secret does not travel in clear.
-        assert!(!frame.windows(7).any(|w| w == b"hunter2"));
-        let got: Verified<Request> = read_frame(&frame, None).unwrap();
-        let RequestBody::Sealed(sealed) = &got.msg.msg else {
-            panic!("not sealed")
-        };
-        assert_eq!(sealed.id, "web1");
-        assert_eq!(sealed.open(&master, &got.msg.nonce).unwrap(), body);
-        assert!(sealed.open(&other, &got.msg.nonce).is_err());
-        assert!(sealed.open(&master, &[0; 16]).is_err());
-        let renamed = SealedRequest {
-            id: "web2".into(),
-            body: sealed.body.clone(),
-            lane: sealed.lane,
-        };
-        assert!(renamed.open(&master, &got.msg.nonce).is_err());
+        for req in [
+            Request::sealed(&master.public().x25519, "web1", &body).unwrap(),
+            Request::sealed_with_key(&web1_key, "web1", &body).unwrap(),
+        ] {
+            let keyed = matches!(&req.msg, RequestBody::Sealed(s)
+                if matches!(s.body, SealedBody::Keyed(_)));
+            let frame = sign_frame(&minion, &req).unwrap();
+            // The secret does not travel in clear.
+            assert!(!frame.windows(7).any(|w| w == b"hunter2"));
+            let got: Verified<Request> = read_frame(&frame, None).unwrap();
+            let RequestBody::Sealed(sealed) = &got.msg.msg else {
+                panic!("not sealed")
+            };
+            assert_eq!(sealed.id, "web1");
+            let nonce = &got.msg.nonce;
+            assert_eq!(sealed.open(&master, &web1_key, nonce).unwrap(), body);
+            if keyed {
+                for wrong in [&others_key, &web2_key, &other_minion] {
+                    assert!(sealed.open(&master, wrong, nonce).is_err());
+                }
+            } else {
+                assert!(sealed.open(&other, &web1_key, nonce).is_err());
+            }
+            assert!(sealed.open(&master, &web1_key, &[0; 16]).is_err());
+            let renamed = SealedRequest {
+                id: "web2".into(),
+                body: sealed.body.clone(),
+                lane: sealed.lane,
+            };
+            assert!(renamed.open(&master, &web1_key, nonce).is_err());
+        }
     }
 
     #[test]
@@ -967,7 +1048,7 @@ mod tests {
         #[derive(Serialize)]
         struct Before<'a> {
             id: &'a str,
-            body: &'a Sealed,
+            body: &'a SealedBody,
         }
         let before = rmp_serde::to_vec_named(&Before {
             id: &s.id,
@@ -1177,6 +1258,7 @@ mod tests {
                 master: master.public(),
                 session: None,
                 instance: None,
+                request_key: None,
             }),
         ] {
             let r = Reply::to(&req, body);

@@ -188,6 +188,7 @@ impl StandIn {
         rt.spawn(async move {
             let _guard = router_guard;
             let mut minion_x = None;
+            let no_request_key = SessionKey::generate().expect("key");
             loop {
                 let Ok((peer, frame)) = transport::recv_request(&mut router, &limits).await else {
                     continue;
@@ -210,6 +211,7 @@ impl StandIn {
                             master: key.public(),
                             session: Some(sealed),
                             instance: None,
+                            request_key: None,
                         })
                     }
                     RequestBody::Pillar(p) => match minion_x {
@@ -226,7 +228,9 @@ impl StandIn {
                             message: "auth first".into(),
                         }),
                     },
-                    RequestBody::Sealed(s) => match s.open(&key, &req.nonce) {
+                    // This master hands out no request keys: requests come
+                    // sealed to its key.
+                    RequestBody::Sealed(s) => match s.open(&key, &no_request_key, &req.nonce) {
                         Ok(RequestBody::Return(r)) => {
                             rec.lock().expect("lock").insert(r.jid.clone());
                             ReplyBody::ReturnAck

@@ -7,9 +7,10 @@ use super::minion_cache::MinionCache;
 use super::session::Session;
 use crate::keys::{KeyStore, KeyStoreError};
 use brine_core::Value;
+use brine_protocol::crypto::RequestKeys;
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
-    AuthReply, AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody,
+    aad, seal_data, AuthReply, AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody,
 };
 use serde_bytes::ByteArray;
 
@@ -53,6 +54,8 @@ pub struct Authenticator<'a> {
     pub auto_accept: bool,
     /// This master process (see [`brine_protocol::messages::Request::to`]).
     pub instance: Nonce,
+    /// Where an accepted minion's request key comes from.
+    pub request_keys: &'a RequestKeys,
 }
 
 impl Authenticator<'_> {
@@ -65,6 +68,7 @@ impl Authenticator<'_> {
             master_public,
             auto_accept,
             instance,
+            request_keys,
         } = *self;
 
         if *req.keys.ed25519 != *signer {
@@ -111,11 +115,20 @@ impl Authenticator<'_> {
                 });
             }
         };
-        let mut sealed_session = None;
+        let (mut sealed_session, mut request_key) = (None, None);
         match status {
             AuthStatus::Accepted => {
                 match session.seal_for(&req.id, &req.keys, request_nonce) {
                     Ok(s) => sealed_session = Some(s),
+                    Err(e) => tracing::error!("auth for {}: {e}", req.id),
+                }
+                let key = request_keys.for_minion(&req.id, &req.keys.ed25519);
+                match seal_data(
+                    &req.keys.x25519,
+                    &key,
+                    &aad::request_key(&req.id, request_nonce),
+                ) {
+                    Ok(s) => request_key = Some(s),
                     Err(e) => tracing::error!("auth for {}: {e}", req.id),
                 }
                 tracing::debug!("minion {} authenticated", req.id);
@@ -147,6 +160,7 @@ impl Authenticator<'_> {
             master: master_public,
             instance: (status == AuthStatus::Accepted).then(|| ByteArray::new(instance)),
             session: sealed_session,
+            request_key,
         })
     }
 }
@@ -172,6 +186,7 @@ mod tests {
             pillarenv: Some("dev".into()),
         };
         let signer = *kp.public().ed25519;
+        let request_keys = RequestKeys::generate().unwrap();
         let auth = |auto_accept| Authenticator {
             keys: &keys,
             cache: &cache,
@@ -179,6 +194,7 @@ mod tests {
             master_public: master,
             auto_accept,
             instance: [7; 16],
+            request_keys: &request_keys,
         };
         let status = |r: ReplyBody| match r {
             ReplyBody::Auth(a) => Some(a.status),

@@ -185,6 +185,7 @@ impl Master {
                     master_public: self.key.public(),
                     auto_accept: self.config.auto_accept,
                     instance: self.instance,
+                    request_keys: &self.request_keys,
                 }
                 .handle(&req.nonce, a, signer)
             }
@@ -215,7 +216,8 @@ impl Master {
                 if let Err(e) = self.admit(&s.id, req) {
                     return ReplyBody::Error(e);
                 }
-                let inner = match s.open(&self.key, &req.nonce) {
+                let request_key = self.request_keys.for_minion(&s.id, signer);
+                let inner = match s.open(&self.key, &request_key, &req.nonce) {
                     Ok(b) => b,
                     Err(e) => {
                         tracing::warn!("sealed request from {}: {e}", s.id);
@@ -682,6 +684,59 @@ mod tests {
         assert_eq!(a.instance.map(|i| *i), Some(m.instance));
         let r = reply_as_is(m, &kp, &sealed.to_instance(Some(m.instance))).unwrap();
         assert!(matches!(r.msg, ReplyBody::Pillar(_)), "{:?}", r.msg);
+    }
+
+    /// The auth reply hands an accepted minion its request key, sealed to
+    /// it; requests sealed with it open, and only for that minion.
+    #[test]
+    fn requests_sealed_with_the_key_the_auth_reply_gave() {
+        let (s, kp) = with_web1();
+        let m = &s.master;
+        let auth = Request::new(RequestBody::Auth(AuthRequest {
+            id: "web1".into(),
+            keys: kp.public(),
+            grains: Value::new_map(),
+            pillarenv: None,
+        }))
+        .unwrap();
+        let ReplyBody::Auth(a) = reply(m, &kp, &auth).unwrap().msg else {
+            panic!("not an auth reply")
+        };
+        let sealed = a.request_key.expect("a request key for an accepted minion");
+        let key: crypto::SessionKey =
+            open_data(&kp, &sealed, &aad::request_key("web1", &auth.nonce)).unwrap();
+        let body = pillar_req("web1").msg;
+        let r = reply(
+            m,
+            &kp,
+            &Request::sealed_with_key(&key, "web1", &body).unwrap(),
+        )
+        .unwrap();
+        assert!(matches!(r.msg, ReplyBody::Pillar(_)), "{:?}", r.msg);
+        // Any other key: not opened, not served.
+        let other = crypto::SessionKey::generate().unwrap();
+        let r = reply(
+            m,
+            &kp,
+            &Request::sealed_with_key(&other, "web1", &body).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(code(&r), Some(ErrorCode::BadRequest));
+        // A pending minion is given none.
+        let s = setup(false);
+        let pending = KeyPair::generate().unwrap();
+        let auth = Request::new(RequestBody::Auth(AuthRequest {
+            id: "web2".into(),
+            keys: pending.public(),
+            grains: Value::new_map(),
+            pillarenv: None,
+        }))
+        .unwrap();
+        let ReplyBody::Auth(a) = reply(&s.master, &pending, &auth).unwrap().msg else {
+            panic!("not an auth reply")
+        };
+        assert_eq!(a.status, AuthStatus::Pending);
+        assert!(a.request_key.is_none() && a.session.is_none());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::backend::Backend;
 use crate::keys::postgres::PgKeys;
 use crate::keys::{self, KeyStore, KeyStoreError};
 use crate::postgres::{Pg, PgError};
-use brine_protocol::crypto::{KeyPair, Nonce};
+use brine_protocol::crypto::{KeyPair, Nonce, RequestKeys};
 use tokio::sync::mpsc;
 
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +56,8 @@ pub struct Master {
     /// name it in their requests, and requests naming another are refused
     /// (see [`brine_protocol::messages::Request::to`]).
     pub(super) instance: Nonce,
+    /// Where accepted minions' request keys come from.
+    pub(super) request_keys: RequestKeys,
     /// The key publications are encrypted with.
     pub session: Session,
     pub(super) publish: mpsc::UnboundedSender<Vec<u8>>,
@@ -99,6 +101,7 @@ impl Master {
                 jids: JidGen::default(),
                 freshness,
                 instance: brine_protocol::crypto::random_nonce()?,
+                request_keys: RequestKeys::generate()?,
                 session: Session::new()?,
                 publish: tx,
             },

@@ -2,9 +2,11 @@
 //! and `pillarenv`; wait while the key is pending; pin the master's key on
 //! acceptance and refuse a changed one.
 
-use super::{keys, pillar, returns, Identity, Shared, Standing, EX_MASTER_KEY, EX_NOPERM};
+use super::{
+    keys, pillar, returns, Admission, Identity, Shared, Standing, EX_MASTER_KEY, EX_NOPERM,
+};
 use brine_core::Value;
-use brine_protocol::crypto::{Nonce, PublicKeys};
+use brine_protocol::crypto::PublicKeys;
 use brine_protocol::messages::{
     aad, open_data, AuthRequest, AuthStatus, ErrorCode, ReplyBody, Request, RequestBody,
 };
@@ -21,8 +23,8 @@ const FIRST_RETRY: Duration = Duration::from_secs(1);
 /// What one auth attempt came to.
 #[derive(Debug)]
 pub enum Outcome {
-    /// With the master process's instance, for our requests to name.
-    Accepted(PublicKeys, Option<Nonce>),
+    /// With what the master process gave for our requests.
+    Accepted(PublicKeys, Admission),
     /// Pending, with the key the master offered (checked against the pin
     /// and `master_finger`, but not pinned).
     Pending(PublicKeys),
@@ -158,7 +160,28 @@ async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
                     }
                     None => return Outcome::Retry("the master sent no session key".into()),
                 }
-                Outcome::Accepted(a.master, a.instance.map(|i| *i))
+                let request_key = match a.request_key.as_ref().map(|k| {
+                    open_data(
+                        &ident.client.key,
+                        k,
+                        &aad::request_key(ident.id(), &req.nonce),
+                    )
+                }) {
+                    Some(Ok(k)) => Some(k),
+                    Some(Err(e)) => {
+                        return Outcome::Retry(format!("cannot open the request key: {e}"))
+                    }
+                    // A master that hands out none: requests are sealed
+                    // to its key.
+                    None => None,
+                };
+                Outcome::Accepted(
+                    a.master,
+                    Admission {
+                        instance: a.instance.map(|i| *i),
+                        request_key,
+                    },
+                )
             }
             Err(e) => key_refusal(e),
         },
@@ -222,7 +245,7 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
     let mut told_pending = false;
     loop {
         let sleep = match attempt(shared, ident).await {
-            Outcome::Accepted(key, instance) => {
+            Outcome::Accepted(key, admission) => {
                 if let Err(e) = share_master_key(shared, key) {
                     let _ = shared.fatal.send((EX_MASTER_KEY, e.to_string())).await;
                     return false;
@@ -230,8 +253,8 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
                 if let Ok(mut g) = ident.client.master.write() {
                     *g = Some(key);
                 }
-                if let Ok(mut g) = ident.client.instance.write() {
-                    *g = instance;
+                if let Ok(mut g) = ident.client.admission.write() {
+                    *g = admission;
                 }
                 ident.client.auth.done.send_modify(|n| *n += 1);
                 if told_pending {

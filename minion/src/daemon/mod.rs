@@ -316,6 +316,17 @@ impl Default for AuthSignal {
 /// identity to authenticate again before it is retried once.
 const RENEW_AUTH_WAIT: Duration = Duration::from_secs(30);
 
+/// What the master process that accepted an identity gave it, from its
+/// auth reply: the instance every request names (the other masters
+/// sharing its key refuse them) and the key requests are sealed with (see
+/// `brine_protocol::crypto::RequestKeys`). Empty until then: requests name
+/// no master and are sealed to the master's key.
+#[derive(Debug, Clone, Default)]
+pub struct Admission {
+    pub instance: Option<Nonce>,
+    pub request_key: Option<SessionKey>,
+}
+
 /// One identity's way to ask the master: the shared link, its own key and
 /// id, and the trusted master key.
 #[derive(Clone)]
@@ -325,10 +336,8 @@ pub struct MasterClient {
     pub key: KeyPair,
     /// The master's keys once trusted (set by [`auth`]).
     pub master: Arc<RwLock<Option<PublicKeys>>>,
-    /// The master process that accepted us (its auth reply's
-    /// `instance`), named in every request: the other masters sharing its
-    /// key refuse them.
-    pub instance: Arc<RwLock<Option<Nonce>>>,
+    /// What the master process that accepted us gave for our requests.
+    pub admission: Arc<RwLock<Admission>>,
     /// The runtime, for blocking calls from function threads.
     pub handle: tokio::runtime::Handle,
     pub auth: Arc<AuthSignal>,
@@ -339,8 +348,11 @@ impl MasterClient {
         self.master.read().ok().and_then(|g| *g)
     }
 
-    fn instance(&self) -> Option<Nonce> {
-        *self.instance.read().unwrap_or_else(|p| p.into_inner())
+    fn admission(&self) -> Admission {
+        self.admission
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Send `body` and return the master's answer with the request it
@@ -407,13 +419,14 @@ impl MasterClient {
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
         let master = self.master_key().ok_or(RequestError::NoMasterKey)?;
-        let req = if sealed {
-            Request::sealed(&master.x25519, &self.id, &body)?
-        } else {
-            Request::new(body)?
+        let admission = self.admission();
+        let req = match (sealed, &admission.request_key) {
+            (true, Some(key)) => Request::sealed_with_key(key, &self.id, &body)?,
+            (true, None) => Request::sealed(&master.x25519, &self.id, &body)?,
+            (false, _) => Request::new(body)?,
         }
         .waiting(timeout)
-        .to_instance(self.instance());
+        .to_instance(admission.instance);
         let v = self.link.call(&self.key, &req, timeout).await?;
         if v.signer != *master.ed25519 {
             return Err(RequestError::WrongSigner);
@@ -711,7 +724,7 @@ pub fn make_identity(
         id: id.to_string(),
         key,
         master: Arc::new(RwLock::new(None)),
-        instance: Arc::default(),
+        admission: Arc::default(),
         handle: tokio::runtime::Handle::current(),
         auth: Arc::new(AuthSignal::new()),
     };

@@ -64,6 +64,7 @@ impl FakeMaster {
             // Own the whole socket, guard included (a closure would capture
             // only the field it uses and drop the guard).
             let mut router = router;
+            let no_request_key = brine_protocol::crypto::SessionKey::generate().unwrap();
             loop {
                 let Ok((peer, frame)) = transport::recv_request(&mut router.socket, &limits).await
                 else {
@@ -74,8 +75,10 @@ impl FakeMaster {
                 };
                 // Open sealed bodies as the master does; the handler sees
                 // the inner body with the outer nonce.
+                // It hands out no request keys: bodies come sealed to its
+                // key.
                 if let RequestBody::Sealed(s) = &v.msg.msg {
-                    let Ok(inner) = s.open(&k, &v.msg.nonce) else {
+                    let Ok(inner) = s.open(&k, &no_request_key, &v.msg.nonce) else {
                         continue;
                     };
                     v.msg.msg = inner;
@@ -121,7 +124,7 @@ impl FakeMaster {
             id: id.to_string(),
             key,
             master: Arc::new(RwLock::new(Some(self.key.public()))),
-            instance: Default::default(),
+            admission: Default::default(),
             handle: tokio::runtime::Handle::current(),
             auth: Default::default(),
         }
