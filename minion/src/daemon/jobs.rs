@@ -369,10 +369,9 @@ async fn run_job(
         o = execute(&shared, &ident, &publ, pillar_part) => o,
     };
     let ret = job_return(&publ, ident.id(), outcome);
-    // Still "running" until the return is on disk: a stop waits for that.
-    let queued = returns::queue(&ident, ret);
-    drop(running);
-    returns::send_queued(&ident, queued).await;
+    // Still "running" until the return is acknowledged or on disk: a stop
+    // waits for that.
+    returns::deliver(&ident, ret, running).await;
 }
 
 /// The return of a job still running when the minion stopped, from its

@@ -81,7 +81,7 @@ fn shuffle(list: &mut [String]) {
 
 /// The folder of a session's undelivered returns: one queue for a single
 /// master and for failover, one per master in `str` mode with several.
-fn queue_folder(config: &DaemonConfig, master: &str) -> String {
+pub(crate) fn queue_folder(config: &DaemonConfig, master: &str) -> String {
     if config.master_type == MasterType::Str && config.masters.len() > 1 {
         let label: String = format!("{master}_{}", config.master_port)
             .chars()
@@ -272,7 +272,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shuffles_keep_every_master_and_queues_are_kept_apart_only_in_str_mode() {
+    fn shuffles_keep_every_master_and_master_types_parse() {
         let mut l: Vec<String> = (0..20).map(|i| format!("m{i}")).collect();
         shuffle(&mut l);
         let mut sorted = l.clone();

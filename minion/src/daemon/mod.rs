@@ -846,15 +846,17 @@ pub fn open_session(
 }
 
 /// Stop taking jobs and give the running ones `shutdown_timeout` to
-/// finish (a job counts as running until its return is queued on disk, so
-/// a return the master has not taken yet is sent after the next start). A
+/// finish (a job counts as running until its return is acknowledged or
+/// queued on disk, so a return the master has not taken yet is sent after
+/// the next start). A
 /// job still running then is given an error return in the queue: the
 /// master learns the minion stopped rather than never hearing.
 pub(crate) async fn drain(shared: &Shared) {
     shared
         .stopping
         .store(true, std::sync::atomic::Ordering::Release);
-    // Jobs still running (a finished job's return is on disk already).
+    // Jobs still running (a finished job's return is acknowledged or on
+    // disk already).
     let busy = || {
         shared
             .identities
@@ -985,6 +987,24 @@ mod tests {
         assert_eq!(c.cachedir, td.path().join("var/cache/brine/minion"));
         assert_eq!(c.acceptance_wait_time, Duration::from_secs(3));
         assert_eq!(c.pillarenv.as_deref(), Some("dev"));
+        // Two masters in str mode: each its own queue of returns.
+        assert_eq!(
+            masters::queue_folder(&c, "10.0.0.2"),
+            "pending_returns-10.0.0.2_5506"
+        );
+        let one = DaemonConfig {
+            masters: vec!["127.0.0.1".into()],
+            ..c.clone()
+        };
+        assert_eq!(masters::queue_folder(&one, "127.0.0.1"), "pending_returns");
+        let failover = DaemonConfig {
+            master_type: masters::MasterType::Failover,
+            ..c
+        };
+        assert_eq!(
+            masters::queue_folder(&failover, "10.0.0.2"),
+            "pending_returns"
+        );
 
         std::fs::write(td.path().join("minion"), "id: x\nmaster_port: 70000\n").unwrap();
         let (m, _) = Minion::load(td.path(), Default::default()).unwrap();

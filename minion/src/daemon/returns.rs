@@ -1,7 +1,8 @@
-//! Job returns: written to `cachedir/pending_returns/` before they are sent
-//! and deleted once the master acknowledges them (`ReturnAck`: stored in its
-//! job cache). What is not acknowledged is resent, with back-off, until it
-//! is — across master restarts and minion restarts. With several masters
+//! Job returns: sent, and written to `cachedir/pending_returns/` unless the
+//! master acknowledges them at once (`ReturnAck`: stored in its job cache;
+//! see [`deliver`]); a queued return is deleted once acknowledged. What is
+//! not acknowledged is resent, with back-off, until it is — across master
+//! restarts and minion restarts. With several masters
 //! served at once (`master_type: str`), a return whose master cannot be
 //! reached is offered to the others ([`OtherMasters`]): masters that share
 //! a job cache take it.
@@ -310,45 +311,44 @@ fn maybe_reauth(ident: &Identity, e: &RequestError) {
     }
 }
 
-/// Queue `ret` on disk, send it, and drop it once acknowledged; on failure
-/// the resender takes over.
-pub async fn deliver(ident: &Identity, ret: JobReturn) {
-    let queued = queue(ident, ret);
-    send_queued(ident, queued).await;
-}
+/// How long a return's first send may wait for the master's
+/// acknowledgement before the return is written to the queue as well.
+const QUEUE_AFTER: Duration = Duration::from_millis(250);
 
-/// A return written to the queue (or not, if the disk refused it), about
-/// to be sent.
-pub struct Queued {
-    path: Option<PathBuf>,
-    ret: JobReturn,
-}
-
-/// Write `ret` (cut to what a message may hold) to the queue. Once this
-/// returns, a stop of the minion no longer loses it.
-pub fn queue(ident: &Identity, ret: JobReturn) -> Queued {
+/// Send `ret` and see it acknowledged; when the master has not done so
+/// within [`QUEUE_AFTER`], or refused it for now, write it to the queue
+/// for the resender. Most returns are acknowledged in milliseconds and
+/// never touch the disk: a file written and deleted per return was two
+/// fifths of a thousand-minion swarm's CPU (the file system's inode work).
+///
+/// `hold` (the job's entry in the running table) is dropped once the
+/// return is acknowledged or queued: a job counts as running until then,
+/// so a stopping minion waits for its return. A process killed outright
+/// in those milliseconds loses it, as one killed while the job ran does.
+pub async fn deliver<H>(ident: &Identity, ret: JobReturn, hold: H) {
     let ret = fit(ret);
-    let path = match ident.returns.persist(&ret) {
-        Ok(p) => Some(p),
-        Err(e) => {
-            tracing::error!("cannot queue the return of job {}: {e}", ret.jid);
-            None
+    let q = &ident.returns;
+    let sending = send(&ident.client, &ret);
+    tokio::pin!(sending);
+    let (path, result) = tokio::select! {
+        r = &mut sending => {
+            let settled = r.is_ok() || r.as_ref().is_err_and(give_up);
+            (if settled { None } else { persist(ident, &ret) }, r)
+        }
+        () = tokio::time::sleep(QUEUE_AFTER) => {
+            // Slow: queued now, still waiting for this send's answer.
+            let path = persist(ident, &ret);
+            if let Some(p) = &path {
+                q.set_in_flight(p, true);
+            }
+            drop(hold);
+            let r = sending.await;
+            if let Some(p) = &path {
+                q.set_in_flight(p, false);
+            }
+            (path, r)
         }
     };
-    Queued { path, ret }
-}
-
-/// Send a queued return; drop it from the queue once acknowledged.
-pub async fn send_queued(ident: &Identity, queued: Queued) {
-    let Queued { path, ret } = queued;
-    let q = &ident.returns;
-    if let Some(p) = &path {
-        q.set_in_flight(p, true);
-    }
-    let result = send(&ident.client, &ret).await;
-    if let Some(p) = &path {
-        q.set_in_flight(p, false);
-    }
     match result {
         Ok(()) => {
             if let Some(p) = &path {
@@ -373,6 +373,18 @@ pub async fn send_queued(ident: &Identity, queued: Queued) {
             );
             maybe_reauth(ident, &e);
             q.wake();
+        }
+    }
+}
+
+/// Write `ret` to the queue; once this returns, a stop of the minion no
+/// longer loses it. `None`: the disk refused it (logged).
+fn persist(ident: &Identity, ret: &JobReturn) -> Option<PathBuf> {
+    match ident.returns.persist(ret) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            tracing::error!("cannot queue the return of job {}: {e}", ret.jid);
+            None
         }
     }
 }
@@ -590,7 +602,7 @@ mod tests {
         tokio::spawn(resend_loop(ident.clone(), Default::default()));
 
         // Delivered at once: acknowledged and gone from the queue.
-        deliver(&ident, ret("20250101000000000001")).await;
+        deliver(&ident, ret("20250101000000000001"), ()).await;
         assert!(ident.returns.pending().is_empty());
 
         // The master goes away: the return is kept on disk.
@@ -598,7 +610,7 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(300)).await;
         tokio::time::timeout(
             Duration::from_secs(20),
-            deliver(&ident, ret("20250101000000000002")),
+            deliver(&ident, ret("20250101000000000002"), ()),
         )
         .await
         .unwrap();
