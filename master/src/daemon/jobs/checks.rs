@@ -87,6 +87,7 @@ pub fn jobs_targets_returns_and_cleanup(open: &dyn Fn() -> JobCache) {
     drop(c);
     let c = open();
     assert_eq!(c.jobs().unwrap(), vec![j.clone()]);
+    assert_eq!(c.counts(&j.jid).unwrap(), (2, 2));
     assert_eq!(c.clean(0, u64::MAX).unwrap(), 0);
     let hour = 3_600_000;
     assert_eq!(c.clean(1, 1_000 + hour).unwrap(), 0);
@@ -95,6 +96,7 @@ pub fn jobs_targets_returns_and_cleanup(open: &dyn Fn() -> JobCache) {
     assert!(c.returns(&j.jid).unwrap().is_empty());
     assert!(c.returns("other").unwrap().is_empty());
     assert!(c.expected(&j.jid).unwrap().is_empty());
+    assert_eq!(c.counts(&j.jid).unwrap(), (0, 0));
 }
 
 /// Pages follow arrival order from a cursor, end when their stored size

@@ -10,13 +10,23 @@ use super::{
 use brine_protocol::messages::PackedValue;
 use indexmap::IndexMap;
 use rusqlite::{params, Connection, OptionalExtension};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub struct SqliteJobs {
     path: PathBuf,
     db: Mutex<Connection>,
+    /// In the master (the file's one writer): per job, how many minions it
+    /// targets and how many have returned, once counted. A CLI waiting for
+    /// returns asks at every page, and counting a job's rows each time
+    /// grew with the fleet (two index scans of 10,000 rows per page).
+    /// Changed only under the connection's lock, with the rows it counts.
+    counted: Option<Mutex<HashMap<String, (u64, u64)>>>,
 }
+
+/// Jobs whose counts are kept at once (past it they are counted afresh).
+const COUNTED_JOBS: usize = 1024;
 
 impl std::fmt::Debug for SqliteJobs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -176,6 +186,7 @@ impl SqliteJobs {
         Ok(SqliteJobs {
             path: path.to_path_buf(),
             db: Mutex::new(conn),
+            counted: Some(Mutex::default()),
         })
     }
 
@@ -193,6 +204,8 @@ impl SqliteJobs {
         Ok(SqliteJobs {
             path: path.to_path_buf(),
             db: Mutex::new(conn),
+            // Another process writes this file: count each time.
+            counted: None,
         })
     }
 
@@ -209,6 +222,7 @@ impl SqliteJobs {
         };
         match f(&mut conn) {
             Err(e) if is_damage(&e) => {
+                self.forget_counts(|_| true);
                 // Close the damaged file before it is renamed.
                 let old =
                     std::mem::replace(&mut *conn, Connection::open_in_memory().map_err(db_err)?);
@@ -218,6 +232,16 @@ impl SqliteJobs {
                 f(&mut conn).map_err(db_err)
             }
             other => other.map_err(db_err),
+        }
+    }
+
+    /// Drop the kept counts of the jobs `which` picks (call with the
+    /// connection locked).
+    fn forget_counts(&self, which: impl Fn(&str) -> bool) {
+        if let Some(m) = &self.counted {
+            m.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|jid, _| !which(jid));
         }
     }
 
@@ -249,7 +273,9 @@ impl SqliteJobs {
                     st.execute(params![job.jid, id])?;
                 }
             }
-            tx.commit()
+            tx.commit()?;
+            self.forget_counts(|jid| jid == job.jid);
+            Ok(())
         })
     }
 
@@ -284,6 +310,12 @@ impl SqliteJobs {
                     to_i64(now_ms)
                 ])?;
             if n == 1 {
+                if let Some(m) = &self.counted {
+                    let mut m = m.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some((_, returned)) = m.get_mut(&ret.jid) {
+                        *returned += 1;
+                    }
+                }
                 return Ok(Stored::New);
             }
             // Nothing stored: a second return, or no such target.
@@ -446,15 +478,28 @@ impl SqliteJobs {
     /// 10,000-minion job asks after every return that lands).
     pub fn counts(&self, jid: &str) -> Result<(u64, u64), JobCacheError> {
         self.with(|c| {
+            if let Some(m) = &self.counted {
+                if let Some(kept) = m.lock().unwrap_or_else(|p| p.into_inner()).get(jid) {
+                    return Ok(*kept);
+                }
+            }
             let count = |sql: &str| {
                 c.prepare_cached(sql)?
                     .query_row(params![jid], |r| r.get::<_, i64>(0))
                     .map(|n| u64::try_from(n).unwrap_or(0))
             };
-            Ok((
+            let counts = (
                 count("SELECT COUNT(*) FROM targets WHERE jid = ?1")?,
                 count("SELECT COUNT(*) FROM returns WHERE jid = ?1")?,
-            ))
+            );
+            if let Some(m) = &self.counted {
+                let mut m = m.lock().unwrap_or_else(|p| p.into_inner());
+                if m.len() >= COUNTED_JOBS {
+                    m.clear();
+                }
+                m.insert(jid.to_string(), counts);
+            }
+            Ok(counts)
         })
     }
 
@@ -484,6 +529,9 @@ impl SqliteJobs {
             )?;
             let n = tx.execute("DELETE FROM jobs WHERE start_ms < ?1", params![cutoff])?;
             tx.commit()?;
+            if n > 0 {
+                self.forget_counts(|_| true);
+            }
             Ok(n)
         })
     }
