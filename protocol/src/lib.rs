@@ -20,7 +20,9 @@
 //!    `RequestBody::Auth` (id, its [`crypto::PublicKeys`], grains), signed
 //!    with its key. The master checks the frame's signer equals
 //!    `keys.ed25519`, calls `KeyStore::authenticate(id, keys, auto_accept)`
-//!    and answers `AuthReply { status, master }`. The minion checks the
+//!    and answers `AuthReply { status, master }` (to an accepted minion
+//!    also the session key, this master process's `instance` and the
+//!    minion's request key, [`crypto::RequestKeys`]). The minion checks the
 //!    reply's signer is `master.ed25519` and pins it with
 //!    `daemon::keys::verify_master` (`minion_master.pub`, `master_finger`);
 //!    while `Pending`, it retries every `acceptance_wait_time`.
@@ -30,8 +32,11 @@
 //!    Secret answers are sealed to the accepted X25519 key with the
 //!    [`messages::aad`] helpers; the reply names the request nonce. Secret
 //!    requests (job returns, `pillar=` data, state compiles carrying the
-//!    pillar) travel as `RequestBody::Sealed` ([`messages::Request::sealed`]),
-//!    sealed to the master's X25519 key. `state.*` runs ask the master to
+//!    pillar) travel as `RequestBody::Sealed`: with the minion's request
+//!    key ([`messages::Request::sealed_with_key`]), or sealed to the
+//!    master's X25519 key ([`messages::Request::sealed`]) by a minion that
+//!    has none. Every minion request names the master process it is for
+//!    (`Request::to`). `state.*` runs ask the master to
 //!    compile with `RequestBody::CompileStates` and run the sealed low
 //!    chunks of the `StateReply`.
 //! 4. Jobs: the CLI sends `CliPublish` (root token); the master seals
