@@ -110,6 +110,39 @@ fn stored(conf: &MasterConf, jid: &str) -> Option<serde_json::Value> {
     json_out(&out).get("web1").cloned()
 }
 
+/// `kill -9` the master, and reap it.
+fn kill_9(master: &mut MasterProc) {
+    let pid = master.pid().expect("the master runs");
+    let killed = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    master.stop();
+}
+
+/// How many of `jids` have web1's return stored, read through `conf`'s
+/// master, waiting (bounded) for all of them.
+fn stored_within(conf: &MasterConf, jids: &[String], within: Duration) -> usize {
+    let deadline = Instant::now() + within;
+    loop {
+        let got = jids.iter().filter(|j| stored(conf, j).is_some()).count();
+        if got == jids.len() || Instant::now() >= deadline {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// The returns waiting in a queue folder of the minion.
+fn queued(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| {
+        d.filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".ret"))
+            .count()
+    })
+}
+
 fn logs(a: &MasterConf, b: &MasterConf) -> String {
     format!(
         "master A log:\n{}\nmaster B log:\n{}\nminion log:\n{}",
@@ -160,8 +193,7 @@ fn two_masters_share_keys_and_jobs_and_a_minion_serves_both() {
     let cache = a.dir.path().join("nroot/var/cache/brine/minion");
     for q in ["pending_returns-127.0.0.1_", "pending_returns-127.0.0.2_"] {
         let dir = cache.join(format!("{q}{}", a.ret_port));
-        let left = std::fs::read_dir(&dir).map_or(0, |d| d.count());
-        assert_eq!(left, 0, "{}", dir.display());
+        assert_eq!(queued(&dir), 0, "{}", dir.display());
     }
 }
 
@@ -183,23 +215,9 @@ fn a_str_minion_gives_the_returns_of_a_dead_master_to_the_other() {
         .map(|_| a.publish_async("web1", &["test.sleep", "3"]))
         .collect();
     std::thread::sleep(Duration::from_millis(1000));
-    let pid = ma.pid().expect("master A runs");
-    let killed = Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
+    kill_9(&mut ma);
     let killed_at = Instant::now();
-    ma.stop();
-    let deadline = Instant::now() + Duration::from_secs(40);
-    let mut got = 0;
-    while Instant::now() < deadline {
-        got = jids.iter().filter(|j| stored(&b, j).is_some()).count();
-        if got == jids.len() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    let got = stored_within(&b, &jids, Duration::from_secs(40));
     assert_eq!(got, jids.len(), "returns held back for A\n{}", logs());
     eprintln!("returns via B {:?} after the kill", killed_at.elapsed());
     let minion_log = a.minion_log();
@@ -213,12 +231,7 @@ fn a_str_minion_gives_the_returns_of_a_dead_master_to_the_other() {
         .path()
         .join("nroot/var/cache/brine/minion")
         .join(format!("pending_returns-127.0.0.1_{}", a.ret_port));
-    let left = std::fs::read_dir(&queue).map_or(0, |d| {
-        d.filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".ret"))
-            .count()
-    });
-    assert_eq!(left, 0, "{}", queue.display());
+    assert_eq!(queued(&queue), 0, "{}", queue.display());
 }
 
 /// failover: kill -9 the master the minion uses; within
@@ -255,26 +268,12 @@ fn a_failover_minion_moves_to_the_other_master_and_loses_no_return() {
         .map(|_| a.publish_async("web1", &["test.sleep", "4"]))
         .collect();
     std::thread::sleep(Duration::from_millis(1000));
-    let pid = ma.pid().expect("master A runs");
-    let killed = Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
+    kill_9(&mut ma);
     let at = Instant::now();
-    ma.stop();
     until_pinged(&b, Duration::from_secs(2 + 5), "after A was killed", &logs);
     eprintln!("failover took {:?}", at.elapsed());
 
-    let deadline = Instant::now() + Duration::from_secs(40);
-    let mut got = 0;
-    while Instant::now() < deadline {
-        got = jids.iter().filter(|j| stored(&b, j).is_some()).count();
-        if got == jids.len() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    let got = stored_within(&b, &jids, Duration::from_secs(40));
     assert_eq!(got, jids.len(), "returns lost across the kill\n{}", logs());
     let minion_log = a.minion_log();
     for line in [

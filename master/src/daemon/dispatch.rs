@@ -506,8 +506,8 @@ mod tests {
     use brine_core::{Map, Value};
     use brine_protocol::crypto::KeyPair;
     use brine_protocol::messages::{
-        aad, open_data, AuthRequest, AuthStatus, CompileStates, CompiledStates, JobReturn, Lane,
-        PackedValue, PillarRequest,
+        aad, open_data, AuthReply, AuthRequest, AuthStatus, CompileStates, CompiledStates,
+        JobReturn, Lane, PackedValue, PillarRequest,
     };
     use serde_json::json;
 
@@ -578,6 +578,11 @@ mod tests {
     }
 
     fn auth(m: &Master, kp: &KeyPair, id: &str) -> AuthStatus {
+        auth_reply(m, kp, id).1.status
+    }
+
+    /// An auth request of `id` with key `kp`, and `m`'s answer.
+    fn auth_reply(m: &Master, kp: &KeyPair, id: &str) -> (Request, AuthReply) {
         let req = Request::new(RequestBody::Auth(AuthRequest {
             id: id.into(),
             keys: kp.public(),
@@ -586,7 +591,7 @@ mod tests {
         }))
         .unwrap();
         match reply(m, kp, &req).unwrap().msg {
-            ReplyBody::Auth(a) => a.status,
+            ReplyBody::Auth(a) => (req, a),
             other => panic!("{other:?}"),
         }
     }
@@ -671,16 +676,7 @@ mod tests {
         }
         assert_eq!(m.freshness.remembered(&who), 0);
         // The auth reply names this master; requests naming it are served.
-        let auth = Request::new(RequestBody::Auth(AuthRequest {
-            id: "web1".into(),
-            keys: kp.public(),
-            grains: Value::new_map(),
-            pillarenv: None,
-        }))
-        .unwrap();
-        let ReplyBody::Auth(a) = reply(m, &kp, &auth).unwrap().msg else {
-            panic!("not an auth reply")
-        };
+        let (_, a) = auth_reply(m, &kp, "web1");
         assert_eq!(a.instance.map(|i| *i), Some(m.instance));
         let r = reply_as_is(m, &kp, &sealed.to_instance(Some(m.instance))).unwrap();
         assert!(matches!(r.msg, ReplyBody::Pillar(_)), "{:?}", r.msg);
@@ -692,16 +688,7 @@ mod tests {
     fn requests_sealed_with_the_key_the_auth_reply_gave() {
         let (s, kp) = with_web1();
         let m = &s.master;
-        let auth = Request::new(RequestBody::Auth(AuthRequest {
-            id: "web1".into(),
-            keys: kp.public(),
-            grains: Value::new_map(),
-            pillarenv: None,
-        }))
-        .unwrap();
-        let ReplyBody::Auth(a) = reply(m, &kp, &auth).unwrap().msg else {
-            panic!("not an auth reply")
-        };
+        let (auth, a) = auth_reply(m, &kp, "web1");
         let sealed = a.request_key.expect("a request key for an accepted minion");
         let key: crypto::SessionKey =
             open_data(&kp, &sealed, &aad::request_key("web1", &auth.nonce)).unwrap();
@@ -725,16 +712,7 @@ mod tests {
         // A pending minion is given none.
         let s = setup(false);
         let pending = KeyPair::generate().unwrap();
-        let auth = Request::new(RequestBody::Auth(AuthRequest {
-            id: "web2".into(),
-            keys: pending.public(),
-            grains: Value::new_map(),
-            pillarenv: None,
-        }))
-        .unwrap();
-        let ReplyBody::Auth(a) = reply(&s.master, &pending, &auth).unwrap().msg else {
-            panic!("not an auth reply")
-        };
+        let (_, a) = auth_reply(&s.master, &pending, "web2");
         assert_eq!(a.status, AuthStatus::Pending);
         assert!(a.request_key.is_none() && a.session.is_none());
     }
