@@ -34,15 +34,27 @@ const COLORS_OFF: Colors = Colors {
 struct Nest<'a> {
     colors: &'a Colors,
     opts: &'a OutputOptions,
-    lines: Vec<String>,
+    /// The text so far: lines joined by `\n`, no trailing newline.
+    out: String,
+    /// Whether a line has been written (the next one needs a `\n` first).
+    started: bool,
 }
 
 impl Nest<'_> {
+    /// One line, written straight into the text (a `String` per line and
+    /// a join at the end were a sixth of `state.show_lowstate`).
     fn push(&mut self, indent: usize, color: &str, msg: &str, prefix: &str, suffix: &str) {
-        self.lines.push(format!(
-            "{:indent$}{color}{prefix}{msg}{}{suffix}",
-            "", self.colors.endc
-        ));
+        if self.started {
+            self.out.push('\n');
+        }
+        self.started = true;
+        let out = &mut self.out;
+        out.extend(std::iter::repeat_n(' ', indent));
+        out.push_str(color);
+        out.push_str(prefix);
+        out.push_str(msg);
+        out.push_str(self.colors.endc);
+        out.push_str(suffix);
     }
 
     /// Key and container colour: cyan (green for list markers), red for
@@ -52,6 +64,26 @@ impl Nest<'_> {
             self.colors.red
         } else {
             normal
+        }
+    }
+
+    /// A string's lines (Python's `splitlines`), the first after `prefix`
+    /// and the rest under it.
+    fn string(&mut self, s: &str, indent: usize, prefix: &str) {
+        let green = self.colors.green;
+        // The common case, one line with nothing to replace, borrows.
+        if !s.contains(|c: char| c == '\x1b' || crate::py::is_line_break(c)) {
+            if !s.is_empty() {
+                self.push(indent, green, s, prefix, "");
+            }
+            return;
+        }
+        let blank = " ".repeat(prefix.chars().count());
+        for (n, line) in python_splitlines(s).into_iter().enumerate() {
+            let p = if n == 0 { prefix } else { blank.as_str() };
+            // Salt replaces ESC so data cannot drive the terminal.
+            let line = line.replace('\x1b', "?");
+            self.push(indent, green, &line, p, "");
         }
     }
 
@@ -69,15 +101,7 @@ impl Nest<'_> {
                 let s = python_float_repr(*f);
                 self.push(indent, self.colors.light_yellow, &s, prefix, "");
             }
-            Value::Str(s) => {
-                let blank = " ".repeat(prefix.chars().count());
-                for (n, line) in python_splitlines(s).into_iter().enumerate() {
-                    let p = if n == 0 { prefix } else { blank.as_str() };
-                    // Salt replaces ESC so data cannot drive the terminal.
-                    let line = line.replace('\x1b', "?");
-                    self.push(indent, self.colors.green, &line, p, "");
-                }
-            }
+            Value::Str(s) => self.string(s, indent, prefix),
             Value::List(items) => {
                 let color = self.struct_color(self.colors.green);
                 for item in items {
@@ -100,13 +124,16 @@ impl Nest<'_> {
                 if indent != 0 {
                     self.push(indent, color, "----------", "", "");
                 }
-                let mut keys: Vec<&String> = m.keys().collect();
-                if !is_ordered(self.opts, depth) {
-                    keys.sort();
-                }
-                for key in keys {
-                    self.push(indent, color, key, prefix, ":");
-                    if let Some(val) = m.get(key) {
+                if is_ordered(self.opts, depth) {
+                    for (key, val) in m {
+                        self.push(indent, color, key, prefix, ":");
+                        self.display(val, indent + 4, "", depth + 1);
+                    }
+                } else {
+                    let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+                    entries.sort_by(|a, b| a.0.cmp(b.0));
+                    for (key, val) in entries {
+                        self.push(indent, color, key, prefix, ":");
                         self.display(val, indent + 4, "", depth + 1);
                     }
                 }
@@ -121,10 +148,11 @@ pub fn output(data: &Value, opts: &OutputOptions) -> String {
     let mut nest = Nest {
         colors,
         opts,
-        lines: Vec::new(),
+        out: String::new(),
+        started: false,
     };
     nest.display(data, opts.nested_indent, "", -1);
-    nest.lines.join("\n")
+    nest.out
 }
 
 #[cfg(test)]

@@ -388,7 +388,7 @@ fn compile_lowstate(r: render::Rendered, o: &Map) -> Result<Vec<Map>, Vec<String
     if !errors.is_empty() {
         return Err(errors);
     }
-    compile::compile_high_data(&high)
+    compile::compile_high_data_owned(high)
 }
 
 /// The `disabled_requisites` option: a list, or one name.
@@ -430,7 +430,7 @@ fn show_sls(m: &mut Minion, mut p: Params, low: bool) -> Result<Return, CallErro
     if !low {
         return Ok(with_retcode(Value::Map(r.high), 0));
     }
-    Ok(match compile::compile_high_data(&r.high) {
+    Ok(match compile::compile_high_data_owned(r.high) {
         Ok(chunks) => with_retcode(Value::List(chunks.into_iter().map(Value::Map).collect()), 0),
         Err(errors) => Return {
             value: error_list(errors),
