@@ -133,6 +133,8 @@ impl Minion {
     ) -> Result<(Minion, Vec<String>), OptsError> {
         let (mut minion, warnings) = Minion::load(confdir, functions)?;
         minion.pillar = Arc::new(minion.compile_pillar(&FreshPillar::default(), false));
+        // The compile's threads are done; what they freed is not reused.
+        crate::sys::release_freed_memory();
         Ok((minion, warnings))
     }
 

@@ -721,6 +721,7 @@ fn finish_run(
             return Ok(errors(e, EX_STATE_COMPILER_ERROR));
         }
     };
+    crate::sys::release_freed_memory();
     run_chunks(m, &run, pillar, chunks, handlers)
 }
 
