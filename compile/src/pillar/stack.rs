@@ -182,14 +182,18 @@ fn process_cfg(cfg: &str, stack: &mut Map, r: &Renderer) -> Result<(), StackErro
             source,
         })?;
     let (items, is_list) = parse_stack_cfg(&rendered);
+    // The files to stack, in order; an entry that is not a path is an
+    // error when the in-order pass reaches it.
+    let mut entries: Vec<Result<String, StackError>> = Vec::new();
     for (n, item) in items.iter().enumerate() {
         let line = n + 1;
         let Value::Str(item) = item else {
-            return Err(StackError::ConfigEntry {
+            entries.push(Err(StackError::ConfigEntry {
                 path: cfg.to_string(),
                 line,
                 type_name: item.type_name(),
-            });
+            }));
+            break;
         };
         if pypath::is_blank(item) {
             continue;
@@ -206,11 +210,66 @@ fn process_cfg(cfg: &str, stack: &mut Map, r: &Renderer) -> Result<(), StackErro
             continue;
         }
         paths.sort();
-        for path in paths {
-            stack_file(&path, basedir, cfg, stack, r)?;
+        entries.extend(paths.into_iter().map(Ok));
+    }
+    let mut ahead = render_ahead(&entries, basedir, cfg, r);
+    for (i, entry) in entries.into_iter().enumerate() {
+        let path = entry?;
+        let doc = match ahead.get_mut(i).and_then(Option::take) {
+            Some(done) => done?,
+            None => load_file(&path, basedir, cfg, stack, r)?,
+        };
+        if let Some(doc) = doc {
+            merge::merge_dict(stack, doc).map_err(|source| StackError::Merge {
+                path: path.to_string(),
+                source,
+            })?;
         }
     }
     Ok(())
+}
+
+/// Files stacked together before it renders ahead, on all cores.
+const AHEAD_MIN: usize = 16;
+
+/// Load ahead, on all cores, the stacked files whose text cannot see the
+/// stack (they do not name `stack` and include nothing): what they render
+/// to does not depend on the files merged before them, so the in-order
+/// pass gets what loading each in turn gives. By index into `entries`;
+/// `None` where the in-order pass loads the file itself.
+fn render_ahead(
+    entries: &[Result<String, StackError>],
+    basedir: &str,
+    cfg: &str,
+    r: &Renderer,
+) -> Vec<Option<Result<Option<Map>, StackError>>> {
+    let workers = crate::render::cores().min(entries.len() / AHEAD_MIN);
+    if workers < 2 {
+        return Vec::new();
+    }
+    let mut ahead: Vec<Option<_>> = (0..entries.len()).map(|_| None).collect();
+    let done = crate::render::on_threads(workers, entries, |entry| {
+        let path = entry.as_ref().ok()?;
+        let source = match read_stacked(path, basedir) {
+            Ok((_, source)) => source,
+            Err(e) => return Some(Err(e)),
+        };
+        if sees_stack(&source) {
+            return None;
+        }
+        Some(render_parse(
+            path,
+            &source,
+            &Map::default(),
+            basedir,
+            cfg,
+            r,
+        ))
+    });
+    for (i, loaded) in done {
+        ahead[i] = Some(loaded);
+    }
+    ahead
 }
 
 /// The entries of a rendered stack config: the items when it loads as a
@@ -227,57 +286,75 @@ fn parse_stack_cfg(rendered: &str) -> (Vec<Value>, bool) {
     (lines, false)
 }
 
-/// Load, render, parse and merge one stacked file. `path` is the glob
-/// match; Salt loads it as a template of the config's directory, so a match
-/// outside that directory (`../x.yml`) is an error there too.
-fn stack_file(
-    path: &str,
-    basedir: &str,
-    cfg: &str,
-    stack: &mut Map,
-    r: &Renderer,
-) -> Result<(), StackError> {
-    let render_err = |message: String, line: Option<usize>| StackError::Render {
+/// Find and read one stacked file: its path in the config's directory
+/// and its text. `path` is the glob match; Salt loads it as a template of
+/// the config's directory, so a match outside that directory (`../x.yml`)
+/// is an error there too.
+fn read_stacked(path: &str, basedir: &str) -> Result<(String, String), StackError> {
+    let render_err = |message: String| StackError::Render {
         path: path.to_string(),
         message,
-        line,
+        line: None,
     };
     let name = pypath::relpath(path, basedir);
     let mut filename = basedir.to_string();
     for piece in name.split('/') {
         if piece == ".." {
-            return Err(render_err(name.clone(), None));
+            return Err(render_err(name.clone()));
         }
         if !piece.is_empty() && piece != "." {
             filename = pypath::join(&filename, piece);
         }
     }
     if !Path::new(&filename).is_file() {
-        return Err(render_err(
-            format!(
-                "{} not found in search path: {}",
-                python_str_repr(&name),
-                python_str_repr(basedir)
-            ),
-            None,
-        ));
+        return Err(render_err(format!(
+            "{} not found in search path: {}",
+            python_str_repr(&name),
+            python_str_repr(basedir)
+        )));
     }
-    let source = read_text(&filename).map_err(|e| render_err(e.to_string(), None))?;
+    let source = read_text(&filename).map_err(|e| render_err(e.to_string()))?;
+    Ok((filename, source))
+}
+
+/// Load one stacked file with the stack so far: its mapping, or `None`
+/// when it holds something else (stack.py stacks only mappings).
+fn load_file(
+    path: &str,
+    basedir: &str,
+    cfg: &str,
+    stack: &Map,
+    r: &Renderer,
+) -> Result<Option<Map>, StackError> {
+    let (_, source) = read_stacked(path, basedir)?;
+    render_parse(path, &source, stack, basedir, cfg, r)
+}
+
+/// Render and parse the text of stacked file `path`.
+fn render_parse(
+    path: &str,
+    source: &str,
+    stack: &Map,
+    basedir: &str,
+    cfg: &str,
+    r: &Renderer,
+) -> Result<Option<Map>, StackError> {
     let rendered = r
-        .render(path, &source, stack, basedir, cfg, Some(path))
-        .map_err(|e| render_err(e.to_string(), e.line))?;
+        .render(path, source, stack, basedir, cfg, Some(path))
+        .map_err(|e| StackError::Render {
+            path: path.to_string(),
+            message: e.to_string(),
+            line: e.line,
+        })?;
     let doc = yaml::load(&rendered).map_err(|source| StackError::Yaml {
         path: path.to_string(),
         source: Box::new(source),
         rendered: rendered.clone(),
     })?;
-    if let Value::Map(doc) = doc {
-        merge::merge_dict(stack, doc).map_err(|source| StackError::Merge {
-            path: path.to_string(),
-            source,
-        })?;
-    }
-    Ok(())
+    Ok(match doc {
+        Value::Map(doc) => Some(doc),
+        _ => None,
+    })
 }
 
 /// Why a file could not be read as text, in Python's words.
@@ -419,9 +496,7 @@ impl Renderer {
         // make a long stack quadratic: give each template only the
         // variables it names. A template that includes or imports another
         // gets them all, as the other one may use any.
-        let all = ["include", "import", "extends"]
-            .iter()
-            .any(|w| source.contains(w));
+        let all = includes_others(source);
         let wants = |var: &str| all || mentions(source, var);
         let mut extra: Vec<(String, Value)> = vec![(
             "pillarenv".into(),
@@ -477,6 +552,19 @@ impl Renderer {
         }
         Ok(out)
     }
+}
+
+/// Whether a template may pull in another, which may use any variable.
+fn includes_others(source: &str) -> bool {
+    ["include", "import", "extends"]
+        .iter()
+        .any(|w| source.contains(w))
+}
+
+/// Whether a stacked file's render can depend on the stack so far (the
+/// renderer gives `stack` only to such templates).
+fn sees_stack(source: &str) -> bool {
+    includes_others(source) || mentions(source, "stack")
 }
 
 /// Does `source` hold `name` as a whole identifier?

@@ -449,3 +449,47 @@ fn failures_name_the_file() {
     assert_eq!(err.to_string(), "'int' object has no attribute 'strip'");
     assert_eq!(err.line(), Some(2));
 }
+
+/// Files stacked in order, where those that do not name `stack` render
+/// ahead on other threads: the ones that read the stack still see every
+/// file before them, and the first failing file is the one reported.
+#[test]
+fn files_rendered_ahead_stack_as_in_turn() {
+    let mut files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            let text = if i % 10 == 9 {
+                format!("seen{i}: {{{{ stack['list'] | length }}}}\nlist: [x{i}]\n")
+            } else {
+                format!("k{i}: {{{{ minion_id }}}}-{i}\nlist: [x{i}]\n")
+            };
+            (format!("stack/parts/{i:02}.yml"), text)
+        })
+        .collect();
+    files.push(("stack/c.cfg".into(), "parts/*.yml\n".into()));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let t = Tree::new("ahead", &refs);
+    let got = run(Value::Str(t.path("stack/c.cfg"))).unwrap();
+    let Value::Map(got) = got else {
+        panic!("{got:?}")
+    };
+    for i in (9..40).step_by(10) {
+        assert_eq!(got[&format!("seen{i}")], Value::Int(i), "file {i}");
+    }
+    assert_eq!(got["k38"], Value::from("m1-38"));
+    let list: Vec<String> = got["list"]
+        .as_list()
+        .unwrap()
+        .iter()
+        .map(Value::to_python_str)
+        .collect();
+    assert_eq!(list, (0..40).map(|i| format!("x{i}")).collect::<Vec<_>>());
+
+    // Two broken files: the first in order is the error.
+    std::fs::write(t.0.join("stack/parts/33.yml"), "a: [\n").unwrap();
+    std::fs::write(t.0.join("stack/parts/12.yml"), "b: {\n").unwrap();
+    let err = run(Value::Str(t.path("stack/c.cfg"))).unwrap_err();
+    assert!(err.path().unwrap().ends_with("12.yml"), "{err}");
+}

@@ -23,7 +23,8 @@ pub fn compile_high_data(high: &HighData) -> Result<Vec<Map>, Vec<String>> {
 /// [`compile_high_data`], consuming the high data: each ID's body is freed
 /// as soon as its chunks are built, so a run never holds both in full.
 pub fn compile_high_data_owned(high: HighData) -> Result<Vec<Map>, Vec<String>> {
-    let mut chunks = Vec::new();
+    // Most IDs hold one state with one function: one chunk each.
+    let mut chunks = Vec::with_capacity(high.len());
     let mut errors = Vec::new();
     for (id, body) in high {
         if is_dunder(&id) {
