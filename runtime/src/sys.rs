@@ -1,6 +1,7 @@
 //! The C-library calls that `nix` does not wrap: the local time
 //! (`localtime_r`, `strftime`), whether a locale is installed (`newlocale`), the
-//! resolver (`getaddrinfo`), a terminal's width (`TIOCGWINSZ`) and a
+//! resolver (`getaddrinfo`), a terminal's width (`TIOCGWINSZ`), freed memory handed back
+//! (`malloc_trim`) and a
 //! command's umask (`umask` in the child). This is the workspace's only `unsafe` code;
 //! each function copies what it needs out of libc's structures before it
 //! returns.
@@ -260,6 +261,19 @@ pub fn reverse_name(ip: IpAddr) -> Option<String> {
     Some(name.to_string_lossy().into_owned())
 }
 
+/// Hand the C library's freed memory back to the system (`malloc_trim`).
+/// A local state run calls it between the compile and the run: the
+/// compile's threads leave their arenas full of freed pages that the run
+/// (on the main thread) never reuses, and they would count in its peak.
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists; it
+    // frees nothing that is in use.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,18 +292,5 @@ mod tests {
             .any(|a| a.addr == Some(IpAddr::V4(Ipv4Addr::LOCALHOST))));
         assert!(getaddrinfo("127.0.0.1", Family::V6, false).is_empty());
         assert!(getaddrinfo("nul\0host", Family::Any, true).is_empty());
-    }
-}
-
-/// Hand the C library's freed memory back to the system (`malloc_trim`).
-/// A local state run calls it between the compile and the run: the
-/// compile's threads leave their arenas full of freed pages that the run
-/// (on the main thread) never reuses, and they would count in its peak.
-pub fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks the allocator's own free lists; it
-    // frees nothing that is in use.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
