@@ -94,6 +94,11 @@ impl Pattern {
 
 /// `fnmatch.fnmatch(name, pattern)` on POSIX.
 pub fn fnmatch(name: &str, pattern: &str) -> bool {
+    // Without a wildcard a pattern matches only itself (a state run
+    // checks every require against its ID and name).
+    if !pattern.contains(['*', '?', '[']) {
+        return name == pattern;
+    }
     Pattern::new(pattern).matches(name)
 }
 

@@ -39,6 +39,29 @@ impl PackedValue {
     pub fn check(&self) -> Result<(), WireError> {
         check_packed(&self.0)
     }
+
+    /// [`check`](Self::check) for bytes packed from `v` here: a value
+    /// packed from a [`Value`] always decodes, so only its depth can fail,
+    /// and a value well within the limit needs no walk of its bytes
+    /// (which was a twentieth of a minion's CPU in a fleet highstate).
+    pub fn check_packed_from(&self, v: &Value) -> Result<(), WireError> {
+        if nests_below(v, MAX_DEPTH / 2) {
+            return Ok(());
+        }
+        self.check()
+    }
+}
+
+/// Whether `v`'s containers nest fewer than `limit` deep.
+fn nests_below(v: &Value, limit: usize) -> bool {
+    let Some(inner) = limit.checked_sub(1) else {
+        return false;
+    };
+    match v {
+        Value::List(items) => items.iter().all(|i| nests_below(i, inner)),
+        Value::Map(m) => m.values().all(|i| nests_below(i, inner)),
+        _ => true,
+    }
 }
 
 /// msgpack's nil.
@@ -201,6 +224,40 @@ mod tests {
             success: true,
             out: None,
         }
+    }
+
+    /// `depth` lists, one inside the other.
+    fn nested(depth: usize) -> Value {
+        (0..depth).fold(Value::Null, |v, _| Value::List(vec![v]))
+    }
+
+    #[test]
+    fn a_value_packed_here_is_checked_as_its_bytes_are() {
+        for depth in [
+            0,
+            1,
+            10,
+            MAX_DEPTH / 2 - 1,
+            MAX_DEPTH / 2,
+            MAX_DEPTH - 1,
+            MAX_DEPTH,
+            MAX_DEPTH + 1,
+            MAX_DEPTH * 2,
+        ] {
+            let v = nested(depth);
+            let p = PackedValue::pack(&v).unwrap();
+            assert_eq!(
+                p.check_packed_from(&v).is_ok(),
+                p.check().is_ok(),
+                "depth {depth}"
+            );
+        }
+        assert!(nests_below(&nested(3), 4));
+        assert!(!nests_below(&nested(4), 4));
+        assert!(PackedValue::pack(&nested(MAX_DEPTH * 2))
+            .unwrap()
+            .check_packed_from(&nested(MAX_DEPTH * 2))
+            .is_err());
     }
 
     #[test]

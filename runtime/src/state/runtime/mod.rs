@@ -44,14 +44,19 @@ pub enum RuntimeError {
 
 /// The running-dictionary tag of a low chunk: `state_|-id_|-name_|-fun`.
 pub fn gen_tag(low: &Map) -> String {
-    let part = |k: &str| low.get(k).map(Value::to_python_str).unwrap_or_default();
-    format!(
-        "{}_|-{}_|-{}_|-{}",
-        part("state"),
-        part("__id__"),
-        part("name"),
-        part("fun")
-    )
+    let mut tag = String::with_capacity(64);
+    for (n, key) in ["state", "__id__", "name", "fun"].into_iter().enumerate() {
+        if n > 0 {
+            tag.push_str("_|-");
+        }
+        match low.get(key) {
+            // The usual case, written without a copy of its own.
+            Some(Value::Str(s)) => tag.push_str(s),
+            Some(other) => tag.push_str(&other.to_python_str()),
+            None => {}
+        }
+    }
+    tag
 }
 
 /// Run compiled low chunks (in order) and then the `listen` watchers:
@@ -302,7 +307,7 @@ impl<'c> Runtime<'c> {
     fn new(ctx: &'c StateContext, mut lows: Vec<Map>, mut run_num: i64) -> Runtime<'c> {
         let disabled = take_disabled(ctx, &mut lows, &mut run_num);
         let mut tags = Vec::new();
-        let mut tag_ids: HashMap<String, usize> = HashMap::new();
+        let mut tag_ids: HashMap<String, usize> = HashMap::with_capacity(lows.len());
         let mut chunks = Vec::with_capacity(lows.len());
         for low in lows {
             let t = gen_tag(&low);
