@@ -217,22 +217,25 @@ def main():
         if not (a.skip_apply or a.ping_only):
             funs += [["state.apply"], ["state.apply", "test=True"]]
         funs = [f for f in funs for _ in range(a.repeat)]
-        print("%-26s %9s %9s %12s %11s %13s %10s" % ("command", "seconds", "shown",
-                                                     "master peak", "swarm peak",
-                                                     "master cpu/m", "returns/s"))
+        print("%-26s %9s %9s %12s %11s %13s %12s %10s" % ("command", "seconds", "shown",
+                                                          "master peak", "swarm peak",
+                                                          "master cpu/m", "swarm cpu/m",
+                                                          "returns/s"))
         for fun in funs:
             wait_quiet(master)
             for p in [master] + swarms:
                 reset_peak(p.pid)
             cpu0 = cpu_seconds(master.pid)
+            scpu0 = sum(cpu_seconds(s.pid) for s in swarms)
             secs, docs, rc = run_cli(brine + ["--out", "json", "--out-indent", "-1", "-t",
                                               str(a.timeout), "*"] + fun, a.timeout + 120)
             cpu = cpu_seconds(master.pid) - cpu0
+            scpu = sum(cpu_seconds(s.pid) for s in swarms) - scpu0
             mpeak = status_kb(master.pid, "VmHWM") / 1024
             speak = sum(status_kb(s.pid, "VmHWM") for s in swarms) / 1024
-            print("%-26s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms %10.0f" % (
+            print("%-26s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms %9.2f ms %10.0f" % (
                 " ".join(fun), secs, docs, mpeak, speak, cpu / a.minions * 1000,
-                docs / secs if secs > 0 else 0), flush=True)
+                scpu / a.minions * 1000, docs / secs if secs > 0 else 0), flush=True)
             if rc not in (0, 1):
                 print("  (brine exited %d)" % rc)
         if a.hold > 0:
