@@ -243,7 +243,8 @@ fn render_ahead(
     cfg: &str,
     r: &Renderer,
 ) -> Vec<Option<Result<Option<Map>, StackError>>> {
-    let workers = crate::render::cores().min(entries.len() / AHEAD_MIN);
+    let workers =
+        crate::render::ahead_workers(crate::render::cores().min(entries.len() / AHEAD_MIN));
     if workers < 2 {
         return Vec::new();
     }

@@ -129,6 +129,37 @@ pub fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
+/// Compiles running now in this process (counted by [`compiling`]).
+static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One compile running, for as long as the guard lives. A process that
+/// compiles for many minions at once (the master) counts its compiles so
+/// that renders ahead stand down while another compile has the cores.
+pub struct Compiling(());
+
+/// Count one compile in flight until the guard is dropped.
+pub fn compiling() -> Compiling {
+    IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Compiling(())
+}
+
+impl Drop for Compiling {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The threads to render ahead on, of `wanted`: one (render in turn)
+/// while other compiles run. Those already use every core, and each
+/// thread rendering ahead converts the minion's pillar for Jinja again.
+pub fn ahead_workers(wanted: usize) -> usize {
+    if IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed) > 1 {
+        1
+    } else {
+        wanted
+    }
+}
+
 /// `f` over `items` on `workers` scoped threads, each taking the next item
 /// not yet taken: the files of one compile rendered ahead, on all cores.
 /// Answers (with the item's index, in no particular order) for the items
@@ -245,6 +276,17 @@ mod static_files {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn renders_ahead_stand_down_while_another_compile_runs() {
+        let one = compiling();
+        assert_eq!(ahead_workers(4), 4);
+        let two = compiling();
+        assert_eq!(ahead_workers(4), 1);
+        drop(two);
+        assert_eq!(ahead_workers(4), 4);
+        drop(one);
+    }
 
     #[test]
     fn shebang_selects_the_pipeline() {

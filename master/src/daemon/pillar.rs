@@ -121,6 +121,7 @@ pub fn handle(
     request_nonce: &Nonce,
     keys: &PublicKeys,
 ) -> ReplyBody {
+    let _compiling = brine_compile::render::compiling();
     let fresh = FreshPillar {
         pillarenv: req.pillarenv.clone(),
         saltenv: req.saltenv.clone(),

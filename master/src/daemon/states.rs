@@ -209,6 +209,7 @@ pub fn handle(
     request_nonce: &Nonce,
     keys: &PublicKeys,
 ) -> ReplyBody {
+    let _compiling = brine_compile::render::compiling();
     let (pillar, sealed_pillar) = match &req.fresh_pillar {
         None => (req.pillar.clone(), None),
         Some(fresh) => {
