@@ -55,8 +55,7 @@ impl Compiler<'_> {
     /// does not take (an SLS already included) is dropped. Errors are kept
     /// for that pass to report in order.
     pub(super) fn prerender(&self, saltenv: &str, files: &[String]) {
-        let workers =
-            render::ahead_workers(self.prerender_workers.min(files.len() / PRERENDER_MIN));
+        let workers = self.prerender_workers.min(files.len() / PRERENDER_MIN);
         if workers < 2 {
             return;
         }

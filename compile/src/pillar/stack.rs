@@ -243,8 +243,7 @@ fn render_ahead(
     cfg: &str,
     r: &Renderer,
 ) -> Vec<Option<Result<Option<Map>, StackError>>> {
-    let workers =
-        crate::render::ahead_workers(crate::render::cores().min(entries.len() / AHEAD_MIN));
+    let workers = crate::render::cores().min(entries.len() / AHEAD_MIN);
     if workers < 2 {
         return Vec::new();
     }
@@ -252,7 +251,7 @@ fn render_ahead(
     let done = crate::render::on_threads(workers, entries, |entry| {
         let path = entry.as_ref().ok()?;
         let source = match read_stacked(path, basedir) {
-            Ok((_, source)) => source,
+            Ok(source) => source,
             Err(e) => return Some(Err(e)),
         };
         if sees_stack(&source) {
@@ -287,11 +286,10 @@ fn parse_stack_cfg(rendered: &str) -> (Vec<Value>, bool) {
     (lines, false)
 }
 
-/// Find and read one stacked file: its path in the config's directory
-/// and its text. `path` is the glob match; Salt loads it as a template of
+/// Find and read one stacked file's text. `path` is the glob match; Salt loads it as a template of
 /// the config's directory, so a match outside that directory (`../x.yml`)
 /// is an error there too.
-fn read_stacked(path: &str, basedir: &str) -> Result<(String, String), StackError> {
+fn read_stacked(path: &str, basedir: &str) -> Result<String, StackError> {
     let render_err = |message: String| StackError::Render {
         path: path.to_string(),
         message,
@@ -314,8 +312,7 @@ fn read_stacked(path: &str, basedir: &str) -> Result<(String, String), StackErro
             python_str_repr(basedir)
         )));
     }
-    let source = read_text(&filename).map_err(|e| render_err(e.to_string()))?;
-    Ok((filename, source))
+    read_text(&filename).map_err(|e| render_err(e.to_string()))
 }
 
 /// Load one stacked file with the stack so far: its mapping, or `None`
@@ -327,7 +324,7 @@ fn load_file(
     stack: &Map,
     r: &Renderer,
 ) -> Result<Option<Map>, StackError> {
-    let (_, source) = read_stacked(path, basedir)?;
+    let source = read_stacked(path, basedir)?;
     render_parse(path, &source, stack, basedir, cfg, r)
 }
 

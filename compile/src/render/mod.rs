@@ -149,27 +149,24 @@ impl Drop for Compiling {
     }
 }
 
-/// The threads to render ahead on, of `wanted`: one (render in turn)
-/// while other compiles run. Those already use every core, and each
-/// thread rendering ahead converts the minion's pillar for Jinja again.
-pub fn ahead_workers(wanted: usize) -> usize {
-    if IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed) > 1 {
-        1
-    } else {
-        wanted
-    }
-}
-
 /// `f` over `items` on `workers` scoped threads, each taking the next item
 /// not yet taken: the files of one compile rendered ahead, on all cores.
 /// Answers (with the item's index, in no particular order) for the items
 /// `f` gave one for. Each thread lets go of its converted template context
 /// when done.
+///
+/// Nothing is done ahead while another compile runs in the process (see
+/// [`compiling`]): those already use every core, and each thread here
+/// converts the minion's pillar for Jinja again. The caller renders what
+/// it got no answer for in turn, as it does for any item `f` skipped.
 pub fn on_threads<T: Sync, R: Send>(
     workers: usize,
     items: &[T],
     f: impl Fn(&T) -> Option<R> + Sync,
 ) -> Vec<(usize, R)> {
+    if IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed) > 1 {
+        return Vec::new();
+    }
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
@@ -279,12 +276,18 @@ mod tests {
 
     #[test]
     fn renders_ahead_stand_down_while_another_compile_runs() {
+        let items = [1, 2, 3];
+        let ahead = || {
+            let mut got = on_threads(2, &items, |i| Some(i * 10));
+            got.sort();
+            got
+        };
         let one = compiling();
-        assert_eq!(ahead_workers(4), 4);
+        assert_eq!(ahead(), vec![(0, 10), (1, 20), (2, 30)]);
         let two = compiling();
-        assert_eq!(ahead_workers(4), 1);
+        assert_eq!(ahead(), vec![]);
         drop(two);
-        assert_eq!(ahead_workers(4), 4);
+        assert_eq!(ahead().len(), 3);
         drop(one);
     }
 

@@ -233,7 +233,7 @@ impl<'a> Renderer<'a> {
     /// rendered before it), so the in-order pass gets the values rendering
     /// each in turn would give; it reports their errors in its order.
     fn render_ahead(&self, files: &[(String, String)], workers: usize) -> Ahead {
-        let workers = render::ahead_workers(workers.min(files.len() / AHEAD_MIN));
+        let workers = workers.min(files.len() / AHEAD_MIN);
         if workers < 2 {
             return Ahead::new();
         }
