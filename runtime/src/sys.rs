@@ -1,10 +1,10 @@
 //! The C-library calls that `nix` does not wrap: the local time
-//! (`localtime_r`, `strftime`), whether a locale is installed (`newlocale`), the
-//! resolver (`getaddrinfo`), a terminal's width (`TIOCGWINSZ`), freed memory handed back
-//! (`malloc_trim`) and a
-//! command's umask (`umask` in the child). This is the workspace's only `unsafe` code;
-//! each function copies what it needs out of libc's structures before it
-//! returns.
+//! (`localtime_r`, `strftime`), whether a locale is installed
+//! (`newlocale`), the resolver (`getaddrinfo`), a terminal's width
+//! (`TIOCGWINSZ`), freed memory handed back (`malloc_trim`) and a
+//! command's umask (`umask` in the child). This is the workspace's only
+//! `unsafe` code; each function copies what it needs out of libc's
+//! structures before it returns.
 
 use nix::libc;
 use std::ffi::{CStr, CString};

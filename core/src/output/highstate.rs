@@ -5,7 +5,7 @@
 //! `state_verbose`, `state_output_profile`, `state_output_pct`,
 //! `state_output_diff` and `state_tabular: True`.
 
-use super::{nested, python_splitlines, OutputOptions};
+use super::{nested, python_splitlines, Lines, OutputOptions};
 use crate::py::float_repr as python_float_repr;
 use crate::{Map, Value};
 
@@ -107,31 +107,6 @@ pub fn output(data: &Value, opts: &OutputOptions) -> Option<String> {
         }
     }
     Some(out)
-}
-
-/// A host's lines, written into one buffer as they come: a run of 2,000
-/// states is 16,000 lines, and a `String` each plus the join held a
-/// fifth of `state.apply`'s heap at its peak.
-#[derive(Default)]
-struct Lines {
-    text: String,
-    started: bool,
-}
-
-impl Lines {
-    fn line(&mut self, args: std::fmt::Arguments<'_>) {
-        use std::fmt::Write;
-        if self.started {
-            self.text.push('\n');
-        }
-        self.started = true;
-        // Writing into a String cannot fail.
-        let _ = self.text.write_fmt(args);
-    }
-
-    fn push(&mut self, line: &str) {
-        self.line(format_args!("{line}"));
-    }
 }
 
 /// Python's `str.strip()`.
@@ -443,11 +418,12 @@ fn format_host(host: &str, data: &Value, opts: &OutputOptions) -> Option<String>
         head.push('\n');
         head.push_str(&line);
     }
-    if hstrs.started {
+    if !hstrs.is_empty() {
         head.push('\n');
     }
-    hstrs.text.insert_str(0, &head);
-    Some(hstrs.text)
+    let mut text = hstrs.into_text();
+    text.insert_str(0, &head);
+    Some(text)
 }
 
 /// The Summary block.

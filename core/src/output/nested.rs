@@ -2,7 +2,7 @@
 //! indented four more, a `----------` line opening every mapping below the
 //! top, `- item` for scalars in lists and `|_` before a container in a list.
 
-use super::{is_ordered, python_splitlines, OutputOptions};
+use super::{is_ordered, python_splitlines, Lines, OutputOptions};
 use crate::value::python_float_repr;
 use crate::Value;
 
@@ -34,26 +34,18 @@ const COLORS_OFF: Colors = Colors {
 struct Nest<'a> {
     colors: &'a Colors,
     opts: &'a OutputOptions,
-    /// The text so far: lines joined by `\n`, no trailing newline.
-    out: String,
-    /// Whether a line has been written (the next one needs a `\n` first).
-    started: bool,
+    lines: Lines,
 }
 
 impl Nest<'_> {
-    /// One line, written straight into the text (a `String` per line and
-    /// a join at the end were a sixth of `state.show_lowstate`).
     fn push(&mut self, indent: usize, color: &str, msg: &str, prefix: &str, suffix: &str) {
-        if self.started {
-            self.out.push('\n');
-        }
-        self.started = true;
-        let out = &mut self.out;
+        let endc = self.colors.endc;
+        let out = self.lines.next_line();
         out.extend(std::iter::repeat_n(' ', indent));
         out.push_str(color);
         out.push_str(prefix);
         out.push_str(msg);
-        out.push_str(self.colors.endc);
+        out.push_str(endc);
         out.push_str(suffix);
     }
 
@@ -148,11 +140,10 @@ pub fn output(data: &Value, opts: &OutputOptions) -> String {
     let mut nest = Nest {
         colors,
         opts,
-        out: String::new(),
-        started: false,
+        lines: Lines::default(),
     };
     nest.display(data, opts.nested_indent, "", -1);
-    nest.out
+    nest.lines.into_text()
 }
 
 #[cfg(test)]
