@@ -144,6 +144,7 @@ impl Pos {
     }
 }
 
+mod block;
 mod composer;
 mod constructor;
 mod emitter;
@@ -164,6 +165,9 @@ pub use emitter::{
 /// An empty document is `Value::Null`.
 pub fn load(text: &str) -> Result<Value, YamlError> {
     check_characters(text)?;
+    if let Some(doc) = block::compose(text) {
+        return Constructor::new(&doc.nodes).construct(doc.root, 0);
+    }
     let mut patched: Option<String> = None;
     for _ in 0..MAX_REPARSES {
         let src = patched.as_deref().unwrap_or(text);
