@@ -90,6 +90,266 @@ fn write_str(out: &mut String, s: &str) {
     crate::py::write_json_str(out, s, false)
 }
 
+/// The json outputter's text for one minion's return, `{minion_id: ret}`,
+/// written while `ret` is decoded, so no [`Value`] is built for it (the
+/// CLI prints a fleet's highstate returns this way). The text is the one
+/// [`output`] gives for the decoded value; `None` where this path does not
+/// apply (sorted keys, a map repeating a key, which the decoded value
+/// would merge) or the bytes do not decode: the caller then decodes the
+/// value and renders it.
+pub fn return_from<'de, D: serde::Deserializer<'de>>(
+    minion_id: &str,
+    ret: D,
+    opts: &OutputOptions,
+) -> Option<String> {
+    let indent = match opts.output_indent {
+        OutputIndent::Unset => Some(4),
+        OutputIndent::Pretty => return None,
+        OutputIndent::Spaces(n) if n < 0 => None,
+        OutputIndent::Spaces(n) => Some(usize::try_from(n).unwrap_or(0)),
+    };
+    let mut out = String::new();
+    out.push('{');
+    newline(&mut out, indent, 1);
+    write_str(&mut out, minion_id);
+    out.push_str(": ");
+    let seed = Transcode {
+        out: &mut out,
+        indent,
+        level: 1,
+    };
+    serde::de::DeserializeSeed::deserialize(seed, ret).ok()?;
+    newline(&mut out, indent, 0);
+    out.push_str("}\n");
+    Some(out)
+}
+
+/// Writes the value being decoded as [`write_value`] writes the
+/// [`Value`] it would decode to (its visitor reads msgpack types as
+/// `Value`'s does).
+struct Transcode<'o> {
+    out: &'o mut String,
+    indent: Option<usize>,
+    level: usize,
+}
+
+impl Transcode<'_> {
+    fn nested(&mut self) -> Transcode<'_> {
+        Transcode {
+            out: self.out,
+            indent: self.indent,
+            level: self.level + 1,
+        }
+    }
+
+    fn item_sep(&self) -> &'static str {
+        if self.indent.is_some() {
+            ","
+        } else {
+            ", "
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Transcode<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Transcode<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a Salt value")
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.out.push_str("null");
+        Ok(())
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<(), E> {
+        self.out.push_str(if v { "true" } else { "false" });
+        Ok(())
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<(), E> {
+        let _ = write!(self.out, "{v}");
+        Ok(())
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<(), E> {
+        match i64::try_from(v) {
+            Ok(i) => self.visit_i64(i),
+            Err(_) => self.visit_f64(v as f64),
+        }
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
+        self.out.push_str(&json_float(v));
+        Ok(())
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        write_str(self.out, v);
+        Ok(())
+    }
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<(), E> {
+        write_str(self.out, &String::from_utf8_lossy(v));
+        Ok(())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        let start = self.out.len();
+        self.out.push('[');
+        let mut n = 0;
+        loop {
+            let mark = self.out.len();
+            if n > 0 {
+                self.out.push_str(self.item_sep());
+            }
+            newline(self.out, self.indent, self.level + 1);
+            if seq.next_element_seed(self.nested())?.is_none() {
+                self.out.truncate(mark);
+                break;
+            }
+            n += 1;
+        }
+        if n == 0 {
+            self.out.truncate(start);
+            self.out.push_str("[]");
+            return Ok(());
+        }
+        newline(self.out, self.indent, self.level);
+        self.out.push(']');
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = SeenKeys::default();
+        let mut n = 0;
+        while let Some(key) = map.next_key_seed(KeyText)? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom("a key repeated in a map"));
+            }
+            self.out
+                .push_str(if n == 0 { "{" } else { self.item_sep() });
+            newline(self.out, self.indent, self.level + 1);
+            write_str(self.out, &key);
+            self.out.push_str(": ");
+            map.next_value_seed(self.nested())?;
+            n += 1;
+        }
+        if n == 0 {
+            self.out.push_str("{}");
+            return Ok(());
+        }
+        newline(self.out, self.indent, self.level);
+        self.out.push('}');
+        Ok(())
+    }
+}
+
+/// A map key as the text [`Value`]'s decoding stores it under
+/// ([`crate::value::key_string`] of the decoded key).
+struct KeyText;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyText {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        match d.deserialize_any(KeyVisitor)? {
+            KeyOf::Text(text) => Ok(text),
+            KeyOf::Other(v) => Ok(crate::value::key_string(&v).into()),
+        }
+    }
+}
+
+enum KeyOf<'de> {
+    Text(std::borrow::Cow<'de, str>),
+    Other(Value),
+}
+
+struct KeyVisitor;
+
+impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+    type Value = KeyOf<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a Salt value")
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Text(v.into()))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Text(v.to_string().into()))
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Text(v.into()))
+    }
+    // Anything else is decoded as `Value` decodes it, then turned into text.
+    fn visit_unit<E: serde::de::Error>(self) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Other(Value::Null))
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Other(Value::Null))
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<KeyOf<'de>, D::Error> {
+        serde::Deserialize::deserialize(d).map(KeyOf::Other)
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Other(Value::Bool(v)))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Other(Value::Int(v)))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Other(
+            i64::try_from(v).map_or(Value::Float(v as f64), Value::Int),
+        ))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Other(Value::Float(v)))
+    }
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<KeyOf<'de>, E> {
+        Ok(KeyOf::Text(String::from_utf8_lossy(v).into_owned().into()))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<KeyOf<'de>, A::Error> {
+        serde::Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+            .map(KeyOf::Other)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<KeyOf<'de>, A::Error> {
+        serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            .map(KeyOf::Other)
+    }
+}
+
+/// The keys of one map so far: a short list, a set once it grows.
+#[derive(Default)]
+struct SeenKeys<'de> {
+    few: Vec<std::borrow::Cow<'de, str>>,
+    many: std::collections::HashSet<std::borrow::Cow<'de, str>>,
+}
+
+impl<'de> SeenKeys<'de> {
+    /// False when `key` was seen before.
+    fn insert(&mut self, key: std::borrow::Cow<'de, str>) -> bool {
+        const FEW: usize = 16;
+        if self.many.is_empty() {
+            if self.few.contains(&key) {
+                return false;
+            }
+            if self.few.len() < FEW {
+                self.few.push(key);
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(key)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{pillar_opts, tricky};
@@ -221,5 +481,96 @@ mod tests {
             render_with("json", "local", &v, &pretty).unwrap_or_default(),
             "{\n    \"local\": {\n        \"a\": [\n            2\n        ],\n        \"b\": 1\n    }\n}\n"
         );
+    }
+
+    /// The return as msgpack (named maps, as a minion packs it).
+    fn packed(v: &Value) -> Vec<u8> {
+        rmp_serde::to_vec_named(v).unwrap()
+    }
+
+    fn transcoded(bytes: &[u8], opts: &OutputOptions) -> Option<String> {
+        let mut de = rmp_serde::Deserializer::from_read_ref(bytes);
+        return_from("web1", &mut de, opts)
+    }
+
+    fn decoded(bytes: &[u8], opts: &OutputOptions) -> String {
+        let v: Value = rmp_serde::from_slice(bytes).unwrap();
+        super::super::render_owned("json", "web1", v, opts).unwrap()
+    }
+
+    #[test]
+    fn a_return_written_while_decoded_reads_as_the_decoded_value_written() {
+        let mut odd = crate::Map::default();
+        odd.insert("big".into(), Value::Float(u64::MAX as f64));
+        odd.insert(
+            "floats".into(),
+            Value::List(vec![
+                Value::Float(f64::NAN),
+                Value::Float(-0.0),
+                Value::Float(1e16),
+            ]),
+        );
+        odd.insert(
+            "empties".into(),
+            Value::List(vec![
+                Value::List(vec![]),
+                Value::Map(Default::default()),
+                Value::Null,
+            ]),
+        );
+        let values = [
+            tricky(),
+            Value::Map(odd),
+            Value::Null,
+            Value::from("x"),
+            Value::List(vec![]),
+        ];
+        // Keys that are not strings, u64 past i64, bin, nil, a list key.
+        let raw: &[&[u8]] = &[
+            &[
+                0x84, 0x01, 0xa1, b'x', 0xc3, 0x02, 0xc0, 0x03, 0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0,
+                0x04,
+            ],
+            &[
+                0x82, 0x91, 0x01, 0xa1, b'l', 0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                0x91, 0xc4, 0x02, b'h', 0xff,
+            ],
+        ];
+        let indents = [
+            OutputIndent::Unset,
+            OutputIndent::Spaces(-1),
+            OutputIndent::Spaces(0),
+            OutputIndent::Spaces(2),
+        ];
+        for output_indent in indents {
+            let opts = OutputOptions {
+                output_indent,
+                ..OutputOptions::default()
+            };
+            for bytes in values
+                .iter()
+                .map(packed)
+                .chain(raw.iter().map(|r| r.to_vec()))
+            {
+                assert_eq!(
+                    transcoded(&bytes, &opts).as_deref(),
+                    Some(decoded(&bytes, &opts).as_str())
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn what_the_decoded_value_would_change_is_left_to_it() {
+        // A repeated key (the decoded map keeps one entry), sorted keys,
+        // bytes that are not one whole value.
+        let repeated = [0x82, 0xa1, b'a', 0x01, 0xa1, b'a', 0x02];
+        assert_eq!(transcoded(&repeated, &OutputOptions::default()), None);
+        let pretty = OutputOptions {
+            output_indent: OutputIndent::Pretty,
+            ..OutputOptions::default()
+        };
+        assert_eq!(transcoded(&packed(&tricky()), &pretty), None);
+        assert_eq!(transcoded(&[0x92, 0x01], &OutputOptions::default()), None);
     }
 }

@@ -34,6 +34,15 @@ impl PackedValue {
         rmp_serde::from_slice(&self.0).unwrap_or(Value::Null)
     }
 
+    /// A decoder over the bytes (with the message depth limit), for a
+    /// reader that uses the value as it is decoded instead of building it
+    /// (the CLI writes a return's JSON this way).
+    pub fn decoder(&self) -> rmp_serde::Deserializer<rmp_serde::decode::ReadRefReader<'_, [u8]>> {
+        let mut de = rmp_serde::Deserializer::from_read_ref(self.0.as_slice());
+        de.set_max_depth(MAX_DEPTH);
+        de
+    }
+
     /// Whether the bytes are exactly one value that decodes as a [`Value`]
     /// within [`MAX_DEPTH`], walked without building it.
     pub fn check(&self) -> Result<(), WireError> {

@@ -433,12 +433,18 @@ fn render_return(cli: &Cli, base: &OutputOptions, id: &str, r: &MinionReturn) ->
         .clone()
         .or_else(|| r.out.clone())
         .unwrap_or_else(|| "nested".into());
-    output::render_owned(&out, id, r.ret.unpack(), &with_retcode(base, r.retcode)).unwrap_or_else(
-        |e| {
-            eprintln!("brine: {id}: {e}");
-            String::new()
-        },
-    )
+    let opts = with_retcode(base, r.retcode);
+    // JSON is written while the return is decoded: a fleet's highstate
+    // returns are hundreds of kilobytes each.
+    if out == "json" {
+        if let Some(text) = output::json::return_from(id, &mut r.ret.decoder(), &opts) {
+            return text;
+        }
+    }
+    output::render_owned(&out, id, r.ret.unpack(), &opts).unwrap_or_else(|e| {
+        eprintln!("brine: {id}: {e}");
+        String::new()
+    })
 }
 
 /// Salt's `-p` bar: the line progressbar 2.5 draws for Salt's widgets
