@@ -659,13 +659,7 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
         ),
     };
     // Packed once, here: queued, sent and stored as these bytes.
-    let packed = PackedValue::pack(&ret)
-        .map_err(|e| e.to_string())
-        .and_then(|p| {
-            p.check_packed_from(&ret)
-                .map(|()| p)
-                .map_err(|e| e.to_string())
-        });
+    let packed = PackedValue::pack_checked(&ret).map_err(|e| e.to_string());
     let (ret, retcode, out) = match packed {
         Ok(p) => (p, retcode, out),
         Err(e) => (

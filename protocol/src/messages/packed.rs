@@ -49,27 +49,85 @@ impl PackedValue {
         check_packed(&self.0)
     }
 
-    /// [`check`](Self::check) for bytes packed from `v` here: a value
-    /// packed from a [`Value`] always decodes, so only its depth can fail,
-    /// and a value well within the limit needs no walk of its bytes
-    /// (which was a twentieth of a minion's CPU in a fleet highstate).
-    pub fn check_packed_from(&self, v: &Value) -> Result<(), WireError> {
-        if nests_below(v, MAX_DEPTH / 2) {
-            return Ok(());
+    /// Pack `v` and check it as [`check`](Self::check) would, in one
+    /// pass: a value packed from a [`Value`] always decodes, so only its
+    /// depth can fail, and one well within the limit (most of them) needs
+    /// no walk of its bytes. The walk that used to decide that was a
+    /// twentieth of a minion's CPU in a fleet highstate; the encoding now
+    /// notes the depth as it goes. The buffer starts at the size of the
+    /// previous value packed on this thread (a fleet's returns are alike
+    /// and hundreds of kilobytes: growing from empty copied each several
+    /// times).
+    pub fn pack_checked(v: &Value) -> Result<PackedValue, WireError> {
+        thread_local! {
+            static LAST_SIZE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         }
-        self.check()
+        let hint = LAST_SIZE.with(|c| c.get()).min(MAX_HINT);
+        let mut buf = Vec::with_capacity(hint);
+        let deep = std::cell::Cell::new(false);
+        let shallow = Shallow {
+            v,
+            left: MAX_DEPTH / 2,
+            deep: &deep,
+        };
+        rmp_serde::encode::write_named(&mut buf, &shallow).map_err(|source| WireError::Encode {
+            kind: "packed value",
+            source,
+        })?;
+        LAST_SIZE.with(|c| c.set(buf.len()));
+        let packed = PackedValue(buf);
+        if deep.get() {
+            packed.check()?;
+        }
+        Ok(packed)
     }
 }
 
-/// Whether `v`'s containers nest fewer than `limit` deep.
-fn nests_below(v: &Value, limit: usize) -> bool {
-    let Some(inner) = limit.checked_sub(1) else {
-        return false;
-    };
-    match v {
-        Value::List(items) => items.iter().all(|i| nests_below(i, inner)),
-        Value::Map(m) => m.values().all(|i| nests_below(i, inner)),
-        _ => true,
+/// The largest buffer [`PackedValue::pack_checked`] reserves up front.
+const MAX_HINT: usize = 16 << 20;
+
+/// `v` serialized exactly as [`Value`] serializes itself, noting in `deep`
+/// whether anything sits `left` or more levels down.
+struct Shallow<'a> {
+    v: &'a Value,
+    left: usize,
+    deep: &'a std::cell::Cell<bool>,
+}
+
+impl Shallow<'_> {
+    fn below<'b>(&'b self, v: &'b Value) -> Shallow<'b> {
+        Shallow {
+            v,
+            left: self.left - 1,
+            deep: self.deep,
+        }
+    }
+}
+
+impl Serialize for Shallow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        if self.left == 0 {
+            self.deep.set(true);
+            return self.v.serialize(s);
+        }
+        match self.v {
+            Value::List(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&self.below(item))?;
+                }
+                seq.end()
+            }
+            Value::Map(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, item) in m {
+                    map.serialize_entry(k, &self.below(item))?;
+                }
+                map.end()
+            }
+            scalar => scalar.serialize(s),
+        }
     }
 }
 
@@ -248,6 +306,7 @@ mod tests {
             10,
             MAX_DEPTH / 2 - 1,
             MAX_DEPTH / 2,
+            MAX_DEPTH / 2 + 1,
             MAX_DEPTH - 1,
             MAX_DEPTH,
             MAX_DEPTH + 1,
@@ -255,18 +314,30 @@ mod tests {
         ] {
             let v = nested(depth);
             let p = PackedValue::pack(&v).unwrap();
+            let checked = PackedValue::pack_checked(&v);
+            assert_eq!(checked.is_ok(), p.check().is_ok(), "depth {depth}");
+            if let Ok(q) = checked {
+                assert_eq!(q, p, "depth {depth}: the same bytes as Value packs");
+            }
+        }
+        assert!(PackedValue::pack_checked(&nested(MAX_DEPTH * 2)).is_err());
+        // Maps, scalars of every kind, and a hint from a larger value.
+        let mut m = Map::default();
+        m.insert("s".into(), "x".into());
+        m.insert(
+            "l".into(),
+            Value::List(vec![Value::Null, Value::Bool(true), Value::Float(1.5)]),
+        );
+        m.insert("i".into(), Value::Int(-7));
+        m.insert("m".into(), Value::Map(Map::default()));
+        let v = Value::Map(m);
+        let big = Value::List((0..10_000).map(Value::Int).collect());
+        for v in [&big, &v, &Value::Null] {
             assert_eq!(
-                p.check_packed_from(&v).is_ok(),
-                p.check().is_ok(),
-                "depth {depth}"
+                PackedValue::pack_checked(v).unwrap(),
+                PackedValue::pack(v).unwrap()
             );
         }
-        assert!(nests_below(&nested(3), 4));
-        assert!(!nests_below(&nested(4), 4));
-        assert!(PackedValue::pack(&nested(MAX_DEPTH * 2))
-            .unwrap()
-            .check_packed_from(&nested(MAX_DEPTH * 2))
-            .is_err());
     }
 
     #[test]
