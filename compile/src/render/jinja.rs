@@ -43,8 +43,9 @@ mod yaml_repr;
 
 use crate::MinionData;
 use brine_core::Value;
-use minijinja::value::Value as MjValue;
+use minijinja::value::{Enumerator, Object, ObjectRepr, Value as MjValue};
 use minijinja::{AutoEscape, Environment, ErrorKind, UndefinedBehavior};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -426,10 +427,8 @@ fn build_context(ctx: &TemplateContext, vars: &SlsVars) -> MjValue {
         pillar.clone(),
         opts.clone(),
     );
-    let mut map: indexmap::IndexMap<MjValue, MjValue> = indexmap::IndexMap::new();
-    let mut put = |k: &str, v: MjValue| {
-        map.insert(MjValue::from(k), v);
-    };
+    let mut names = Vec::with_capacity(16 + ctx.extra.len());
+    let mut put = |k: &'static str, v: MjValue| names.push((Cow::Borrowed(k), v));
     put("salt", salt);
     put("grains", grains);
     put("opts", opts);
@@ -437,9 +436,12 @@ fn build_context(ctx: &TemplateContext, vars: &SlsVars) -> MjValue {
     put("saltenv", MjValue::from(ctx.saltenv.as_str()));
     put("sls", MjValue::from(vars.sls.as_str()));
     // Salt's `__proxy__` on a regular minion: an empty dict.
+    static PROXY: OnceLock<MjValue> = OnceLock::new();
     put(
         "proxy",
-        MjValue::from_object(indexmap::IndexMap::<MjValue, MjValue>::new()),
+        PROXY
+            .get_or_init(|| MjValue::from_object(indexmap::IndexMap::<MjValue, MjValue>::new()))
+            .clone(),
     );
     if let Some((tplpath, tplfile, tpldir, tpldot)) = &vars.tpl {
         put("tplpath", MjValue::from(tplpath.as_str()));
@@ -455,9 +457,42 @@ fn build_context(ctx: &TemplateContext, vars: &SlsVars) -> MjValue {
     );
     put("sls_path", MjValue::from(vars.slspath.replace('/', "_")));
     for (k, v) in &ctx.extra {
-        put(k, convert::pillar_to_jinja(v));
+        names.push((Cow::Owned(k.clone()), convert::pillar_to_jinja(v)));
     }
-    MjValue::from_object(map)
+    MjValue::from_object(Names(names))
+}
+
+/// A template's top-level names, in the order they were given; a later
+/// one shadows an earlier one of the same name. A list, not a hash map:
+/// it is built for every render (hundreds per minion on the master) and
+/// read by name a few times.
+#[derive(Debug)]
+struct Names(Vec<(Cow<'static, str>, MjValue)>);
+
+impl Object for Names {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Map
+    }
+
+    fn get_value(self: &Arc<Self>, key: &MjValue) -> Option<MjValue> {
+        let key = key.as_str()?;
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        let mut keys: Vec<MjValue> = Vec::with_capacity(self.0.len());
+        for (k, _) in &self.0 {
+            let k = MjValue::from(k.as_ref());
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        Enumerator::Values(keys)
+    }
 }
 
 /// A minijinja error worded like Salt's (`Jinja variable ... is undefined`,
