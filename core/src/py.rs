@@ -107,7 +107,15 @@ fn is_printable(c: char) -> bool {
 /// `\uXXXX` (UTF-16 surrogate pairs beyond the BMP).
 pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
-    for c in s.chars() {
+    // Most strings need no escape: copy the run up to the first byte that
+    // might (a quote, a backslash, a control or, with `ensure_ascii`, a
+    // non-ASCII byte), then go character by character.
+    let plain = s
+        .bytes()
+        .position(|b| b == b'"' || b == b'\\' || b < 0x20 || (ensure_ascii && b > 0x7f))
+        .unwrap_or(s.len());
+    out.push_str(&s[..plain]);
+    for c in s[plain..].chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -302,5 +310,19 @@ mod tests {
         s.clear();
         write_json_str(&mut s, "é", false);
         assert_eq!(s, "\"é\"");
+        // Plain runs before and after escapes; the escape-free path.
+        for (text, json) in [
+            ("plain text", "\"plain text\""),
+            ("a\"b\\c\nd é", "\"a\\\"b\\\\c\\nd é\""),
+            ("x\u{1f}", "\"x\\u001f\""),
+        ] {
+            s.clear();
+            write_json_str(&mut s, text, false);
+            assert_eq!(s, json, "{text:?}");
+            assert_eq!(
+                serde_json::from_str::<String>(&s).ok().as_deref(),
+                Some(text)
+            );
+        }
     }
 }

@@ -5,9 +5,8 @@
 //! was a quarter of its profile and its heap grew to 964 MB (561 MB on
 //! mimalloc, 71 s to the last return instead of 133 s).
 //!
-//! The minion side (brine-minion, brine-call) keeps glibc's malloc: its
-//! targets are a small peak and idle RSS, and mimalloc raised
-//! `brine-call --local state.apply`'s peak from 17.5 to 20 MB.
+//! The minion side's binaries (brine-minion, brine-call) use mimalloc too,
+//! each with its own options for a small idle and peak RSS.
 //!
 //! By default mimalloc commits whole arenas ahead of use; they are
 //! committed as used instead (set before `main` runs), which keeps the
