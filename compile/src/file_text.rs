@@ -112,10 +112,15 @@ pub fn read_to_string(path: &Path) -> std::io::Result<Arc<str>> {
 
 fn read_settled(path: &Path, margin: Duration) -> std::io::Result<Arc<[u8]>> {
     let now = SystemTime::now();
-    let stamp = Stamp::of(&std::fs::metadata(path)?);
-    if let Some((kept, bytes)) = table().files.get(path) {
-        if *kept == stamp {
-            return Ok(bytes.clone());
+    // Only a kept copy needs the path's `stat` (a one-shot process such as
+    // brine-call keeps nothing yet: it opens and reads each file once).
+    let kept = table()
+        .files
+        .get(path)
+        .map(|(stamp, bytes)| (*stamp, bytes.clone()));
+    if let Some((kept, bytes)) = kept {
+        if Stamp::of(&std::fs::metadata(path)?) == kept {
+            return Ok(bytes);
         }
     }
     // Stamped from the open file, so the stamp kept is the one of the
