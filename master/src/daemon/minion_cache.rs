@@ -13,7 +13,7 @@
 //! memory per minion is its grains.
 
 use brine_compile::MinionData;
-use brine_core::Value;
+use brine_core::{Map, Value};
 use brine_protocol::keys::validate_id;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -38,14 +38,24 @@ pub enum CacheError {
     BadId(#[from] brine_protocol::keys::InvalidId),
 }
 
-/// One minion's cached data, as the file holds it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// One minion's cached data, as the file holds it (written through
+/// [`CachedMinionRef`], the same fields borrowed).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 struct CachedMinion {
     pub grains: Value,
     /// Null until the master compiled a pillar for the minion.
     pub pillar: Value,
     /// The minion's configured `pillarenv` (sent at auth).
     pub pillarenv: Option<String>,
+}
+
+/// [`CachedMinion`] to write, borrowing what it holds (`P`: the pillar, a
+/// [`Value`] or the [`Map`] a compile gives, which serialize alike).
+#[derive(Serialize)]
+struct CachedMinionRef<'a, P: Serialize> {
+    grains: &'a Value,
+    pillar: &'a P,
+    pillarenv: &'a Option<String>,
 }
 
 /// What is kept in memory of a minion.
@@ -93,7 +103,11 @@ pub struct MinionCache {
     /// Held through a change and its write to disk, so that two changes of
     /// one minion (an authentication and a pillar compile) reach its file
     /// in the order they reach memory; readers of `map` do not wait on it.
-    writes: Mutex<()>,
+    /// It holds the digest of what was last written to each minion's file
+    /// (an entry per minion written since start): a compile that gives the
+    /// same pillar again (every highstate of an unchanged tree) writes
+    /// nothing.
+    writes: Mutex<HashMap<String, blake3::Hash>>,
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
@@ -143,7 +157,7 @@ impl MinionCache {
         Ok(MinionCache {
             dir: dir.to_path_buf(),
             map: RwLock::new(map),
-            writes: Mutex::new(()),
+            writes: Mutex::new(HashMap::new()),
         })
     }
 
@@ -184,7 +198,7 @@ impl MinionCache {
         change: impl FnOnce(&mut KnownMinion),
     ) -> Result<(), CacheError> {
         validate_id(id)?;
-        let _writing = self.writes.lock().unwrap_or_else(|p| p.into_inner());
+        let mut written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let known = {
             let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
             let mut known = map.get(id).map(|c| (**c).clone()).unwrap_or_default();
@@ -203,11 +217,12 @@ impl MinionCache {
         };
         self.persist(
             id,
-            &CachedMinion {
-                grains: known.grains,
-                pillar,
-                pillarenv: known.pillarenv,
+            &CachedMinionRef {
+                grains: &known.grains,
+                pillar: &pillar,
+                pillarenv: &known.pillarenv,
             },
+            &mut written,
         )
     }
 
@@ -231,8 +246,21 @@ impl MinionCache {
     }
 
     /// The pillar just compiled for the minion (Salt caches every compile).
-    pub fn set_pillar(&self, id: &str, pillar: Value) -> Result<(), CacheError> {
-        self.update(id, Some(pillar), |_| {})
+    /// Memory is unchanged (grains and pillarenv are), so only the file is
+    /// written, and only when its bytes change.
+    pub fn set_pillar(&self, id: &str, pillar: &Map) -> Result<(), CacheError> {
+        validate_id(id)?;
+        let mut written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
+        let known = self.get(id).unwrap_or_default();
+        self.persist(
+            id,
+            &CachedMinionRef {
+                grains: &known.grains,
+                pillar,
+                pillarenv: &known.pillarenv,
+            },
+            &mut written,
+        )
     }
 
     /// Forget a minion (its key was deleted or rejected).
@@ -240,6 +268,8 @@ impl MinionCache {
         if validate_id(id).is_err() {
             return;
         }
+        let mut written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
+        written.remove(id);
         self.map
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -254,11 +284,24 @@ impl MinionCache {
     /// Write atomically: a private temporary file, then rename. Not
     /// synced: a file a crash left empty is skipped at the next start and
     /// rewritten at the minion's next authentication (it is a cache).
-    fn persist(&self, id: &str, entry: &CachedMinion) -> Result<(), CacheError> {
+    /// `written` is the table of digests, locked by the caller.
+    fn persist<P: Serialize>(
+        &self,
+        id: &str,
+        entry: &CachedMinionRef<'_, P>,
+        written: &mut HashMap<String, blake3::Hash>,
+    ) -> Result<(), CacheError> {
         let bytes = rmp_serde::to_vec_named(entry).map_err(|source| CacheError::Encode {
             id: id.to_string(),
             source,
         })?;
+        let digest = blake3::hash(&bytes);
+        if written.get(id) == Some(&digest) {
+            return Ok(());
+        }
+        // Forgotten until this write succeeds: a failed write is tried
+        // again by the next change.
+        written.remove(id);
         let mut suffix = [0u8; 8];
         brine_protocol::crypto::fill_random(&mut suffix).map_err(|e| CacheError::Io {
             path: self.dir.clone(),
@@ -291,7 +334,9 @@ impl MinionCache {
                 path: self.path(id),
                 source,
             }
-        })
+        })?;
+        written.insert(id.to_string(), digest);
+        Ok(())
     }
 
     /// What the matchers know of `id`: of its grains, pillar (empty maps
@@ -328,6 +373,33 @@ mod tests {
     use brine_core::Map;
 
     #[test]
+    fn the_same_pillar_again_is_not_written_again() {
+        use std::os::unix::fs::MetadataExt;
+        let td = tempfile::tempdir().unwrap();
+        let c = MinionCache::open(td.path()).unwrap();
+        c.set_grains("web1", Value::new_map()).unwrap();
+        let file = td.path().join("web1/data.p");
+        let inode = || std::fs::metadata(&file).unwrap().ino();
+        let mut p = Map::default();
+        p.insert("role".into(), "web".into());
+        c.set_pillar("web1", &p).unwrap();
+        let first = inode();
+        // Each write is a new file renamed into place: the same inode
+        // means no write.
+        c.set_pillar("web1", &p).unwrap();
+        assert_eq!(inode(), first);
+        p.insert("role".into(), "db".into());
+        c.set_pillar("web1", &p).unwrap();
+        assert_ne!(inode(), first);
+        assert_eq!(c.pillar("web1"), Value::Map(p.clone()));
+        // Grains changed: written, with the pillar kept.
+        let mut g = Map::default();
+        g.insert("os".into(), "Debian".into());
+        c.set_grains("web1", Value::Map(g)).unwrap();
+        assert_eq!(c.pillar("web1"), Value::Map(p));
+    }
+
+    #[test]
     fn survives_a_restart_and_skips_junk() {
         let td = tempfile::tempdir().unwrap();
         let dir = td.path().join("minions");
@@ -337,7 +409,7 @@ mod tests {
         c.set_grains("web1", Value::Map(g.clone())).unwrap();
         let mut p = Map::default();
         p.insert("role".into(), "web".into());
-        c.set_pillar("web1", Value::Map(p.clone())).unwrap();
+        c.set_pillar("web1", &p).unwrap();
         c.set_auth("web1", Value::Map(g.clone()), Some("dev".into()))
             .unwrap();
         std::fs::create_dir(dir.join("junk")).unwrap();

@@ -72,7 +72,7 @@ pub fn compile_for(
         functions: brine_runtime::modules::functions(),
     });
     // Salt caches every pillar it compiles for a minion (targeting reads it).
-    if let Err(e) = cache.set_pillar(id, Value::Map(pillar.clone())) {
+    if let Err(e) = cache.set_pillar(id, &pillar) {
         tracing::warn!("{e}");
     }
     pillar
