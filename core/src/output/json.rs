@@ -97,10 +97,15 @@ fn write_str(out: &mut String, s: &str) {
 /// apply (sorted keys, a map repeating a key, which the decoded value
 /// would merge) or the bytes do not decode: the caller then decodes the
 /// value and renders it.
+///
+/// `size_hint` is the size of the encoded return: the text is about as
+/// long, and reserving it up front saves growing a large buffer step by
+/// step.
 pub fn return_from<'de, D: serde::Deserializer<'de>>(
     minion_id: &str,
     ret: D,
     opts: &OutputOptions,
+    size_hint: usize,
 ) -> Option<String> {
     let indent = match opts.output_indent {
         OutputIndent::Unset => Some(4),
@@ -108,7 +113,7 @@ pub fn return_from<'de, D: serde::Deserializer<'de>>(
         OutputIndent::Spaces(n) if n < 0 => None,
         OutputIndent::Spaces(n) => Some(usize::try_from(n).unwrap_or(0)),
     };
-    let mut out = String::new();
+    let mut out = String::with_capacity(size_hint.saturating_add(size_hint / 2).min(1 << 30));
     out.push('{');
     newline(&mut out, indent, 1);
     write_str(&mut out, minion_id);
@@ -490,7 +495,7 @@ mod tests {
 
     fn transcoded(bytes: &[u8], opts: &OutputOptions) -> Option<String> {
         let mut de = rmp_serde::Deserializer::from_read_ref(bytes);
-        return_from("web1", &mut de, opts)
+        return_from("web1", &mut de, opts, bytes.len())
     }
 
     fn decoded(bytes: &[u8], opts: &OutputOptions) -> String {

@@ -437,7 +437,9 @@ fn render_return(cli: &Cli, base: &OutputOptions, id: &str, r: &MinionReturn) ->
     // JSON is written while the return is decoded: a fleet's highstate
     // returns are hundreds of kilobytes each.
     if out == "json" {
-        if let Some(text) = output::json::return_from(id, &mut r.ret.decoder(), &opts) {
+        if let Some(text) =
+            output::json::return_from(id, &mut r.ret.decoder(), &opts, r.ret.0.len())
+        {
             return text;
         }
     }
