@@ -75,6 +75,11 @@ impl PackedValue {
             source,
         })?;
         LAST_SIZE.with(|c| c.set(buf.len()));
+        // A small value after a large one does not keep the large buffer
+        // (returns wait in queues).
+        if buf.capacity() > 2 * buf.len() + 4096 {
+            buf.shrink_to_fit();
+        }
         let packed = PackedValue(buf);
         if deep.get() {
             packed.check()?;
@@ -333,10 +338,9 @@ mod tests {
         let v = Value::Map(m);
         let big = Value::List((0..10_000).map(Value::Int).collect());
         for v in [&big, &v, &Value::Null] {
-            assert_eq!(
-                PackedValue::pack_checked(v).unwrap(),
-                PackedValue::pack(v).unwrap()
-            );
+            let packed = PackedValue::pack_checked(v).unwrap();
+            assert_eq!(packed, PackedValue::pack(v).unwrap());
+            assert!(packed.0.capacity() <= 2 * packed.0.len() + 4096);
         }
     }
 
