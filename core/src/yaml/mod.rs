@@ -8,6 +8,8 @@
 //! node graph (anchors make it a graph), then each node is resolved and
 //! constructed. Plain scalars are resolved by hand-written matchers that
 //! accept exactly what PyYAML's YAML 1.1 implicit-resolver regexes accept.
+//! Plain block YAML (most of any Salt tree) skips saphyr: `block.rs` builds
+//! the same node graph line by line, or leaves the text to saphyr.
 //!
 //! Dumping follows `salt.utils.yaml.safe_dump` (PyYAML `CSafeDumper`, so the
 //! libyaml emitter): keys sorted, 2-space indent, lists flush under their
