@@ -320,7 +320,10 @@ impl<'de> Deserialize<'de> for Value {
     }
 }
 
-struct ValueVisitor;
+/// How a decoded value becomes a [`Value`] (also read by the JSON
+/// outputter that writes a value while it is decoded, so both read each
+/// msgpack type alike).
+pub(crate) struct ValueVisitor;
 
 impl<'de> Visitor<'de> for ValueVisitor {
     type Value = Value;

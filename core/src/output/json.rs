@@ -3,18 +3,36 @@
 //! spelled as Python spells them (`1.0`, `1e-07`, `NaN`).
 
 use super::{OutputIndent, OutputOptions};
+use crate::value::{key_string, ValueVisitor};
 use crate::Value;
+use serde::de::{DeserializeSeed, Error, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// The json outputter's text for `data`.
 pub fn output(data: &Value, opts: &OutputOptions) -> String {
-    let (indent, sort_keys) = match opts.output_indent {
+    let (indent, sort_keys) = layout(opts);
+    dumps(data, indent, sort_keys)
+}
+
+/// The indent and whether keys are sorted, as `--out-indent` asks.
+fn layout(opts: &OutputOptions) -> (Option<usize>, bool) {
+    match opts.output_indent {
         OutputIndent::Unset => (Some(4), false),
         OutputIndent::Pretty => (Some(4), true),
         OutputIndent::Spaces(n) if n < 0 => (None, false),
         OutputIndent::Spaces(n) => (Some(usize::try_from(n).unwrap_or(0)), false),
-    };
-    dumps(data, indent, sort_keys)
+    }
+}
+
+/// What separates the items of a list or map: the newline that follows
+/// carries the space when there is an indent.
+fn item_sep(indent: Option<usize>) -> &'static str {
+    if indent.is_some() {
+        ","
+    } else {
+        ", "
+    }
 }
 
 /// Python's `json.dumps(v, indent=indent, sort_keys=sort_keys,
@@ -34,7 +52,7 @@ fn newline(out: &mut String, indent: Option<usize>, level: usize) {
 }
 
 fn write_value(out: &mut String, v: &Value, indent: Option<usize>, sort_keys: bool, level: usize) {
-    let item_sep = if indent.is_some() { "," } else { ", " };
+    let item_sep = item_sep(indent);
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -107,12 +125,10 @@ pub fn return_from<'de, D: serde::Deserializer<'de>>(
     opts: &OutputOptions,
     size_hint: usize,
 ) -> Option<String> {
-    let indent = match opts.output_indent {
-        OutputIndent::Unset => Some(4),
-        OutputIndent::Pretty => return None,
-        OutputIndent::Spaces(n) if n < 0 => None,
-        OutputIndent::Spaces(n) => Some(usize::try_from(n).unwrap_or(0)),
-    };
+    let (indent, sort_keys) = layout(opts);
+    if sort_keys {
+        return None;
+    }
     let mut out = String::with_capacity(size_hint.saturating_add(size_hint / 2).min(1 << 30));
     out.push('{');
     newline(&mut out, indent, 1);
@@ -123,15 +139,15 @@ pub fn return_from<'de, D: serde::Deserializer<'de>>(
         indent,
         level: 1,
     };
-    serde::de::DeserializeSeed::deserialize(seed, ret).ok()?;
+    seed.deserialize(ret).ok()?;
     newline(&mut out, indent, 0);
     out.push_str("}\n");
     Some(out)
 }
 
 /// Writes the value being decoded as [`write_value`] writes the
-/// [`Value`] it would decode to (its visitor reads msgpack types as
-/// `Value`'s does).
+/// [`Value`] it would decode to: scalars are read by `Value`'s own visitor
+/// and written as values; strings, lists and maps are written as they come.
 struct Transcode<'o> {
     out: &'o mut String,
     indent: Option<usize>,
@@ -147,16 +163,13 @@ impl Transcode<'_> {
         }
     }
 
-    fn item_sep(&self) -> &'static str {
-        if self.indent.is_some() {
-            ","
-        } else {
-            ", "
-        }
+    fn scalar<E>(self, v: Result<Value, E>) -> Result<(), E> {
+        write_value(self.out, &v?, self.indent, false, self.level);
+        Ok(())
     }
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Transcode<'_> {
+impl<'de> DeserializeSeed<'de> for Transcode<'_> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -164,56 +177,48 @@ impl<'de> serde::de::DeserializeSeed<'de> for Transcode<'_> {
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for Transcode<'_> {
+impl<'de> Visitor<'de> for Transcode<'_> {
     type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a Salt value")
     }
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        self.out.push_str("null");
-        Ok(())
+    fn visit_unit<E: Error>(self) -> Result<(), E> {
+        self.scalar(ValueVisitor.visit_unit())
     }
-    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
-        self.visit_unit()
+    fn visit_none<E: Error>(self) -> Result<(), E> {
+        self.scalar(ValueVisitor.visit_none())
     }
     fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(self)
     }
-    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<(), E> {
-        self.out.push_str(if v { "true" } else { "false" });
-        Ok(())
+    fn visit_bool<E: Error>(self, v: bool) -> Result<(), E> {
+        self.scalar(ValueVisitor.visit_bool(v))
     }
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<(), E> {
-        let _ = write!(self.out, "{v}");
-        Ok(())
+    fn visit_i64<E: Error>(self, v: i64) -> Result<(), E> {
+        self.scalar(ValueVisitor.visit_i64(v))
     }
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<(), E> {
-        match i64::try_from(v) {
-            Ok(i) => self.visit_i64(i),
-            Err(_) => self.visit_f64(v as f64),
-        }
+    fn visit_u64<E: Error>(self, v: u64) -> Result<(), E> {
+        self.scalar(ValueVisitor.visit_u64(v))
     }
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
-        self.out.push_str(&json_float(v));
-        Ok(())
+    fn visit_f64<E: Error>(self, v: f64) -> Result<(), E> {
+        self.scalar(ValueVisitor.visit_f64(v))
     }
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+    fn visit_str<E: Error>(self, v: &str) -> Result<(), E> {
         write_str(self.out, v);
         Ok(())
     }
-    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<(), E> {
-        write_str(self.out, &String::from_utf8_lossy(v));
-        Ok(())
+    fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<(), E> {
+        self.scalar(ValueVisitor.visit_bytes(v))
     }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
         let start = self.out.len();
         self.out.push('[');
         let mut n = 0;
         loop {
             let mark = self.out.len();
             if n > 0 {
-                self.out.push_str(self.item_sep());
+                self.out.push_str(item_sep(self.indent));
             }
             newline(self.out, self.indent, self.level + 1);
             if seq.next_element_seed(self.nested())?.is_none() {
@@ -231,15 +236,15 @@ impl<'de> serde::de::Visitor<'de> for Transcode<'_> {
         self.out.push(']');
         Ok(())
     }
-    fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         let mut seen = SeenKeys::default();
         let mut n = 0;
         while let Some(key) = map.next_key_seed(KeyText)? {
             if !seen.insert(key.clone()) {
-                return Err(serde::de::Error::custom("a key repeated in a map"));
+                return Err(Error::custom("a key repeated in a map"));
             }
             self.out
-                .push_str(if n == 0 { "{" } else { self.item_sep() });
+                .push_str(if n == 0 { "{" } else { item_sep(self.indent) });
             newline(self.out, self.indent, self.level + 1);
             write_str(self.out, &key);
             self.out.push_str(": ");
@@ -256,90 +261,81 @@ impl<'de> serde::de::Visitor<'de> for Transcode<'_> {
     }
 }
 
-/// A map key as the text [`Value`]'s decoding stores it under
-/// ([`crate::value::key_string`] of the decoded key).
+/// A map key as the text [`Value`]'s decoding stores it under: a string
+/// as it is (borrowed when it can be), anything else decoded as `Value`
+/// decodes it and turned into text by [`key_string`].
 struct KeyText;
 
-impl<'de> serde::de::DeserializeSeed<'de> for KeyText {
-    type Value = std::borrow::Cow<'de, str>;
+impl<'de> DeserializeSeed<'de> for KeyText {
+    type Value = Cow<'de, str>;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        match d.deserialize_any(KeyVisitor)? {
-            KeyOf::Text(text) => Ok(text),
-            KeyOf::Other(v) => Ok(crate::value::key_string(&v).into()),
-        }
+        d.deserialize_any(self)
     }
 }
 
-enum KeyOf<'de> {
-    Text(std::borrow::Cow<'de, str>),
-    Other(Value),
-}
-
-struct KeyVisitor;
-
-impl<'de> serde::de::Visitor<'de> for KeyVisitor {
-    type Value = KeyOf<'de>;
+impl<'de> Visitor<'de> for KeyText {
+    type Value = Cow<'de, str>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a Salt value")
     }
-    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Text(v.into()))
+    fn visit_borrowed_str<E: Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(v.into())
     }
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Text(v.to_string().into()))
+    fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.to_string().into())
     }
-    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Text(v.into()))
+    fn visit_string<E: Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
     }
-    // Anything else is decoded as `Value` decodes it, then turned into text.
-    fn visit_unit<E: serde::de::Error>(self) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Other(Value::Null))
+    fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+        text(ValueVisitor.visit_unit())
     }
-    fn visit_none<E: serde::de::Error>(self) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Other(Value::Null))
+    fn visit_none<E: Error>(self) -> Result<Self::Value, E> {
+        text(ValueVisitor.visit_none())
     }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<KeyOf<'de>, D::Error> {
-        serde::Deserialize::deserialize(d).map(KeyOf::Other)
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        text(ValueVisitor.visit_some(d))
     }
-    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Other(Value::Bool(v)))
+    fn visit_bool<E: Error>(self, v: bool) -> Result<Self::Value, E> {
+        text(ValueVisitor.visit_bool(v))
     }
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Other(Value::Int(v)))
+    fn visit_i64<E: Error>(self, v: i64) -> Result<Self::Value, E> {
+        text(ValueVisitor.visit_i64(v))
     }
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Other(
-            i64::try_from(v).map_or(Value::Float(v as f64), Value::Int),
-        ))
+    fn visit_u64<E: Error>(self, v: u64) -> Result<Self::Value, E> {
+        text(ValueVisitor.visit_u64(v))
     }
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Other(Value::Float(v)))
+    fn visit_f64<E: Error>(self, v: f64) -> Result<Self::Value, E> {
+        text(ValueVisitor.visit_f64(v))
     }
-    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<KeyOf<'de>, E> {
-        Ok(KeyOf::Text(String::from_utf8_lossy(v).into_owned().into()))
+    fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+        text(ValueVisitor.visit_bytes(v))
     }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<KeyOf<'de>, A::Error> {
-        serde::Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
-            .map(KeyOf::Other)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        text(ValueVisitor.visit_seq(seq))
     }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<KeyOf<'de>, A::Error> {
-        serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-            .map(KeyOf::Other)
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        text(ValueVisitor.visit_map(map))
     }
+}
+
+/// A decoded key that is not a string, as text.
+fn text<'de, E>(v: Result<Value, E>) -> Result<Cow<'de, str>, E> {
+    v.map(|v| key_string(&v).into())
 }
 
 /// The keys of one map so far: a short list, a set once it grows.
 #[derive(Default)]
 struct SeenKeys<'de> {
-    few: Vec<std::borrow::Cow<'de, str>>,
-    many: std::collections::HashSet<std::borrow::Cow<'de, str>>,
+    few: Vec<Cow<'de, str>>,
+    many: std::collections::HashSet<Cow<'de, str>>,
 }
 
 impl<'de> SeenKeys<'de> {
     /// False when `key` was seen before.
-    fn insert(&mut self, key: std::borrow::Cow<'de, str>) -> bool {
+    fn insert(&mut self, key: Cow<'de, str>) -> bool {
         const FEW: usize = 16;
         if self.many.is_empty() {
             if self.few.contains(&key) {
