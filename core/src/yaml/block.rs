@@ -1,14 +1,14 @@
 //! The fast path: the plain block YAML most Salt trees are made of
 //! (`key: value` mappings, `- item` sequences, plain and one-line quoted
-//! scalars, comments, `[]` and `{}`) composed straight into the node graph,
-//! line by line, without the general scanner.
+//! scalars, one-line flow collections, comments) composed straight into
+//! the node graph, line by line, without the general scanner.
 //!
-//! It builds exactly the graph [`compose`] builds from saphyr's events —
-//! the same nodes, in the same order, at the same positions — or gives up
-//! (`None`) at the first thing outside that subset (tabs, anchors, tags,
-//! flow collections with content, block scalars, multi-line scalars,
-//! escapes, document markers, anything malformed), and the caller composes
-//! the text the general way. Giving up is always safe: errors are only
+//! It builds exactly the graph the general composer builds from saphyr's
+//! events — the same nodes, in the same order, at the same positions — or
+//! gives up (`None`) at the first thing outside that subset (tabs,
+//! anchors, tags, flow collections over several lines, block scalars,
+//! multi-line scalars, escapes, document markers, anything malformed), and
+//! the caller composes the text the general way. Giving up is always safe: errors are only
 //! ever reported by the general path. The tests check the two paths
 //! against each other on hand-written and generated documents.
 
@@ -129,6 +129,13 @@ impl<'a> Fast<'a> {
         self.nodes.len() - 1
     }
 
+    /// A scalar node, resolved as the general composer resolves an
+    /// untagged scalar of that style.
+    fn scalar_node(&mut self, text: Cow<'a, str>, style: ScalarStyle, pos: Pos) -> NodeId {
+        let kind = scalar_kind(&text, style, None);
+        self.push(Body::Scalar(text), kind, pos)
+    }
+
     /// Whether the line holds `-` followed by a space or its end at `i`.
     fn dash_at(&self, line: Line, i: usize) -> bool {
         i < line.end && self.bytes[i] == b'-' && blank_or_end(self.byte(i + 1))
@@ -156,13 +163,7 @@ impl<'a> Fast<'a> {
 
     /// A mapping whose first key starts at byte `i` of `line` (the key's
     /// scalar and the byte after its `:` already found by `key_at`).
-    fn map(
-        &mut self,
-        line: Line,
-        i: usize,
-        first: (Body<'a>, ScalarStyle, usize, usize),
-        depth: usize,
-    ) -> Option<NodeId> {
+    fn map(&mut self, line: Line, i: usize, first: Key<'a>, depth: usize) -> Option<NodeId> {
         if depth > MAX_FAST_DEPTH {
             return None;
         }
@@ -171,13 +172,8 @@ impl<'a> Fast<'a> {
         let mut pairs = Vec::new();
         let (mut line, mut key) = (line, first);
         loop {
-            let (body, style, key_at, colon) = key;
-            let kind = match &body {
-                Body::Scalar(s) => scalar_kind(s, style, None),
-                _ => return None,
-            };
-            let k = self.push(body, kind, Fast::pos(line, key_at));
-            let v = self.value(line, colon, col, true, depth)?;
+            let k = self.scalar_node(key.text, key.style, Fast::pos(line, key.start));
+            let v = self.value(line, key.after_colon, col, true, depth)?;
             pairs.push((k, v));
             // The next entry is at this mapping's indentation.
             let Some(&next) = self.lines.get(self.at) else {
@@ -296,29 +292,23 @@ impl<'a> Fast<'a> {
     /// A scalar (or an empty `[]` / `{}`) filling the rest of the line from
     /// byte `i` (up to a comment).
     fn scalar(&mut self, line: Line, i: usize) -> Option<NodeId> {
-        let pos = Fast::pos(line, i);
-        let (body, kind, end) = match self.bytes[i] {
+        let (text, style, end) = match self.bytes[i] {
             b'[' | b'{' => {
                 let (id, end) = self.flow(line, i, 0)?;
                 return self.rest_is_comment(line, end).then_some(id);
             }
-            b'\'' | b'"' => {
-                let (value, style, end) = self.quoted(line, i)?;
-                let kind = scalar_kind(&value, style, None);
-                (Body::Scalar(value), kind, end)
-            }
+            b'\'' | b'"' => self.quoted(line, i)?,
             _ => {
                 let (value, end, stop) = self.plain(line, i)?;
                 if stop == Stop::Colon {
                     // `a: b: c` is an error; `- a: b` was taken as a key.
                     return None;
                 }
-                let kind = scalar_kind(value, ScalarStyle::Plain, None);
-                (Body::Scalar(Cow::Borrowed(value)), kind, end)
+                (Cow::Borrowed(value), ScalarStyle::Plain, end)
             }
         };
         self.rest_is_comment(line, end)
-            .then(|| self.push(body, kind, pos))
+            .then(|| self.scalar_node(text, style, Fast::pos(line, i)))
     }
 
     /// Whether only spaces and a comment (which needs a space before its
@@ -397,8 +387,7 @@ impl<'a> Fast<'a> {
             b'[' | b'{' => self.flow(line, i, depth + 1),
             b'\'' | b'"' => {
                 let (value, style, end) = self.quoted(line, i)?;
-                let kind = scalar_kind(&value, style, None);
-                Some((self.push(Body::Scalar(value), kind, pos), end))
+                Some((self.scalar_node(value, style, pos), end))
             }
             first => {
                 if b"]},#&*!|>%@`?:".contains(&first)
@@ -414,30 +403,26 @@ impl<'a> Fast<'a> {
                 if value.is_empty() {
                     return None;
                 }
-                let kind = scalar_kind(value, ScalarStyle::Plain, None);
                 let end = i + value.len();
                 Some((
-                    self.push(Body::Scalar(Cow::Borrowed(value)), kind, pos),
+                    self.scalar_node(Cow::Borrowed(value), ScalarStyle::Plain, pos),
                     end,
                 ))
             }
         }
     }
 
-    /// The mapping key starting at byte `i`: its scalar, style, start and
-    /// the byte after its `:`. `None` when no key starts there.
-    fn key_at(&self, line: Line, i: usize) -> Option<(Body<'a>, ScalarStyle, usize, usize)> {
-        let (body, style, end) = match self.bytes.get(i)? {
-            b'\'' | b'"' => {
-                let (value, style, end) = self.quoted(line, i)?;
-                (Body::Scalar(value), style, end)
-            }
+    /// The mapping key starting at byte `i`, or `None` when no key starts
+    /// there.
+    fn key_at(&self, line: Line, i: usize) -> Option<Key<'a>> {
+        let (text, style, end) = match self.bytes.get(i)? {
+            b'\'' | b'"' => self.quoted(line, i)?,
             _ => {
                 let (value, end, stop) = self.plain(line, i)?;
                 if stop != Stop::Colon {
                     return None;
                 }
-                (Body::Scalar(Cow::Borrowed(value)), ScalarStyle::Plain, end)
+                (Cow::Borrowed(value), ScalarStyle::Plain, end)
             }
         };
         let colon = self.skip_spaces(line, end);
@@ -448,7 +433,12 @@ impl<'a> Fast<'a> {
         {
             return None;
         }
-        Some((body, style, i, colon + 1))
+        Some(Key {
+            text,
+            style,
+            start: i,
+            after_colon: colon + 1,
+        })
     }
 
     /// A one-line quoted scalar starting at the quote at byte `i`: its
@@ -491,8 +481,9 @@ impl<'a> Fast<'a> {
     /// trimmed), the byte after it and what stopped it.
     fn plain(&self, line: Line, i: usize) -> Option<(&'a str, usize, Stop)> {
         let first = self.bytes[i];
-        // Indicators that cannot start a plain scalar, and `-`, `?`, `:`
-        // followed by a space; `-` glued to text (`-1`) can.
+        // Indicators that cannot start a plain scalar, `?` and `:` (left to
+        // the general path even glued to text), and `-` followed by a
+        // space; `-` glued to text (`-1`) starts one.
         if b"[]{},#&*!|>'\"%@`?:".contains(&first)
             || (first == b'-' && blank_or_end(self.byte(i + 1)))
             || self.text[i..line.end].starts_with("---")
@@ -514,6 +505,15 @@ impl<'a> Fast<'a> {
         let value = self.text[i..j].trim_end_matches(' ');
         Some((value, i + value.len(), stop))
     }
+}
+
+/// A mapping key found on a line.
+struct Key<'a> {
+    text: Cow<'a, str>,
+    style: ScalarStyle,
+    /// Byte offsets of its first character and of what follows its `:`.
+    start: usize,
+    after_colon: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
