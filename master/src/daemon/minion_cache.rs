@@ -189,14 +189,9 @@ impl MinionCache {
         self.map.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Change `id`'s entry: `pillar` is the new pillar, or None to keep
-    /// the one on disk.
-    fn update(
-        &self,
-        id: &str,
-        pillar: Option<Value>,
-        change: impl FnOnce(&mut KnownMinion),
-    ) -> Result<(), CacheError> {
+    /// Change what is kept in memory of `id`, and write it with the pillar
+    /// on disk (a new pillar goes through [`MinionCache::set_pillar`]).
+    fn update(&self, id: &str, change: impl FnOnce(&mut KnownMinion)) -> Result<(), CacheError> {
         validate_id(id)?;
         let mut written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let known = {
@@ -211,10 +206,7 @@ impl MinionCache {
         };
         // Written outside the map's lock: targeting and compiles go on
         // reading grains meanwhile.
-        let pillar = match pillar {
-            Some(p) => p,
-            None => self.pillar(id),
-        };
+        let pillar = self.pillar(id);
         self.persist(
             id,
             &CachedMinionRef {
@@ -228,7 +220,7 @@ impl MinionCache {
 
     /// The grains a minion sent when it authenticated.
     pub fn set_grains(&self, id: &str, grains: Value) -> Result<(), CacheError> {
-        self.update(id, None, |c| c.grains = grains)
+        self.update(id, |c| c.grains = grains)
     }
 
     /// What a minion sent when it authenticated: grains and its configured
@@ -239,7 +231,7 @@ impl MinionCache {
         grains: Value,
         pillarenv: Option<String>,
     ) -> Result<(), CacheError> {
-        self.update(id, None, |c| {
+        self.update(id, |c| {
             c.grains = grains;
             c.pillarenv = pillarenv;
         })
