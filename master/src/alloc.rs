@@ -12,16 +12,13 @@
 //! committed as used instead (set before `main` runs), which keeps the
 //! master's idle RSS down.
 
+use brine_runtime::sys::{set_mimalloc_option, MimallocOption};
+
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// `mi_option_arena_eager_commit` (the same index in mimalloc 2 and 3).
-const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-
 extern "C" fn commit_on_use() {
-    // SAFETY: mi_option_set only stores a value in mimalloc's option
-    // table; it may be called at any time, from any thread.
-    unsafe { libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0) }
+    set_mimalloc_option(MimallocOption::ArenaEagerCommit, 0);
 }
 
 /// Runs before `main` (the loader calls `.init_array` entries).
@@ -31,10 +28,10 @@ static COMMIT_ON_USE: extern "C" fn() = commit_on_use;
 
 #[cfg(test)]
 mod tests {
+    use brine_runtime::sys::{mimalloc_option, MimallocOption};
+
     #[test]
     fn arenas_are_committed_on_use() {
-        // SAFETY: reads mimalloc's option table.
-        let v = unsafe { libmimalloc_sys::mi_option_get(super::ARENA_EAGER_COMMIT) };
-        assert_eq!(v, 0);
+        assert_eq!(mimalloc_option(MimallocOption::ArenaEagerCommit), 0);
     }
 }

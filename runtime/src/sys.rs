@@ -1,8 +1,9 @@
 //! The C-library calls that `nix` does not wrap: the local time
 //! (`localtime_r`, `strftime`), whether a locale is installed
 //! (`newlocale`), the resolver (`getaddrinfo`), a terminal's width
-//! (`TIOCGWINSZ`), freed memory handed back (`malloc_trim`) and a
-//! command's umask (`umask` in the child). This is the workspace's only
+//! (`TIOCGWINSZ`), freed memory handed back (`malloc_trim`,
+//! `mi_collect`), mimalloc's options and a command's umask (`umask` in the
+//! child). This is the workspace's only
 //! `unsafe` code; each function copies what it needs out of libc's
 //! structures before it returns.
 
@@ -276,6 +277,33 @@ pub fn release_freed_memory() {
     }
     // SAFETY: mi_collect only walks mimalloc's own free lists.
     unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
+/// The mimalloc options brine's binaries set (their numbers in mimalloc
+/// 2's `mi_option_t`, the version libmimalloc-sys builds here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MimallocOption {
+    /// `mi_option_arena_eager_commit`: 0 commits arenas as they are used
+    /// (by default they are committed ahead, which raises the idle RSS).
+    ArenaEagerCommit = 4,
+    /// `mi_option_purge_delay`: milliseconds before freed pages go back.
+    PurgeDelay = 15,
+    /// `mi_option_arena_reserve`: KiB reserved per arena.
+    ArenaReserve = 23,
+}
+
+/// Set a mimalloc option, for what mimalloc does from then on (a binary
+/// sets them from an `.init_array` entry, before its first allocation).
+pub fn set_mimalloc_option(option: MimallocOption, value: i32) {
+    // SAFETY: mi_option_set only stores a value in mimalloc's option table;
+    // it may be called at any time, from any thread.
+    unsafe { libmimalloc_sys::mi_option_set(option as libmimalloc_sys::mi_option_t, value.into()) }
+}
+
+/// A mimalloc option's value now.
+pub fn mimalloc_option(option: MimallocOption) -> i64 {
+    // SAFETY: mi_option_get only reads mimalloc's option table.
+    unsafe { libmimalloc_sys::mi_option_get(option as libmimalloc_sys::mi_option_t) }
 }
 
 #[cfg(test)]

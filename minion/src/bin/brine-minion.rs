@@ -1,6 +1,7 @@
 //! `brine-minion`: the minion daemon (salt-minion).
 
 use brine_minion::daemon;
+use brine_runtime::sys::{set_mimalloc_option, MimallocOption};
 
 /// mimalloc, as the master's (`master/src/alloc.rs`): a state run and its
 /// return allocate and free many small values, and glibc's malloc was a
@@ -10,13 +11,10 @@ use brine_minion::daemon;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `mi_option_arena_eager_commit`: off, arenas are committed as
-/// they are used (the master does the same, for its idle RSS).
-const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-
 fn main() {
-    // SAFETY: mi_option_set only stores a value in mimalloc's option table.
-    unsafe { libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0) };
+    // Arenas committed as they are used (the master does the same, for
+    // its idle RSS).
+    set_mimalloc_option(MimallocOption::ArenaEagerCommit, 0);
     // No transparent huge pages: mimalloc asks for them, and every page it
     // gave back and used again was then faulted in as a zeroed 2 MB page —
     // 14 % of a swarm's profile under a fleet highstate was the kernel
