@@ -96,7 +96,7 @@ impl Pattern {
 pub fn fnmatch(name: &str, pattern: &str) -> bool {
     // Without a wildcard a pattern matches only itself (a state run
     // checks every require against its ID and name).
-    if !pattern.contains(['*', '?', '[']) {
+    if !crate::roots::has_glob(pattern) {
         return name == pattern;
     }
     Pattern::new(pattern).matches(name)
