@@ -20,55 +20,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, SystemTime};
 
+use crate::inputs::{self, Stamp};
+
 /// How much older than the start of its read a file's change time must be
-/// for the file to be kept (many ticks of any kernel's clock).
-pub const SETTLED: Duration = Duration::from_secs(2);
+/// for the file to be kept.
+pub use crate::inputs::SETTLED;
 /// Bytes kept at most, all files together; past it the table starts over.
 const MAX_BYTES: usize = 64 << 20;
 /// Larger files are read every time.
 const MAX_FILE: u64 = 1 << 20;
-
-/// What `stat` says of a file; equal stamps mean the same file contents
-/// (for files whose change time is settled).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Stamp {
-    fn of(m: &std::fs::Metadata) -> Stamp {
-        use std::os::unix::fs::MetadataExt;
-        Stamp {
-            dev: m.dev(),
-            ino: m.ino(),
-            size: m.len(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
-        }
-    }
-
-    /// Changed at least `margin` before `t`.
-    fn settled_before(&self, t: SystemTime, margin: Duration) -> bool {
-        let Ok(since) = t.duration_since(SystemTime::UNIX_EPOCH) else {
-            return false;
-        };
-        let Some(limit) = since.checked_sub(margin) else {
-            return false;
-        };
-        let changed = |(s, ns): (i64, i64)| {
-            u64::try_from(s).ok().map(|s| {
-                Duration::from_secs(s) + Duration::from_nanos(u64::try_from(ns).unwrap_or(0))
-            })
-        };
-        [self.mtime, self.ctime]
-            .into_iter()
-            .all(|t| changed(t).is_some_and(|c| c < limit))
-    }
-}
 
 #[derive(Default)]
 struct Table {
@@ -111,6 +71,25 @@ pub fn read_to_string(path: &Path) -> std::io::Result<Arc<str>> {
 }
 
 fn read_settled(path: &Path, margin: Duration) -> std::io::Result<Arc<[u8]>> {
+    let read = read_stamped(path, margin);
+    // A recording compile notes what it saw: the file's stamp, or that it
+    // was not there. Any other failure is not the disk's settled state.
+    match &read {
+        Ok((stamp, _)) => inputs::note(path, Some(*stamp)),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            inputs::note(path, None)
+        }
+        Err(e) => inputs::volatile(|| format!("{}: {e}", path.display())),
+    }
+    read.map(|(_, bytes)| bytes)
+}
+
+fn read_stamped(path: &Path, margin: Duration) -> std::io::Result<(Stamp, Arc<[u8]>)> {
     let now = SystemTime::now();
     // Only a kept copy needs the path's `stat` (a one-shot process such as
     // brine-call keeps nothing yet: it opens and reads each file once).
@@ -120,18 +99,18 @@ fn read_settled(path: &Path, margin: Duration) -> std::io::Result<Arc<[u8]>> {
         .map(|(stamp, bytes)| (*stamp, bytes.clone()));
     if let Some((kept, bytes)) = kept {
         if Stamp::of(&std::fs::metadata(path)?) == kept {
-            return Ok(bytes);
+            return Ok((kept, bytes));
         }
     }
     // Stamped from the open file, so the stamp kept is the one of the
     // bytes read (a rename in between gives another inode).
     let mut file = std::fs::File::open(path)?;
     let stamp = Stamp::of(&file.metadata()?);
-    let mut buf = Vec::with_capacity(usize::try_from(stamp.size).unwrap_or(0).min(1 << 20));
+    let mut buf = Vec::with_capacity(usize::try_from(stamp.size()).unwrap_or(0).min(1 << 20));
     file.read_to_end(&mut buf)?;
     let bytes: Arc<[u8]> = Arc::from(buf);
-    if stamp.size <= MAX_FILE
-        && bytes.len() as u64 == stamp.size
+    if stamp.size() <= MAX_FILE
+        && bytes.len() as u64 == stamp.size()
         && stamp.settled_before(now, margin)
     {
         let mut t = table();
@@ -143,7 +122,7 @@ fn read_settled(path: &Path, margin: Duration) -> std::io::Result<Arc<[u8]>> {
             t.bytes = t.bytes.saturating_sub(old.len());
         }
     }
-    Ok(bytes)
+    Ok((stamp, bytes))
 }
 
 #[cfg(test)]

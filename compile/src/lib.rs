@@ -7,6 +7,8 @@
 //! - [`opts`]: Salt's configuration (defaults + config file) as `opts`.
 //! - [`roots`]: finding SLS files in `file_roots`/`pillar_roots`.
 //! - [`file_text`]: their bytes, kept across compiles while unchanged.
+//! - [`inputs`]: what a compile read from disk, to tell whether its answer
+//!   can be given again.
 //! - [`render`]: one SLS/config file → data (`#!jinja|yaml` and friends).
 //! - [`matcher`]: does a target expression match a minion (top files, `match.*`).
 //! - [`pillar`]: top files + SLS + ext_pillars → one minion's pillar.
@@ -16,6 +18,7 @@
 //! It knows nothing of sockets, keys or running states.
 
 pub mod file_text;
+pub mod inputs;
 pub mod matcher;
 pub mod minion_data;
 pub mod opts;

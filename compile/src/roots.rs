@@ -74,7 +74,7 @@ impl Roots {
         self.dirs(env)
             .iter()
             .map(|d| d.join(rel))
-            .find(|p| p.is_file())
+            .find(|p| crate::inputs::is_file(p))
     }
 
     /// An SLS by name: `a.b` → `a/b.sls`, else `a/b/init.sls`.
@@ -114,13 +114,18 @@ impl Roots {
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeSet<String>) {
+    // A recording compile notes the folder: its stamp moves when an entry
+    // is added or removed.
+    if !crate::inputs::is_dir(dir) {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let path = entry.path();
         // Follow symlinks, as Salt does (followlinks=True).
-        if path.is_dir() {
+        if crate::inputs::is_dir(&path) {
             walk(root, &path, out);
         } else if let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str) {
             if let Some(stem) = rel.strip_suffix("/init.sls") {

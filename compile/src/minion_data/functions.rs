@@ -66,6 +66,15 @@ pub trait ExecFunctions: Send + Sync {
 
     /// Every `module.function` name, sorted.
     fn names(&self) -> Vec<String>;
+
+    /// Is the answer of `fun` made from the minion's data and the call's
+    /// arguments alone (`pillar.get`, `grains.filter_by`), so that a
+    /// compile calling it may be given again unchanged? Not for anything
+    /// that looks at the host, the network, the clock or other minions.
+    fn replayable(&self, fun: &str) -> bool {
+        let _ = fun;
+        false
+    }
 }
 
 /// The functions a compile hands to its templates; empty by default (every
@@ -85,7 +94,12 @@ impl Functions {
         args: CallArgs,
     ) -> Result<Returned<'m>, FunctionError> {
         match &self.0 {
-            Some(f) => f.call(minion, fun, args),
+            Some(f) => {
+                if !f.replayable(fun) {
+                    crate::inputs::volatile(|| format!("called {fun}"));
+                }
+                f.call(minion, fun, args)
+            }
             None => Err(FunctionError::NotAvailable(fun.to_string())),
         }
     }

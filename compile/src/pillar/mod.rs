@@ -310,14 +310,19 @@ impl Compiler<'_> {
                         self.pillarenv.as_deref(),
                     )
                     .map_err(ExtPillarError::from),
-                    "hiera" => hiera::ext_pillar(
-                        &self.minion,
-                        &Value::Map(pillar.clone()),
-                        conf,
-                        self.opts,
-                        self.pillarenv.as_deref(),
-                    )
-                    .map_err(ExtPillarError::from),
+                    // PillarStack notes what it reads; Hiera's reads are
+                    // its own (not replayed).
+                    "hiera" => {
+                        crate::inputs::volatile(|| "ran the hiera ext_pillar".into());
+                        hiera::ext_pillar(
+                            &self.minion,
+                            &Value::Map(pillar.clone()),
+                            conf,
+                            self.opts,
+                            self.pillarenv.as_deref(),
+                        )
+                        .map_err(ExtPillarError::from)
+                    }
                     other => {
                         tracing::error!("Specified ext_pillar interface {other} is unavailable");
                         continue;

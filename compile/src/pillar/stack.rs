@@ -155,7 +155,7 @@ pub fn ext_pillar(
                 })
             }
         };
-        if path.contains('\0') || !Path::new(&path).is_file() {
+        if path.contains('\0') || !crate::inputs::is_file(Path::new(&path)) {
             tracing::warn!("Ignoring pillar stack cfg \"{path}\": file does not exist");
             continue;
         }
@@ -305,7 +305,7 @@ fn read_stacked(path: &str, basedir: &str) -> Result<String, StackError> {
             filename = pypath::join(&filename, piece);
         }
     }
-    if !Path::new(&filename).is_file() {
+    if !crate::inputs::is_file(Path::new(&filename)) {
         return Err(render_err(format!(
             "{} not found in search path: {}",
             python_str_repr(&name),

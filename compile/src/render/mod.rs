@@ -168,20 +168,25 @@ pub fn on_threads<T: Sync, R: Send>(
         return Vec::new();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
+    // What the helpers read is the compile's reading too.
+    let recording = crate::inputs::current();
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        if let Some(r) = f(item) {
-                            out.push((i, r));
+                let (recording, next, f) = (recording.clone(), &next, &f);
+                scope.spawn(move || {
+                    crate::inputs::within(recording, || {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(item) = items.get(i) else { break };
+                            if let Some(r) = f(item) {
+                                out.push((i, r));
+                            }
                         }
-                    }
-                    jinja::release_cached_context();
-                    out
+                        jinja::release_cached_context();
+                        out
+                    })
                 })
             })
             .collect();

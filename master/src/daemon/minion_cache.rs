@@ -12,6 +12,8 @@
 //! they read it from the file as Salt's `localfs` cache does. The master's
 //! memory per minion is its grains.
 
+use super::replay::{Given, InputsTable, Replay};
+use brine_compile::inputs::Inputs;
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
 use brine_protocol::keys::validate_id;
@@ -106,8 +108,24 @@ pub struct MinionCache {
     /// It holds the digest of what was last written to each minion's file
     /// (an entry per minion written since start): a compile that gives the
     /// same pillar again (every highstate of an unchanged tree) writes
-    /// nothing.
-    writes: Mutex<HashMap<String, blake3::Hash>>,
+    /// nothing. With it, what the pillar in the file was compiled from,
+    /// when it can be given again ([`super::replay`]).
+    writes: Mutex<HashMap<String, Written>>,
+    /// The file sets of those replays, shared.
+    inputs: Mutex<InputsTable>,
+}
+
+/// A minion's file as last written.
+#[derive(Debug)]
+struct Written {
+    digest: blake3::Hash,
+    replay: Option<Replay>,
+}
+
+/// What [`MinionCache::pillar_replayed`] reads of a minion's file.
+#[derive(Deserialize)]
+struct PillarOnly {
+    pillar: Value,
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
@@ -158,6 +176,7 @@ impl MinionCache {
             dir: dir.to_path_buf(),
             map: RwLock::new(map),
             writes: Mutex::new(HashMap::new()),
+            inputs: Mutex::default(),
         })
     }
 
@@ -196,8 +215,14 @@ impl MinionCache {
         let mut written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let known = {
             let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
-            let mut known = map.get(id).map(|c| (**c).clone()).unwrap_or_default();
+            let before = map.get(id);
+            let mut known = before.map(|c| (**c).clone()).unwrap_or_default();
             change(&mut known);
+            // A minion authenticating again with the same grains changes
+            // nothing: its file and its pillar's replay stay.
+            if before.is_some_and(|b| **b == known) {
+                return Ok(());
+            }
             // Memory first: a disk problem costs only the copy kept for
             // the next start and for pillar targets, not this run's
             // compiles.
@@ -214,6 +239,7 @@ impl MinionCache {
                 pillar: &pillar,
                 pillarenv: &known.pillarenv,
             },
+            None,
             &mut written,
         )
     }
@@ -239,9 +265,23 @@ impl MinionCache {
 
     /// The pillar just compiled for the minion (Salt caches every compile).
     /// Memory is unchanged (grains and pillarenv are), so only the file is
-    /// written, and only when its bytes change.
-    pub fn set_pillar(&self, id: &str, pillar: &Map) -> Result<(), CacheError> {
+    /// written, and only when its bytes change. With `replay`, what it was
+    /// compiled from, when the compile may be given again.
+    pub fn set_pillar(
+        &self,
+        id: &str,
+        pillar: &Map,
+        replay: Option<(Given, Inputs)>,
+    ) -> Result<(), CacheError> {
         validate_id(id)?;
+        let replay = replay.and_then(|(given, inputs)| {
+            let inputs = self
+                .inputs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .intern(inputs)?;
+            Some(Replay::new(given, inputs))
+        });
         let mut written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let known = self.get(id).unwrap_or_default();
         self.persist(
@@ -251,8 +291,42 @@ impl MinionCache {
                 pillar,
                 pillarenv: &known.pillarenv,
             },
+            replay,
             &mut written,
         )
+    }
+
+    /// The pillar in `id`'s file, when it was compiled from `given` and
+    /// every file that compile read is unchanged: what compiling again
+    /// would give.
+    pub fn pillar_replayed(&self, id: &str, given: &Given) -> Option<Map> {
+        let (inputs, digest) = {
+            let written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
+            let w = written.get(id)?;
+            (w.replay.as_ref()?.inputs_for(given)?, w.digest)
+        };
+        // Checked outside the lock: other minions' compiles go on.
+        if !inputs.unchanged() {
+            return None;
+        }
+        // The file must still be the one written for that compile (another
+        // compile of this minion may have replaced it since).
+        let bytes = std::fs::read(self.path(id)).ok()?;
+        if blake3::hash(&bytes) != digest {
+            return None;
+        }
+        match rmp_serde::from_slice::<PillarOnly>(&bytes).ok()?.pillar {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Paths held by the kept replays, all file sets together.
+    pub fn replay_paths(&self) -> usize {
+        self.inputs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .paths()
     }
 
     /// Forget a minion (its key was deleted or rejected).
@@ -281,14 +355,16 @@ impl MinionCache {
         &self,
         id: &str,
         entry: &CachedMinionRef<'_, P>,
-        written: &mut HashMap<String, blake3::Hash>,
+        replay: Option<Replay>,
+        written: &mut HashMap<String, Written>,
     ) -> Result<(), CacheError> {
         let bytes = rmp_serde::to_vec_named(entry).map_err(|source| CacheError::Encode {
             id: id.to_string(),
             source,
         })?;
         let digest = blake3::hash(&bytes);
-        if written.get(id) == Some(&digest) {
+        if let Some(w) = written.get_mut(id).filter(|w| w.digest == digest) {
+            w.replay = replay;
             return Ok(());
         }
         // Forgotten until this write succeeds: a failed write is tried
@@ -327,7 +403,7 @@ impl MinionCache {
                 source,
             }
         })?;
-        written.insert(id.to_string(), digest);
+        written.insert(id.to_string(), Written { digest, replay });
         Ok(())
     }
 
@@ -374,14 +450,14 @@ mod tests {
         let inode = || std::fs::metadata(&file).unwrap().ino();
         let mut p = Map::default();
         p.insert("role".into(), "web".into());
-        c.set_pillar("web1", &p).unwrap();
+        c.set_pillar("web1", &p, None).unwrap();
         let first = inode();
         // Each write is a new file renamed into place: the same inode
         // means no write.
-        c.set_pillar("web1", &p).unwrap();
+        c.set_pillar("web1", &p, None).unwrap();
         assert_eq!(inode(), first);
         p.insert("role".into(), "db".into());
-        c.set_pillar("web1", &p).unwrap();
+        c.set_pillar("web1", &p, None).unwrap();
         assert_ne!(inode(), first);
         assert_eq!(c.pillar("web1"), Value::Map(p.clone()));
         // Grains changed: written, with the pillar kept.
@@ -401,7 +477,7 @@ mod tests {
         c.set_grains("web1", Value::Map(g.clone())).unwrap();
         let mut p = Map::default();
         p.insert("role".into(), "web".into());
-        c.set_pillar("web1", &p).unwrap();
+        c.set_pillar("web1", &p, None).unwrap();
         c.set_auth("web1", Value::Map(g.clone()), Some("dev".into()))
             .unwrap();
         std::fs::create_dir(dir.join("junk")).unwrap();

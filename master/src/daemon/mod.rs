@@ -11,6 +11,8 @@
 //! - [`minion_cache`]: grains and last pillar per minion (targeting, compiles).
 //! - [`pillar`], [`states`], [`fileserver`], [`hiera`]: what minions ask
 //!   for, sealed to them.
+//! - [`replay`]: a pillar given again while nothing it was compiled from
+//!   changed.
 //! - [`publisher`]: jids, expected minions, per-minion `pillar=` secrets.
 //! - [`session`]: the key publications are encrypted with, rotated when a
 //!   minion holding it is deleted or rejected.
@@ -33,6 +35,7 @@ pub mod master;
 pub mod minion_cache;
 pub mod pillar;
 pub mod publisher;
+pub mod replay;
 pub mod server;
 pub mod session;
 pub mod states;

@@ -8,6 +8,7 @@
 //! (`ssh_merge_pillar`), as `salt-call --local` does in one step.
 
 use super::minion_cache::MinionCache;
+use super::replay::Given;
 use brine_compile::pillar::{self, PillarRequest as Compile};
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{Nonce, PublicKeys, Sealed};
@@ -37,7 +38,17 @@ pub fn compile_opts(
     o
 }
 
-/// Compile `id`'s pillar (no in-memory pillar: the minion merges its own).
+/// Where a pillar came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Compiled,
+    /// Given again from the minion's cache file: nothing it was compiled
+    /// from has changed ([`super::replay`]).
+    Replayed,
+}
+
+/// Compile `id`'s pillar (no in-memory pillar: the minion merges its own),
+/// or give the last one again when nothing it was compiled from changed.
 pub fn compile_for(
     master_opts: &Map,
     cache: &MinionCache,
@@ -46,6 +57,28 @@ pub fn compile_for(
     saltenv: Option<String>,
     pillar_override: Value,
 ) -> Map {
+    compile_settled(
+        master_opts,
+        cache,
+        id,
+        pillarenv,
+        saltenv,
+        pillar_override,
+        brine_compile::inputs::SETTLED,
+    )
+    .0
+}
+
+/// [`compile_for`], trusting files changed `settled` before the compile.
+fn compile_settled(
+    master_opts: &Map,
+    cache: &MinionCache,
+    id: &str,
+    pillarenv: Option<String>,
+    saltenv: Option<String>,
+    pillar_override: Value,
+    settled: std::time::Duration,
+) -> (Map, Source) {
     let cached = cache.get(id);
     let grains = cached
         .as_ref()
@@ -54,6 +87,18 @@ pub fn compile_for(
         .unwrap_or_else(Value::new_map);
     // No pillarenv asked for: the minion's configured one.
     let pillarenv = pillarenv.or_else(|| cached.as_ref().and_then(|c| c.pillarenv.clone()));
+    // A `pillar=` override is the caller's, not the files': never replayed.
+    let given = cached
+        .filter(|_| pillar_override.is_null())
+        .map(|known| Given {
+            known,
+            pillarenv: pillarenv.clone(),
+            saltenv: saltenv.clone(),
+        });
+    if let Some(pillar) = given.as_ref().and_then(|g| cache.pillar_replayed(id, g)) {
+        tracing::debug!("the pillar of {id} is given again");
+        return (pillar, Source::Replayed);
+    }
     let opts = compile_opts(
         master_opts,
         id,
@@ -61,21 +106,32 @@ pub fn compile_for(
         saltenv.as_deref(),
         pillarenv.as_deref(),
     );
-    let pillar = pillar::compile(&Compile {
-        opts,
-        minion_id: id.to_string(),
-        grains,
-        pillarenv,
-        saltenv,
-        pillar_override: (!pillar_override.is_null()).then_some(pillar_override),
-        known_pillar: None,
-        functions: brine_runtime::modules::functions(),
+    let (pillar, inputs) = brine_compile::inputs::record_settled(settled, || {
+        pillar::compile(&Compile {
+            opts,
+            minion_id: id.to_string(),
+            grains,
+            pillarenv,
+            saltenv,
+            pillar_override: (!pillar_override.is_null()).then_some(pillar_override),
+            known_pillar: None,
+            functions: brine_runtime::modules::functions(),
+        })
     });
+    // Errors may be passing ones (a file unreadable for a moment).
+    let replay = match (given, inputs) {
+        (Some(given), Ok(inputs)) if !pillar.contains_key("_errors") => Some((given, inputs)),
+        (_, Err(why)) => {
+            tracing::debug!("the pillar of {id} will be compiled again: {why}");
+            None
+        }
+        _ => None,
+    };
     // Salt caches every pillar it compiles for a minion (targeting reads it).
-    if let Err(e) = cache.set_pillar(id, &pillar) {
+    if let Err(e) = cache.set_pillar(id, &pillar, replay) {
         tracing::warn!("{e}");
     }
-    pillar
+    (pillar, Source::Compiled)
 }
 
 /// `id`'s pillar compiled for a request (a pillar request, or a state
@@ -186,5 +242,200 @@ mod tests {
         // Another minion (no cached grains) does not match the grain target.
         let other = compile_for(&o, &cache, "db1", None, None, Value::Null);
         assert!(other.is_empty(), "{other:?}");
+    }
+}
+
+#[cfg(test)]
+mod replay_tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A master with `files` under its pillar root, and `web1` known.
+    fn setup(files: &[(&str, &str)]) -> (tempfile::TempDir, Map, MinionCache) {
+        let td = tempfile::tempdir().unwrap();
+        let pr = td.path().join("pillar");
+        std::fs::create_dir_all(&pr).unwrap();
+        for (name, text) in files {
+            std::fs::write(pr.join(name), text).unwrap();
+        }
+        let mut o = crate::daemon::config::master_defaults();
+        o.insert(
+            "pillar_roots".into(),
+            Value::from_json(&serde_json::json!({"base": [pr.display().to_string()]})),
+        );
+        let cache = MinionCache::open(&td.path().join("minions")).unwrap();
+        cache
+            .set_grains(
+                "web1",
+                Value::from_json(&serde_json::json!({"id": "web1", "os": "Debian"})),
+            )
+            .unwrap();
+        (td, o, cache)
+    }
+
+    fn compile(o: &Map, cache: &MinionCache, pillar_override: Value) -> (Value, Source) {
+        let (p, source) = compile_settled(
+            o,
+            cache,
+            "web1",
+            None,
+            None,
+            pillar_override,
+            Duration::ZERO,
+        );
+        (Value::Map(p), source)
+    }
+
+    fn json(v: serde_json::Value) -> Value {
+        Value::from_json(&v)
+    }
+
+    #[test]
+    fn an_unchanged_pillar_is_replayed_and_any_change_is_seen_at_once() {
+        let top = "base:\n  '*':\n    - a\n    - 'g*'\n";
+        let (td, o, cache) = setup(&[
+            ("top.sls", top),
+            (
+                "a.sls",
+                "a: {{ grains['os'] }}\n{% import 'm.jinja' as m %}b: {{ m.b }}\n",
+            ),
+            ("m.jinja", "{% set b = 1 %}"),
+            ("g0.sls", "g0: 0\n"),
+        ]);
+        let pr = td.path().join("pillar");
+        let want = json(serde_json::json!({"a": "Debian", "b": 1, "g0": 0}));
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Compiled)
+        );
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Replayed)
+        );
+        // An imported template changes (a clock tick later, same size).
+        std::thread::sleep(Duration::from_millis(30));
+        std::fs::write(pr.join("m.jinja"), "{% set b = 2 %}").unwrap();
+        let want = json(serde_json::json!({"a": "Debian", "b": 2, "g0": 0}));
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Compiled)
+        );
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Replayed)
+        );
+        // A file the top's glob now matches appears.
+        std::fs::write(pr.join("g1.sls"), "g: 1\n").unwrap();
+        let want = json(serde_json::json!({"a": "Debian", "b": 2, "g0": 0, "g": 1}));
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Compiled)
+        );
+        // `a` found elsewhere first: `a.sls` gone, `a/init.sls` there.
+        std::fs::remove_file(pr.join("a.sls")).unwrap();
+        std::fs::create_dir(pr.join("a")).unwrap();
+        std::fs::write(pr.join("a/init.sls"), "a: moved\n").unwrap();
+        let want = json(serde_json::json!({"a": "moved", "g0": 0, "g": 1}));
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Compiled)
+        );
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Replayed)
+        );
+        // The minion authenticates again with the same grains.
+        let grains = cache.get("web1").unwrap().grains.clone();
+        cache.set_auth("web1", grains, None).unwrap();
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Replayed)
+        );
+        // New grains.
+        cache
+            .set_grains(
+                "web1",
+                json(serde_json::json!({"id": "web1", "os": "Arch"})),
+            )
+            .unwrap();
+        assert_eq!(compile(&o, &cache, Value::Null).1, Source::Compiled);
+        // An override is the caller's: compiled, and the next one too (the
+        // file then holds the override).
+        let extra = json(serde_json::json!({"x": 1}));
+        let (p, source) = compile(&o, &cache, extra);
+        assert_eq!(
+            (p.get("x"), source),
+            (Some(&Value::Int(1)), Source::Compiled)
+        );
+        let (p, source) = compile(&o, &cache, Value::Null);
+        assert_eq!((p.get("x"), source), (None, Source::Compiled));
+        // The cache file replaced behind the master's back.
+        cache.set_pillar("web1", &Map::default(), None).unwrap();
+        assert_eq!(compile(&o, &cache, Value::Null).1, Source::Compiled);
+        assert!(cache.replay_paths() > 0);
+    }
+
+    #[test]
+    fn a_pillar_that_asked_the_host_or_failed_is_compiled_every_time() {
+        for sls in [
+            "r: {{ salt['test.random_hash']() }}\n",
+            "r: {{ salt['cmd.run']('echo hi') }}\n",
+            "r: {{ salt['pillar.get'](\n",
+        ] {
+            let (_td, o, cache) = setup(&[("top.sls", "base:\n  '*':\n    - r\n"), ("r.sls", sls)]);
+            assert_eq!(compile(&o, &cache, Value::Null).1, Source::Compiled);
+            assert_eq!(
+                compile(&o, &cache, Value::Null).1,
+                Source::Compiled,
+                "{sls}"
+            );
+        }
+        // Only template-safe calls: replayed.
+        let (_td, o, cache) = setup(&[
+            ("top.sls", "base:\n  '*':\n    - r\n"),
+            ("r.sls", "r: {{ salt['grains.get']('os') }}\n"),
+        ]);
+        assert_eq!(compile(&o, &cache, Value::Null).1, Source::Compiled);
+        assert_eq!(compile(&o, &cache, Value::Null).1, Source::Replayed);
+    }
+
+    #[test]
+    fn a_pillar_stack_is_replayed_until_a_part_comes_or_changes() {
+        let (td, mut o, cache) =
+            setup(&[("top.sls", "base:\n  '*':\n    - a\n"), ("a.sls", "a: 1\n")]);
+        let st = td.path().join("stack");
+        std::fs::create_dir_all(st.join("parts")).unwrap();
+        std::fs::write(st.join("stack.cfg"), "parts/*.yml\n").unwrap();
+        std::fs::write(st.join("parts/0.yml"), "s0: {{ minion_id }}\n").unwrap();
+        o.insert(
+            "ext_pillar".into(),
+            json(serde_json::json!([{"stack": st.join("stack.cfg").display().to_string()}])),
+        );
+        let want = json(serde_json::json!({"a": 1, "s0": "web1"}));
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Compiled)
+        );
+        assert_eq!(compile(&o, &cache, Value::Null), (want, Source::Replayed));
+        std::fs::write(st.join("parts/1.yml"), "s1: 1\n").unwrap();
+        let want = json(serde_json::json!({"a": 1, "s0": "web1", "s1": 1}));
+        assert_eq!(
+            compile(&o, &cache, Value::Null),
+            (want.clone(), Source::Compiled)
+        );
+        assert_eq!(compile(&o, &cache, Value::Null), (want, Source::Replayed));
+        std::thread::sleep(Duration::from_millis(30));
+        std::fs::write(st.join("parts/1.yml"), "s1: 2\n").unwrap();
+        let want = json(serde_json::json!({"a": 1, "s0": "web1", "s1": 2}));
+        assert_eq!(compile(&o, &cache, Value::Null), (want, Source::Compiled));
+    }
+
+    #[test]
+    fn files_written_just_now_are_read_again() {
+        let (_td, o, cache) =
+            setup(&[("top.sls", "base:\n  '*':\n    - a\n"), ("a.sls", "a: 1\n")]);
+        let at = |settled| compile_settled(&o, &cache, "web1", None, None, Value::Null, settled).1;
+        assert_eq!(at(brine_compile::inputs::SETTLED), Source::Compiled);
+        assert_eq!(at(brine_compile::inputs::SETTLED), Source::Compiled);
     }
 }

@@ -329,7 +329,52 @@ impl ExecFunctions for Registry {
     fn names(&self) -> Vec<String> {
         all().into_iter().map(|(n, _)| n).collect()
     }
+
+    fn replayable(&self, fun: &str) -> bool {
+        REPLAYABLE.contains(&fun)
+    }
 }
+
+/// The functions whose answer in a template is made from the minion's
+/// data (id, grains, the pillar so far, options) and the call's arguments
+/// alone: a compile that called only these gives the same answer while its
+/// files are unchanged (the master replays such pillars). Anything reading
+/// the host, the clock, the network or other minions stays out.
+const REPLAYABLE: &[&str] = &[
+    "config.get",
+    "config.items",
+    "config.option",
+    "config.valid_fileproto",
+    "defaults.deepcopy",
+    "defaults.merge",
+    "grains.fetch",
+    "grains.filter_by",
+    "grains.get",
+    "grains.has_value",
+    "grains.item",
+    "grains.items",
+    "grains.ls",
+    "match.compound",
+    "match.glob",
+    "match.grain",
+    "match.grain_pcre",
+    "match.ipcidr",
+    "match.list",
+    "match.pcre",
+    "match.pillar",
+    "match.pillar_pcre",
+    "pillar.data",
+    "pillar.fetch",
+    "pillar.filter_by",
+    "pillar.get",
+    "pillar.item",
+    "pillar.items",
+    "pillar.keys",
+    "pillar.ls",
+    "pillar.obfuscate",
+    "pillar.raw",
+    "slsutil.merge",
+];
 
 /// The registry as a compile takes it ([`MinionData::functions`], a pillar
 /// request's `functions`): what `salt[...]` calls in templates.

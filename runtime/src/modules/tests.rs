@@ -650,3 +650,13 @@ fn cmd_run_family_answers_as_salt_call() {
         .unwrap_err()
         .ends_with("reason: [Errno 2] No such file or directory: 'no-such-program-x'"));
 }
+
+#[test]
+fn replayable_functions_exist_and_only_read_the_minion_data() {
+    for name in REPLAYABLE {
+        let f = find(name).unwrap_or_else(|| panic!("{name} is not in the registry"));
+        assert!(matches!(f.run, Run::Reads(_)), "{name} does more than read");
+    }
+    assert!(!Registry.replayable("cmd.run"));
+    assert!(!Registry.replayable("test.random_hash"));
+}

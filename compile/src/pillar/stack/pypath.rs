@@ -277,22 +277,26 @@ fn is_hidden(s: &str) -> bool {
 }
 
 fn lexists(p: &str) -> bool {
-    !p.contains('\0') && std::fs::symlink_metadata(p).is_ok()
+    !p.contains('\0') && crate::inputs::lexists(Path::new(p))
 }
 
 fn isdir(p: &str) -> bool {
-    !p.contains('\0') && Path::new(p).is_dir()
+    !p.contains('\0') && crate::inputs::is_dir(Path::new(p))
 }
 
 /// The entries of `dir` (`.` when empty), only directories when `dironly`;
 /// an unreadable directory has none. Names that are not UTF-8 are skipped.
 fn listdir(dir: &str, dironly: bool) -> Vec<String> {
     let dir = if dir.is_empty() { "." } else { dir };
+    // Noted: the folder's stamp moves when an entry comes or goes.
+    if !crate::inputs::is_dir(Path::new(dir)) {
+        return Vec::new();
+    }
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     rd.filter_map(Result::ok)
-        .filter(|e| !dironly || e.path().is_dir())
+        .filter(|e| !dironly || crate::inputs::is_dir(&e.path()))
         .filter_map(|e| e.file_name().into_string().ok())
         .collect()
 }
