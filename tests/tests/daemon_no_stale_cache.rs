@@ -3,7 +3,9 @@
 //! compiles a fresh pillar for each state run; only `pillar.get` keeps
 //! reading the one in memory until it is refreshed). Rewritten within the
 //! same second as the run before, so a cache keyed on whole-second mtimes
-//! would miss them; through a real brine-master and brine-minion.
+//! would miss them; through a real brine-master and brine-minion. The
+//! master gives a minion's pillar again while none of its files changed
+//! (its pillar replay): a file rewritten after a replay is seen at once.
 
 use brine_tests::daemon::{write_tree, MasterConf};
 use serde_json::json;
@@ -79,4 +81,70 @@ fn a_changed_tree_is_seen_by_the_next_run() {
     assert_eq!(conf.call("m1", &["pillar.get", "word"]).0, json!("one"));
     assert_eq!(conf.call("m1", &["saltutil.refresh_pillar"]).0, json!(true));
     assert_eq!(conf.call("m1", &["pillar.get", "word"]).0, json!("two"));
+}
+
+#[test]
+fn a_replayed_pillar_gives_way_to_a_file_rewritten_at_once() {
+    let conf = MasterConf::new("");
+    let pillar = conf.dir.path().join("pillar");
+    let written = std::time::Instant::now();
+    write_tree(
+        &pillar,
+        &[
+            ("base/top.sls", "base:\n  '*':\n    - p\n"),
+            ("base/p.sls", "word: one\n"),
+        ],
+    );
+    let master = conf.conf_dir().join("master");
+    let text = std::fs::read_to_string(&master).expect("config");
+    let text = text.replace("log_level: info", "log_level: debug");
+    std::fs::write(
+        &master,
+        format!(
+            "{text}pillar_roots:\n  base: [{}]\n",
+            pillar.join("base").display()
+        ),
+    )
+    .expect("config");
+    conf.serve_base_files(&[
+        ("top.sls", "base:\n  '*':\n    - web\n"),
+        (
+            "web.sls",
+            "hello:\n  test.succeed_without_changes:\n    - name: \"word {{ pillar['word'] }}\"\n",
+        ),
+    ]);
+    let _master = conf.start();
+    conf.write_minion_conf("m1", "");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("m1");
+    // Files changed under two seconds before a compile are read again
+    // every time (a same-tick rewrite would not show); past that, the
+    // master records what the compile read and replays it.
+    // (`brine_compile::inputs::SETTLED`, and a margin).
+    let settled = std::time::Duration::from_millis(2300);
+    std::thread::sleep(settled.saturating_sub(written.elapsed()));
+    let replays = || {
+        conf.log()
+            .matches("the pillar of m1 is given again")
+            .count()
+    };
+
+    for _ in 0..2 {
+        let (ret, out) = conf.call("m1", &["state.apply"]);
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(names(&ret), ["word one"]);
+    }
+    let before = replays();
+    assert!(
+        before >= 1,
+        "the second run was not replayed:\n{}",
+        conf.log()
+    );
+
+    // Same size, at once: only the stamps tell.
+    write_tree(&pillar, &[("base/p.sls", "word: two\n")]);
+    let (ret, out) = conf.call("m1", &["state.apply"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(names(&ret), ["word two"]);
+    assert_eq!(replays(), before, "{}", conf.log());
 }
