@@ -65,8 +65,9 @@ fn still_awaited(id: &str, req: &Request) -> Result<(), ErrorReply> {
 const MAX_JID_LEN: usize = 64;
 
 impl Master {
-    /// Handle one frame received on the ret port; `None`: drop it.
-    pub fn handle_frame(&self, frame: &[u8]) -> Option<Vec<u8>> {
+    /// Handle one frame received on the ret port at `received`; `None`:
+    /// drop it.
+    pub fn handle_frame(&self, frame: &[u8], received: Instant) -> Option<Vec<u8>> {
         let Verified { signer, msg: req } = match read_frame::<Request>(frame, None) {
             Ok(v) => v,
             Err(e) => {
@@ -74,7 +75,7 @@ impl Master {
                 return None;
             }
         };
-        let body = self.handle_request(&req, &signer);
+        let body = self.handle_request(&req, &signer, received);
         let reply = Reply::to(&req, body);
         match sign_frame(&self.key, &reply) {
             Ok(f) => Some(f),
@@ -167,7 +168,7 @@ impl Master {
         }
     }
 
-    fn handle_request(&self, req: &Request, signer: &[u8; 32]) -> ReplyBody {
+    fn handle_request(&self, req: &Request, signer: &[u8; 32], received: Instant) -> ReplyBody {
         match &req.msg {
             RequestBody::Auth(a) => {
                 // Only an accepted key's auth changes what the master holds
@@ -240,7 +241,7 @@ impl Master {
                     );
                     return error(ErrorCode::BadRequest, "the sealed body is not of its lane");
                 }
-                self.minion_request(&inner, &req.nonce, &keys, true)
+                self.minion_request(&inner, &req.nonce, &keys, true, received)
             }
             body => {
                 let Some(id) = body_id(body) else {
@@ -253,7 +254,7 @@ impl Master {
                 if let Err(e) = self.admit(id, req) {
                     return ReplyBody::Error(e);
                 }
-                self.minion_request(body, &req.nonce, &keys, false)
+                self.minion_request(body, &req.nonce, &keys, false, received)
             }
         }
     }
@@ -281,11 +282,12 @@ impl Master {
         nonce: &Nonce,
         keys: &PublicKeys,
         sealed: bool,
+        received: Instant,
     ) -> ReplyBody {
         let opts = &self.config.opts;
         match body {
             RequestBody::Pillar(p) => match self.cached_grains(&p.id) {
-                Ok(_) => pillar::handle(opts, &self.cache, p, nonce, keys),
+                Ok(_) => pillar::handle(opts, &self.cache, p, nonce, keys, received),
                 Err(e) => ReplyBody::Error(e),
             },
             RequestBody::File(f) => fileserver::handle(opts, &self.files, f, nonce, keys),
@@ -364,7 +366,7 @@ impl Master {
                 }
             }
             RequestBody::CompileStates(c) if sealed => match self.cached_grains(&c.id) {
-                Ok(grains) => states::handle(opts, &self.cache, grains, c, nonce, keys),
+                Ok(grains) => states::handle(opts, &self.cache, grains, c, nonce, keys, received),
                 Err(e) => ReplyBody::Error(e),
             },
             RequestBody::CompileStates(_) => error(
@@ -571,7 +573,7 @@ mod tests {
 
     fn reply_as_is(m: &Master, key: &KeyPair, req: &Request) -> Option<Reply> {
         let frame = sign_frame(key, req).unwrap();
-        let out = m.handle_frame(&frame)?;
+        let out = m.handle_frame(&frame, Instant::now())?;
         let v: Verified<Reply> = read_frame(&out, Some(&m.key.public().ed25519)).unwrap();
         assert_eq!(v.msg.in_reply_to, req.nonce);
         Some(v.msg)
@@ -789,17 +791,17 @@ mod tests {
         let s = setup(true);
         let m = &s.master;
         for junk in [&b""[..], b"\x00\x01\x02", &[0xc1; 100], &[0x91; 5000]] {
-            assert!(m.handle_frame(junk).is_none());
+            assert!(m.handle_frame(junk, Instant::now()).is_none());
         }
         // A validly signed frame with a garbage payload.
         let kp = KeyPair::generate().unwrap();
         let f = rmp_serde::to_vec_named(&kp.sign(b"\x81\xa1v\x01".to_vec())).unwrap();
-        assert!(m.handle_frame(&f).is_none());
+        assert!(m.handle_frame(&f, Instant::now()).is_none());
         // A bad signature.
         let mut good = sign_frame(&kp, &pillar_req("web1")).unwrap();
         let n = good.len();
         good[n - 3] ^= 1;
-        assert!(m.handle_frame(&good).is_none());
+        assert!(m.handle_frame(&good, Instant::now()).is_none());
     }
 
     /// A `test.ping` job published to web1.

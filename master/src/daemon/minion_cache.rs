@@ -23,6 +23,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {
@@ -119,7 +120,7 @@ pub struct MinionCache {
 #[derive(Debug)]
 struct Written {
     digest: blake3::Hash,
-    replay: Option<Replay>,
+    replay: Option<Replay<KnownMinion>>,
 }
 
 /// What [`MinionCache::pillar_replayed`] reads of a minion's file.
@@ -271,7 +272,7 @@ impl MinionCache {
         &self,
         id: &str,
         pillar: &Map,
-        replay: Option<(Given, Inputs)>,
+        replay: Option<(Given<KnownMinion>, Inputs)>,
     ) -> Result<(), CacheError> {
         validate_id(id)?;
         let replay = replay.and_then(|(given, inputs)| {
@@ -297,16 +298,21 @@ impl MinionCache {
     }
 
     /// The pillar in `id`'s file, when it was compiled from `given` and
-    /// every file that compile read is unchanged: what compiling again
-    /// would give.
-    pub fn pillar_replayed(&self, id: &str, given: &Given) -> Option<Map> {
+    /// every file that compile read is unchanged for a request that
+    /// arrived at `received`: what compiling again would give.
+    pub fn pillar_replayed(
+        &self,
+        id: &str,
+        given: &Given<KnownMinion>,
+        received: Instant,
+    ) -> Option<Map> {
         let (inputs, digest) = {
             let written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
             let w = written.get(id)?;
             (w.replay.as_ref()?.inputs_for(given)?, w.digest)
         };
         // Checked outside the lock: other minions' compiles go on.
-        if !inputs.unchanged() {
+        if !inputs.unchanged_since(received) {
             return None;
         }
         // The file must still be the one written for that compile (another
@@ -355,7 +361,7 @@ impl MinionCache {
         &self,
         id: &str,
         entry: &CachedMinionRef<'_, P>,
-        replay: Option<Replay>,
+        replay: Option<Replay<KnownMinion>>,
         written: &mut HashMap<String, Written>,
     ) -> Result<(), CacheError> {
         let bytes = rmp_serde::to_vec_named(entry).map_err(|source| CacheError::Encode {

@@ -15,6 +15,7 @@ use brine_protocol::crypto::{Nonce, PublicKeys, Sealed};
 use brine_protocol::messages::{
     aad, seal_data, ErrorCode, ErrorReply, FreshPillar, PillarReply, PillarRequest, ReplyBody,
 };
+use std::time::Instant;
 
 /// The master's options as a pillar compile for `id` sees them (Salt's
 /// `Pillar.__gen_opts`): `id`, `grains`, and the call's envs.
@@ -49,21 +50,21 @@ pub enum Source {
 
 /// Compile `id`'s pillar (no in-memory pillar: the minion merges its own),
 /// or give the last one again when nothing it was compiled from changed.
+/// `received`: when the request arrived (a replay's files checked since
+/// then need no second check).
 pub fn compile_for(
     master_opts: &Map,
     cache: &MinionCache,
     id: &str,
-    pillarenv: Option<String>,
-    saltenv: Option<String>,
-    pillar_override: Value,
+    fresh: &FreshPillar,
+    received: Instant,
 ) -> Map {
     compile_settled(
         master_opts,
         cache,
         id,
-        pillarenv,
-        saltenv,
-        pillar_override,
+        fresh,
+        received,
         brine_compile::inputs::SETTLED,
     )
     .0
@@ -74,11 +75,12 @@ fn compile_settled(
     master_opts: &Map,
     cache: &MinionCache,
     id: &str,
-    pillarenv: Option<String>,
-    saltenv: Option<String>,
-    pillar_override: Value,
+    fresh: &FreshPillar,
+    received: Instant,
     settled: std::time::Duration,
 ) -> (Map, Source) {
+    let saltenv = fresh.saltenv.clone();
+    let pillar_override = fresh.pillar_override.clone().unwrap_or(Value::Null);
     let cached = cache.get(id);
     let grains = cached
         .as_ref()
@@ -86,7 +88,10 @@ fn compile_settled(
         .filter(|g| matches!(g, Value::Map(_)))
         .unwrap_or_else(Value::new_map);
     // No pillarenv asked for: the minion's configured one.
-    let pillarenv = pillarenv.or_else(|| cached.as_ref().and_then(|c| c.pillarenv.clone()));
+    let pillarenv = fresh
+        .pillarenv
+        .clone()
+        .or_else(|| cached.as_ref().and_then(|c| c.pillarenv.clone()));
     // A `pillar=` override is the caller's, not the files': never replayed.
     let given = cached
         .filter(|_| pillar_override.is_null())
@@ -95,7 +100,10 @@ fn compile_settled(
             pillarenv: pillarenv.clone(),
             saltenv: saltenv.clone(),
         });
-    if let Some(pillar) = given.as_ref().and_then(|g| cache.pillar_replayed(id, g)) {
+    if let Some(pillar) = given
+        .as_ref()
+        .and_then(|g| cache.pillar_replayed(id, g, received))
+    {
         tracing::debug!("the pillar of {id} is given again");
         return (pillar, Source::Replayed);
     }
@@ -143,24 +151,20 @@ pub fn compile_sealed(
     cache: &MinionCache,
     id: &str,
     fresh: &FreshPillar,
+    received: Instant,
     request_nonce: &Nonce,
     keys: &PublicKeys,
 ) -> Result<(Map, Sealed), ErrorReply> {
-    let pillar_override = fresh.pillar_override.clone().unwrap_or(Value::Null);
-    if !matches!(pillar_override, Value::Null | Value::Map(_)) {
+    if !matches!(
+        fresh.pillar_override,
+        None | Some(Value::Null | Value::Map(_))
+    ) {
         return Err(ErrorReply {
             code: ErrorCode::BadRequest,
             message: "Pillar data must be formatted as a dictionary".into(),
         });
     }
-    let pillar = compile_for(
-        master_opts,
-        cache,
-        id,
-        fresh.pillarenv.clone(),
-        fresh.saltenv.clone(),
-        pillar_override,
-    );
+    let pillar = compile_for(master_opts, cache, id, fresh, received);
     match seal_data(&keys.x25519, &pillar, &aad::pillar(id, request_nonce)) {
         Ok(sealed) => Ok((pillar, sealed)),
         Err(e) => Err(ErrorReply {
@@ -176,6 +180,7 @@ pub fn handle(
     req: &PillarRequest,
     request_nonce: &Nonce,
     keys: &PublicKeys,
+    received: Instant,
 ) -> ReplyBody {
     let _compiling = brine_compile::render::compiling();
     let fresh = FreshPillar {
@@ -183,7 +188,15 @@ pub fn handle(
         saltenv: req.saltenv.clone(),
         pillar_override: Some(req.pillar_override.clone()),
     };
-    match compile_sealed(master_opts, cache, &req.id, &fresh, request_nonce, keys) {
+    match compile_sealed(
+        master_opts,
+        cache,
+        &req.id,
+        &fresh,
+        received,
+        request_nonce,
+        keys,
+    ) {
         Ok((_, sealed)) => ReplyBody::Pillar(PillarReply { pillar: sealed }),
         Err(e) => ReplyBody::Error(e),
     }
@@ -230,7 +243,8 @@ mod tests {
             pillar_override: Value::from_json(&serde_json::json!({"extra": 1})),
         };
         let nonce = [9u8; 16];
-        let ReplyBody::Pillar(r) = handle(&o, &cache, &req, &nonce, &kp.public()) else {
+        let ReplyBody::Pillar(r) = handle(&o, &cache, &req, &nonce, &kp.public(), Instant::now())
+        else {
             panic!()
         };
         let got: Value = open_data(&kp, &r.pillar, &aad::pillar("web1", &nonce)).unwrap();
@@ -240,7 +254,7 @@ mod tests {
         );
         assert_eq!(cache.pillar("web1"), got);
         // Another minion (no cached grains) does not match the grain target.
-        let other = compile_for(&o, &cache, "db1", None, None, Value::Null);
+        let other = compile_for(&o, &cache, "db1", &FreshPillar::default(), Instant::now());
         assert!(other.is_empty(), "{other:?}");
     }
 }
@@ -274,15 +288,11 @@ mod replay_tests {
     }
 
     fn compile(o: &Map, cache: &MinionCache, pillar_override: Value) -> (Value, Source) {
-        let (p, source) = compile_settled(
-            o,
-            cache,
-            "web1",
-            None,
-            None,
-            pillar_override,
-            Duration::ZERO,
-        );
+        let fresh = FreshPillar {
+            pillar_override: Some(pillar_override),
+            ..Default::default()
+        };
+        let (p, source) = compile_settled(o, cache, "web1", &fresh, Instant::now(), Duration::ZERO);
         (Value::Map(p), source)
     }
 
@@ -434,7 +444,8 @@ mod replay_tests {
     fn files_written_just_now_are_read_again() {
         let (_td, o, cache) =
             setup(&[("top.sls", "base:\n  '*':\n    - a\n"), ("a.sls", "a: 1\n")]);
-        let at = |settled| compile_settled(&o, &cache, "web1", None, None, Value::Null, settled).1;
+        let fresh = FreshPillar::default();
+        let at = |settled| compile_settled(&o, &cache, "web1", &fresh, Instant::now(), settled).1;
         assert_eq!(at(brine_compile::inputs::SETTLED), Source::Compiled);
         assert_eq!(at(brine_compile::inputs::SETTLED), Source::Compiled);
     }

@@ -24,7 +24,7 @@ use brine_protocol::transport::{
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use zeromq::{PubSocket, RouterSocket};
 
 /// How long shutdown waits for requests being handled.
@@ -152,8 +152,10 @@ pub async fn serve(
 
     // `worker_threads` requests at once, compiles in all but one; the CLI's
     // waits for returns apart (lanes.rs).
-    let (backlog, lanes) =
-        lanes::backlog::<(Peer, Vec<u8>)>(lanes::BACKLOG_BYTES, master.config.worker_threads);
+    let (backlog, lanes) = lanes::backlog::<(Peer, Vec<u8>, Instant)>(
+        lanes::BACKLOG_BYTES,
+        master.config.worker_threads,
+    );
     let lanes::Lanes {
         quick,
         compile,
@@ -173,7 +175,7 @@ pub async fn serve(
                     // The request stays held (its bytes counted) until its
                     // reply is sent.
                     let handled = tokio::task::spawn_blocking(move || {
-                        let reply = m.handle_frame(&held.item.1);
+                        let reply = m.handle_frame(&held.item.1, held.item.2);
                         (reply, held)
                     })
                     .await;
@@ -214,7 +216,7 @@ pub async fn serve(
         let lane = peek_lane(&frame);
         let held = tokio::select! {
             _ = &mut shutdown => break,
-            h = backlog.hold(lane, frame.len(), (peer, frame)) => h,
+            h = backlog.hold(lane, frame.len(), (peer, frame, Instant::now())) => h,
         };
         if held.is_err() {
             break;

@@ -208,6 +208,7 @@ pub fn handle(
     req: &CompileStates,
     request_nonce: &Nonce,
     keys: &PublicKeys,
+    received: std::time::Instant,
 ) -> ReplyBody {
     let _compiling = brine_compile::render::compiling();
     let (pillar, sealed_pillar) = match &req.fresh_pillar {
@@ -218,6 +219,7 @@ pub fn handle(
                 cache,
                 &req.id,
                 fresh,
+                received,
                 request_nonce,
                 keys,
             ) {
@@ -247,6 +249,7 @@ pub fn handle(
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::time::Instant;
 
     fn tree() -> (tempfile::TempDir, Map) {
         let td = tempfile::tempdir().unwrap();
@@ -342,7 +345,15 @@ mod tests {
             pillar_override: Some(Value::from_json(&json!({"extra": 1}))),
             ..Default::default()
         });
-        let ReplyBody::States(r) = handle(&o, &cache, debian(), &req, &nonce, &kp.public()) else {
+        let ReplyBody::States(r) = handle(
+            &o,
+            &cache,
+            debian(),
+            &req,
+            &nonce,
+            &kp.public(),
+            Instant::now(),
+        ) else {
             panic!()
         };
         let pillar: Value =
@@ -357,9 +368,15 @@ mod tests {
         assert_eq!(chunks[0].get("name"), Some(&Value::from("bob-web1")));
         // Without fresh_pillar, the pillar sent is the one used, none
         // comes back.
-        let ReplyBody::States(r) =
-            handle(&o, &cache, debian(), &request(None), &nonce, &kp.public())
-        else {
+        let ReplyBody::States(r) = handle(
+            &o,
+            &cache,
+            debian(),
+            &request(None),
+            &nonce,
+            &kp.public(),
+            Instant::now(),
+        ) else {
             panic!()
         };
         assert!(r.pillar.is_none());
@@ -369,7 +386,15 @@ mod tests {
             pillar_override: Some(Value::from("x")),
             ..Default::default()
         });
-        let reply = handle(&o, &cache, debian(), &req, &nonce, &kp.public());
+        let reply = handle(
+            &o,
+            &cache,
+            debian(),
+            &req,
+            &nonce,
+            &kp.public(),
+            Instant::now(),
+        );
         assert!(
             matches!(&reply, ReplyBody::Error(e) if e.code == ErrorCode::BadRequest),
             "{reply:?}"
