@@ -10,9 +10,9 @@
 //! Timestamps are only as fine as the kernel's clock tick, so a file
 //! rewritten within the tick of its read, at the same size, would look
 //! unchanged. As git does with its index ("racy" entries), a file is kept
-//! only when its change time is [`SETTLED`] older than the moment its read
-//! began: any later write moves the change time (which no user can set back)
-//! past the kept one. Files written just now are read every time.
+//! only when its change time is [`SETTLED`](crate::inputs::SETTLED) older
+//! than the moment its read began: any later write moves the change time
+//! (which no user can set back) past the kept one. Files written just now are read every time.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -20,11 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, SystemTime};
 
-use crate::inputs::{self, Stamp};
-
-/// How much older than the start of its read a file's change time must be
-/// for the file to be kept.
-pub use crate::inputs::SETTLED;
+use crate::inputs::{self, Stamp, SETTLED};
 /// Bytes kept at most, all files together; past it the table starts over.
 const MAX_BYTES: usize = 64 << 20;
 /// Larger files are read every time.

@@ -331,6 +331,7 @@ impl MinionCache {
     }
 
     /// Paths held by the kept replays, all file sets together.
+    #[cfg(test)]
     pub fn replay_paths(&self) -> usize {
         self.inputs
             .lock()

@@ -82,11 +82,6 @@ fn compile_settled(
     let saltenv = fresh.saltenv.clone();
     let pillar_override = fresh.pillar_override.clone().unwrap_or(Value::Null);
     let cached = cache.get(id);
-    let grains = cached
-        .as_ref()
-        .map(|c| c.grains.clone())
-        .filter(|g| matches!(g, Value::Map(_)))
-        .unwrap_or_else(Value::new_map);
     // No pillarenv asked for: the minion's configured one.
     let pillarenv = fresh
         .pillarenv
@@ -94,6 +89,7 @@ fn compile_settled(
         .or_else(|| cached.as_ref().and_then(|c| c.pillarenv.clone()));
     // A `pillar=` override is the caller's, not the files': never replayed.
     let given = cached
+        .clone()
         .filter(|_| pillar_override.is_null())
         .map(|known| Given {
             known,
@@ -107,6 +103,12 @@ fn compile_settled(
         tracing::debug!("the pillar of {id} is given again");
         return (pillar, Source::Replayed);
     }
+    // Copied only for a compile (a replay needs none).
+    let grains = cached
+        .as_ref()
+        .map(|c| c.grains.clone())
+        .filter(|g| matches!(g, Value::Map(_)))
+        .unwrap_or_else(Value::new_map);
     let opts = compile_opts(
         master_opts,
         id,

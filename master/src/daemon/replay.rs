@@ -158,6 +158,7 @@ impl InputsTable {
     }
 
     /// Paths kept.
+    #[cfg(test)]
     pub fn paths(&self) -> usize {
         self.paths
     }
