@@ -9,6 +9,42 @@
 
 use brine_tests::daemon::{write_tree, MasterConf};
 use serde_json::json;
+use std::path::PathBuf;
+
+/// `conf`'s master reads its pillar from `pillar/base` (top: `p`;
+/// `p.sls`: `word: one`) and logs at `log_level`. The pillar folder.
+fn word_pillar(conf: &MasterConf, log_level: &str) -> PathBuf {
+    let pillar = conf.dir.path().join("pillar");
+    write_tree(
+        &pillar,
+        &[
+            ("base/top.sls", "base:\n  '*':\n    - p\n"),
+            ("base/p.sls", "word: one\n"),
+        ],
+    );
+    let master = conf.conf_dir().join("master");
+    let text = std::fs::read_to_string(&master).expect("config");
+    let text = text.replace("log_level: info", &format!("log_level: {log_level}"));
+    std::fs::write(
+        &master,
+        format!(
+            "{text}pillar_roots:\n  base: [{}]\n",
+            pillar.join("base").display()
+        ),
+    )
+    .expect("config");
+    pillar
+}
+
+/// Minion `m1` (accepted and answering) and the master, stopped in that
+/// order when dropped.
+fn start(conf: &MasterConf) -> [brine_tests::daemon::MasterProc; 2] {
+    let master = conf.start();
+    conf.write_minion_conf("m1", "");
+    let minion = conf.start_minion(&[]);
+    conf.accept_and_ping("m1");
+    [minion, master]
+}
 
 fn names(ret: &serde_json::Value) -> Vec<String> {
     let mut n: Vec<String> = ret
@@ -26,21 +62,7 @@ fn names(ret: &serde_json::Value) -> Vec<String> {
 #[test]
 fn a_changed_tree_is_seen_by_the_next_run() {
     let conf = MasterConf::new("");
-    let pillar = conf.dir.path().join("pillar");
-    write_tree(
-        &pillar,
-        &[
-            ("base/top.sls", "base:\n  '*':\n    - p\n"),
-            ("base/p.sls", "word: one\n"),
-        ],
-    );
-    let master = conf.conf_dir().join("master");
-    let mut text = std::fs::read_to_string(&master).expect("config");
-    text.push_str(&format!(
-        "pillar_roots:\n  base: [{}]\n",
-        pillar.join("base").display()
-    ));
-    std::fs::write(&master, text).expect("config");
+    let pillar = word_pillar(&conf, "info");
     conf.serve_base_files(&[
         ("top.sls", "base:\n  '*':\n    - web\n"),
         (
@@ -52,10 +74,7 @@ fn a_changed_tree_is_seen_by_the_next_run() {
             "more:\n  test.succeed_without_changes:\n    - name: extra\n",
         ),
     ]);
-    let _master = conf.start();
-    conf.write_minion_conf("m1", "");
-    let _minion = conf.start_minion(&[]);
-    conf.accept_and_ping("m1");
+    let _daemons = start(&conf);
 
     let (first, out) = conf.call("m1", &["state.apply"]);
     assert!(out.status.success(), "{out:?}");
@@ -86,26 +105,8 @@ fn a_changed_tree_is_seen_by_the_next_run() {
 #[test]
 fn a_replayed_pillar_gives_way_to_a_file_rewritten_at_once() {
     let conf = MasterConf::new("");
-    let pillar = conf.dir.path().join("pillar");
     let written = std::time::Instant::now();
-    write_tree(
-        &pillar,
-        &[
-            ("base/top.sls", "base:\n  '*':\n    - p\n"),
-            ("base/p.sls", "word: one\n"),
-        ],
-    );
-    let master = conf.conf_dir().join("master");
-    let text = std::fs::read_to_string(&master).expect("config");
-    let text = text.replace("log_level: info", "log_level: debug");
-    std::fs::write(
-        &master,
-        format!(
-            "{text}pillar_roots:\n  base: [{}]\n",
-            pillar.join("base").display()
-        ),
-    )
-    .expect("config");
+    let pillar = word_pillar(&conf, "debug");
     conf.serve_base_files(&[
         ("top.sls", "base:\n  '*':\n    - web\n"),
         (
@@ -113,10 +114,7 @@ fn a_replayed_pillar_gives_way_to_a_file_rewritten_at_once() {
             "hello:\n  test.succeed_without_changes:\n    - name: \"word {{ pillar['word'] }}\"\n",
         ),
     ]);
-    let _master = conf.start();
-    conf.write_minion_conf("m1", "");
-    let _minion = conf.start_minion(&[]);
-    conf.accept_and_ping("m1");
+    let _daemons = start(&conf);
     // Files changed under two seconds before a compile are read again
     // every time (a same-tick rewrite would not show); past that, the
     // master records what the compile read and replays it.

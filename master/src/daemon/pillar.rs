@@ -210,21 +210,15 @@ mod tests {
     use brine_protocol::crypto::KeyPair;
     use brine_protocol::messages::open_data;
 
-    #[test]
-    fn compiles_with_cached_grains_and_seals_to_the_minion() {
+    /// A master with `files` under its pillar root, and `web1` known
+    /// (`os: Debian`).
+    pub(super) fn setup(files: &[(&str, &str)]) -> (tempfile::TempDir, Map, MinionCache) {
         let td = tempfile::tempdir().unwrap();
         let pr = td.path().join("pillar");
         std::fs::create_dir_all(&pr).unwrap();
-        std::fs::write(
-            pr.join("top.sls"),
-            "base:\n  'G@os:Debian':\n    - match: compound\n    - deb\n",
-        )
-        .unwrap();
-        std::fs::write(
-            pr.join("deb.sls"),
-            "who: {{ grains['id'] }}-{{ opts['id'] }}\n",
-        )
-        .unwrap();
+        for (name, text) in files {
+            std::fs::write(pr.join(name), text).unwrap();
+        }
         let mut o = crate::daemon::config::master_defaults();
         o.insert(
             "pillar_roots".into(),
@@ -237,6 +231,18 @@ mod tests {
                 Value::from_json(&serde_json::json!({"id": "web1", "os": "Debian"})),
             )
             .unwrap();
+        (td, o, cache)
+    }
+
+    #[test]
+    fn compiles_with_cached_grains_and_seals_to_the_minion() {
+        let (_td, o, cache) = setup(&[
+            (
+                "top.sls",
+                "base:\n  'G@os:Debian':\n    - match: compound\n    - deb\n",
+            ),
+            ("deb.sls", "who: {{ grains['id'] }}-{{ opts['id'] }}\n"),
+        ]);
         let kp = KeyPair::generate().unwrap();
         let req = PillarRequest {
             id: "web1".into(),
@@ -263,31 +269,9 @@ mod tests {
 
 #[cfg(test)]
 mod replay_tests {
+    use super::tests::setup;
     use super::*;
     use std::time::Duration;
-
-    /// A master with `files` under its pillar root, and `web1` known.
-    fn setup(files: &[(&str, &str)]) -> (tempfile::TempDir, Map, MinionCache) {
-        let td = tempfile::tempdir().unwrap();
-        let pr = td.path().join("pillar");
-        std::fs::create_dir_all(&pr).unwrap();
-        for (name, text) in files {
-            std::fs::write(pr.join(name), text).unwrap();
-        }
-        let mut o = crate::daemon::config::master_defaults();
-        o.insert(
-            "pillar_roots".into(),
-            Value::from_json(&serde_json::json!({"base": [pr.display().to_string()]})),
-        );
-        let cache = MinionCache::open(&td.path().join("minions")).unwrap();
-        cache
-            .set_grains(
-                "web1",
-                Value::from_json(&serde_json::json!({"id": "web1", "os": "Debian"})),
-            )
-            .unwrap();
-        (td, o, cache)
-    }
 
     fn compile(o: &Map, cache: &MinionCache, pillar_override: Value) -> (Value, Source) {
         let fresh = FreshPillar {

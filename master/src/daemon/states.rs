@@ -339,21 +339,24 @@ mod tests {
         cache.set_grains("web1", debian()).unwrap();
         let kp = KeyPair::generate().unwrap();
         let nonce = [7u8; 16];
+        let ask = |req: &CompileStates| {
+            handle(
+                &o,
+                &cache,
+                debian(),
+                req,
+                &nonce,
+                &kp.public(),
+                Instant::now(),
+            )
+        };
         let mut req = request(None);
         req.pillar = Map::default();
         req.fresh_pillar = Some(FreshPillar {
             pillar_override: Some(Value::from_json(&json!({"extra": 1}))),
             ..Default::default()
         });
-        let ReplyBody::States(r) = handle(
-            &o,
-            &cache,
-            debian(),
-            &req,
-            &nonce,
-            &kp.public(),
-            Instant::now(),
-        ) else {
+        let ReplyBody::States(r) = ask(&req) else {
             panic!()
         };
         let pillar: Value =
@@ -368,15 +371,7 @@ mod tests {
         assert_eq!(chunks[0].get("name"), Some(&Value::from("bob-web1")));
         // Without fresh_pillar, the pillar sent is the one used, none
         // comes back.
-        let ReplyBody::States(r) = handle(
-            &o,
-            &cache,
-            debian(),
-            &request(None),
-            &nonce,
-            &kp.public(),
-            Instant::now(),
-        ) else {
+        let ReplyBody::States(r) = ask(&request(None)) else {
             panic!()
         };
         assert!(r.pillar.is_none());
@@ -386,15 +381,7 @@ mod tests {
             pillar_override: Some(Value::from("x")),
             ..Default::default()
         });
-        let reply = handle(
-            &o,
-            &cache,
-            debian(),
-            &req,
-            &nonce,
-            &kp.public(),
-            Instant::now(),
-        );
+        let reply = ask(&req);
         assert!(
             matches!(&reply, ReplyBody::Error(e) if e.code == ErrorCode::BadRequest),
             "{reply:?}"
