@@ -12,7 +12,7 @@
 //! committed as used instead (set before `main` runs), which keeps the
 //! master's idle RSS down.
 
-use brine_runtime::sys::{set_mimalloc_option, MimallocOption};
+use brine_host::sys::{set_mimalloc_option, MimallocOption};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -28,7 +28,7 @@ static COMMIT_ON_USE: extern "C" fn() = commit_on_use;
 
 #[cfg(test)]
 mod tests {
-    use brine_runtime::sys::{mimalloc_option, MimallocOption};
+    use brine_host::sys::{mimalloc_option, MimallocOption};
 
     #[test]
     fn arenas_are_committed_on_use() {

@@ -13,7 +13,7 @@
 //! whoever starts the minion.
 
 use crate::grains;
-use crate::state::fileclient::{FileClient, LocalFileClient};
+use brine_states::fileclient::{FileClient, LocalFileClient};
 use brine_compile::minion_data::functions::Functions;
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::{self, PillarRequest};
@@ -42,7 +42,7 @@ pub struct Minion {
     pub functions: Functions,
     /// The jobs the daemon runs besides this call (none under
     /// `brine-call`).
-    pub jobs: crate::jobs::Jobs,
+    pub jobs: brine_host::jobs::Jobs,
 }
 
 /// Who reads the trees for this minion.

@@ -2,9 +2,10 @@
 //!
 //! - **Crate layering**: each workspace crate depends only on the brine
 //!   crates below it, in `[dependencies]` and `[dev-dependencies]` alike
-//!   (core on none; compile on core; runtime and protocol on core and
-//!   compile; cli on core; master and minion on anything below them but not
-//!   on each other).
+//!   (core on none; compile and host on core; states on core, compile and
+//!   host; runtime on those and states; protocol on core and compile; cli
+//!   on core; master and minion on anything below them but not on each
+//!   other).
 //! - **No module cycles**: a crate's modules are its files (`mod x;` as
 //!   `x.rs`, `x/mod.rs` or, beside `x.rs`, the folder `x/`) and its inline
 //!   `mod x { .. }` blocks; `#[cfg(test)]` items and `tests` / `testdata`
@@ -35,7 +36,12 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     ("core", &[]),
     ("compile", &["brine-core"]),
-    ("runtime", &["brine-core", "brine-compile"]),
+    ("host", &["brine-core"]),
+    ("states", &["brine-core", "brine-compile", "brine-host"]),
+    (
+        "runtime",
+        &["brine-core", "brine-compile", "brine-host", "brine-states"],
+    ),
     ("protocol", &["brine-core", "brine-compile"]),
     ("cli", &["brine-core"]),
     (
@@ -43,6 +49,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "brine-core",
             "brine-compile",
+            "brine-host",
+            "brine-states",
             "brine-runtime",
             "brine-protocol",
             "brine-cli",
@@ -53,6 +61,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "brine-core",
             "brine-compile",
+            "brine-host",
+            "brine-states",
             "brine-runtime",
             "brine-protocol",
             "brine-cli",
@@ -567,9 +577,12 @@ impl ModuleTree {
                     s.pos += 1;
                     s.skip_group();
                 }
-                Tok::Ident(w)
-                    if matches!(w.as_str(), "crate" | "super" | "self")
-                        && s.peek(1) == Some(&Tok::Sep)
+                // A path in code: `crate::`, `super::`, `self::`, or one
+                // starting at a child module or an imported name
+                // (`jobs::subscribe()`); other first segments (types,
+                // other crates) are dropped when the path is resolved.
+                Tok::Ident(_)
+                    if s.peek(1) == Some(&Tok::Sep)
                         && s.pos
                             .checked_sub(1)
                             .and_then(|p| s.toks.get(p))
@@ -612,11 +625,25 @@ impl ModuleTree {
                 }
             }
             Some(first) => {
-                // 2018 paths: a child module of `from`, else another crate.
+                // 2018 paths: a child module of `from`, else a name `from`
+                // imports, else another crate (or a type).
                 let mut child = from.to_vec();
                 child.push(first.to_string());
                 if !self.modules.contains_key(&child) {
-                    return None;
+                    let imported = self.modules.get(from)?.imports.get(first)?;
+                    // Only imports that name this crate are followed (once:
+                    // they resolve without another import).
+                    let head = imported.first()?;
+                    let mut child = from.to_vec();
+                    child.push(head.clone());
+                    if !matches!(head.as_str(), "crate" | "super" | "self")
+                        && !self.modules.contains_key(&child)
+                    {
+                        return None;
+                    }
+                    let mut whole = imported.clone();
+                    whole.extend(path[1..].iter().cloned());
+                    return self.absolute(from, &whole);
                 }
             }
             None => return None,

@@ -1,7 +1,7 @@
 //! Salt's state vocabulary, written once: the requisite keywords and the
 //! other keys of a state declaration or low chunk that belong to the state
 //! system rather than to the state function. The compiler and the minion's
-//! requisite runtime (`brine_runtime::state::runtime`) both read these.
+//! requisite runtime (`brine_states::engine`) both read these.
 
 /// The requisites (Salt's `STATE_REQUISITE_KEYWORDS`). An `extend` appends
 /// to their lists instead of replacing them; a `listen` watcher drops them.

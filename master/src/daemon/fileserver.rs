@@ -114,7 +114,7 @@ fn read_error(path: &Path, e: std::io::Error) -> ReplyBody {
 
 /// Hex digest and size of a file, `None` for an unknown hash type.
 pub fn hash_file(path: &Path, hash_type: &str) -> std::io::Result<Option<(String, u64)>> {
-    brine_runtime::state::fileclient::hash_path(path, hash_type)
+    brine_states::fileclient::hash_path(path, hash_type)
 }
 
 /// The most hashes kept; past it the table starts again (each hash is a
@@ -250,7 +250,7 @@ impl FileCache {
             None => {
                 // Each folder is stamped before it is read, so a change
                 // while walking shows at the next use.
-                let (files, walked) = brine_runtime::state::fileclient::list_files_walked(&dirs);
+                let (files, walked) = brine_states::fileclient::list_files_walked(&dirs);
                 let mut folders: Vec<(PathBuf, Option<Stamp>)> = walked
                     .into_iter()
                     .map(|(d, m)| (d, Some(Stamp::of_meta(&m))))

@@ -7,8 +7,8 @@ use super::{MasterClient, RequestError};
 use brine_protocol::messages::{
     aad, open_data, FileQuery, FileReply, FileRequest, ReplyBody, RequestBody, DEFAULT_FILE_CHUNK,
 };
-use brine_runtime::state::fileclient::{hash_path, parse_salt_url, FileClient, FileClientError};
-use brine_runtime::state::modules::file::fsutil::normpath;
+use brine_states::fileclient::{hash_path, parse_salt_url, FileClient, FileClientError};
+use brine_states::modules::file::fsutil::normpath;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -18,7 +18,7 @@ use brine_protocol::messages::{
 };
 use brine_protocol::transport::{self, TransportError};
 use brine_runtime::context::Minion;
-use brine_runtime::jobs::Jobs;
+use brine_host::jobs::Jobs;
 use brine_runtime::modules::{self, CallError, Return};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -445,7 +445,7 @@ fn proc_data(publ: &Publication) -> Map {
 
 /// Whether this process runs as root.
 fn is_root() -> bool {
-    brine_runtime::accounts::is_root()
+    brine_host::accounts::is_root()
 }
 
 /// What running a function came to.

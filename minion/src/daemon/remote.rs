@@ -11,7 +11,7 @@ use brine_protocol::messages::{
     RequestBody, StateReply,
 };
 use brine_runtime::context::{Asked, FreshPillar, RemoteError, RemoteMaster};
-use brine_runtime::state::fileclient::FileClient;
+use brine_states::fileclient::FileClient;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;

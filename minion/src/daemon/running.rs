@@ -5,7 +5,7 @@
 //! the moment it starts until its return is queued (or it is cancelled).
 
 use brine_core::{Map, Value};
-use brine_runtime::jobs::{stops, RunningJobs};
+use brine_host::jobs::{stops, RunningJobs};
 use indexmap::IndexMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
@@ -99,7 +99,7 @@ impl RunningJobs for RunningTable {
         // The job's commands get the signal itself, as the processes of a
         // Salt job's process group would.
         for pgid in groups {
-            brine_runtime::exec::signal_group(pgid, sig);
+            brine_host::exec::signal_group(pgid, sig);
         }
         true
     }

@@ -23,7 +23,7 @@ pub mod net;
 pub mod osinfo;
 pub mod system;
 
-use crate::sys::Family;
+use brine_host::sys::Family;
 use brine_core::{Map, Value};
 use sha2::{Digest, Sha256};
 use system::read_text;
@@ -193,7 +193,7 @@ pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -
     put(
         &mut g,
         "transactional",
-        Value::Bool(crate::path::which("transactional-update").is_some()),
+        Value::Bool(brine_host::path::which("transactional-update").is_some()),
     );
     g.extend(system::uefi());
     g.extend(system::process_grains());
@@ -211,7 +211,7 @@ pub fn core_grains_cached(minion_id: &str, cachedir: Option<&std::path::Path>) -
 /// installed. (With ZFS present Salt also runs `zpool list` for a `zpool`
 /// grain, which brine leaves out.)
 fn zfs_grains() -> Map {
-    use crate::path::which;
+    use brine_host::path::which;
     let mut g = Map::default();
     let support = std::path::Path::new("/sys/module/zfs").exists() && which("zpool").is_some();
     let man_page = ["/usr/share/man", "/usr/local/share/man"]

@@ -4,8 +4,8 @@
 //! Everything is read from `/proc`, `/sys` and libc; the parsers take text so
 //! tests can feed them odd content, and none of them panics on it.
 
-use crate::accounts;
-use crate::path::which;
+use brine_host::accounts;
+use brine_host::path::which;
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -717,7 +717,7 @@ fn current_locale() -> (Value, Value) {
         .or_else(|| var("LC_CTYPE"))
         .or_else(|| var("LANG"))
         .unwrap_or_else(|| "C".into());
-    let name = if crate::sys::locale_installed(&wanted) {
+    let name = if brine_host::sys::locale_installed(&wanted) {
         wanted
     } else {
         "C".into()
@@ -769,7 +769,7 @@ fn timezone_name() -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    crate::sys::local_time(now)
+    brine_host::sys::local_time(now)
         .and_then(|t| t.zone)
         .unwrap_or_else(|| "unknown".into())
 }

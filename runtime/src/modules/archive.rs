@@ -5,7 +5,7 @@
 
 use super::params::{opt_string, Params};
 use super::{CallError, Ctx, Function, Return};
-use crate::state::fileclient::{parse_salt_url, FileClient, LocalFileClient};
+use brine_states::fileclient::{parse_salt_url, FileClient, LocalFileClient};
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
 use std::fs::File;

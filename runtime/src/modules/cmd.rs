@@ -10,9 +10,9 @@
 use super::params::Params;
 use super::{CallError, Ctx, Function, Return};
 use crate::context::Minion;
-use crate::exec::{self, CommandSpec, ExecError, Program};
-use crate::path;
-use crate::state::modules::cmd::{fetch_and_run_script, RunOpts};
+use brine_host::exec::{self, CommandSpec, ExecError, Program};
+use brine_host::path;
+use brine_states::modules::cmd::{fetch_and_run_script, RunOpts};
 use brine_compile::minion_data::functions::Returned;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};

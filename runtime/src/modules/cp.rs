@@ -7,10 +7,10 @@
 
 use super::params::{opt_string, Params};
 use super::{CallError, Ctx, Function, Return};
-use crate::state::fileclient::{
+use brine_states::fileclient::{
     hash_path, parse_salt_url, FileClient, FileClientError, LocalFileClient,
 };
-use crate::state::posixpath::normpath;
+use brine_states::posixpath::normpath;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
 use brine_compile::opts;
@@ -344,7 +344,7 @@ fn write_to(
         let name = parse_salt_url(url)
             .map(|(p, _)| p)
             .unwrap_or_else(|| url.to_string());
-        target = target.join(crate::path::basename(&name));
+        target = target.join(brine_host::path::basename(&name));
     }
     let dir = target.parent().unwrap_or(Path::new("/"));
     if !dir.as_os_str().is_empty() && !dir.is_dir() && !makedirs {
@@ -586,7 +586,7 @@ fn list_minion<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallErro
     let cachedir = opts::get_str(cx.opts, "cachedir").unwrap_or("/var/cache/salt/minion");
     let mut files: BTreeSet<String> = BTreeSet::new();
     for dir in [cache_root(cx, &env), Path::new(cachedir).join("localfiles")] {
-        for rel in crate::state::fileclient::list_files(std::iter::once(&dir), "") {
+        for rel in brine_states::fileclient::list_files(std::iter::once(&dir), "") {
             files.insert(dir.join(rel).display().to_string());
         }
     }

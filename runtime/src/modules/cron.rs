@@ -7,7 +7,7 @@
 use super::params::{into_string, Params};
 use super::run::run;
 use super::{CallError, Ctx, Function, Return};
-use crate::accounts;
+use brine_host::accounts;
 use brine_core::{Map, Value};
 use std::io::Write;
 

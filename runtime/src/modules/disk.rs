@@ -5,7 +5,7 @@
 
 use super::params::Params;
 use super::{CallError, Ctx, Function, Return};
-use crate::exec::{self, CommandSpec};
+use brine_host::exec::{self, CommandSpec};
 use brine_core::{Map, Value};
 
 pub(super) const FUNCTIONS: &[Function] = &[
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn root_is_listed_as_statvfs_sees_it() {
-        if crate::path::which("df").is_none() {
+        if brine_host::path::which("df").is_none() {
             return;
         }
         let out = exec::run(&CommandSpec::argv(&["df", "-P", "/"])).unwrap();

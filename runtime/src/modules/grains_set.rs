@@ -7,7 +7,7 @@ use super::params::{delimiter, Params};
 use super::traverse::traverse;
 use super::{CallError, Function, Return};
 use crate::context::Minion;
-use crate::state::modules::file::fsutil::write_atomic;
+use brine_states::modules::file::fsutil::write_atomic;
 use brine_core::{Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;

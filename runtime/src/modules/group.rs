@@ -4,9 +4,9 @@
 
 use super::params::{into_string, Params};
 use super::{CallError, Ctx, Function, Return};
-use crate::accounts::{group_map, EtcRoot};
-use crate::state::modules::group::groupadd;
-use crate::state::modules::user::tool;
+use brine_host::accounts::{group_map, EtcRoot};
+use brine_states::modules::group::groupadd;
+use brine_states::modules::user::tool;
 use brine_core::Value;
 
 pub(super) const FUNCTIONS: &[Function] = &[

@@ -89,7 +89,7 @@ fn avail(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
 
 fn get_locale(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
     p.finish()?;
-    if crate::state::modules::service::systemd::booted() {
+    if brine_states::modules::service::systemd::booted() {
         return Ok(Value::Str(localectl_lang()?).into());
     }
     let family = cx
@@ -138,7 +138,7 @@ fn get_locale(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
 
 /// LANG of `localectl status`'s "System Locale".
 fn localectl_lang() -> Result<String, CallError> {
-    if crate::path::which("localectl").is_none() {
+    if brine_host::path::which("localectl").is_none() {
         return Err(CallError::Failed("Unable to find \"localectl\"".into()));
     }
     let r = run_merged(&["localectl", "status"])?;

@@ -5,7 +5,7 @@
 use super::params::Params;
 use super::run::run;
 use super::{CallError, Ctx, Function, Return};
-use crate::accounts;
+use brine_host::accounts;
 use brine_core::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;

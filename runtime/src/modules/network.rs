@@ -4,7 +4,7 @@
 
 use super::params::{opt_string, Params};
 use super::{CallError, Ctx, Function, Return};
-use crate::exec::{self, CommandSpec, ExecError};
+use brine_host::exec::{self, CommandSpec, ExecError};
 use crate::grains::net::{self as gnet, Interface, Route};
 use crate::grains::system::read_text;
 use brine_compile::matcher::glob::fnmatch;
@@ -240,9 +240,9 @@ fn hw_addr<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
 /// first address, else the host name.
 pub(crate) fn fqdn() -> String {
     let host = gnet::hostname();
-    gnet::resolve(&host, crate::sys::Family::Any)
+    gnet::resolve(&host, brine_host::sys::Family::Any)
         .first()
-        .and_then(|ip| crate::sys::reverse_name(*ip))
+        .and_then(|ip| brine_host::sys::reverse_name(*ip))
         .unwrap_or(host)
 }
 

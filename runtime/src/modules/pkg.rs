@@ -4,8 +4,8 @@
 
 use super::params::{into_string, opt_string, Params};
 use super::{CallError, Ctx, Function, Return};
-use crate::state::modules::pkg::version::version_cmp as cmp_versions;
-use crate::state::modules::pkg::{provider_from, InstallRequest, PkgError, PkgProvider};
+use brine_states::modules::pkg::version::version_cmp as cmp_versions;
+use brine_states::modules::pkg::{provider_from, InstallRequest, PkgError, PkgProvider};
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
@@ -286,7 +286,7 @@ fn targets(
             ));
         };
         let repacked =
-            crate::state::modules::pkg::repack_pkgs(p, &items, true).map_err(CallError::Failed)?;
+            brine_states::modules::pkg::repack_pkgs(p, &items, true).map_err(CallError::Failed)?;
         if repacked.is_empty() && !items.is_empty() {
             return Err(CallError::Failed(
                 "Invalid input: pkgs must be a list of names or {name: version} mappings".into(),
@@ -565,7 +565,7 @@ mod tests {
     /// unknown name leaves dpkg-query's exit code even with failhard off.
     #[test]
     fn debian_info_installed_keywords_and_exit_code() {
-        if crate::path::which("dpkg-query").is_none() {
+        if brine_host::path::which("dpkg-query").is_none() {
             println!("skipped: needs dpkg-query");
             return;
         }
@@ -602,13 +602,10 @@ mod tests {
     /// execution functions, leaving the host as it was.
     #[test]
     fn real_deb_through_the_execution_functions() {
-        if !is_root() || crate::path::which("dpkg-deb").is_none() {
+        if !is_root() || brine_host::path::which("dpkg-deb").is_none() {
             println!("skipped: needs root and dpkg-deb");
             return;
         }
-        let _dpkg = crate::state::modules::pkg::DPKG_LOCK
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("brinex14-debs-{}", std::process::id()));
         let _guard = Cleanup(dir.clone());
         sh(&["dpkg", "-P", PKG]);

@@ -103,7 +103,7 @@ pub(crate) fn all() -> Vec<Proc> {
 
 /// The user name of `uid`, else the number.
 pub(crate) fn user_name(uid: u32) -> String {
-    crate::accounts::user_by_uid(uid).map_or_else(|| uid.to_string(), |u| u.name)
+    brine_host::accounts::user_by_uid(uid).map_or_else(|| uid.to_string(), |u| u.name)
 }
 
 /// Clock ticks per second.

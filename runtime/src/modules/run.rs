@@ -3,7 +3,7 @@
 //! `cmd.run_all` captures it.
 
 use super::CallError;
-use crate::exec::{self, CommandResult, CommandSpec};
+use brine_host::exec::{self, CommandResult, CommandSpec};
 
 /// Run `argv` and collect its output; stdout and stderr apart.
 pub(super) fn run(argv: &[&str]) -> Result<CommandResult, CallError> {
@@ -21,7 +21,7 @@ pub(super) fn run_merged(argv: &[&str]) -> Result<CommandResult, CallError> {
 
 /// The full path of `cmd`, or Salt's error when it is not installed.
 pub(super) fn which(cmd: &str) -> Result<String, CallError> {
-    crate::path::which(cmd)
+    brine_host::path::which(cmd)
         .map(|p| p.display().to_string())
         .ok_or_else(|| CallError::Failed(format!("Command '{cmd}' cannot be found")))
 }

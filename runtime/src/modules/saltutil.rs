@@ -1,7 +1,7 @@
 //! Salt's `saltutil` functions about the minion's jobs: which run
 //! (`running`, `find_job`) and stopping one (`kill_job`, `term_job`,
 //! `signal_job`). They read the daemon's table of running jobs
-//! ([`crate::jobs`]); `saltutil.refresh_pillar` is the daemon's own.
+//! ([`brine_host::jobs`]); `saltutil.refresh_pillar` is the daemon's own.
 
 use super::params::Params;
 use super::{CallError, Function, Return};

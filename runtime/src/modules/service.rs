@@ -7,9 +7,9 @@
 use super::params::{into_string, Params};
 use super::run::run_merged;
 use super::{CallError, Ctx, Function, Return};
-use crate::state::modules::service::systemd::{self, Systemd};
-use crate::state::modules::service::sysvinit::{self, Answer};
-use crate::state::modules::service::ServiceProvider;
+use brine_states::modules::service::systemd::{self, Systemd};
+use brine_states::modules::service::sysvinit::{self, Answer};
+use brine_states::modules::service::ServiceProvider;
 use brine_compile::matcher::glob::fnmatch;
 use brine_core::{Map, Value};
 use std::collections::BTreeSet;
@@ -169,7 +169,7 @@ fn bool_ret(b: bool) -> Return {
     Value::Bool(b).into()
 }
 
-fn svc_err(e: crate::state::modules::service::ServiceError) -> CallError {
+fn svc_err(e: brine_states::modules::service::ServiceError) -> CallError {
     CallError::Failed(e.to_string())
 }
 
@@ -432,7 +432,7 @@ fn units(mut p: Params, which: Units) -> Result<Return, CallError> {
 
 fn offline(_: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
     p.finish()?;
-    let path = crate::path::which("systemctl").filter(|_| !systemd::booted());
+    let path = brine_host::path::which("systemctl").filter(|_| !systemd::booted());
     Ok(path
         .map_or(Value::Bool(false), |p| Value::Str(p.display().to_string()))
         .into())
@@ -535,9 +535,9 @@ case \"$1\" in\n  start|restart|reload|force-reload) touch {MARK} ;;\n  stop) rm
     fn sysv_script_through_the_execution_functions() {
         use std::os::unix::fs::PermissionsExt;
         if !is_root()
-            || crate::state::modules::service::systemd::booted()
-            || crate::path::which("update-rc.d").is_none()
-            || crate::path::which("service").is_none()
+            || brine_states::modules::service::systemd::booted()
+            || brine_host::path::which("update-rc.d").is_none()
+            || brine_host::path::which("service").is_none()
         {
             println!("skipped: needs root, no systemd, update-rc.d and service");
             return;

@@ -6,8 +6,8 @@
 use super::params::Params;
 use super::{CallError, Function, Return};
 use crate::context::{FreshPillar, Minion};
-use crate::state::runtime::{self, RuntimeError};
-use crate::state::StateContext;
+use brine_states::engine::{self, RuntimeError};
+use brine_states::StateContext;
 use brine_compile::opts;
 use brine_compile::request::CompiledStates;
 use brine_compile::state::compile;
@@ -441,7 +441,7 @@ fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     };
     let RunPillar { pillar, in_memory } = pillar;
     let ctx = context(m, pillar, &saltenv, run.test);
-    let result = runtime::call_id(&ctx, chunks, &id);
+    let result = engine::call_id(&ctx, chunks, &id);
     RunPillar {
         pillar: unshare(ctx.pillar),
         in_memory,
@@ -721,7 +721,7 @@ fn finish_run(
             return Ok(errors(e, EX_STATE_COMPILER_ERROR));
         }
     };
-    crate::sys::release_freed_memory();
+    brine_host::sys::release_freed_memory();
     run_chunks(m, &run, pillar, chunks, handlers)
 }
 
@@ -807,7 +807,7 @@ fn run_chunks(
     let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
     let RunPillar { pillar, in_memory } = pillar;
     let ctx = context(m, pillar, &saltenv, run.test);
-    let result = runtime::call_high(&ctx, chunks);
+    let result = engine::call_high(&ctx, chunks);
     RunPillar {
         pillar: unshare(ctx.pillar),
         in_memory,
@@ -851,15 +851,15 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     kwargs.insert("name".into(), name);
     let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     let mut low = kwargs;
-    let errs = runtime::verify_data(&mut low);
+    let errs = engine::verify_data(&mut low);
     if !errs.is_empty() {
         return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
     }
-    let tag = runtime::gen_tag(&low);
+    let tag = engine::gen_tag(&low);
     let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
     let RunPillar { pillar, in_memory } = run.pillar(m);
     let ctx = context(m, pillar, &saltenv, run.test);
-    let result = runtime::call_low(&ctx, low);
+    let result = engine::call_low(&ctx, low);
     RunPillar {
         pillar: unshare(ctx.pillar),
         in_memory,
@@ -896,7 +896,7 @@ fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             data.type_name()
         )));
     };
-    let errs = runtime::verify_data(&mut low);
+    let errs = engine::verify_data(&mut low);
     if !errs.is_empty() {
         return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
     }
@@ -904,7 +904,7 @@ fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let test = m.opts.get("test").is_some_and(Value::is_truthy);
     let saltenv = str_opt(m.opts.get("saltenv")).unwrap_or_else(|| "base".into());
     let ctx = context(m, pillar, &saltenv, test);
-    let ret = match runtime::call_low(&ctx, low) {
+    let ret = match engine::call_low(&ctx, low) {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
     };

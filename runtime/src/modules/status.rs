@@ -4,7 +4,7 @@
 use super::params::Params;
 use super::proctable;
 use super::{CallError, Ctx, Function};
-use crate::exec::{self, CommandSpec};
+use brine_host::exec::{self, CommandSpec};
 use crate::grains::system::read_text;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
@@ -123,7 +123,7 @@ fn time<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    crate::sys::strftime_local(now, &format)
+    brine_host::sys::strftime_local(now, &format)
         .map(|s| Returned::New(Value::Str(s)))
         .ok_or_else(|| CallError::Failed("embedded null character".into()))
 }
@@ -489,7 +489,7 @@ fn uptime() -> Value {
         "time".into(),
         Value::Str(format!("{}:{}", rem / 3600, rem % 3600 / 60)),
     );
-    if crate::path::which("who").is_some() {
+    if brine_host::path::which("who").is_some() {
         // Salt counts the lines of `who -s`: no one logged in is one line.
         m.insert(
             "users".into(),

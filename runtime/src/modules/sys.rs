@@ -3,7 +3,7 @@
 use super::params::{into_string, Params};
 use super::signatures::{Signature, SIGNATURES};
 use super::{all, CallError, Ctx, Function};
-use crate::state::modules::docs::DOCS;
+use brine_states::modules::docs::DOCS;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};

@@ -174,7 +174,7 @@ fn persist_fn(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let write_err = || CallError::Failed(format!("Could not write to file: {config}"));
     if !Path::new(&config).is_file() {
-        let dir = crate::path::dirname(&config);
+        let dir = brine_host::path::dirname(&config);
         if !dir.is_empty() && !Path::new(dir).exists() {
             std::fs::create_dir_all(dir).map_err(|_| write_err())?;
         }

@@ -4,7 +4,7 @@
 
 use super::params::Params;
 use super::{CallError, Ctx, Function, Return};
-use crate::state::modules::file::fsutil::hash_hex;
+use brine_states::modules::file::fsutil::hash_hex;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
 use std::time::{Duration, Instant};
@@ -246,7 +246,7 @@ fn call_jid() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     let secs = i64::try_from(now.as_secs()).unwrap_or_default();
-    let stamp = crate::sys::strftime_local(secs, "%Y%m%d%H%M%S").unwrap_or_default();
+    let stamp = brine_host::sys::strftime_local(secs, "%Y%m%d%H%M%S").unwrap_or_default();
     format!("{stamp}{:06}", now.subsec_micros())
 }
 

@@ -33,10 +33,10 @@ pub(crate) fn run(m: &mut Minion, fun: &str, line: &[&str]) -> Result<serde_json
 
 /// Root, where the real-effect tests can change the host.
 pub(crate) fn is_root() -> bool {
-    crate::accounts::is_root()
+    brine_host::accounts::is_root()
 }
 
 /// `argv` run to completion (test setup and cleanup).
-pub(crate) fn sh(argv: &[&str]) -> crate::exec::CommandResult {
-    crate::exec::run(&crate::exec::CommandSpec::argv(argv)).unwrap_or_default()
+pub(crate) fn sh(argv: &[&str]) -> brine_host::exec::CommandResult {
+    brine_host::exec::run(&brine_host::exec::CommandSpec::argv(argv)).unwrap_or_default()
 }

@@ -71,7 +71,7 @@ fn family(cx: &Ctx<'_>) -> String {
 }
 
 fn get_zone(cx: &Ctx<'_>) -> Result<String, CallError> {
-    if crate::path::which("timedatectl").is_some() {
+    if brine_host::path::which("timedatectl").is_some() {
         let r = run_split(&["timedatectl"])?;
         if r.retcode != 0 {
             return Err(CallError::Failed(format!(
@@ -118,7 +118,7 @@ fn get_zone(cx: &Ctx<'_>) -> Result<String, CallError> {
 
 fn get_hwclock(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
     p.finish()?;
-    if crate::path::which("timedatectl").is_some() {
+    if brine_host::path::which("timedatectl").is_some() {
         let r = run_split(&["timedatectl"])?;
         if r.retcode != 0 {
             return Err(CallError::Failed(format!(
@@ -213,7 +213,7 @@ fn set_zone(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let zone = into_string(p.require("timezone")?);
     p.finish()?;
     let mut retcode = 0;
-    if crate::path::which("timedatectl").is_some() {
+    if brine_host::path::which("timedatectl").is_some() {
         // Salt runs it and goes on whatever it answers (no systemd: it fails).
         retcode = run_merged(&["timedatectl", "set-timezone", &zone])?.retcode;
     }

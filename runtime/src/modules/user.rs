@@ -4,8 +4,8 @@
 
 use super::params::{into_string, Params};
 use super::{CallError, Ctx, Function, Return};
-use crate::accounts::EtcRoot;
-use crate::state::modules::user::{chattrib, chgroups, update_gecos, useradd, userdel, NewUser};
+use brine_host::accounts::EtcRoot;
+use brine_states::modules::user::{chattrib, chgroups, update_gecos, useradd, userdel, NewUser};
 use brine_compile::minion_data::functions::Returned;
 use brine_core::Value;
 
@@ -393,13 +393,10 @@ mod tests {
     /// the execution functions.
     #[test]
     fn throwaway_account_through_the_execution_functions() {
-        if !is_root() || crate::path::which("useradd").is_none() {
+        if !is_root() || brine_host::path::which("useradd").is_none() {
             println!("skipped: needs root and useradd");
             return;
         }
-        let _accounts = crate::state::modules::user::ACCOUNTS_LOCK
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let _guard = Cleanup;
         sh(&["userdel", "-r", USER]);
         sh(&["groupdel", GROUP]);

@@ -466,7 +466,7 @@ struct ProgressBar {
 impl ProgressBar {
     fn new(total: usize) -> ProgressBar {
         let terminal =
-            brine_runtime::sys::terminal_width(std::os::fd::AsFd::as_fd(&std::io::stderr()));
+            brine_host::sys::terminal_width(std::os::fd::AsFd::as_fd(&std::io::stderr()));
         let width = match terminal {
             Some(w) => usize::from(w),
             None => std::env::var("COLUMNS")

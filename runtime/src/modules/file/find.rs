@@ -4,8 +4,8 @@
 use super::path_arg;
 use crate::modules::params::Params;
 use crate::modules::CallError;
-use crate::state::modules::file::fsutil;
-use crate::state::modules::file::replace as re_;
+use brine_states::modules::file::fsutil;
+use brine_states::modules::file::replace as re_;
 use brine_core::Value;
 use regex::bytes::Regex;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -197,9 +197,9 @@ fn user_ids(value: &str, user: bool) -> Result<Vec<u32>, Invalid> {
                 return Ok(id);
             }
             let found = if user {
-                crate::accounts::uid_of(name)
+                brine_host::accounts::uid_of(name)
             } else {
-                crate::accounts::gid_of(name)
+                brine_host::accounts::gid_of(name)
             };
             found.ok_or_else(|| {
                 format!("no such {} \"{name}\"", if user { "user" } else { "group" })

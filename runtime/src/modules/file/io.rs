@@ -4,8 +4,8 @@
 use super::{isabs, path_arg, raw_path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::{CallError, Ctx, Return};
-use crate::state::modules::file::fsutil::{self, py_os_error, Owner};
-use crate::state::modules::file::misc;
+use brine_states::modules::file::fsutil::{self, py_os_error, Owner};
+use brine_states::modules::file::misc;
 use brine_core::Value;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;

@@ -5,8 +5,8 @@
 use super::{isabs, path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::CallError;
-use crate::state::modules::file::fsutil::{self, py_os_error, FileError, Owner};
-use crate::state::modules::file::misc;
+use brine_states::modules::file::fsutil::{self, py_os_error, FileError, Owner};
+use brine_states::modules::file::misc;
 use brine_core::{Map, Value};
 use std::path::Path;
 
@@ -73,11 +73,11 @@ fn stats_of(path: &str, follow: bool, hash_type: Option<&str>) -> Result<Map, Ca
     m.insert("uid".into(), Value::Int(i64::from(st.uid)));
     m.insert("gid".into(), Value::Int(i64::from(st.gid)));
     // An id without a name is the number itself, as Salt answers.
-    let group = match crate::accounts::group_by_gid(st.gid) {
+    let group = match brine_host::accounts::group_by_gid(st.gid) {
         Some(_) => Value::Str(st.group),
         None => Value::Int(i64::from(st.gid)),
     };
-    let user = match crate::accounts::user_by_uid(st.uid) {
+    let user = match brine_host::accounts::user_by_uid(st.uid) {
         Some(_) => Value::Str(st.user),
         None => Value::Int(i64::from(st.uid)),
     };
@@ -190,7 +190,7 @@ pub(super) fn user_to_uid(mut p: Params) -> Result<Value, CallError> {
         // No user: the one this process runs as.
         Value::Null => Value::Int(i64::from(nix::unistd::geteuid().as_raw())),
         v @ Value::Int(_) => v,
-        Value::Str(name) => crate::accounts::uid_of(&name)
+        Value::Str(name) => brine_host::accounts::uid_of(&name)
             .map_or(Value::Str(String::new()), |u| Value::Int(i64::from(u))),
         other => return Err(bad_id("getpwnam()", &other)),
     })
@@ -202,7 +202,7 @@ pub(super) fn group_to_gid(mut p: Params) -> Result<Value, CallError> {
     Ok(match group {
         Value::Null => Value::Str(String::new()),
         v @ Value::Int(_) => v,
-        Value::Str(name) => crate::accounts::gid_of(&name)
+        Value::Str(name) => brine_host::accounts::gid_of(&name)
             .map_or(Value::Str(String::new()), |g| Value::Int(i64::from(g))),
         other => return Err(bad_id("getgrnam()", &other)),
     })
@@ -219,7 +219,7 @@ pub(super) fn uid_to_user(mut p: Params) -> Result<Value, CallError> {
     // An id without a name is answered as the id.
     Ok(u32::try_from(id)
         .ok()
-        .and_then(crate::accounts::user_by_uid)
+        .and_then(brine_host::accounts::user_by_uid)
         .map_or(Value::Int(id), |u| Value::Str(u.name)))
 }
 
@@ -232,7 +232,7 @@ pub(super) fn gid_to_group(mut p: Params) -> Result<Value, CallError> {
         Value::Bool(b) => i64::from(*b),
         Value::Str(s) => match s.trim().parse::<i64>() {
             Ok(i) => i,
-            Err(_) => match crate::accounts::gid_of(s) {
+            Err(_) => match brine_host::accounts::gid_of(s) {
                 Some(g) => i64::from(g),
                 None => return Ok(Value::Str(String::new())),
             },
@@ -241,7 +241,7 @@ pub(super) fn gid_to_group(mut p: Params) -> Result<Value, CallError> {
     };
     Ok(u32::try_from(id)
         .ok()
-        .and_then(crate::accounts::group_by_gid)
+        .and_then(brine_host::accounts::group_by_gid)
         .map_or(Value::Int(id), |g| Value::Str(g.name)))
 }
 

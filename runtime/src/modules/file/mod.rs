@@ -21,7 +21,7 @@ mod text;
 
 use super::params::Params;
 use super::{CallError, Ctx, Function, Return};
-use crate::path;
+use brine_host::path;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::Value;
 
@@ -294,7 +294,7 @@ os.path.normpath).\n\n    brine-call file.normpath /etc/../usr//lib",
             let path = path_str("normpath", p.require("path")?)?;
             p.finish()?;
             Ok(Returned::New(Value::Str(
-                crate::state::modules::file::fsutil::normpath(&path),
+                brine_states::modules::file::fsutil::normpath(&path),
             )))
         },
     ),

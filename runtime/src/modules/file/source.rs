@@ -4,9 +4,9 @@
 use super::path_str;
 use crate::modules::params::Params;
 use crate::modules::{CallError, Ctx};
-use crate::state::fileclient::{FileClient, LocalFileClient};
-use crate::state::modules::file::managed::first_source;
-use crate::state::modules::file::source_hash;
+use brine_states::fileclient::{FileClient, LocalFileClient};
+use brine_states::modules::file::managed::first_source;
+use brine_states::modules::file::source_hash;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
 use std::sync::Arc;

@@ -5,9 +5,9 @@ use super::meta::realpath;
 use super::{path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::{CallError, Ctx};
-use crate::state::modules::file::difflib;
-use crate::state::modules::file::fsutil::{self, py_os_error};
-use crate::state::modules::file::replace::{self as re_, Outcome, ReplaceArgs, ReplaceError};
+use brine_states::modules::file::difflib;
+use brine_states::modules::file::fsutil::{self, py_os_error};
+use brine_states::modules::file::replace::{self as re_, Outcome, ReplaceArgs, ReplaceError};
 use brine_core::Value;
 use std::path::Path;
 
@@ -486,7 +486,7 @@ pub(super) fn line(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        let stamp = crate::sys::strftime_local(now, "%Y-%m-%d-%H-%M-%S").unwrap_or_default();
+        let stamp = brine_host::sys::strftime_local(now, "%Y-%m-%d-%H-%M-%S").unwrap_or_default();
         let to = format!("{path}.{stamp}");
         std::fs::copy(&path, &to).map_err(|e| {
             CallError::Failed(format!(

@@ -124,7 +124,7 @@ fn socket_owners() -> HashMap<String, String> {
                     .and_then(|b| {
                         let first = b.split(|c| *c == 0).next()?.to_vec();
                         let s = String::from_utf8_lossy(&first).into_owned();
-                        (!s.is_empty()).then(|| crate::path::basename(&s).to_string())
+                        (!s.is_empty()).then(|| brine_host::path::basename(&s).to_string())
                     });
                 let prog = argv0.unwrap_or_else(|| {
                     read_text(entry.path().join("comm"))
