@@ -171,6 +171,8 @@ pub fn minion_defaults() -> Map {
         r.insert("base".into(), Value::List(vec![s(dir)]));
         Value::Map(r)
     };
+    // Which daemon these options are (Salt's opts['__role']).
+    m.insert("__role".into(), s("minion"));
     m.insert("root_dir".into(), s("/"));
     m.insert("cachedir".into(), s("/var/cache/brine/minion"));
     m.insert("pki_dir".into(), s("/etc/brine/pki/minion"));
@@ -204,6 +206,8 @@ pub fn minion_defaults() -> Map {
     m.insert("master_port".into(), Value::Int(4506));
     m.insert("publish_port".into(), Value::Int(4505));
     m.insert("acceptance_wait_time".into(), Value::Int(10));
+    // Salt's minion defaults carry the master's auto_accept too.
+    m.insert("auto_accept".into(), Value::Bool(true));
     m
 }
 

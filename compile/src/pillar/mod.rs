@@ -37,7 +37,7 @@ pub enum ExtPillarError {
 pub struct PillarRequest {
     /// The configuration that drives the compile (`pillar_roots`,
     /// `ext_pillar`, merging options...): the master's, or the minion's in
-    /// masterless mode.
+    /// masterless mode. The compile sees it as [`compile_opts`] makes it.
     pub opts: Map,
     pub minion_id: String,
     pub grains: Value,
@@ -57,6 +57,8 @@ pub struct PillarRequest {
 pub(crate) struct Compiler<'a> {
     roots: Roots,
     minion: Arc<MinionData>,
+    /// The minion as ext_pillars see it ([`ext_pillar_opts`]).
+    ext_minion: Arc<MinionData>,
     pillarenv: Option<String>,
     strategy: MergeStrategy,
     merge_lists: bool,
@@ -73,6 +75,42 @@ pub(crate) struct Compiler<'a> {
     prerender_workers: usize,
 }
 
+/// The configuration as a compile for minion `id` sees it (Salt's
+/// `Pillar.__gen_opts`): the minion's id and grains, a local file client,
+/// and the call's environments where given.
+pub fn compile_opts(
+    config: &Map,
+    id: &str,
+    grains: &Value,
+    saltenv: Option<&str>,
+    pillarenv: Option<&str>,
+) -> Map {
+    let mut o = config.clone();
+    o.insert("id".into(), Value::Str(id.to_string()));
+    o.insert("grains".into(), grains.clone());
+    o.insert("file_client".into(), Value::Str("local".into()));
+    if let Some(s) = saltenv {
+        o.insert("saltenv".into(), Value::Str(s.to_string()));
+    }
+    if let Some(p) = pillarenv {
+        o.insert("pillarenv".into(), Value::Str(p.to_string()));
+    }
+    o
+}
+
+/// The options ext_pillars see (Salt's `ext_pillar_opts`): the compile's,
+/// but with the configuration's own `id` (a master's id on a master, so
+/// a PillarStack config can tell master from minion) and the minion's as
+/// `minion_id`.
+fn ext_pillar_opts(compile: &Map, config: &Map, minion_id: &str) -> Map {
+    let mut o = compile.clone();
+    if let Some(id) = config.get("id") {
+        o.insert("id".into(), id.clone());
+    }
+    o.insert("minion_id".into(), Value::Str(minion_id.to_string()));
+    o
+}
+
 /// Compile the pillar described by `req`. Never fails: problems are listed
 /// under the `_errors` key, as Salt does.
 pub fn compile(req: &PillarRequest) -> Map {
@@ -82,11 +120,17 @@ pub fn compile(req: &PillarRequest) -> Map {
 /// [`compile`] with `prerender_workers` threads rendering top-level SLS
 /// ahead (under 2: each in turn).
 fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
-    let o = &req.opts;
     let pillarenv = req
         .pillarenv
         .clone()
-        .or_else(|| opts::get_str(o, "pillarenv").map(str::to_string));
+        .or_else(|| opts::get_str(&req.opts, "pillarenv").map(str::to_string));
+    let o = &compile_opts(
+        &req.opts,
+        &req.minion_id,
+        &req.grains,
+        req.saltenv.as_deref(),
+        pillarenv.as_deref(),
+    );
     let strategy: MergeStrategy = opts::get_str(o, "pillar_source_merging_strategy")
         .unwrap_or("smart")
         .parse()
@@ -111,6 +155,10 @@ fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
         pillar: Value::Map(req.known_pillar.clone().unwrap_or_default()),
         opts: Value::Map(o.clone()),
         functions: req.functions.clone(),
+    });
+    let ext_minion = Arc::new(MinionData {
+        opts: Value::Map(ext_pillar_opts(o, &req.opts, &req.minion_id)),
+        ..MinionData::clone(&minion)
     });
 
     let roots = Roots::new(pillar_roots(
@@ -149,6 +197,7 @@ fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
     let compiler = Compiler {
         roots,
         minion: minion.clone(),
+        ext_minion,
         pillarenv: pillarenv.clone(),
         strategy,
         merge_lists,
@@ -304,7 +353,7 @@ impl Compiler<'_> {
             for (name, conf) in run {
                 let result = match name.as_str() {
                     "stack" => stack::ext_pillar(
-                        &self.minion,
+                        &self.ext_minion,
                         &Value::Map(pillar.clone()),
                         conf,
                         self.pillarenv.as_deref(),
@@ -315,7 +364,7 @@ impl Compiler<'_> {
                     "hiera" => {
                         crate::inputs::volatile(|| "ran the hiera ext_pillar".into());
                         hiera::ext_pillar(
-                            &self.minion,
+                            &self.ext_minion,
                             &Value::Map(pillar.clone()),
                             conf,
                             self.opts,

@@ -18,6 +18,8 @@ pub fn master_defaults() -> Map {
         r.insert("base".into(), Value::List(vec![s(dir)]));
         Value::Map(r)
     };
+    // Which daemon these options are (Salt's opts['__role']).
+    m.insert("__role".into(), s("master"));
     m.insert("interface".into(), s("0.0.0.0"));
     m.insert("publish_port".into(), Value::Int(4505));
     m.insert("ret_port".into(), Value::Int(4506));
@@ -214,7 +216,24 @@ impl MasterConfig {
     /// Read `config_dir/master` (missing: Salt's defaults). Returns the
     /// config and the loader's warnings (unknown options).
     pub fn load(config_dir: &Path) -> Result<(MasterConfig, Vec<String>), ConfigError> {
-        let loaded = opts::load(&config_dir.join("master"), master_defaults())?;
+        let mut loaded = opts::load(&config_dir.join("master"), master_defaults())?;
+        let o = &mut loaded.opts;
+        // Salt's master names itself after its host, as a minion would,
+        // with `_master` after it (ext_pillars see it as opts['id']).
+        if opts::get_str(o, "id").is_none() {
+            let host = brine_runtime::grains::net::hostname();
+            let name = match brine_runtime::grains::net::fqdn(&host) {
+                f if f.is_empty() => "localhost".to_string(),
+                f => f,
+            };
+            o.insert("id".into(), Value::Str(format!("{name}_master")));
+        }
+        if !o.contains_key("conf_file") {
+            o.insert(
+                "conf_file".into(),
+                Value::Str(config_dir.join("master").display().to_string()),
+            );
+        }
         Ok((MasterConfig::from_opts(loaded.opts)?, loaded.warnings))
     }
 

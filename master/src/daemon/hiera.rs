@@ -12,7 +12,7 @@ use brine_protocol::messages::{
 
 /// The lookup itself.
 pub fn lookup(master_opts: &Map, grains: Value, req: &HieraLookup) -> HieraResult {
-    let opts = super::pillar::compile_opts(
+    let opts = brine_compile::pillar::compile_opts(
         master_opts,
         &req.id,
         &grains,

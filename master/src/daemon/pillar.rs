@@ -17,28 +17,6 @@ use brine_protocol::messages::{
 };
 use std::time::Instant;
 
-/// The master's options as a pillar compile for `id` sees them (Salt's
-/// `Pillar.__gen_opts`): `id`, `grains`, and the call's envs.
-pub fn compile_opts(
-    master_opts: &Map,
-    id: &str,
-    grains: &Value,
-    saltenv: Option<&str>,
-    pillarenv: Option<&str>,
-) -> Map {
-    let mut o = master_opts.clone();
-    o.insert("id".into(), Value::Str(id.to_string()));
-    o.insert("grains".into(), grains.clone());
-    o.insert("file_client".into(), Value::Str("local".into()));
-    if let Some(s) = saltenv {
-        o.insert("saltenv".into(), Value::Str(s.to_string()));
-    }
-    if let Some(p) = pillarenv {
-        o.insert("pillarenv".into(), Value::Str(p.to_string()));
-    }
-    o
-}
-
 /// Where a pillar came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -109,16 +87,9 @@ fn compile_settled(
         .map(|c| c.grains.clone())
         .filter(|g| matches!(g, Value::Map(_)))
         .unwrap_or_else(Value::new_map);
-    let opts = compile_opts(
-        master_opts,
-        id,
-        &grains,
-        saltenv.as_deref(),
-        pillarenv.as_deref(),
-    );
     let (pillar, inputs) = brine_compile::inputs::record_settled(settled, || {
         pillar::compile(&Compile {
-            opts,
+            opts: master_opts.clone(),
             minion_id: id.to_string(),
             grains,
             pillarenv,
