@@ -4,7 +4,7 @@
 use brine_core::args::parse_input;
 use brine_core::output;
 use brine_runtime::context::Minion;
-use brine_runtime::modules;
+use brine_runtime::modules::{self, Output};
 use std::path::PathBuf;
 
 /// The parsed command line.
@@ -94,12 +94,13 @@ pub fn run(cli: &Cli) -> i32 {
     }
     // `--out highstate` keeps the function's own outputter (Salt's
     // get_printout lets every other `--out` win).
+    let declared = modules::find(&cli.function).map(|f| f.output);
     let out = match cli.out.as_deref() {
-        None | Some("highstate") => default_outputter(&cli.function).to_string(),
+        None | Some("highstate") => declared.map_or("nested", |o| o.name()).to_string(),
         Some(o) => o.to_string(),
     };
     let args = parse_input(&cli.args);
-    let mut oopts = output_options(cli);
+    let mut oopts = output_options(cli, declared.and_then(Output::ordered_from));
     oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);
     let retcode = match modules::call(&mut minion, &cli.function, args) {
         Ok(ret) => {
@@ -155,44 +156,15 @@ fn exit_code(retcode: i32, passthrough: bool) -> i32 {
     }
 }
 
-/// The outputter a function declares (Salt's `__outputter__`): state runs
-/// print with `highstate`, everything else with `nested`.
-fn default_outputter(function: &str) -> &'static str {
-    const HIGHSTATE: &[&str] = &[
-        "state.sls",
-        "state.sls_id",
-        "state.pkg",
-        "state.top",
-        "state.single",
-        "state.highstate",
-        "state.template",
-        "state.template_str",
-        "state.apply",
-        "state.test",
-        "state.request",
-        "state.check_request",
-        "state.run_request",
-    ];
-    if HIGHSTATE.contains(&function) {
-        "highstate"
-    } else {
-        "nested"
-    }
-}
-
 /// How the return is printed: colour as asked (else only on a terminal),
 /// and which mappings Salt would hold as `OrderedDict` (YAML-loaded pillar
 /// data) rather than plain dicts, which the nested outputter sorts.
-fn output_options(cli: &Cli) -> output::OutputOptions {
+fn output_options(cli: &Cli, ordered_from: Option<usize>) -> output::OutputOptions {
     let mut o = output::OutputOptions::for_stdout();
     if let Some(c) = cli.color {
         o.color = c;
     }
-    o.ordered_from_depth = match cli.function.as_str() {
-        "pillar.items" | "pillar.data" | "pillar.item" | "pillar.raw" => Some(1),
-        "pillar.get" | "pillar.fetch" => Some(0),
-        _ => None,
-    };
+    o.ordered_from_depth = ordered_from;
     o
 }
 

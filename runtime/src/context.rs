@@ -13,7 +13,6 @@
 //! whoever starts the minion.
 
 use crate::grains;
-use brine_states::fileclient::{FileClient, LocalFileClient};
 use brine_compile::minion_data::functions::Functions;
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::{self, PillarRequest};
@@ -23,6 +22,7 @@ use brine_compile::request::{
 use brine_compile::state::render::{self, Rendered};
 use brine_compile::state::{top, StateRequest};
 use brine_core::{Map, Value};
+use brine_states::fileclient::{FileClient, LocalFileClient};
 use std::path::Path;
 use std::sync::Arc;
 

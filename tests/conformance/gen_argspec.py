@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Record Salt's argument specifications (what `sys.argspec` answers) for the
-execution functions brine has, as a Rust table.
+execution functions brine has, as JSON: the test data every function's
+descriptor (its `sig!`) is checked against.
 
-usage: SALT_PYTHON gen_argspec.py FUNCTIONS_JSON > runtime/src/modules/signatures.rs
+usage: SALT_PYTHON gen_argspec.py FUNCTIONS_JSON > runtime/src/modules/testdata/argspec.json
 
 FUNCTIONS_JSON is `brine-call --local --out json sys.list_functions`. Run it
 with the Python of a Salt 3007.8 install (see ../../../shared/conformance/
 README.md). Each function is asked of Salt's own loader on this machine,
 masterless; a function whose module Salt does not load here (service is
-systemd's, pkg apt's) is read from the module brine follows. The table holds
-only names and default values: brine's own sys.argspec code answers from it.
+systemd's, pkg apt's) is read from the module brine follows. Besides what
+`sys.argspec` shows, each entry says how many of `args` Python binds by
+position (`positional`: the rest are keyword-only, after `*args`).
 """
-import importlib, json, os, sys, tempfile
+import importlib, inspect, json, os, sys, tempfile
 
 import salt.config
 import salt.loader
@@ -50,16 +52,12 @@ def fallback(fun):
     return getattr(mod, aliases.get(name, name), None)
 
 
-def rust_str(s):
-    return json.dumps(s)
-
-
 def main():
     funs = json.load(open(sys.argv[1]))
     if isinstance(funs, dict):
         funs = funs["local"]
     mods = loader()
-    out = []
+    out = {}
     missing = []
     for fun in sorted(funs):
         func = mods[fun] if fun in mods else fallback(fun)
@@ -67,42 +65,24 @@ def main():
             missing.append(fun)
             continue
         args, varargs, kwargs, defaults = salt.utils.args.get_function_argspec(func)
-        out.append((fun, args, defaults, bool(varargs), bool(kwargs)))
-    print("//! Salt 3007.8's argument specifications of the execution functions brine")
-    print("//! has, as `sys.argspec` reports them: recorded from Salt's loader by")
-    print("//! `tests/conformance/gen_argspec.py` (regenerate, do not edit; one line a")
-    print("//! function, so `mod signatures` is not formatted). Defaults are JSON text,")
-    print("//! read when asked for.")
-    print()
-    print("/// One function's signature.")
-    print("pub(crate) struct Signature {")
-    print("    pub name: &'static str,")
-    print("    pub args: &'static [&'static str],")
-    print("    pub defaults: &'static str,")
-    print("    pub varargs: bool,")
-    print("    pub kwargs: bool,")
-    print("}")
-    print()
-    print("const fn sig(")
-    print("    name: &'static str,")
-    print("    args: &'static [&'static str],")
-    print("    defaults: &'static str,")
-    print("    varargs: bool,")
-    print("    kwargs: bool,")
-    print(") -> Signature {")
-    print("    Signature { name, args, defaults, varargs, kwargs }")
-    print("}")
-    print()
+        positional = sum(
+            1
+            for p in inspect.signature(func).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
+        out[fun] = {
+            "args": list(args),
+            "defaults": list(defaults or ()),
+            "varargs": bool(varargs),
+            "kwargs": bool(kwargs),
+            "positional": positional,
+        }
     if missing:
-        print("// Salt has no signature for: %s" % ", ".join(missing))
-    print("/// Sorted by name.")
-    print("pub(crate) const SIGNATURES: &[Signature] = &[")
-    for fun, args, defaults, varargs, kwargs in out:
-        print("    sig(%s, &[%s], %s, %s, %s)," % (
-            rust_str(fun), ", ".join(rust_str(a) for a in args),
-            rust_str(json.dumps(list(defaults or ()), default=str)),
-            "true" if varargs else "false", "true" if kwargs else "false"))
-    print("];")
+        print("Salt has no signature for: %s" % ", ".join(missing), file=sys.stderr)
+    print("{")
+    print(",\n".join("  %s: %s" % (json.dumps(k), json.dumps(v, default=str)) for k, v in out.items()))
+    print("}")
+
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 //! `brine-call`: run one function on this minion (salt-call).
 
-use brine_minion::call;
 use brine_host::sys::{set_mimalloc_option, MimallocOption};
+use brine_minion::call;
 
 /// mimalloc, as the daemons': a compile allocates and frees many small
 /// values (YAML nodes, template values, maps) and glibc's malloc was a

@@ -1,7 +1,7 @@
 //! `brine-minion`: the minion daemon (salt-minion).
 
-use brine_minion::daemon;
 use brine_host::sys::{set_mimalloc_option, MimallocOption};
+use brine_minion::daemon;
 
 /// mimalloc, as the master's (`master/src/alloc.rs`): a state run and its
 /// return allocate and free many small values, and glibc's malloc was a

@@ -12,14 +12,14 @@ use brine_compile::matcher;
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
+use brine_host::jobs::Jobs;
 use brine_protocol::crypto::{finger, KeyPair, PublicKeys, ReplayError, ReplayGuard, SessionKey};
 use brine_protocol::messages::{
     aad, open_data, read_frame, JobReturn, PackedValue, Publication, SealedPublication, WireError,
 };
 use brine_protocol::transport::{self, TransportError};
 use brine_runtime::context::Minion;
-use brine_host::jobs::Jobs;
-use brine_runtime::modules::{self, CallError, Return};
+use brine_runtime::modules::{self, CallError, Daemon, Output, Params, Return};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -472,12 +472,14 @@ async fn execute(
         args: publ.arg.clone(),
         kwargs,
     };
-    match publ.fun.as_str() {
-        "saltutil.refresh_pillar" | "saltutil.pillar_refresh" => {
-            return Outcome::Done(refresh_pillar(shared, ident, args).await)
+    // What the daemon answers itself, as the function's descriptor says.
+    let function = modules::find(&publ.fun);
+    match function.and_then(|f| f.daemon.map(|d| (f, d))) {
+        Some((f, Daemon::RefreshPillar)) => {
+            return Outcome::Done(refresh_pillar(shared, ident, f.params(args)).await)
         }
-        "test.sleep" => return Outcome::Done(sleep(args).await),
-        _ => {}
+        Some((f, Daemon::Sleep)) => return Outcome::Done(sleep(f.params(args)).await),
+        None => {}
     }
     // Salt's publish metadata: functions see a published job by it (the
     // registry's argument binding drops these keys).
@@ -524,13 +526,11 @@ async fn execute(
 async fn refresh_pillar(
     shared: &Arc<Shared>,
     ident: &Arc<Identity>,
-    a: CallArgs,
+    mut p: Params,
 ) -> Result<Return, CallError> {
-    let mut a = a;
-    let mut positional = std::mem::take(&mut a.args).into_iter();
-    let mut take = |name: &str| a.kwargs.shift_remove(name).or_else(|| positional.next());
-    let wait = take("wait").is_some_and(|v| v.is_truthy());
-    let timeout = take("timeout")
+    let wait = p.take("wait").is_some_and(|v| v.is_truthy());
+    let timeout = p
+        .take("timeout")
         .and_then(|v| match v {
             Value::Int(i) => u64::try_from(i).ok(),
             Value::Float(f) if f >= 0.0 => Some(f as u64),
@@ -538,16 +538,8 @@ async fn refresh_pillar(
             _ => None,
         })
         .unwrap_or(30);
-    let _clean_cache = take("clean_cache");
-    a.kwargs.retain(|k, _| !k.starts_with("__pub_"));
-    if !a.kwargs.is_empty() {
-        return Err(modules::invalid_kwargs(&a.kwargs));
-    }
-    if positional.next().is_some() {
-        return Err(CallError::InvalidArguments(
-            "refresh_pillar() takes from 0 to 3 positional arguments".into(),
-        ));
-    }
+    p.take("clean_cache");
+    p.finish()?;
     if wait {
         let done =
             tokio::time::timeout(Duration::from_secs(timeout), pillar::refresh(shared, ident))
@@ -566,17 +558,9 @@ async fn refresh_pillar(
 
 /// Salt's `test.sleep(length)`: sleep, then True (used to check that long
 /// jobs survive master restarts and do not block other jobs).
-async fn sleep(a: CallArgs) -> Result<Return, CallError> {
-    let mut a = a;
-    let length = a
-        .kwargs
-        .shift_remove("length")
-        .or_else(|| (!a.args.is_empty()).then(|| a.args.remove(0)));
-    let Some(length) = length else {
-        return Err(CallError::InvalidArguments(
-            "sleep() missing 1 required positional argument: 'length'".into(),
-        ));
-    };
+async fn sleep(mut p: Params) -> Result<Return, CallError> {
+    let length = p.require("length")?;
+    p.finish()?;
     let secs = match &length {
         Value::Int(i) => Some(*i),
         Value::Str(s) => s.trim().parse().ok(),
@@ -592,24 +576,6 @@ async fn sleep(a: CallArgs) -> Result<Return, CallError> {
     tokio::time::sleep(Duration::from_secs(secs as u64)).await;
     Ok(Return::from(Value::Bool(true)))
 }
-
-/// Functions whose returns print with the `highstate` outputter (Salt's
-/// `__outputter__` of the state module).
-const HIGHSTATE_OUT: &[&str] = &[
-    "state.sls",
-    "state.sls_id",
-    "state.pkg",
-    "state.top",
-    "state.single",
-    "state.highstate",
-    "state.template",
-    "state.template_str",
-    "state.apply",
-    "state.test",
-    "state.request",
-    "state.check_request",
-    "state.run_request",
-];
 
 /// Salt's minion return for a job: the function's return and retcode; a
 /// zero retcode becomes 1 when a dict return says `result`/`success` is
@@ -629,9 +595,9 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
                     }
                 }
             }
-            let out = HIGHSTATE_OUT
-                .contains(&publ.fun.as_str())
-                .then(|| "highstate".to_string());
+            let out = modules::find(&publ.fun)
+                .filter(|f| f.output == Output::Highstate)
+                .map(|f| f.output.name().to_string());
             (r.value, retcode, out)
         }
         Outcome::Done(Err(e @ CallError::NotAvailable(_))) => {

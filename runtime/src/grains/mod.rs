@@ -23,8 +23,8 @@ pub mod net;
 pub mod osinfo;
 pub mod system;
 
-use brine_host::sys::Family;
 use brine_core::{Map, Value};
+use brine_host::sys::Family;
 use sha2::{Digest, Sha256};
 use system::read_text;
 

@@ -2,9 +2,9 @@
 //! gateways, resolver configuration.
 
 use super::system::read_text;
+use brine_core::{Map, Value};
 use brine_host::path::which;
 use brine_host::sys::{self, Family};
-use brine_core::{Map, Value};
 use indexmap::IndexMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 

@@ -4,9 +4,9 @@
 //! Everything is read from `/proc`, `/sys` and libc; the parsers take text so
 //! tests can feed them odd content, and none of them panics on it.
 
+use brine_core::{Map, Value};
 use brine_host::accounts;
 use brine_host::path::which;
-use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// Read a file as text, replacing invalid UTF-8; `None` if unreadable.

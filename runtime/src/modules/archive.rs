@@ -3,11 +3,11 @@
 //! what Salt answers: the tool's output lines for `tar`/`gzip`/`gunzip`,
 //! the member names for `zip`/`unzip`, the sorted members for `list`.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{opt_string, Params};
-use super::{CallError, Ctx, Function, Return};
-use brine_states::fileclient::{parse_salt_url, FileClient, LocalFileClient};
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
+use brine_states::fileclient::{parse_salt_url, FileClient, LocalFileClient};
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -17,12 +17,14 @@ use std::sync::Arc;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "gunzip",
+        sig!(gzipfile, template = null, runas = null, options = null),
         "Decompress GZIPFILE (file.gz becomes file), as gunzip does; answers \
 its output lines.\n\n    brine-call archive.gunzip /tmp/app.log.gz",
         |c, p| gzip_fn(c, p, false),
     ),
     Function::acts(
         "gzip",
+        sig!(sourcefile, template = null, runas = null, options = null),
         "Compress SOURCEFILE into SOURCEFILE.gz (the original removed), as gzip \
 does; options=-1..-9 sets the level. Answers its output lines.\n\n    \
 brine-call archive.gzip /tmp/app.log",
@@ -30,6 +32,17 @@ brine-call archive.gzip /tmp/app.log",
     ),
     Function::acts(
         "list",
+        sig!(
+            name,
+            archive_format = null,
+            options = null,
+            strip_components = null,
+            clean = false,
+            verbose = false,
+            saltenv = "base",
+            source_hash = null,
+            use_etag = false
+        ),
         "The members of archive NAME (a local path or salt:// URL): tar (plain \
 or gzip) or zip, sorted, folders with a trailing /. verbose=True splits dirs, \
 files, links and the top-level ones; strip_components=N drops leading folders.\n\n    \
@@ -38,6 +51,15 @@ brine-call archive.list /tmp/app.tar.gz",
     ),
     Function::acts(
         "tar",
+        sig!(
+            options,
+            tarfile,
+            sources = null,
+            dest = null,
+            cwd = null,
+            template = null,
+            runas = null
+        ),
         "Create (c), extract (x) or list (t) tar archive TARFILE as tar with \
 OPTIONS would (z: gzip, v: verbose); SOURCES (list or comma-separated, globs) \
 to add, DEST to extract into, CWD for relative paths. Answers tar's output \
@@ -46,12 +68,31 @@ lines.\n\n    brine-call archive.tar czf /tmp/etc.tgz sources=/etc/hosts",
     ),
     Function::acts(
         "unzip",
+        sig!(
+            zip_file,
+            dest,
+            excludes = null,
+            options = null,
+            template = null,
+            runas = null,
+            trim_output = false,
+            password = null,
+            extract_perms = true
+        ),
         "Extract ZIP_FILE into DEST (excludes: members to leave out); answers the \
 members extracted.\n\n    brine-call archive.unzip /tmp/app.zip /opt/app",
         unzip,
     ),
     Function::acts(
         "zip",
+        sig!(
+            zip_file,
+            sources,
+            template = null,
+            cwd = null,
+            runas = null,
+            zip64 = false
+        ),
         "Create ZIP_FILE from SOURCES (list or comma-separated, globs; relative \
 ones need cwd=); answers the members written.\n\n    \
 brine-call archive.zip /tmp/app.zip /opt/app",

@@ -2,20 +2,20 @@
 //! `run_stderr`, `retcode`, `shell`) and finding programs (`which`,
 //! `has_exec`).
 //!
-//! As in Salt, a command given on the command line of `brine-call` (or from
-//! a template) is split into a program and its arguments and started
-//! without a shell unless `python_shell=True`; a published job (it carries
-//! `__pub_jid`) defaults to the shell.
+//! As in Salt, a command is split into a program and its arguments and
+//! started without a shell unless `python_shell=True` (or `cmd_safe:
+//! False`), whether it comes from `brine-call`, a template or a published
+//! job (`exec-cmd-shell-default`, recorded from a real Salt pair).
 
+use super::function::{params_of, sig, CallError, Ctx, Function, Return};
 use super::params::Params;
-use super::{CallError, Ctx, Function, Return};
 use crate::context::Minion;
-use brine_host::exec::{self, CommandSpec, ExecError, Program};
-use brine_host::path;
-use brine_states::modules::cmd::{fetch_and_run_script, RunOpts};
 use brine_compile::minion_data::functions::Returned;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
+use brine_host::exec::{self, CommandSpec, ExecError, Program};
+use brine_host::path;
+use brine_states::modules::cmd::{fetch_and_run_script, RunOpts};
 use std::time::Duration;
 
 const RUN_DOC: &str = "Run CMD and answer its output (stderr folded into stdout). Keywords: \
@@ -26,32 +26,41 @@ output_loglevel.\n\n    \
 brine '*' cmd.run 'uptime'";
 
 pub(super) const FUNCTIONS: &[Function] = &[
-    Function::acts("retcode", "Run CMD and answer its exit code (keywords as cmd.run).\n\n    brine '*' cmd.retcode 'test -d /srv'", |c, p| {
+    Function::acts(
+        "retcode",
+        sig!(cmd, cwd = null, stdin = null, runas = null, group = null, shell = null, python_shell = null, env = null, clean_env = false, template = null, umask = null, output_encoding = null, output_loglevel = "debug", log_callback = null, timeout = null, reset_system_locale = true, ignore_retcode = false, saltenv = null, use_vt = false, password = null, success_retcodes = null, success_stdout = null, success_stderr = null, **kwargs), "Run CMD and answer its exit code (keywords as cmd.run).\n\n    brine '*' cmd.retcode 'test -d /srv'", |c, p| {
         run_cmd(c, p, Shape::Retcode, false)
     }),
-    Function::acts("run", RUN_DOC, |c, p| run_cmd(c, p, Shape::Combined, false)),
+    Function::acts(
+        "run",
+        sig!(cmd, cwd = null, stdin = null, runas = null, group = null, shell = null, python_shell = null, env = null, clean_env = false, template = null, rstrip = true, umask = null, output_encoding = null, output_loglevel = "debug", log_callback = null, hide_output = false, timeout = null, reset_system_locale = true, ignore_retcode = false, saltenv = null, use_vt = false, redirect_stderr = true, bg = false, password = null, encoded_cmd = false, raise_err = false, prepend_path = null, success_retcodes = null, success_stdout = null, success_stderr = null, **kwargs), RUN_DOC, |c, p| run_cmd(c, p, Shape::Combined, false)),
     Function::acts(
         "run_all",
+        sig!(cmd, cwd = null, stdin = null, runas = null, group = null, shell = null, python_shell = null, env = null, clean_env = false, template = null, rstrip = true, umask = null, output_encoding = null, output_loglevel = "debug", log_callback = null, hide_output = false, timeout = null, reset_system_locale = true, ignore_retcode = false, saltenv = null, use_vt = false, redirect_stderr = false, password = null, encoded_cmd = false, prepend_path = null, success_retcodes = null, success_stdout = null, success_stderr = null, **kwargs),
         "Run CMD and answer {pid, retcode, stdout, stderr} (keywords as cmd.run).\n\n    brine '*' cmd.run_all 'ls /srv'",
         |c, p| run_cmd(c, p, Shape::All, false),
     ),
     Function::acts(
         "run_stderr",
+        sig!(cmd, cwd = null, stdin = null, runas = null, group = null, shell = null, python_shell = null, env = null, clean_env = false, template = null, rstrip = true, umask = null, output_encoding = null, output_loglevel = "debug", log_callback = null, hide_output = false, timeout = null, reset_system_locale = true, ignore_retcode = false, saltenv = null, use_vt = false, password = null, prepend_path = null, success_retcodes = null, success_stdout = null, success_stderr = null, **kwargs),
         "Run CMD and answer its stderr (keywords as cmd.run).\n\n    brine '*' cmd.run_stderr 'ls /nope'",
         |c, p| run_cmd(c, p, Shape::Stderr, false),
     ),
     Function::acts(
         "run_stdout",
+        sig!(cmd, cwd = null, stdin = null, runas = null, group = null, shell = null, python_shell = null, env = null, clean_env = false, template = null, rstrip = true, umask = null, output_encoding = null, output_loglevel = "debug", log_callback = null, hide_output = false, timeout = null, reset_system_locale = true, ignore_retcode = false, saltenv = null, use_vt = false, password = null, prepend_path = null, success_retcodes = null, success_stdout = null, success_stderr = null, **kwargs),
         "Run CMD and answer its stdout (keywords as cmd.run).\n\n    brine '*' cmd.run_stdout 'hostname'",
         |c, p| run_cmd(c, p, Shape::Stdout, false),
     ),
     Function::acts(
         "shell",
+        sig!(cmd, cwd = null, stdin = null, runas = null, group = null, shell = "/bin/bash", env = null, clean_env = false, template = null, rstrip = true, umask = null, output_encoding = null, output_loglevel = "debug", log_callback = null, hide_output = false, timeout = null, reset_system_locale = true, ignore_retcode = false, saltenv = null, use_vt = false, bg = false, password = null, prepend_path = null, success_retcodes = null, success_stdout = null, success_stderr = null, **kwargs),
         "cmd.run through the shell always (python_shell=True).\n\n    brine '*' cmd.shell 'ls | wc -l'",
         |c, p| run_cmd(c, p, Shape::Combined, true),
     ),
     Function::acts(
         "exec_code",
+        sig!(lang, code, cwd = null, args = null, **kwargs),
         "Write CODE to a temporary file and run it with the interpreter LANG (python3, \
 bash, ...), with ARGS (a string: one argument; a list: several); answer its stdout. \
 Keywords as cmd.run_all.\n\n    brine '*' cmd.exec_code python3 'print(1 + 1)'",
@@ -59,12 +68,14 @@ Keywords as cmd.run_all.\n\n    brine '*' cmd.exec_code python3 'print(1 + 1)'",
     ),
     Function::acts(
         "exec_code_all",
+        sig!(lang, code, cwd = null, args = null, **kwargs),
         "cmd.exec_code answering {pid, retcode, stdout, stderr}.\n\n    \
 brine '*' cmd.exec_code_all bash 'echo hi; exit 2'",
         |c, p| exec_code(c, p, true),
     ),
     Function::minion(
         "script",
+        sig!(source, args = null, cwd = null, stdin = null, runas = null, group = null, shell = null, python_shell = null, env = null, template = null, umask = null, output_encoding = null, output_loglevel = "debug", log_callback = null, hide_output = false, timeout = null, reset_system_locale = true, saltenv = null, use_vt = false, bg = false, password = null, success_retcodes = null, success_stdout = null, success_stderr = null, **kwargs),
         "Fetch the script SOURCE (salt://, a path or a URL the file client knows) from \
 SALTENV, render it with TEMPLATE (jinja ...) if asked, and run it with ARGS (a string: \
 one argument, not split; a list: several), in CWD as RUNAS with ENV, STDIN, UMASK and TIMEOUT. Answers {pid, \
@@ -74,6 +85,7 @@ brine '*' cmd.script salt://scripts/setup.sh args='--fast'",
     ),
     Function::reads(
         "has_exec",
+        sig!(cmd),
         "True when CMD is an executable on the minion's PATH (or an executable \
 path).\n\n    brine-call cmd.has_exec nginx",
         |_, mut p| {
@@ -84,6 +96,7 @@ path).\n\n    brine-call cmd.has_exec nginx",
     ),
     Function::reads(
         "which",
+        sig!(cmd),
         "The full path of the executable CMD found on the minion's PATH, or None.\n\n    \
 brine-call cmd.which systemctl",
         which,
@@ -154,13 +167,12 @@ fn run_cmd<'c>(
     // output at debug level whatever these say.
     p.take("output_loglevel");
     p.take("hide_output");
-    let published = p.published;
     p.finish()?;
 
     let use_shell = force_shell
         || match python_shell {
             Some(v) => v.is_truthy(),
-            None => published || opts_bool(cx, "cmd_safe") == Some(false),
+            None => opts_bool(cx, "cmd_safe") == Some(false),
         };
     let (program, shown) = match (&cmd, use_shell) {
         (Value::List(items), false) => {
@@ -373,7 +385,7 @@ fn exec_code<'c>(cx: &Ctx<'c>, mut p: Params, all: bool) -> Result<Return, CallE
         args: vec![Value::List(argv)],
         kwargs,
     };
-    let ret = run_cmd(cx, Params::new("run_all", call), Shape::All, false)?;
+    let ret = run_cmd(cx, params_of(FUNCTIONS, "run_all", call), Shape::All, false)?;
     // The file goes when `file` drops, after the run.
     drop(file);
     if all {

@@ -2,10 +2,10 @@
 //! minion's configuration (opts, then grains, then pillar, then the
 //! master's configuration in pillar).
 
+use super::function::{sig, CallError, Ctx, Function};
 use super::grains::default_or_empty;
 use super::params::{delimiter, Params};
 use super::traverse::traverse;
-use super::{CallError, Ctx, Function};
 use brine_compile::minion_data::functions::{DataRef, Node, Returned, Source, Step};
 use brine_compile::pillar::merge::{merge, MergeStrategy};
 use brine_core::{Map, Value};
@@ -14,6 +14,16 @@ use std::sync::LazyLock;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
         "option",
+        sig!(
+            value,
+            default = null,
+            omit_opts = false,
+            omit_grains = false,
+            omit_pillar = false,
+            omit_master = false,
+            omit_all = false,
+            wildcard = false
+        ),
         "The value of the top-level key VALUE in the minion's opts, else its \
 grains, else its pillar, else pillar['master'], else Salt's built-in defaults \
 for a few modules' options; DEFAULT (default '') when none has it. OMIT_OPTS, \
@@ -23,6 +33,16 @@ match patterns (WILDCARD).\n\n    brine-call config.option postgres.port",
     ),
     Function::reads(
         "get",
+        sig!(
+            key,
+            default = "",
+            delimiter = ":",
+            merge = null,
+            omit_opts = false,
+            omit_pillar = false,
+            omit_master = false,
+            omit_grains = false
+        ),
         "The value at KEY (a ':' path, or DELIMITER) in the minion's opts, else its \
 grains, else its pillar, else pillar['master'], else Salt's built-in module defaults; \
 DEFAULT (default '') when none has it. OMIT_OPTS, OMIT_GRAINS, OMIT_PILLAR and \
@@ -35,6 +55,7 @@ brine-call config.get users merge=recurse",
     ),
     Function::reads(
         "items",
+        sig!(),
         "The minion's whole configuration (its opts), as a dict.\n\n    \
 brine-call config.items",
         |cx, p| {
@@ -48,6 +69,7 @@ brine-call config.items",
     ),
     Function::reads(
         "valid_fileproto",
+        sig!(uri),
         "Whether URI names a file source Salt knows the scheme of: salt, file, http, \
 https, ftp, swift or s3.\n\n    brine-call config.valid_fileproto salt://top.sls",
         valid_fileproto,

@@ -5,17 +5,17 @@
 //! `--local` (the same client the file state fetches `salt://` sources
 //! with).
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{opt_string, Params};
-use super::{CallError, Ctx, Function, Return};
-use brine_states::fileclient::{
-    hash_path, parse_salt_url, FileClient, FileClientError, LocalFileClient,
-};
-use brine_states::posixpath::normpath;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
 use brine_compile::opts;
 use brine_compile::render::jinja::{self, TemplateContext};
 use brine_core::{Map, Value};
+use brine_states::fileclient::{
+    hash_path, parse_salt_url, FileClient, FileClientError, LocalFileClient,
+};
+use brine_states::posixpath::normpath;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,6 +27,13 @@ const MAX_DIRS: usize = 100_000;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "cache_dir",
+        sig!(
+            path,
+            saltenv = null,
+            include_empty = false,
+            include_pat = null,
+            exclude_pat = null
+        ),
         "Cache every file under the file server folder PATH (salt://...) in the \
 minion's cache; include_pat / exclude_pat (globs, or E@regex) pick files. \
 Answers the cached paths.\n\n    brine-call cp.cache_dir salt://web/files",
@@ -34,6 +41,13 @@ Answers the cached paths.\n\n    brine-call cp.cache_dir salt://web/files",
     ),
     Function::acts(
         "cache_file",
+        sig!(
+            path,
+            saltenv = null,
+            source_hash = null,
+            verify_ssl = true,
+            use_etag = false
+        ),
         "Cache the file server's PATH (salt://..., ?saltenv= honoured) under \
 cachedir/files/SALTENV and answer the cached path (False when it is not \
 there).\n\n    brine-call cp.cache_file salt://web/files/nginx.conf",
@@ -41,6 +55,7 @@ there).\n\n    brine-call cp.cache_file salt://web/files/nginx.conf",
     ),
     Function::acts(
         "cache_files",
+        sig!(paths, saltenv = null),
         "cp.cache_file for each of PATHS (a list or comma-separated); answers \
 the paths, False for those not found.\n\n    \
 brine-call cp.cache_files salt://a.conf,salt://b.conf",
@@ -48,6 +63,14 @@ brine-call cp.cache_files salt://a.conf,salt://b.conf",
     ),
     Function::acts(
         "get_dir",
+        sig!(
+            path,
+            dest,
+            saltenv = null,
+            template = null,
+            gzip = null,
+            **kwargs
+        ),
         "Copy the file server folder PATH into DEST (the folder itself lands \
 inside DEST); answers the files written.\n\n    \
 brine-call cp.get_dir salt://web/files /srv/web",
@@ -55,6 +78,15 @@ brine-call cp.get_dir salt://web/files /srv/web",
     ),
     Function::acts(
         "get_file",
+        sig!(
+            path,
+            dest,
+            saltenv = null,
+            makedirs = false,
+            template = null,
+            gzip = null,
+            **kwargs
+        ),
         "Copy the file server's PATH to DEST (a folder keeps the file's name); \
 makedirs=True creates DEST's folder. Answers DEST, or '' when PATH is not \
 on the file server.\n\n    brine-call cp.get_file salt://motd /etc/motd",
@@ -62,6 +94,14 @@ on the file server.\n\n    brine-call cp.get_file salt://motd /etc/motd",
     ),
     Function::acts(
         "get_template",
+        sig!(
+            path,
+            dest,
+            template = "jinja",
+            saltenv = null,
+            makedirs = false,
+            **kwargs
+        ),
         "Render the file server's PATH with the Jinja renderer (grains, pillar, \
 opts, salt, and keywords as variables) and write it to DEST; answers DEST or \
 ''.\n\n    brine-call cp.get_template salt://motd.j2 /etc/motd",
@@ -69,6 +109,7 @@ opts, salt, and keywords as variables) and write it to DEST; answers DEST or \
     ),
     Function::reads(
         "hash_file",
+        sig!(path, saltenv = null),
         "The hash of the file server's PATH (or of a local file) as {hash_type, \
 hsum}; '' when there is no such file.\n\n    \
 brine-call cp.hash_file salt://web/files/nginx.conf",
@@ -76,12 +117,14 @@ brine-call cp.hash_file salt://web/files/nginx.conf",
     ),
     Function::reads(
         "is_cached",
+        sig!(path, saltenv = null),
         "The cached copy of PATH (salt://...) in the minion's cache, or '' when \
 it has not been cached.\n\n    brine-call cp.is_cached salt://web/files/nginx.conf",
         is_cached,
     ),
     Function::reads(
         "list_master",
+        sig!(saltenv = null, prefix = ""),
         "Every file the file server holds in SALTENV (default base), relative \
 paths, sorted; only those starting with PREFIX.\n\n    \
 brine-call cp.list_master prefix=web/",
@@ -89,6 +132,7 @@ brine-call cp.list_master prefix=web/",
     ),
     Function::reads(
         "list_master_dirs",
+        sig!(saltenv = null, prefix = ""),
         "The folders the file server holds in SALTENV (default base), as paths \
 relative to the file roots, sorted; only those starting with PREFIX.\n\n    \
 brine-call cp.list_master_dirs prefix=users/files",
@@ -96,12 +140,14 @@ brine-call cp.list_master_dirs prefix=users/files",
     ),
     Function::reads(
         "list_minion",
+        sig!(saltenv = null),
         "The files in the minion's cache for SALTENV (full paths, sorted).\n\n    \
 brine-call cp.list_minion",
         list_minion,
     ),
     Function::reads(
         "list_states",
+        sig!(saltenv = null),
         "The SLS names the file server holds in SALTENV (a/init.sls is a, a/b.sls \
 is a.b), sorted.\n\n    brine-call cp.list_states dev",
         list_states,

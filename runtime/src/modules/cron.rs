@@ -4,11 +4,11 @@
 //! comment line carrying `SALT_CRON_IDENTIFIER:<id>`; lines above the
 //! marker are kept as they are.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, Params};
 use super::run::run;
-use super::{CallError, Ctx, Function, Return};
-use brine_host::accounts;
 use brine_core::{Map, Value};
+use brine_host::accounts;
 use std::io::Write;
 
 const TAG: &str = "# Lines below here are managed by Salt, do not edit";
@@ -18,12 +18,14 @@ const NO_ID: &str = "NO ID SET";
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "get_entry",
+        sig!(user, identifier = null, cmd = null),
         "The job of USER's crontab with IDENTIFIER (else the one running CMD), as list_tab shows it; False when there is none.\n\n    \
 brine-call cron.get_entry root identifier=backup",
         get_entry_fn,
     ),
     Function::acts(
         "list_tab",
+        sig!(user),
         "USER's crontab as Salt sees it: {pre, crons, special, env}: the lines \
 above Salt's marker, then the jobs (minute, hour, daymonth, month, dayweek, cmd, \
 identifier, comment, commented), @special jobs and environment lines below it.\n\n    \
@@ -32,23 +34,27 @@ brine-call cron.list_tab root",
     ),
     Function::acts(
         "ls",
+        sig!(user),
         "Another name for cron.list_tab.\n\n    brine-call cron.ls root",
         list_tab_fn,
     ),
     Function::acts(
         "raw_cron",
+        sig!(user),
         "USER's crontab as text (crontab's own header dropped).\n\n    \
 brine-call cron.raw_cron root",
         raw_cron_fn,
     ),
     Function::acts(
         "rm_env",
+        sig!(user, name),
         "Remove the environment line NAME from USER's crontab: 'removed' or \
 'absent'.\n\n    brine-call cron.rm_env root MAILTO",
         rm_env_fn,
     ),
     Function::acts(
         "rm_job",
+        sig!(user, cmd, minute = null, hour = null, daymonth = null, month = null, dayweek = null, identifier = null),
         "Remove the job running CMD (or with IDENTIFIER) from USER's crontab; \
 MINUTE, HOUR, DAYMONTH, MONTH, DAYWEEK narrow the match. 'removed' or \
 'absent'.\n\n    brine-call cron.rm_job root /usr/local/bin/backup",
@@ -56,11 +62,13 @@ MINUTE, HOUR, DAYMONTH, MONTH, DAYWEEK narrow the match. 'removed' or \
     ),
     Function::acts(
         "rm",
+        sig!(user, cmd, minute = null, hour = null, daymonth = null, month = null, dayweek = null, identifier = null),
         "Another name for cron.rm_job.\n\n    brine-call cron.rm root /usr/local/bin/backup",
         rm_job_fn,
     ),
     Function::acts(
         "rm_special",
+        sig!(user, cmd, special = null, identifier = null),
         "Remove the @special job running CMD (or with IDENTIFIER; SPECIAL narrows \
 it) from USER's crontab: 'removed' or 'absent'.\n\n    \
 brine-call cron.rm_special root /usr/bin/foo",
@@ -68,18 +76,21 @@ brine-call cron.rm_special root /usr/bin/foo",
     ),
     Function::acts(
         "set_env",
+        sig!(user, name, value = null),
         "Set the environment line NAME=VALUE in USER's crontab: 'new', 'updated' \
 or 'present'.\n\n    brine-call cron.set_env root MAILTO ops@example.com",
         set_env_fn,
     ),
     Function::acts(
         "set_special",
+        sig!(user, special, cmd, commented = false, comment = null, identifier = null),
         "Make USER's crontab run CMD at SPECIAL (@reboot, @daily ...), with COMMENT, IDENTIFIER, COMMENTED; a job with the same IDENTIFIER (or CMD) is updated. 'new', 'updated' or 'present'.\n\n    \
 brine-call cron.set_special root @daily /usr/local/bin/rotate",
         set_special_fn,
     ),
     Function::acts(
         "set_job",
+        sig!(user, minute, hour, daymonth, month, dayweek, cmd, commented = false, comment = null, identifier = null),
         "Make USER's crontab run CMD at MINUTE HOUR DAYMONTH MONTH DAYWEEK \
 ('random' picks a value, 'a:b' a value in that range), with COMMENT, \
 IDENTIFIER, COMMENTED (written disabled). A job with the same IDENTIFIER (or \

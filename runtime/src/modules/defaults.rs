@@ -1,8 +1,8 @@
 //! Salt's `defaults` module: merging and copying the dicts formulas build
 //! their settings from.
 
+use super::function::{sig, CallError, Ctx, Function};
 use super::params::Params;
-use super::{CallError, Ctx, Function};
 use brine_compile::minion_data::functions::{ArgAt, Origin, Returned};
 use brine_compile::pillar::merge::update;
 use brine_core::{Map, Value};
@@ -10,11 +10,19 @@ use brine_core::{Map, Value};
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
         "deepcopy",
+        sig!(source),
         "A deep copy of SOURCE.\n\n    {% set copy = salt['defaults.deepcopy'](settings) %}",
         deepcopy,
     ),
     Function::reads(
         "merge",
+        sig!(
+            dest,
+            src,
+            merge_lists = false,
+            in_place = true,
+            convert_none = true
+        ),
         "SRC merged into the dict DEST (nested dicts key by key; lists replaced, or \
 extended with new items under MERGE_LISTS). IN_PLACE (the default) changes DEST \
 itself, else a copy; CONVERT_NONE (the default) reads a None SRC as {}.\n\n    \

@@ -3,20 +3,22 @@
 //! filesystems and duplicate mounts it leaves out are its own rules, so it
 //! is asked rather than imitated).
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::Params;
-use super::{CallError, Ctx, Function, Return};
-use brine_host::exec::{self, CommandSpec};
 use brine_core::{Map, Value};
+use brine_host::exec::{self, CommandSpec};
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "inodeusage",
+        sig!(args = null),
         "Inode usage per mount point (inodes, used, free, use, filesystem); ARGS \
 adds df flags (letters among aBhHikl PtTxv).\n\n    brine-call disk.inodeusage",
         |c, p| df(c, p, true),
     ),
     Function::acts(
         "usage",
+        sig!(args = null),
         "Disk usage per mount point (filesystem, 1K-blocks, used, available, \
 capacity); ARGS adds df flags (letters among aBhHiklPtTxv).\n\n    brine-call disk.usage",
         |c, p| df(c, p, false),

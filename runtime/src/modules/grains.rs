@@ -1,9 +1,9 @@
 //! Salt's `grains` module: reading the minion's grains, and `filter_by`,
 //! the lookup table formulas pick OS-specific settings from.
 
+use super::function::{sig, CallError, Ctx, Function};
 use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
-use super::{CallError, Ctx, Function};
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::{
     ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step,
@@ -18,9 +18,21 @@ brine-call grains.get os\n    brine-call grains.get ipv4:0\n    \
 brine-call grains.get pkg:apache default=httpd";
 
 pub(super) const FUNCTIONS: &[Function] = &[
-    Function::reads("fetch", GET, get),
+    Function::reads(
+        "fetch",
+        sig!(key, default = "", delimiter = ":", ordered = true),
+        GET,
+        get,
+    ),
     Function::reads(
         "filter_by",
+        sig!(
+            lookup_dict,
+            grain = "os_family",
+            merge = null,
+            default = "default",
+            base = null
+        ),
         "Pick the entry of LOOKUP_DICT whose key matches (as a glob) the grain \
 GRAIN (default 'os_family'; each item when the grain is a list). Without a \
 match, the entry named DEFAULT (default 'default'). With BASE, that entry lies \
@@ -29,26 +41,35 @@ under the pick; MERGE (a dict) is merged over it.\n\n    \
 'RedHat': {'web': 'httpd'}}) %}",
         filter_by,
     ),
-    Function::reads("get", GET, get),
+    Function::reads(
+        "get",
+        sig!(key, default = "", delimiter = ":", ordered = true),
+        GET,
+        get,
+    ),
     Function::reads(
         "has_value",
+        sig!(key),
         "Whether the grain at KEY (a ':' path) exists and is not empty or false.\n\n    \
 brine-call grains.has_value ipv6",
         has_value,
     ),
     Function::reads(
         "item",
+        sig!(*args, **kwargs),
         "A dict of the grains named (':' paths), each '' (or default=) when missing.\n\n    \
 brine-call grains.item os osrelease",
         item,
     ),
     Function::reads(
         "items",
+        sig!(sanitize = false),
         "All the minion's grains.\n\n    brine-call grains.items",
         items,
     ),
     Function::reads(
         "ls",
+        sig!(),
         "The names of the minion's grains, sorted.\n\n    brine-call grains.ls",
         ls,
     ),

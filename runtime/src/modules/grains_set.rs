@@ -3,18 +3,18 @@
 //! it), which the next start reads back, and to the running minion's
 //! grains at once.
 
+use super::function::{sig, CallError, Function, Return};
 use super::params::{delimiter, Params};
 use super::traverse::traverse;
-use super::{CallError, Function, Return};
 use crate::context::Minion;
-use brine_states::modules::file::fsutil::write_atomic;
 use brine_core::{Map, Value};
+use brine_states::modules::file::fsutil::write_atomic;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
         "append",
+        sig!(key, val, convert = false, delimiter = ":"),
         "Add VAL to the list grain KEY (a DELIMITER path, default ':'), creating it when \
 missing; a list VAL adds each item. CONVERT=True turns a grain that is not a list into \
 one. Answers {KEY: new list}, or why not as text.\n\n    brine '*' grains.append roles web",
@@ -22,6 +22,7 @@ one. Answers {KEY: new list}, or why not as text.\n\n    brine '*' grains.append
     ),
     Function::minion(
         "delkey",
+        sig!(key, force = false),
         "Remove the grain KEY from the grains file and the running minion altogether \
 (FORCE=True even when its value is a dict or a list). Answers as grains.set.\n\n    \
 brine '*' grains.delkey role",
@@ -34,6 +35,7 @@ brine '*' grains.delkey role",
     ),
     Function::minion(
         "delval",
+        sig!(key, destructive = false, force = false),
         "Set the grain KEY to None (DESTRUCTIVE=True removes it instead; FORCE=True even \
 when its value is a dict or a list). Answers as grains.set.\n\n    \
 brine '*' grains.delval role",
@@ -47,12 +49,20 @@ brine '*' grains.delval role",
     ),
     Function::minion(
         "remove",
+        sig!(key, val, delimiter = ":"),
         "Take VAL out of the list grain KEY (a DELIMITER path, default ':'). Answers \
 {KEY: new list}, or why not as text.\n\n    brine '*' grains.remove roles web",
         remove,
     ),
     Function::minion(
         "set",
+        sig!(
+            key,
+            val = "",
+            force = false,
+            destructive = false,
+            delimiter = ":"
+        ),
         "Set the grain KEY (a DELIMITER path, default ':', creating the dicts on the way) \
 to VAL. A dict or list value is replaced only with FORCE=True; DESTRUCTIVE=True with \
 VAL None removes the key. Answers {result, comment, changes}.\n\n    \
@@ -61,6 +71,7 @@ brine '*' grains.set 'apps:myApp:port' 2209",
     ),
     Function::minion(
         "setval",
+        sig!(key, val, destructive = false, refresh_pillar = true),
         "Set the grain KEY to VAL in the minion's grains file (next to its configuration) \
 and in the running minion; DESTRUCTIVE=True with VAL None removes it. Answers \
 {KEY: VAL}.\n\n    brine '*' grains.setval role web",
@@ -77,6 +88,7 @@ and in the running minion; DESTRUCTIVE=True with VAL None removes it. Answers \
     ),
     Function::minion(
         "setvals",
+        sig!(grains, destructive = false, refresh_pillar = true),
         "Set each KEY: VAL of the dict GRAINS as grains.setval does. Answers the \
 dict.\n\n    brine '*' grains.setvals \"{'role': 'web', 'tier': 2}\"",
         |m, mut p| {
@@ -131,10 +143,8 @@ fn setvals(m: &mut Minion, new: Map, destructive: bool) -> Result<Return, CallEr
     for (k, v) in &new {
         if v.is_null() && destructive {
             file.shift_remove(k);
-            Arc::make_mut(&mut m.grains).shift_remove(k);
         } else {
             file.insert(k.clone(), v.clone());
-            Arc::make_mut(&mut m.grains).insert(k.clone(), v.clone());
         }
     }
     let text = brine_core::yaml::dump(&Value::Map(file));
@@ -145,6 +155,10 @@ fn setvals(m: &mut Minion, new: Map, destructive: bool) -> Result<Return, CallEr
             path.display()
         );
     }
+    // The running minion's grains come from their sources again, the
+    // configuration's `grains:` over the file's, as Salt's next job sees
+    // them (`exec-grains-config-precedence`, recorded from a real pair).
+    m.refresh_grains();
     Ok(Return::from(Value::Map(new)))
 }
 
@@ -401,6 +415,8 @@ mod tests {
         call(&mut m, "grains.append", args(&["roles", "db"])).expect("append");
         call(&mut m, "grains.delkey", args(&["gone"])).expect("delkey");
         assert_eq!(m.grains.get("role"), Some(&Value::from("web")));
+        // The configuration's grains win over what was written.
+        assert_eq!(m.grains.get("fixed"), Some(&Value::Bool(true)));
         assert!(dir.path().join("grains").is_file());
 
         let again = load(dir.path());

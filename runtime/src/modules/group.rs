@@ -2,28 +2,38 @@
 //! changed with `groupadd`, `groupmod`, `groupdel` and `gpasswd`, as the
 //! `group` state changes them.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, Params};
-use super::{CallError, Ctx, Function, Return};
+use brine_core::Value;
 use brine_host::accounts::{group_map, EtcRoot};
 use brine_states::modules::group::groupadd;
 use brine_states::modules::user::tool;
-use brine_core::Value;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "add",
+        sig!(
+            name,
+            gid = null,
+            system = false,
+            root = null,
+            non_unique = false,
+            local = false
+        ),
         "Create the group NAME with groupadd; GID, SYSTEM, NON_UNIQUE. True on \
 success.\n\n    brine-call group.add deploy gid=2000",
         add,
     ),
     Function::acts(
         "adduser",
+        sig!(name, username, root = null),
         "Add USERNAME to the members of group NAME (gpasswd --add). True on \
 success.\n\n    brine-call group.adduser www-data deploy",
         adduser,
     ),
     Function::acts(
         "chgid",
+        sig!(name, gid, root = null, non_unique = false),
         "Set the gid of group NAME to GID (NON_UNIQUE allows a shared gid); True \
 when it reads back so, False when there is no such group.\n\n    \
 brine-call group.chgid deploy 2001",
@@ -31,29 +41,34 @@ brine-call group.chgid deploy 2001",
     ),
     Function::acts(
         "delete",
+        sig!(name, root = null, local = false),
         "Delete the group NAME with groupdel. True on success.\n\n    \
 brine-call group.delete deploy",
         delete,
     ),
     Function::acts(
         "deluser",
+        sig!(name, username, root = null),
         "Remove USERNAME from the members of group NAME (gpasswd --del); True \
 also when it was not a member.\n\n    brine-call group.deluser www-data deploy",
         deluser,
     ),
     Function::acts(
         "getent",
+        sig!(refresh = false, root = null),
         "Every group as group.info describes it.\n\n    brine-call group.getent",
         getent,
     ),
     Function::acts(
         "info",
+        sig!(name, root = null),
         "The group NAME: {name, passwd, gid, members}; {} when there is no such \
 group.\n\n    brine-call group.info adm",
         info,
     ),
     Function::acts(
         "members",
+        sig!(name, members_list, root = null),
         "Make MEMBERS_LIST (comma separated user names) the members of group \
 NAME (gpasswd --members). True on success.\n\n    \
 brine-call group.members deploy alice,bob",

@@ -8,8 +8,8 @@
 //! execution function raises `CommandExecutionError`. The not-found text
 //! names the data files that were searched.
 
+use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
-use super::{CallError, Function, Return};
 use crate::context::Minion;
 use brine_compile::pillar::hiera::Hiera;
 use brine_compile::request::HieraResult;
@@ -18,6 +18,7 @@ use brine_core::{Map, Value};
 
 pub(super) const FUNCTIONS: &[Function] = &[Function::minion(
     "lookup",
+    sig!(key, merge = null, default = null),
     "KEY looked up in the minion's Hiera 5 hierarchies as Puppet's `lookup` does: \
 MERGE (first, unique, hash, deep, or a hash of options) combines the layers; DEFAULT \
 when the key is nowhere. A missing key without DEFAULT, or a broken hierarchy, \

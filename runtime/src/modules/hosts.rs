@@ -3,14 +3,15 @@
 //! by line, with Salt's layout (tabs between fields, `# comment` at the end).
 
 use super::config::option_value;
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, Params};
-use super::{CallError, Ctx, Function, Return};
 use brine_core::{Map, Value};
 use std::path::Path;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "add_host",
+        sig!(ip, alias),
         "Add ALIAS to the line of IP (a new line when IP has none); the file is \
 written back in Salt's layout. True when ALIAS is there.\n\n    \
 brine-call hosts.add_host 10.0.0.1 db.example",
@@ -18,42 +19,49 @@ brine-call hosts.add_host 10.0.0.1 db.example",
     ),
     Function::acts(
         "get_alias",
+        sig!(ip),
         "The aliases of IP, in file order ([] when IP has no line).\n\n    \
 brine-call hosts.get_alias 127.0.0.1",
         get_alias,
     ),
     Function::acts(
         "get_ip",
+        sig!(host),
         "The first address whose line names HOST ('' when none does).\n\n    \
 brine-call hosts.get_ip localhost",
         get_ip,
     ),
     Function::acts(
         "has_pair",
+        sig!(ip, alias),
         "True when the line of IP names ALIAS (or every alias of a list).\n\n    \
 brine-call hosts.has_pair 127.0.0.1 localhost",
         has_pair,
     ),
     Function::acts(
         "list_hosts",
+        sig!(),
         "The hosts file as a mapping: each address to {aliases, comment}; comment \
 lines as comment-N.\n\n    brine-call hosts.list_hosts",
         list_hosts,
     ),
     Function::acts(
         "rm_host",
+        sig!(ip, alias),
         "Take ALIAS off the line of IP (the line goes when no alias is left). \
 True, also when the pair was not there.\n\n    brine-call hosts.rm_host 10.0.0.1 db.example",
         rm_host,
     ),
     Function::acts(
         "set_comment",
+        sig!(ip, comment),
         "Set the end-of-line comment of IP's line; False when IP has no line.\n\n    \
 brine-call hosts.set_comment 10.0.0.1 'database'",
         set_comment,
     ),
     Function::acts(
         "set_host",
+        sig!(ip, alias, comment = null),
         "Make ALIAS (one or more names, space separated) the only line of IP, \
 with COMMENT when given; an empty ALIAS removes IP's lines.\n\n    \
 brine-call hosts.set_host 10.0.0.1 'db db.example'",

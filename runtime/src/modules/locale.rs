@@ -2,20 +2,22 @@
 //! `localectl` under systemd, else the distribution's file) and the
 //! compiled locales (`locale -a`).
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::Params;
 use super::run::run_merged;
-use super::{CallError, Ctx, Function, Return};
 use brine_core::Value;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "avail",
+        sig!(locale),
         "True when LOCALE (any spelling of its codeset: en_US.UTF-8, \
 en_US.utf8) is compiled on this host.\n\n    brine-call locale.avail en_US.UTF-8",
         avail,
     ),
     Function::acts(
         "get_locale",
+        sig!(),
         "The system locale (LANG): from localectl under systemd, else from \
 /etc/default/locale (Debian), /etc/sysconfig/i18n (Red Hat) ...; '' when unset.\n\n    \
 brine-call locale.get_locale",
@@ -23,6 +25,7 @@ brine-call locale.get_locale",
     ),
     Function::acts(
         "list_avail",
+        sig!(),
         "The compiled locales, as `locale -a` lists them.\n\n    brine-call locale.list_avail",
         list_avail,
     ),

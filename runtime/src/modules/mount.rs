@@ -2,17 +2,18 @@
 //! (`/proc/self/mounts`, or `mountinfo` with `extended=True`) and the
 //! entries of an fstab file.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::Params;
 use super::run::run;
-use super::{CallError, Ctx, Function, Return};
-use brine_host::accounts;
 use brine_core::{Map, Value};
+use brine_host::accounts;
 use std::collections::HashMap;
 use std::path::Path;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "active",
+        sig!(extended = false),
         "The active mounts by mount point: device, alt_device (as `mount -l` \
 names it), fstype, opts; EXTENDED=True reads mountinfo and adds ids, \
 major/minor, root, superopts and the device's UUID and label.\n\n    \
@@ -21,17 +22,32 @@ brine-call mount.active",
     ),
     Function::acts(
         "is_mounted",
+        sig!(name),
         "True when NAME is an active mount point.\n\n    brine-call mount.is_mounted /srv",
         is_mounted,
     ),
     Function::acts(
         "rm_fstab",
+        sig!(name, device, config = "/etc/fstab"),
         "Remove the entries mounting DEVICE on NAME from CONFIG (default \
 /etc/fstab). True.\n\n    brine-call mount.rm_fstab /srv /dev/sdb1",
         rm_fstab,
     ),
     Function::acts(
         "set_fstab",
+        sig!(
+            name,
+            device,
+            fstype,
+            opts = "defaults",
+            dump = 0,
+            pass_num = 0,
+            config = "/etc/fstab",
+            test = false,
+            match_on = "auto",
+            not_change = false,
+            **kwargs
+        ),
         "Make CONFIG (default /etc/fstab) mount DEVICE on NAME as FSTYPE with \
 OPTS (default defaults), DUMP and PASS_NUM (default 0). The entry is found by \
 MATCH_ON (a field name or list; 'auto': the mount point for pseudo file \
@@ -42,6 +58,7 @@ brine-call mount.set_fstab /srv /dev/sdb1 xfs opts=noatime",
     ),
     Function::acts(
         "fstab",
+        sig!(config = "/etc/fstab"),
         "The entries of the fstab CONFIG (default /etc/fstab) by mount point: \
 device, fstype, opts (a list), dump, pass ({} when the file does not \
 exist).\n\n    brine-call mount.fstab\n    brine-call mount.fstab config=/mnt/etc/fstab",

@@ -2,9 +2,8 @@
 //! sockets, read from the kernel (`getifaddrs`, `/proc/net/*`) as the
 //! grains read them, and reachability checks (`ping`, `connect`).
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{opt_string, Params};
-use super::{CallError, Ctx, Function, Return};
-use brine_host::exec::{self, CommandSpec, ExecError};
 use crate::grains::net::{self as gnet, Interface, Route};
 use crate::grains::system::read_text;
 use brine_compile::matcher::glob::fnmatch;
@@ -12,6 +11,7 @@ use brine_compile::matcher::ipcidr::{parse_address, parse_network, Address};
 use brine_compile::minion_data::functions::Returned;
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
+use brine_host::exec::{self, CommandSpec, ExecError};
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, ToSocketAddrs};
@@ -22,12 +22,14 @@ mod sockets;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
         "active_tcp",
+        sig!(),
         "The established TCP connections, numbered from 0: local_addr, local_port, \
 remote_addr, remote_port.\n\n    brine-call network.active_tcp",
         |_, p| no_args(p, sockets::active_tcp),
     ),
     Function::acts(
         "connect",
+        sig!(host, port = null, **kwargs),
         "Try a TCP connection to HOST on PORT (keywords: proto tcp|udp, timeout \
 seconds (5), family ipv4|ipv6); answers result and comment.\n\n    \
 brine-call network.connect example.org 443 timeout=3",
@@ -35,39 +37,46 @@ brine-call network.connect example.org 443 timeout=3",
     ),
     Function::reads(
         "default_route",
+        sig!(family = null),
         "The default routes (FAMILY inet or inet6 for one family), each as \
 network.routes shows it.\n\n    brine-call network.default_route inet",
         |_, p| routes_fn(p, true),
     ),
     Function::reads(
         "get_fqdn",
+        sig!(),
         "The host's fully qualified name as the resolver gives it.\n\n    \
 brine-call network.get_fqdn",
         |_, p| no_args(p, || Value::Str(fqdn())),
     ),
     Function::reads(
         "get_hostname",
+        sig!(),
         "The host name (gethostname).\n\n    brine-call network.get_hostname",
         |_, p| no_args(p, || Value::Str(gnet::hostname())),
     ),
     Function::reads(
         "hw_addr",
+        sig!(iface),
         "The MAC address of interface IFACE.\n\n    brine-call network.hw_addr eth0",
         hw_addr,
     ),
     Function::reads(
         "hwaddr",
+        sig!(iface),
         "Same as network.hw_addr.\n\n    brine-call network.hwaddr eth0",
         hw_addr,
     ),
     Function::reads(
         "in_subnet",
+        sig!(cidr),
         "True when one of the host's addresses lies in network CIDR.\n\n    \
 brine-call network.in_subnet 10.0.0.0/16",
         in_subnet,
     ),
     Function::reads(
         "interfaces",
+        sig!(),
         "Every interface with its state (up), MAC address (hwaddr) and addresses \
 (inet: address, netmask, broadcast, label; inet6: address, prefixlen, scope).\n\n    \
 brine-call network.interfaces",
@@ -75,6 +84,7 @@ brine-call network.interfaces",
     ),
     Function::reads(
         "ip_addrs",
+        sig!(interface = null, include_loopback = false, cidr = null, type = null),
         "The host's IPv4 addresses, sorted, loopback left out unless \
 include_loopback=True. Keywords: interface (a name, list or glob), cidr (only \
 those inside), type (public or private).\n\n    brine-call network.ip_addrs cidr=10.0.0.0/8",
@@ -82,24 +92,28 @@ those inside), type (public or private).\n\n    brine-call network.ip_addrs cidr
     ),
     Function::reads(
         "ip_addrs6",
+        sig!(interface = null, include_loopback = false, cidr = null),
         "The host's IPv6 addresses, sorted, ::1 left out unless include_loopback=True. \
 Keywords: interface, cidr.\n\n    brine-call network.ip_addrs6",
         |_, p| ip_addrs(p, true),
     ),
     Function::reads(
         "ip_in_subnet",
+        sig!(ip_addr, cidr),
         "True when address IP_ADDR lies in network CIDR.\n\n    \
 brine-call network.ip_in_subnet 172.17.0.4 172.16.0.0/12",
         ip_in_subnet,
     ),
     Function::reads(
         "netstat",
+        sig!(),
         "The TCP and UDP sockets with their queues, addresses, state, owner uid, \
 inode and owning program, as `netstat -tulpnea` lists them.\n\n    brine-call network.netstat",
         |_, p| no_args(p, sockets::netstat),
     ),
     Function::acts(
         "ping",
+        sig!(host, timeout = false, return_boolean = false),
         "Send four ICMP echo requests to HOST with the system's ping and answer its \
 output (True/False with return_boolean=True; timeout=N waits N seconds).\n\n    \
 brine-call network.ping example.org return_boolean=True",
@@ -107,6 +121,7 @@ brine-call network.ping example.org return_boolean=True",
     ),
     Function::reads(
         "routes",
+        sig!(family = null),
         "The kernel's routing table (FAMILY inet or inet6 for one family): \
 addr_family, destination, gateway, netmask, flags, interface.\n\n    \
 brine-call network.routes inet6",
@@ -114,6 +129,7 @@ brine-call network.routes inet6",
     ),
     Function::reads(
         "subnets",
+        sig!(interfaces = null),
         "The IPv4 networks the host's addresses belong to (loopback aside); \
 interfaces= limits it to some interfaces.\n\n    brine-call network.subnets interfaces=eth0",
         |_, mut p| {
@@ -128,6 +144,7 @@ interfaces= limits it to some interfaces.\n\n    brine-call network.subnets inte
     ),
     Function::reads(
         "subnets6",
+        sig!(),
         "The IPv6 networks the host's addresses belong to (loopback aside).\n\n    \
 brine-call network.subnets6",
         |_, p| no_args(p, || subnets(&gnet::interfaces(), None, true)),

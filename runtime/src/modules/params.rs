@@ -1,29 +1,35 @@
 //! Salt's argument model for execution functions: call arguments bound to a
-//! function's parameters the way Python binds them, with Python's wording
-//! when they do not fit. Publish metadata (`__pub_*`) is never an argument.
+//! function's parameters ([`Signature`], from its descriptor) the way Python
+//! binds them, with Python's wording when they do not fit. Publish metadata
+//! (`__pub_*`) is never an argument.
 
-use super::CallError;
+use super::signature::Signature;
 use brine_compile::minion_data::functions::ArgName;
+use brine_compile::minion_data::functions::FunctionError as CallError;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
 use std::borrow::Cow;
 
-/// The arguments of one call, taken parameter by parameter: by keyword
-/// first, else by position; leftovers are an error at [`Params::finish`].
-pub(crate) struct Params {
+/// The arguments of one call, taken parameter by parameter: by keyword,
+/// else at the parameter's position in the signature; what the signature
+/// has no room for is an error at [`Params::finish`].
+pub struct Params {
     fun: &'static str,
-    /// The positional arguments; those before `next` are taken.
+    sig: &'static Signature,
+    /// The positional arguments; a taken one is left as `Null` and marked.
     args: Vec<Value>,
-    next: usize,
+    taken: Vec<bool>,
+    /// `*args` was taken ([`Params::rest`]).
+    rest_taken: bool,
     pub(crate) kwargs: Map,
-    /// Accepts **kwargs: unknown keywords are not an error.
+    /// Accepts **kwargs: unknown keywords are not an error (the
+    /// signature's `**kwargs`, or a function that reads them itself).
     pub open_kwargs: bool,
     /// A parameter given by keyword while a positional argument was still
     /// there to bind to it.
     twice: Option<String>,
     /// The call came as a published job (it carried `__pub_jid`), not from
-    /// `brine-call` or a template: Salt's `cmd.run` then defaults to the
-    /// shell.
+    /// `brine-call` or a template.
     pub published: bool,
     /// Called from a template (`salt[...]`): Python itself binds the
     /// arguments there, so its TypeError wording applies; from the command
@@ -35,8 +41,9 @@ pub(crate) struct Params {
 }
 
 impl Params {
-    /// `fun` is the function's own name (`get`), as Python's messages say it.
-    pub(crate) fn new(fun: &'static str, a: CallArgs) -> Params {
+    /// `fun` is the function's own name (`get`), as Python's messages say
+    /// it; `sig` its parameters.
+    pub(crate) fn new(fun: &'static str, sig: &'static Signature, a: CallArgs) -> Params {
         let mut kwargs = a.kwargs;
         let published = kwargs.contains_key("__pub_jid");
         let mut pub_kwargs = Map::default();
@@ -48,12 +55,15 @@ impl Params {
                 true
             }
         });
+        let taken = vec![false; a.args.len()];
         Params {
             fun,
+            sig,
             args: a.args,
-            next: 0,
+            taken,
+            rest_taken: false,
             kwargs,
-            open_kwargs: false,
+            open_kwargs: sig.kwargs,
             twice: None,
             published,
             pub_kwargs,
@@ -61,25 +71,33 @@ impl Params {
         }
     }
 
-    /// The next parameter, `name`, taken by keyword or else positionally.
+    /// The parameter `name`, given by keyword or at its position.
     pub fn take(&mut self, name: &str) -> Option<Value> {
         self.take_at(name).map(|(v, _)| v)
     }
 
     /// [`Params::take`], saying which argument it was.
     pub fn take_at(&mut self, name: &str) -> Option<(Value, ArgName)> {
+        let at = self.sig.position(name);
+        debug_assert!(
+            self.sig.index(name).is_some() || self.sig.kwargs || self.open_kwargs,
+            "{}(): '{name}' is not a parameter of its signature",
+            self.fun
+        );
         if let Some(v) = self.kwargs.shift_remove(name) {
-            // Python binds the next positional argument to this parameter
+            // Python binds the positional argument there to this parameter
             // too: "got multiple values".
-            if self.next < self.args.len() && self.twice.is_none() {
+            if at.is_some_and(|i| i < self.args.len()) && self.twice.is_none() {
                 self.twice = Some(name.to_string());
             }
             return Some((v, ArgName::Keyword(name.to_string())));
         }
-        let i = self.next;
-        let v = std::mem::take(self.args.get_mut(i)?);
-        self.next += 1;
-        Some((v, ArgName::Position(i)))
+        let i = at?;
+        if i >= self.args.len() || self.taken[i] {
+            return None;
+        }
+        self.taken[i] = true;
+        Some((std::mem::take(&mut self.args[i]), ArgName::Position(i)))
     }
 
     /// A required string parameter (anything else as Python's `str()`).
@@ -107,11 +125,12 @@ impl Params {
         self.kwargs.shift_remove(name)
     }
 
-    /// All remaining positional arguments (`*args`).
+    /// The positional arguments past the named parameters (`*args`).
     pub fn rest(&mut self) -> Vec<Value> {
-        let rest = self.args.split_off(self.next.min(self.args.len()));
-        self.next = self.args.len();
-        rest
+        self.rest_taken = true;
+        let from = self.sig.positional.min(self.args.len());
+        self.taken.truncate(from);
+        self.args.split_off(from)
     }
 
     /// Fail on arguments the function does not take.
@@ -122,17 +141,21 @@ impl Params {
                 self.fun
             )));
         }
-        if let Some(k) = self.kwargs.keys().next().filter(|_| !self.open_kwargs) {
+        // A keyword naming a parameter binds to it, taken or not.
+        let sig = self.sig;
+        let mut unknown = self.kwargs;
+        unknown.retain(|k, _| sig.index(k).is_none());
+        if let Some(k) = unknown.keys().next().filter(|_| !self.open_kwargs) {
             if !self.from_template {
-                return Err(invalid_kwargs(&self.kwargs));
+                return Err(invalid_kwargs(&unknown));
             }
             return Err(CallError::InvalidArguments(format!(
                 "{}() got an unexpected keyword argument '{k}'",
                 self.fun
             )));
         }
-        let left = self.args.len().saturating_sub(self.next);
-        if left > 0 {
+        let left = self.args.len().saturating_sub(self.sig.positional);
+        if left > 0 && !self.rest_taken && !self.sig.varargs {
             return Err(CallError::InvalidArguments(format!(
                 "{}() got {left} unexpected positional argument(s)",
                 self.fun
@@ -180,6 +203,12 @@ pub(crate) fn delimiter(v: Option<Value>) -> Cow<'static, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::modules::signature::sig;
+
+    /// `get(key, default=None, merge=None)`.
+    static GET: Signature = sig!(key, default = null, merge = null);
+    /// `get(key)`.
+    static ONE: Signature = sig!(key);
 
     fn params(args: &[&str], kwargs: &[(&str, &str)]) -> Params {
         let mut p = cli_params(args, kwargs);
@@ -187,9 +216,26 @@ mod tests {
         p
     }
 
+    fn with_sig(sig: &'static Signature, args: &[&str], kwargs: &[(&str, &str)]) -> Params {
+        let mut p = Params::new(
+            "get",
+            sig,
+            CallArgs {
+                args: args.iter().map(|a| Value::from(*a)).collect(),
+                kwargs: kwargs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), Value::from(*v)))
+                    .collect(),
+            },
+        );
+        p.from_template = true;
+        p
+    }
+
     fn cli_params(args: &[&str], kwargs: &[(&str, &str)]) -> Params {
         Params::new(
             "get",
+            &GET,
             CallArgs {
                 args: args.iter().map(|a| Value::from(*a)).collect(),
                 kwargs: kwargs
@@ -202,38 +248,44 @@ mod tests {
 
     #[test]
     fn binds_like_python_and_words_errors_like_it() {
-        // (args, kwargs, parameters taken, error from finish)
+        // (signature, args, kwargs, parameters taken, error from finish)
         type Case<'a> = (
+            &'static Signature,
             &'a [&'a str],
             &'a [(&'a str, &'a str)],
             &'a [&'a str],
             &'a str,
         );
         let cases: &[Case] = &[
-            (&["a", "b"], &[], &["key", "default"], ""),
-            (&["a"], &[("default", "b")], &["key", "default"], ""),
-            (&[], &[("__pub_jid", "1"), ("key", "a")], &["key"], ""),
+            (&GET, &["a", "b"], &[], &["key", "default"], ""),
+            (&GET, &["a"], &[("default", "b")], &["key", "default"], ""),
+            // A parameter the function never asks for still binds.
+            (&GET, &["a", "b", "c"], &[], &["key"], ""),
+            (&ONE, &[], &[("__pub_jid", "1"), ("key", "a")], &["key"], ""),
             (
+                &ONE,
                 &["a", "b"],
                 &[],
                 &["key"],
                 "get() got 1 unexpected positional argument(s)",
             ),
             (
+                &ONE,
                 &["a"],
                 &[("nope", "1")],
                 &["key"],
                 "get() got an unexpected keyword argument 'nope'",
             ),
             (
+                &ONE,
                 &["a"],
                 &[("key", "b")],
                 &["key"],
                 "get() got multiple values for argument 'key'",
             ),
         ];
-        for (args, kwargs, names, want) in cases {
-            let mut p = params(args, kwargs);
+        for (sig, args, kwargs, names, want) in cases {
+            let mut p = with_sig(sig, args, kwargs);
             for n in *names {
                 p.take(n);
             }
@@ -262,6 +314,16 @@ mod tests {
                 "The following keyword arguments are not valid: nope=1, bad=x".into()
             )
         );
+    }
+
+    #[test]
+    fn positions_come_from_the_signature_not_the_order_taken() {
+        let mut p = params(&["k", "d", "m"], &[]);
+        assert_eq!(p.take("merge"), Some(Value::from("m")));
+        assert_eq!(p.take("key"), Some(Value::from("k")));
+        assert_eq!(p.take("key"), None, "taken once");
+        assert_eq!(p.take("default"), Some(Value::from("d")));
+        p.finish().unwrap();
     }
 
     #[test]

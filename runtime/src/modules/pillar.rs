@@ -3,10 +3,10 @@
 //! in-memory one unless asked for a `pillarenv`/`saltenv`. In a template
 //! every function reads the pillar compiled so far.
 
+use super::function::{params_of, sig, CallError, Ctx, Function};
 use super::grains::default_or_empty;
 use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
-use super::{CallError, Ctx, Function};
 use crate::context::FreshPillar;
 use brine_compile::minion_data::functions::{
     ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step,
@@ -29,29 +29,104 @@ the pillar compiled so far.\n\n    brine-call pillar.items\n    \
 brine-call pillar.items pillarenv=dev";
 
 pub(super) const FUNCTIONS: &[Function] = &[
-    Function::reads("data", ITEMS, items),
-    Function::reads("fetch", GET, get),
-    Function::reads("get", GET, get),
+    Function::reads(
+        "data",
+        sig!(
+            *args,
+            pillar = null,
+            pillar_enc = null,
+            pillarenv = null,
+            saltenv = null
+        ),
+        ITEMS,
+        items,
+    )
+    .ordered_from(1),
+    Function::reads(
+        "fetch",
+        sig!(
+            key,
+            default = "<Constant.NOT_SET>",
+            merge = false,
+            merge_nested_lists = null,
+            delimiter = ":",
+            pillarenv = null,
+            saltenv = null
+        ),
+        GET,
+        get,
+    )
+    .ordered_from(0),
+    Function::reads(
+        "get",
+        sig!(
+            key,
+            default = "<Constant.NOT_SET>",
+            merge = false,
+            merge_nested_lists = null,
+            delimiter = ":",
+            pillarenv = null,
+            saltenv = null
+        ),
+        GET,
+        get,
+    )
+    .ordered_from(0),
     Function::reads(
         "item",
+        sig!(
+            *args,
+            default = null,
+            delimiter = null,
+            pillarenv = null,
+            saltenv = null
+        ),
         "A dict of the pillar values named (':' paths, or DELIMITER), each '' (or \
 DEFAULT) when missing.\n\n    brine-call pillar.item users:alice ssh_keys",
         item,
-    ),
-    Function::reads("items", ITEMS, items),
+    )
+    .ordered_from(1),
+    Function::reads(
+        "items",
+        sig!(
+            *args,
+            pillar = null,
+            pillar_enc = null,
+            pillarenv = null,
+            saltenv = null
+        ),
+        ITEMS,
+        items,
+    )
+    .ordered_from(1),
     Function::reads(
         "keys",
+        sig!(key, delimiter = ":"),
         "The keys of the dict at KEY (a ':' path, or DELIMITER) in the pillar; an error \
 when there is no such value or it is not a dict.\n\n    brine-call pillar.keys users",
         keys,
     ),
     Function::reads(
         "ls",
+        sig!(
+            *args,
+            pillar = null,
+            pillar_enc = null,
+            pillarenv = null,
+            saltenv = null
+        ),
         "The top-level keys of a freshly compiled pillar.\n\n    brine-call pillar.ls",
         ls,
     ),
     Function::reads(
         "filter_by",
+        sig!(
+            lookup_dict,
+            pillar,
+            merge = null,
+            default = "default",
+            base = null
+        ),
         "Pick the entry of LOOKUP_DICT whose key matches (as a glob) the pillar value \
 at PILLAR (a ':' path; each item when it is a list). Without a match, the entry named \
 DEFAULT (default 'default'). With BASE, that entry lies under the pick; MERGE (a dict) \
@@ -62,6 +137,13 @@ pillar='role') %}",
     ),
     Function::reads(
         "obfuscate",
+        sig!(
+            *args,
+            pillar = null,
+            pillar_enc = null,
+            pillarenv = null,
+            saltenv = null
+        ),
         "pillar.items with every value replaced by its type ('<str>', '<int>' ...): the \
 shape of the pillar without its secrets. Takes what pillar.items takes.\n\n    \
 brine-call pillar.obfuscate",
@@ -69,10 +151,12 @@ brine-call pillar.obfuscate",
     ),
     Function::reads(
         "raw",
+        sig!(key = null),
         "The in-memory pillar as it is, or its top-level KEY ({} when missing), without \
 compiling.\n\n    brine-call pillar.raw\n    brine-call pillar.raw key=users",
         raw,
-    ),
+    )
+    .ordered_from(1),
 ];
 
 /// `pillarenv=`/`saltenv=` (and `pillar=` for items) ask for a fresh compile.
@@ -247,7 +331,7 @@ fn items<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     if !args.is_empty() {
         let kwargs = std::mem::take(&mut p.kwargs);
         let call = brine_core::args::CallArgs { args, kwargs };
-        return item(cx, Params::new("item", call));
+        return item(cx, params_of(FUNCTIONS, "item", call));
     }
     let pillar_override = p.take("pillar");
     p.kw("pillar_enc");

@@ -2,25 +2,27 @@
 //! removals, upgrades, holds and version comparison, all through the same
 //! package providers (dpkg/apt, rpm/dnf) the `pkg` states use.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, opt_string, Params};
-use super::{CallError, Ctx, Function, Return};
-use brine_states::modules::pkg::version::version_cmp as cmp_versions;
-use brine_states::modules::pkg::{provider_from, InstallRequest, PkgError, PkgProvider};
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
+use brine_states::modules::pkg::version::version_cmp as cmp_versions;
+use brine_states::modules::pkg::{provider_from, InstallRequest, PkgError, PkgProvider};
 use indexmap::IndexMap;
 use std::path::PathBuf;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "available_version",
+        sig!(*args, **kwargs),
         "Another name for pkg.latest_version.\n\n    \
 brine-call pkg.available_version nginx refresh=False",
         latest_version,
     ),
     Function::acts(
         "hold",
+        sig!(name = null, pkgs = null, sources = null, **kwargs),
         "Put NAME (or each of PKGS, or the names of SOURCES) on hold so that \
 upgrades leave it alone: {name: {name, changes, result, comment}}. Debian: \
 the dpkg selection 'hold'; RedHat: a lock of the dnf/yum versionlock plugin, \
@@ -29,6 +31,7 @@ which must be installed.\n\n    brine-call pkg.hold openssl",
     ),
     Function::acts(
         "info_installed",
+        sig!(*args, **kwargs),
         "What the package database says of each installed NAME (every package \
 when none is given): version, architecture, packager, group, url, description, \
 install_date, license ... Debian: FAILHARD=False answers {} instead of failing \
@@ -40,6 +43,19 @@ brine-call pkg.info_installed kernel-core all_versions=True attr=version,install
     ),
     Function::acts(
         "install",
+        sig!(
+            name = null,
+            refresh = false,
+            fromrepo = null,
+            skip_verify = false,
+            debconf = null,
+            pkgs = null,
+            sources = null,
+            reinstall = false,
+            downloadonly = false,
+            ignore_epoch = false,
+            **kwargs
+        ),
         "Install NAME (with VERSION), or PKGS (a list of names or {name: \
 version}), or SOURCES (a list of {name: local package file}). Keywords: \
 refresh, fromrepo, skip_verify, reinstall, ignore_epoch, install_recommends, \
@@ -50,6 +66,7 @@ brine-call pkg.install pkgs='[\"curl\", {\"jq\": \"1.6-2.1\"}]'",
     ),
     Function::acts(
         "latest_version",
+        sig!(*args, **kwargs),
         "The newest version available of each NAME that would be an upgrade or \
 an install ('' when the installed one is newest); one string for one name, \
 else a mapping. REFRESH (default True) updates the package lists first; \
@@ -58,6 +75,12 @@ SHOW_INSTALLED, FROMREPO.\n\n    brine-call pkg.latest_version nginx refresh=Fal
     ),
     Function::acts(
         "list_pkgs",
+        sig!(
+            versions_as_list = false,
+            removed = false,
+            purge_desired = false,
+            **kwargs
+        ),
         "Every installed package with its version(s). VERSIONS_AS_LIST=True \
 lists the versions; REMOVED=True answers packages removed but not purged, \
 PURGE_DESIRED=True those marked for purge (dpkg).\n\n    brine-call pkg.list_pkgs",
@@ -65,6 +88,7 @@ PURGE_DESIRED=True those marked for purge (dpkg).\n\n    brine-call pkg.list_pkg
     ),
     Function::acts(
         "list_upgrades",
+        sig!(refresh = true, dist_upgrade = true, **kwargs),
         "Each package an upgrade would change, with its new version. REFRESH \
 (default True) updates the package lists first; DIST_UPGRADE (default True) \
 counts what dist-upgrade would do.\n\n    brine-call pkg.list_upgrades refresh=False",
@@ -72,12 +96,14 @@ counts what dist-upgrade would do.\n\n    brine-call pkg.list_upgrades refresh=F
     ),
     Function::acts(
         "purge",
+        sig!(name = null, pkgs = null, **kwargs),
         "Remove NAME (or each of PKGS) with its configuration files: \
 {removed, installed} changes.\n\n    brine-call pkg.purge nginx",
         |c, p| remove(c, p, true),
     ),
     Function::acts(
         "refresh_db",
+        sig!(cache_valid_time = 0, failhard = false, **kwargs),
         "Update the package lists: each index named by the update, True when \
 fetched, None when already current, False when ignored or failed. \
 FAILHARD=True makes failed indexes an error.\n\n    brine-call pkg.refresh_db",
@@ -85,6 +111,7 @@ FAILHARD=True makes failed indexes an error.\n\n    brine-call pkg.refresh_db",
     ),
     Function::acts(
         "remove",
+        sig!(name = null, pkgs = null, **kwargs),
         "Remove NAME (or each of PKGS; '*' globs match installed names), \
 keeping configuration files: the changes {name: {old, new}}.\n\n    \
 brine-call pkg.remove nginx",
@@ -92,6 +119,7 @@ brine-call pkg.remove nginx",
     ),
     Function::acts(
         "unhold",
+        sig!(name = null, pkgs = null, sources = null, **kwargs),
         "Take NAME (or each of PKGS, or the names of SOURCES) off hold: {name: \
 {name, changes, result, comment}} (dpkg selection back to 'install', or the \
 versionlock deleted).\n\n    brine-call pkg.unhold openssl",
@@ -99,6 +127,7 @@ versionlock deleted).\n\n    brine-call pkg.unhold openssl",
     ),
     Function::acts(
         "upgrade_available",
+        sig!(name, **kwargs),
         "True when a newer version of NAME than the installed one is \
 available (REFRESH, default True, updates the package lists first).\n\n    \
 brine-call pkg.upgrade_available openssl refresh=False",
@@ -106,6 +135,7 @@ brine-call pkg.upgrade_available openssl refresh=False",
     ),
     Function::acts(
         "upgrade",
+        sig!(refresh = true, dist_upgrade = false, **kwargs),
         "Upgrade every package (DIST_UPGRADE=True: as dist-upgrade). REFRESH \
 (default True) updates the package lists first; force_conf_new, force_yes, \
 skip_verify, download_only, allow_downgrades. Answers the changes.\n\n    \
@@ -114,6 +144,7 @@ brine-call pkg.upgrade",
     ),
     Function::reads(
         "version",
+        sig!(*args, **kwargs),
         "The installed version of each NAME ('' when it is not installed): one \
 string for one name, else a mapping by name; a NAME with '*' matches \
 installed packages. VERSIONS_AS_LIST=True lists every installed version.\n\n    \
@@ -122,6 +153,7 @@ brine-call pkg.version openssl\n    brine-call pkg.version 'python3*'",
     ),
     Function::acts(
         "version_cmp",
+        sig!(pkg1, pkg2, ignore_epoch = false, **kwargs),
         "Compare package versions PKG1 and PKG2 by the package system's rules \
 (Debian's or RPM's): -1 when PKG1 is older, 0 when equal, 1 when newer. \
 IGNORE_EPOCH=True drops the 'N:' epochs first.\n\n    \

@@ -2,9 +2,9 @@
 //! processes (`top`), finding processes by name (`pgrep`) and signalling
 //! them (`pkill`). Salt asks psutil; the same numbers come from `/proc`.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{opt_string, Params};
 use super::proctable::{self, Proc};
-use super::{CallError, Ctx, Function, Return};
 use brine_core::{Map, Value};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -12,6 +12,7 @@ use std::time::Duration;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "pgrep",
+        sig!(pattern, user = null, full = false, pattern_is_regex = false),
         "The pids of processes whose name contains PATTERN (the whole command \
 line with full=True; a regular expression with pattern_is_regex=True), only \
 USER's with user=; None when there are none.\n\n    brine-call ps.pgrep nginx user=www-data",
@@ -19,6 +20,7 @@ USER's with user=; None when there are none.\n\n    brine-call ps.pgrep nginx us
     ),
     Function::acts(
         "pkill",
+        sig!(pattern, user = null, signal = 15, full = false),
         "Send SIGNAL (default 15) to the processes whose name contains PATTERN \
 (the whole command line with full=True), only USER's with user=; answers \
 {killed: [pids]} or None.\n\n    brine-call ps.pkill nginx signal=1",
@@ -26,6 +28,7 @@ USER's with user=; None when there are none.\n\n    brine-call ps.pgrep nginx us
     ),
     Function::acts(
         "top",
+        sig!(num_processes = 5, interval = 3),
         "The NUM_PROCESSES (5) processes that used the most CPU time over \
 INTERVAL (3) seconds: cmd, user, status, pid, create_time, cpu and mem \
 figures.\n\n    brine-call ps.top num_processes=3 interval=1",

@@ -3,8 +3,8 @@
 //! `signal_job`). They read the daemon's table of running jobs
 //! ([`brine_host::jobs`]); `saltutil.refresh_pillar` is the daemon's own.
 
+use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
-use super::{CallError, Function, Return};
 use crate::context::Minion;
 use brine_core::{Map, Value};
 
@@ -15,6 +15,7 @@ const SIGTERM: i32 = 15;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
         "find_job",
+        sig!(jid),
         "The data of the running job JID (fun, arg, jid, pid, tgt, tgt_type, user, ret), \
 or an empty dict when it is not running; the master asks this of minions that are late \
 to return.\n\n    brine '*' saltutil.find_job 20240102030405123456",
@@ -22,6 +23,7 @@ to return.\n\n    brine '*' saltutil.find_job 20240102030405123456",
     ),
     Function::minion(
         "kill_job",
+        sig!(jid),
         "Stop the running job JID as SIGKILL would: it returns nothing. Answers \
 'Signal 9 sent to job JID at pid PID', or an empty string when no such job runs.\n\n    \
 brine '*' saltutil.kill_job 20240102030405123456",
@@ -29,12 +31,14 @@ brine '*' saltutil.kill_job 20240102030405123456",
     ),
     Function::minion(
         "running",
+        sig!(),
         "The jobs this minion is running, other than this call: a list of their data \
 (fun, arg, jid, pid, tgt, tgt_type, user, ret).\n\n    brine '*' saltutil.running",
         running,
     ),
     Function::minion(
         "signal_job",
+        sig!(jid, sig),
         "Send signal SIG (a number) to the running job JID. Jobs are tasks of the minion, \
 not processes: a signal that ends a process cancels the job (it returns nothing); \
 0, SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG and SIGWINCH leave it \
@@ -43,6 +47,7 @@ running.\n\n    brine '*' saltutil.signal_job 20240102030405123456 15",
     ),
     Function::minion(
         "term_job",
+        sig!(jid),
         "Stop the running job JID as SIGTERM would: it returns nothing. Answers \
 'Signal 15 sent to job JID at pid PID', or an empty string when no such job runs.\n\n    \
 brine '*' saltutil.term_job 20240102030405123456",

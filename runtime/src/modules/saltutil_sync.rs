@@ -4,8 +4,8 @@
 //! cache, the jobs running a function, and `saltutil.cmd`, which needs a
 //! master client on the minion's host.
 
+use super::function::{sig, CallError, Daemon, Function, Return};
 use super::params::Params;
-use super::{CallError, Function, Return};
 use crate::context::{CompileSource, Minion};
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::opts;
@@ -17,12 +17,11 @@ cannot load Python modules, so nothing is ever synced: the answer is the empty l
 gives when there is nothing new. Takes SALTENV, REFRESH, EXTMOD_WHITELIST and \
 EXTMOD_BLACKLIST as Salt does.\n\n    brine '*' saltutil.sync_modules";
 
-/// One `sync_*` function: its name, whether it takes `refresh` and
-/// `clean_pillar_cache`.
+/// One `sync_*` function: its name and signature.
 macro_rules! sync {
-    ($name:literal, $refresh:literal, $clean:literal) => {
-        Function::minion($name, SYNC_DOC, |_, p| {
-            sync_nothing(p, $refresh, $clean).map(|()| Return::from(Value::List(Vec::new())))
+    ($name:literal, $sig:expr) => {
+        Function::minion($name, $sig, SYNC_DOC, |_, p| {
+            sync_nothing(p).map(|()| Return::from(Value::List(Vec::new())))
         })
     };
 }
@@ -55,12 +54,24 @@ const SYNC_ALL_LOCAL_KINDS: &[&str] = &["pillar", "wrapper"];
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
         "clear_cache",
+        sig!(),
         "Delete every file under the minion's cachedir (folders stay), as Salt does; \
 True, or False when a file cannot be removed.\n\n    brine '*' saltutil.clear_cache",
         clear_cache,
     ),
     Function::minion(
         "cmd",
+        sig!(
+            tgt,
+            fun,
+            arg = [],
+            timeout = null,
+            tgt_type = "glob",
+            ret = "",
+            kwarg = null,
+            ssh = false,
+            **kwargs
+        ),
         "Salt runs a job on other minions from here, through a master client on this \
 host. A brine minion has no master client: it answers as a Salt minion that cannot reach \
 a master.\n\n    brine '*' saltutil.cmd '*' test.ping",
@@ -68,12 +79,14 @@ a master.\n\n    brine '*' saltutil.cmd '*' test.ping",
     ),
     Function::minion(
         "is_running",
+        sig!(fun),
         "The data of the running jobs whose function matches FUN (a glob), as a list \
 (as saltutil.running gives them).\n\n    brine '*' saltutil.is_running state.highstate",
         is_running,
     ),
     Function::minion(
         "refresh_grains",
+        sig!(**kwargs),
         "Read the grains again (the grains file and the configuration's grains: may have \
 changed); True.\n\n    brine '*' saltutil.refresh_grains",
         |m, mut p| {
@@ -85,6 +98,7 @@ changed); True.\n\n    brine '*' saltutil.refresh_grains",
     ),
     Function::minion(
         "refresh_modules",
+        sig!(**kwargs),
         "Ask the minion to reload its modules. brine's are built in, so nothing changes; \
 True from the daemon, False from brine-call (no running minion to ask), as Salt \
 answers.\n\n    brine '*' saltutil.refresh_modules",
@@ -96,53 +110,227 @@ answers.\n\n    brine '*' saltutil.refresh_modules",
     ),
     Function::minion(
         "refresh_pillar",
+        sig!(wait = false, timeout = 30, clean_cache = true),
         "Ask the running minion to compile its pillar again (WAIT=True: until it is done, \
 at most TIMEOUT seconds); True. brine-call compiles the pillar at every call and has no \
 running minion to ask: False, as Salt's salt-call --local answers.\n\n    \
 brine '*' saltutil.refresh_pillar",
-        |m, mut p| {
-            p.take("wait");
-            p.take("timeout");
-            p.take("clean_cache");
-            p.finish()?;
-            Ok(Return::from(Value::Bool(daemon(m))))
-        },
-    ),
+        refresh_pillar,
+    )
+    .in_daemon(Daemon::RefreshPillar),
+    Function::minion(
+        "pillar_refresh",
+        sig!(wait = false, timeout = 30, clean_cache = true),
+        "saltutil.refresh_pillar under its other name.\n\n    \
+brine '*' saltutil.pillar_refresh",
+        refresh_pillar,
+    )
+    .in_daemon(Daemon::RefreshPillar),
     Function::minion(
         "sync_all",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null,
+            clean_pillar_cache = false
+        ),
         "Every sync_* at once: a dict of kind → what was synced. brine cannot load custom \
 Python modules, so every list is empty (tops only for a masterless minion, as Salt).\n\n    \
 brine '*' saltutil.sync_all",
         sync_all,
     ),
-    sync!("sync_beacons", true, false),
-    sync!("sync_clouds", true, false),
-    sync!("sync_engines", true, false),
-    sync!("sync_executors", true, false),
-    sync!("sync_grains", true, true),
-    sync!("sync_log_handlers", true, false),
-    sync!("sync_matchers", true, false),
-    sync!("sync_modules", true, false),
-    sync!("sync_output", true, false),
-    Function::minion("sync_pillar", SYNC_DOC, |m, p| {
-        sync_nothing(p, true, true)?;
-        if !masterless(m) {
-            return Err(CallError::Failed(
-                "Pillar modules can only be synced to masterless minions".into(),
-            ));
-        }
-        Ok(Return::from(Value::List(Vec::new())))
-    }),
-    sync!("sync_proxymodules", true, false),
-    sync!("sync_renderers", true, false),
-    sync!("sync_returners", true, false),
-    sync!("sync_sdb", false, false),
-    sync!("sync_serializers", true, false),
-    sync!("sync_states", true, false),
-    sync!("sync_thorium", true, false),
-    sync!("sync_tops", true, false),
-    sync!("sync_utils", true, false),
-    sync!("sync_wrapper", true, false),
+    sync!(
+        "sync_beacons",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_clouds",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_engines",
+        sig!(
+            saltenv = null,
+            refresh = false,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_executors",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_grains",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null,
+            clean_pillar_cache = false
+        )
+    ),
+    sync!(
+        "sync_log_handlers",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_matchers",
+        sig!(
+            saltenv = null,
+            refresh = false,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_modules",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_output",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    Function::minion(
+        "sync_pillar",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null,
+            clean_pillar_cache = false
+        ),
+        SYNC_DOC,
+        |m, p| {
+            sync_nothing(p)?;
+            if !masterless(m) {
+                return Err(CallError::Failed(
+                    "Pillar modules can only be synced to masterless minions".into(),
+                ));
+            }
+            Ok(Return::from(Value::List(Vec::new())))
+        },
+    ),
+    sync!(
+        "sync_proxymodules",
+        sig!(
+            saltenv = null,
+            refresh = false,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_renderers",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_returners",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_sdb",
+        sig!(
+            saltenv = null,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_serializers",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_states",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_thorium",
+        sig!(
+            saltenv = null,
+            refresh = false,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_tops",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_utils",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
+    sync!(
+        "sync_wrapper",
+        sig!(
+            saltenv = null,
+            refresh = true,
+            extmod_whitelist = null,
+            extmod_blacklist = null
+        )
+    ),
 ];
 
 /// Whether the minion runs as the daemon (it has a master), not under
@@ -152,16 +340,16 @@ fn daemon(m: &Minion) -> bool {
 }
 
 /// Bind a sync function's parameters; there is nothing to do.
-fn sync_nothing(mut p: Params, refresh: bool, clean: bool) -> Result<(), CallError> {
-    p.take("saltenv");
-    if refresh {
-        p.take("refresh");
-    }
-    p.take("extmod_whitelist");
-    p.take("extmod_blacklist");
-    if clean {
-        p.take("clean_pillar_cache");
-    }
+/// `saltutil.refresh_pillar` outside the daemon (which answers it itself):
+/// there is no running minion to ask.
+fn refresh_pillar(m: &mut Minion, p: Params) -> Result<Return, CallError> {
+    p.finish()?;
+    Ok(Return::from(Value::Bool(daemon(m))))
+}
+
+/// Check the arguments of a sync (they bind to the signature) and sync
+/// nothing.
+fn sync_nothing(p: Params) -> Result<(), CallError> {
     p.finish()
 }
 
@@ -171,7 +359,7 @@ fn masterless(m: &Minion) -> bool {
 }
 
 fn sync_all(m: &mut Minion, p: Params) -> Result<Return, CallError> {
-    sync_nothing(p, true, true)?;
+    sync_nothing(p)?;
     let local = masterless(m);
     let kinds = local
         .then_some("tops")

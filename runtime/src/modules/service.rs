@@ -4,102 +4,118 @@
 //! (init scripts, `service`, `update-rc.d`) for the everyday functions,
 //! through the sysvinit provider, and `systemd_service`'s `show`.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, Params};
 use super::run::run_merged;
-use super::{CallError, Ctx, Function, Return};
+use brine_compile::matcher::glob::fnmatch;
+use brine_core::{Map, Value};
 use brine_states::modules::service::systemd::{self, Systemd};
 use brine_states::modules::service::sysvinit::{self, Answer};
 use brine_states::modules::service::ServiceProvider;
-use brine_compile::matcher::glob::fnmatch;
-use brine_core::{Map, Value};
 use std::collections::BTreeSet;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "available",
+        sig!(name),
         "True when NAME is a service this host knows.\n\n    brine-call service.available cron",
         |c, p| one(c, p, Verb::Available),
     ),
     Function::acts(
         "disable",
+        sig!(name, **kwargs),
         "Keep NAME from starting at boot. True on success.\n\n    \
 brine-call service.disable cron",
         |c, p| one(c, p, Verb::Disable),
     ),
     Function::acts(
         "disabled",
+        sig!(name),
         "True when NAME does not start at boot.\n\n    brine-call service.disabled cron",
         |c, p| one(c, p, Verb::Disabled),
     ),
     Function::acts(
         "enable",
+        sig!(name, **kwargs),
         "Make NAME start at boot. True on success.\n\n    brine-call service.enable cron",
         |c, p| one(c, p, Verb::Enable),
     ),
     Function::acts(
         "enabled",
+        sig!(name, **kwargs),
         "True when NAME starts at boot.\n\n    brine-call service.enabled cron",
         |c, p| one(c, p, Verb::Enabled),
     ),
     Function::acts(
         "force_reload",
+        sig!(name),
         "Force NAME to reload (restart when it cannot reload). True on \
 success.\n\n    brine-call service.force_reload nginx",
         |c, p| one(c, p, Verb::ForceReload),
     ),
     Function::acts(
         "get_all",
+        sig!(),
         "Every service this host knows, sorted.\n\n    brine-call service.get_all",
         |c, p| list(c, p, Listing::All),
     ),
     Function::acts(
         "get_disabled",
+        sig!(),
         "The services that do not start at boot, sorted.\n\n    \
 brine-call service.get_disabled",
         |c, p| list(c, p, Listing::Disabled),
     ),
     Function::acts(
         "get_enabled",
+        sig!(),
         "The services that start at boot, sorted.\n\n    brine-call service.get_enabled",
         |c, p| list(c, p, Listing::Enabled),
     ),
     Function::acts(
         "get_running",
+        sig!(),
         "The units systemd reports running, sorted ([] when systemd does not \
 run).\n\n    brine-call service.get_running",
         |_, p| units(p, Units::Running),
     ),
     Function::acts(
         "get_static",
+        sig!(root = null),
         "The units whose unit file is static (started by others only), \
 sorted.\n\n    brine-call service.get_static",
         |_, p| units(p, Units::Static),
     ),
     Function::acts(
         "missing",
+        sig!(name),
         "True when NAME is not a service this host knows.\n\n    \
 brine-call service.missing cron",
         |c, p| one(c, p, Verb::Missing),
     ),
     Function::acts(
         "offline",
+        sig!(),
         "Whether systemd is installed but not running (the path of systemctl \
 then, as Salt answers), else False.\n\n    brine-call service.offline",
         offline,
     ),
     Function::acts(
         "reload",
+        sig!(name),
         "Reload NAME's configuration. True on success.\n\n    \
 brine-call service.reload nginx",
         |c, p| one(c, p, Verb::Reload),
     ),
     Function::acts(
         "restart",
+        sig!(name),
         "Restart NAME. True on success.\n\n    brine-call service.restart nginx",
         |c, p| one(c, p, Verb::Restart),
     ),
     Function::acts(
         "show",
+        sig!(name, root = null),
         "systemd's properties of the unit NAME (`systemctl show`) as a mapping; \
 Before/After/Wants as lists, {..} values as mappings.\n\n    \
 brine-call service.show cron",
@@ -107,11 +123,13 @@ brine-call service.show cron",
     ),
     Function::acts(
         "start",
+        sig!(name),
         "Start NAME. True on success.\n\n    brine-call service.start nginx",
         |c, p| one(c, p, Verb::Start),
     ),
     Function::acts(
         "status",
+        sig!(name, sig = null),
         "True when NAME runs. A NAME with '*', '?' or '[..]' answers a mapping \
 for every matching service. SIG: a pattern looked for in the process list \
 instead.\n\n    brine-call service.status cron\n    brine-call service.status 'ng*'",
@@ -119,6 +137,7 @@ instead.\n\n    brine-call service.status cron\n    brine-call service.status 'n
     ),
     Function::acts(
         "stop",
+        sig!(name),
         "Stop NAME. True on success.\n\n    brine-call service.stop nginx",
         |c, p| one(c, p, Verb::Stop),
     ),

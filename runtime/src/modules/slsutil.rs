@@ -1,13 +1,20 @@
 //! Salt's `slsutil` module: what SLS templates use to combine data.
 
+use super::function::{sig, CallError, Ctx, Function};
 use super::params::{opt_string, Params};
-use super::{CallError, Ctx, Function};
 use brine_compile::minion_data::functions::{ArgAt, Origin, Returned};
 use brine_compile::pillar::merge::update;
 use brine_core::Value;
 
 pub(super) const FUNCTIONS: &[Function] = &[Function::reads(
     "merge",
+    sig!(
+        obj_a,
+        obj_b,
+        strategy = "smart",
+        renderer = "yaml",
+        merge_lists = false
+    ),
     "A copy of the dict OBJ_A with OBJ_B merged in, the way the renderer RENDERER \
 (default 'yaml') merges pillar with STRATEGY (default 'smart'; brine merges \
 recursively: 'recurse', 'overwrite', or 'smart' with a YAML renderer). MERGE_LISTS \

@@ -9,8 +9,8 @@
 //! data holding `__exclude__` (a list where states are dicts) or nothing at
 //! all comes back with retcode 2.
 
+use super::function::{params_of, sig, CallError, Function, Return};
 use super::params::{opt_string, Params};
-use super::{CallError, Function, Return};
 use crate::context::{FreshPillar, Minion};
 use brine_compile::opts;
 use brine_compile::state::{compile, render, StateRequest};
@@ -27,6 +27,7 @@ const EX_STATE_FAILURE: i32 = 2;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
         "id_exists",
+        sig!(ids, mods, test = null, queue = null, **kwargs),
         "Whether every ID of IDS (comma-separated) is a state ID in the SLS MODS \
 (comma-separated; SALTENV and the rest as state.show_low_sls).\n\n    \
 brine-call state.id_exists nginx,nginx_conf web",
@@ -34,12 +35,14 @@ brine-call state.id_exists nginx,nginx_conf web",
     ),
     Function::minion(
         "running",
+        sig!(concurrent = false),
         "The state runs going on now, one sentence each (function, pid, start time, \
 jid); empty when none (or with CONCURRENT=True).\n\n    brine '*' state.running",
         running,
     ),
     Function::minion(
         "show_state_usage",
+        sig!(queue = null, **kwargs),
         "For each environment, which of its SLS the top file gives this minion (used) \
 and which it does not (unused), with their counts; or the top file errors.\n\n    \
 brine-call state.show_state_usage",
@@ -47,12 +50,14 @@ brine-call state.show_state_usage",
     ),
     Function::minion(
         "show_states",
+        sig!(queue = null, **kwargs),
         "The SLS names the highstate would apply, in the order their states run; or \
 the compile errors.\n\n    brine-call state.show_states",
         show_states,
     ),
     Function::minion(
         "show_highstate",
+        sig!(queue = null, **kwargs),
         "The highstate as high data: the top file's SLS for this minion rendered, \
 with extend, exclude and the _in requisites applied; or the compile errors. \
 SALTENV, PILLARENV and a PILLAR override as given.\n\n    brine-call state.show_highstate",
@@ -60,18 +65,21 @@ SALTENV, PILLARENV and a PILLAR override as given.\n\n    brine-call state.show_
     ),
     Function::minion(
         "show_low_sls",
+        sig!(mods, test = null, queue = null, **kwargs),
         "The SLS MODS (comma-separated) of SALTENV (default base) rendered with their \
 includes, as low chunks; or the compile errors.\n\n    brine-call state.show_low_sls web",
         |m, p| show_sls(m, p, true),
     ),
     Function::minion(
         "show_lowstate",
+        sig!(queue = null, **kwargs),
         "The highstate as low chunks, in the order they would run; or the compile \
 errors.\n\n    brine-call state.show_lowstate",
         show_lowstate,
     ),
     Function::minion(
         "show_sls",
+        sig!(mods, test = null, queue = null, **kwargs),
         "The SLS MODS (comma-separated) of SALTENV (default base) rendered with their \
 includes, as high data (extend, exclude and _in requisites left unapplied); or the \
 compile errors.\n\n    brine-call state.show_sls web,db",
@@ -79,6 +87,7 @@ compile errors.\n\n    brine-call state.show_sls web,db",
     ),
     Function::minion(
         "show_top",
+        sig!(queue = null, **kwargs),
         "The SLS the top files assign this minion, by saltenv; or the top file \
 errors.\n\n    brine-call state.show_top",
         show_top,
@@ -334,7 +343,7 @@ fn id_exists(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             args.kwargs.insert(k.into(), v);
         }
     }
-    let low = show_sls(m, Params::new("show_low_sls", args), true)?;
+    let low = show_sls(m, params_of(FUNCTIONS, "show_low_sls", args), true)?;
     let Value::List(chunks) = low.value else {
         return Ok(Return::from(Value::Bool(false)));
     };
@@ -525,7 +534,7 @@ mod tests {
             kwargs: v(kwargs).as_map().cloned().unwrap_or_default(),
             ..Default::default()
         };
-        let mut p = Params::new("show_top", args);
+        let mut p = params_of(FUNCTIONS, "show_top", args);
         call_opts(m, &mut p)
     }
 

@@ -3,9 +3,9 @@
 //! writes it; `check_request` reads it, `clear_request` drops it,
 //! `run_request` runs it for real.
 
+use super::function::{params_of, sig, CallError, Function, Return};
 use super::params::{opt_string, Params};
 use super::state_run::apply;
-use super::{CallError, Function, Return};
 use crate::context::Minion;
 use brine_compile::opts;
 use brine_core::args::CallArgs;
@@ -15,30 +15,37 @@ use std::path::PathBuf;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
         "check_request",
+        sig!(name = null),
         "The requests state.request queued, by name (NAME: that one only); {} when \
 there are none.\n\n    brine '*' state.check_request",
         check_request,
-    ),
+    )
+    .highstate(),
     Function::minion(
         "clear_request",
+        sig!(name = null),
         "Drop the queued request NAME (all of them without NAME); False when NAME is not \
 queued.\n\n    brine '*' state.clear_request",
         clear_request,
     ),
     Function::minion(
         "request",
+        sig!(mods = null, **kwargs),
         "Test-run state.apply MODS (with the other keywords) and queue it under NAME \
 (default 'default') for state.run_request; answers the test run.\n\n    \
 brine '*' state.request web name=deploy",
         request,
-    ),
+    )
+    .highstate(),
     Function::minion(
         "run_request",
+        sig!(name = "default", **kwargs),
         "Run the request queued under NAME (default 'default') for real, keywords given \
 here over those queued, and drop the queue; {} when nothing is queued under NAME.\n\n    \
 brine '*' state.run_request deploy",
         run_request,
-    ),
+    )
+    .highstate(),
 ];
 
 /// Where the queued requests are kept.
@@ -132,7 +139,11 @@ fn request(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         },
         kwargs: kwargs.clone(),
     };
-    let ret = apply(m, Params::new("apply", args), false)?;
+    let ret = apply(
+        m,
+        params_of(super::state_run::FUNCTIONS, "apply", args),
+        false,
+    )?;
     let name = kwargs
         .get("name")
         .map_or_else(|| "default".to_string(), Value::to_python_str);
@@ -171,7 +182,11 @@ fn run_request(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         },
         kwargs,
     };
-    let ret = apply(m, Params::new("apply", args), false);
+    let ret = apply(
+        m,
+        params_of(super::state_run::FUNCTIONS, "apply", args),
+        false,
+    );
     let _ = std::fs::remove_file(request_file(m));
     ret
 }

@@ -3,16 +3,16 @@
 //! runtime and return the running dictionary, with salt-call's retcodes
 //! (1: compile errors, 2: a state failed, 5: the pillar failed).
 
+use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
-use super::{CallError, Function, Return};
 use crate::context::{FreshPillar, Minion};
-use brine_states::engine::{self, RuntimeError};
-use brine_states::StateContext;
 use brine_compile::opts;
 use brine_compile::request::CompiledStates;
 use brine_compile::state::compile;
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
+use brine_states::engine::{self, RuntimeError};
+use brine_states::StateContext;
 use std::sync::Arc;
 
 /// salt's exit codes for state runs.
@@ -23,72 +23,106 @@ const EX_PILLAR_FAILURE: i32 = 5;
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
         "apply",
+        sig!(mods = null, **kwargs),
         "Apply states: the SLS MODS given (comma-separated), else the highstate. \
 TEST=True reports what would change; SALTENV, PILLARENV and a PILLAR override as \
 given; EXCLUDE leaves SLS or IDs out. Exit code 2 when a state failed, 1 on compile \
 errors, 5 when the pillar failed.\n\n    brine-call state.apply\n    \
 brine-call state.apply web test=True",
         |m, p| apply(m, p, false),
-    ),
+    )
+    .highstate(),
     Function::minion(
         "highstate",
+        sig!(test = null, queue = null, state_events = null, **kwargs),
         "Apply the highstate: every SLS the top files assign this minion (see \
 state.apply for the options).\n\n    brine-call state.highstate",
         |m, p| highstate(m, p, None),
-    ),
+    )
+    .highstate(),
     Function::minion(
         "low",
+        sig!(data, queue = null, **kwargs),
         "Run one low chunk given as a dict (state, fun, name and the state's \
 arguments).\n\n    brine-call state.low '{state: file, fun: absent, name: /tmp/x}'",
         low,
     ),
     Function::minion(
         "single",
+        sig!(fun, name, test = null, queue = null, **kwargs),
         "Run one state function, FUN (state.function), on NAME with the other keyword \
 arguments as its arguments.\n\n    brine-call state.single pkg.installed name=vim",
         single,
-    ),
+    )
+    .highstate(),
     Function::minion(
         "sls",
+        sig!(
+            mods,
+            test = null,
+            exclude = null,
+            queue = null,
+            sync_mods = null,
+            state_events = null,
+            **kwargs
+        ),
         "Apply the SLS MODS (comma-separated) of SALTENV (default base), with their \
 includes (see state.apply for the options).\n\n    brine-call state.sls web,db",
         |m, p| sls(m, p, None),
-    ),
+    )
+    .highstate(),
     Function::minion(
         "sls_id",
+        sig!(
+            id_,
+            mods,
+            test = null,
+            queue = null,
+            state_events = null,
+            **kwargs
+        ),
         "Apply the one state ID_ (with what its requisites call for) out of the SLS MODS \
 (comma-separated) of SALTENV (default base); see state.apply for the options. An ID \
 found in none of them is an error.\n\n    brine-call state.sls_id nginx_conf web",
         sls_id,
-    ),
+    )
+    .highstate(),
     Function::minion(
         "top",
+        sig!(topfn, test = null, queue = null, **kwargs),
         "Apply the highstate as the top file TOPFN (a path in the file roots) gives it, \
 in place of the configured top file (see state.apply for the options).\n\n    \
 brine-call state.top reverse_top.sls",
         top,
-    ),
+    )
+    .highstate(),
     Function::minion(
         "template",
+        sig!(tem, queue = null, **kwargs),
         "Apply the SLS file TEM on the minion's own file system ('.sls' added when \
 missing), rendered as an SLS named by its path (SALTENV for its includes).\n\n    \
 brine-call state.template /srv/local/fix.sls",
         template,
-    ),
+    )
+    .highstate(),
     Function::minion(
         "template_str",
+        sig!(tem, queue = null, **kwargs),
         "Apply the states in the string TEM, rendered with the default renderer \
 (jinja|yaml); include, exclude and extends are refused there.\n\n    \
 brine-call state.template_str 'motd: {file.managed: [{name: /etc/motd}, \
 {contents: hi}]}'",
         template_str,
-    ),
+    )
+    .highstate(),
     Function::minion(
         "test",
+        sig!(*args, **kwargs),
         "state.apply in test mode: what would change, changing nothing.\n\n    \
 brine-call state.test web",
         |m, p| apply(m, p, true),
-    ),
+    )
+    .highstate(),
 ];
 
 /// The keyword arguments left for `**kwargs` (publish metadata already

@@ -1,43 +1,48 @@
 //! Salt's `status` module: facts about the running system, read from
 //! `/proc`, `statvfs` and utmp as Salt reads them on Linux.
 
+use super::function::{sig, CallError, Ctx, Function};
 use super::params::Params;
 use super::proctable;
-use super::{CallError, Ctx, Function};
-use brine_host::exec::{self, CommandSpec};
 use crate::grains::system::read_text;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
+use brine_host::exec::{self, CommandSpec};
 use std::collections::BTreeSet;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
         "all_status",
+        sig!(),
         "Everything at once: cpuinfo, cpustats, diskstats, diskusage, loadavg, \
 meminfo, netdev, netstats, uptime, vmstats and w.\n\n    brine-call status.all_status",
         |_, p| no_args(p, all_status),
     ),
     Function::reads(
         "cpuinfo",
+        sig!(),
         "/proc/cpuinfo as a mapping (the last processor's values; flags as a \
 list).\n\n    brine-call status.cpuinfo",
         |_, p| no_args(p, cpuinfo),
     ),
     Function::reads(
         "cpustats",
+        sig!(),
         "/proc/stat: the cpu line's times, intr and softirq counters, and the \
 other counters.\n\n    brine-call status.cpustats",
         |_, p| no_args(p, cpustats),
     ),
     Function::reads(
         "diskstats",
+        sig!(),
         "/proc/diskstats per device: reads, writes, sectors and times.\n\n    \
 brine-call status.diskstats",
         |_, p| no_args(p, diskstats),
     ),
     Function::reads(
         "diskusage",
+        sig!(*args),
         "Available and total bytes of each mounted filesystem; arguments pick \
 paths (starting with /) and filesystem types (globs).\n\n    \
 brine-call status.diskusage / ext?",
@@ -50,56 +55,66 @@ brine-call status.diskusage / ext?",
     ),
     Function::reads(
         "loadavg",
+        sig!(),
         "The 1, 5 and 15 minute load averages.\n\n    brine-call status.loadavg",
         |_, p| no_args(p, loadavg),
     ),
     Function::reads(
         "meminfo",
+        sig!(),
         "/proc/meminfo: each line's value and unit.\n\n    brine-call status.meminfo",
         |_, p| no_args(p, meminfo),
     ),
     Function::reads(
         "netdev",
+        sig!(),
         "/proc/net/dev per interface: received and sent bytes, packets, errors.\n\n    \
 brine-call status.netdev",
         |_, p| no_args(p, netdev),
     ),
     Function::reads(
         "netstats",
+        sig!(),
         "/proc/net/netstat: the kernel's network counters by group.\n\n    \
 brine-call status.netstats",
         |_, p| no_args(p, netstats),
     ),
     Function::reads(
         "pid",
+        sig!(sig),
         "The pids (one per line) of the processes whose `ps -ef` line matches \
 regular expression SIG.\n\n    brine-call status.pid nginx",
         pid,
     ),
     Function::reads(
         "procs",
+        sig!(),
         "Every process by pid: its user and command line.\n\n    brine-call status.procs",
         |_, p| no_args(p, procs),
     ),
     Function::reads(
         "time",
+        sig!(format = "%A, %d. %B %Y %I:%M%p"),
         "The minion's local time, formatted with FORMAT (strftime; default \
 '%A, %d. %B %Y %I:%M%p').\n\n    brine-call status.time '%s'",
         time,
     ),
     Function::reads(
         "uptime",
+        sig!(),
         "How long the system has been up: seconds, since_iso, since_t, days, \
 time (H:M) and users logged in.\n\n    brine-call status.uptime",
         |_, p| no_args(p, uptime),
     ),
     Function::reads(
         "vmstats",
+        sig!(),
         "/proc/vmstat's counters.\n\n    brine-call status.vmstats",
         |_, p| no_args(p, vmstats),
     ),
     Function::acts(
         "w",
+        sig!(),
         "The users logged in, as `w` lists them: user, tty, login, idle, jcpu, \
 pcpu, what.\n\n    brine-call status.w",
         |_, p| {

@@ -1,16 +1,16 @@
 //! Salt's `sys` module: what the registry holds, answered from its table.
 
+use super::function::{sig, CallError, Ctx, Function, Signature};
 use super::params::{into_string, Params};
-use super::signatures::{Signature, SIGNATURES};
-use super::{all, CallError, Ctx, Function};
-use brine_states::modules::docs::DOCS;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
+use brine_states::modules::docs::DOCS;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
         "argspec",
+        sig!(module = ""),
         "The argument specification of the functions named, as Salt's loader reports \
 them: for each function its `args` (names, in order), `defaults` (the values of the \
 last ones), `varargs` and `kwargs` (true when it takes *args / **kwargs; else None). \
@@ -21,6 +21,7 @@ brine-call sys.argspec sys\n    brine-call sys.argspec 'pkg.*'",
     ),
     Function::reads(
         "doc",
+        sig!(*args),
         "The docstrings of the functions named, as a dict: a module name gives all its \
 functions, a glob (pillar.*) those matching; nothing named gives every function.\n\n    \
 brine-call sys.doc pillar.get\n    brine-call sys.doc test",
@@ -28,6 +29,7 @@ brine-call sys.doc pillar.get\n    brine-call sys.doc test",
     ),
     Function::reads(
         "list_functions",
+        sig!(*args, **kwargs),
         "The functions (module.function) of the modules named, sorted; a glob (pillar.g*) \
 selects functions by name; nothing named lists every function.\n\n    \
 brine-call sys.list_functions\n    brine-call sys.list_functions sys",
@@ -35,12 +37,14 @@ brine-call sys.list_functions\n    brine-call sys.list_functions sys",
     ),
     Function::reads(
         "list_modules",
+        sig!(*args),
         "The names of the execution modules, sorted; globs (st*) select among them.\n\n    \
 brine-call sys.list_modules",
         list_modules,
     ),
     Function::reads(
         "list_state_functions",
+        sig!(*args, **kwargs),
         "The state functions (module.function) brine has, sorted: a module name gives \
 its functions, a glob or dotted name (file.m*) selects by function name; nothing named \
 lists all.\n\n    brine-call sys.list_state_functions file",
@@ -48,12 +52,14 @@ lists all.\n\n    brine-call sys.list_state_functions file",
     ),
     Function::reads(
         "list_state_modules",
+        sig!(*args),
         "The names of the state modules brine has, sorted; globs (f*) select among \
 them.\n\n    brine-call sys.list_state_modules",
         list_state_modules,
     ),
     Function::reads(
         "state_doc",
+        sig!(*args),
         "The docstrings of the state modules and functions named, as a dict: a module \
 name gives the module's and all its functions', a function its own and its module's, a \
 glob (file.*) those matching; nothing named gives all.\n\n    \
@@ -155,12 +161,13 @@ fn patterns(p: &mut Params) -> Vec<String> {
     p.rest().iter().map(Value::to_python_str).collect()
 }
 
-fn list_modules<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+fn list_modules<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let pats = patterns(&mut p);
     p.finish()?;
     // A pattern with `*` is matched against function names (`s*` finds
     // `state.apply`, so `state`); anything else must be a module's name.
-    let mut names: Vec<String> = all()
+    let mut names: Vec<String> = cx
+        .all()
         .into_iter()
         .filter(|(n, _)| {
             let module = n.split('.').next().unwrap_or_default();
@@ -179,7 +186,7 @@ fn list_modules<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallErro
     Ok(Returned::New(strings(names)))
 }
 
-fn list_functions<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+fn list_functions<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let pats = patterns(&mut p);
     // Salt takes (and ignores) stray keyword arguments here.
     p.open_kwargs = true;
@@ -194,14 +201,15 @@ fn list_functions<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallEr
             in_module(name, pat)
         }
     };
-    let names = all()
+    let names = cx
+        .all()
         .into_iter()
         .map(|(n, _)| n)
         .filter(|n| pats.is_empty() || pats.iter().any(|pat| selects(pat, n)));
     Ok(Returned::New(strings(names)))
 }
 
-fn doc<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+fn doc<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let pats = patterns(&mut p);
     p.finish()?;
     // A pattern with `*` is matched against function names; else a
@@ -213,7 +221,8 @@ fn doc<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
             name == pat || pat.is_empty() || in_module(name, pat.strip_suffix('.').unwrap_or(pat))
         }
     };
-    let docs: Map = all()
+    let docs: Map = cx
+        .all()
         .into_iter()
         .filter(|(n, _)| pats.is_empty() || pats.iter().any(|pat| selects(pat, n)))
         .map(|(n, f)| (n, Value::Str(f.doc.to_string())))
@@ -221,7 +230,7 @@ fn doc<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     Ok(Returned::New(Value::Map(docs)))
 }
 
-fn argspec<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
+fn argspec<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let module = p.take("module").map(into_string).unwrap_or_default();
     p.finish()?;
     // Salt's rule: a `*` or `.` makes a glob over full names; else the
@@ -233,28 +242,27 @@ fn argspec<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
             in_module(name, &module)
         }
     };
-    let specs: Map = all()
+    let specs: Map = cx
+        .all()
         .into_iter()
         .filter(|(n, _)| selects(n))
-        .filter_map(|(n, _)| signature(&n).map(|s| (n, spec_value(s))))
+        .filter(|(n, _)| !BRINE_ONLY.contains(&n.as_str()))
+        .map(|(n, f)| (n, spec_value(&f.sig)))
         .collect();
     Ok(Returned::New(Value::Map(specs)))
 }
 
-/// Salt's recorded signature of `name`.
-fn signature(name: &str) -> Option<&'static Signature> {
-    SIGNATURES
-        .binary_search_by(|s| s.name.cmp(name))
-        .ok()
-        .map(|i| &SIGNATURES[i])
-}
+/// brine's own functions: Salt has no such function, so `sys.argspec`
+/// does not list them.
+const BRINE_ONLY: &[&str] = &["hiera.lookup"];
 
 /// One function's entry as `sys.argspec` shows it: empty lists and false
 /// flags are None.
 fn spec_value(s: &Signature) -> Value {
     let or_none = |v: Value, some: bool| if some { v } else { Value::Null };
-    let defaults = brine_core::yaml::load(s.defaults).unwrap_or(Value::Null);
-    let has_defaults = matches!(&defaults, Value::List(l) if !l.is_empty());
+    let defaults = s.default_values();
+    let has_defaults = !defaults.is_empty();
+    let defaults = Value::List(defaults);
     let mut m = Map::default();
     m.insert(
         "args".into(),
@@ -279,27 +287,54 @@ fn in_module(name: &str, module: &str) -> bool {
 mod tests {
     use super::*;
 
-    /// The table is Salt's: regenerated with the registry, it names every
-    /// function brine has that Salt has, and nothing else.
+    use crate::modules::{all, MODULES};
+
+    /// Every function's signature is the one Salt 3007.8's loader reports
+    /// (`testdata/argspec.json`, recorded by
+    /// `tests/conformance/gen_argspec.py`), and Salt has no function brine
+    /// lacks a descriptor for among those recorded.
     #[test]
     fn every_function_has_salts_signature() {
-        // brine's own (Salt has no such function).
-        const BRINE_ONLY: &[&str] = &["hiera.lookup"];
+        let recorded: Map = match brine_core::yaml::load(include_str!("testdata/argspec.json")) {
+            Ok(Value::Map(m)) => m,
+            other => panic!("argspec.json: {other:?}"),
+        };
         let names: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
-        for n in &names {
-            assert!(
-                signature(n).is_some() || BRINE_ONLY.contains(&n.as_str()),
-                "{n} has no recorded signature: run tests/conformance/gen_argspec.py"
-            );
+        for (n, f) in all() {
+            if BRINE_ONLY.contains(&n.as_str()) {
+                continue;
+            }
+            let salt = recorded.get(&n).unwrap_or_else(|| {
+                panic!("{n} has no recorded signature: run tests/conformance/gen_argspec.py")
+            });
+            assert_eq!(spec_value(&f.sig), spec_of(salt), "{n}");
         }
-        assert!(SIGNATURES.windows(2).all(|w| w[0].name < w[1].name));
-        for s in SIGNATURES {
-            assert!(
-                names.iter().any(|n| n == s.name),
-                "{} is not registered",
-                s.name
-            );
-            assert!(brine_core::yaml::load(s.defaults).is_ok(), "{}", s.name);
+        for n in recorded.keys() {
+            assert!(names.contains(n), "{n} is not registered");
         }
+        assert!(MODULES.iter().all(|m| !m.functions.is_empty()));
+    }
+
+    /// A recorded entry as `sys.argspec` shows it.
+    fn spec_of(salt: &Value) -> Value {
+        let get = |k: &str| salt.as_map().and_then(|m| m.get(k)).cloned();
+        let mut m = Map::default();
+        let args = get("args").unwrap_or(Value::Null);
+        let empty = |v: &Value| matches!(v, Value::List(l) if l.is_empty());
+        m.insert("args".into(), if empty(&args) { Value::Null } else { args });
+        let defaults = get("defaults").unwrap_or(Value::Null);
+        m.insert(
+            "defaults".into(),
+            if empty(&defaults) {
+                Value::Null
+            } else {
+                defaults
+            },
+        );
+        for k in ["varargs", "kwargs"] {
+            let on = get(k).is_some_and(|v| v.is_truthy());
+            m.insert(k.into(), if on { Value::Bool(true) } else { Value::Null });
+        }
+        Value::Map(m)
     }
 }

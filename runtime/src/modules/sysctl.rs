@@ -1,33 +1,37 @@
 //! Salt's `sysctl` module (linux_sysctl): kernel parameters read and set
 //! through `sysctl`, and kept in a sysctl.conf-style file.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, opt_string, Params};
 use super::run::{run, run_merged, which};
-use super::{CallError, Ctx, Function, Return};
 use brine_core::{Map, Value};
 use std::path::Path;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "assign",
+        sig!(name, value),
         "Set the kernel parameter NAME to VALUE now (sysctl -w); answers \
 {name: value} as the kernel took it.\n\n    brine-call sysctl.assign net.ipv4.ip_forward 1",
         assign_fn,
     ),
     Function::acts(
         "default_config",
+        sig!(),
         "The file sysctl.persist writes by default: /etc/sysctl.d/99-salt.conf \
 under systemd, else /etc/sysctl.conf.\n\n    brine-call sysctl.default_config",
         default_config_fn,
     ),
     Function::acts(
         "get",
+        sig!(name),
         "The current value of the kernel parameter NAME (sysctl -n).\n\n    \
 brine-call sysctl.get net.ipv4.ip_forward",
         get_fn,
     ),
     Function::acts(
         "persist",
+        sig!(name, value, config = null),
         "Write NAME = VALUE into CONFIG (default: sysctl.default_config) and set \
 it now; 'Already set' when file and kernel agree, else 'Updated'.\n\n    \
 brine-call sysctl.persist vm.swappiness 10 config=/etc/sysctl.d/10-swap.conf",
@@ -35,6 +39,7 @@ brine-call sysctl.persist vm.swappiness 10 config=/etc/sysctl.d/10-swap.conf",
     ),
     Function::acts(
         "show",
+        sig!(config_file = false),
         "Every kernel parameter with its value (sysctl -a), or those set in \
 CONFIG_FILE when given ([] when that file does not exist).\n\n    \
 brine-call sysctl.show\n    brine-call sysctl.show config_file=/etc/sysctl.conf",

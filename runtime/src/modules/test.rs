@@ -2,11 +2,11 @@
 //! and the small tools operators use to try the plumbing (arguments as the
 //! minion received them, retcodes, exceptions, slow calls).
 
+use super::function::{params_of, sig, CallError, Ctx, Daemon, Function, Return};
 use super::params::Params;
-use super::{CallError, Ctx, Function, Return};
-use brine_states::modules::file::fsutil::hash_hex;
 use brine_compile::minion_data::functions::Returned;
 use brine_core::{Map, Value};
+use brine_states::modules::file::fsutil::hash_hex;
 use std::time::{Duration, Instant};
 
 /// The Salt release whose behaviour brine follows.
@@ -20,6 +20,7 @@ brine '*' test.versions_report";
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
         "arg",
+        sig!(*args, **kwargs),
         "Hand back the positional and keyword arguments as the minion received them, \
 as {args, kwargs}; kwargs include the publish metadata (__pub_*).\n\n    \
 brine '*' test.arg 1 two key=value",
@@ -27,12 +28,14 @@ brine '*' test.arg 1 two key=value",
     ),
     Function::reads(
         "arg_type",
+        sig!(*args, **kwargs),
         "The Python type names of the arguments received, as {args, kwargs}: \
 \"<class 'int'>\", \"<class 'str'>\" ...\n\n    brine '*' test.arg_type 1 one",
         arg_type,
     ),
     Function::reads(
         "arg_clean",
+        sig!(*args, **kwargs),
         "test.arg without the publish metadata: {args, kwargs} as given.\n\n    \
 brine '*' test.arg_clean 1 two key=value",
         |_, mut p| {
@@ -48,6 +51,7 @@ brine '*' test.arg_clean 1 two key=value",
     ),
     Function::reads(
         "arg_repr",
+        sig!(*args, **kwargs),
         "The arguments received as Python would print them: {args: repr of the tuple, \
 kwargs: repr of the dict, publish metadata included}.\n\n    \
 brine '*' test.arg_repr 1 two key=value",
@@ -55,6 +59,7 @@ brine '*' test.arg_repr 1 two key=value",
     ),
     Function::reads(
         "assertion",
+        sig!(assertion),
         "Answer None when ASSERTION is true; fail (an AssertionError) when it is \
 false.\n\n    brine '*' test.assertion False",
         |_, mut p| {
@@ -69,6 +74,7 @@ false.\n\n    brine '*' test.assertion False",
     ),
     Function::reads(
         "collatz",
+        sig!(start),
         "The Collatz sequence from START down to (not including) 1, and the seconds it \
 took, as [steps, seconds]; halved values are floats, as Python's division gives them.\n\n    \
 brine '*' test.collatz 3",
@@ -76,6 +82,7 @@ brine '*' test.collatz 3",
     ),
     Function::reads(
         "conf_test",
+        sig!(),
         "The option test.foo as config.option finds it ('unconfigured' by default): to \
 see that configuration reaches the minion.\n\n    brine '*' test.conf_test",
         |cx, p| {
@@ -84,33 +91,38 @@ see that configuration reaches the minion.\n\n    brine '*' test.conf_test",
                 args: vec![Value::from("test.foo")],
                 kwargs: Map::default(),
             };
-            super::config::option(cx, Params::new("option", ask))
+            super::config::option(cx, params_of(super::config::FUNCTIONS, "option", ask))
         },
     ),
     Function::reads(
         "echo",
+        sig!(text),
         "Send a string back unchanged.\n\n    brine-call test.echo 'hello world'",
         echo,
     ),
     Function::acts(
         "exception",
+        sig!(message = "Test Exception"),
         "Fail on purpose with MESSAGE (default 'Test Exception'), as a function raising \
 an exception fails: no return, a non-zero exit.\n\n    brine '*' test.exception 'oops'",
         exception,
     ),
     Function::reads(
         "false",
+        sig!(),
         "Answer False, always.\n\n    brine-call test.false",
         |_, p| answer(p, false),
     ),
     Function::reads(
         "fib",
+        sig!(num),
         "The NUM-th Fibonacci number and the seconds it took to compute, as [number, \
 seconds].\n\n    brine '*' test.fib 30",
         fib,
     ),
     Function::reads(
         "get_opts",
+        sig!(),
         "The minion's configuration (opts), as config.items.\n\n    \
 brine '*' test.get_opts",
         |cx, p| {
@@ -120,12 +132,14 @@ brine '*' test.get_opts",
     ),
     Function::reads(
         "kwarg",
+        sig!(**kwargs),
         "Hand back the keyword arguments received (publish metadata __pub_* \
 included).\n\n    brine '*' test.kwarg a=1 b=2",
         kwarg,
     ),
     Function::reads(
         "outputter",
+        sig!(data),
         "Hand back DATA unchanged, to see how an outputter prints it.\n\n    \
 brine '*' test.outputter foobar --out yaml",
         |_, mut p| {
@@ -136,11 +150,13 @@ brine '*' test.outputter foobar --out yaml",
     ),
     Function::reads(
         "ping",
+        sig!(),
         "Answer True: the minion is up and runs functions.\n\n    brine '*' test.ping",
         |_, p| answer(p, true),
     ),
     Function::reads(
         "random_hash",
+        sig!(size = 9999999999, hash_type = null),
         "The hash (HASH_TYPE, default the minion's hash_type, sha256) of a random number \
 between 0 and SIZE (default 9999999999), as hex.\n\n    brine '*' test.random_hash\n    \
 brine '*' test.random_hash hash_type=md5",
@@ -148,17 +164,21 @@ brine '*' test.random_hash hash_type=md5",
     ),
     Function::acts(
         "retcode",
+        sig!(code = 42),
         "Answer True and exit with CODE (default 42): to try how retcodes travel.\n\n    \
 brine '*' test.retcode 3",
         retcode,
     ),
     Function::acts(
         "sleep",
+        sig!(length),
         "Sleep LENGTH seconds, then answer True.\n\n    brine '*' test.sleep 20",
         sleep,
-    ),
+    )
+    .in_daemon(Daemon::Sleep),
     Function::reads(
         "stack",
+        sig!(),
         "The call stack of the thread running this function, as text (brine's own \
 frames: there is no Python stack).\n\n    brine '*' test.stack",
         |_, p| {
@@ -170,11 +190,13 @@ frames: there is no Python stack).\n\n    brine '*' test.stack",
     ),
     Function::reads(
         "true",
+        sig!(),
         "Answer True, always.\n\n    brine-call test.true",
         |_, p| answer(p, true),
     ),
     Function::reads(
         "tty",
+        sig!(*args, **kwargs),
         "An old name: writing to a terminal is cmd.tty's; answers that it moved.\n\n    \
 brine '*' test.tty tty0 'hello'",
         |_, mut p| {
@@ -188,6 +210,7 @@ brine '*' test.tty tty0 'hello'",
     ),
     Function::reads(
         "version",
+        sig!(),
         "brine's version (brine answers like Salt 3007.8; test.versions_report says \
 both).\n\n    brine '*' test.version",
         |_, p| {
@@ -195,9 +218,10 @@ both).\n\n    brine '*' test.version",
             Ok(Returned::New(Value::from(env!("CARGO_PKG_VERSION"))))
         },
     ),
-    Function::reads("versions", VERSIONS_REPORT, versions_report),
+    Function::reads("versions", sig!(), VERSIONS_REPORT, versions_report),
     Function::reads(
         "versions_information",
+        sig!(),
         "brine's versions as a dict of sections (brine, Salt compatibility, components, \
 system); see test.versions_report.\n\n    brine '*' test.versions_information",
         |cx, p| {
@@ -205,7 +229,7 @@ system); see test.versions_report.\n\n    brine '*' test.versions_information",
             Ok(Returned::New(Value::Map(versions_information(cx))))
         },
     ),
-    Function::reads("versions_report", VERSIONS_REPORT, versions_report),
+    Function::reads("versions_report", sig!(), VERSIONS_REPORT, versions_report),
 ];
 
 fn answer(p: Params, b: bool) -> Result<Returned<'static>, CallError> {
@@ -557,14 +581,15 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
         };
-        let p = Params::new("arg", call);
+        let p = params_of(FUNCTIONS, "arg", call);
         let cx_opts = Map::default();
         let cx = Ctx {
             id: "m1",
             grains: &cx_opts,
             pillar: &cx_opts,
             opts: &cx_opts,
-            caller: super::super::Caller::Template(&EMPTY_MINION),
+            caller: super::super::function::Caller::Template(&EMPTY_MINION),
+            modules: crate::modules::MODULES,
         };
         let out = arg(&cx, p).expect("test.arg binds anything").into_value();
         out.get("kwargs")

@@ -3,9 +3,9 @@
 //! `/etc/localtime`'s link elsewhere) and set by relinking
 //! `/etc/localtime`.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, Params};
 use super::run::{run as run_split, run_merged};
-use super::{CallError, Ctx, Function, Return};
 use brine_core::Value;
 use std::path::Path;
 
@@ -15,6 +15,7 @@ const ZONEINFO: &str = "/usr/share/zoneinfo/";
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "get_hwclock",
+        sig!(),
         "Whether the hardware clock keeps 'UTC' or 'localtime' (timedatectl's \
 'RTC in local TZ', else /etc/default/rcS or /etc/adjtime; None without a \
 hardware clock).\n\n    brine-call timezone.get_hwclock",
@@ -22,23 +23,27 @@ hardware clock).\n\n    brine-call timezone.get_hwclock",
     ),
     Function::acts(
         "get_offset",
+        sig!(),
         "The current offset from UTC, as `date +%z` prints it (-0700).\n\n    \
 brine-call timezone.get_offset",
         |_, p| date(p, "+%z"),
     ),
     Function::acts(
         "get_zone",
+        sig!(),
         "The system time zone's name (America/Denver).\n\n    brine-call timezone.get_zone",
         get_zone_fn,
     ),
     Function::acts(
         "get_zonecode",
+        sig!(),
         "The current zone abbreviation, as `date +%Z` prints it (MDT).\n\n    \
 brine-call timezone.get_zonecode",
         |_, p| date(p, "+%Z"),
     ),
     Function::acts(
         "set_zone",
+        sig!(timezone),
         "Make TIMEZONE the system time zone: timedatectl when installed, then \
 /etc/localtime relinked to its zoneinfo file (and /etc/timezone on Debian). \
 True, or a message when the zone does not exist.\n\n    \
@@ -47,6 +52,7 @@ brine-call timezone.set_zone Europe/Paris",
     ),
     Function::acts(
         "zone_compare",
+        sig!(timezone),
         "True when /etc/localtime has the same contents as TIMEZONE's zoneinfo \
 file.\n\n    brine-call timezone.zone_compare Etc/UTC",
         zone_compare,

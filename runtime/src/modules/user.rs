@@ -2,16 +2,37 @@
 //! files and changed with the shadow tools (`useradd`, `usermod`,
 //! `userdel`), through the same helpers the `user` state uses.
 
+use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, Params};
-use super::{CallError, Ctx, Function, Return};
-use brine_host::accounts::EtcRoot;
-use brine_states::modules::user::{chattrib, chgroups, update_gecos, useradd, userdel, NewUser};
 use brine_compile::minion_data::functions::Returned;
 use brine_core::Value;
+use brine_host::accounts::EtcRoot;
+use brine_states::modules::user::{chattrib, chgroups, update_gecos, useradd, userdel, NewUser};
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
         "add",
+        sig!(
+            name,
+            uid = null,
+            gid = null,
+            groups = null,
+            home = null,
+            shell = null,
+            unique = true,
+            system = false,
+            fullname = "",
+            roomnumber = "",
+            workphone = "",
+            homephone = "",
+            other = "",
+            createhome = true,
+            loginclass = null,
+            nologinit = false,
+            root = null,
+            usergroup = null,
+            local = false
+        ),
         "Create the account NAME with useradd. Keywords: uid, gid, groups, home, \
 shell, unique (False allows a shared uid), system, fullname, roomnumber, \
 workphone, homephone, other, createhome (default True), nologinit, usergroup. \
@@ -20,18 +41,21 @@ True when useradd succeeded.\n\n    brine-call user.add deploy shell=/bin/bash",
     ),
     Function::acts(
         "chfullname",
+        sig!(name, fullname, root = null),
         "Set the full name (GECOS) of NAME; True when it reads back so.\n\n    \
 brine-call user.chfullname deploy 'Deploy Bot'",
         |c, p| gecos(c, p, "fullname"),
     ),
     Function::acts(
         "chgid",
+        sig!(name, gid, root = null),
         "Set the primary group id of NAME to GID; True when it reads back so.\n\n    \
 brine-call user.chgid deploy 1001",
         |c, p| attr(c, p, "gid", "-g", "gid"),
     ),
     Function::acts(
         "chgroups",
+        sig!(name, groups, append = false, root = null),
         "Set the supplementary groups of NAME to GROUPS (a list or comma \
 separated); APPEND=True adds them instead. True on success.\n\n    \
 brine-call user.chgroups deploy www-data,adm",
@@ -39,6 +63,7 @@ brine-call user.chgroups deploy www-data,adm",
     ),
     Function::acts(
         "chhome",
+        sig!(name, home, persist = false, root = null),
         "Set the home directory of NAME to HOME; PERSIST=True moves the old \
 home's contents there. True when it reads back so.\n\n    \
 brine-call user.chhome deploy /srv/deploy",
@@ -46,42 +71,55 @@ brine-call user.chhome deploy /srv/deploy",
     ),
     Function::acts(
         "chhomephone",
+        sig!(name, homephone, root = null),
         "Set the home phone (GECOS) of NAME; True when it reads back so.\n\n    \
 brine-call user.chhomephone deploy 555-0100",
         |c, p| gecos(c, p, "homephone"),
     ),
     Function::acts(
         "chother",
+        sig!(name, other, root = null),
         "Set the 'other' GECOS field of NAME; True when it reads back so.\n\n    \
 brine-call user.chother deploy 'on call'",
         |c, p| gecos(c, p, "other"),
     ),
     Function::acts(
         "chroomnumber",
+        sig!(name, roomnumber, root = null),
         "Set the room number (GECOS) of NAME; True when it reads back so.\n\n    \
 brine-call user.chroomnumber deploy 42",
         |c, p| gecos(c, p, "roomnumber"),
     ),
     Function::acts(
         "chshell",
+        sig!(name, shell, root = null),
         "Set the login shell of NAME to SHELL; True when it reads back so.\n\n    \
 brine-call user.chshell deploy /bin/zsh",
         |c, p| attr(c, p, "shell", "-s", "shell"),
     ),
     Function::acts(
         "chuid",
+        sig!(name, uid, root = null),
         "Set the uid of NAME to UID; True when it reads back so.\n\n    \
 brine-call user.chuid deploy 2001",
         |c, p| attr(c, p, "uid", "-u", "uid"),
     ),
     Function::acts(
         "chworkphone",
+        sig!(name, workphone, root = null),
         "Set the work phone (GECOS) of NAME; True when it reads back so.\n\n    \
 brine-call user.chworkphone deploy 555-0199",
         |c, p| gecos(c, p, "workphone"),
     ),
     Function::acts(
         "delete",
+        sig!(
+            name,
+            remove = false,
+            force = false,
+            root = null,
+            local = false
+        ),
         "Delete the account NAME with userdel; REMOVE=True removes its home and \
 mail spool, FORCE=True forces it. True on success.\n\n    \
 brine-call user.delete deploy remove=True",
@@ -89,11 +127,13 @@ brine-call user.delete deploy remove=True",
     ),
     Function::acts(
         "getent",
+        sig!(refresh = false, root = null),
         "Every account as user.info describes it.\n\n    brine-call user.getent",
         getent,
     ),
     Function::reads(
         "info",
+        sig!(name, root = null),
         "The account NAME as Salt describes it (uid, gid, groups, home, shell, \
 passwd, name and the GECOS fields fullname, roomnumber, workphone, homephone, \
 other); {} when there is no such user.\n\n    brine-call user.info root",
@@ -101,23 +141,27 @@ other); {} when there is no such user.\n\n    brine-call user.info root",
     ),
     Function::acts(
         "list_groups",
+        sig!(name),
         "The names of the groups NAME belongs to, its primary group included, \
 sorted.\n\n    brine-call user.list_groups root",
         list_groups,
     ),
     Function::acts(
         "list_users",
+        sig!(root = null),
         "Every account name, sorted.\n\n    brine-call user.list_users",
         list_users,
     ),
     Function::acts(
         "primary_group",
+        sig!(name),
         "The name of NAME's primary group (`id -g -n`).\n\n    \
 brine-call user.primary_group root",
         primary_group,
     ),
     Function::acts(
         "rename",
+        sig!(name, new_name, root = null),
         "Rename the account NAME to NEW_NAME; True when it reads back so.\n\n    \
 brine-call user.rename deploy deployer",
         rename,

@@ -4,9 +4,9 @@
 use super::path_arg;
 use crate::modules::params::Params;
 use crate::modules::CallError;
+use brine_core::Value;
 use brine_states::modules::file::fsutil;
 use brine_states::modules::file::replace as re_;
-use brine_core::Value;
 use regex::bytes::Regex;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;

@@ -2,11 +2,11 @@
 //! `touch`, `remove`, `copy`, `move`, `rename`, `mkdir`, `makedirs`.
 
 use super::{isabs, path_arg, raw_path_arg, truthy};
+use crate::modules::function::{params_of, CallError, Ctx, Return};
 use crate::modules::params::Params;
-use crate::modules::{CallError, Ctx, Return};
+use brine_core::Value;
 use brine_states::modules::file::fsutil::{self, py_os_error, Owner};
 use brine_states::modules::file::misc;
-use brine_core::Value;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -563,7 +563,7 @@ fn argv_params(fun: &'static str, argv: Vec<String>) -> Params {
         args: vec![Value::List(argv.into_iter().map(Value::Str).collect())],
         kwargs,
     };
-    Params::new(fun, args)
+    params_of(crate::modules::cmd::FUNCTIONS, fun, args)
 }
 
 /// Salt's `_sed_esc`: quotes and slashes escaped for a sed expression

@@ -5,9 +5,9 @@
 use super::{isabs, path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::CallError;
+use brine_core::{Map, Value};
 use brine_states::modules::file::fsutil::{self, py_os_error, FileError, Owner};
 use brine_states::modules::file::misc;
-use brine_core::{Map, Value};
 use std::path::Path;
 
 /// Python's `os.path.abspath`.

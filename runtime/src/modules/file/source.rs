@@ -2,13 +2,13 @@
 //! (`state::modules::file::managed`), called on its own.
 
 use super::path_str;
+use crate::modules::function::{CallError, Ctx};
 use crate::modules::params::Params;
-use crate::modules::{CallError, Ctx};
+use brine_compile::minion_data::functions::Returned;
+use brine_core::{Map, Value};
 use brine_states::fileclient::{FileClient, LocalFileClient};
 use brine_states::modules::file::managed::first_source;
 use brine_states::modules::file::source_hash;
-use brine_compile::minion_data::functions::Returned;
-use brine_core::{Map, Value};
 use std::sync::Arc;
 
 /// The running minion's file client (the master's file server under the

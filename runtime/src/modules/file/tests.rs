@@ -2,12 +2,13 @@
 //! and templates calling the readers, on scratch trees.
 
 use super::*;
+use crate::modules::function::params_of;
 use brine_compile::render::jinja::{self, cases, TemplateContext};
 use brine_core::args::parse_input;
 
 fn params(fun: &'static str, line: &[&str]) -> Params {
     let tokens: Vec<String> = line.iter().map(|s| s.to_string()).collect();
-    Params::new(fun, parse_input(&tokens))
+    params_of(FUNCTIONS, fun, parse_input(&tokens))
 }
 
 fn scratch() -> (tempfile::TempDir, String) {
@@ -50,7 +51,7 @@ fn line_backup_is_time_stamped() {
     let f = format!("{dir}/conf");
     std::fs::write(&f, "a\nb\n").unwrap();
     let m = cases::minion(crate::modules::functions());
-    let ctx = Ctx::of_template(&m);
+    let ctx = Ctx::of_template(&m, crate::modules::MODULES);
     let got = text::line(
         &ctx,
         params(

@@ -3,12 +3,12 @@
 
 use super::meta::realpath;
 use super::{path_arg, truthy};
+use crate::modules::function::{CallError, Ctx};
 use crate::modules::params::Params;
-use crate::modules::{CallError, Ctx};
+use brine_core::Value;
 use brine_states::modules::file::difflib;
 use brine_states::modules::file::fsutil::{self, py_os_error};
 use brine_states::modules::file::replace::{self as re_, Outcome, ReplaceArgs, ReplaceError};
-use brine_core::Value;
 use std::path::Path;
 
 /// A string argument as Python's `str()` gives it; `None` for null.
