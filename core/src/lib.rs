@@ -12,10 +12,13 @@
 //! - [`args`]: `key=value` command-line arguments read as `salt-call` reads
 //!   them (`yamlify_arg`).
 //! - [`output`]: Salt's outputters (`nested`, `json`, `yaml`, `highstate`, ...).
+//! - [`signature`]: a Salt function's parameters in Python's words
+//!   ([`sig!`]), for execution and state functions alike.
 
 pub mod args;
 pub mod output;
 pub mod py;
+pub mod signature;
 pub mod value;
 pub mod yaml;
 

@@ -13,7 +13,7 @@
 //! whoever starts the minion.
 
 use crate::grains;
-use brine_compile::minion_data::functions::Functions;
+use brine_compile::minion_data::Functions;
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::{self, PillarRequest};
 use brine_compile::request::{

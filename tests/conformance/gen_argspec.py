@@ -4,6 +4,7 @@ execution functions brine has, as JSON: the test data every function's
 descriptor (its `sig!`) is checked against.
 
 usage: SALT_PYTHON gen_argspec.py FUNCTIONS_JSON > runtime/src/modules/testdata/argspec.json
+       SALT_PYTHON gen_argspec.py --states STATES_JSON > states/src/modules/testdata/argspec.json
 
 FUNCTIONS_JSON is `brine-call --local --out json sys.list_functions`. Run it
 with the Python of a Salt 3007.8 install (see ../../../shared/conformance/
@@ -12,6 +13,11 @@ masterless; a function whose module Salt does not load here (service is
 systemd's, pkg apt's) is read from the module brine follows. Besides what
 `sys.argspec` shows, each entry says how many of `args` Python binds by
 position (`positional`: the rest are keyword-only, after `*args`).
+
+With --states, STATES_JSON is `brine-call --local --out json
+sys.list_state_functions` and each state function is read from Salt's own
+state module (`salt.states.<module>`), the signature its state compiler
+checks a state's arguments against.
 """
 import importlib, inspect, json, os, sys, tempfile
 
@@ -52,15 +58,24 @@ def fallback(fun):
     return getattr(mod, aliases.get(name, name), None)
 
 
+def state_function(fun):
+    module, name = fun.split(".", 1)
+    return getattr(importlib.import_module("salt.states." + module), name, None)
+
+
 def main():
-    funs = json.load(open(sys.argv[1]))
+    states = sys.argv[1] == "--states"
+    funs = json.load(open(sys.argv[-1]))
     if isinstance(funs, dict):
         funs = funs["local"]
-    mods = loader()
+    mods = {} if states else loader()
     out = {}
     missing = []
     for fun in sorted(funs):
-        func = mods[fun] if fun in mods else fallback(fun)
+        if states:
+            func = state_function(fun)
+        else:
+            func = mods[fun] if fun in mods else fallback(fun)
         if func is None:
             missing.append(fun)
             continue

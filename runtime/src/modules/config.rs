@@ -6,7 +6,7 @@ use super::function::{sig, CallError, Ctx, Function};
 use super::grains::default_or_empty;
 use super::params::{delimiter, Params};
 use super::traverse::traverse;
-use brine_compile::minion_data::functions::{DataRef, Node, Returned, Source, Step};
+use brine_compile::minion_data::{DataRef, Node, Returned, Source, Step};
 use brine_compile::pillar::merge::{merge, MergeStrategy};
 use brine_core::{Map, Value};
 use std::sync::LazyLock;
@@ -160,7 +160,7 @@ fn merged_get<'c>(
     key: &str,
     delimiter: &str,
     strategy: &Value,
-    default: Option<(Value, brine_compile::minion_data::functions::ArgName)>,
+    default: Option<(Value, brine_compile::minion_data::ArgName)>,
 ) -> Returned<'c> {
     let strategy = match strategy.to_python_str().as_str() {
         "overwrite" => MergeStrategy::Overwrite,

@@ -8,7 +8,7 @@
 use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{opt_string, Params};
 use brine_compile::matcher::glob::fnmatch;
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_compile::opts;
 use brine_compile::render::jinja::{self, TemplateContext};
 use brine_core::{Map, Value};

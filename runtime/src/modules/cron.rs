@@ -54,7 +54,16 @@ brine-call cron.raw_cron root",
     ),
     Function::acts(
         "rm_job",
-        sig!(user, cmd, minute = null, hour = null, daymonth = null, month = null, dayweek = null, identifier = null),
+        sig!(
+            user,
+            cmd,
+            minute = null,
+            hour = null,
+            daymonth = null,
+            month = null,
+            dayweek = null,
+            identifier = null
+        ),
         "Remove the job running CMD (or with IDENTIFIER) from USER's crontab; \
 MINUTE, HOUR, DAYMONTH, MONTH, DAYWEEK narrow the match. 'removed' or \
 'absent'.\n\n    brine-call cron.rm_job root /usr/local/bin/backup",
@@ -62,7 +71,16 @@ MINUTE, HOUR, DAYMONTH, MONTH, DAYWEEK narrow the match. 'removed' or \
     ),
     Function::acts(
         "rm",
-        sig!(user, cmd, minute = null, hour = null, daymonth = null, month = null, dayweek = null, identifier = null),
+        sig!(
+            user,
+            cmd,
+            minute = null,
+            hour = null,
+            daymonth = null,
+            month = null,
+            dayweek = null,
+            identifier = null
+        ),
         "Another name for cron.rm_job.\n\n    brine-call cron.rm root /usr/local/bin/backup",
         rm_job_fn,
     ),
@@ -90,7 +108,18 @@ brine-call cron.set_special root @daily /usr/local/bin/rotate",
     ),
     Function::acts(
         "set_job",
-        sig!(user, minute, hour, daymonth, month, dayweek, cmd, commented = false, comment = null, identifier = null),
+        sig!(
+            user,
+            minute,
+            hour,
+            daymonth,
+            month,
+            dayweek,
+            cmd,
+            commented = false,
+            comment = null,
+            identifier = null
+        ),
         "Make USER's crontab run CMD at MINUTE HOUR DAYMONTH MONTH DAYWEEK \
 ('random' picks a value, 'a:b' a value in that range), with COMMENT, \
 IDENTIFIER, COMMENTED (written disabled). A job with the same IDENTIFIER (or \

@@ -3,7 +3,7 @@
 
 use super::function::{sig, CallError, Ctx, Function};
 use super::params::Params;
-use brine_compile::minion_data::functions::{ArgAt, Origin, Returned};
+use brine_compile::minion_data::{ArgAt, Origin, Returned};
 use brine_compile::pillar::merge::update;
 use brine_core::{Map, Value};
 

@@ -5,18 +5,18 @@
 //! `sys.*`, the CLIs' outputter choice and the minion daemon all read this
 //! descriptor, so a function's facts are written in one place.
 
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use super::params::Params;
-pub(crate) use super::signature::sig;
-pub use super::signature::Signature;
 use crate::context::Minion;
+pub(crate) use brine_core::sig;
+pub use brine_core::signature::Signature;
 
-pub use brine_compile::minion_data::functions::FunctionError as CallError;
+pub use brine_compile::minion_data::FunctionError as CallError;
 
 /// The outputter a function's return prints with (Salt's
 /// `__outputter__`), unless the command line names another.

@@ -5,9 +5,7 @@ use super::function::{sig, CallError, Ctx, Function};
 use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
 use brine_compile::matcher::glob::fnmatch;
-use brine_compile::minion_data::functions::{
-    ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step,
-};
+use brine_compile::minion_data::{ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step};
 use brine_compile::pillar::merge::update;
 use brine_core::value::key_string;
 use brine_core::{Map, Value};

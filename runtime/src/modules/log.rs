@@ -4,7 +4,7 @@
 
 use super::function::{sig, CallError, Ctx, Function};
 use super::params::Params;
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::Value;
 
 pub(super) const FUNCTIONS: &[Function] = &[

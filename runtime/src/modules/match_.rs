@@ -4,7 +4,7 @@
 use super::function::{sig, CallError, Ctx, Function};
 use super::params::{delimiter, opt_string, Params};
 use brine_compile::matcher::{self, MatchError};
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_compile::MinionData;
 use brine_core::Value;
 use std::borrow::Cow;

@@ -48,7 +48,6 @@ mod run;
 mod saltutil;
 mod saltutil_sync;
 mod service;
-mod signature;
 mod slsutil;
 mod state;
 mod state_request;

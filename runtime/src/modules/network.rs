@@ -8,7 +8,7 @@ use crate::grains::net::{self as gnet, Interface, Route};
 use crate::grains::system::read_text;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::matcher::ipcidr::{parse_address, parse_network, Address};
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
 use brine_host::exec::{self, CommandSpec, ExecError};

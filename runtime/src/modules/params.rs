@@ -3,10 +3,10 @@
 //! binds them, with Python's wording when they do not fit. Publish metadata
 //! (`__pub_*`) is never an argument.
 
-use super::signature::Signature;
-use brine_compile::minion_data::functions::ArgName;
-use brine_compile::minion_data::functions::FunctionError as CallError;
+use brine_compile::minion_data::ArgName;
+use brine_compile::minion_data::FunctionError as CallError;
 use brine_core::args::CallArgs;
+use brine_core::signature::Signature;
 use brine_core::{Map, Value};
 use std::borrow::Cow;
 
@@ -203,7 +203,7 @@ pub(crate) fn delimiter(v: Option<Value>) -> Cow<'static, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modules::signature::sig;
+    use brine_core::sig;
 
     /// `get(key, default=None, merge=None)`.
     static GET: Signature = sig!(key, default = null, merge = null);

@@ -8,9 +8,7 @@ use super::grains::default_or_empty;
 use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
 use crate::context::FreshPillar;
-use brine_compile::minion_data::functions::{
-    ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step,
-};
+use brine_compile::minion_data::{ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step};
 use brine_compile::opts::get_bool;
 use brine_compile::pillar::merge::update;
 use brine_core::{Map, Value};

@@ -5,7 +5,7 @@
 use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, opt_string, Params};
 use brine_compile::matcher::glob::fnmatch;
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::{Map, Value};
 use brine_states::modules::pkg::version::version_cmp as cmp_versions;
 use brine_states::modules::pkg::{provider_from, InstallRequest, PkgError, PkgProvider};

@@ -10,7 +10,7 @@ use super::{
     slsutil, state, state_request, state_run, status, sys, sysctl, test, timezone, user,
 };
 use crate::context::Minion;
-use brine_compile::minion_data::functions::{ExecFunctions, Functions, Returned};
+use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
 use std::sync::{Arc, LazyLock};

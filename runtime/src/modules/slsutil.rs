@@ -2,7 +2,7 @@
 
 use super::function::{sig, CallError, Ctx, Function};
 use super::params::{opt_string, Params};
-use brine_compile::minion_data::functions::{ArgAt, Origin, Returned};
+use brine_compile::minion_data::{ArgAt, Origin, Returned};
 use brine_compile::pillar::merge::update;
 use brine_core::Value;
 

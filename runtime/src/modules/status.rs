@@ -6,7 +6,7 @@ use super::params::Params;
 use super::proctable;
 use crate::grains::system::read_text;
 use brine_compile::matcher::glob::fnmatch;
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::{Map, Value};
 use brine_host::exec::{self, CommandSpec};
 use std::collections::BTreeSet;

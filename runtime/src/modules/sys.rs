@@ -3,9 +3,9 @@
 use super::function::{sig, CallError, Ctx, Function, Signature};
 use super::params::{into_string, Params};
 use brine_compile::matcher::glob::fnmatch;
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::{Map, Value};
-use brine_states::modules::docs::DOCS;
+use brine_states::modules::MODULES as STATE_MODULES;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
@@ -71,12 +71,12 @@ brine-call sys.state_doc file.managed\n    brine-call sys.state_doc service",
 /// Every state function (module.function) with its doc and its module's
 /// doc, sorted.
 fn state_functions() -> Vec<(String, &'static str, &'static str)> {
-    let mut out: Vec<_> = DOCS
+    let mut out: Vec<_> = STATE_MODULES
         .iter()
         .flat_map(|m| {
             m.functions
                 .iter()
-                .map(move |(f, doc)| (format!("{}.{f}", m.name), *doc, m.doc))
+                .map(move |f| (format!("{}.{}", m.name, f.name), f.doc, m.doc))
         })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));

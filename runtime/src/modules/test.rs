@@ -4,7 +4,7 @@
 
 use super::function::{params_of, sig, CallError, Ctx, Daemon, Function, Return};
 use super::params::Params;
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::{Map, Value};
 use brine_states::modules::file::fsutil::hash_hex;
 use std::time::{Duration, Instant};

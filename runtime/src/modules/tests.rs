@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::context::Minion;
-use brine_compile::minion_data::functions::Functions;
+use brine_compile::minion_data::Functions;
 use brine_compile::render::jinja::{self, cases, TemplateContext};
 use brine_core::args::parse_input;
 use brine_core::Value;

@@ -2,7 +2,7 @@
 //! and lists, and says the way it took, so an answer can point at the
 //! piece it found.
 
-use brine_compile::minion_data::functions::Step;
+use brine_compile::minion_data::Step;
 use brine_core::value::key_string;
 use brine_core::{Map, Value};
 

@@ -4,7 +4,7 @@
 
 use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, Params};
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::Value;
 use brine_host::accounts::EtcRoot;
 use brine_states::modules::user::{chattrib, chgroups, update_gecos, useradd, userdel, NewUser};

@@ -2,10 +2,11 @@
 //! (argument binding checks, `unless`/`onlyif`/`creates`, `check_cmd`,
 //! `retry`, test mode for prereqs, `__run_num__` and timing).
 
+use super::checks;
+use super::chunk::RuntimeError;
 use super::clock::Started;
-use super::{checks, RuntimeError};
 use crate::modules;
-use crate::{StateCall, StateContext, StateModule, StateReturn};
+use crate::{StateCall, StateContext, StateFunction, StateReturn};
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::state::vocabulary::is_internal_keyword;
 use brine_core::{Map, Value};
@@ -70,12 +71,10 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
             }
             None => errors.push(format!("Specified state '{full}' was not found")),
         },
-        Some(module) => {
-            if let Some(sig) = module.signature(&fun) {
-                for p in sig.required {
-                    if !low.contains_key(*p) {
-                        errors.push(format!("Missing parameter {p} for state {full}"));
-                    }
+        Some(f) => {
+            for p in f.sig.required() {
+                if !low.contains_key(*p) {
+                    errors.push(format!("Missing parameter {p} for state {full}"));
                 }
             }
         }
@@ -127,43 +126,20 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
     errors
 }
 
-/// Salt's state modules that have a `mod_watch` (by their virtual names):
-/// for them a `watch` fires `mod_watch`, for all others it is a `require`.
-const SALT_MOD_WATCH: &[&str] = &[
-    "at",
-    "cmd",
-    "docker_container",
-    "docker_image",
-    "etcd",
-    "kernelpkg",
-    "mount",
-    "pkg",
-    "service",
-    "supervisord",
-    "test",
-    "tomcat",
-];
-
-/// Whether the state module `state` has `mod_watch`: Salt's module does,
-/// or brine's says so.
+/// Whether the state module `state` has `mod_watch` (for it a `watch`
+/// fires `mod_watch`; for every other module it is a `require`).
 pub fn has_mod_watch(state: &str) -> bool {
-    modules::lookup(state).is_some_and(|m| SALT_MOD_WATCH.contains(&state) || m.has_mod_watch())
+    modules::lookup(state).is_some_and(|m| m.has_mod_watch())
 }
 
-/// The module for `state` when it has function `fun` (`mod_watch` counts
-/// when the module has one).
-fn find(state: &str, fun: &str) -> Option<&'static dyn StateModule> {
-    let m = modules::lookup(state)?;
-    if m.has_function(fun) || (fun == "mod_watch" && has_mod_watch(state)) {
-        Some(m)
-    } else {
-        None
-    }
+/// The function `fun` of the state module `state`.
+pub(super) fn find(state: &str, fun: &str) -> Option<&'static StateFunction> {
+    modules::lookup(state)?.function(fun)
 }
 
 /// Python's `int(s, 8)`: optional sign, optional `0o`, digits 0-7 with
 /// single underscores between them.
-fn parse_octal(s: &str) -> Option<i64> {
+pub(super) fn parse_octal(s: &str) -> Option<i64> {
     let t = s.trim();
     let (neg, t) = match t.strip_prefix('-') {
         Some(r) => (true, r),
@@ -187,15 +163,12 @@ fn parse_octal(s: &str) -> Option<i64> {
 
 /// Salt's `format_call` check: a function without `**kwargs` refuses any
 /// key it does not declare (internal keys aside).
-fn check_arguments(
+pub(super) fn check_arguments(
     low: &Map,
-    module: &dyn StateModule,
+    f: &StateFunction,
     full: &str,
-    fun: &str,
 ) -> Result<(), RuntimeError> {
-    let Some(sig) = module.signature(fun) else {
-        return Ok(());
-    };
+    let sig = &f.sig;
     if sig.kwargs {
         return Ok(());
     }
@@ -267,13 +240,13 @@ pub fn call(
         .unwrap_or_default();
     let fun = low.get("fun").map(Value::to_python_str).unwrap_or_default();
     let full = format!("{state}.{fun}");
-    let Some(module) = find(&state, &fun) else {
+    let Some(f) = find(&state, &fun) else {
         // verify_data found it; a lookup cannot fail twice differently.
         return Err(RuntimeError::InvalidArguments(format!(
             "Specified state '{full}' was not found"
         )));
     };
-    check_arguments(low, module, &full, &fun)?;
+    check_arguments(low, f, &full)?;
     let test = ctx.test || prereq;
 
     let mut ret = Map::default();
@@ -295,28 +268,10 @@ pub fn call(
         parallel = !prereq && low.get("parallel").is_some_and(Value::is_truthy);
         let umask = low.get("__umask__").and_then(Value::as_i64);
         let call = StateCall { low, test, ctx };
-        let r = with_umask(umask, || {
-            if fun != "mod_watch" {
-                return module.call(&call);
-            }
-            match module.mod_watch(&call) {
-                Some(r) => r,
-                None if module.has_function("mod_watch") => module.call(&call),
-                None => {
-                    let mut r = StateReturn::new(call.name());
-                    r.result = Some(false);
-                    r.comment = format!("State '{full}' was not found");
-                    r
-                }
-            }
-        });
+        let r = with_umask(umask, || (f.run)(&call));
         ret = ret_to_map(r);
     }
-    if low.contains_key("check_cmd")
-        && !module
-            .signature(&fun)
-            .is_some_and(|s| s.declares("check_cmd"))
-    {
+    if low.contains_key("check_cmd") && !f.sig.declares("check_cmd") {
         for (k, v) in checks::run_check_cmd(ctx, low) {
             ret.insert(k, v);
         }
@@ -355,7 +310,7 @@ pub fn call(
 /// whose `changes` is not a mapping is replaced, bookkeeping and all, by an
 /// exception report. (A state module puts a non-mapping `changes` in
 /// `StateReturn::extra` to get there.)
-fn content_check(ret: Map) -> Map {
+pub(super) fn content_check(ret: Map) -> Map {
     if matches!(ret.get("changes"), Some(Value::Map(_))) {
         return ret;
     }
@@ -371,7 +326,7 @@ fn content_check(ret: Map) -> Map {
 }
 
 /// Run `f` with the process umask set to `mask` (Salt's `set_umask`).
-fn with_umask<T>(mask: Option<i64>, f: impl FnOnce() -> T) -> T {
+pub(super) fn with_umask<T>(mask: Option<i64>, f: impl FnOnce() -> T) -> T {
     use nix::sys::stat::{umask, Mode};
     let Some(mask) = mask.and_then(|m| nix::libc::mode_t::try_from(m).ok()) else {
         return f();
@@ -383,14 +338,14 @@ fn with_umask<T>(mask: Option<i64>, f: impl FnOnce() -> T) -> T {
 }
 
 /// Salt's `verify_retry_data`: the `retry` option with defaults filled in.
-struct Retry {
+pub(super) struct Retry {
     until: bool,
     attempts: i64,
     interval: i64,
     splay: i64,
 }
 
-fn verify_retry_data(v: &Value) -> Retry {
+pub(super) fn verify_retry_data(v: &Value) -> Retry {
     let defaults = Retry {
         until: true,
         attempts: 2,
@@ -423,7 +378,7 @@ fn verify_retry_data(v: &Value) -> Retry {
     }
 }
 
-fn py_bool(b: bool) -> &'static str {
+pub(super) fn py_bool(b: bool) -> &'static str {
     if b {
         "True"
     } else {
@@ -434,7 +389,7 @@ fn py_bool(b: bool) -> &'static str {
 /// The `retry` option: call again (after `interval` seconds, plus up to
 /// `splay`) while the result is not `until`, up to `attempts` calls; in
 /// test mode only say so in the comment.
-fn retry(
+pub(super) fn retry(
     ctx: &StateContext,
     run_num: &mut i64,
     low: &mut Map,
@@ -504,7 +459,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn octal_like_python() {
+    pub(super) fn octal_like_python() {
         assert_eq!(parse_octal("022"), Some(18));
         assert_eq!(parse_octal("0o22"), Some(18));
         assert_eq!(parse_octal(" 7_7 "), Some(63));
@@ -514,7 +469,7 @@ mod tests {
     }
 
     #[test]
-    fn retry_defaults() {
+    pub(super) fn retry_defaults() {
         let r = verify_retry_data(&Value::Bool(true));
         assert_eq!((r.until, r.attempts, r.interval, r.splay), (true, 2, 30, 0));
         let r = verify_retry_data(&Value::Bool(false));

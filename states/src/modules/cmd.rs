@@ -7,69 +7,176 @@
 //! runtime checks them (`_run_check`) before calling the function.
 
 use super::file::{fsutil, merge_context, render_template};
+use crate::{StateCall, StateContext, StateFunction, StateModule, StateReturn};
+use brine_core::args::split_input;
+use brine_core::sig;
+use brine_core::{Map, Value};
 use brine_host::accounts;
 use brine_host::exec::{self, CommandSpec, Program};
-use crate::{StateCall, StateContext, StateModule, StateReturn};
-use brine_core::args::split_input;
-use brine_core::{Map, Value};
 use nix::unistd::{access, AccessFlags};
 use std::path::Path;
 use std::time::Duration;
 
 /// The `cmd` state module.
-pub struct CmdStates;
-
-const FUNCTIONS: &[&str] = &["run", "script", "wait", "watch", "wait_script"];
-
-impl StateModule for CmdStates {
-    fn has_function(&self, fun: &str) -> bool {
-        FUNCTIONS.contains(&fun)
-    }
-
-    fn call(&self, call: &StateCall) -> StateReturn {
-        match call.fun() {
-            "run" => run(call, call.low),
-            "script" => script(call, call.low),
-            // Only a watch runs these (through mod_watch).
-            "wait" | "watch" | "wait_script" => {
-                let mut ret = StateReturn::new(&name_of(call.low));
-                ret.comment = String::new();
-                ret
-            }
-            other => failed(
-                &name_of(call.low),
-                format!("State function cmd.{other} is not available"),
+pub static MODULE: StateModule = StateModule {
+    name: "cmd",
+    doc: "Run commands and scripts as states: a command runs unless its conditions \
+(unless, onlyif, creates) say it is not needed, and a non-zero exit fails the state.",
+    functions: &[
+        StateFunction::new(
+            "mod_watch",
+            sig!(name, **kwargs),
+            "Run the command (or script) of the watching state when a state it \
+watches changed: what a watch on cmd.run, cmd.wait, cmd.script or cmd.wait_script fires.",
+            mod_watch,
+        ),
+        StateFunction::new(
+            "run",
+            sig!(
+                name,
+                cwd = null,
+                root = null,
+                runas = null,
+                shell = null,
+                env = null,
+                prepend_path = null,
+                stateful = false,
+                output_loglevel = "debug",
+                hide_output = false,
+                timeout = null,
+                ignore_timeout = false,
+                use_vt = false,
+                success_retcodes = null,
+                success_stdout = null,
+                success_stderr = null,
+                **kwargs
             ),
-        }
-    }
-
-    fn mod_watch(&self, call: &StateCall) -> Option<StateReturn> {
-        let sfun = call
-            .low
-            .get("sfun")
-            .and_then(Value::as_str)
-            .unwrap_or(call.fun())
-            .to_string();
-        let name = name_of(call.low);
-        let stateful = call.low.get("stateful").is_some_and(Value::is_truthy);
-        let mut low = call.low.clone();
-        if stateful {
-            low.shift_remove("stateful");
-        }
-        let ret = match sfun.as_str() {
-            "wait" | "run" | "watch" => run(call, &low),
-            "wait_script" | "script" => script(call, &low),
-            "wait_call" | "call" => failed(&name, format!("cmd.{sfun} needs a named parameter func")),
-            _ => failed(
-                &name,
-                format!("cmd.{sfun} does not work with the watch requisite, please use cmd.wait or cmd.wait_script"),
+            "Run the command NAME (cwd, runas, env, shell, timeout, stateful, \
+creates, unless, onlyif); the state fails when it exits non-zero.",
+            |call| run(call, call.low),
+        ),
+        StateFunction::new(
+            "script",
+            sig!(
+                name,
+                source = null,
+                template = null,
+                cwd = null,
+                runas = null,
+                password = null,
+                shell = null,
+                env = null,
+                stateful = false,
+                timeout = null,
+                use_vt = false,
+                output_loglevel = "debug",
+                hide_output = false,
+                defaults = null,
+                context = null,
+                success_retcodes = null,
+                success_stdout = null,
+                success_stderr = null,
+                **kwargs
             ),
-        };
-        Some(if stateful {
-            reinterpreted_state(ret)
-        } else {
-            ret
-        })
+            "Fetch the script SOURCE (salt:// or a path; default NAME) and run \
+it with ARGS (cwd, runas, env, template, timeout).",
+            |call| script(call, call.low),
+        ),
+        StateFunction::new(
+            "wait",
+            sig!(
+                name,
+                cwd = null,
+                root = null,
+                runas = null,
+                shell = null,
+                env = [],
+                stateful = false,
+                output_loglevel = "debug",
+                hide_output = false,
+                use_vt = false,
+                success_retcodes = null,
+                success_stdout = null,
+                success_stderr = null,
+                **kwargs
+            ),
+            "Run the command NAME only when a state it watches changed.",
+            |call| StateReturn::new(&name_of(call.low)),
+        ),
+        StateFunction::new(
+            "wait_script",
+            sig!(
+                name,
+                source = null,
+                template = null,
+                cwd = null,
+                runas = null,
+                shell = null,
+                env = null,
+                stateful = false,
+                use_vt = false,
+                output_loglevel = "debug",
+                hide_output = false,
+                success_retcodes = null,
+                success_stdout = null,
+                success_stderr = null,
+                **kwargs
+            ),
+            "Run the script only when a state it watches changed.",
+            |call| StateReturn::new(&name_of(call.low)),
+        ),
+        StateFunction::new(
+            "watch",
+            sig!(
+                name,
+                cwd = null,
+                root = null,
+                runas = null,
+                shell = null,
+                env = [],
+                stateful = false,
+                output_loglevel = "debug",
+                hide_output = false,
+                use_vt = false,
+                success_retcodes = null,
+                success_stdout = null,
+                success_stderr = null,
+                **kwargs
+            ),
+            "Run the command NAME only when a state it watches changed (an \
+older name of cmd.wait).",
+            |call| StateReturn::new(&name_of(call.low)),
+        ),
+    ],
+};
+
+/// `mod_watch`: the watching state's command or script, run.
+fn mod_watch(call: &StateCall) -> StateReturn {
+    let sfun = call
+        .low
+        .get("sfun")
+        .and_then(Value::as_str)
+        .unwrap_or(call.fun())
+        .to_string();
+    let name = name_of(call.low);
+    let stateful = call.low.get("stateful").is_some_and(Value::is_truthy);
+    let mut low = call.low.clone();
+    if stateful {
+        low.shift_remove("stateful");
+    }
+    let ret = match sfun.as_str() {
+        "wait" | "run" | "watch" => run(call, &low),
+        "wait_script" | "script" => script(call, &low),
+        "wait_call" | "call" => failed(&name, format!("cmd.{sfun} needs a named parameter func")),
+        _ => failed(
+            &name,
+            format!("cmd.{sfun} does not work with the watch requisite, please use cmd.wait or cmd.wait_script"),
+        ),
+    };
+    if stateful {
+        reinterpreted_state(ret)
+    } else {
+        ret
     }
 }
 
@@ -812,7 +919,7 @@ mod tests {
 
     #[test]
     fn cmd_states_match_salt() {
-        replay(include_str!("testdata/cmd.json"), &CmdStates, None);
+        replay(include_str!("testdata/cmd.json"), &MODULE, None);
     }
 
     #[test]
@@ -831,39 +938,33 @@ mod tests {
         low.insert("state".into(), Value::Str("cmd".into()));
         low.insert("fun".into(), Value::Str("wait".into()));
         // wait itself does nothing...
-        let r = call_state(&CmdStates, &ctx, "cmd.wait", &low, false);
+        let r = call_state(&MODULE, &ctx, "cmd.wait", &low, false);
         assert_eq!((r.result, r.changes.len()), (Some(true), 0));
         assert!(!mark.exists());
         // ...a watch runs it like cmd.run.
-        let r = CmdStates
-            .mod_watch(&StateCall {
-                low: &low,
-                test: false,
-                ctx: &ctx,
-            })
-            .unwrap();
+        let r = mod_watch(&StateCall {
+            low: &low,
+            test: false,
+            ctx: &ctx,
+        });
         assert_eq!(
             r.comment,
             format!("Command \"touch {}\" run", mark.display())
         );
         assert!(mark.exists());
         low.insert("sfun".into(), Value::Str("call".into()));
-        let r = CmdStates
-            .mod_watch(&StateCall {
-                low: &low,
-                test: false,
-                ctx: &ctx,
-            })
-            .unwrap();
+        let r = mod_watch(&StateCall {
+            low: &low,
+            test: false,
+            ctx: &ctx,
+        });
         assert_eq!(r.comment, "cmd.call needs a named parameter func");
         low.insert("sfun".into(), Value::Str("bogus".into()));
-        let r = CmdStates
-            .mod_watch(&StateCall {
-                low: &low,
-                test: false,
-                ctx: &ctx,
-            })
-            .unwrap();
+        let r = mod_watch(&StateCall {
+            low: &low,
+            test: false,
+            ctx: &ctx,
+        });
         assert_eq!(
             r.comment,
             "cmd.bogus does not work with the watch requisite, please use cmd.wait or cmd.wait_script"
@@ -902,15 +1003,15 @@ mod tests {
         let mut low = Map::default();
         low.insert("name".into(), Value::Str("true".into()));
         low.insert("timeout".into(), Value::Str("soon".into()));
-        let r = call_state(&CmdStates, &ctx, "cmd.run", &low, false);
+        let r = call_state(&MODULE, &ctx, "cmd.run", &low, false);
         assert_eq!(r.comment, "Error: timeout soon must be a number");
         low.shift_remove("timeout");
         low.insert("success_retcodes".into(), Value::Str("a,b".into()));
-        let r = call_state(&CmdStates, &ctx, "cmd.run", &low, false);
+        let r = call_state(&MODULE, &ctx, "cmd.run", &low, false);
         assert_eq!(r.comment, "success_retcodes must be a list of integers");
         low.shift_remove("success_retcodes");
         low.insert("runas".into(), Value::Str("no-such-user-x".into()));
-        let r = call_state(&CmdStates, &ctx, "cmd.run", &low, false);
+        let r = call_state(&MODULE, &ctx, "cmd.run", &low, false);
         assert_eq!(
             (r.result, r.comment.as_str()),
             (Some(false), "User 'no-such-user-x' is not available")

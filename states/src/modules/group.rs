@@ -4,33 +4,42 @@
 //! for the current state.
 
 use super::user::support::{failed, not_found, run_argv, which, ArgError, Args};
-use brine_host::accounts::{EtcRoot, GroupEntry};
-use crate::{StateCall, StateModule, StateReturn};
+use crate::{StateCall, StateFunction, StateModule, StateReturn};
+use brine_core::sig;
 use brine_core::{Map, Value};
-
-pub struct GroupModule;
+use brine_host::accounts::{EtcRoot, GroupEntry};
 
 /// The `group` state module.
-pub static GROUP: GroupModule = GroupModule;
-
-impl StateModule for GroupModule {
-    fn has_function(&self, fun: &str) -> bool {
-        matches!(fun, "present" | "absent")
-    }
-
-    fn call(&self, call: &StateCall) -> StateReturn {
-        let root = EtcRoot::default();
-        let res = match call.fun() {
-            "present" => present(call, &root),
-            "absent" => Ok(absent(call, &root)),
-            other => Ok(failed(
-                call.name(),
-                format!("State function group.{other} is not available"),
-            )),
-        };
-        res.unwrap_or_else(|e| e.into_return(call.name()))
-    }
-}
+pub static MODULE: StateModule = StateModule {
+    name: "group",
+    doc: "Manage local groups: present with a GID and members, or absent.",
+    functions: &[
+        StateFunction::new(
+            "absent",
+            sig!(name, local = false),
+            "Remove the group NAME if it exists.",
+            |call| absent(call, &EtcRoot::default()),
+        ),
+        StateFunction::new(
+            "present",
+            sig!(
+                name,
+                gid = null,
+                system = false,
+                addusers = null,
+                delusers = null,
+                members = null,
+                non_unique = false,
+                local = false
+            ),
+            "The group NAME exists, with GID, and MEMBERS (or ADDUSERS and \
+DELUSERS) as given.",
+            |call| {
+                present(call, &EtcRoot::default()).unwrap_or_else(|e| e.into_return(call.name()))
+            },
+        ),
+    ],
+};
 
 /// One change `group.present` would make (Salt's `_changes` keys).
 #[derive(Debug, Clone, PartialEq)]
@@ -436,6 +445,14 @@ pub fn absent(call: &StateCall, root: &EtcRoot) -> StateReturn {
 pub mod tests {
     use super::*;
 
+    /// The module's function of `call`, as the engine runs it.
+    fn run_state(call: &StateCall) -> StateReturn {
+        let f = MODULE
+            .function(call.fun())
+            .expect("a function of the module");
+        (f.run)(call)
+    }
+
     fn scratch_root(tag: &str, passwd: &str, group: &str, shadow: &str) -> EtcRoot {
         EtcRoot::scratch(tag, passwd, group, shadow).unwrap()
     }
@@ -637,7 +654,7 @@ pub mod tests {
     fn run_real(fun: &str, name: &str, args: &[(&str, Value)]) -> StateReturn {
         let ctx = ctx();
         let low = low("group", fun, name, args);
-        GROUP.call(&StateCall {
+        run_state(&StateCall {
             low: &low,
             test: false,
             ctx: &ctx,

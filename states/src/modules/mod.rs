@@ -1,7 +1,8 @@
-//! The state modules, by name.
+//! The state modules, by name: each module's file holds its table of
+//! function descriptors ([`crate::StateModule`]); this list is every
+//! module brine has.
 
 pub mod cmd;
-pub mod docs;
 pub mod file;
 pub mod group;
 pub mod pkg;
@@ -9,18 +10,77 @@ pub mod service;
 pub mod test;
 pub mod user;
 
-use super::StateModule;
+use crate::StateModule;
+
+/// Every state module, sorted by name.
+pub static MODULES: &[&StateModule] = &[
+    &cmd::MODULE,
+    &file::MODULE,
+    &group::MODULE,
+    &pkg::MODULE,
+    &service::MODULE,
+    &test::MODULE,
+    &user::MODULE,
+];
 
 /// The state module called `name`, if brine has it.
-pub fn lookup(name: &str) -> Option<&'static dyn StateModule> {
-    match name {
-        "cmd" => Some(&cmd::CmdStates),
-        "file" => Some(&file::FileStates),
-        "group" => Some(&group::GROUP),
-        "pkg" => Some(&pkg::PKG),
-        "service" => Some(&service::SERVICE),
-        "test" => Some(&test::TestState),
-        "user" => Some(&user::USER),
-        _ => None,
+pub fn lookup(name: &str) -> Option<&'static StateModule> {
+    MODULES.iter().copied().find(|m| m.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brine_core::{Map, Value};
+
+    /// Every state function's signature is the one Salt 3007.8's state
+    /// module declares (`testdata/argspec.json`, recorded by
+    /// `tests/conformance/gen_argspec.py --states`), and every recorded
+    /// function has a descriptor.
+    #[test]
+    fn every_state_function_has_salts_signature() {
+        let recorded: Map = match brine_core::yaml::load(include_str!("testdata/argspec.json")) {
+            Ok(Value::Map(m)) => m,
+            other => panic!("argspec.json: {other:?}"),
+        };
+        let mut names = Vec::new();
+        for m in MODULES {
+            assert!(!m.doc.is_empty(), "{}", m.name);
+            for f in m.functions {
+                let full = format!("{}.{}", m.name, f.name);
+                let salt = recorded
+                    .get(&full)
+                    .and_then(Value::as_map)
+                    .unwrap_or_else(|| panic!("{full} has no recorded signature"));
+                let strs = |v: Option<&Value>| -> Vec<String> {
+                    v.and_then(Value::as_list)
+                        .map(|l| l.iter().map(Value::to_python_str).collect())
+                        .unwrap_or_default()
+                };
+                let args: Vec<&str> = f.sig.args.to_vec();
+                assert_eq!(args, strs(salt.get("args")), "{full}");
+                assert_eq!(
+                    Value::List(f.sig.default_values()),
+                    salt.get("defaults").cloned().unwrap_or(Value::Null),
+                    "{full}"
+                );
+                assert_eq!(
+                    f.sig.kwargs,
+                    salt.get("kwargs").is_some_and(Value::is_truthy),
+                    "{full}"
+                );
+                assert!(!f.doc.is_empty(), "{full}");
+                names.push(full);
+            }
+        }
+        for n in recorded.keys() {
+            assert!(names.contains(n), "{n} has no descriptor");
+        }
+        let sorted = {
+            let mut s: Vec<_> = MODULES.iter().map(|m| m.name).collect();
+            s.sort();
+            s
+        };
+        assert_eq!(MODULES.iter().map(|m| m.name).collect::<Vec<_>>(), sorted);
     }
 }

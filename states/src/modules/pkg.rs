@@ -24,7 +24,8 @@ pub use states::{installed, latest, uninstall};
 pub use targets::repack_pkgs;
 
 use super::user::support::{failed, ArgError, Args};
-use crate::{StateCall, StateContext, StateModule, StateReturn};
+use crate::{StateCall, StateContext, StateFunction, StateModule, StateReturn};
+use brine_core::sig;
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -35,11 +36,6 @@ fn new_old(n: &str, o: &str) -> Value {
     m.insert("old".into(), Value::Str(o.into()));
     Value::Map(m)
 }
-
-pub struct PkgModule;
-
-/// The `pkg` state module.
-pub static PKG: PkgModule = PkgModule;
 
 /// The provider for this minion, from its grains (or, without grains, from
 /// the tools installed).
@@ -83,62 +79,147 @@ pub fn provider_from(grains: &Map, opts: &Map) -> Result<Box<dyn PkgProvider>, P
     }
 }
 
-impl StateModule for PkgModule {
-    fn has_function(&self, fun: &str) -> bool {
-        matches!(
-            fun,
-            "installed" | "latest" | "removed" | "purged" | "mod_watch"
-        )
-    }
+/// The `pkg` state module.
+pub static MODULE: StateModule = StateModule {
+    name: "pkg",
+    doc: "Manage packages through the system's package manager (apt or dnf): \
+installed, at their latest version, removed or purged.",
+    functions: &[
+        StateFunction::new(
+            "installed",
+            sig!(
+                name,
+                version = null,
+                refresh = null,
+                fromrepo = null,
+                skip_verify = false,
+                skip_suggestions = false,
+                pkgs = null,
+                sources = null,
+                allow_updates = false,
+                pkg_verify = false,
+                normalize = true,
+                ignore_epoch = null,
+                reinstall = false,
+                update_holds = false,
+                **kwargs
+            ),
+            "The package NAME (or PKGS, with versions) is installed; \
+refresh updates the package lists first.",
+            |call| with_provider(call, PkgFn::Installed),
+        ),
+        StateFunction::new(
+            "latest",
+            sig!(
+                name,
+                refresh = null,
+                fromrepo = null,
+                skip_verify = false,
+                pkgs = null,
+                watch_flags = true,
+                **kwargs
+            ),
+            "The package NAME (or PKGS) is installed at the newest version \
+available.",
+            |call| with_provider(call, PkgFn::Latest),
+        ),
+        StateFunction::new(
+            "mod_watch",
+            sig!(name, **kwargs),
+            "What a watch requisite on a pkg state runs: the state's own \
+function again.",
+            mod_watch,
+        ),
+        StateFunction::new(
+            "purged",
+            sig!(
+                name,
+                version = null,
+                pkgs = null,
+                normalize = true,
+                ignore_epoch = null,
+                **kwargs
+            ),
+            "The package NAME (or PKGS) is removed with its configuration \
+files.",
+            |call| with_provider(call, PkgFn::Purged),
+        ),
+        StateFunction::new(
+            "removed",
+            sig!(
+                name,
+                version = null,
+                pkgs = null,
+                normalize = true,
+                ignore_epoch = null,
+                **kwargs
+            ),
+            "The package NAME (or PKGS) is not installed.",
+            |call| with_provider(call, PkgFn::Removed),
+        ),
+    ],
+};
 
-    fn call(&self, call: &StateCall) -> StateReturn {
-        if call.fun() == "mod_watch" {
-            if let Some(r) = self.mod_watch(call) {
-                return r;
-            }
-        }
-        match provider_for(call.ctx) {
-            Ok(p) => dispatch(p.as_ref(), call, call.fun()),
-            Err(e) => failed(call.name(), e.to_string()),
-        }
-    }
+/// The pkg state functions that act on packages, which `mod_watch` runs
+/// by name (`sfun`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PkgFn {
+    Installed,
+    Latest,
+    Removed,
+    Purged,
+}
 
-    fn mod_watch(&self, call: &StateCall) -> Option<StateReturn> {
-        let sfun = call
-            .value("sfun")
-            .map(Value::to_python_str)
-            .unwrap_or_else(|| call.fun().to_string());
-        if !matches!(sfun.as_str(), "installed" | "latest" | "removed" | "purged") {
-            return Some(failed(
-                call.name(),
-                format!("pkg.{sfun} does not work with the watch requisite"),
-            ));
-        }
-        Some(match provider_for(call.ctx) {
-            Ok(p) => dispatch(p.as_ref(), call, &sfun),
-            Err(e) => failed(call.name(), e.to_string()),
+impl PkgFn {
+    /// The function `sfun` names, if it is one a watch can run.
+    pub fn named(sfun: &str) -> Option<PkgFn> {
+        Some(match sfun {
+            "installed" => PkgFn::Installed,
+            "latest" => PkgFn::Latest,
+            "removed" => PkgFn::Removed,
+            "purged" => PkgFn::Purged,
+            _ => return None,
         })
     }
 }
 
-/// Run the state function `fun` with `provider`.
-pub fn dispatch(p: &dyn PkgProvider, call: &StateCall, fun: &str) -> StateReturn {
+/// Run `f` with this minion's package provider.
+fn with_provider(call: &StateCall, f: PkgFn) -> StateReturn {
+    match provider_for(call.ctx) {
+        Ok(p) => dispatch(p.as_ref(), call, f),
+        Err(e) => failed(call.name(), e.to_string()),
+    }
+}
+
+/// `mod_watch`: the watching state's function (`sfun`) run again.
+fn mod_watch(call: &StateCall) -> StateReturn {
+    let sfun = call
+        .value("sfun")
+        .map(Value::to_python_str)
+        .unwrap_or_else(|| call.fun().to_string());
+    match PkgFn::named(&sfun) {
+        Some(f) => with_provider(call, f),
+        None => failed(
+            call.name(),
+            format!("pkg.{sfun} does not work with the watch requisite"),
+        ),
+    }
+}
+
+/// Run the state function `f` with `provider`.
+pub fn dispatch(p: &dyn PkgProvider, call: &StateCall, f: PkgFn) -> StateReturn {
     let name = call.name();
-    let res = match fun {
-        "installed" => {
-            mod_init(call.ctx, fun);
+    let res = match f {
+        PkgFn::Installed => {
+            mod_init(call.ctx, "installed");
             installed(p, call)
         }
-        "latest" => {
-            mod_init(call.ctx, fun);
+        PkgFn::Latest => {
+            mod_init(call.ctx, "latest");
             latest(p, call)
         }
-        "removed" => uninstall(p, call, false),
-        "purged" => uninstall(p, call, true),
-        other => Ok(failed(
-            name,
-            format!("State function pkg.{other} is not available"),
-        )),
+        PkgFn::Removed => uninstall(p, call, false),
+        PkgFn::Purged => uninstall(p, call, true),
     };
     res.unwrap_or_else(|e| e.into_return(name))
 }

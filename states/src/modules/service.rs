@@ -15,7 +15,8 @@ pub mod systemd;
 pub mod sysvinit;
 
 use super::user::support::{failed, is_true, Args};
-use crate::{StateCall, StateModule, StateReturn};
+use crate::{StateCall, StateFunction, StateModule, StateReturn};
+use brine_core::sig;
 use brine_core::{Map, Value};
 
 /// Why an init system could not do what a service state asked. Shown as
@@ -64,15 +65,6 @@ pub trait ServiceProvider {
     fn unmask(&self, name: &str, runtime: bool) -> Result<(), ServiceError>;
 }
 
-pub struct ServiceModule;
-
-/// The `service` state module.
-pub static SERVICE: ServiceModule = ServiceModule;
-
-const FUNCTIONS: [&str; 6] = [
-    "running", "dead", "enabled", "disabled", "masked", "unmasked",
-];
-
 /// The failed return when systemd is not running.
 pub fn no_systemd(fun: &str, name: &str) -> StateReturn {
     failed(
@@ -84,28 +76,98 @@ pub fn no_systemd(fun: &str, name: &str) -> StateReturn {
     )
 }
 
-impl StateModule for ServiceModule {
-    fn has_function(&self, fun: &str) -> bool {
-        FUNCTIONS.contains(&fun) || fun == "mod_watch"
-    }
+/// The `service` state module.
+pub static MODULE: StateModule = StateModule {
+    name: "service",
+    doc: "Manage systemd services: running or stopped, enabled at boot or not, \
+masked or not; a watch restarts (or reloads) a running service.",
+    functions: &[
+        StateFunction::new(
+            "dead",
+            sig!(name, enable = null, sig = null, init_delay = null, **kwargs),
+            "The service NAME is stopped (and disabled with enable=False).",
+            |call| unless_offline(call, dead),
+        ),
+        StateFunction::new(
+            "disabled",
+            sig!(name, **kwargs),
+            "The service NAME does not start at boot.",
+            |call| with_provider(call, disabled),
+        ),
+        StateFunction::new(
+            "enabled",
+            sig!(name, **kwargs),
+            "The service NAME starts at boot.",
+            |call| with_provider(call, enabled),
+        ),
+        StateFunction::new(
+            "masked",
+            sig!(name, runtime = false),
+            "The service NAME is masked (runtime=True: until reboot).",
+            |call| {
+                with_provider(call, |p, call| {
+                    masked(p, call.name(), call.truthy("runtime", false), call.test)
+                })
+            },
+        ),
+        StateFunction::new(
+            "mod_watch",
+            sig!(
+                name,
+                sfun = null,
+                sig = null,
+                reload = false,
+                full_restart = false,
+                init_delay = null,
+                force = false,
+                **kwargs
+            ),
+            "What a watch requisite on a service state runs: restart (or \
+reload with reload=True) the running service, start a stopped one.",
+            |call| with_provider(call, mod_watch),
+        ),
+        StateFunction::new(
+            "running",
+            sig!(name, enable = null, sig = null, init_delay = null, **kwargs),
+            "The service NAME is running (and enabled at boot with \
+enable=True).",
+            |call| unless_offline(call, running),
+        ),
+        StateFunction::new(
+            "unmasked",
+            sig!(name, runtime = false),
+            "The service NAME is not masked.",
+            |call| {
+                with_provider(call, |p, call| {
+                    unmasked(p, call.name(), call.truthy("runtime", false), call.test)
+                })
+            },
+        ),
+    ],
+};
 
-    fn call(&self, call: &StateCall) -> StateReturn {
-        if matches!(call.fun(), "running" | "dead") && systemd::offline() {
-            let mut ret = StateReturn::new(call.name());
-            ret.comment = "Running in OFFLINE mode. Nothing to do".into();
-            return ret;
-        }
-        match provider(call) {
-            Some(p) => dispatch(p.as_ref(), call),
-            None => no_systemd(call.fun(), call.name()),
-        }
+/// [`with_provider`] for `running` and `dead`, which do nothing in
+/// systemd's offline mode.
+fn unless_offline(
+    call: &StateCall,
+    f: fn(&dyn ServiceProvider, &StateCall) -> StateReturn,
+) -> StateReturn {
+    if systemd::offline() {
+        let mut ret = StateReturn::new(call.name());
+        ret.comment = "Running in OFFLINE mode. Nothing to do".into();
+        return ret;
     }
+    with_provider(call, f)
+}
 
-    fn mod_watch(&self, call: &StateCall) -> Option<StateReturn> {
-        Some(match provider(call) {
-            Some(p) => mod_watch(p.as_ref(), call),
-            None => no_systemd("mod_watch", call.name()),
-        })
+/// Run `f` with the init system's provider.
+fn with_provider(
+    call: &StateCall,
+    f: fn(&dyn ServiceProvider, &StateCall) -> StateReturn,
+) -> StateReturn {
+    match provider(call) {
+        Some(p) => f(p.as_ref(), call),
+        None => no_systemd(call.fun(), call.name()),
     }
 }
 
@@ -131,23 +193,6 @@ fn provider(call: &StateCall) -> Option<Box<dyn ServiceProvider>> {
 }
 
 /// Run `call.fun()` against `provider`.
-pub fn dispatch(p: &dyn ServiceProvider, call: &StateCall) -> StateReturn {
-    let name = call.name();
-    match call.fun() {
-        "running" => running(p, call),
-        "dead" => dead(p, call),
-        "enabled" => enabled(p, call),
-        "disabled" => disabled(p, call),
-        "masked" => masked(p, name, call.truthy("runtime", false), call.test),
-        "unmasked" => unmasked(p, name, call.truthy("runtime", false), call.test),
-        "mod_watch" => mod_watch(p, call),
-        other => failed(
-            name,
-            format!("State function service.{other} is not available"),
-        ),
-    }
-}
-
 /// What `_enable`/`_disable` return: only the keys they set are merged
 /// into the state's return (Python's `ret.update`).
 #[derive(Debug, Default)]
@@ -708,6 +753,21 @@ mod tests {
     use crate::modules::group::tests::{ctx, low};
     use std::cell::RefCell;
 
+    /// The state function of `call` with provider `p` (a fake one here).
+    fn dispatch(p: &dyn ServiceProvider, call: &StateCall) -> StateReturn {
+        let (name, runtime) = (call.name(), call.truthy("runtime", false));
+        match call.fun() {
+            "running" => running(p, call),
+            "dead" => dead(p, call),
+            "enabled" => enabled(p, call),
+            "disabled" => disabled(p, call),
+            "masked" => masked(p, name, runtime, call.test),
+            "unmasked" => unmasked(p, name, runtime, call.test),
+            "mod_watch" => mod_watch(p, call),
+            other => panic!("service.{other}"),
+        }
+    }
+
     /// A fake init system for unit tests of the decision and comment logic
     /// only (no real service is touched): it records the calls it gets.
     #[derive(Default)]
@@ -1094,11 +1154,8 @@ mod tests {
             test,
             ctx,
         };
-        if fun == "mod_watch" {
-            SERVICE.mod_watch(&call).unwrap()
-        } else {
-            SERVICE.call(&call)
-        }
+        let f = MODULE.function(fun).expect("a service function");
+        (f.run)(&call)
     }
 
     /// systemd installed but not PID 1 (a container), as Salt 3007.8

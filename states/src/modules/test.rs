@@ -2,22 +2,9 @@
 //! succeed or fail, with or without changes, on demand; `mod_watch`
 //! reports which watched states changed.
 
-use crate::{Signature, StateCall, StateModule, StateReturn};
+use crate::{StateCall, StateFunction, StateModule, StateReturn};
+use brine_core::sig;
 use brine_core::{Map, Value};
-
-pub struct TestState;
-
-const FUNCTIONS: &[&str] = &[
-    "nop",
-    "succeed_without_changes",
-    "fail_without_changes",
-    "succeed_with_changes",
-    "fail_with_changes",
-    "configurable_test_state",
-    "show_notification",
-    "check_pillar",
-    "mod_watch",
-];
 
 /// The pretend change every "with changes" function reports.
 fn pretend_changes() -> Map {
@@ -52,100 +39,138 @@ fn comment_or(call: &StateCall, default: &str) -> String {
         .unwrap_or_else(|| default.to_string())
 }
 
-impl StateModule for TestState {
-    fn has_function(&self, fun: &str) -> bool {
-        FUNCTIONS.contains(&fun)
-    }
-
-    fn signature(&self, fun: &str) -> Option<Signature> {
-        Some(match fun {
-            "configurable_test_state" => Signature {
-                required: &["name"],
-                optional: &[
-                    "changes",
-                    "result",
-                    "comment",
-                    "warnings",
-                    "allow_test_mode_failure",
-                ],
-                kwargs: false,
+/// The `test` state module.
+pub static MODULE: StateModule = StateModule {
+    name: "test",
+    doc: "States that do nothing but answer as told: to try requisites, outputters \
+and failures without touching the host.",
+    functions: &[
+        StateFunction::new(
+            "check_pillar",
+            sig!(
+                name,
+                present = null,
+                boolean = null,
+                integer = null,
+                string = null,
+                listing = null,
+                dictionary = null,
+                verbose = false
+            ),
+            "Fail unless the pillar keys listed under PRESENT exist and \
+those under each type name (string, integer, boolean, listing, dictionary) have that \
+type.",
+            check_pillar,
+        ),
+        StateFunction::new(
+            "configurable_test_state",
+            sig!(
+                name,
+                changes = true,
+                result = true,
+                comment = "",
+                warnings = null,
+                allow_test_mode_failure = false
+            ),
+            "Answer the RESULT, CHANGES and COMMENT given \
+(changes and result may be 'Random').",
+            configurable,
+        ),
+        StateFunction::new(
+            "fail_with_changes",
+            sig!(name, **kwargs),
+            "Fail, reporting a pretend change.",
+            fail_with_changes,
+        ),
+        StateFunction::new(
+            "fail_without_changes",
+            sig!(name, **kwargs),
+            "Fail, with no changes.",
+            fail_without_changes,
+        ),
+        StateFunction::new(
+            "mod_watch",
+            sig!(name, sfun = null, **kwargs),
+            "What a watch requisite on a test state runs: succeed with a \
+pretend change.",
+            mod_watch,
+        ),
+        StateFunction::new(
+            "nop",
+            sig!(name, **kwargs),
+            "Succeed without doing anything; any arguments are accepted.",
+            |call| {
+                let mut r = StateReturn::new(call.name());
+                r.comment = "Success!".into();
+                r
             },
-            "show_notification" => Signature {
-                required: &["name"],
-                optional: &["text"],
-                kwargs: true,
-            },
-            "mod_watch" => Signature {
-                required: &["name"],
-                optional: &["sfun"],
-                kwargs: true,
-            },
-            "check_pillar" => Signature {
-                required: &["name"],
-                optional: &[
-                    "present",
-                    "boolean",
-                    "integer",
-                    "string",
-                    "listing",
-                    "dictionary",
-                    "verbose",
-                ],
-                kwargs: false,
-            },
-            _ => Signature::NAME_KWARGS,
-        })
-    }
-
-    fn call(&self, call: &StateCall) -> StateReturn {
-        let name = call.name().to_string();
-        let mut r = StateReturn::new(&name);
-        match call.fun() {
-            "nop" => r.comment = "Success!".into(),
-            "succeed_without_changes" => r.comment = comment_or(call, "Success!"),
-            "fail_without_changes" => {
-                r.result = Some(false);
-                r.comment = comment_or(call, "Failure!");
-                if call.test {
-                    r.comment = "If we weren't testing, this would be a failure!".into();
-                }
-            }
-            "succeed_with_changes" => {
+        ),
+        StateFunction::new(
+            "show_notification",
+            sig!(name, text = null, **kwargs),
+            "Succeed with TEXT as the comment.",
+            show_notification,
+        ),
+        StateFunction::new(
+            "succeed_with_changes",
+            sig!(name, **kwargs),
+            "Succeed, reporting a pretend change.",
+            succeed_with_changes,
+        ),
+        StateFunction::new(
+            "succeed_without_changes",
+            sig!(name, **kwargs),
+            "Succeed, with no changes.",
+            |call| {
+                let mut r = StateReturn::new(call.name());
                 r.comment = comment_or(call, "Success!");
-                r.changes = pretend_changes();
-                if call.test {
-                    r.result = None;
-                    r.comment =
-                        "If we weren't testing, this would be successful with changes".into();
-                }
-            }
-            "fail_with_changes" => {
-                r.result = Some(false);
-                r.comment = comment_or(call, "Failure!");
-                r.changes = pretend_changes();
-                if call.test {
-                    r.result = None;
-                    r.comment = "If we weren't testing, this would be failed with changes".into();
-                }
-            }
-            "configurable_test_state" => return configurable(call),
-            "show_notification" => {
-                let text = call.arg("text").filter(|t| t.is_truthy());
-                let Some(text) = text else {
-                    return raised(&name, &invocation("Missing required argument text."));
-                };
-                r.comment = text.to_python_str();
-            }
-            "check_pillar" => return check_pillar(call),
-            "mod_watch" => return mod_watch(call),
-            other => return raised(&name, &format!("'test.{other}' is not available.")),
-        }
-        r
-    }
+                r
+            },
+        ),
+    ],
+};
 
-    fn mod_watch(&self, call: &StateCall) -> Option<StateReturn> {
-        Some(mod_watch(call))
+fn fail_without_changes(call: &StateCall) -> StateReturn {
+    let mut r = StateReturn::new(call.name());
+    r.result = Some(false);
+    r.comment = comment_or(call, "Failure!");
+    if call.test {
+        r.comment = "If we weren't testing, this would be a failure!".into();
     }
+    r
+}
+
+fn succeed_with_changes(call: &StateCall) -> StateReturn {
+    let mut r = StateReturn::new(call.name());
+    r.comment = comment_or(call, "Success!");
+    r.changes = pretend_changes();
+    if call.test {
+        r.result = None;
+        r.comment = "If we weren't testing, this would be successful with changes".into();
+    }
+    r
+}
+
+fn fail_with_changes(call: &StateCall) -> StateReturn {
+    let mut r = StateReturn::new(call.name());
+    r.result = Some(false);
+    r.comment = comment_or(call, "Failure!");
+    r.changes = pretend_changes();
+    if call.test {
+        r.result = None;
+        r.comment = "If we weren't testing, this would be failed with changes".into();
+    }
+    r
+}
+
+fn show_notification(call: &StateCall) -> StateReturn {
+    let name = call.name();
+    let Some(text) = call.arg("text").filter(|t| t.is_truthy()) else {
+        return raised(name, &invocation("Missing required argument text."));
+    };
+    let mut r = StateReturn::new(name);
+    r.comment = text.to_python_str();
+    r
 }
 
 fn configurable(call: &StateCall) -> StateReturn {

@@ -7,34 +7,74 @@
 pub mod crypt;
 pub mod support;
 
-use brine_host::accounts::EtcRoot;
-use crate::{StateCall, StateModule, StateReturn};
+use crate::{StateCall, StateFunction, StateModule, StateReturn};
+use brine_core::sig;
 use brine_core::{Map, Value};
+use brine_host::accounts::EtcRoot;
 use support::{failed, not_found, run_argv, which, ArgError, Args};
 
-pub struct UserModule;
-
 /// The `user` state module.
-pub static USER: UserModule = UserModule;
-
-impl StateModule for UserModule {
-    fn has_function(&self, fun: &str) -> bool {
-        matches!(fun, "present" | "absent")
-    }
-
-    fn call(&self, call: &StateCall) -> StateReturn {
-        let root = EtcRoot::default();
-        let res = match call.fun() {
-            "present" => present(call, &root),
-            "absent" => Ok(absent(call, &root)),
-            other => Ok(failed(
-                call.name(),
-                format!("State function user.{other} is not available"),
-            )),
-        };
-        res.unwrap_or_else(|e| e.into_return(call.name()))
-    }
-}
+pub static MODULE: StateModule = StateModule {
+    name: "user",
+    doc: "Manage local users: present with their uid, groups, home, shell and \
+password, or absent.",
+    functions: &[
+        StateFunction::new(
+            "absent",
+            sig!(name, purge = false, force = false, local = false),
+            "Remove the user NAME if it exists (purge: with the home \
+folder).",
+            |call| absent(call, &EtcRoot::default()),
+        ),
+        StateFunction::new(
+            "present",
+            sig!(
+                name,
+                uid = null,
+                gid = null,
+                usergroup = null,
+                groups = null,
+                optional_groups = null,
+                remove_groups = true,
+                home = null,
+                createhome = true,
+                password = null,
+                hash_password = false,
+                enforce_password = true,
+                empty_password = false,
+                shell = null,
+                unique = true,
+                system = false,
+                fullname = null,
+                roomnumber = null,
+                workphone = null,
+                homephone = null,
+                other = null,
+                loginclass = null,
+                date = null,
+                mindays = null,
+                maxdays = null,
+                inactdays = null,
+                warndays = null,
+                expire = null,
+                win_homedrive = null,
+                win_profile = null,
+                win_logonscript = null,
+                win_description = null,
+                nologinit = false,
+                allow_uid_change = false,
+                allow_gid_change = false,
+                password_lock = null,
+                local = false
+            ),
+            "The user NAME exists with the UID, GID, GROUPS, HOME, SHELL, \
+PASSWORD and other fields given.",
+            |call| {
+                present(call, &EtcRoot::default()).unwrap_or_else(|e| e.into_return(call.name()))
+            },
+        ),
+    ],
+};
 
 const REDACTED: &str = "XXX-REDACTED-XXX";
 const GECOS_KEYS: [&str; 5] = ["fullname", "roomnumber", "workphone", "homephone", "other"];
@@ -386,12 +426,7 @@ pub fn chattrib(
 }
 
 /// Set one GECOS field, keeping the others (Salt's `_update_gecos`).
-pub fn update_gecos(
-    root: &EtcRoot,
-    name: &str,
-    key: &str,
-    value: &str,
-) -> Result<(), String> {
+pub fn update_gecos(root: &EtcRoot, name: &str, key: &str, value: &str) -> Result<(), String> {
     let Some(pre) = root.user_info(name) else {
         return Ok(());
     };
@@ -957,12 +992,7 @@ fn login_defs_usergroups() -> bool {
 /// `force`); whether the account is gone, and userdel's exit code. Debian's
 /// userdel exits 12 when only the mail spool was missing: that is success
 /// there. `user.absent` and the `user.delete` execution function share it.
-pub fn userdel(
-    name: &str,
-    remove: bool,
-    force: bool,
-    debian: bool,
-) -> Result<(bool, i32), String> {
+pub fn userdel(name: &str, remove: bool, force: bool, debian: bool) -> Result<(bool, i32), String> {
     let mut args = Vec::new();
     if remove {
         args.push(s("-r"));

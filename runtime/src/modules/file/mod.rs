@@ -21,7 +21,7 @@ mod text;
 
 use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::Params;
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::Value;
 use brine_host::path;
 
@@ -47,7 +47,20 @@ added first if the file lacks one). The file must exist.\n\n    brine-call file.
     ),
     Function::acts(
         "blockreplace",
-        sig!(path, marker_start = "#-- start managed zone --", marker_end = "#-- end managed zone --", content = "", append_if_not_found = false, prepend_if_not_found = false, backup = ".bak", dry_run = false, show_changes = true, append_newline = false, insert_before_match = null, insert_after_match = null),
+        sig!(
+            path,
+            marker_start = "#-- start managed zone --",
+            marker_end = "#-- end managed zone --",
+            content = "",
+            append_if_not_found = false,
+            prepend_if_not_found = false,
+            backup = ".bak",
+            dry_run = false,
+            show_changes = true,
+            append_newline = false,
+            insert_before_match = null,
+            insert_after_match = null
+        ),
         "Replace the text between MARKER_START and MARKER_END lines in PATH with \
 CONTENT; append_if_not_found, prepend_if_not_found, insert_before_match or \
 insert_after_match add the block when the markers are missing. Returns the \
@@ -154,7 +167,16 @@ delete.\n\n    brine-call file.find /var/log name='*.gz' mtime=+30d",
     ),
     Function::reads(
         "get_diff",
-        sig!(file1, file2, saltenv = "base", show_filenames = true, show_changes = true, template = false, source_hash_file1 = null, source_hash_file2 = null),
+        sig!(
+            file1,
+            file2,
+            saltenv = "base",
+            show_filenames = true,
+            show_changes = true,
+            template = false,
+            source_hash_file1 = null,
+            source_hash_file2 = null
+        ),
         "The unified diff of FILE1 and FILE2 (local paths or salt:// sources \
 in saltenv), '' when they are the same; show_filenames names them in the \
 header, show_changes=False or a binary file answer a note instead.\n\n    brine-call file.get_diff /etc/hosts salt://hosts",
@@ -187,7 +209,19 @@ sha384, sha512; sha256 by default).\n\n    brine-call file.get_hash /etc/passwd 
     ),
     Function::reads(
         "get_source_sum",
-        sig!(file_name = "", source = "", source_hash = null, source_hash_name = null, saltenv = "base", verify_ssl = true, source_hash_sig = null, signed_by_any = null, signed_by_all = null, keyring = null, gnupghome = null),
+        sig!(
+            file_name = "",
+            source = "",
+            source_hash = null,
+            source_hash_name = null,
+            saltenv = "base",
+            verify_ssl = true,
+            source_hash_sig = null,
+            signed_by_any = null,
+            signed_by_all = null,
+            keyring = null,
+            gnupghome = null
+        ),
         "The hash of a file source as a dict of hash_type and hsum: from \
 SOURCE_HASH (a hash, or a salt:// or local file of hashes), or from the \
 source itself when it is local.\n\n    brine-call file.get_source_sum /etc/motd source=salt://motd source_hash=sha256=abc...",
@@ -288,7 +322,19 @@ followed).\n\n    brine-call file.lchown /srv/current www-data www-data",
     ),
     Function::acts(
         "line",
-        sig!(path, content = null, match = null, mode = null, location = null, before = null, after = null, show_changes = true, backup = false, quiet = false, indent = true),
+        sig!(
+            path,
+            content = null,
+            match = null,
+            mode = null,
+            location = null,
+            before = null,
+            after = null,
+            show_changes = true,
+            backup = false,
+            quiet = false,
+            indent = true
+        ),
         "Edit one line of PATH. mode: ensure (present, placed by before/after), \
 replace (the line matching MATCH), delete, insert (at location start/end or \
 before/after a matching line). Returns the diff (show_changes) or whether \
@@ -398,7 +444,24 @@ when nothing was there.\n\n    brine-call file.remove /tmp/old",
     ),
     Function::acts(
         "replace",
-        sig!(path, pattern, repl, count = 0, flags = 8, bufsize = 1, append_if_not_found = false, prepend_if_not_found = false, not_found_content = null, backup = ".bak", dry_run = false, search_only = false, show_changes = true, ignore_if_missing = false, preserve_inode = true, backslash_literal = false),
+        sig!(
+            path,
+            pattern,
+            repl,
+            count = 0,
+            flags = 8,
+            bufsize = 1,
+            append_if_not_found = false,
+            prepend_if_not_found = false,
+            not_found_content = null,
+            backup = ".bak",
+            dry_run = false,
+            search_only = false,
+            show_changes = true,
+            ignore_if_missing = false,
+            preserve_inode = true,
+            backslash_literal = false
+        ),
         "Replace what the Python regular expression PATTERN matches in PATH \
 with REPL. count, flags (names or an int), bufsize, append_if_not_found, \
 prepend_if_not_found, not_found_content, backup (suffix, False for none), \
@@ -423,7 +486,17 @@ verbose=True answers what was deleted and what failed.\n\n    brine-call file.rm
     ),
     Function::acts(
         "sed",
-        sig!(path, before, after, limit = "", backup = ".bak", options = "-r -e", flags = "g", escape_all = false, negate_match = false),
+        sig!(
+            path,
+            before,
+            after,
+            limit = "",
+            backup = ".bak",
+            options = "-r -e",
+            flags = "g",
+            escape_all = false,
+            negate_match = false
+        ),
         "Edit PATH in place with sed(1): s/BEFORE/AFTER/FLAGS ('g'), on lines \
 matching LIMIT (negate_match: the others); options ('-r -e'), backup (suffix, \
 '.bak'), escape_all (escape regex characters). Answers cmd.run_all's dict, \

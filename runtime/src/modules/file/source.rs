@@ -4,7 +4,7 @@
 use super::path_str;
 use crate::modules::function::{CallError, Ctx};
 use crate::modules::params::Params;
-use brine_compile::minion_data::functions::Returned;
+use brine_compile::minion_data::Returned;
 use brine_core::{Map, Value};
 use brine_states::fileclient::{FileClient, LocalFileClient};
 use brine_states::modules::file::managed::first_source;

@@ -324,11 +324,7 @@ fn check_directory(a: &DirArgs) -> (Option<bool>, String, Map) {
     )
 }
 
-pub fn directory(
-    call: &StateCall,
-    args: &Args,
-    raw_name: &str,
-) -> Result<StateReturn, String> {
+pub fn directory(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, String> {
     let test = call.test;
     let ret_name = fsutil::expanduser(raw_name);
     let mut ret = StateReturn::new(&ret_name);

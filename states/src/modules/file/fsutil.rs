@@ -2,8 +2,8 @@
 //! owner names, `stats`, modes as `"0644"` strings, atomic copies that keep
 //! the destination's owner and mode, `makedirs`, `touch`, `remove`.
 
-use brine_host::accounts;
 use brine_core::Value;
+use brine_host::accounts;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

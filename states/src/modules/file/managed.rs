@@ -140,11 +140,7 @@ struct Managed<'a> {
     skip_verify: bool,
 }
 
-pub fn managed(
-    call: &StateCall,
-    args: &Args,
-    raw_name: &str,
-) -> Result<StateReturn, String> {
+pub fn managed(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, String> {
     let name = fsutil::expanduser(raw_name);
     let mut warnings: Vec<Value> = Vec::new();
     let mut ret = run(call, args, &name, &mut warnings)?;

@@ -5,9 +5,9 @@ use super::fsutil::{self, Owner};
 use super::managed::state_saltenv;
 use super::replace;
 use super::{difflib, failed, merge_context, render_template, Args};
-use brine_host::accounts;
 use crate::{StateCall, StateReturn};
 use brine_core::{Map, Value};
+use brine_host::accounts;
 use std::path::Path;
 
 pub fn absent(call: &StateCall, raw_name: &str) -> Result<StateReturn, String> {
@@ -186,11 +186,7 @@ fn symlink_check(
     )
 }
 
-pub fn symlink(
-    call: &StateCall,
-    args: &Args,
-    raw_name: &str,
-) -> Result<StateReturn, String> {
+pub fn symlink(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, String> {
     let test = call.test;
     let name = fsutil::expanduser(raw_name);
     if name.is_empty() {

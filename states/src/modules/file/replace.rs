@@ -471,11 +471,7 @@ pub fn replace_file(path: &Path, a: &ReplaceArgs) -> Result<Outcome, ReplaceErro
     Ok(Outcome::Changed(has_changes && !differences.is_empty()))
 }
 
-pub fn replace(
-    call: &StateCall,
-    args: &Args,
-    raw_name: &str,
-) -> Result<StateReturn, String> {
+pub fn replace(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, String> {
     let name = fsutil::expanduser(raw_name);
     if name.is_empty() {
         return Ok(failed(&name, "Must provide name to file.replace"));

@@ -3,7 +3,7 @@
 //! here on a fresh temporary folder, and every state return and every
 //! file check must equal what Salt answered.
 
-use super::FileStates;
+use super::MODULE as FILE;
 use crate::fileclient::LocalFileClient;
 use crate::{StateCall, StateContext, StateModule, StateReturn};
 use brine_core::{Map, Value};
@@ -92,7 +92,7 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
 
 /// Call `mod.fun` with `args` the way the runtime would.
 pub fn call_state(
-    module: &dyn StateModule,
+    module: &StateModule,
     ctx: &StateContext,
     state: &str,
     args: &Map,
@@ -104,8 +104,10 @@ pub fn call_state(
     low.insert("fun".into(), Value::Str(fun.into()));
     low.insert("__id__".into(), Value::Str("probe".into()));
     low.insert("__env__".into(), Value::Str("base".into()));
-    assert!(module.has_function(fun), "{state} missing");
-    module.call(&StateCall {
+    let f = module
+        .function(fun)
+        .unwrap_or_else(|| panic!("{state} missing"));
+    (f.run)(&StateCall {
         low: &low,
         test,
         ctx,
@@ -114,7 +116,7 @@ pub fn call_state(
 
 /// Replay every recorded case of `json` against `module`; panics listing
 /// all differences.
-pub fn replay(json: &str, module: &dyn StateModule, only: Option<&str>) {
+pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
     let data: serde_json::Value = serde_json::from_str(json).unwrap();
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -208,7 +210,7 @@ pub fn replay(json: &str, module: &dyn StateModule, only: Option<&str>) {
 
 #[test]
 fn file_states_match_salt() {
-    replay(include_str!("../testdata/file.json"), &FileStates, None);
+    replay(include_str!("../testdata/file.json"), &FILE, None);
 }
 
 /// The `state-files` conformance case (expected/00.json, 01.json), module
@@ -266,7 +268,7 @@ fn conformance_state_files() {
     for expected in [first, second] {
         for ((state, a), want) in states.iter().zip(expected.iter()) {
             let got = subst(
-                &ret_json(&call_state(&FileStates, &ctx, state, a, false)),
+                &ret_json(&call_state(&FILE, &ctx, state, a, false)),
                 &w,
                 "@TMP@",
             );
@@ -310,7 +312,7 @@ fn wrong_argument_types_fail_cleanly() {
         if state == "file.replace" {
             std::fs::write(&p, "a\n").unwrap();
         }
-        let r = call_state(&FileStates, &ctx, state, &a, false);
+        let r = call_state(&FILE, &ctx, state, &a, false);
         assert_eq!(r.result, Some(false), "{state} {extra}: {r:?}");
         assert!(
             r.comment.contains("Invalid argument '"),
@@ -340,7 +342,7 @@ fn managed_template_sees_extra_keyword_arguments() {
     let Value::Map(args) = args else {
         panic!("a map")
     };
-    let ret = call_state(&FileStates, &ctx, "file.managed", &args, false);
+    let ret = call_state(&FILE, &ctx, "file.managed", &args, false);
     assert_eq!(ret.result, Some(true), "{}", ret.comment);
     assert_eq!(
         std::fs::read_to_string(&target).unwrap(),

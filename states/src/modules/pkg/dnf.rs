@@ -9,11 +9,11 @@ use super::{
     add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, HoldAnswer, InfoInstalled,
     InstallRequest, PkgDb, PkgError, PkgProvider, ProviderError,
 };
-use brine_host::exec::CommandResult;
 use crate::modules::pkg::version::{self, Scheme};
 use crate::modules::user::support::{run_argv, which};
 use brine_compile::matcher::glob::fnmatch;
 use brine_core::{Map, Value};
+use brine_host::exec::CommandResult;
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

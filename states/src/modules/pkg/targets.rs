@@ -86,11 +86,7 @@ pub enum SourceError {
 
 /// Where a source is fetched from: `salt://` through the file client,
 /// other URL schemes are not supported, local paths must be absolute.
-pub fn resolve_source(
-    call: &StateCall,
-    pkg: &str,
-    src: &str,
-) -> Result<PathBuf, SourceError> {
+pub fn resolve_source(call: &StateCall, pkg: &str, src: &str) -> Result<PathBuf, SourceError> {
     if src.starts_with("salt://") {
         return Ok(call.ctx.fileclient.cache_file(src, &call.ctx.saltenv)?);
     }

@@ -129,7 +129,7 @@ fn run(
             test,
             ctx: &ctx,
         },
-        fun,
+        PkgFn::named(fun).expect("a pkg function"),
     )
 }
 
@@ -410,13 +410,11 @@ fn fake_provider_latest_and_removed() {
         "x",
         &[("sfun", Value::Str("held".into()))],
     );
-    let r = PKG
-        .mod_watch(&StateCall {
-            low: &low,
-            test: false,
-            ctx: &ctx,
-        })
-        .unwrap();
+    let r = mod_watch(&StateCall {
+        low: &low,
+        test: false,
+        ctx: &ctx,
+    });
     assert_eq!(
         (r.result, r.comment.as_str()),
         (

@@ -2,8 +2,8 @@
 //! `systemd_service` execution module drives it.
 
 use super::{ServiceError, ServiceProvider};
-use brine_host::exec::CommandResult;
 use crate::modules::user::support::run_argv;
+use brine_host::exec::CommandResult;
 use std::path::{Path, PathBuf};
 
 /// The folder whose presence means systemd is PID 1 (`sd_booted()`).

@@ -10,8 +10,8 @@
 //! Salt's do).
 
 use super::{ServiceError, ServiceProvider};
-use brine_host::exec::{self, CommandResult, CommandSpec};
 use brine_compile::matcher::glob::fnmatch;
+use brine_host::exec::{self, CommandResult, CommandSpec};
 use std::collections::BTreeSet;
 
 /// The `os` grains Salt's `debian_service` loads on (where systemd is not

@@ -3,9 +3,9 @@
 //! `PATH`, and reading state arguments of the wrong type as a failed state
 //! naming the argument instead of a panic.
 
-use brine_host::exec::{self, CommandResult, CommandSpec, ExecError};
 use crate::{StateCall, StateReturn};
 use brine_core::Value;
+use brine_host::exec::{self, CommandResult, CommandSpec, ExecError};
 
 /// Run `argv` (started directly: no shell reads its words) with extra
 /// environment variables and optional stdin text.

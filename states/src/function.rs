@@ -1,0 +1,146 @@
+//! One state function: what it sees ([`StateContext`], [`StateCall`]),
+//! what it returns ([`StateReturn`]), and its descriptor
+//! ([`StateFunction`]: name, parameters as Salt declares them, docs, the
+//! code), gathered by module into a [`StateModule`]. The engine checks a
+//! call's arguments against the signature and runs the code; `sys.*`
+//! lists the descriptors.
+
+use brine_core::signature::Signature;
+use brine_core::{Map, Value};
+use std::sync::Arc;
+
+use crate::fileclient;
+
+/// What every state function of a run can see: Salt's `__opts__`,
+/// `__grains__`, `__pillar__`, the run's saltenv and test flag, and the file
+/// client for `salt://` URLs.
+#[derive(Clone)]
+pub struct StateContext {
+    pub opts: Arc<Map>,
+    pub grains: Arc<Map>,
+    pub pillar: Arc<Map>,
+    pub saltenv: String,
+    /// `test=True` for the whole run (a chunk may also carry `test`).
+    pub test: bool,
+    pub fileclient: Arc<dyn fileclient::FileClient>,
+    /// What `salt[...]` calls in templates (`file.managed` with
+    /// `template: jinja`).
+    pub functions: brine_compile::minion_data::Functions,
+    /// The daemon's running jobs as this run sees them: commands a state
+    /// starts are registered so `saltutil.kill_job` reaches them.
+    pub jobs: brine_host::jobs::Jobs,
+}
+
+impl StateContext {
+    /// A pillar value by `a:b:c` path, as `pillar.get` finds it.
+    pub fn pillar_value(&self, key: &str) -> Option<&Value> {
+        let (first, rest) = key.split_once(':').unwrap_or((key, ""));
+        let v = self.pillar.get(first)?;
+        if rest.is_empty() {
+            Some(v)
+        } else {
+            v.traverse(rest, ":")
+        }
+    }
+}
+
+/// One state function call: the low chunk (`name`, `state`, `fun`,
+/// `__id__`, `__sls__`, `__env__` and the state's arguments).
+pub struct StateCall<'a> {
+    pub low: &'a Map,
+    /// Effective test mode for this call.
+    pub test: bool,
+    pub ctx: &'a StateContext,
+}
+
+impl StateCall<'_> {
+    pub fn name(&self) -> &str {
+        self.low.get("name").and_then(Value::as_str).unwrap_or("")
+    }
+    pub fn fun(&self) -> &str {
+        self.low.get("fun").and_then(Value::as_str).unwrap_or("")
+    }
+    /// An argument of the state function.
+    pub fn arg(&self, key: &str) -> Option<&Value> {
+        self.low.get(key)
+    }
+}
+
+/// What a state function returns (Salt's `ret` dict before the runtime adds
+/// `__run_num__`, `__id__`, `__sls__`, `start_time`, `duration`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateReturn {
+    pub name: String,
+    pub changes: Map,
+    /// `None` in test mode where a change would be made.
+    pub result: Option<bool>,
+    pub comment: String,
+    /// Further keys some functions return (`warnings`, `pchanges`...).
+    pub extra: Map,
+}
+
+impl StateReturn {
+    pub fn new(name: &str) -> StateReturn {
+        StateReturn {
+            name: name.to_string(),
+            changes: Map::default(),
+            result: Some(true),
+            comment: String::new(),
+            extra: Map::default(),
+        }
+    }
+}
+
+/// The code of a state function.
+pub type Run = fn(&StateCall) -> StateReturn;
+
+/// One state function, described once.
+pub struct StateFunction {
+    /// Its name in its module (`managed`).
+    pub name: &'static str,
+    /// Its parameters as Salt 3007.8's state module declares them: the
+    /// engine refuses a call missing one without a default, and (without
+    /// `**kwargs`) one naming a parameter it lacks.
+    pub sig: Signature,
+    /// What it does (`sys.state_doc`).
+    pub doc: &'static str,
+    pub run: Run,
+}
+
+impl StateFunction {
+    pub const fn new(
+        name: &'static str,
+        sig: Signature,
+        doc: &'static str,
+        run: Run,
+    ) -> StateFunction {
+        StateFunction {
+            name,
+            sig,
+            doc,
+            run,
+        }
+    }
+}
+
+/// A state module (`file`, `cmd`, ...): its functions, and `mod_watch`
+/// among them where Salt's module has one (a `watch` on a module without
+/// it acts as a `require`).
+pub struct StateModule {
+    pub name: &'static str,
+    /// What the module is for (`sys.list_state_modules`' docs).
+    pub doc: &'static str,
+    pub functions: &'static [StateFunction],
+}
+
+impl StateModule {
+    /// The function `fun` of this module.
+    pub fn function(&self, fun: &str) -> Option<&'static StateFunction> {
+        self.functions.iter().find(|f| f.name == fun)
+    }
+
+    /// Whether a `watch` on this module calls its `mod_watch`.
+    pub fn has_mod_watch(&self) -> bool {
+        self.function("mod_watch").is_some()
+    }
+}
