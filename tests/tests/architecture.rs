@@ -209,6 +209,33 @@ fn no_module_cycles() {
     );
 }
 
+/// A module and its child must not lean on each other: the parent wires
+/// its children (declares, re-exports, calls them), and what the children
+/// share lives in a child of its own, not in the parent.
+#[test]
+fn no_two_way_parent_child_ties() {
+    let root = workspace();
+    let mut found = Vec::new();
+    for member in member_crates(&root) {
+        let lib = root.join(&member).join("src/lib.rs");
+        if !lib.is_file() {
+            continue;
+        }
+        let tree = ModuleTree::read(&lib, &root, &|p| std::fs::read_to_string(p).ok());
+        for (tie, why) in tree.two_way_ties() {
+            found.push(format!("{member}: {tie}\n{why}"));
+        }
+    }
+    for f in &found {
+        eprintln!("two-way tie: {f}");
+    }
+    assert!(
+        found.is_empty(),
+        "two-way parent/child ties:\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn no_source_file_is_too_long() {
     let root = workspace();
@@ -686,6 +713,45 @@ impl ModuleTree {
                 Some((r.from.clone(), self.resolve(&abs, 0), r.at.as_str()))
             })
             .collect()
+    }
+
+    /// Ties that run both ways between a module and one of its children:
+    /// the parent refers into the child's subtree, and the child's subtree
+    /// refers to items the parent itself defines (not to the parent's other
+    /// children, which are sibling edges). As `parent ↔ child`, with one
+    /// reference each way.
+    fn two_way_ties(&self) -> Vec<(String, String)> {
+        // (parent, child) → an example of each direction.
+        let mut down: BTreeMap<(ModPath, String), String> = BTreeMap::new();
+        let mut up: BTreeMap<(ModPath, String), String> = BTreeMap::new();
+        for (from, to, at) in self.edges() {
+            let lca = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if lca == from.len() && to.len() > lca {
+                // `from` is the ancestor: a reference down into `to`.
+                down.entry((from.clone(), to[lca].clone()))
+                    .or_insert_with(|| at.to_string());
+            } else if lca == to.len() && from.len() > lca {
+                // `to` is the ancestor, named by its own items.
+                up.entry((to.clone(), from[lca].clone()))
+                    .or_insert_with(|| at.to_string());
+            }
+        }
+        let mut out = Vec::new();
+        for (key, down_at) in &down {
+            if let Some(up_at) = up.get(key) {
+                let (parent, child) = key;
+                let parent = if parent.is_empty() {
+                    "crate".to_string()
+                } else {
+                    parent.join("::")
+                };
+                out.push((
+                    format!("{parent} ↔ {child}"),
+                    format!("    down: {down_at}\n    up: {up_at}"),
+                ));
+            }
+        }
+        out
     }
 
     /// Sibling cycles: `parent: a ↔ b`, with one reference per edge.

@@ -12,6 +12,7 @@
 //! catch everything and answer False, so their callers map `Err` to `false`.
 
 pub mod compound;
+mod error;
 pub mod glob;
 pub mod grain;
 pub mod ipcidr;
@@ -23,42 +24,10 @@ use crate::MinionData;
 use grain::Mode;
 
 pub use compound::compound_words;
+pub use error::{InvalidReason, MatchError};
 
 /// Salt's `DEFAULT_TARGET_DELIM`.
 pub const DEFAULT_DELIMITER: &str = ":";
-
-#[derive(Debug, thiserror::Error)]
-pub enum MatchError {
-    #[error("unknown matcher '{0}'")]
-    UnknownMatcher(String),
-    #[error("invalid {matcher} expression '{expr}': {reason}")]
-    Invalid {
-        matcher: String,
-        expr: String,
-        reason: InvalidReason,
-    },
-    #[error("the {0} matcher is not supported by brine")]
-    Unsupported(String),
-}
-
-/// Why an expression is invalid where Salt raises.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum InvalidReason {
-    #[error(transparent)]
-    Regex(#[from] pcre::RegexError),
-    #[error(transparent)]
-    Ipcidr(#[from] ipcidr::IpcidrError),
-    /// `delimiter=''` (Python's `str.split` raises).
-    #[error("empty separator")]
-    EmptySeparator,
-    /// One word of a compound expression (`E@pattern`, `S@pattern`).
-    #[error("{engine}@{pattern}: {reason}")]
-    Word {
-        engine: char,
-        pattern: String,
-        reason: Box<InvalidReason>,
-    },
-}
 
 /// Does `expr`, read by the matcher named `match_type` ("glob", "pcre",
 /// "compound", ...), select `minion`? Nodegroups come from

@@ -2,23 +2,12 @@
 //! it (the including file's own keys win), in both include forms:
 //! `- name` and `- name: {defaults: {...}, key: a:b}`.
 
+use super::compiler::{Compiler, Mods};
 use super::merge::merge;
-use super::Compiler;
 use crate::render::{self, TemplateContext};
-use crate::roots::{fnmatch_filter, SlsFile};
+use crate::roots::fnmatch_filter;
 use brine_core::{Map, Value};
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
-
-/// Per-environment memory of rendered SLS (their own keys, without their
-/// includes), so that an SLS included twice is rendered once.
-pub(super) type Mods = HashMap<String, Option<Value>>;
-
-/// Renders done ahead of the in-order pass, by (saltenv, sls): the file
-/// found and what it rendered to.
-pub(super) type Prerendered =
-    Mutex<HashMap<(String, String), (SlsFile, Result<Value, render::RenderError>)>>;
 
 /// Fewer top-level SLS than this are rendered in order only (threads cost
 /// more than they save).

@@ -5,64 +5,10 @@
 //! `state_verbose`, `state_output_profile`, `state_output_pct`,
 //! `state_output_diff` and `state_tabular: True`.
 
+pub use super::options::HighstateOptions;
 use super::{nested, python_splitlines, Lines, OutputOptions};
 use crate::py::float_repr as python_float_repr;
 use crate::{Map, Value};
-
-/// The minion options the highstate outputter reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HighstateOptions {
-    pub state_output: String,
-    pub state_verbose: bool,
-    pub state_output_profile: bool,
-    pub state_output_pct: bool,
-    pub state_output_diff: bool,
-    pub state_tabular: bool,
-    /// `state_output_exclude` / `state_output_terse` (filter mode).
-    pub exclude: Vec<String>,
-    pub terse: Vec<String>,
-}
-
-impl Default for HighstateOptions {
-    fn default() -> HighstateOptions {
-        HighstateOptions {
-            state_output: "full".into(),
-            state_verbose: true,
-            state_output_profile: true,
-            state_output_pct: false,
-            state_output_diff: false,
-            state_tabular: false,
-            exclude: Vec::new(),
-            terse: Vec::new(),
-        }
-    }
-}
-
-impl HighstateOptions {
-    /// Read the options from a minion's opts, with Salt's defaults.
-    pub fn from_opts(opts: &Map) -> HighstateOptions {
-        let d = HighstateOptions::default();
-        let flag = |k: &str, dflt: bool| opts.get(k).map_or(dflt, Value::is_truthy);
-        let list = |k: &str| match opts.get(k) {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-            Some(v) => v.to_python_str().split(',').map(str::to_string).collect(),
-        };
-        HighstateOptions {
-            state_output: opts
-                .get("state_output")
-                .map(Value::to_python_str)
-                .unwrap_or(d.state_output),
-            state_verbose: flag("state_verbose", d.state_verbose),
-            state_output_profile: flag("state_output_profile", d.state_output_profile),
-            state_output_pct: flag("state_output_pct", false),
-            state_output_diff: flag("state_output_diff", false),
-            state_tabular: opts.get("state_tabular") == Some(&Value::Bool(true)),
-            exclude: list("state_output_exclude"),
-            terse: list("state_output_terse"),
-        }
-    }
-}
 
 /// ANSI codes as Salt's `get_colors` makes them.
 struct Colors {

@@ -12,8 +12,12 @@
 //! ever reported by the general path. The tests check the two paths
 //! against each other on hand-written and generated documents.
 
+use super::composer::*;
 use super::composer::{Body, Document, Node, NodeId};
-use super::*;
+use super::error::*;
+use super::resolver::*;
+use saphyr_parser::ScalarStyle;
+use std::borrow::Cow;
 
 /// Past this nesting the general path (with its own bound and message)
 /// takes over.

@@ -2,7 +2,11 @@
 //! first two stages) composed into a node graph, anchors and aliases
 //! resolved, with the YAML 1.1 spots where saphyr reads 1.2 patched.
 
-use super::*;
+use super::error::*;
+use super::resolver::*;
+use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
+use std::borrow::Cow;
+use std::collections::HashMap;
 
 pub(super) type NodeId = usize;
 

@@ -3,7 +3,13 @@
 //! type, `<<` merge keys, duplicate keys refused, depth and alias
 //! expansion bounded).
 
-use super::*;
+use super::composer::*;
+use super::error::*;
+use super::resolver::*;
+use crate::value::{key_string, Map};
+use crate::Value;
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 /// Python's `str.strip()` for the ASCII whitespace `int()`/`float()` accept.
 pub(super) fn py_trim(s: &str) -> &str {

@@ -2,7 +2,10 @@
 //! libyaml emitter, allow_unicode=True, indent 2, width 80), and the Jinja
 //! helpers built on it (`salt/utils/jinja.py`, `salt/utils/yamlencoding.py`).
 
-use super::*;
+use super::resolver::*;
+use crate::value::python_float_repr;
+use crate::Value;
+use std::borrow::Cow;
 
 /// How [`dump_with`] writes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,9 @@
 //! The loader and dumper checked against what Salt 3007.8 answered.
 
+use super::error::MAX_DEPTH;
 use super::*;
+use crate::value::{python_float_repr, Map};
+use crate::Value;
 
 /// The same canonical text `gen.py` prints for Salt's answer.
 fn canon(v: &Value) -> String {

@@ -6,7 +6,7 @@
 //! (the ones `useradd` and `groupadd` write), so tests can point them at a
 //! scratch root.
 
-use super::{GroupEntry, PasswdEntry, ShadowEntry};
+use super::entries::{GroupEntry, PasswdEntry, ShadowEntry};
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
 

@@ -2,9 +2,9 @@
 //! (checked before the call) and `check_cmd` (after it), as Salt's
 //! `_run_check*` functions do them.
 
-use brine_host::exec::{self, CommandSpec, Program};
 use crate::StateContext;
 use brine_core::{Map, Value};
+use brine_host::exec::{self, CommandSpec, Program};
 use std::time::Duration;
 
 /// The `cmd.retcode` options a state passes on to its condition commands.

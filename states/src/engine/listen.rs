@@ -2,7 +2,8 @@
 //! listened-to state changed gets its `mod_watch` run once, in listener
 //! order (Salt's `call_listen`).
 
-use super::{gen_tag, Runtime, RuntimeError};
+use super::chunk::{gen_tag, RuntimeError};
+use super::runtime::Runtime;
 use crate::StateContext;
 use brine_compile::state::vocabulary::REQUISITE_KEYWORDS;
 use brine_core::{Map, Value};
@@ -14,16 +15,16 @@ pub fn involved(low: &Map) -> bool {
     low.contains_key("listen") || low.contains_key("listen_in")
 }
 
-fn s<'a>(low: &'a Map, k: &str) -> &'a str {
+pub(super) fn s<'a>(low: &'a Map, k: &str) -> &'a str {
     low.get(k).and_then(Value::as_str).unwrap_or("")
 }
 
 /// Salt's `_l_tag`: the tag of a listen error.
-fn listen_error_tag(state: &str, id: &str) -> String {
+pub(super) fn listen_error_tag(state: &str, id: &str) -> String {
     format!("Listen_Error_|-listen_{id}_|-listen_{state}_|-Listen_Error")
 }
 
-fn listen_error(state: &str, id: &str) -> Map {
+pub(super) fn listen_error(state: &str, id: &str) -> Map {
     let mut m = Map::default();
     m.insert(
         "comment".into(),
@@ -37,13 +38,13 @@ fn listen_error(state: &str, id: &str) -> Map {
 
 /// Chunks by (state, id) and by (state, name), the two ways Salt's
 /// `lval in cref` test can match a chunk reference.
-struct Refs<'a> {
+pub(super) struct Refs<'a> {
     by_state_id: HashMap<(&'a str, &'a str), Vec<usize>>,
     by_state_name: HashMap<(&'a str, &'a str), Vec<usize>>,
 }
 
 impl<'a> Refs<'a> {
-    fn new(chunks: &'a [Map]) -> Refs<'a> {
+    pub(super) fn new(chunks: &'a [Map]) -> Refs<'a> {
         let mut r = Refs {
             by_state_id: HashMap::new(),
             by_state_name: HashMap::new(),
@@ -62,7 +63,7 @@ impl<'a> Refs<'a> {
     }
 
     /// Chunks of module `state` whose id or name is `val`.
-    fn find(&self, state: &str, val: &str) -> Vec<usize> {
+    pub(super) fn find(&self, state: &str, val: &str) -> Vec<usize> {
         let mut out: Vec<usize> = Vec::new();
         for m in [&self.by_state_id, &self.by_state_name] {
             if let Some(v) = m.get(&(state, val)) {

@@ -3,17 +3,14 @@
 //! what their returns mean for the requiring state (Salt's
 //! `check_requisite` and the "unmet" half of `call_chunk`).
 
-use super::{Chunk, Runtime, RuntimeError};
-use brine_compile::matcher::glob::fnmatch;
+use super::chunk::RuntimeError;
+use super::index::{req_list, split_req, Kind, Reqs, Status};
+use super::runtime::Runtime;
 use brine_core::{Map, Value};
-use foldhash::{HashMap, HashMapExt};
-
-/// The requisite kinds, as the state vocabulary names them.
-pub use brine_compile::state::vocabulary::Requisite as Kind;
 
 /// The order `check_requisite` walks the kinds in (`prerequired` last,
 /// only for the real run of a state).
-const CHECK_ORDER: [Kind; 10] = [
+pub(super) const CHECK_ORDER: [Kind; 10] = [
     Kind::Require,
     Kind::RequireAny,
     Kind::Watch,
@@ -29,7 +26,7 @@ const CHECK_ORDER: [Kind; 10] = [
 /// The kinds `call_chunk` runs first when unmet: `onfail_all` is not among
 /// them (in Salt an unmet `onfail_all` loops until "Recursive requisite
 /// found").
-const RUN_ORDER: [Kind; 9] = [
+pub(super) const RUN_ORDER: [Kind; 9] = [
     Kind::Require,
     Kind::RequireAny,
     Kind::Watch,
@@ -41,188 +38,21 @@ const RUN_ORDER: [Kind; 9] = [
     Kind::OnchangesAny,
 ];
 
-/// The chunks each requisite kind of a state named, in chunk order.
-pub type Reqs = Vec<(Kind, Vec<usize>)>;
-
-/// Outcome of a requisite check (Salt's status strings).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Met,
-    Unmet,
-    Fail,
-    Pre,
-    Onfail,
-    Onchanges,
-    Change,
-}
-
-/// Chunks by `__id__`, `name`, `__sls__` and `__sls_included_from__`.
-pub struct Index {
-    by_id: HashMap<String, Vec<usize>>,
-    by_name: HashMap<String, Vec<usize>>,
-    by_sls: HashMap<String, Vec<usize>>,
-    by_included_from: HashMap<String, Vec<usize>>,
-}
-
-fn is_glob(s: &str) -> bool {
-    s.contains(['*', '?', '['])
-}
-
-impl Index {
-    pub fn build(chunks: &[Chunk]) -> Index {
-        let mut ix = Index {
-            by_id: HashMap::new(),
-            by_name: HashMap::new(),
-            by_sls: HashMap::new(),
-            by_included_from: HashMap::new(),
-        };
-        for (i, c) in chunks.iter().enumerate() {
-            let low = &c.low;
-            if let Some(id) = low.get("__id__").and_then(Value::as_str) {
-                ix.by_id.entry(id.to_string()).or_default().push(i);
-            }
-            if let Some(name) = low.get("name").and_then(Value::as_str) {
-                ix.by_name.entry(name.to_string()).or_default().push(i);
-            }
-            if let Some(sls) = low.get("__sls__").and_then(Value::as_str) {
-                ix.by_sls.entry(sls.to_string()).or_default().push(i);
-            }
-            if let Some(from) = low.get("__sls_included_from__").and_then(Value::as_list) {
-                for f in from.iter().filter_map(Value::as_str) {
-                    let v = ix.by_included_from.entry(f.to_string()).or_default();
-                    if v.last() != Some(&i) {
-                        v.push(i);
-                    }
-                }
-            }
-        }
-        ix
-    }
-
-    /// The chunks requisite `key: val` names, in chunk order: for `sls`,
-    /// chunks whose SLS matches the glob or that it included; otherwise
-    /// chunks whose name or id matches the glob and whose state module is
-    /// `key` (any module for `id`).
-    pub fn matching(&self, chunks: &[Chunk], key: &str, val: &str) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::new();
-        if key == "sls" {
-            if is_glob(val) {
-                for (i, c) in chunks.iter().enumerate() {
-                    let sls_match = c
-                        .low
-                        .get("__sls__")
-                        .and_then(Value::as_str)
-                        .is_some_and(|s| fnmatch(s, val));
-                    let included = c
-                        .low
-                        .get("__sls_included_from__")
-                        .and_then(Value::as_list)
-                        .is_some_and(|l| l.iter().any(|f| f.as_str() == Some(val)));
-                    if sls_match || included {
-                        out.push(i);
-                    }
-                }
-                return out;
-            }
-            merge_sorted(&mut out, self.by_sls.get(val));
-            merge_sorted(&mut out, self.by_included_from.get(val));
-            return out;
-        }
-        let state_ok =
-            |c: &Chunk| key == "id" || c.low.get("state").and_then(Value::as_str) == Some(key);
-        if is_glob(val) {
-            for (i, c) in chunks.iter().enumerate() {
-                let name = c.low.get("name").and_then(Value::as_str);
-                let id = c.low.get("__id__").and_then(Value::as_str);
-                let hit =
-                    name.is_some_and(|n| fnmatch(n, val)) || id.is_some_and(|n| fnmatch(n, val));
-                if hit && state_ok(c) {
-                    out.push(i);
-                }
-            }
-            return out;
-        }
-        merge_sorted(&mut out, self.by_name.get(val));
-        merge_sorted(&mut out, self.by_id.get(val));
-        out.retain(|&i| chunks.get(i).is_some_and(state_ok));
-        out
-    }
-}
-
-/// Merge an ascending index list into `out` (ascending, no duplicates).
-fn merge_sorted(out: &mut Vec<usize>, add: Option<&Vec<usize>>) {
-    let Some(add) = add else { return };
-    if out.is_empty() {
-        out.extend_from_slice(add);
-        return;
-    }
-    let mut merged = Vec::with_capacity(out.len() + add.len());
-    let (mut a, mut b) = (0, 0);
-    while a < out.len() || b < add.len() {
-        let next = match (out.get(a), add.get(b)) {
-            (Some(&x), Some(&y)) if x == y => {
-                a += 1;
-                b += 1;
-                x
-            }
-            (Some(&x), Some(&y)) if x < y => {
-                a += 1;
-                x
-            }
-            (Some(_), Some(&y)) | (None, Some(&y)) => {
-                b += 1;
-                y
-            }
-            (Some(&x), None) => {
-                a += 1;
-                x
-            }
-            (None, None) => break,
-        };
-        merged.push(next);
-    }
-    *out = merged;
-}
-
-/// A requisite entry as Salt reads it: a bare string is an id; a mapping
-/// gives `state: name` (a `state.fun` key is cut at the dot). `None` for
-/// entries Salt cannot read at all.
-pub fn split_req(req: &Value) -> Option<(String, &Value)> {
-    match req {
-        Value::Str(_) => Some(("id".to_string(), req)),
-        Value::Map(m) => {
-            let (k, v) = m.iter().next()?;
-            let key = k.split('.').next().unwrap_or(k).to_string();
-            Some((key, v))
-        }
-        _ => None,
-    }
-}
-
-/// The requisite list of a state for `kind`, as a slice.
-fn req_list<'a>(low: &'a Map, key: &str) -> &'a [Value] {
-    low.get(key).and_then(Value::as_list).unwrap_or(&[])
-}
-
 // The requisite stats Salt collects in a set.
-const S_UNMET: u16 = 1;
-const S_FAIL: u16 = 1 << 1;
-const S_ONFAIL: u16 = 1 << 2;
-const S_ONCHANGES: u16 = 1 << 3;
-const S_ONCHANGESMET: u16 = 1 << 4;
-const S_CHANGE: u16 = 1 << 5;
-const S_PREMET: u16 = 1 << 6;
-const S_PRE: u16 = 1 << 7;
-const S_MET: u16 = 1 << 8;
+pub(super) const S_UNMET: u16 = 1;
+pub(super) const S_FAIL: u16 = 1 << 1;
+pub(super) const S_ONFAIL: u16 = 1 << 2;
+pub(super) const S_ONCHANGES: u16 = 1 << 3;
+pub(super) const S_ONCHANGESMET: u16 = 1 << 4;
+pub(super) const S_CHANGE: u16 = 1 << 5;
+pub(super) const S_PREMET: u16 = 1 << 6;
+pub(super) const S_PRE: u16 = 1 << 7;
+pub(super) const S_MET: u16 = 1 << 8;
 
 impl Runtime<'_> {
     /// Salt's `check_requisite` for chunk `i`; `pre` adds the
     /// `prerequired` requisites (the real run of a prereq'd state).
-    pub fn check_requisite(
-        &mut self,
-        i: usize,
-        pre: bool,
-    ) -> Result<(Status, Reqs), RuntimeError> {
+    pub fn check_requisite(&mut self, i: usize, pre: bool) -> Result<(Status, Reqs), RuntimeError> {
         self.watch_as_require(i);
         let low = &self.chunks[i].low;
         let present = Kind::WAITING.iter().any(|k| low.contains_key(k.key()));
@@ -358,7 +188,7 @@ impl Runtime<'_> {
 
     /// Salt's `SaltRenderError` for a requisite whose target is not a
     /// string (it names the first chunk of the run).
-    fn unlocatable(&self, key: &str) -> RuntimeError {
+    pub(super) fn unlocatable(&self, key: &str) -> RuntimeError {
         let name = self
             .chunks
             .first()
@@ -513,7 +343,7 @@ impl Runtime<'_> {
 
 /// Salt's `low[to].extend(low.pop(from))` (or a plain move when `to` is
 /// absent).
-fn move_requisites(low: &mut Map, from: &str, to: &str) {
+pub(super) fn move_requisites(low: &mut Map, from: &str, to: &str) {
     let Some(moved) = low.shift_remove(from) else {
         return;
     };
@@ -530,7 +360,7 @@ fn move_requisites(low: &mut Map, from: &str, to: &str) {
 }
 
 /// The `disabled_requisites` option: one name or a list.
-fn disabled_requisites(opts: &Map) -> Vec<String> {
+pub(super) fn disabled_requisites(opts: &Map) -> Vec<String> {
     match opts.get("disabled_requisites") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
@@ -541,9 +371,10 @@ fn disabled_requisites(opts: &Map) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::index::merge_sorted;
 
     #[test]
-    fn merges_sorted_lists() {
+    pub(super) fn merges_sorted_lists() {
         let mut out = vec![1, 4, 9];
         merge_sorted(&mut out, Some(&vec![0, 4, 5, 10]));
         assert_eq!(out, vec![0, 1, 4, 5, 9, 10]);
@@ -553,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn reads_requisite_entries_like_salt() {
+    pub(super) fn reads_requisite_entries_like_salt() {
         let s = Value::Str("x".into());
         assert_eq!(split_req(&s).map(|(k, _)| k), Some("id".to_string()));
         let mut m = Map::default();

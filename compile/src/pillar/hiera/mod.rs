@@ -18,6 +18,7 @@
 
 mod config;
 mod data;
+mod error;
 mod interpolation;
 mod lookup;
 mod merge;
@@ -25,55 +26,9 @@ mod merge;
 use crate::opts;
 use crate::MinionData;
 use brine_core::{Map, Value};
+pub use error::HieraError;
 use lookup::{Engine, Sources};
-use std::path::{Path, PathBuf};
-
-/// Why a lookup could not be answered.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum HieraError {
-    /// A `hiera.yaml` that is not a valid version 5 configuration.
-    #[error("{}", located(path, *line, message))]
-    Config {
-        path: PathBuf,
-        line: Option<usize>,
-        message: String,
-    },
-    /// A data file that cannot be read or parsed (the message names it).
-    #[error("{message}{}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
-    Data {
-        path: PathBuf,
-        line: Option<usize>,
-        message: String,
-    },
-    /// Interpolation, dotted keys, `lookup_options`, recursion.
-    #[error("{0}")]
-    Lookup(String),
-    /// Values that the merge behaviour cannot merge.
-    #[error("{0}")]
-    Merge(String),
-}
-
-fn located(path: &Path, line: Option<usize>, message: &str) -> String {
-    match line {
-        Some(l) => format!("{}, line {l}: {message}", path.display()),
-        None => format!("{}: {message}", path.display()),
-    }
-}
-
-impl HieraError {
-    /// An interpolation problem met while reading `hiera.yaml` belongs to
-    /// that file.
-    fn in_config(self, path: &Path) -> HieraError {
-        match self {
-            HieraError::Lookup(message) | HieraError::Merge(message) => HieraError::Config {
-                path: path.to_path_buf(),
-                line: None,
-                message,
-            },
-            other => other,
-        }
-    }
-}
+use std::path::PathBuf;
 
 /// A node's Hiera: its layers and the scope its interpolations see.
 pub struct Hiera {

@@ -4,6 +4,7 @@
 //! `trusted.certname`).
 
 use super::*;
+use std::path::Path;
 use serde_json::json;
 
 /// A temporary tree: `files` are (relative path, content).

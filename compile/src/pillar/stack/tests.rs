@@ -277,7 +277,7 @@ fn template_variables_like_salt() {
     );
     let m = MinionData {
         // `__salt__`: a stand-in for the runtime's registry.
-        functions: crate::minion_data::functions::stub(),
+        functions: crate::minion_data::stub(),
         ..minion("test-1-dev", json!({"os": "Debian"}))
     };
     let pillar = v(json!({"roles": ["db"]}));

@@ -8,7 +8,7 @@
 //! them all through its module registry (feature `salt-cases`).
 
 use super::TemplateContext;
-use crate::minion_data::functions::Functions;
+use crate::minion_data::Functions;
 use crate::MinionData;
 use brine_core::Value;
 use std::path::PathBuf;

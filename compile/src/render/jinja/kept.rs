@@ -10,8 +10,10 @@
 //! `brine-call` renders each file once or twice, and the kept environments
 //! would only add to its peak memory.
 
-use super::{environment_with, read_template, rewrite, JinjaError, Loaded, Settings, SlsVars};
-use super::{jinja_error, TemplateContext};
+use super::environment::{
+    environment_with, read_template, rewrite, JinjaError, Loaded, Settings, SlsVars,
+};
+use super::environment::{jinja_error, TemplateContext};
 use minijinja::Environment;
 use std::collections::HashMap;
 use std::path::PathBuf;

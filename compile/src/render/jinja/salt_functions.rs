@@ -9,7 +9,7 @@
 use super::convert::{self, map_pairs, seq_items, OrderedDict};
 use super::mutable::dict_update;
 use super::pyargs::{invalid, split};
-use crate::minion_data::functions::{ArgAt, ArgName, DataRef, Origin, Returned, Source, Step};
+use crate::minion_data::{ArgAt, ArgName, DataRef, Origin, Returned, Source, Step};
 use crate::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::value::key_string;

@@ -3,6 +3,10 @@
 //! tests, where the execution functions are.
 
 use super::*;
+use super::environment::converted;
+use brine_core::Value;
+use crate::MinionData;
+use std::sync::Arc;
 
 fn minion() -> Arc<MinionData> {
     cases::minion(Default::default())
