@@ -57,7 +57,7 @@ pub trait Entries {
 
 /// Print the mapping `entries` gives with outputter `out`, byte for byte
 /// what [`super::render_data`] prints for the whole mapping.
-pub fn render_entries<S: Entries>(
+pub fn render_entries<S: Entries + ?Sized>(
     out: &str,
     opts: &OutputOptions,
     entries: &mut S,
@@ -108,7 +108,7 @@ pub fn render_entries<S: Entries>(
 }
 
 /// Whether every entry is a state run the highstate outputter prints.
-fn all_state_runs<S: Entries>(
+fn all_state_runs<S: Entries + ?Sized>(
     opts: &OutputOptions,
     entries: &mut S,
 ) -> Result<bool, StreamError<S::Error>> {

@@ -97,7 +97,7 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         } => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
-            stream::render_entries(&out(outputter), &opts, &mut returns, &mut w)?;
+            stream::render_entries(&out(outputter), &opts, &mut *returns, &mut w)?;
         }
     }
     Ok(0)

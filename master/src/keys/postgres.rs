@@ -11,7 +11,7 @@
 //! is kept, so a key deleted on another master is never honoured from
 //! memory.
 
-use super::KeyState;
+use super::state::KeyState;
 use crate::postgres::{Pg, PgError};
 use std::sync::Arc;
 

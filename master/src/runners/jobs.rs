@@ -2,15 +2,124 @@
 //! `lookup_jid`, `list_job`, `print_job`, `exit_success`) and as the
 //! minions report them running (`active`).
 
-use super::{Answer, RunnerError};
+use super::runner::{job_cache, Answer, Runner, RunnerError};
 use crate::daemon::client::{Client, GATHER_JOB_TIMEOUT};
 use crate::daemon::jobs::{
     format_jid_instance, jid_to_time, JobCache, JobCacheError, RETURNS_PAGE_BYTES,
 };
 use crate::daemon::MasterConfig;
 use brine_core::output::stream::{Each, Entries, KeyOrder, StreamError};
+use brine_core::sig;
 use brine_core::{Map, Value};
+use brine_runtime::modules::Params;
 use std::time::Duration;
+
+pub(super) const FUNCTIONS: &[Runner] = &[
+    Runner {
+        name: "active",
+        sig: sig!(display_progress = false),
+        doc: "The jobs running now, as the minions report them (saltutil.running on \
+every minion): jid → function, arguments, target, start time and who runs it.",
+        run: |config, p| Box::pin(active_run(config, p)),
+    },
+    Runner {
+        name: "exit_success",
+        sig: sig!(jid, ext_source = null),
+        doc: "For each minion of job JID, whether it returned with retcode 0.",
+        run: |config, p| Box::pin(one_job(config, p, exit_success)),
+    },
+    Runner {
+        name: "list_job",
+        sig: sig!(jid, ext_source = null, display_progress = false),
+        doc: "Job JID as the job cache has it: its description and every return.",
+        run: |config, p| Box::pin(one_job(config, p, list_job)),
+    },
+    Runner {
+        name: "list_jobs",
+        sig: sig!(
+            ext_source = null,
+            outputter = null,
+            search_metadata = null,
+            search_function = null,
+            search_target = null,
+            start_time = null,
+            end_time = null,
+            display_progress = false
+        ),
+        doc: "Every job in the job cache: jid → function, arguments, target, target \
+type, start time and user.",
+        run: |config, p| Box::pin(list_jobs_run(config, p)),
+    },
+    Runner {
+        name: "lookup_jid",
+        sig: sig!(
+            jid,
+            ext_source = null,
+            returned = true,
+            missing = false,
+            display_progress = false
+        ),
+        doc: "The returns of job JID, minion → return, printed with the outputter the \
+returns name; MISSING=True adds the targeted minions that did not return.",
+        run: |config, p| Box::pin(lookup_jid_run(config, p)),
+    },
+    Runner {
+        name: "print_job",
+        sig: sig!(jid, ext_source = null),
+        doc: "Job JID with its returns under Result, as Salt's print_job shows it.",
+        run: |config, p| Box::pin(one_job(config, p, print_job)),
+    },
+];
+
+/// A flag parameter, `default` when not given.
+fn flag(p: &mut Params, name: &str, default: bool) -> bool {
+    p.take(name).map_or(default, |v| v.is_truthy())
+}
+
+async fn active_run(config: &MasterConfig, p: Params) -> Result<Answer, RunnerError> {
+    p.finish()?;
+    let mut client = Client::for_config(config)?;
+    let cache = job_cache(config)?;
+    active(&mut client, &cache, config).await
+}
+
+async fn one_job(
+    config: &MasterConfig,
+    mut p: Params,
+    f: fn(&JobCache, &str) -> Result<Value, RunnerError>,
+) -> Result<Answer, RunnerError> {
+    let jid = p.require("jid")?.to_python_str();
+    p.finish()?;
+    Ok(Answer::data(f(&job_cache(config)?, &jid)?))
+}
+
+async fn list_jobs_run(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
+    // The job cache keeps no metadata and brine filters no jobs yet: a
+    // search is refused rather than answered with every job.
+    for key in [
+        "search_metadata",
+        "search_function",
+        "search_target",
+        "start_time",
+        "end_time",
+    ] {
+        if p.take(key).is_some_and(|v| !v.is_null()) {
+            return Err(RunnerError::InvalidArguments(format!(
+                "list_jobs() argument '{key}' is not supported by brine"
+            )));
+        }
+    }
+    p.finish()?;
+    list_jobs(&job_cache(config)?)
+}
+
+async fn lookup_jid_run(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
+    let jid = p.require("jid")?.to_python_str();
+    let returned = flag(&mut p, "returned", true);
+    let missing = flag(&mut p, "missing", false);
+    p.finish()?;
+    lookup_jid(job_cache(config)?, &jid, returned, missing)
+}
 
 /// Salt's `jobs.list_jobs`: jid → the job's description.
 pub fn list_jobs(jobs: &JobCache) -> Result<Answer, RunnerError> {
@@ -33,13 +142,13 @@ pub fn lookup_jid(
 ) -> Result<Answer, RunnerError> {
     let outputter = jobs.first_outputter(jid)?;
     Ok(Answer::Returns {
-        returns: JidReturns {
+        returns: Box::new(JidReturns {
             jobs,
             jid: jid.to_string(),
             returned,
             missing,
             page_bytes: RETURNS_PAGE_BYTES,
-        },
+        }),
         outputter,
     })
 }
@@ -300,7 +409,7 @@ pub fn gather_job_timeout(config: &MasterConfig) -> Duration {
     config
         .opts
         .get("gather_job_timeout")
-        .and_then(super::seconds)
+        .and_then(super::runner::seconds)
         .map(Duration::from_secs)
         .unwrap_or(GATHER_JOB_TIMEOUT)
 }

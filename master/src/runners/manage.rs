@@ -5,15 +5,148 @@
 //! against the `ipv4`/`ipv6` grains in the minion cache. No command is sent
 //! for those.
 
-use super::RunnerError;
+use super::runner::{seconds, strings, Answer, Runner, RunnerError};
 use crate::daemon::client::Client;
 use crate::daemon::minion_cache::MinionCache;
 use crate::daemon::MasterConfig;
 use crate::keys::{KeyState, KeyStore};
-use brine_core::Value;
+use brine_core::{sig, Map, Value};
+use brine_runtime::modules::Params;
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// The presence runners' doc.
+const PRESENCE: &str = "The minions connected to the master now (Salt's presence detection: \
+established connections to the publish port, matched against the minions' ipv4/ipv6 \
+grains); SUBSET limits the answer to those ids, SHOW_IP gives id → address.";
+const NOT_PRESENT: &str = "The accepted minions that are not connected to the master now \
+(see manage.present); SUBSET limits the answer to those ids.";
+
+pub(super) const FUNCTIONS: &[Runner] = &[
+    Runner {
+        name: "down",
+        sig: sig!(
+            removekeys = false,
+            tgt = "*",
+            tgt_type = "glob",
+            timeout = null,
+            gather_job_timeout = null
+        ),
+        doc: "The minions of TGT that did not answer a ping; REMOVEKEYS=True deletes \
+their keys.",
+        run: |config, p| Box::pin(pinged(config, p, Pinged::Down)),
+    },
+    Runner {
+        name: "joined",
+        sig: sig!(subset = null, show_ip = false),
+        doc: PRESENCE,
+        run: |config, p| Box::pin(presence(config, p, false)),
+    },
+    Runner {
+        name: "list_not_state",
+        sig: sig!(subset = null, show_ip = false),
+        doc: NOT_PRESENT,
+        run: |config, p| Box::pin(presence(config, p, true)),
+    },
+    Runner {
+        name: "list_state",
+        sig: sig!(subset = null, show_ip = false),
+        doc: PRESENCE,
+        run: |config, p| Box::pin(presence(config, p, false)),
+    },
+    Runner {
+        name: "not_joined",
+        sig: sig!(subset = null, show_ip = false),
+        doc: NOT_PRESENT,
+        run: |config, p| Box::pin(presence(config, p, true)),
+    },
+    Runner {
+        name: "not_present",
+        sig: sig!(subset = null, show_ip = false),
+        doc: NOT_PRESENT,
+        run: |config, p| Box::pin(presence(config, p, true)),
+    },
+    Runner {
+        name: "present",
+        sig: sig!(subset = null, show_ip = false),
+        doc: PRESENCE,
+        run: |config, p| Box::pin(presence(config, p, false)),
+    },
+    Runner {
+        name: "status",
+        sig: sig!(
+            output = true,
+            tgt = "*",
+            tgt_type = "glob",
+            timeout = null,
+            gather_job_timeout = null
+        ),
+        doc: "Ping the minions of TGT: {up: [...], down: [...]}.",
+        run: |config, p| Box::pin(pinged(config, p, Pinged::Status)),
+    },
+    Runner {
+        name: "up",
+        sig: sig!(
+            tgt = "*",
+            tgt_type = "glob",
+            timeout = null,
+            gather_job_timeout = null
+        ),
+        doc: "The minions of TGT that answered a ping.",
+        run: |config, p| Box::pin(pinged(config, p, Pinged::Up)),
+    },
+];
+
+/// Which side of a ping a runner answers with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pinged {
+    Status,
+    Up,
+    Down,
+}
+
+async fn pinged(config: &MasterConfig, mut p: Params, side: Pinged) -> Result<Answer, RunnerError> {
+    let removekeys = side == Pinged::Down && p.take("removekeys").is_some_and(|v| v.is_truthy());
+    let ping = Ping {
+        tgt: p.take("tgt").unwrap_or_else(|| Value::from("*")),
+        tgt_type: p
+            .take("tgt_type")
+            .map(|v| v.to_python_str())
+            .unwrap_or_else(|| "glob".into()),
+        timeout: p.take("timeout").and_then(|v| seconds(&v)),
+        gather_job_timeout: p.take("gather_job_timeout").and_then(|v| seconds(&v)),
+    };
+    p.finish()?;
+    let mut client = Client::for_config(config)?;
+    let (up, down) = ping_with(&mut client, config, &ping).await?;
+    Ok(Answer::data(match side {
+        Pinged::Up => strings(up),
+        Pinged::Down => {
+            if removekeys {
+                remove_keys(config, &down)?;
+            }
+            strings(down)
+        }
+        Pinged::Status => {
+            let mut m = Map::default();
+            m.insert("up".into(), strings(up));
+            m.insert("down".into(), strings(down));
+            Value::Map(m)
+        }
+    }))
+}
+
+async fn presence(config: &MasterConfig, mut p: Params, not: bool) -> Result<Answer, RunnerError> {
+    let subset = p.take("subset").map(subset);
+    let show_ip = p.take("show_ip").is_some_and(|v| v.is_truthy());
+    p.finish()?;
+    Ok(Answer::data(if not {
+        list_not_state(config, subset.as_deref())?
+    } else {
+        list_state(config, subset.as_deref(), show_ip)?
+    }))
+}
 
 /// What `manage.status` pings.
 pub struct Ping {
@@ -25,7 +158,7 @@ pub struct Ping {
 
 /// `test.ping` the target: (minions that answered, minions that did not),
 /// each sorted.
-pub async fn ping(
+pub async fn ping_with(
     client: &mut Client,
     config: &MasterConfig,
     p: &Ping,

@@ -31,22 +31,7 @@ use std::time::Duration;
 /// How long a reachability check of a master may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Salt's `master_type` values brine serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MasterType {
-    Str,
-    Failover,
-}
-
-impl MasterType {
-    pub fn parse(s: &str) -> Option<MasterType> {
-        match s {
-            "str" => Some(MasterType::Str),
-            "failover" => Some(MasterType::Failover),
-            _ => None,
-        }
-    }
-}
+pub use super::config::MasterType;
 
 /// Resolve `host:port` once (failover moves on instead of retrying).
 async fn resolve_once(host: &str, port: u16) -> Option<SocketAddr> {

@@ -3,7 +3,7 @@
 //! cache and passed to the CLI as those bytes, checked (not built) when a
 //! message carrying it is decoded.
 
-use super::{WireError, MAX_DEPTH};
+use super::wire::{WireError, MAX_DEPTH};
 use brine_core::Value;
 use serde::de::IntoDeserializer;
 use serde::{Deserialize, Serialize};

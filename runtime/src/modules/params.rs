@@ -43,7 +43,7 @@ pub struct Params {
 impl Params {
     /// `fun` is the function's own name (`get`), as Python's messages say
     /// it; `sig` its parameters.
-    pub(crate) fn new(fun: &'static str, sig: &'static Signature, a: CallArgs) -> Params {
+    pub fn new(fun: &'static str, sig: &'static Signature, a: CallArgs) -> Params {
         let mut kwargs = a.kwargs;
         let published = kwargs.contains_key("__pub_jid");
         let mut pub_kwargs = Map::default();

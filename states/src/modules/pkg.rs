@@ -12,7 +12,9 @@
 pub mod apt;
 pub mod dnf;
 mod provider;
+mod refresh;
 mod states;
+mod support;
 mod targets;
 pub mod version;
 
@@ -20,22 +22,15 @@ pub use provider::{
     add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, HoldAnswer, InfoInstalled,
     InstallRequest, PkgDb, PkgError, PkgList, PkgProvider, ProviderError,
 };
+use refresh::rtag;
+pub use refresh::{clear_rtag, mod_init, write_rtag};
 pub use states::{installed, latest, uninstall};
 pub use targets::repack_pkgs;
 
-use super::user::support::{failed, ArgError, Args};
+use super::user::support::{failed, Args};
 use crate::{StateCall, StateContext, StateFunction, StateModule, StateReturn};
 use brine_core::sig;
 use brine_core::{Map, Value};
-use std::path::{Path, PathBuf};
-
-/// `{"new": n, "old": o}`, in the order Salt builds it for a change.
-fn new_old(n: &str, o: &str) -> Value {
-    let mut m = Map::default();
-    m.insert("new".into(), Value::Str(n.into()));
-    m.insert("old".into(), Value::Str(o.into()));
-    Value::Map(m)
-}
 
 /// The provider for this minion, from its grains (or, without grains, from
 /// the tools installed).
@@ -222,103 +217,6 @@ pub fn dispatch(p: &dyn PkgProvider, call: &StateCall, f: PkgFn) -> StateReturn 
         PkgFn::Purged => uninstall(p, call, true),
     };
     res.unwrap_or_else(|e| e.into_return(name))
-}
-
-// ---------------------------------------------------------------------------
-// The refresh tag: Salt refreshes the package database once per state run,
-// at the first pkg.installed/pkg.latest (its `mod_init` writes the tag,
-// `refresh_db` removes it).
-
-fn rtag(opts: &Map) -> Option<PathBuf> {
-    opts.get("cachedir")
-        .and_then(Value::as_str)
-        .map(|c| Path::new(c).join("pkg_refresh"))
-}
-
-static LAST_RUN: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
-
-/// Salt's `pkg.mod_init`: on the first installed/latest call of a run,
-/// write the refresh tag. A run is recognised by its options object.
-pub fn mod_init(ctx: &StateContext, fun: &str) {
-    if fun != "installed" && fun != "latest" {
-        return;
-    }
-    let run_id = std::sync::Arc::as_ptr(&ctx.opts) as usize;
-    let first = match LAST_RUN.lock() {
-        Ok(mut last) => {
-            let first = *last != run_id;
-            *last = run_id;
-            first
-        }
-        Err(_) => false,
-    };
-    if first {
-        write_rtag(ctx);
-    }
-}
-
-/// Create the refresh tag (Salt's `write_rtag`).
-pub fn write_rtag(ctx: &StateContext) {
-    if let Some(p) = rtag(&ctx.opts) {
-        if !p.exists() {
-            if let Some(dir) = p.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            let _ = std::fs::write(&p, "");
-        }
-    }
-}
-
-/// Remove the refresh tag (done by every database refresh).
-pub fn clear_rtag(ctx: &StateContext) {
-    if let Some(p) = rtag(&ctx.opts) {
-        let _ = std::fs::remove_file(p);
-    }
-}
-
-/// Salt's `check_refresh`: refresh when asked, or when the tag exists and
-/// refresh was not turned off.
-fn check_refresh(ctx: &StateContext, refresh: Option<&Value>) -> bool {
-    if refresh.is_some_and(super::user::support::is_true) {
-        return true;
-    }
-    let off = matches!(refresh, Some(Value::Bool(false)));
-    !off && rtag(&ctx.opts).is_some_and(|p| p.is_file())
-}
-
-/// A list argument; Salt would treat anything else as malformed.
-fn list_arg(call: &StateCall, key: &str) -> Result<Option<Vec<Value>>, ArgError> {
-    call.opt_list(key)
-}
-
-fn ret(name: &str, result: Option<bool>, comment: impl Into<String>, changes: Map) -> StateReturn {
-    let mut r = StateReturn::new(name);
-    r.result = result;
-    r.comment = comment.into();
-    r.changes = changes;
-    r
-}
-
-/// The `name[=version]` text Salt uses for a target in comments.
-fn desired_pkg(name: &str, ver: Option<&str>) -> String {
-    match ver.filter(|v| !v.is_empty()) {
-        None => name.to_string(),
-        Some(v) if v.starts_with(['<', '>', '=']) => format!("{name}{v}"),
-        Some(v) => format!("{name}={v}"),
-    }
-}
-
-fn add_warnings(r: &mut StateReturn, warnings: &[String]) {
-    if warnings.is_empty() {
-        return;
-    }
-    let entry = r
-        .extra
-        .entry("warnings".to_string())
-        .or_insert_with(|| Value::List(Vec::new()));
-    if let Value::List(l) = entry {
-        l.extend(warnings.iter().cloned().map(Value::Str));
-    }
 }
 
 /// Held by the tests that install real packages: each compares the whole

@@ -4,8 +4,8 @@
 //! `trusted.certname`).
 
 use super::*;
-use std::path::Path;
 use serde_json::json;
+use std::path::Path;
 
 /// A temporary tree: `files` are (relative path, content).
 fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {

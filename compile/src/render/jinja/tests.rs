@@ -2,10 +2,10 @@
 //! [`super::cases`]). Cases that call `salt[...]` run in brine-runtime's
 //! tests, where the execution functions are.
 
-use super::*;
 use super::environment::converted;
-use brine_core::Value;
+use super::*;
 use crate::MinionData;
+use brine_core::Value;
 use std::sync::Arc;
 
 fn minion() -> Arc<MinionData> {

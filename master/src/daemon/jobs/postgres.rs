@@ -20,7 +20,7 @@
 //! [`RETRY_FOR`]; past that the minion is answered with an error and
 //! keeps the return in its own queue, to send again.
 
-use super::{
+use super::record::{
     pack, to_i64, unpack, Job, JobCacheError, PackedReturn, ReturnsPage, Stored, StoredReturn,
 };
 use crate::postgres::{Conn, Pg, PgError};
@@ -380,7 +380,7 @@ fn nul_escapes_replaced(text: &mut String) {
 fn salt_load(job: &Job, expected: &[String]) -> String {
     json_text(&serde_json::json!({
         "fun": job.fun,
-        "arg": Value::List(super::salt_arguments(job)).to_json(),
+        "arg": Value::List(super::record::salt_arguments(job)).to_json(),
         "tgt": job.tgt.to_json(),
         "tgt_type": job.tgt_type,
         "jid": job.jid,

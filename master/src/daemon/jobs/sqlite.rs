@@ -4,7 +4,7 @@
 //! Values (arguments, targets, returns) are stored as msgpack blobs so they
 //! come back exactly as they were sent.
 
-use super::{
+use super::record::{
     pack, to_i64, unpack, Job, JobCacheError, PackedReturn, ReturnsPage, Stored, StoredReturn,
 };
 use brine_protocol::messages::PackedValue;

@@ -1,7 +1,7 @@
 //! Contents and the file system: `read`, `write`, `append`, `prepend`,
 //! `touch`, `remove`, `copy`, `move`, `rename`, `mkdir`, `makedirs`.
 
-use super::{isabs, path_arg, raw_path_arg, truthy};
+use super::args::{isabs, path_arg, raw_path_arg, truthy};
 use crate::modules::function::{params_of, CallError, Ctx, Return};
 use crate::modules::params::Params;
 use brine_core::Value;

@@ -2,7 +2,7 @@
 //! `get_group`, `set_mode`, `chown`, `access`, `check_hash`, `symlink`,
 //! `readlink`, `is_link`.
 
-use super::{isabs, path_arg, truthy};
+use super::args::{isabs, path_arg, truthy};
 use crate::modules::params::Params;
 use crate::modules::CallError;
 use brine_core::{Map, Value};
@@ -264,7 +264,7 @@ pub(super) fn is_kind(
 /// a directory (each inode once, links to directories not followed).
 pub(super) fn diskusage(mut p: Params) -> Result<Value, CallError> {
     // Salt uses the path as given, without expanding `~`.
-    let path = super::raw_path_arg(&mut p, "path")?;
+    let path = super::args::raw_path_arg(&mut p, "path")?;
     p.finish()?;
     use std::os::unix::fs::MetadataExt;
     if let Ok(md) = std::fs::metadata(&path) {
@@ -299,7 +299,7 @@ pub(super) fn diskusage(mut p: Params) -> Result<Value, CallError> {
 
 pub(super) fn link(mut p: Params) -> Result<Value, CallError> {
     let src = path_arg(&mut p, "src")?;
-    let path = super::path_str("fspath", p.require("path")?)?;
+    let path = super::args::path_str("fspath", p.require("path")?)?;
     p.finish()?;
     if !isabs(&src) {
         return Err(CallError::Invocation("File path must be absolute.".into()));
@@ -599,7 +599,7 @@ pub(super) fn readlink(mut p: Params) -> Result<Value, CallError> {
 }
 
 pub(super) fn symlink(mut p: Params) -> Result<Value, CallError> {
-    let src = super::path_str("fspath", p.require("src")?)?;
+    let src = super::args::path_str("fspath", p.require("src")?)?;
     let path = path_arg(&mut p, "path")?;
     let force = truthy(p.take("force"), false);
     let atomic = truthy(p.take("atomic"), false);

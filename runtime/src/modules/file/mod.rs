@@ -13,6 +13,7 @@
 //! - [`find`]: Salt's `find` (a subset of find(1)'s options).
 //! - [`source`]: `source_list` and `get_source_sum`.
 
+mod args;
 mod find;
 mod io;
 mod meta;
@@ -21,6 +22,7 @@ mod text;
 
 use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::Params;
+use args::{path_arg, path_str};
 use brine_compile::minion_data::Returned;
 use brine_core::Value;
 use brine_host::path;
@@ -596,53 +598,6 @@ when there is no such user.\n\n    brine-call file.user_to_uid root",
 /// A computed answer as a reading function hands it back.
 fn new(v: Result<Value, CallError>) -> Result<Returned<'static>, CallError> {
     v.map(Returned::New)
-}
-
-/// Python's `TypeError` for a path that is not a string.
-fn path_str(fun: &str, v: Value) -> Result<String, CallError> {
-    match v {
-        Value::Str(s) => Ok(s),
-        other => Err(CallError::Failed(format!(
-            "{fun}() argument must be str, bytes or os.PathLike object, not '{}'",
-            other.type_name()
-        ))),
-    }
-}
-
-/// A required path argument, `~` expanded (`os.path.expanduser`, whose
-/// `TypeError` salt-call reports as invalid arguments).
-fn path_arg(p: &mut Params, name: &str) -> Result<String, CallError> {
-    path_arg_with(p, name, path::expanduser)
-}
-
-/// A required path argument taken as it is (Salt opens it without
-/// expanding `~`).
-fn raw_path_arg(p: &mut Params, name: &str) -> Result<String, CallError> {
-    path_arg_with(p, name, str::to_string)
-}
-
-fn path_arg_with(
-    p: &mut Params,
-    name: &str,
-    expand: fn(&str) -> String,
-) -> Result<String, CallError> {
-    match p.require(name)? {
-        Value::Str(s) => Ok(expand(&s)),
-        other => Err(CallError::InvalidArguments(format!(
-            "expected str, bytes or os.PathLike object, not {}",
-            other.type_name()
-        ))),
-    }
-}
-
-/// Python truthiness of an optional argument.
-fn truthy(v: Option<Value>, default: bool) -> bool {
-    v.map_or(default, |v| v.is_truthy())
-}
-
-/// Python's `os.path.isabs`.
-fn isabs(path: &str) -> bool {
-    path.starts_with('/')
 }
 
 fn test_path<'c>(

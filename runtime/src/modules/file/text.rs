@@ -1,8 +1,8 @@
 //! Contents as text: `contains`, `search`, `replace` (the file state's
 //! implementation), `line` and `blockreplace`.
 
+use super::args::{path_arg, truthy};
 use super::meta::realpath;
-use super::{path_arg, truthy};
 use crate::modules::function::{CallError, Ctx};
 use crate::modules::params::Params;
 use brine_core::Value;

@@ -3,10 +3,12 @@
 //! `check_file_meta`, `manage_file`, `get_diff`), in the same order and with
 //! the same wording.
 
+use super::args::{failed, Args};
+use super::difflib;
 use super::fsutil::{self, Owner};
 use super::perms::check_perms;
 use super::source_hash::{get_source_sum, SourceSum};
-use super::{difflib, failed, merge_context, render_template, Args, TemplateError};
+use super::template::{merge_context, render_template, TemplateError};
 use crate::fileclient::{parse_salt_url, FileClient};
 use crate::{StateCall, StateReturn};
 use brine_compile::state::vocabulary::is_internal_keyword;

@@ -1,10 +1,12 @@
 //! `file.absent`, `file.exists`, `file.missing`, `file.symlink`,
 //! `file.touch` and `file.append`, as Salt 3007.8 words their returns.
 
+use super::args::{failed, Args};
+use super::difflib;
 use super::fsutil::{self, Owner};
 use super::managed::state_saltenv;
 use super::replace;
-use super::{difflib, failed, merge_context, render_template, Args};
+use super::template::{merge_context, render_template};
 use crate::{StateCall, StateReturn};
 use brine_core::{Map, Value};
 use brine_host::accounts;

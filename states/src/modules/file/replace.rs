@@ -7,8 +7,9 @@
 //! match. Lookarounds and backreferences in patterns are not supported by
 //! the `regex` crate: such a pattern fails the state with a clear comment.
 
+use super::args::{failed, Args};
+use super::difflib;
 use super::fsutil;
-use super::{difflib, failed, Args};
 use crate::{StateCall, StateReturn};
 use brine_core::Value;
 use regex::bytes::{Captures, Regex};

@@ -1,15 +1,14 @@
 //! The `pkg` state functions: `installed`, `latest`, `removed` and
 //! `purged`, as Salt's `salt/states/pkg.py` runs them over a provider.
 
+use super::provider::{stringify, InstallRequest, PkgProvider};
+use super::refresh::check_refresh;
+use super::support::{add_warnings, desired_pkg, list_arg, new_old, ret};
 use super::targets::{
     find_install_targets, installable_versions, pack_sources, repack_pkgs, resolve_source,
     verify_install, Targets,
 };
 use super::version;
-use super::{
-    add_warnings, check_refresh, desired_pkg, list_arg, new_old, ret, stringify, InstallRequest,
-    PkgProvider,
-};
 use crate::modules::user::support::{failed, ArgError, Args};
 use crate::{StateCall, StateReturn};
 use brine_core::{Map, Value};

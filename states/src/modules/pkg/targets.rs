@@ -3,8 +3,9 @@
 //! fetched, the install targets settled against what is installed and
 //! available, and the check after an install.
 
+use super::provider::{PkgList, PkgProvider};
+use super::support::{add_warnings, desired_pkg, new_old, ret};
 use super::version;
-use super::{add_warnings, desired_pkg, new_old, ret, PkgList, PkgProvider};
 use crate::fileclient::FileClientError;
 use crate::modules::user::support::failed;
 use crate::{StateCall, StateReturn};

@@ -8,6 +8,7 @@ use crate::modules::group::tests::{ctx, is_root, low, strs};
 use crate::modules::user::support::{run_argv, which};
 use indexmap::IndexMap;
 use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 
 /// A fake package system for unit tests of the state logic only.
 struct FakePkg {

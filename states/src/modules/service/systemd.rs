@@ -1,7 +1,7 @@
 //! The systemd service provider: `systemctl` the way Salt's
 //! `systemd_service` execution module drives it.
 
-use super::{ServiceError, ServiceProvider};
+use super::provider::{ServiceError, ServiceProvider};
 use crate::modules::user::support::run_argv;
 use brine_host::exec::CommandResult;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@
 //! `runlevel` fails, so the listing functions answer with retcode 1 as
 //! Salt's do).
 
-use super::{ServiceError, ServiceProvider};
+use super::provider::{ServiceError, ServiceProvider};
 use brine_compile::matcher::glob::fnmatch;
 use brine_host::exec::{self, CommandResult, CommandSpec};
 use std::collections::BTreeSet;

@@ -3,22 +3,23 @@
 //! runtime and return the running dictionary, with salt-call's retcodes
 //! (1: compile errors, 2: a state failed, 5: the pillar failed).
 
+mod render;
+mod run_opts;
+
 use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
 use crate::context::{FreshPillar, Minion};
-use brine_compile::opts;
 use brine_compile::request::CompiledStates;
 use brine_compile::state::compile;
 use brine_core::args::split_input;
 use brine_core::{Map, Value};
 use brine_states::engine::{self, RuntimeError};
 use brine_states::StateContext;
+use run_opts::{
+    errors, pillar_errors, str_opt, Pillar, Rendered, RunOpts, RunPillar, EX_STATE_COMPILER_ERROR,
+    EX_STATE_FAILURE,
+};
 use std::sync::Arc;
-
-/// salt's exit codes for state runs.
-const EX_STATE_COMPILER_ERROR: i32 = 1;
-const EX_STATE_FAILURE: i32 = 2;
-const EX_PILLAR_FAILURE: i32 = 5;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
@@ -131,172 +132,6 @@ fn take_kwargs(p: &mut Params) -> Map {
     std::mem::take(&mut p.kwargs)
 }
 
-/// Salt's `_get_test_value`: `test=` given wins (anything but `False`
-/// means test mode); else a `Test`-like keyword, a `test: True` grain or
-/// pillar, or the `test` option.
-fn test_value(m: &Minion, test: Option<&Value>, kwargs: &Map) -> bool {
-    match test {
-        Some(Value::Null) | None => {}
-        Some(Value::Bool(false)) => return false,
-        Some(_) => return true,
-    }
-    if kwargs
-        .iter()
-        .any(|(k, v)| k.to_lowercase() == "test" && is_true(v))
-    {
-        return true;
-    }
-    let configured = m
-        .grains
-        .get("test")
-        .or_else(|| m.pillar.get("test"))
-        .or_else(|| m.pillar.get("master").and_then(|ms| ms.get("test")));
-    if configured == Some(&Value::Bool(true)) {
-        return true;
-    }
-    m.opts.get("test").is_some_and(Value::is_truthy)
-}
-
-/// Salt's `salt.utils.data.is_true`.
-fn is_true(v: &Value) -> bool {
-    match v {
-        Value::Int(i) => *i > 0,
-        Value::Float(f) => *f > 0.0,
-        Value::Bool(b) => *b,
-        Value::Str(s) => {
-            if let Ok(f) = s.trim().parse::<f64>() {
-                f > 0.0
-            } else {
-                s.to_lowercase() == "true"
-            }
-        }
-        other => other.is_truthy(),
-    }
-}
-
-/// What a state run needs from its keyword arguments.
-struct RunOpts {
-    test: bool,
-    saltenv: Option<String>,
-    pillarenv: Option<String>,
-    pillar_override: Option<Value>,
-}
-
-fn str_opt(v: Option<&Value>) -> Option<String> {
-    match v {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.to_python_str()),
-    }
-}
-
-impl RunOpts {
-    /// Salt's `get_sls_opts` and the pillar override check.
-    fn new(m: &Minion, test: Option<&Value>, kwargs: &Map) -> Result<RunOpts, CallError> {
-        let saltenv = str_opt(kwargs.get("saltenv")).or_else(|| str_opt(m.opts.get("saltenv")));
-        let mut pillarenv = str_opt(m.opts.get("pillarenv"));
-        if kwargs.contains_key("pillarenv")
-            || opts::get_bool(&m.opts, "pillarenv_from_saltenv", false)
-        {
-            pillarenv = str_opt(kwargs.get("pillarenv")).or_else(|| str_opt(kwargs.get("saltenv")));
-        }
-        let pillar_override = kwargs.get("pillar").filter(|v| !v.is_null()).cloned();
-        if pillar_override
-            .as_ref()
-            .is_some_and(|p| !matches!(p, Value::Map(_)))
-            && kwargs.get("pillar_enc").is_none_or(Value::is_null)
-        {
-            return Err(CallError::Invocation(
-                "Pillar data must be formatted as a dictionary, unless pillar_enc is specified."
-                    .into(),
-            ));
-        }
-        Ok(RunOpts {
-            test: test_value(m, test, kwargs),
-            saltenv,
-            pillarenv,
-            pillar_override,
-        })
-    }
-
-    /// The pillar the run sees: the in-memory one when neither a different
-    /// `pillarenv` nor a `pillar=` override was asked for, else a fresh
-    /// compile (with the override merged on top). The in-memory pillar is
-    /// moved out of the minion for the run (see [`RunPillar::restore`]).
-    fn pillar(&self, m: &mut Minion) -> RunPillar {
-        match self.fresh_pillar(m) {
-            None => RunPillar {
-                // Taken out whole when this call is its only holder.
-                pillar: std::mem::take(Arc::make_mut(&mut m.pillar)),
-                in_memory: true,
-            },
-            Some(fresh) => RunPillar {
-                pillar: m.compile_pillar(&fresh, true),
-                in_memory: false,
-            },
-        }
-    }
-
-    /// The fresh compile the run's pillar needs; `None`: the in-memory one.
-    fn fresh_pillar(&self, m: &Minion) -> Option<FreshPillar> {
-        // Salt's `initial_pillar`: under salt-call (brine-call), the
-        // in-memory pillar, when the run keeps the configured pillarenv and
-        // that pillar is not empty; the minion daemon compiles afresh.
-        let same_env = self.pillarenv.as_deref() == opts::get_str(&m.opts, "pillarenv");
-        let override_given = self.pillar_override.as_ref().is_some_and(Value::is_truthy);
-        let salt_call = opts::get_str(&m.opts, "__cli").is_none_or(|c| c == "salt-call");
-        if salt_call && same_env && !m.pillar.is_empty() && !override_given {
-            return None;
-        }
-        Some(FreshPillar {
-            pillarenv: self.pillarenv.clone(),
-            saltenv: self.saltenv.clone(),
-            pillar_override: self.pillar_override.clone().filter(|_| override_given),
-        })
-    }
-
-    /// The pillar of a run whose states may be compiled by the master,
-    /// without render errors (else the answer Salt gives for them). A fresh
-    /// pillar is left to that compile ([`Pillar::OnMaster`]): the master
-    /// compiles it and sends it back with the states, one round trip
-    /// instead of fetching it and sending it back.
-    fn checked_pillar(&self, m: &mut Minion, kwargs: &Map) -> Result<Pillar, Return> {
-        if m.compiles_on_master() {
-            if let Some(fresh) = self.fresh_pillar(m) {
-                return Ok(Pillar::OnMaster(fresh));
-            }
-        }
-        let pillar = self.pillar(m);
-        match pillar_errors(&pillar.pillar, kwargs) {
-            Some(r) => {
-                pillar.restore(m);
-                Err(r)
-            }
-            None => Ok(Pillar::Ready(pillar)),
-        }
-    }
-}
-
-/// A run's pillar, or the compile the master is to make of it.
-enum Pillar {
-    Ready(RunPillar),
-    OnMaster(FreshPillar),
-}
-
-/// The pillar of one run. Moved, not copied, through the render stage and
-/// the runtime; the minion's in-memory pillar goes back when done.
-struct RunPillar {
-    pillar: Map,
-    in_memory: bool,
-}
-
-impl RunPillar {
-    fn restore(self, m: &mut Minion) {
-        if self.in_memory {
-            m.pillar = Arc::new(self.pillar);
-        }
-    }
-}
-
 /// Take a map back out of an `Arc` (copying only if it is still shared).
 fn unshare(a: Arc<Map>) -> Map {
     Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone())
@@ -316,13 +151,6 @@ pub(super) fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> Sta
 }
 
 /// A list of error strings, returned with `retcode`.
-fn errors(list: Vec<String>, retcode: i32) -> Return {
-    Return {
-        value: Value::List(list.into_iter().map(Value::Str).collect()),
-        retcode,
-    }
-}
-
 /// A runtime error Salt raises out of the function: a bad keyword is
 /// salt-call's "Passed invalid arguments"; a requisite Salt cannot look up
 /// crashes Salt's run, reported here as a compile error (retcode 1).
@@ -332,21 +160,6 @@ fn runtime_error(e: RuntimeError) -> Result<Return, CallError> {
         RuntimeError::Requisite(msg) => Ok(errors(vec![msg.clone()], EX_STATE_COMPILER_ERROR)),
         RuntimeError::FailhardStop => Ok(errors(vec![e.to_string()], EX_STATE_FAILURE)),
     }
-}
-
-/// The pillar's `_errors`: Salt refuses to run states on a broken pillar
-/// (unless `force=True`).
-fn pillar_errors(pillar: &Map, kwargs: &Map) -> Option<Return> {
-    if kwargs.get("force").is_some_and(Value::is_truthy) {
-        return None;
-    }
-    let errs = pillar.get("_errors")?;
-    let mut list = vec!["Pillar failed to render with the following messages:".to_string()];
-    match errs {
-        Value::List(l) => list.extend(l.iter().map(Value::to_python_str)),
-        other => list.push(other.to_python_str()),
-    }
-    Some(errors(list, EX_PILLAR_FAILURE))
 }
 
 /// `state.apply [mods]`: `state.sls` with mods, else `state.highstate`.
@@ -711,16 +524,6 @@ fn single_template(high: Value, template: &str) -> Result<Map, Vec<String>> {
     } else {
         Err(errs)
     }
-}
-
-/// The render stage's answer for a run.
-enum Rendered {
-    /// High data to compile and run.
-    High(Map),
-    /// Compile errors (retcode 1).
-    Errors(Vec<String>),
-    /// A ready answer (no top match, no states).
-    Answer(Return),
 }
 
 /// Exclude, compile, run, and set the retcode as Salt's `_set_retcode`.
@@ -1109,133 +912,4 @@ fn onfail_handled(
         }
     }
     nret
-}
-
-/// The render stage: top files and SLS files → high data.
-mod render {
-    use super::{Minion, Rendered, Return, RunOpts, RunPillar, EX_STATE_FAILURE};
-    use brine_compile::state::top::{self, FileServer, TopError};
-    use brine_compile::state::{render, StateRequest};
-    use brine_compile::MinionData;
-    use brine_core::{Map, Value};
-    use std::sync::Arc;
-
-    /// What the templates of this run see: the run's saltenv/pillarenv in
-    /// the opts and the run's pillar (moved in; [`take_back`] returns it).
-    pub(super) fn request(m: &Minion, run: &RunOpts, pillar: Map) -> StateRequest {
-        let mut o = Map::clone(&m.opts);
-        let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
-        o.insert("saltenv".into(), opt(&run.saltenv));
-        o.insert("pillarenv".into(), opt(&run.pillarenv));
-        o.insert("test".into(), Value::Bool(run.test));
-        let minion = Arc::new(MinionData {
-            id: m.id.clone(),
-            grains: Value::Map(Map::clone(&m.grains)),
-            pillar: Value::Map(pillar),
-            opts: Value::Map(o.clone()),
-            functions: m.functions.clone(),
-        });
-        StateRequest {
-            opts: o,
-            minion,
-            saltenv: run.saltenv.clone(),
-            pillarenv: run.pillarenv.clone(),
-        }
-    }
-
-    /// The pillar back out of a request once rendering is done.
-    pub(super) fn take_back(req: StateRequest, in_memory: bool) -> RunPillar {
-        let pillar = match Arc::try_unwrap(req.minion) {
-            Ok(md) => md.pillar,
-            Err(shared) => shared.pillar.clone(),
-        };
-        RunPillar {
-            pillar: match pillar {
-                Value::Map(m) => m,
-                _ => Map::default(),
-            },
-            in_memory,
-        }
-    }
-
-    /// Salt's `call_highstate` answer when there is nothing to run.
-    fn no_states(comment: &str) -> Rendered {
-        let mut ret = Map::default();
-        ret.insert("result".into(), Value::Bool(false));
-        ret.insert("comment".into(), Value::Str(comment.into()));
-        ret.insert("name".into(), Value::Str("No States".into()));
-        ret.insert("changes".into(), Value::new_map());
-        ret.insert("__run_num__".into(), Value::Int(0));
-        let mut running = Map::default();
-        running.insert("no_|-states_|-states_|-None".into(), Value::Map(ret));
-        Rendered::Answer(Return {
-            value: Value::Map(running),
-            retcode: EX_STATE_FAILURE,
-        })
-    }
-
-    /// Salt's `call_highstate` up to the run: the top, its matches for
-    /// this minion, the matched SLS rendered.
-    pub(super) fn highstate(m: &Minion, run: &RunOpts, pillar: RunPillar) -> (Rendered, RunPillar) {
-        let in_memory = pillar.in_memory;
-        let req = request(m, run, pillar.pillar);
-        let rendered = highstate_with(&req);
-        (rendered, take_back(req, in_memory))
-    }
-
-    fn highstate_with(req: &StateRequest) -> Rendered {
-        let fs = FileServer::new(&req.opts);
-        let top = match top::get_top(req, &fs) {
-            Ok(t) => t,
-            Err(TopError::NoTargets) => {
-                return no_states(&format!(
-                    "Unable to render top file: {}",
-                    TopError::NoTargets
-                ))
-            }
-            Err(e) => return Rendered::Errors(vec![e.to_string()]),
-        };
-        let mut errors = top::verify_tops(&top);
-        let matches = match top::top_matches(req, &fs, &top) {
-            Ok(mt) => mt,
-            Err(e) => {
-                errors.push(e.to_string());
-                return Rendered::Errors(errors);
-            }
-        };
-        if matches.is_empty() {
-            return no_states(
-                "No Top file or master_tops data matches found. Please see master log for \
-                 details.",
-            );
-        }
-        let r = render::render_matches(req, &fs, &matches);
-        errors.extend(r.errors);
-        if !errors.is_empty() {
-            return Rendered::Errors(errors);
-        }
-        if r.high.is_empty() {
-            return no_states("No states found for this minion");
-        }
-        Rendered::High(r.high)
-    }
-
-    /// The listed SLS of the run's saltenv.
-    pub(super) fn sls(
-        m: &Minion,
-        run: &RunOpts,
-        pillar: RunPillar,
-        mods: &[String],
-    ) -> (Rendered, RunPillar) {
-        let in_memory = pillar.in_memory;
-        let req = request(m, run, pillar.pillar);
-        let saltenv = run.saltenv.clone().unwrap_or_else(|| "base".into());
-        let r = render::render_sls(&req, &saltenv, mods);
-        let rendered = if r.errors.is_empty() {
-            Rendered::High(r.high)
-        } else {
-            Rendered::Errors(r.errors)
-        };
-        (rendered, take_back(req, in_memory))
-    }
 }

@@ -1,0 +1,55 @@
+//! Every runner module, in one table, and a call by `module.function`.
+
+use super::runner::{Answer, RunnerError, RunnerModule};
+use super::{jobs, manage};
+use crate::daemon::MasterConfig;
+use brine_core::args::CallArgs;
+
+/// Every runner module.
+pub static MODULES: &[RunnerModule] = &[
+    RunnerModule {
+        name: "jobs",
+        functions: jobs::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "manage",
+        functions: manage::FUNCTIONS,
+    },
+];
+
+/// Every `module.function`, sorted.
+pub fn names() -> Vec<String> {
+    let mut out: Vec<String> = MODULES
+        .iter()
+        .flat_map(|m| {
+            m.functions
+                .iter()
+                .map(move |f| format!("{}.{}", m.name, f.name))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Run `function` with `call`'s arguments against the master of `config`.
+pub async fn run(
+    config: &MasterConfig,
+    function: &str,
+    call: CallArgs,
+) -> Result<Answer, RunnerError> {
+    let not_available = || RunnerError::NotAvailable(function.to_string());
+    let (module, name) = function.split_once('.').ok_or_else(not_available)?;
+    let f = MODULES
+        .iter()
+        .filter(|m| m.name == module)
+        .flat_map(|m| m.functions)
+        .find(|f| f.name == name)
+        .ok_or_else(not_available)?;
+    let mut call = call;
+    call.kwargs.retain(|k, _| !k.starts_with("__"));
+    (f.run)(
+        config,
+        brine_runtime::modules::Params::new(f.name, &f.sig, call),
+    )
+    .await
+}
