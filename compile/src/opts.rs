@@ -133,6 +133,8 @@ const KNOWN: &[(&str, Kind)] = &[
     ("auto_accept", Kind::Bool),
     ("timeout", Kind::Int),
     ("keep_jobs", Kind::Int),
+    // Job ids in UTC rather than local time.
+    ("utc_jid", Kind::Bool),
     // Where the master keeps jobs, returns and keys: local_cache (SQLite,
     // this master's own) or pgjsonb (PostgreSQL, shared by masters).
     ("master_job_cache", Kind::Str),

@@ -137,25 +137,10 @@ fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeSet<String>) {
     }
 }
 
-/// Does `name` contain fnmatch wildcards?
-pub fn has_glob(name: &str) -> bool {
-    name.contains(['*', '?', '['])
-}
-
-/// Python's `fnmatch.filter(names, pattern)`.
-pub fn fnmatch_filter(names: &[String], pattern: &str) -> Vec<String> {
-    if !has_glob(pattern) {
-        return names.iter().filter(|n| *n == pattern).cloned().collect();
-    }
-    match glob::Pattern::new(pattern) {
-        Ok(p) => names.iter().filter(|n| p.matches(n)).cloned().collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matcher::glob::fnmatch_filter;
 
     fn tree() -> (tempfile::TempDir, Roots) {
         let t = tempfile::tempdir().unwrap();

@@ -265,24 +265,106 @@ pub fn jid_to_time(jid: &str) -> String {
     )
 }
 
-/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian
-/// calendar (Howard Hinnant's algorithm).
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+/// Why [`shlex_split`] could not split a text: Python's `ValueError`
+/// words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShlexError {
+    #[error("No closing quotation")]
+    NoClosingQuotation,
+    #[error("No escaped character")]
+    NoEscapedCharacter,
+}
+
+/// Python's `shlex.split(s)` (POSIX mode, no comments): what Salt splits
+/// command lines, kernel parameters and `name=value` output with. Words
+/// end at ASCII whitespace; quotes join into the word they are in (`''`
+/// is an empty word); outside quotes `\` takes the next character as it
+/// is; inside double quotes it escapes only `"` and `\`.
+pub fn shlex_split(s: &str) -> Result<Vec<String>, ShlexError> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\r' | '\n' => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        None => return Err(ShlexError::NoClosingQuotation),
+                        Some('\'') => break,
+                        Some(q) => cur.push(q),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        None => return Err(ShlexError::NoClosingQuotation),
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            None => return Err(ShlexError::NoClosingQuotation),
+                            Some(n @ ('"' | '\\')) => cur.push(n),
+                            Some(n) => {
+                                cur.push('\\');
+                                cur.push(n);
+                            }
+                        },
+                        Some(q) => cur.push(q),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    None => return Err(ShlexError::NoEscapedCharacter),
+                    Some(n) => cur.push(n),
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shlex_splits_as_python() {
+        // (text, Python 3.11's shlex.split answer)
+        let cases: &[(&str, &[&str])] = &[
+            ("a b  c", &["a", "b", "c"]),
+            ("a 'b c' \"d e\"", &["a", "b c", "d e"]),
+            ("a'b'\"c\" ''", &["abc", ""]),
+            (
+                r#"x\ y "q\"r" "s\t" 'u\v'"#,
+                &["x y", "q\"r", "s\\t", "u\\v"],
+            ),
+            ("a #b", &["a", "#b"]),
+            ("BOOT=/v ro quiet", &["BOOT=/v", "ro", "quiet"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(shlex_split(text).unwrap(), *want, "{text}");
+        }
+        assert_eq!(shlex_split("'a"), Err(ShlexError::NoClosingQuotation));
+        assert_eq!(shlex_split("\"a\\"), Err(ShlexError::NoClosingQuotation));
+        assert_eq!(shlex_split("a\\"), Err(ShlexError::NoEscapedCharacter));
+    }
 
     #[test]
     fn splitlines_like_python() {

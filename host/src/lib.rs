@@ -9,6 +9,7 @@
 //! - [`jobs`]: the jobs the minion runs, as `saltutil.running` sees them.
 //! - [`sys`]: the C-library calls nix does not wrap (the workspace's only
 //!   `unsafe`).
+//! - [`time`]: job ids and ISO timestamps.
 //!
 //! It knows nothing of Salt's trees or the wire: the state modules
 //! (`brine-states`) and the execution modules (`brine-runtime`) stand on it.
@@ -18,3 +19,4 @@ pub mod exec;
 pub mod jobs;
 pub mod path;
 pub mod sys;
+pub mod time;

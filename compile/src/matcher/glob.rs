@@ -96,10 +96,24 @@ impl Pattern {
 pub fn fnmatch(name: &str, pattern: &str) -> bool {
     // Without a wildcard a pattern matches only itself (a state run
     // checks every require against its ID and name).
-    if !crate::roots::has_glob(pattern) {
+    if !has_glob(pattern) {
         return name == pattern;
     }
     Pattern::new(pattern).matches(name)
+}
+
+/// Does `name` contain fnmatch wildcards?
+pub fn has_glob(name: &str) -> bool {
+    name.contains(['*', '?', '['])
+}
+
+/// Python's `fnmatch.filter(names, pattern)`.
+pub fn fnmatch_filter(names: &[String], pattern: &str) -> Vec<String> {
+    if !has_glob(pattern) {
+        return names.iter().filter(|n| *n == pattern).cloned().collect();
+    }
+    let p = Pattern::new(pattern);
+    names.iter().filter(|n| p.matches(n)).cloned().collect()
 }
 
 fn translate(pattern: &str) -> Vec<Token> {

@@ -4,8 +4,9 @@
 
 use super::merge::{merge, MergeStrategy};
 use super::{hiera, stack};
+use crate::matcher::glob::{fnmatch_filter, has_glob};
 use crate::render;
-use crate::roots::{fnmatch_filter, has_glob, Roots, SlsFile};
+use crate::roots::{Roots, SlsFile};
 use crate::MinionData;
 use brine_core::{Map, Value};
 use std::collections::HashMap;

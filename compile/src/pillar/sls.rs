@@ -4,8 +4,8 @@
 
 use super::compiler::{Compiler, Mods};
 use super::merge::merge;
+use crate::matcher::glob::fnmatch_filter;
 use crate::render::{self, TemplateContext};
-use crate::roots::fnmatch_filter;
 use brine_core::{Map, Value};
 use std::path::Path;
 

@@ -9,7 +9,7 @@
 //! file, never from a third environment's.
 
 use super::StateRequest;
-use crate::matcher::{self, glob::Pattern};
+use crate::matcher::{self};
 use crate::opts;
 use crate::render::{self, TemplateContext};
 use crate::roots::Roots;
@@ -79,14 +79,7 @@ impl FileServer {
     }
 }
 
-/// Python's `fnmatch.filter`.
-pub fn fnmatch_filter(names: &[String], pattern: &str) -> Vec<String> {
-    if !crate::roots::has_glob(pattern) {
-        return names.iter().filter(|n| *n == pattern).cloned().collect();
-    }
-    let p = Pattern::new(pattern);
-    names.iter().filter(|n| p.matches(n)).cloned().collect()
-}
+pub use crate::matcher::glob::fnmatch_filter;
 
 /// Why a top could not be built at all. Salt raises these out of the
 /// function (the call fails); render errors of a top file are not among

@@ -88,6 +88,11 @@ impl Master {
         let window_ms = u64::try_from(config.replay_window.as_millis()).unwrap_or(u64::MAX);
         let freshness = Freshness::new(brine_protocol::crypto::now_ms(), window_ms);
         let arrivals = Arrivals::new(config.worker_threads);
+        let jids = JidGen::new(brine_compile::opts::get_bool(
+            &config.opts,
+            "utc_jid",
+            false,
+        ));
         Ok((
             Master {
                 arrivals,
@@ -98,7 +103,7 @@ impl Master {
                 token,
                 cache,
                 jobs,
-                jids: JidGen::default(),
+                jids,
                 freshness,
                 instance: brine_protocol::crypto::random_nonce()?,
                 request_keys: RequestKeys::generate()?,

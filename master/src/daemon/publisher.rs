@@ -48,39 +48,31 @@ pub const TARGET_TYPES: &[&str] = &[
     "ipcidr",
 ];
 
-/// Job ids as Salt makes them (`%Y%m%d%H%M%S%f`, UTC), strictly increasing
-/// within this master so two jobs in one microsecond still differ.
+/// Job ids as Salt makes them (`%Y%m%d%H%M%S%f`, in local time unless
+/// `utc_jid`), strictly increasing within this master so two jobs in one
+/// microsecond still differ.
 #[derive(Debug, Default)]
 pub struct JidGen {
-    last: Mutex<u64>,
+    last: Mutex<i64>,
+    /// `utc_jid`: ids in UTC rather than local time.
+    pub utc: bool,
 }
 
 impl JidGen {
+    pub fn new(utc: bool) -> JidGen {
+        JidGen {
+            last: Mutex::new(0),
+            utc,
+        }
+    }
+
     pub fn next(&self) -> String {
-        let now_us = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
-            .unwrap_or(0);
+        let now_us = brine_host::time::now_micros();
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         let us = now_us.max(last.saturating_add(1));
         *last = us;
-        format_jid(us)
+        brine_host::time::jid(us, self.utc)
     }
-}
-
-/// Microseconds since the epoch → `YYYYmmddHHMMSSffffff` (UTC).
-pub fn format_jid(us: u64) -> String {
-    let secs = us / 1_000_000;
-    let micros = us % 1_000_000;
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    let (y, m, d) = brine_core::py::civil_from_days(days as i64);
-    format!(
-        "{y:04}{m:02}{d:02}{:02}{:02}{:02}{micros:06}",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
 }
 
 /// The target as one expression string (a list target joined by commas).
@@ -287,8 +279,6 @@ mod tests {
     #[test]
     fn jids_look_like_salts_and_increase() {
         // 2024-02-29 13:14:15.000016 UTC
-        assert_eq!(format_jid(1_709_212_455_000_016), "20240229131415000016");
-        assert_eq!(format_jid(0), "19700101000000000000");
         let g = JidGen::default();
         let a = g.next();
         let b = g.next();

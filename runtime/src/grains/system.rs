@@ -4,6 +4,7 @@
 //! Everything is read from `/proc`, `/sys` and libc; the parsers take text so
 //! tests can feed them odd content, and none of them panics on it.
 
+use brine_core::py::shlex_split;
 use brine_core::{Map, Value};
 use brine_host::accounts;
 use brine_host::path::which;
@@ -619,68 +620,11 @@ fn pci_names(ids: &str, vendor: u32, device: u32) -> (String, String) {
     (vname.unwrap_or(vhex), dname.unwrap_or(dhex))
 }
 
-/// POSIX `shlex.split` (no comments), as Salt splits `/proc/cmdline`.
-pub fn shlex_split(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
-                    }
-                    cur.push(q);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(q) = chars.next() {
-                    match q {
-                        '"' => break,
-                        '\\' => match chars.next() {
-                            Some(n @ ('"' | '\\' | '$' | '`' | '\n')) => cur.push(n),
-                            Some(n) => {
-                                cur.push('\\');
-                                cur.push(n);
-                            }
-                            None => cur.push('\\'),
-                        },
-                        q => cur.push(q),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                }
-            }
-            c => {
-                in_word = true;
-                cur.push(c);
-            }
-        }
-    }
-    if in_word {
-        out.push(cur);
-    }
-    out
-}
-
 /// `kernelparams`: `[name, value-or-None]` pairs from `/proc/cmdline` text.
 pub fn parse_kernelparams(cmdline: &str) -> Value {
     Value::List(
         shlex_split(cmdline)
+            .unwrap_or_default()
             .iter()
             .map(|item| {
                 let parts: Vec<&str> = item.split('=').collect();

@@ -381,7 +381,7 @@ fn run_cmd<'c>(
         }
         (_, false) => {
             let line = cmd.to_python_str();
-            let argv = shell_words::split(&line)
+            let argv = brine_core::py::shlex_split(&line)
                 .map_err(|e| CallError::Failed(format!("Unable to parse command '{line}': {e}")))?;
             let shown =
                 Value::List(argv.iter().cloned().map(Value::Str).collect()).to_python_repr();

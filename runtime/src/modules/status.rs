@@ -496,7 +496,10 @@ fn uptime() -> Value {
     let since = now - seconds as f64;
     let mut m = Map::default();
     m.insert("seconds".into(), Value::Int(seconds));
-    m.insert("since_iso".into(), Value::Str(iso_utc(since)));
+    m.insert(
+        "since_iso".into(),
+        Value::Str(brine_host::time::iso_utc_float(since)),
+    );
     m.insert("since_t".into(), Value::Int(since as i64));
     m.insert("days".into(), Value::Int(seconds / 86_400));
     let rem = seconds % 86_400;
@@ -512,26 +515,6 @@ fn uptime() -> Value {
         );
     }
     Value::Map(m)
-}
-
-/// Python's `datetime.utcfromtimestamp(t).isoformat()`.
-fn iso_utc(t: f64) -> String {
-    let micros_total = (t * 1e6).round() as i64;
-    let secs = micros_total.div_euclid(1_000_000);
-    let micros = micros_total.rem_euclid(1_000_000);
-    let (y, mo, d) = brine_core::py::civil_from_days(secs.div_euclid(86_400));
-    let rem = secs.rem_euclid(86_400);
-    let base = format!(
-        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if micros == 0 {
-        base
-    } else {
-        format!("{base}.{micros:06}")
-    }
 }
 
 /// `w -fh`, parsed as Salt parses it.
@@ -596,8 +579,6 @@ mod tests {
         assert_eq!(number("-5"), Value::Float(-5.0));
         assert_eq!(number("1.5"), Value::Float(1.5));
         assert_eq!(number("sda"), Value::Str("sda".into()));
-        assert_eq!(iso_utc(0.0), "1970-01-01T00:00:00");
-        assert_eq!(iso_utc(1795560328.404683), "2026-11-24T22:45:28.404683");
         assert_eq!(unescape_mount("/a\\040b"), "/a b");
     }
 

@@ -263,15 +263,9 @@ fn kwargs_with_pub(p: &mut Params, fun: &str) -> Map {
     kw
 }
 
-/// A job id for a call that came without one, in Salt's form (local time
-/// to the microsecond).
+/// A job id for a call that came without one, in Salt's form.
 fn call_jid() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = i64::try_from(now.as_secs()).unwrap_or_default();
-    let stamp = brine_host::sys::strftime_local(secs, "%Y%m%d%H%M%S").unwrap_or_default();
-    format!("{stamp}{:06}", now.subsec_micros())
+    brine_host::time::jid(brine_host::time::now_micros(), false)
 }
 
 fn arg<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {

@@ -9,6 +9,7 @@
 use super::file::{fsutil, merge_context, render_template};
 use crate::{StateCall, StateContext, StateFunction, StateModule, StateReturn};
 use brine_core::args::split_input;
+use brine_core::py::shlex_split;
 use brine_core::sig;
 use brine_core::{Map, Value};
 use brine_host::accounts;
@@ -231,68 +232,6 @@ fn is_true(v: &Value) -> Result<bool, String> {
     }
 }
 
-/// POSIX `shlex.split` (what Salt's `shlex_split` uses for `name=value`
-/// lines).
-fn shlex_split(s: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' | '\n' | '\r' => {
-                if in_word {
-                    out.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        None => return Err("No closing quotation".into()),
-                        Some('\'') => break,
-                        Some(n) => cur.push(n),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        None => return Err("No closing quotation".into()),
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            None => return Err("No closing quotation".into()),
-                            Some(n @ ('\\' | '"' | '$' | '`' | '\n')) => cur.push(n),
-                            Some(n) => {
-                                cur.push('\\');
-                                cur.push(n);
-                            }
-                        },
-                        Some(n) => cur.push(n),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    None => return Err("No escaped character".into()),
-                    Some(n) => cur.push(n),
-                }
-            }
-            c => {
-                in_word = true;
-                cur.push(c);
-            }
-        }
-    }
-    if in_word {
-        out.push(cur);
-    }
-    Ok(out)
-}
-
 /// Salt's `_reinterpreted_state`: read a `stateful` command's output
 /// (a JSON object, or a last line of `name=value` pairs).
 fn reinterpreted_state(mut state: StateReturn) -> StateReturn {
@@ -329,8 +268,9 @@ fn reinterpreted_state(mut state: StateReturn) -> StateReturn {
                 idx = i as isize;
                 out = &out[i + 1..];
             }
-            let parsed: Result<Vec<(String, String)>, String> =
-                shlex_split(out).and_then(|items| {
+            let parsed: Result<Vec<(String, String)>, String> = shlex_split(out)
+                .map_err(|e| e.to_string())
+                .and_then(|items| {
                     items
                         .into_iter()
                         .map(|item| {

@@ -4,6 +4,7 @@
 //! classes, `**` meaning `*`), and how a selected path becomes a template
 //! name for Jinja's `FileSystemLoader`.
 
+use crate::matcher::glob::Pattern;
 use std::path::Path;
 
 /// `os.path.split` (posixpath): `("a/b", "c")` for `"a/b/c"`; trailing
@@ -91,183 +92,6 @@ pub(crate) fn is_blank(s: &str) -> bool {
     s.chars().all(py_isspace)
 }
 
-/// One element of a compiled `fnmatch` pattern.
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Lit(char),
-    /// `?`, and `[!]`-style classes that Python turns into "any character".
-    Any,
-    /// `*` (runs of them count as one).
-    Star,
-    /// `[...]`: inclusive ranges (a single character is a range of one).
-    Class {
-        negated: bool,
-        ranges: Vec<(char, char)>,
-    },
-    /// An empty class (`[z-a]`): matches nothing.
-    Never,
-}
-
-/// `fnmatch.translate`, kept as tokens instead of a regex.
-fn compile(pat: &str) -> Vec<Tok> {
-    let p: Vec<char> = pat.chars().collect();
-    let n = p.len();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    while i < n {
-        let c = p[i];
-        i += 1;
-        match c {
-            '*' => {
-                if toks.last() != Some(&Tok::Star) {
-                    toks.push(Tok::Star);
-                }
-            }
-            '?' => toks.push(Tok::Any),
-            '[' => {
-                let mut j = i;
-                if j < n && p[j] == '!' {
-                    j += 1;
-                }
-                if j < n && p[j] == ']' {
-                    j += 1;
-                }
-                while j < n && p[j] != ']' {
-                    j += 1;
-                }
-                if j >= n {
-                    toks.push(Tok::Lit('['));
-                } else {
-                    toks.push(class(&p, i, j));
-                    i = j + 1;
-                }
-            }
-            other => toks.push(Tok::Lit(other)),
-        }
-    }
-    toks
-}
-
-/// The class between `p[i]` (just after `[`) and `p[j]` (the closing `]`),
-/// cut into chunks at range hyphens and stripped of empty ranges exactly as
-/// `fnmatch.translate` does, then read back as ranges.
-fn class(p: &[char], mut i: usize, j: usize) -> Tok {
-    let stuff = &p[i..j];
-    let mut chunks: Vec<Vec<char>> = Vec::new();
-    if !stuff.contains(&'-') {
-        chunks.push(stuff.to_vec());
-    } else {
-        let mut k = if p[i] == '!' { i + 2 } else { i + 1 };
-        while let Some(h) = (k..j).find(|&x| p[x] == '-') {
-            chunks.push(p[i..h].to_vec());
-            i = h + 1;
-            k = h + 3;
-        }
-        let last = p[i..j].to_vec();
-        if !last.is_empty() {
-            chunks.push(last);
-        } else if let Some(prev) = chunks.last_mut() {
-            prev.push('-');
-        }
-        // Drop ranges whose start is after their end, with both ends.
-        let mut k = chunks.len();
-        while k > 1 {
-            k -= 1;
-            let empty_range = match (chunks[k - 1].last(), chunks[k].first()) {
-                (Some(a), Some(b)) => a > b,
-                _ => false,
-            };
-            if empty_range {
-                let next = chunks.remove(k);
-                let prev = &mut chunks[k - 1];
-                prev.pop();
-                prev.extend(next.into_iter().skip(1));
-            }
-        }
-    }
-    let total: usize = chunks.iter().map(Vec::len).sum();
-    if total == 0 {
-        return Tok::Never;
-    }
-    if total == 1 && chunks.first().and_then(|c| c.first()) == Some(&'!') {
-        return Tok::Any;
-    }
-    let negated = chunks.first().and_then(|c| c.first()) == Some(&'!');
-    if negated {
-        if let Some(first) = chunks.first_mut() {
-            first.remove(0);
-        }
-    }
-    // Between two chunks is a range from the last character of the first
-    // to the first character of the next; every other character is itself.
-    let mut ranges = Vec::new();
-    let count = chunks.len();
-    for (idx, chunk) in chunks.iter().enumerate() {
-        let lo = if idx > 0 { 1 } else { 0 };
-        let hi = if idx + 1 < count {
-            chunk.len().saturating_sub(1)
-        } else {
-            chunk.len()
-        };
-        if lo < hi {
-            ranges.extend(chunk[lo..hi].iter().map(|&c| (c, c)));
-        }
-        if idx + 1 < count {
-            if let (Some(&a), Some(&b)) = (chunk.last(), chunks[idx + 1].first()) {
-                ranges.push((a, b));
-            }
-        }
-    }
-    Tok::Class { negated, ranges }
-}
-
-/// Does `name` match the compiled pattern as a whole? Iterative wildcard
-/// matching with one backtrack point: linear-ish, never exponential.
-fn matches(toks: &[Tok], name: &str) -> bool {
-    let s: Vec<char> = name.chars().collect();
-    let (mut ti, mut si) = (0usize, 0usize);
-    let mut backtrack: Option<(usize, usize)> = None;
-    loop {
-        if ti < toks.len() {
-            let single = match &toks[ti] {
-                Tok::Star => {
-                    backtrack = Some((ti, si));
-                    ti += 1;
-                    continue;
-                }
-                Tok::Lit(c) => s.get(si) == Some(c),
-                Tok::Any => si < s.len(),
-                Tok::Never => false,
-                Tok::Class { negated, ranges } => match s.get(si) {
-                    Some(c) => ranges.iter().any(|&(a, b)| a <= *c && *c <= b) != *negated,
-                    None => false,
-                },
-            };
-            if single {
-                ti += 1;
-                si += 1;
-                continue;
-            }
-        } else if si == s.len() {
-            return true;
-        }
-        match backtrack {
-            Some((bt, bs)) if bs < s.len() => {
-                backtrack = Some((bt, bs + 1));
-                ti = bt + 1;
-                si = bs + 1;
-            }
-            _ => return false,
-        }
-    }
-}
-
-/// `fnmatch.fnmatch` on POSIX (case-sensitive).
-#[cfg(test)]
-pub(crate) fn fnmatch(name: &str, pat: &str) -> bool {
-    matches(&compile(pat), name)
-}
-
 fn has_magic(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
@@ -304,12 +128,12 @@ fn listdir(dir: &str, dironly: bool) -> Vec<String> {
 /// `glob._glob1`: names in `dir` matching a magic basename; hidden names
 /// only when the pattern itself starts with a dot.
 fn glob1(dir: &str, pattern: &str, dironly: bool) -> Vec<String> {
-    let toks = compile(pattern);
+    let matcher = Pattern::new(pattern);
     let hidden_ok = is_hidden(pattern);
     listdir(dir, dironly)
         .into_iter()
         .filter(|n| hidden_ok || !is_hidden(n))
-        .filter(|n| matches(&toks, n))
+        .filter(|n| matcher.matches(n))
         .collect()
 }
 
@@ -405,6 +229,7 @@ mod tests {
 
     #[test]
     fn fnmatch_like_python() {
+        use crate::matcher::glob::fnmatch;
         // Each answer checked with Python 3.11's fnmatch.fnmatchcase.
         let cases: &[(&str, &str, bool)] = &[
             ("a.yml", "*.yml", true),

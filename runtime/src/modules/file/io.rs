@@ -534,7 +534,8 @@ pub(super) fn grep(c: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let mut argv = vec![Value::Str("grep".into())];
     for opt in opts {
         let text = opt.to_python_str();
-        let split = shell_words::split(&text).map_err(|e| CallError::Failed(e.to_string()))?;
+        let split =
+            brine_core::py::shlex_split(&text).map_err(|e| CallError::Failed(e.to_string()))?;
         if split.len() > 1 {
             return Err(CallError::Invocation(format!(
                 "Passing multiple command line arguments in a single string is not supported, \
@@ -610,7 +611,9 @@ pub(super) fn sed(c: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
         sed_esc(&limit, escape_all),
     );
     let mut argv = vec!["sed".to_string(), format!("-i{backup}")];
-    argv.extend(shell_words::split(&options).map_err(|e| CallError::Failed(e.to_string()))?);
+    argv.extend(
+        brine_core::py::shlex_split(&options).map_err(|e| CallError::Failed(e.to_string()))?,
+    );
     argv.push(format!(
         "{}{}s/{before}/{after}/{flags}",
         if limit.is_empty() {

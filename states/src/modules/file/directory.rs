@@ -145,7 +145,7 @@ fn not_excluded(rel: &str, exclude_pat: Option<&str>) -> bool {
     };
     let matched = match pat.strip_prefix("E@") {
         Some(re) => regex::Regex::new(re).is_ok_and(|r| r.is_match(rel)),
-        None => !brine_compile::roots::fnmatch_filter(&[rel.to_string()], pat).is_empty(),
+        None => !brine_compile::matcher::glob::fnmatch_filter(&[rel.to_string()], pat).is_empty(),
     };
     !matched
 }

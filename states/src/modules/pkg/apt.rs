@@ -876,31 +876,10 @@ fn install_time(pkg: &str) -> Option<String> {
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?
         .as_secs();
-    Some(format!("{}Z", iso_utc(i64::try_from(secs).ok()?)?))
-}
-
-/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SS` (UTC, proleptic
-/// Gregorian: Howard Hinnant's days-to-civil); None outside the years 1 to
-/// 9999, which Python's datetime cannot show either.
-pub fn iso_utc(secs: i64) -> Option<String> {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days.checked_add(719_468)?;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = era.checked_mul(400)?.checked_add(yoe)? + i64::from(m <= 2);
-    (1..=9999).contains(&y).then(|| {
-        format!(
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-            rem / 3600,
-            rem / 60 % 60,
-            rem % 60
-        )
-    })
+    Some(format!(
+        "{}Z",
+        brine_host::time::iso_utc(i64::try_from(secs).ok()?)?
+    ))
 }
 
 /// The `License:` fields of the package's machine-readable copyright file.
@@ -1107,13 +1086,5 @@ mod tests {
             hello.get("description"),
             Some(&Value::Str("say hello\n long text\n".into()))
         );
-        assert_eq!(iso_utc(0).as_deref(), Some("1970-01-01T00:00:00"));
-        assert_eq!(
-            iso_utc(1_700_000_000).as_deref(),
-            Some("2023-11-14T22:13:20")
-        );
-        assert_eq!(iso_utc(-1).as_deref(), Some("1969-12-31T23:59:59"));
-        assert_eq!(iso_utc(951_782_400).as_deref(), Some("2000-02-29T00:00:00"));
-        assert_eq!(iso_utc(i64::MAX), None);
     }
 }

@@ -489,7 +489,11 @@ pub fn parse_rpm_info(out: &str, with_description: bool, all_versions: bool) -> 
                 "description" => descr = Some(Vec::new()),
                 "name" => name = Some(value.to_string()),
                 "build_date" | "install_date" => {
-                    if let Some(iso) = value.parse::<i64>().ok().and_then(super::apt::iso_utc) {
+                    if let Some(iso) = value
+                        .parse::<i64>()
+                        .ok()
+                        .and_then(brine_host::time::iso_utc)
+                    {
                         data.insert(key.into(), Value::Str(format!("{iso}Z")));
                     }
                 }
