@@ -213,6 +213,22 @@ pub fn minion_defaults() -> Map {
     m
 }
 
+/// The minion's cache folder (`cachedir`; Salt's default when unset).
+pub fn cachedir(o: &Map) -> PathBuf {
+    PathBuf::from(get_str(o, "cachedir").unwrap_or("/var/cache/brine/minion"))
+}
+
+/// Whether the minion runs without a master (`file_client: local`).
+pub fn masterless(o: &Map) -> bool {
+    get_str(o, "file_client") == Some("local")
+}
+
+/// The configured `test` option (a run's own `test=` is decided by the
+/// run).
+pub fn test_mode(o: &Map) -> bool {
+    o.get("test").is_some_and(Value::is_truthy)
+}
+
 /// A loaded configuration and the warnings it produced (unknown keys).
 #[derive(Debug, Clone)]
 pub struct Loaded {

@@ -61,10 +61,23 @@ pub struct CompileStates {
 /// a state run): Salt's `_pillar` request settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FreshPillar {
+    /// Resolved where the call arrived ([`crate::envs::Envs`]); `None`:
+    /// the compiling configuration's.
     pub pillarenv: Option<String>,
     pub saltenv: Option<String>,
     /// `pillar=` override data (a map).
     pub pillar_override: Option<Value>,
+}
+
+impl FreshPillar {
+    /// A compile in `envs`, with an override or none.
+    pub fn new(envs: crate::envs::Envs, pillar_override: Option<Value>) -> FreshPillar {
+        FreshPillar {
+            pillarenv: envs.pillarenv,
+            saltenv: envs.saltenv,
+            pillar_override,
+        }
+    }
 }
 
 /// What a [`CompileStates`] asks the master for. The master does the part

@@ -83,8 +83,7 @@ pub fn run(cli: &Cli) -> i32 {
     for w in warnings {
         tracing::warn!("{w}");
     }
-    let file_client_local =
-        brine_compile::opts::get_str(&minion.opts, "file_client") == Some("local");
+    let file_client_local = brine_compile::opts::masterless(&minion.opts);
     if !cli.local && !file_client_local {
         eprintln!(
             "Error: brine-call without --local needs a master; this build only runs masterless \

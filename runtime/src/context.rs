@@ -198,7 +198,7 @@ impl Minion {
                     opts: Map::clone(&self.opts),
                     minion_id: self.id.clone(),
                     grains: Value::Map(Map::clone(&self.grains)),
-                    pillarenv: self.asked_pillarenv(req),
+                    pillarenv: req.pillarenv.clone(),
                     saltenv: req.saltenv.clone(),
                     pillar_override: req.pillar_override.clone(),
                     known_pillar: on_demand.then(|| Map::clone(&self.pillar)),
@@ -211,34 +211,8 @@ impl Minion {
         // does not merge its in-memory pillar under it (salt-call --local
         // does, with ssh_merge_pillar; see the Local arm above).
         remote
-            .compile_pillar(&self.for_master(req))
+            .compile_pillar(req)
             .unwrap_or_else(|e| failed_pillar(&e))
-    }
-
-    /// The pillarenv `req` compiles: the one asked for, else with
-    /// `pillarenv_from_saltenv` the saltenv.
-    fn asked_pillarenv(&self, req: &FreshPillar) -> Option<String> {
-        req.pillarenv.clone().or_else(|| {
-            if opts::get_bool(&self.opts, "pillarenv_from_saltenv", false) {
-                req.saltenv
-                    .clone()
-                    .or_else(|| opts::get_str(&self.opts, "saltenv").map(str::to_string))
-            } else {
-                None
-            }
-        })
-    }
-
-    /// `req` as the master is asked for it: its pillarenv resolved, else
-    /// the configured one.
-    fn for_master(&self, req: &FreshPillar) -> FreshPillar {
-        FreshPillar {
-            pillarenv: self
-                .asked_pillarenv(req)
-                .or_else(|| opts::get_str(&self.opts, "pillarenv").map(str::to_string)),
-            saltenv: req.saltenv.clone(),
-            pillar_override: req.pillar_override.clone(),
-        }
     }
 }
 
@@ -300,7 +274,7 @@ impl Minion {
         stage: CompileStage,
         mods: Option<Vec<String>>,
     ) -> Result<CompiledStates, RemoteError> {
-        let test = req.opts.get("test").is_some_and(Value::is_truthy);
+        let test = opts::test_mode(&req.opts);
         r.compile_states(self.states_request(req, stage, mods, Value::Null, test))
     }
 
@@ -379,7 +353,7 @@ impl Minion {
             return Some((None, r.compile_states(cs).unwrap_or_else(failed)));
         };
         cs.pillar = Map::default();
-        cs.fresh_pillar = Some(self.for_master(&fresh));
+        cs.fresh_pillar = Some(fresh);
         Some(match r.compile_pillar_and_states(cs) {
             Ok((pillar, compiled)) => (Some(pillar), compiled),
             Err(e) => {
@@ -409,7 +383,7 @@ impl Minion {
             id: self.id.clone(),
             key: key.to_string(),
             merge: merge.clone(),
-            pillarenv: opts::get_str(&self.opts, "pillarenv").map(str::to_string),
+            pillarenv: brine_compile::envs::Envs::configured(&self.opts).pillarenv,
             pillar: Map::clone(&self.pillar),
         }))
     }
@@ -466,6 +440,7 @@ fn rendered(r: Result<CompiledStates, RemoteError>) -> Rendered {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brine_compile::envs::Envs;
     use serde_json::json;
     use std::sync::Mutex;
 
@@ -530,8 +505,9 @@ mod tests {
         // alone, nothing of the in-memory pillar merged under it (what a
         // real salt-master/salt-minion pair answered; salt-call --local
         // merges, with ssh_merge_pillar).
-        assert_eq!(m.compile_pillar(&FreshPillar::default(), true), fresh);
-        assert_eq!(m.compile_pillar(&FreshPillar::default(), false), fresh);
+        let configured = FreshPillar::new(Envs::configured(&m.opts), None);
+        assert_eq!(m.compile_pillar(&configured, true), fresh);
+        assert_eq!(m.compile_pillar(&configured, false), fresh);
         // The configured pillarenv goes with the request.
         assert_eq!(
             fake.asked.lock().unwrap()[0].pillarenv.as_deref(),
@@ -545,10 +521,9 @@ mod tests {
             Ok(Map::default()),
             json!({"pillarenv_from_saltenv": true, "saltenv": "qa"}),
         );
-        let fresh = FreshPillar {
-            saltenv: Some("dev".into()),
-            ..Default::default()
-        };
+        let mut kwargs = Map::default();
+        kwargs.insert("saltenv".into(), Value::from("dev"));
+        let fresh = FreshPillar::new(Envs::of_state_run(&m.opts, &kwargs), None);
         m.compile_pillar(&fresh, true);
         let req = StateRequest {
             opts: Map::clone(&m.opts),

@@ -236,6 +236,86 @@ fn no_two_way_parent_child_ties() {
     );
 }
 
+/// Every path ARCHITECTURE.md names in backticks exists: a path from the
+/// workspace root (`master/src/daemon/`) exactly, a shorter one
+/// (`yaml/composer.rs`, `jobs.rs`) as the end of some file or folder's
+/// path. Names of things outside the repository (`/etc/...`, `../shared`,
+/// `salt://`) are not paths of the tree.
+#[test]
+fn named_paths_exist() {
+    let root = workspace();
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut all = Vec::new();
+    tree_paths(&root, &root, &mut all);
+    let mut missing = Vec::new();
+    for name in backticked_paths(&text) {
+        let whole = root.join(name.trim_end_matches('/'));
+        let found = whole.exists()
+            || all.iter().any(|p| {
+                let p = p.trim_end_matches('/');
+                let n = name.trim_end_matches('/');
+                p == n || p.ends_with(&format!("/{n}"))
+            });
+        if !found {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+}
+
+/// The backticked words of `text` that name a file or folder of the tree.
+fn backticked_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, part) in text.split('`').enumerate() {
+        if i % 2 == 0 {
+            continue;
+        }
+        let word = part.trim();
+        let pathlike = word.contains('/')
+            || [".rs", ".py", ".md", ".json", ".toml"]
+                .iter()
+                .any(|e| word.ends_with(e));
+        let plain = !word.is_empty()
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._/-".contains(c));
+        let outside = word.starts_with('/') || word.starts_with("..") || word.contains("//");
+        if pathlike && plain && !outside {
+            out.push(word.to_string());
+        }
+    }
+    out
+}
+
+/// Every file and folder under `dir` (build output and git aside), as
+/// paths from `root`, folders with a trailing `/`.
+fn tree_paths(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        if name == "target" || name == ".git" {
+            continue;
+        }
+        let rel = p
+            .strip_prefix(root)
+            .unwrap_or(&p)
+            .to_string_lossy()
+            .into_owned();
+        if p.is_dir() {
+            out.push(format!("{rel}/"));
+            tree_paths(root, &p, out);
+        } else {
+            out.push(rel);
+        }
+    }
+}
+
 #[test]
 fn no_source_file_is_too_long() {
     let root = workspace();

@@ -92,10 +92,11 @@ pub fn compile(req: &PillarRequest) -> Map {
 /// [`compile`] with `prerender_workers` threads rendering top-level SLS
 /// ahead (under 2: each in turn).
 fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
-    let pillarenv = req
-        .pillarenv
-        .clone()
-        .or_else(|| opts::get_str(&req.opts, "pillarenv").map(str::to_string));
+    let pillarenv = crate::envs::Envs {
+        saltenv: req.saltenv.clone(),
+        pillarenv: req.pillarenv.clone(),
+    }
+    .pillarenv_or_config(&req.opts);
     let o = &compile_opts(
         &req.opts,
         &req.minion_id,

@@ -117,10 +117,11 @@ pub enum TopsError {
 
 /// The environment a call is restricted to: `saltenv=` or `opts['saltenv']`.
 pub fn effective_saltenv(req: &StateRequest) -> Option<String> {
-    req.saltenv
-        .clone()
-        .or_else(|| opts::get_str(&req.opts, "saltenv").map(str::to_string))
-        .filter(|s| !s.is_empty())
+    crate::envs::Envs {
+        saltenv: req.saltenv.clone(),
+        pillarenv: None,
+    }
+    .saltenv_or_config(&req.opts)
 }
 
 /// `state_top` as a path inside the roots (`salt://top.sls` → `top.sls`).

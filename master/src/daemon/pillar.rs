@@ -60,11 +60,8 @@ fn compile_settled(
     let saltenv = fresh.saltenv.clone();
     let pillar_override = fresh.pillar_override.clone().unwrap_or(Value::Null);
     let cached = cache.get(id);
-    // No pillarenv asked for: the minion's configured one.
-    let pillarenv = fresh
-        .pillarenv
-        .clone()
-        .or_else(|| cached.as_ref().and_then(|c| c.pillarenv.clone()));
+    // Resolved by the minion (brine_compile::envs); none: the master's own.
+    let pillarenv = fresh.pillarenv.clone();
     // A `pillar=` override is the caller's, not the files': never replayed.
     let given = cached
         .clone()

@@ -50,10 +50,12 @@ pub fn compile_opts(master_opts: &Map, req: &CompileStates) -> Map {
             None => o.shift_remove(*key),
         };
     }
-    let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
     o.insert("id".into(), Value::Str(req.id.clone()));
-    o.insert("saltenv".into(), opt(&req.saltenv));
-    o.insert("pillarenv".into(), opt(&req.pillarenv));
+    brine_compile::envs::Envs {
+        saltenv: req.saltenv.clone(),
+        pillarenv: req.pillarenv.clone(),
+    }
+    .write_into(&mut o);
     if req.stage == CompileStage::Run {
         o.insert("test".into(), Value::Bool(req.test));
     }

@@ -91,7 +91,7 @@ async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
         id: ident.id().to_string(),
         keys: ident.client.key.public(),
         grains: Value::Map(brine_core::Map::clone(&m.grains)),
-        pillarenv: shared.config.pillarenv.clone(),
+        pillarenv: shared.config.envs.pillarenv.clone(),
     });
     drop(m);
     let req = match Request::new(body) {

@@ -2,6 +2,7 @@
 //! from `CONFDIR/minion` (Salt's names) and its command line, with the
 //! exit codes Salt gives for refusals.
 
+use brine_compile::envs::Envs;
 use brine_compile::opts::{self, OptsError};
 use brine_core::Value;
 use brine_runtime::context::Minion;
@@ -83,8 +84,8 @@ pub struct DaemonConfig {
     pub cachedir: PathBuf,
     pub master_finger: Option<String>,
     pub acceptance_wait_time: Duration,
-    pub pillarenv: Option<String>,
-    pub saltenv: Option<String>,
+    /// The configured `saltenv` and `pillarenv`.
+    pub envs: Envs,
     /// How long a stop (SIGTERM) waits for running jobs (`shutdown_timeout`,
     /// seconds); a job still running then gets an error return, sent after
     /// the next start.
@@ -201,8 +202,7 @@ impl DaemonConfig {
                 .filter(|s| !s.trim().is_empty())
                 .map(str::to_string),
             acceptance_wait_time: Duration::from_secs(wait.max(1)),
-            pillarenv: opts::get_str(o, "pillarenv").map(str::to_string),
-            saltenv: opts::get_str(o, "saltenv").map(str::to_string),
+            envs: Envs::configured(o),
             shutdown_timeout: Duration::from_secs(shutdown),
         })
     }
@@ -322,7 +322,7 @@ mod tests {
         assert_eq!(c.pki_dir, td.path().join("etc/brine/pki/minion"));
         assert_eq!(c.cachedir, td.path().join("var/cache/brine/minion"));
         assert_eq!(c.acceptance_wait_time, Duration::from_secs(3));
-        assert_eq!(c.pillarenv.as_deref(), Some("dev"));
+        assert_eq!(c.envs.pillarenv.as_deref(), Some("dev"));
         // Two masters in str mode: each its own queue of returns.
         assert_eq!(
             masters::queue_folder(&c, "10.0.0.2"),

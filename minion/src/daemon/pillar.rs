@@ -72,11 +72,7 @@ pub fn fetch_blocking(client: &MasterClient, req: &FreshPillar) -> Result<Map, R
 /// The pillar a fresh start-up or refresh asks for: the configured
 /// `pillarenv`/`saltenv`, no override.
 fn configured(shared: &Shared) -> FreshPillar {
-    FreshPillar {
-        pillarenv: shared.config.pillarenv.clone(),
-        saltenv: shared.config.saltenv.clone(),
-        pillar_override: None,
-    }
+    FreshPillar::new(shared.config.envs.clone(), None)
 }
 
 /// Fetch the start-up pillar, retrying until the master compiles it (a

@@ -7,6 +7,7 @@
 
 use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{opt_string, Params};
+use brine_compile::envs::Envs;
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::Returned;
 use brine_compile::opts;
@@ -156,9 +157,12 @@ is a.b), sorted.\n\n    brine-call cp.list_states dev",
 
 /// The saltenv a call names, else the minion's `saltenv` option, else base.
 fn saltenv(cx: &Ctx<'_>, v: Option<Value>) -> String {
-    opt_string(v.filter(Value::is_truthy))
-        .or_else(|| opts::get_str(cx.opts, "saltenv").map(str::to_string))
-        .unwrap_or_else(|| "base".into())
+    Envs {
+        saltenv: opt_string(v.filter(Value::is_truthy)),
+        pillarenv: None,
+    }
+    .saltenv_or_config(cx.opts)
+    .unwrap_or_else(|| "base".into())
 }
 
 /// The client serving `salt://`: the running minion's (the master over
@@ -180,8 +184,8 @@ fn io_failed(path: &Path, e: std::io::Error) -> CallError {
 
 /// `cachedir/files/<saltenv>`.
 fn cache_root(cx: &Ctx<'_>, saltenv: &str) -> PathBuf {
-    let cachedir = opts::get_str(cx.opts, "cachedir").unwrap_or("/var/cache/salt/minion");
-    Path::new(cachedir).join("files").join(saltenv)
+    let cachedir = opts::cachedir(cx.opts);
+    cachedir.join("files").join(saltenv)
 }
 
 /// A `salt://` path as a path relative to the roots, without climbing out.
@@ -583,10 +587,10 @@ fn is_cached<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError>
         None => path,
     };
     let found = relative(&rel).filter(|_| plain_env(&env)).and_then(|rel| {
-        let cachedir = opts::get_str(cx.opts, "cachedir").unwrap_or("/var/cache/salt/minion");
+        let cachedir = opts::cachedir(cx.opts);
         [
             cache_root(cx, &env).join(&rel),
-            Path::new(cachedir).join("localfiles").join(&rel),
+            cachedir.join("localfiles").join(&rel),
         ]
         .into_iter()
         .find(|p| p.exists())
@@ -629,9 +633,9 @@ fn list_states<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallErro
 fn list_minion<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let env = saltenv(cx, p.take("saltenv"));
     p.finish()?;
-    let cachedir = opts::get_str(cx.opts, "cachedir").unwrap_or("/var/cache/salt/minion");
+    let cachedir = opts::cachedir(cx.opts);
     let mut files: BTreeSet<String> = BTreeSet::new();
-    for dir in [cache_root(cx, &env), Path::new(cachedir).join("localfiles")] {
+    for dir in [cache_root(cx, &env), cachedir.join("localfiles")] {
         for rel in brine_states::fileclient::list_files(std::iter::once(&dir), "") {
             files.insert(dir.join(rel).display().to_string());
         }

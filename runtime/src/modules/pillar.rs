@@ -8,6 +8,7 @@ use super::grains::default_or_empty;
 use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
 use crate::context::FreshPillar;
+use brine_compile::envs::Envs;
 use brine_compile::minion_data::{ArgAt, ArgName, DataRef, Node, Origin, Returned, Source, Step};
 use brine_compile::opts::get_bool;
 use brine_compile::pillar::merge::update;
@@ -158,17 +159,25 @@ compiling.\n\n    brine-call pillar.raw\n    brine-call pillar.raw key=users",
 ];
 
 /// `pillarenv=`/`saltenv=` (and `pillar=` for items) ask for a fresh compile.
-fn fresh_request(p: &mut Params, pillar_override: Option<Value>) -> Option<FreshPillar> {
+fn fresh_request(
+    cx: &Ctx<'_>,
+    p: &mut Params,
+    pillar_override: Option<Value>,
+) -> Option<FreshPillar> {
     let pillarenv = opt_string(p.kw("pillarenv"));
     let saltenv = opt_string(p.kw("saltenv"));
     if pillarenv.is_none() && saltenv.is_none() && pillar_override.is_none() {
         return None;
     }
-    Some(FreshPillar {
-        pillarenv,
-        saltenv,
+    Some(FreshPillar::new(
+        Envs::of_pillar_call(cx.opts, pillarenv, saltenv),
         pillar_override,
-    })
+    ))
+}
+
+/// A fresh compile in the environments the call's options give.
+fn configured(cx: &Ctx<'_>) -> FreshPillar {
+    FreshPillar::new(Envs::of_pillar_call(cx.opts, None, None), None)
 }
 
 /// A fresh compile for the running minion, when one is asked for; `None`:
@@ -203,7 +212,7 @@ fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let merge = p.take("merge").is_some_and(|v| v.is_truthy());
     let merge_nested = p.take("merge_nested_lists");
     let delimiter = delimiter(p.take("delimiter"));
-    let req = fresh_request(&mut p, None);
+    let req = fresh_request(cx, &mut p, None);
     p.finish()?;
     let g = Get {
         key,
@@ -291,7 +300,7 @@ fn item<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let keys: Vec<String> = p.rest().iter().map(Value::to_python_str).collect();
     let default = p.kw("default").filter(|d| !d.is_null());
     let delimiter = delimiter(p.kw("delimiter"));
-    let req = fresh_request(&mut p, None);
+    let req = fresh_request(cx, &mut p, None);
     p.finish()?;
     Ok(match fresh(cx, req) {
         Some(pillar) => item_in(&pillar, &keys, default.as_ref(), &delimiter).into_owned(),
@@ -333,10 +342,12 @@ fn items<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     }
     let pillar_override = p.take("pillar");
     p.kw("pillar_enc");
-    let req = fresh_request(&mut p, pillar_override);
+    let req = fresh_request(cx, &mut p, pillar_override);
     p.finish()?;
     Ok(match cx.running() {
-        Some(m) => Returned::New(Value::Map(m.compile_pillar(&req.unwrap_or_default(), true))),
+        Some(m) => Returned::New(Value::Map(
+            m.compile_pillar(&req.unwrap_or_else(|| configured(cx)), true),
+        )),
         None => whole(cx),
     })
 }
@@ -396,11 +407,11 @@ fn keys<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
 }
 
 fn ls<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let req = fresh_request(&mut p, None);
+    let req = fresh_request(cx, &mut p, None);
     p.finish()?;
     let names = |pillar: &Map| Value::List(pillar.keys().map(|k| Value::Str(k.clone())).collect());
     Ok(Returned::New(match cx.running() {
-        Some(m) => names(&m.compile_pillar(&req.unwrap_or_default(), true)),
+        Some(m) => names(&m.compile_pillar(&req.unwrap_or_else(|| configured(cx)), true)),
         None => names(cx.pillar),
     }))
 }

@@ -552,7 +552,7 @@ fn hold(cx: &Ctx<'_>, mut p: Params, on: bool) -> Result<Return, CallError> {
         (None, None, Some(name)) => vec![into_string(name)],
         (None, None, None) => Vec::new(),
     };
-    let test = cx.opts.get("test").is_some_and(Value::is_truthy);
+    let test = brine_compile::opts::test_mode(cx.opts);
     let answers = prov.hold(&targets, on, test).map_err(pkg_err)?;
     let ret: Map = answers
         .into_iter()

@@ -355,7 +355,7 @@ fn sync_nothing(p: Params) -> Result<(), CallError> {
 
 /// `file_client: local`: a minion without a master.
 fn masterless(m: &Minion) -> bool {
-    opts::get_str(&m.opts, "file_client") == Some("local")
+    opts::masterless(&m.opts)
 }
 
 fn sync_all(m: &mut Minion, p: Params) -> Result<Return, CallError> {

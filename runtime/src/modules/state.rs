@@ -10,9 +10,9 @@
 //! all comes back with retcode 2.
 
 use super::function::{params_of, sig, CallError, Function, Return};
-use super::params::{opt_string, Params};
+use super::params::Params;
 use crate::context::{FreshPillar, Minion};
-use brine_compile::opts;
+use brine_compile::envs::Envs;
 use brine_compile::state::{compile, render, StateRequest};
 use brine_compile::MinionData;
 use brine_core::args::{split_input, CallArgs};
@@ -105,18 +105,9 @@ struct CallOpts {
 }
 
 fn call_opts(m: &Minion, p: &mut Params) -> CallOpts {
-    let saltenv_kw = opt_string(p.kw("saltenv"));
-    let pillarenv_kw = p.kw("pillarenv");
-    let has_pillarenv = pillarenv_kw.is_some();
-    let pillarenv_kw = opt_string(pillarenv_kw).filter(|s| !s.is_empty());
-    let saltenv = saltenv_kw
-        .clone()
-        .or_else(|| opts::get_str(&m.opts, "saltenv").map(str::to_string));
-    let pillarenv = if has_pillarenv || opts::get_bool(&m.opts, "pillarenv_from_saltenv", false) {
-        pillarenv_kw.or(saltenv_kw.filter(|s| !s.is_empty()))
-    } else {
-        opts::get_str(&m.opts, "pillarenv").map(str::to_string)
-    };
+    let Envs { saltenv, pillarenv } = Envs::of_state_run(&m.opts, &p.kwargs);
+    p.kw("saltenv");
+    p.kw("pillarenv");
     // Salt's `env` is not supported and silently dropped.
     p.kw("env");
     p.kw("pillar_enc");
@@ -143,18 +134,20 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
             ));
         }
     }
-    let configured_pillarenv = opts::get_str(&m.opts, "pillarenv");
-    let in_memory =
-        co.pillarenv.as_deref() == configured_pillarenv && !m.pillar.is_empty() && !override_given;
+    let in_memory = co.pillarenv == Envs::configured(&m.opts).pillarenv
+        && !m.pillar.is_empty()
+        && !override_given;
     let pillar = if in_memory {
         Map::clone(&m.pillar)
     } else {
         m.compile_pillar(
-            &FreshPillar {
-                pillarenv: co.pillarenv.clone(),
-                saltenv: co.saltenv.clone(),
-                pillar_override: co.pillar_override.clone().filter(|_| override_given),
-            },
+            &FreshPillar::new(
+                Envs {
+                    saltenv: co.saltenv.clone(),
+                    pillarenv: co.pillarenv.clone(),
+                },
+                co.pillar_override.clone().filter(|_| override_given),
+            ),
             true,
         )
     };
@@ -174,14 +167,11 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
         }
     }
     let mut o = Map::clone(&m.opts);
-    o.insert(
-        "saltenv".into(),
-        co.saltenv.clone().map(Value::Str).unwrap_or(Value::Null),
-    );
-    o.insert(
-        "pillarenv".into(),
-        co.pillarenv.clone().map(Value::Str).unwrap_or(Value::Null),
-    );
+    Envs {
+        saltenv: co.saltenv.clone(),
+        pillarenv: co.pillarenv.clone(),
+    }
+    .write_into(&mut o);
     let minion = Arc::new(MinionData {
         id: m.id.clone(),
         grains: Value::Map(Map::clone(&m.grains)),

@@ -50,8 +50,8 @@ brine '*' state.run_request deploy",
 
 /// Where the queued requests are kept.
 fn request_file(m: &Minion) -> PathBuf {
-    let cachedir = opts::get_str(&m.opts, "cachedir").unwrap_or("/var/cache/salt/minion");
-    PathBuf::from(cachedir).join("req_state.p")
+    let cachedir = opts::cachedir(&m.opts);
+    cachedir.join("req_state.p")
 }
 
 /// The queued requests; {} when there are none (or the file is not

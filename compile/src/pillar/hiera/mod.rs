@@ -51,10 +51,12 @@ impl Hiera {
         pillarenv: Option<&str>,
         global: Option<PathBuf>,
     ) -> Hiera {
-        let env = pillarenv
-            .map(str::to_string)
-            .or_else(|| opts::get_str(opts, "pillarenv").map(str::to_string))
-            .unwrap_or_else(|| "base".into());
+        let env = crate::envs::Envs {
+            saltenv: None,
+            pillarenv: pillarenv.map(str::to_string),
+        }
+        .pillarenv_or_config(opts)
+        .unwrap_or_else(|| "base".into());
         let pillar_roots = opts::roots(opts, "pillar_roots");
         let environment = pillar_roots
             .get(&env)

@@ -481,7 +481,7 @@ pub(super) fn line(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
     }
     let new_text: String = body.concat();
     let changed = new_text != text;
-    let test = c.opts.get("test").is_some_and(Value::is_truthy);
+    let test = brine_compile::opts::test_mode(c.opts);
     if backup && changed && !test {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

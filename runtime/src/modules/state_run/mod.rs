@@ -9,6 +9,7 @@ mod run_opts;
 use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
 use crate::context::{FreshPillar, Minion};
+use brine_compile::envs::Envs;
 use brine_compile::request::CompiledStates;
 use brine_compile::state::compile;
 use brine_core::args::split_input;
@@ -16,7 +17,7 @@ use brine_core::{Map, Value};
 use brine_states::engine::{self, RuntimeError};
 use brine_states::StateContext;
 use run_opts::{
-    errors, pillar_errors, str_opt, Pillar, Rendered, RunOpts, RunPillar, EX_STATE_COMPILER_ERROR,
+    errors, pillar_errors, Pillar, Rendered, RunOpts, RunPillar, EX_STATE_COMPILER_ERROR,
     EX_STATE_FAILURE,
 };
 use std::sync::Arc;
@@ -737,9 +738,10 @@ fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     if !errs.is_empty() {
         return Ok(errors(errs, EX_STATE_COMPILER_ERROR));
     }
-    let pillar = m.compile_pillar(&FreshPillar::default(), true);
-    let test = m.opts.get("test").is_some_and(Value::is_truthy);
-    let saltenv = str_opt(m.opts.get("saltenv")).unwrap_or_else(|| "base".into());
+    let envs = Envs::configured(&m.opts);
+    let saltenv = envs.saltenv.clone().unwrap_or_else(|| "base".into());
+    let pillar = m.compile_pillar(&FreshPillar::new(envs, None), true);
+    let test = brine_compile::opts::test_mode(&m.opts);
     let ctx = context(m, pillar, &saltenv, test);
     let ret = match engine::call_low(&ctx, low) {
         Ok(r) => r,

@@ -13,9 +13,11 @@ use std::sync::Arc;
 /// the opts and the run's pillar (moved in; [`take_back`] returns it).
 pub(super) fn request(m: &Minion, run: &RunOpts, pillar: Map) -> StateRequest {
     let mut o = Map::clone(&m.opts);
-    let opt = |v: &Option<String>| v.clone().map(Value::Str).unwrap_or(Value::Null);
-    o.insert("saltenv".into(), opt(&run.saltenv));
-    o.insert("pillarenv".into(), opt(&run.pillarenv));
+    brine_compile::envs::Envs {
+        saltenv: run.saltenv.clone(),
+        pillarenv: run.pillarenv.clone(),
+    }
+    .write_into(&mut o);
     o.insert("test".into(), Value::Bool(run.test));
     let minion = Arc::new(MinionData {
         id: m.id.clone(),

@@ -4,6 +4,7 @@
 
 use crate::context::{FreshPillar, Minion};
 use crate::modules::function::{CallError, Return};
+use brine_compile::envs::Envs;
 use brine_compile::opts;
 use brine_core::{Map, Value};
 use std::sync::Arc;
@@ -36,7 +37,7 @@ pub(super) fn test_value(m: &Minion, test: Option<&Value>, kwargs: &Map) -> bool
     if configured == Some(&Value::Bool(true)) {
         return true;
     }
-    m.opts.get("test").is_some_and(Value::is_truthy)
+    opts::test_mode(&m.opts)
 }
 
 /// Salt's `salt.utils.data.is_true`.
@@ -64,13 +65,6 @@ pub(super) struct RunOpts {
     pub(super) pillar_override: Option<Value>,
 }
 
-pub(super) fn str_opt(v: Option<&Value>) -> Option<String> {
-    match v {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.to_python_str()),
-    }
-}
-
 impl RunOpts {
     /// Salt's `get_sls_opts` and the pillar override check.
     pub(super) fn new(
@@ -78,13 +72,7 @@ impl RunOpts {
         test: Option<&Value>,
         kwargs: &Map,
     ) -> Result<RunOpts, CallError> {
-        let saltenv = str_opt(kwargs.get("saltenv")).or_else(|| str_opt(m.opts.get("saltenv")));
-        let mut pillarenv = str_opt(m.opts.get("pillarenv"));
-        if kwargs.contains_key("pillarenv")
-            || opts::get_bool(&m.opts, "pillarenv_from_saltenv", false)
-        {
-            pillarenv = str_opt(kwargs.get("pillarenv")).or_else(|| str_opt(kwargs.get("saltenv")));
-        }
+        let Envs { saltenv, pillarenv } = Envs::of_state_run(&m.opts, kwargs);
         let pillar_override = kwargs.get("pillar").filter(|v| !v.is_null()).cloned();
         if pillar_override
             .as_ref()
@@ -127,17 +115,19 @@ impl RunOpts {
         // Salt's `initial_pillar`: under salt-call (brine-call), the
         // in-memory pillar, when the run keeps the configured pillarenv and
         // that pillar is not empty; the minion daemon compiles afresh.
-        let same_env = self.pillarenv.as_deref() == opts::get_str(&m.opts, "pillarenv");
+        let same_env = self.pillarenv == Envs::configured(&m.opts).pillarenv;
         let override_given = self.pillar_override.as_ref().is_some_and(Value::is_truthy);
         let salt_call = opts::get_str(&m.opts, "__cli").is_none_or(|c| c == "salt-call");
         if salt_call && same_env && !m.pillar.is_empty() && !override_given {
             return None;
         }
-        Some(FreshPillar {
-            pillarenv: self.pillarenv.clone(),
-            saltenv: self.saltenv.clone(),
-            pillar_override: self.pillar_override.clone().filter(|_| override_given),
-        })
+        Some(FreshPillar::new(
+            Envs {
+                saltenv: self.saltenv.clone(),
+                pillarenv: self.pillarenv.clone(),
+            },
+            self.pillar_override.clone().filter(|_| override_given),
+        ))
     }
 
     /// The pillar of a run whose states may be compiled by the master,
