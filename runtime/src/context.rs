@@ -13,6 +13,7 @@
 //! whoever starts the minion.
 
 use crate::grains;
+use brine_compile::envs::Envs;
 use brine_compile::minion_data::Functions;
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::{self, PillarRequest};
@@ -21,6 +22,7 @@ use brine_compile::request::{
 };
 use brine_compile::state::render::{self, Rendered};
 use brine_compile::state::{top, StateRequest};
+use brine_compile::MinionData;
 use brine_core::{Map, Value};
 use brine_states::fileclient::{FileClient, LocalFileClient};
 use std::path::Path;
@@ -229,6 +231,30 @@ fn failed_pillar(e: &RemoteError) -> Map {
 }
 
 impl Minion {
+    /// The request a state compile for this minion runs with: its
+    /// options with the call's environments (and test mode, for a run),
+    /// and `pillar` (moved in) as its templates' pillar.
+    pub fn state_request(&self, envs: Envs, pillar: Map, test: Option<bool>) -> StateRequest {
+        let mut o = Map::clone(&self.opts);
+        envs.write_into(&mut o);
+        if let Some(t) = test {
+            o.insert("test".into(), Value::Bool(t));
+        }
+        let minion = Arc::new(MinionData {
+            id: self.id.clone(),
+            grains: Value::Map(Map::clone(&self.grains)),
+            pillar: Value::Map(pillar),
+            opts: Value::Map(o.clone()),
+            functions: self.functions.clone(),
+        });
+        StateRequest {
+            opts: o,
+            minion,
+            saltenv: envs.saltenv,
+            pillarenv: envs.pillarenv,
+        }
+    }
+
     /// Whether the master compiles for this minion (a minion daemon).
     pub fn compiles_on_master(&self) -> bool {
         matches!(self.source, CompileSource::Master(_))
@@ -383,7 +409,7 @@ impl Minion {
             id: self.id.clone(),
             key: key.to_string(),
             merge: merge.clone(),
-            pillarenv: brine_compile::envs::Envs::configured(&self.opts).pillarenv,
+            pillarenv: Envs::configured(&self.opts).pillarenv,
             pillar: Map::clone(&self.pillar),
         }))
     }

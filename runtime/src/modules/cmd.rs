@@ -7,7 +7,7 @@
 //! False`), whether it comes from `brine-call`, a template or a published
 //! job (`exec-cmd-shell-default`, recorded from a real Salt pair).
 
-use super::function::{params_of, sig, CallError, Ctx, Function, Return};
+use super::function::{params_of, sig, CallError, Ctx, Function, Return, Signature};
 use super::params::Params;
 use crate::context::Minion;
 use brine_compile::minion_data::Returned;
@@ -24,6 +24,40 @@ its arguments and run without a shell), env (a mapping), timeout (seconds: the c
 are killed), umask (octal, e.g. '077'), ignore_retcode, success_retcodes, rstrip, \
 output_loglevel.\n\n    \
 brine '*' cmd.run 'uptime'";
+
+/// The signature several functions here share (Salt's, recorded).
+const RUN_STDERR_SIG: Signature = sig!(
+    cmd,
+    cwd = null,
+    stdin = null,
+    runas = null,
+    group = null,
+    shell = null,
+    python_shell = null,
+    env = null,
+    clean_env = false,
+    template = null,
+    rstrip = true,
+    umask = null,
+    output_encoding = null,
+    output_loglevel = "debug",
+    log_callback = null,
+    hide_output = false,
+    timeout = null,
+    reset_system_locale = true,
+    ignore_retcode = false,
+    saltenv = null,
+    use_vt = false,
+    password = null,
+    prepend_path = null,
+    success_retcodes = null,
+    success_stdout = null,
+    success_stderr = null,
+    **kwargs
+);
+
+/// The signature several functions here share (Salt's, recorded).
+const EXEC_CODE_SIG: Signature = sig!(lang, code, cwd = null, args = null, **kwargs);
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
@@ -131,69 +165,13 @@ brine '*' cmd.retcode 'test -d /srv'",
     ),
     Function::acts(
         "run_stderr",
-        sig!(
-            cmd,
-            cwd = null,
-            stdin = null,
-            runas = null,
-            group = null,
-            shell = null,
-            python_shell = null,
-            env = null,
-            clean_env = false,
-            template = null,
-            rstrip = true,
-            umask = null,
-            output_encoding = null,
-            output_loglevel = "debug",
-            log_callback = null,
-            hide_output = false,
-            timeout = null,
-            reset_system_locale = true,
-            ignore_retcode = false,
-            saltenv = null,
-            use_vt = false,
-            password = null,
-            prepend_path = null,
-            success_retcodes = null,
-            success_stdout = null,
-            success_stderr = null,
-            **kwargs
-        ),
+        RUN_STDERR_SIG,
         "Run CMD and answer its stderr (keywords as cmd.run).\n\n    brine '*' cmd.run_stderr 'ls /nope'",
         |c, p| run_cmd(c, p, Shape::Stderr, false),
     ),
     Function::acts(
         "run_stdout",
-        sig!(
-            cmd,
-            cwd = null,
-            stdin = null,
-            runas = null,
-            group = null,
-            shell = null,
-            python_shell = null,
-            env = null,
-            clean_env = false,
-            template = null,
-            rstrip = true,
-            umask = null,
-            output_encoding = null,
-            output_loglevel = "debug",
-            log_callback = null,
-            hide_output = false,
-            timeout = null,
-            reset_system_locale = true,
-            ignore_retcode = false,
-            saltenv = null,
-            use_vt = false,
-            password = null,
-            prepend_path = null,
-            success_retcodes = null,
-            success_stdout = null,
-            success_stderr = null,
-            **kwargs
-        ),
+        RUN_STDERR_SIG,
         "Run CMD and answer its stdout (keywords as cmd.run).\n\n    brine '*' cmd.run_stdout 'hostname'",
         |c, p| run_cmd(c, p, Shape::Stdout, false),
     ),
@@ -233,7 +211,7 @@ brine '*' cmd.retcode 'test -d /srv'",
     ),
     Function::acts(
         "exec_code",
-        sig!(lang, code, cwd = null, args = null, **kwargs),
+        EXEC_CODE_SIG,
         "Write CODE to a temporary file and run it with the interpreter LANG (python3, \
 bash, ...), with ARGS (a string: one argument; a list: several); answer its stdout. \
 Keywords as cmd.run_all.\n\n    brine '*' cmd.exec_code python3 'print(1 + 1)'",
@@ -241,7 +219,7 @@ Keywords as cmd.run_all.\n\n    brine '*' cmd.exec_code python3 'print(1 + 1)'",
     ),
     Function::acts(
         "exec_code_all",
-        sig!(lang, code, cwd = null, args = null, **kwargs),
+        EXEC_CODE_SIG,
         "cmd.exec_code answering {pid, retcode, stdout, stderr}.\n\n    \
 brine '*' cmd.exec_code_all bash 'echo hi; exit 2'",
         |c, p| exec_code(c, p, true),

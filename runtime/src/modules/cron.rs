@@ -4,7 +4,7 @@
 //! comment line carrying `SALT_CRON_IDENTIFIER:<id>`; lines above the
 //! marker are kept as they are.
 
-use super::function::{sig, CallError, Ctx, Function, Return};
+use super::function::{sig, CallError, Ctx, Function, Return, Signature};
 use super::params::{into_string, Params};
 use super::run::run;
 use brine_core::{Map, Value};
@@ -14,6 +14,18 @@ use std::io::Write;
 const TAG: &str = "# Lines below here are managed by Salt, do not edit";
 const ID_KEY: &str = "SALT_CRON_IDENTIFIER";
 const NO_ID: &str = "NO ID SET";
+
+/// The signature several functions here share (Salt's, recorded).
+const RM_JOB_SIG: Signature = sig!(
+    user,
+    cmd,
+    minute = null,
+    hour = null,
+    daymonth = null,
+    month = null,
+    dayweek = null,
+    identifier = null
+);
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
@@ -54,16 +66,7 @@ brine-call cron.raw_cron root",
     ),
     Function::acts(
         "rm_job",
-        sig!(
-            user,
-            cmd,
-            minute = null,
-            hour = null,
-            daymonth = null,
-            month = null,
-            dayweek = null,
-            identifier = null
-        ),
+        RM_JOB_SIG,
         "Remove the job running CMD (or with IDENTIFIER) from USER's crontab; \
 MINUTE, HOUR, DAYMONTH, MONTH, DAYWEEK narrow the match. 'removed' or \
 'absent'.\n\n    brine-call cron.rm_job root /usr/local/bin/backup",
@@ -71,16 +74,7 @@ MINUTE, HOUR, DAYMONTH, MONTH, DAYWEEK narrow the match. 'removed' or \
     ),
     Function::acts(
         "rm",
-        sig!(
-            user,
-            cmd,
-            minute = null,
-            hour = null,
-            daymonth = null,
-            month = null,
-            dayweek = null,
-            identifier = null
-        ),
+        RM_JOB_SIG,
         "Another name for cron.rm_job.\n\n    brine-call cron.rm root /usr/local/bin/backup",
         rm_job_fn,
     ),

@@ -1,7 +1,7 @@
 //! Salt's `grains` module: reading the minion's grains, and `filter_by`,
 //! the lookup table formulas pick OS-specific settings from.
 
-use super::function::{sig, CallError, Ctx, Function};
+use super::function::{sig, CallError, Ctx, Function, Signature};
 use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
 use brine_compile::matcher::glob::fnmatch;
@@ -15,13 +15,11 @@ const GET: &str = "The grain at KEY, a path through dicts and lists joined by DE
 brine-call grains.get os\n    brine-call grains.get ipv4:0\n    \
 brine-call grains.get pkg:apache default=httpd";
 
+/// The signature several functions here share (Salt's, recorded).
+const FETCH_SIG: Signature = sig!(key, default = "", delimiter = ":", ordered = true);
+
 pub(super) const FUNCTIONS: &[Function] = &[
-    Function::reads(
-        "fetch",
-        sig!(key, default = "", delimiter = ":", ordered = true),
-        GET,
-        get,
-    ),
+    Function::reads("fetch", FETCH_SIG, GET, get),
     Function::reads(
         "filter_by",
         sig!(
@@ -39,12 +37,7 @@ under the pick; MERGE (a dict) is merged over it.\n\n    \
 'RedHat': {'web': 'httpd'}}) %}",
         filter_by,
     ),
-    Function::reads(
-        "get",
-        sig!(key, default = "", delimiter = ":", ordered = true),
-        GET,
-        get,
-    ),
+    Function::reads("get", FETCH_SIG, GET, get),
     Function::reads(
         "has_value",
         sig!(key),

@@ -3,7 +3,7 @@
 //! in-memory one unless asked for a `pillarenv`/`saltenv`. In a template
 //! every function reads the pillar compiled so far.
 
-use super::function::{params_of, sig, CallError, Ctx, Function};
+use super::function::{params_of, sig, CallError, Ctx, Function, Signature};
 use super::grains::default_or_empty;
 use super::params::{delimiter, opt_string, Params};
 use super::traverse::traverse;
@@ -27,50 +27,30 @@ override as given); with names given, what pillar.item answers for them. In a te
 the pillar compiled so far.\n\n    brine-call pillar.items\n    \
 brine-call pillar.items pillarenv=dev";
 
+/// The signature several functions here share (Salt's, recorded).
+const DATA_SIG: Signature = sig!(
+    *args,
+    pillar = null,
+    pillar_enc = null,
+    pillarenv = null,
+    saltenv = null
+);
+
+/// The signature several functions here share (Salt's, recorded).
+const FETCH_SIG: Signature = sig!(
+    key,
+    default = "<Constant.NOT_SET>",
+    merge = false,
+    merge_nested_lists = null,
+    delimiter = ":",
+    pillarenv = null,
+    saltenv = null
+);
+
 pub(super) const FUNCTIONS: &[Function] = &[
-    Function::reads(
-        "data",
-        sig!(
-            *args,
-            pillar = null,
-            pillar_enc = null,
-            pillarenv = null,
-            saltenv = null
-        ),
-        ITEMS,
-        items,
-    )
-    .ordered_from(1),
-    Function::reads(
-        "fetch",
-        sig!(
-            key,
-            default = "<Constant.NOT_SET>",
-            merge = false,
-            merge_nested_lists = null,
-            delimiter = ":",
-            pillarenv = null,
-            saltenv = null
-        ),
-        GET,
-        get,
-    )
-    .ordered_from(0),
-    Function::reads(
-        "get",
-        sig!(
-            key,
-            default = "<Constant.NOT_SET>",
-            merge = false,
-            merge_nested_lists = null,
-            delimiter = ":",
-            pillarenv = null,
-            saltenv = null
-        ),
-        GET,
-        get,
-    )
-    .ordered_from(0),
+    Function::reads("data", DATA_SIG, ITEMS, items).ordered_from(1),
+    Function::reads("fetch", FETCH_SIG, GET, get).ordered_from(0),
+    Function::reads("get", FETCH_SIG, GET, get).ordered_from(0),
     Function::reads(
         "item",
         sig!(
@@ -85,19 +65,7 @@ DEFAULT) when missing.\n\n    brine-call pillar.item users:alice ssh_keys",
         item,
     )
     .ordered_from(1),
-    Function::reads(
-        "items",
-        sig!(
-            *args,
-            pillar = null,
-            pillar_enc = null,
-            pillarenv = null,
-            saltenv = null
-        ),
-        ITEMS,
-        items,
-    )
-    .ordered_from(1),
+    Function::reads("items", DATA_SIG, ITEMS, items).ordered_from(1),
     Function::reads(
         "keys",
         sig!(key, delimiter = ":"),
@@ -107,13 +75,7 @@ when there is no such value or it is not a dict.\n\n    brine-call pillar.keys u
     ),
     Function::reads(
         "ls",
-        sig!(
-            *args,
-            pillar = null,
-            pillar_enc = null,
-            pillarenv = null,
-            saltenv = null
-        ),
+        DATA_SIG,
         "The top-level keys of a freshly compiled pillar.\n\n    brine-call pillar.ls",
         ls,
     ),
@@ -136,13 +98,7 @@ pillar='role') %}",
     ),
     Function::reads(
         "obfuscate",
-        sig!(
-            *args,
-            pillar = null,
-            pillar_enc = null,
-            pillarenv = null,
-            saltenv = null
-        ),
+        DATA_SIG,
         "pillar.items with every value replaced by its type ('<str>', '<int>' ...): the \
 shape of the pillar without its secrets. Takes what pillar.items takes.\n\n    \
 brine-call pillar.obfuscate",

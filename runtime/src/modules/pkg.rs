@@ -2,7 +2,7 @@
 //! removals, upgrades, holds and version comparison, all through the same
 //! package providers (dpkg/apt, rpm/dnf) the `pkg` states use.
 
-use super::function::{sig, CallError, Ctx, Function, Return};
+use super::function::{sig, CallError, Ctx, Function, Return, Signature};
 use super::params::{into_string, opt_string, Params};
 use brine_compile::matcher::glob::fnmatch;
 use brine_compile::minion_data::Returned;
@@ -11,6 +11,9 @@ use brine_states::modules::pkg::version::version_cmp as cmp_versions;
 use brine_states::modules::pkg::{provider_from, InstallRequest, PkgError, PkgProvider};
 use indexmap::IndexMap;
 use std::path::PathBuf;
+
+/// The signature several functions here share (Salt's, recorded).
+const HOLD_SIG: Signature = sig!(name = null, pkgs = null, sources = null, **kwargs);
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
@@ -22,7 +25,7 @@ brine-call pkg.available_version nginx refresh=False",
     ),
     Function::acts(
         "hold",
-        sig!(name = null, pkgs = null, sources = null, **kwargs),
+        HOLD_SIG,
         "Put NAME (or each of PKGS, or the names of SOURCES) on hold so that \
 upgrades leave it alone: {name: {name, changes, result, comment}}. Debian: \
 the dpkg selection 'hold'; RedHat: a lock of the dnf/yum versionlock plugin, \
@@ -119,7 +122,7 @@ brine-call pkg.remove nginx",
     ),
     Function::acts(
         "unhold",
-        sig!(name = null, pkgs = null, sources = null, **kwargs),
+        HOLD_SIG,
         "Take NAME (or each of PKGS, or the names of SOURCES) off hold: {name: \
 {name, changes, result, comment}} (dpkg selection back to 'install', or the \
 versionlock deleted).\n\n    brine-call pkg.unhold openssl",

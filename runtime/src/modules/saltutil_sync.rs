@@ -4,7 +4,7 @@
 //! cache, the jobs running a function, and `saltutil.cmd`, which needs a
 //! master client on the minion's host.
 
-use super::function::{sig, CallError, Daemon, Function, Return};
+use super::function::{sig, CallError, Daemon, Function, Return, Signature};
 use super::params::Params;
 use crate::context::{CompileSource, Minion};
 use brine_compile::matcher::glob::fnmatch;
@@ -50,6 +50,34 @@ const SYNC_ALL_KINDS: &[&str] = &[
 
 /// The kinds only a masterless minion syncs (after the others).
 const SYNC_ALL_LOCAL_KINDS: &[&str] = &["pillar", "wrapper"];
+
+/// The signature several functions here share (Salt's, recorded).
+const REFRESH_PILLAR_SIG: Signature = sig!(wait = false, timeout = 30, clean_cache = true);
+
+/// The signature several functions here share (Salt's, recorded).
+const SYNC_ALL_SIG: Signature = sig!(
+    saltenv = null,
+    refresh = true,
+    extmod_whitelist = null,
+    extmod_blacklist = null,
+    clean_pillar_cache = false
+);
+
+/// The signature several functions here share (Salt's, recorded).
+const SYNC_BEACONS_SIG: Signature = sig!(
+    saltenv = null,
+    refresh = true,
+    extmod_whitelist = null,
+    extmod_blacklist = null
+);
+
+/// The signature several functions here share (Salt's, recorded).
+const SYNC_ENGINES_SIG: Signature = sig!(
+    saltenv = null,
+    refresh = false,
+    extmod_whitelist = null,
+    extmod_blacklist = null
+);
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
@@ -110,7 +138,7 @@ answers.\n\n    brine '*' saltutil.refresh_modules",
     ),
     Function::minion(
         "refresh_pillar",
-        sig!(wait = false, timeout = 30, clean_cache = true),
+        REFRESH_PILLAR_SIG,
         "Ask the running minion to compile its pillar again (WAIT=True: until it is done, \
 at most TIMEOUT seconds); True. brine-call compiles the pillar at every call and has no \
 running minion to ask: False, as Salt's salt-call --local answers.\n\n    \
@@ -120,7 +148,7 @@ brine '*' saltutil.refresh_pillar",
     .in_daemon(Daemon::RefreshPillar),
     Function::minion(
         "pillar_refresh",
-        sig!(wait = false, timeout = 30, clean_cache = true),
+        REFRESH_PILLAR_SIG,
         "saltutil.refresh_pillar under its other name.\n\n    \
 brine '*' saltutil.pillar_refresh",
         refresh_pillar,
@@ -128,147 +156,33 @@ brine '*' saltutil.pillar_refresh",
     .in_daemon(Daemon::RefreshPillar),
     Function::minion(
         "sync_all",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null,
-            clean_pillar_cache = false
-        ),
+        SYNC_ALL_SIG,
         "Every sync_* at once: a dict of kind → what was synced. brine cannot load custom \
 Python modules, so every list is empty (tops only for a masterless minion, as Salt).\n\n    \
 brine '*' saltutil.sync_all",
         sync_all,
     ),
-    sync!(
-        "sync_beacons",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_clouds",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_engines",
-        sig!(
-            saltenv = null,
-            refresh = false,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_executors",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_grains",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null,
-            clean_pillar_cache = false
-        )
-    ),
-    sync!(
-        "sync_log_handlers",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_matchers",
-        sig!(
-            saltenv = null,
-            refresh = false,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_modules",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_output",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    Function::minion(
-        "sync_pillar",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null,
-            clean_pillar_cache = false
-        ),
-        SYNC_DOC,
-        |m, p| {
-            sync_nothing(p)?;
-            if !masterless(m) {
-                return Err(CallError::Failed(
-                    "Pillar modules can only be synced to masterless minions".into(),
-                ));
-            }
-            Ok(Return::from(Value::List(Vec::new())))
-        },
-    ),
-    sync!(
-        "sync_proxymodules",
-        sig!(
-            saltenv = null,
-            refresh = false,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_renderers",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_returners",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
+    sync!("sync_beacons", SYNC_BEACONS_SIG),
+    sync!("sync_clouds", SYNC_BEACONS_SIG),
+    sync!("sync_engines", SYNC_ENGINES_SIG),
+    sync!("sync_executors", SYNC_BEACONS_SIG),
+    sync!("sync_grains", SYNC_ALL_SIG),
+    sync!("sync_log_handlers", SYNC_BEACONS_SIG),
+    sync!("sync_matchers", SYNC_ENGINES_SIG),
+    sync!("sync_modules", SYNC_BEACONS_SIG),
+    sync!("sync_output", SYNC_BEACONS_SIG),
+    Function::minion("sync_pillar", SYNC_ALL_SIG, SYNC_DOC, |m, p| {
+        sync_nothing(p)?;
+        if !masterless(m) {
+            return Err(CallError::Failed(
+                "Pillar modules can only be synced to masterless minions".into(),
+            ));
+        }
+        Ok(Return::from(Value::List(Vec::new())))
+    }),
+    sync!("sync_proxymodules", SYNC_ENGINES_SIG),
+    sync!("sync_renderers", SYNC_BEACONS_SIG),
+    sync!("sync_returners", SYNC_BEACONS_SIG),
     sync!(
         "sync_sdb",
         sig!(
@@ -277,60 +191,12 @@ brine '*' saltutil.sync_all",
             extmod_blacklist = null
         )
     ),
-    sync!(
-        "sync_serializers",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_states",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_thorium",
-        sig!(
-            saltenv = null,
-            refresh = false,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_tops",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_utils",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
-    sync!(
-        "sync_wrapper",
-        sig!(
-            saltenv = null,
-            refresh = true,
-            extmod_whitelist = null,
-            extmod_blacklist = null
-        )
-    ),
+    sync!("sync_serializers", SYNC_BEACONS_SIG),
+    sync!("sync_states", SYNC_BEACONS_SIG),
+    sync!("sync_thorium", SYNC_ENGINES_SIG),
+    sync!("sync_tops", SYNC_BEACONS_SIG),
+    sync!("sync_utils", SYNC_BEACONS_SIG),
+    sync!("sync_wrapper", SYNC_BEACONS_SIG),
 ];
 
 /// Whether the minion runs as the daemon (it has a master), not under

@@ -9,20 +9,21 @@
 //! data holding `__exclude__` (a list where states are dicts) or nothing at
 //! all comes back with retcode 2.
 
-use super::function::{params_of, sig, CallError, Function, Return};
+use super::function::{params_of, sig, CallError, Function, Return, Signature};
 use super::params::Params;
 use crate::context::{FreshPillar, Minion};
 use brine_compile::envs::Envs;
 use brine_compile::state::{compile, render, StateRequest};
-use brine_compile::MinionData;
 use brine_core::args::{split_input, CallArgs};
 use brine_core::{Map, Value};
-use std::sync::Arc;
 
 /// Salt's `EX_STATE_COMPILER_ERROR`.
 const EX_STATE_COMPILER_ERROR: i32 = 1;
 /// Salt's `EX_STATE_FAILURE`.
 const EX_STATE_FAILURE: i32 = 2;
+
+/// The signature several functions here share (Salt's, recorded).
+const SHOW_LOW_SLS_SIG: Signature = sig!(mods, test = null, queue = null, **kwargs);
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::minion(
@@ -65,7 +66,7 @@ SALTENV, PILLARENV and a PILLAR override as given.\n\n    brine-call state.show_
     ),
     Function::minion(
         "show_low_sls",
-        sig!(mods, test = null, queue = null, **kwargs),
+        SHOW_LOW_SLS_SIG,
         "The SLS MODS (comma-separated) of SALTENV (default base) rendered with their \
 includes, as low chunks; or the compile errors.\n\n    brine-call state.show_low_sls web",
         |m, p| show_sls(m, p, true),
@@ -79,7 +80,7 @@ errors.\n\n    brine-call state.show_lowstate",
     ),
     Function::minion(
         "show_sls",
-        sig!(mods, test = null, queue = null, **kwargs),
+        SHOW_LOW_SLS_SIG,
         "The SLS MODS (comma-separated) of SALTENV (default base) rendered with their \
 includes, as high data (extend, exclude and _in requisites left unapplied); or the \
 compile errors.\n\n    brine-call state.show_sls web,db",
@@ -166,25 +167,11 @@ fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
             )));
         }
     }
-    let mut o = Map::clone(&m.opts);
-    Envs {
+    let envs = Envs {
         saltenv: co.saltenv.clone(),
         pillarenv: co.pillarenv.clone(),
-    }
-    .write_into(&mut o);
-    let minion = Arc::new(MinionData {
-        id: m.id.clone(),
-        grains: Value::Map(Map::clone(&m.grains)),
-        pillar: Value::Map(pillar),
-        opts: Value::Map(o.clone()),
-        functions: m.functions.clone(),
-    });
-    Ok(StateRequest {
-        opts: o,
-        minion,
-        saltenv: co.saltenv.clone(),
-        pillarenv: co.pillarenv.clone(),
-    })
+    };
+    Ok(m.state_request(envs, pillar, None))
 }
 
 fn error_list(errors: Vec<String>) -> Value {

@@ -11,6 +11,7 @@ use crate::{StateCall, StateContext, StateFunction, StateModule, StateReturn};
 use brine_core::args::split_input;
 use brine_core::py::shlex_split;
 use brine_core::sig;
+use brine_core::signature::Signature;
 use brine_core::{Map, Value};
 use brine_host::accounts;
 use brine_host::exec::{self, CommandSpec, Program};
@@ -19,6 +20,24 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The `cmd` state module.
+/// The signature several functions here share (Salt's, recorded).
+const WAIT_SIG: Signature = sig!(
+    name,
+    cwd = null,
+    root = null,
+    runas = null,
+    shell = null,
+    env = [],
+    stateful = false,
+    output_loglevel = "debug",
+    hide_output = false,
+    use_vt = false,
+    success_retcodes = null,
+    success_stdout = null,
+    success_stderr = null,
+    **kwargs
+);
+
 pub static MODULE: StateModule = StateModule {
     name: "cmd",
     doc: "Run commands and scripts as states: a command runs unless its conditions \
@@ -85,22 +104,7 @@ it with ARGS (cwd, runas, env, template, timeout).",
         ),
         StateFunction::new(
             "wait",
-            sig!(
-                name,
-                cwd = null,
-                root = null,
-                runas = null,
-                shell = null,
-                env = [],
-                stateful = false,
-                output_loglevel = "debug",
-                hide_output = false,
-                use_vt = false,
-                success_retcodes = null,
-                success_stdout = null,
-                success_stderr = null,
-                **kwargs
-            ),
+            WAIT_SIG,
             "Run the command NAME only when a state it watches changed.",
             |call| StateReturn::new(&name_of(call.low)),
         ),
@@ -128,22 +132,7 @@ it with ARGS (cwd, runas, env, template, timeout).",
         ),
         StateFunction::new(
             "watch",
-            sig!(
-                name,
-                cwd = null,
-                root = null,
-                runas = null,
-                shell = null,
-                env = [],
-                stateful = false,
-                output_loglevel = "debug",
-                hide_output = false,
-                use_vt = false,
-                success_retcodes = null,
-                success_stdout = null,
-                success_stderr = null,
-                **kwargs
-            ),
+            WAIT_SIG,
             "Run the command NAME only when a state it watches changed (an \
 older name of cmd.wait).",
             |call| StateReturn::new(&name_of(call.low)),

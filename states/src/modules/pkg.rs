@@ -18,6 +18,7 @@ mod support;
 mod targets;
 pub mod version;
 
+use brine_core::signature::Signature;
 pub use provider::{
     add_reinstall_changes, compare_dicts, stringify, BinPkgInfo, HoldAnswer, InfoInstalled,
     InstallRequest, PkgDb, PkgError, PkgList, PkgProvider, ProviderError,
@@ -75,6 +76,16 @@ pub fn provider_from(grains: &Map, opts: &Map) -> Result<Box<dyn PkgProvider>, P
 }
 
 /// The `pkg` state module.
+/// The signature several functions here share (Salt's, recorded).
+const PURGED_SIG: Signature = sig!(
+    name,
+    version = null,
+    pkgs = null,
+    normalize = true,
+    ignore_epoch = null,
+    **kwargs
+);
+
 pub static MODULE: StateModule = StateModule {
     name: "pkg",
     doc: "Manage packages through the system's package manager (apt or dnf): \
@@ -127,28 +138,14 @@ function again.",
         ),
         StateFunction::new(
             "purged",
-            sig!(
-                name,
-                version = null,
-                pkgs = null,
-                normalize = true,
-                ignore_epoch = null,
-                **kwargs
-            ),
+            PURGED_SIG,
             "The package NAME (or PKGS) is removed with its configuration \
 files.",
             |call| with_provider(call, PkgFn::Purged),
         ),
         StateFunction::new(
             "removed",
-            sig!(
-                name,
-                version = null,
-                pkgs = null,
-                normalize = true,
-                ignore_epoch = null,
-                **kwargs
-            ),
+            PURGED_SIG,
             "The package NAME (or PKGS) is not installed.",
             |call| with_provider(call, PkgFn::Removed),
         ),

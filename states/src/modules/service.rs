@@ -20,6 +20,7 @@ pub use provider::{ServiceError, ServiceProvider};
 use super::user::support::{failed, is_true, Args};
 use crate::{StateCall, StateFunction, StateModule, StateReturn};
 use brine_core::sig;
+use brine_core::signature::Signature;
 use brine_core::{Map, Value};
 
 /// The failed return when systemd is not running.
@@ -34,6 +35,9 @@ pub fn no_systemd(fun: &str, name: &str) -> StateReturn {
 }
 
 /// The `service` state module.
+/// The signature several functions here share (Salt's, recorded).
+const DEAD_SIG: Signature = sig!(name, enable = null, sig = null, init_delay = null, **kwargs);
+
 pub static MODULE: StateModule = StateModule {
     name: "service",
     doc: "Manage systemd services: running or stopped, enabled at boot or not, \
@@ -41,7 +45,7 @@ masked or not; a watch restarts (or reloads) a running service.",
     functions: &[
         StateFunction::new(
             "dead",
-            sig!(name, enable = null, sig = null, init_delay = null, **kwargs),
+            DEAD_SIG,
             "The service NAME is stopped (and disabled with enable=False).",
             |call| unless_offline(call, dead),
         ),
@@ -85,7 +89,7 @@ reload with reload=True) the running service, start a stopped one.",
         ),
         StateFunction::new(
             "running",
-            sig!(name, enable = null, sig = null, init_delay = null, **kwargs),
+            DEAD_SIG,
             "The service NAME is running (and enabled at boot with \
 enable=True).",
             |call| unless_offline(call, running),

@@ -20,12 +20,15 @@ mod meta;
 mod source;
 mod text;
 
-use super::function::{sig, CallError, Ctx, Function, Return};
+use super::function::{sig, CallError, Ctx, Function, Return, Signature};
 use super::params::Params;
 use args::{path_arg, path_str};
 use brine_compile::minion_data::Returned;
 use brine_core::Value;
 use brine_host::path;
+
+/// The signature several functions here share (Salt's, recorded).
+const COMMENT_SIG: Signature = sig!(path, regex, char = "#", backup = ".bak");
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
@@ -93,7 +96,7 @@ or why it could not.\n\n    brine-call file.chown /srv/app www-data www-data",
     ),
     Function::acts(
         "comment",
-        sig!(path, regex, char = "#", backup = ".bak"),
+        COMMENT_SIG,
         "Comment out the lines of PATH that REGEX matches (from their start) \
 with CHAR ('#'); backup: the suffix of a copy ('.bak'), False for none. \
 Returns the diff of those lines, or False when none matched.\n\n    brine-call file.comment /etc/fstab '^/dev/sdb1'",
@@ -568,7 +571,7 @@ atomic=True replaces it in one rename.\n\n    brine-call file.symlink /srv/app/c
     ),
     Function::acts(
         "uncomment",
-        sig!(path, regex, char = "#", backup = ".bak"),
+        COMMENT_SIG,
         "Remove CHAR ('#') from the start of the commented lines of PATH whose \
 text REGEX matches; backup as file.comment. Returns the diff of those lines, \
 or False.\n\n    brine-call file.uncomment /etc/fstab '/dev/sdb1'",

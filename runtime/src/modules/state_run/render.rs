@@ -5,33 +5,17 @@ use crate::context::Minion;
 use crate::modules::function::Return;
 use brine_compile::state::top::{self, FileServer, TopError};
 use brine_compile::state::{render, StateRequest};
-use brine_compile::MinionData;
 use brine_core::{Map, Value};
 use std::sync::Arc;
 
 /// What the templates of this run see: the run's saltenv/pillarenv in
 /// the opts and the run's pillar (moved in; [`take_back`] returns it).
 pub(super) fn request(m: &Minion, run: &RunOpts, pillar: Map) -> StateRequest {
-    let mut o = Map::clone(&m.opts);
-    brine_compile::envs::Envs {
+    let envs = brine_compile::envs::Envs {
         saltenv: run.saltenv.clone(),
         pillarenv: run.pillarenv.clone(),
-    }
-    .write_into(&mut o);
-    o.insert("test".into(), Value::Bool(run.test));
-    let minion = Arc::new(MinionData {
-        id: m.id.clone(),
-        grains: Value::Map(Map::clone(&m.grains)),
-        pillar: Value::Map(pillar),
-        opts: Value::Map(o.clone()),
-        functions: m.functions.clone(),
-    });
-    StateRequest {
-        opts: o,
-        minion,
-        saltenv: run.saltenv.clone(),
-        pillarenv: run.pillarenv.clone(),
-    }
+    };
+    m.state_request(envs, pillar, Some(run.test))
 }
 
 /// The pillar back out of a request once rendering is done.
