@@ -35,8 +35,9 @@ pub(super) type Prerendered =
 pub(crate) struct Compiler<'a> {
     pub(super) roots: Roots,
     pub(super) minion: Arc<MinionData>,
-    /// The minion as ext_pillars see it ([`ext_pillar_opts`]).
-    pub(super) ext_minion: Arc<MinionData>,
+    /// The options ext_pillars see (Salt's `ext_pillar_opts`: the
+    /// configuration's own id); null without ext_pillars.
+    pub(super) ext_opts: Value,
     pub(super) pillarenv: Option<String>,
     pub(super) strategy: MergeStrategy,
     pub(super) merge_lists: bool,
@@ -125,7 +126,8 @@ impl Compiler<'_> {
             for (name, conf) in run {
                 let result = match name.as_str() {
                     "stack" => stack::ext_pillar(
-                        &self.ext_minion,
+                        &self.minion,
+                        &self.ext_opts,
                         &Value::Map(pillar.clone()),
                         conf,
                         self.pillarenv.as_deref(),
@@ -136,7 +138,8 @@ impl Compiler<'_> {
                     "hiera" => {
                         crate::inputs::volatile(|| "ran the hiera ext_pillar".into());
                         hiera::ext_pillar(
-                            &self.ext_minion,
+                            &self.minion,
+                            &self.ext_opts,
                             &Value::Map(pillar.clone()),
                             conf,
                             self.opts,

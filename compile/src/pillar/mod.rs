@@ -129,10 +129,13 @@ fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
         opts: Value::Map(o.clone()),
         functions: req.functions.clone(),
     });
-    let ext_minion = Arc::new(MinionData {
-        opts: Value::Map(ext_pillar_opts(o, &req.opts, &req.minion_id)),
-        ..MinionData::clone(&minion)
-    });
+    // Only a compile with ext_pillars needs their options.
+    let ext_opts = match o.get("ext_pillar") {
+        Some(Value::List(l)) if !l.is_empty() => {
+            Value::Map(ext_pillar_opts(o, &req.opts, &req.minion_id))
+        }
+        _ => Value::Null,
+    };
 
     let roots = Roots::new(pillar_roots(
         o,
@@ -170,7 +173,7 @@ fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
     let compiler = Compiler {
         roots,
         minion: minion.clone(),
-        ext_minion,
+        ext_opts,
         pillarenv: pillarenv.clone(),
         strategy,
         merge_lists,

@@ -113,27 +113,28 @@ impl StackError {
 /// map) for the caller to merge into the pillar.
 pub fn ext_pillar(
     minion: &MinionData,
+    opts: &Value,
     pillar: &Value,
     conf: &Value,
     pillarenv: Option<&str>,
 ) -> Result<Value, StackError> {
     let opts_pillarenv: Option<String> = pillarenv
         .map(str::to_string)
-        .or_else(|| opt_str(&minion.opts, "pillarenv"));
+        .or_else(|| opt_str(opts, "pillarenv"));
     let env = opts_pillarenv
         .clone()
         .filter(|s| !s.is_empty())
-        .or_else(|| opt_str(&minion.opts, "saltenv").filter(|s| !s.is_empty()))
+        .or_else(|| opt_str(opts, "saltenv").filter(|s| !s.is_empty()))
         .unwrap_or_else(|| "base".to_string());
     let sources = config::Sources {
         pillar,
         grains: &minion.grains,
-        opts: &minion.opts,
+        opts,
     };
     let cfgs = config::config_files(conf, &sources, &env)
         .map_err(|source| StackError::Config { source })?;
 
-    let renderer = Renderer::new(minion, pillar, opts_pillarenv);
+    let renderer = Renderer::new(minion, opts, pillar, opts_pillarenv);
     let mut stack = Map::default();
     for cfg in cfgs {
         let path = match cfg {
@@ -439,9 +440,14 @@ struct Renderer {
 }
 
 impl Renderer {
-    fn new(minion: &MinionData, pillar: &Value, pillarenv: Option<String>) -> Renderer {
-        let saltenv = opt_str(&minion.opts, "saltenv").unwrap_or_else(|| "base".to_string());
-        let mut env_opts = minion.opts.clone();
+    fn new(
+        minion: &MinionData,
+        opts: &Value,
+        pillar: &Value,
+        pillarenv: Option<String>,
+    ) -> Renderer {
+        let saltenv = opt_str(opts, "saltenv").unwrap_or_else(|| "base".to_string());
+        let mut env_opts = opts.clone();
         if let Value::Map(m) = &mut env_opts {
             // stack.py builds a bare `jinja2.Environment`: lenient undefined
             // and none of Salt's jinja settings.
@@ -463,7 +469,7 @@ impl Renderer {
                 opts: env_opts,
                 functions: minion.functions.clone(),
             }),
-            opts: minion.opts.clone(),
+            opts: opts.clone(),
             saltenv,
             pillarenv,
         }

@@ -158,6 +158,7 @@ fn scope_vars(minion: &MinionData, environment: &str) -> Map {
 /// `hiera_config` is used.
 pub fn ext_pillar(
     minion: &MinionData,
+    ext_opts: &Value,
     pillar: &Value,
     conf: &Value,
     opts: &Map,
@@ -167,7 +168,7 @@ pub fn ext_pillar(
         id: minion.id.clone(),
         grains: minion.grains.clone(),
         pillar: pillar.clone(),
-        opts: minion.opts.clone(),
+        opts: ext_opts.clone(),
         functions: minion.functions.clone(),
     };
     let hiera = match conf {

@@ -266,7 +266,7 @@ fn ext_pillar_gives_every_key_with_its_own_merge() {
     let o = opts(dir.path(), None);
     let n = node(json!({}));
     let pillar = Value::from_json(&json!({"role": "db"}));
-    let got = ext_pillar(&n, &pillar, &Value::new_map(), &o, None).unwrap();
+    let got = ext_pillar(&n, &n.opts, &pillar, &Value::new_map(), &o, None).unwrap();
     assert_eq!(
         got.to_json(),
         json!({"x": 1, "h": {"b": 2, "a": 1}, "y": "db", "ntp::port": 123})

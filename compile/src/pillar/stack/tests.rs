@@ -47,7 +47,10 @@ fn minion(id: &str, grains: serde_json::Value) -> MinionData {
 }
 
 fn run(conf: Value) -> Result<Value, StackError> {
-    ext_pillar(&minion("m1", json!({})), &Value::new_map(), &conf, None)
+    {
+        let m = minion("m1", json!({}));
+        ext_pillar(&m, &m.opts, &Value::new_map(), &conf, None)
+    }
 }
 
 #[test]
@@ -183,7 +186,14 @@ fn conformance_pillar_stack_basic() {
         json!({"os": "Debian", "osarch": "amd64", "oscodename": "jessie"}),
     );
     let pillar = v(json!({"roles": ["db"]}));
-    let got = ext_pillar(&m, &pillar, &Value::Str(t.path("stack/config.cfg")), None).unwrap();
+    let got = ext_pillar(
+        &m,
+        &m.opts,
+        &pillar,
+        &Value::Str(t.path("stack/config.cfg")),
+        None,
+    )
+    .unwrap();
     assert_eq!(
         to_json_text(&got),
         r#"{"order":["core","xxx","yyy","amd64","jessie","db","minion"],"title":"db server","common":{"xxx":true,"yyy":true},"arch":"amd64","codename":"jessie","previous_title":"core","seen_roles":"db"}"#
@@ -229,13 +239,8 @@ fn conformance_pillar_stack_strategies() {
         ],
     );
     let conf = Value::List(vec![Value::Str(t.path("stack/one.cfg"))]);
-    let got = ext_pillar(
-        &minion("m1", json!({"os": "Debian"})),
-        &Value::new_map(),
-        &conf,
-        None,
-    )
-    .unwrap();
+    let m = minion("m1", json!({"os": "Debian"}));
+    let got = ext_pillar(&m, &m.opts, &Value::new_map(), &conf, None).unwrap();
     assert_eq!(
         to_json_text(&got),
         concat!(
@@ -281,7 +286,14 @@ fn template_variables_like_salt() {
         ..minion("test-1-dev", json!({"os": "Debian"}))
     };
     let pillar = v(json!({"roles": ["db"]}));
-    let got = ext_pillar(&m, &pillar, &Value::Str(t.path("stack/c.cfg")), None).unwrap();
+    let got = ext_pillar(
+        &m,
+        &m.opts,
+        &pillar,
+        &Value::Str(t.path("stack/c.cfg")),
+        None,
+    )
+    .unwrap();
     let want = json!({
         "x": 1, "y": [1], "v_pillarenv": null, "v_ymlpath": t.path("stack/vars.yml"),
         "v_cfg": t.path("stack/c.cfg"), "v_opts_pillarenv": null,
@@ -328,7 +340,7 @@ fn dict_form_end_to_end() {
     let order = |saltenv: Option<&str>, pillarenv: Option<&str>| {
         let mut m = minion("test-1-dev", json!({"custom": {"grain": "v1"}}));
         m.opts = v(json!({"id": "test-1-dev", "saltenv": saltenv, "pillarenv": null}));
-        let got = ext_pillar(&m, &pillar, &conf, pillarenv).unwrap();
+        let got = ext_pillar(&m, &m.opts, &pillar, &conf, pillarenv).unwrap();
         to_json_text(got.get("order").unwrap())
     };
     assert_eq!(order(None, None), r#"["foo","g1","g2","s0"]"#);
