@@ -88,15 +88,33 @@ fn brine_reads_options_after_the_function() {
         assert!(ja.get("web1").is_some(), "{before:?}: {ja}");
         assert_eq!(strip_times(ja), strip_times(jb), "{after:?}");
     }
-    // A job from the master runs cmd.run through the shell (Salt's
-    // python_shell default for a published job), as `salt web1 cmd.run`
-    // does; a failing command's exit code is the CLI's.
+    // A job from the master runs cmd.run without a shell unless
+    // python_shell=True, as a real Salt pair does (case
+    // exec-cmd-shell-default); a failing command's exit code is the CLI's.
     let piped = conf.cli(
         "brine",
         &["--out", "json", "web1", "cmd.run", "echo hi | tr a-z A-Z"],
     );
-    assert_eq!(json_out(&piped), serde_json::json!({"web1": "HI"}));
-    let failed = conf.cli("brine", &["web1", "cmd.run", "echo out; exit 3"]);
+    assert_eq!(
+        json_out(&piped),
+        serde_json::json!({"web1": "hi | tr a-z A-Z"})
+    );
+    let shell = conf.cli(
+        "brine",
+        &[
+            "--out",
+            "json",
+            "web1",
+            "cmd.run",
+            "echo hi | tr a-z A-Z",
+            "python_shell=True",
+        ],
+    );
+    assert_eq!(json_out(&shell), serde_json::json!({"web1": "HI"}));
+    let failed = conf.cli(
+        "brine",
+        &["web1", "cmd.run", "echo out; exit 3", "python_shell=True"],
+    );
     assert_eq!(failed.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&failed.stdout), "web1:\n    out\n");
 }
