@@ -126,6 +126,11 @@ impl Functions {
     pub fn names(&self) -> Vec<String> {
         self.0.as_ref().map(|f| f.names()).unwrap_or_default()
     }
+
+    /// See [`ExecFunctions::replayable`].
+    pub fn replayable(&self, fun: &str) -> bool {
+        self.0.as_ref().is_some_and(|f| f.replayable(fun))
+    }
 }
 
 impl std::fmt::Debug for Functions {

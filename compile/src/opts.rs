@@ -162,6 +162,27 @@ const KNOWN: &[(&str, Kind)] = &[
     ("max_return_size", Kind::Int),
     ("max_pending_keys", Kind::Int),
     ("shutdown_timeout", Kind::Int),
+    // The event bus: Salt's largest event, brine's bounds on local
+    // subscribers (how many, how far one may fall behind, bytes).
+    ("max_event_size", Kind::Int),
+    ("max_event_subscribers", Kind::Int),
+    ("event_subscriber_buffer", Kind::Int),
+    ("presence_events", Kind::Bool),
+    ("auth_events", Kind::Bool),
+    ("loop_interval", Kind::Int),
+    // The reactor: tag globs to SLS files, and its worker pool.
+    ("reactor", Kind::List),
+    ("reactor_worker_threads", Kind::Int),
+    ("reactor_worker_hwm", Kind::Int),
+    // The mine: what a minion publishes, how often (minutes), and the
+    // master's ACL on who may read which function.
+    ("mine_functions", Kind::Map),
+    ("mine_interval", Kind::Int),
+    ("mine_enabled", Kind::Bool),
+    ("mine_return_job", Kind::Bool),
+    ("mine_get", Kind::Map),
+    // The minion's scheduler.
+    ("schedule", Kind::Map),
 ];
 
 /// Salt's minion defaults for the options brine reads.

@@ -6,6 +6,28 @@
 use brine_core::{Map, Value};
 use serde::{Deserialize, Serialize};
 
+/// A minion's request about the mine (`mine.update`/`send`/`get`/
+/// `delete`/`flush` on a minion of a master).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "body", rename_all = "snake_case")]
+pub enum MineOp {
+    /// Store `data` (function or alias → its entry, Salt's shape with ACL
+    /// wrapping where set); `clear`: replace everything stored before
+    /// (Salt's `_mine` with `clear`).
+    Store { data: Map, clear: bool },
+    /// `mine.get`: the entries of `fun` (a name, a comma list, or a list)
+    /// from the minions `tgt` selects. Answered with the data (brine-protocol's `MineReply`).
+    Get {
+        tgt: Value,
+        fun: Value,
+        tgt_type: String,
+    },
+    /// Drop one function's entry (`mine.delete`).
+    Delete { fun: String },
+    /// Drop every entry of this minion (`mine.flush`).
+    Flush,
+}
+
 /// `hiera.lookup KEY [merge=]` on a minion whose hierarchies
 /// (`hiera_config`, `pillar_roots`) are the master's. The `default=` of the
 /// call stays on the minion: it applies when the answer is

@@ -315,6 +315,7 @@ impl ScriptedMinion {
             retcode: 0,
             success: true,
             out: None,
+            schedule: None,
         });
         Request::sealed(&self.master.x25519, &self.id, &body).expect("sealed")
     }

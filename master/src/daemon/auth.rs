@@ -3,6 +3,8 @@
 //! denied, `auto_accept`). An accepted minion's grains go to the minion
 //! cache for targeting and compiles.
 
+use super::events::bus::EventBus;
+use super::events::tags::{self, AuthAct};
 use super::minion_cache::MinionCache;
 use super::session::Session;
 use crate::keys::{KeyStore, KeyStoreError};
@@ -56,6 +58,8 @@ pub struct Authenticator<'a> {
     pub instance: Nonce,
     /// Where an accepted minion's request key comes from.
     pub request_keys: &'a RequestKeys,
+    /// Where `salt/auth` goes (when `auth_events`).
+    pub events: Option<&'a EventBus>,
 }
 
 impl Authenticator<'_> {
@@ -69,7 +73,18 @@ impl Authenticator<'_> {
             auto_accept,
             instance,
             request_keys,
+            events,
         } = *self;
+        let fire = |act: AuthAct| {
+            if let Some(bus) = events.filter(|b| b.listened()) {
+                let (tag, data) = tags::auth(
+                    &req.id,
+                    act,
+                    &brine_protocol::keys::public_to_text(&req.keys),
+                );
+                bus.fire(&tag, data);
+            }
+        };
 
         if *req.keys.ed25519 != *signer {
             tracing::warn!(
@@ -84,6 +99,7 @@ impl Authenticator<'_> {
         let status = match keys.authenticate(&req.id, &req.keys, auto_accept) {
             Ok(s) => s,
             Err(e @ KeyStoreError::TooManyPending { .. }) => {
+                fire(AuthAct::Full);
                 if PENDING_FULL_LOG.allow() {
                     tracing::warn!("{e} (logged once a minute)");
                 }
@@ -115,6 +131,13 @@ impl Authenticator<'_> {
                 });
             }
         };
+        match status {
+            AuthStatus::Accepted => fire(AuthAct::Accept),
+            AuthStatus::Pending => fire(AuthAct::Pend),
+            AuthStatus::Rejected => fire(AuthAct::Rejected),
+            AuthStatus::Denied => fire(AuthAct::Denied),
+            AuthStatus::InvalidId => {}
+        }
         let (mut sealed_session, mut request_key) = (None, None);
         match status {
             AuthStatus::Accepted => {
@@ -195,6 +218,7 @@ mod tests {
             auto_accept,
             instance: [7; 16],
             request_keys: &request_keys,
+            events: None,
         };
         let status = |r: ReplyBody| match r {
             ReplyBody::Auth(a) => Some(a.status),

@@ -1,6 +1,7 @@
 //! The master daemon's settings, read once from its `opts` (`CONFDIR/master`
 //! over [`master_defaults`]).
 
+use super::events::bus::BusLimits;
 use brine_compile::opts;
 use brine_core::{Map, Value};
 use brine_protocol::transport::Limits;
@@ -70,6 +71,17 @@ pub fn master_defaults() -> Map {
         Value::Int(DEFAULT_MAX_PENDING as i64),
     );
     m.insert("log_level".into(), s("warning"));
+    // The event bus (Salt's max_event_size; the subscriber bounds are
+    // brine's: a local tool that stops reading is cut, not buffered for).
+    m.insert("max_event_size".into(), Value::Int(1_048_576));
+    m.insert("max_event_subscribers".into(), Value::Int(32));
+    m.insert("event_subscriber_buffer".into(), Value::Int(16 << 20));
+    m.insert("presence_events".into(), Value::Bool(false));
+    m.insert("auth_events".into(), Value::Bool(true));
+    m.insert("loop_interval".into(), Value::Int(60));
+    m.insert("reactor".into(), Value::List(vec![]));
+    m.insert("reactor_worker_threads".into(), Value::Int(10));
+    m.insert("reactor_worker_hwm".into(), Value::Int(10_000));
     m
 }
 
@@ -127,6 +139,17 @@ pub struct MasterConfig {
     /// Where jobs, returns and minion keys live (`master_job_cache`).
     pub job_cache: crate::backend::Backend,
     pub log_level: String,
+    /// Where the local sockets live (the event socket).
+    pub sock_dir: PathBuf,
+    /// The event bus's bounds (`max_event_size`, `max_event_subscribers`,
+    /// `event_subscriber_buffer`).
+    pub events: BusLimits,
+    /// Fire `salt/auth` on every authentication (`auth_events`).
+    pub auth_events: bool,
+    /// Fire `salt/presence/*` every `loop_interval` (`presence_events`).
+    pub presence_events: bool,
+    /// How often the master's own loop runs (presence), seconds.
+    pub loop_interval: Duration,
 }
 
 fn int(o: &Map, key: &'static str, default: i64) -> i64 {
@@ -309,6 +332,38 @@ impl MasterConfig {
             })?;
         let cachedir =
             PathBuf::from(opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"));
+        let ranged = |key: &'static str, default: i64, lo: i64, hi: i64, what: &'static str| {
+            let value = int(&o, key, default);
+            if (lo..=hi).contains(&value) {
+                Ok(usize::try_from(value).unwrap_or(usize::MAX))
+            } else {
+                Err(ConfigError::Range { key, what, value })
+            }
+        };
+        let events = BusLimits {
+            max_event_size: ranged(
+                "max_event_size",
+                1_048_576,
+                1024,
+                max_message_size as i64,
+                "between 1024 bytes and max_message_size",
+            )?,
+            max_subscribers: ranged("max_event_subscribers", 32, 1, 4096, "between 1 and 4096")?,
+            subscriber_buffer: ranged(
+                "event_subscriber_buffer",
+                16 << 20,
+                65_536,
+                1 << 32,
+                "between 65536 and 4294967296 bytes",
+            )?,
+        };
+        let loop_interval = ranged(
+            "loop_interval",
+            60,
+            1,
+            86_400,
+            "between 1 and 86400 seconds",
+        )?;
         let job_cache = crate::backend::Backend::of(&o, &cachedir)?;
         Ok(MasterConfig {
             interface,
@@ -331,6 +386,13 @@ impl MasterConfig {
             log_level: opts::get_str(&o, "log_level")
                 .unwrap_or("warning")
                 .to_string(),
+            sock_dir: PathBuf::from(
+                opts::get_str(&o, "sock_dir").unwrap_or("/var/run/brine/master"),
+            ),
+            events,
+            presence_events: opts::get_bool(&o, "presence_events", false),
+            auth_events: opts::get_bool(&o, "auth_events", true),
+            loop_interval: Duration::from_secs(loop_interval as u64),
             opts: o,
         })
     }

@@ -8,6 +8,7 @@
 //!    only, after 2;
 //! 4. open a sealed body and route to the handler.
 
+use super::events::tags;
 use super::freshness::Requester;
 use super::master::Master;
 use super::publisher::{self, PublishError};
@@ -60,6 +61,10 @@ fn still_awaited(id: &str, req: &Request) -> Result<(), ErrorReply> {
         "the request waited longer than its sender waits for the answer",
     ))
 }
+
+/// Who publishes: the local root token's holder (Salt's `user` of a job
+/// published by root).
+const PUBLISHING_USER: &str = "root";
 
 /// Longest jid accepted in a return (Salt's are 20 digits, or `_pid` more).
 const MAX_JID_LEN: usize = 64;
@@ -187,6 +192,7 @@ impl Master {
                     auto_accept: self.config.auto_accept,
                     instance: self.instance,
                     request_keys: &self.request_keys,
+                    events: self.config.auth_events.then_some(&*self.events),
                 }
                 .handle(&req.nonce, a, signer)
             }
@@ -287,7 +293,22 @@ impl Master {
         let opts = &self.config.opts;
         match body {
             RequestBody::Pillar(p) => match self.cached_grains(&p.id) {
-                Ok(_) => pillar::handle(opts, &self.cache, p, nonce, keys, received),
+                Ok(_) => {
+                    let reply = pillar::handle(
+                        opts,
+                        &self.cache,
+                        &self.functions,
+                        p,
+                        nonce,
+                        keys,
+                        received,
+                    );
+                    if matches!(reply, ReplyBody::Pillar(_)) {
+                        let (tag, data) = tags::minion_refresh(&p.id);
+                        self.events.fire(&tag, data);
+                    }
+                    reply
+                }
                 Err(e) => ReplyBody::Error(e),
             },
             RequestBody::File(f) => fileserver::handle(opts, &self.files, f, nonce, keys),
@@ -299,6 +320,12 @@ impl Master {
                 // when the request was decoded).
                 let size = r.ret.0.len();
                 let max = self.config.max_return_size;
+                if r.schedule.is_some() {
+                    if let Err(e) = self.record_scheduled(r) {
+                        tracing::error!("{e}");
+                        return error(ErrorCode::Internal, "the return could not be stored");
+                    }
+                }
                 let stored = if size <= max {
                     self.jobs.add_return(r, crypto::now_ms())
                 } else {
@@ -322,6 +349,7 @@ impl Master {
                         retcode: 1,
                         success: false,
                         out: Some("nested".into()),
+                        schedule: r.schedule.clone(),
                     };
                     self.jobs.add_return(&oversized, crypto::now_ms())
                 };
@@ -338,7 +366,10 @@ impl Master {
                     );
                 }
                 match stored {
-                    Ok(super::jobs::Stored::New) => ReplyBody::ReturnAck,
+                    Ok(super::jobs::Stored::New) => {
+                        self.fire_return(r);
+                        ReplyBody::ReturnAck
+                    }
                     Ok(super::jobs::Stored::Duplicate) => {
                         tracing::info!(
                             "an extra return for job {} from {} was dropped",
@@ -366,7 +397,15 @@ impl Master {
                 }
             }
             RequestBody::CompileStates(c) if sealed => match self.cached_grains(&c.id) {
-                Ok(grains) => states::handle(opts, &self.cache, grains, c, nonce, keys, received),
+                Ok(grains) => states::handle(
+                    opts,
+                    &self.cache,
+                    &self.functions,
+                    grains,
+                    c,
+                    pillar::SealFor { keys, nonce },
+                    received,
+                ),
                 Err(e) => ReplyBody::Error(e),
             },
             RequestBody::CompileStates(_) => error(
@@ -374,13 +413,22 @@ impl Master {
                 "state compiles carry the pillar: send them sealed",
             ),
             RequestBody::HieraLookup(h) if sealed => match self.cached_grains(&h.id) {
-                Ok(grains) => super::hiera::handle(opts, grains, h, nonce, keys),
+                Ok(grains) => super::hiera::handle(opts, &self.functions, grains, h, nonce, keys),
                 Err(e) => ReplyBody::Error(e),
             },
             RequestBody::HieraLookup(_) => error(
                 ErrorCode::BadRequest,
                 "hiera lookups carry the pillar: send them sealed",
             ),
+            RequestBody::Event(e) if sealed => {
+                let (tag, data) = tags::minion_event(&e.id, &e.tag, e.data.clone(), e.ts);
+                self.events.fire(&tag, data);
+                ReplyBody::Ack
+            }
+            RequestBody::Mine(m) if sealed => super::mine::handle(&self.mine, m, nonce, keys),
+            RequestBody::Event(_) | RequestBody::Mine(_) => {
+                error(ErrorCode::BadRequest, "events and mine data travel sealed")
+            }
             _ => error(ErrorCode::BadRequest, "unexpected request"),
         }
     }
@@ -414,6 +462,7 @@ impl Master {
                 if self.publish.send(prep.frame).is_err() {
                     return error(ErrorCode::Internal, "the master is shutting down");
                 }
+                self.fire_publish(p, &prep.jid, &prep.minions);
                 ReplyBody::Published(PublishReply {
                     jid: prep.jid,
                     minions: prep.minions,
@@ -425,6 +474,78 @@ impl Master {
                 error(ErrorCode::Internal, e.to_string())
             }
         }
+    }
+
+    /// The events of a published job: its minions, `new` and `publish`.
+    fn fire_publish(&self, p: &CliPublish, jid: &str, minions: &[String]) {
+        if !self.events.listened() {
+            return;
+        }
+        let mut arg = p.arg.clone();
+        if !p.kwarg.is_empty() {
+            // Salt's way of passing keyword arguments in a job's args.
+            let mut kw = brine_core::Map::default();
+            kw.insert("__kwarg__".into(), Value::Bool(true));
+            kw.extend(p.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
+            arg.push(Value::Map(kw));
+        }
+        let job = tags::Job {
+            jid,
+            tgt: &p.tgt,
+            tgt_type: &p.tgt_type,
+            user: PUBLISHING_USER,
+            fun: &p.fun,
+            arg: &arg,
+            minions,
+            missing: &[],
+        };
+        for (tag, data) in [job.minions(), job.new_job(), job.publish()] {
+            self.events.fire(&tag, data);
+        }
+    }
+
+    /// A scheduled run's return names a job never published: it is
+    /// recorded as the minion's own job (once), so the return is kept and
+    /// listed as Salt lists it.
+    fn record_scheduled(&self, r: &JobReturn) -> Result<(), super::jobs::JobCacheError> {
+        if self.jobs.has_job(&r.jid)? {
+            return Ok(());
+        }
+        let job = super::jobs::Job {
+            jid: r.jid.clone(),
+            fun: r.fun.clone(),
+            arg: r.fun_args.clone(),
+            kwarg: brine_core::Map::default(),
+            tgt: Value::Str(r.id.clone()),
+            tgt_type: "glob".into(),
+            user: PUBLISHING_USER.into(),
+            start_ms: crypto::now_ms(),
+        };
+        match self.jobs.add_job(&job, std::slice::from_ref(&r.id)) {
+            Err(super::jobs::JobCacheError::JidTaken(_)) | Ok(()) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A stored return's `salt/job/<jid>/ret/<id>` event.
+    fn fire_return(&self, r: &JobReturn) {
+        if !self.events.listened() {
+            return;
+        }
+        let (tag, data) = tags::Return {
+            jid: &r.jid,
+            id: &r.id,
+            fun: &r.fun,
+            fun_args: &r.fun_args,
+            ret: r.ret.unpack(),
+            retcode: r.retcode,
+            success: r.success,
+            out: r.out.as_deref(),
+            user: PUBLISHING_USER,
+            schedule: r.schedule.as_deref(),
+        }
+        .event();
+        self.events.fire(&tag, data);
     }
 
     /// One page of a job's returns after the CLI's cursor. When none is
@@ -494,6 +615,8 @@ fn body_id(body: &RequestBody) -> Option<&str> {
         RequestBody::Return(r) => Some(&r.id),
         RequestBody::CompileStates(c) => Some(&c.id),
         RequestBody::HieraLookup(h) => Some(&h.id),
+        RequestBody::Event(e) => Some(&e.id),
+        RequestBody::Mine(m) => Some(&m.id),
         RequestBody::Auth(_)
         | RequestBody::Publish(_)
         | RequestBody::GetReturns(_)
@@ -845,6 +968,7 @@ mod tests {
             retcode: 0,
             success: true,
             out: None,
+            schedule: None,
         });
         let mx = m.key.public().x25519;
         let (answer, waited) = std::thread::scope(|sc| {
@@ -900,6 +1024,7 @@ mod tests {
             retcode: 0,
             success: true,
             out: None,
+            schedule: None,
         });
         let r = reply(m, &kp, &Request::sealed(&mx, "web1", &ret).unwrap()).unwrap();
         assert_eq!(r.msg, ReplyBody::ReturnAck);

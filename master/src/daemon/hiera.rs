@@ -2,6 +2,7 @@
 //! (`hiera_config`, `pillar_roots`, `file_roots`), looked up with its cached
 //! grains and the pillar it sent; the answer is sealed to it.
 
+use brine_compile::minion_data::Functions;
 use brine_compile::pillar::hiera::Hiera;
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
@@ -11,7 +12,12 @@ use brine_protocol::messages::{
 };
 
 /// The lookup itself.
-pub fn lookup(master_opts: &Map, grains: Value, req: &HieraLookup) -> HieraResult {
+pub fn lookup(
+    master_opts: &Map,
+    functions: &Functions,
+    grains: Value,
+    req: &HieraLookup,
+) -> HieraResult {
     let opts = brine_compile::pillar::compile_opts(
         master_opts,
         &req.id,
@@ -24,7 +30,7 @@ pub fn lookup(master_opts: &Map, grains: Value, req: &HieraLookup) -> HieraResul
         grains,
         pillar: Value::Map(req.pillar.clone()),
         opts: Value::Map(opts.clone()),
-        functions: brine_runtime::modules::functions(),
+        functions: functions.clone(),
     };
     let hiera = Hiera::new(&opts, &node, req.pillarenv.as_deref());
     let merge = (!req.merge.is_null()).then_some(&req.merge);
@@ -41,12 +47,13 @@ pub fn lookup(master_opts: &Map, grains: Value, req: &HieraLookup) -> HieraResul
 
 pub fn handle(
     master_opts: &Map,
+    functions: &Functions,
     grains: Value,
     req: &HieraLookup,
     request_nonce: &Nonce,
     keys: &PublicKeys,
 ) -> ReplyBody {
-    let result = lookup(master_opts, grains, req);
+    let result = lookup(master_opts, functions, grains, req);
     match seal_data(&keys.x25519, &result, &aad::hiera(&req.id, request_nonce)) {
         Ok(sealed) => ReplyBody::Hiera(HieraReply { result: sealed }),
         Err(e) => ReplyBody::Error(ErrorReply {
@@ -87,19 +94,34 @@ mod tests {
         };
         let grains = Value::from_json(&json!({"id": "web1", "os": "Debian"}));
         assert_eq!(
-            lookup(&o, grains.clone(), &req("pkgs", Value::Null)),
+            lookup(
+                &o,
+                &brine_runtime::modules::functions(),
+                grains.clone(),
+                &req("pkgs", Value::Null)
+            ),
             HieraResult::Found {
                 value: Value::from_json(&json!(["apt"]))
             }
         );
         assert_eq!(
-            lookup(&o, grains.clone(), &req("pkgs", "unique".into())),
+            lookup(
+                &o,
+                &brine_runtime::modules::functions(),
+                grains.clone(),
+                &req("pkgs", "unique".into())
+            ),
             HieraResult::Found {
                 value: Value::from_json(&json!(["apt", "vim"]))
             }
         );
         assert!(matches!(
-            lookup(&o, grains, &req("nope", Value::Null)),
+            lookup(
+                &o,
+                &brine_runtime::modules::functions(),
+                grains,
+                &req("nope", Value::Null)
+            ),
             HieraResult::NotFound { .. }
         ));
     }

@@ -4,9 +4,11 @@
 
 use super::arrivals::Arrivals;
 use super::config::MasterConfig;
+use super::events::bus::EventBus;
 use super::fileserver::FileCache;
 use super::freshness::Freshness;
 use super::jobs::{JobCache, JobCacheError};
+use super::mine::Mine;
 use super::minion_cache::{CacheError, MinionCache};
 use super::publisher::JidGen;
 use super::session::{Session, SessionError};
@@ -14,7 +16,9 @@ use crate::backend::Backend;
 use crate::keys::postgres::PgKeys;
 use crate::keys::{self, KeyStore, KeyStoreError};
 use crate::postgres::{Pg, PgError};
+use brine_compile::minion_data::Functions;
 use brine_protocol::crypto::{KeyPair, Nonce, RequestKeys};
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +39,8 @@ pub enum DaemonError {
     Pg(#[from] PgError),
     #[error("tokio runtime: {0}")]
     Runtime(std::io::Error),
+    #[error(transparent)]
+    EventSocket(#[from] super::events::socket::SocketError),
     #[error("cannot draw this master's instance id: {0}")]
     Instance(#[from] brine_protocol::crypto::CryptoError),
 }
@@ -48,8 +54,8 @@ pub struct Master {
     pub keys: KeyStore,
     pub key: KeyPair,
     pub token: String,
-    pub cache: MinionCache,
-    pub jobs: JobCache,
+    pub cache: Arc<MinionCache>,
+    pub jobs: Arc<JobCache>,
     pub jids: JidGen,
     pub(super) freshness: Freshness,
     /// This process among the masters sharing the master key: minions
@@ -65,6 +71,12 @@ pub struct Master {
     pub(super) arrivals: Arrivals,
     /// The file server's hashes and listings.
     pub(super) files: FileCache,
+    /// The event bus.
+    pub events: Arc<EventBus>,
+    /// The mine's entries (in the job backend).
+    pub mine: Arc<Mine>,
+    /// What `salt[...]` calls in the templates this master renders.
+    pub functions: Functions,
 }
 
 impl Master {
@@ -76,14 +88,15 @@ impl Master {
         let (store, jobs) = match &config.job_cache {
             Backend::Sqlite(path) => (store, JobCache::open(path)?),
             Backend::Postgres(opts) => {
-                let pg = std::sync::Arc::new(Pg::connect(opts)?);
+                let pg = Arc::new(Pg::connect(opts)?);
                 let keys = PgKeys::open(pg.clone())?;
                 (store.shared_in(keys), JobCache::on_postgres(pg)?)
             }
         };
         let key = store.master_keys()?;
         let token = keys::load_or_create_root_token(&config.cachedir)?;
-        let cache = MinionCache::open(&config.minion_cache_dir())?;
+        let cache = Arc::new(MinionCache::open(&config.minion_cache_dir())?);
+        let jobs = Arc::new(jobs);
         let (tx, rx) = mpsc::unbounded_channel();
         let window_ms = u64::try_from(config.replay_window.as_millis()).unwrap_or(u64::MAX);
         let freshness = Freshness::new(brine_protocol::crypto::now_ms(), window_ms);
@@ -93,8 +106,19 @@ impl Master {
             "utc_jid",
             false,
         ));
+        let events = Arc::new(EventBus::new(config.events));
+        let mine = Arc::new(Mine::new(
+            store.clone(),
+            cache.clone(),
+            jobs.clone(),
+            Arc::new(config.opts.clone()),
+        ));
+        let functions = super::functions::for_templates(mine.clone());
         Ok((
             Master {
+                events,
+                mine,
+                functions,
                 arrivals,
                 files: FileCache::default(),
                 config,

@@ -11,6 +11,9 @@
 //! - [`minion_cache`]: grains and last pillar per minion (targeting, compiles).
 //! - [`pillar`], [`states`], [`fileserver`], [`hiera`]: what minions ask
 //!   for, sealed to them.
+//! - [`mine`]: the mine's entries, and `mine.get` over them.
+//! - [`functions`]: what templates rendered here call (`mine.get` from
+//!   the mine).
 //! - [`replay`]: a pillar given again while nothing it was compiled from
 //!   changed.
 //! - [`publisher`]: jids, expected minions, per-minion `pillar=` secrets.
@@ -19,6 +22,8 @@
 //! - [`jobs`]: the job cache (SQLite, or PostgreSQL shared by masters).
 //! - [`arrivals`]: returns as they land, which a CLI waiting for them
 //!   sleeps on.
+//! - [`events`]: the event bus, its tags, and the local event socket.
+//! - [`presence`]: which minions are connected; `salt/presence/*`.
 //! - [`client`]: the local client the CLI uses.
 
 pub mod arrivals;
@@ -26,14 +31,18 @@ pub mod auth;
 pub mod client;
 pub mod config;
 pub mod dispatch;
+pub mod events;
 pub mod fileserver;
 pub mod freshness;
+pub mod functions;
 pub mod hiera;
 pub mod jobs;
 pub mod lanes;
 pub mod master;
+pub mod mine;
 pub mod minion_cache;
 pub mod pillar;
+pub mod presence;
 pub mod publisher;
 pub mod replay;
 pub mod server;

@@ -9,6 +9,7 @@
 
 use super::minion_cache::MinionCache;
 use super::replay::Given;
+use brine_compile::minion_data::Functions;
 use brine_compile::pillar::{self, PillarRequest as Compile};
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{Nonce, PublicKeys, Sealed};
@@ -33,6 +34,7 @@ pub enum Source {
 pub fn compile_for(
     master_opts: &Map,
     cache: &MinionCache,
+    functions: &Functions,
     id: &str,
     fresh: &FreshPillar,
     received: Instant,
@@ -40,6 +42,7 @@ pub fn compile_for(
     compile_settled(
         master_opts,
         cache,
+        functions,
         id,
         fresh,
         received,
@@ -52,6 +55,7 @@ pub fn compile_for(
 fn compile_settled(
     master_opts: &Map,
     cache: &MinionCache,
+    functions: &Functions,
     id: &str,
     fresh: &FreshPillar,
     received: Instant,
@@ -93,7 +97,7 @@ fn compile_settled(
             saltenv,
             pillar_override: (!pillar_override.is_null()).then_some(pillar_override),
             known_pillar: None,
-            functions: brine_runtime::modules::functions(),
+            functions: functions.clone(),
         })
     });
     // Errors may be passing ones (a file unreadable for a moment).
@@ -112,6 +116,13 @@ fn compile_settled(
     (pillar, Source::Compiled)
 }
 
+/// The minion a reply is sealed to, and the request (its nonce) it answers.
+#[derive(Clone, Copy)]
+pub struct SealFor<'a> {
+    pub keys: &'a PublicKeys,
+    pub nonce: &'a Nonce,
+}
+
 /// `id`'s pillar compiled for a request (a pillar request, or a state
 /// compile asked to compile it) and sealed to the minion with
 /// [`aad::pillar`] bound to the request's nonce. Refused: an override that
@@ -119,11 +130,11 @@ fn compile_settled(
 pub fn compile_sealed(
     master_opts: &Map,
     cache: &MinionCache,
+    functions: &Functions,
     id: &str,
     fresh: &FreshPillar,
     received: Instant,
-    request_nonce: &Nonce,
-    keys: &PublicKeys,
+    to: SealFor,
 ) -> Result<(Map, Sealed), ErrorReply> {
     if !matches!(
         fresh.pillar_override,
@@ -134,8 +145,8 @@ pub fn compile_sealed(
             message: "Pillar data must be formatted as a dictionary".into(),
         });
     }
-    let pillar = compile_for(master_opts, cache, id, fresh, received);
-    match seal_data(&keys.x25519, &pillar, &aad::pillar(id, request_nonce)) {
+    let pillar = compile_for(master_opts, cache, functions, id, fresh, received);
+    match seal_data(&to.keys.x25519, &pillar, &aad::pillar(id, to.nonce)) {
         Ok(sealed) => Ok((pillar, sealed)),
         Err(e) => Err(ErrorReply {
             code: ErrorCode::Internal,
@@ -147,6 +158,7 @@ pub fn compile_sealed(
 pub fn handle(
     master_opts: &Map,
     cache: &MinionCache,
+    functions: &Functions,
     req: &PillarRequest,
     request_nonce: &Nonce,
     keys: &PublicKeys,
@@ -161,11 +173,14 @@ pub fn handle(
     match compile_sealed(
         master_opts,
         cache,
+        functions,
         &req.id,
         &fresh,
         received,
-        request_nonce,
-        keys,
+        SealFor {
+            keys,
+            nonce: request_nonce,
+        },
     ) {
         Ok((_, sealed)) => ReplyBody::Pillar(PillarReply { pillar: sealed }),
         Err(e) => ReplyBody::Error(e),
@@ -219,8 +234,15 @@ mod tests {
             pillar_override: Value::from_json(&serde_json::json!({"extra": 1})),
         };
         let nonce = [9u8; 16];
-        let ReplyBody::Pillar(r) = handle(&o, &cache, &req, &nonce, &kp.public(), Instant::now())
-        else {
+        let ReplyBody::Pillar(r) = handle(
+            &o,
+            &cache,
+            &brine_runtime::modules::functions(),
+            &req,
+            &nonce,
+            &kp.public(),
+            Instant::now(),
+        ) else {
             panic!()
         };
         let got: Value = open_data(&kp, &r.pillar, &aad::pillar("web1", &nonce)).unwrap();
@@ -230,7 +252,14 @@ mod tests {
         );
         assert_eq!(cache.pillar("web1"), got);
         // Another minion (no cached grains) does not match the grain target.
-        let other = compile_for(&o, &cache, "db1", &FreshPillar::default(), Instant::now());
+        let other = compile_for(
+            &o,
+            &cache,
+            &brine_runtime::modules::functions(),
+            "db1",
+            &FreshPillar::default(),
+            Instant::now(),
+        );
         assert!(other.is_empty(), "{other:?}");
     }
 }
@@ -246,7 +275,15 @@ mod replay_tests {
             pillar_override: Some(pillar_override),
             ..Default::default()
         };
-        let (p, source) = compile_settled(o, cache, "web1", &fresh, Instant::now(), Duration::ZERO);
+        let (p, source) = compile_settled(
+            o,
+            cache,
+            &brine_runtime::modules::functions(),
+            "web1",
+            &fresh,
+            Instant::now(),
+            Duration::ZERO,
+        );
         (Value::Map(p), source)
     }
 
@@ -399,7 +436,18 @@ mod replay_tests {
         let (_td, o, cache) =
             setup(&[("top.sls", "base:\n  '*':\n    - a\n"), ("a.sls", "a: 1\n")]);
         let fresh = FreshPillar::default();
-        let at = |settled| compile_settled(&o, &cache, "web1", &fresh, Instant::now(), settled).1;
+        let at = |settled| {
+            compile_settled(
+                &o,
+                &cache,
+                &brine_runtime::modules::functions(),
+                "web1",
+                &fresh,
+                Instant::now(),
+                settled,
+            )
+            .1
+        };
         assert_eq!(at(brine_compile::inputs::SETTLED), Source::Compiled);
         assert_eq!(at(brine_compile::inputs::SETTLED), Source::Compiled);
     }

@@ -14,8 +14,9 @@
 //! requests in hand finish (up to [`DRAIN_TIMEOUT`]), flush publications,
 //! close the sockets.
 
-use super::lanes;
+use super::events::{self, socket::SocketTimeouts};
 use super::master::{DaemonError, Master, PublishQueue};
+use super::{lanes, presence};
 use brine_protocol::messages::peek_lane;
 use brine_protocol::transport::{
     bind_pub, bind_router, recv_request, send_frame, send_reply, Limited, Limits, Peer,
@@ -37,6 +38,7 @@ pub const CLEAN_INTERVAL: Duration = Duration::from_secs(3600);
 pub struct Bound {
     router: Limited<RouterSocket>,
     publisher: Limited<PubSocket>,
+    events: (tokio::net::UnixListener, std::path::PathBuf),
 }
 
 /// Descriptors kept for everything but the two ports' connections (job
@@ -75,7 +77,12 @@ impl Bound {
         let limits = fit_to_descriptors(master.config.limits());
         let publisher = bind_pub(master.config.publish_addr(), &limits).await?;
         let router = bind_router(master.config.ret_addr(), &limits).await?;
-        Ok(Bound { router, publisher })
+        let events = events::socket::bind(&master.config.sock_dir)?;
+        Ok(Bound {
+            router,
+            publisher,
+            events,
+        })
     }
 
     pub fn ret_addr(&self) -> SocketAddr {
@@ -100,6 +107,20 @@ pub async fn serve(
         bound.publish_addr(),
         bound.ret_addr()
     );
+    let (event_listener, event_path) = bound.events;
+    let event_socket = tokio::spawn(events::socket::serve(
+        event_listener,
+        master.events.clone(),
+        SocketTimeouts {
+            hello: limits.handshake_timeout,
+            idle: limits.idle_timeout.unwrap_or(Duration::from_secs(86_400)),
+            write: limits.message_timeout,
+        },
+    ));
+    let presence = master
+        .config
+        .presence_events
+        .then(|| tokio::spawn(presence::watch(master.clone())));
     let (router, _) = bound.router.into_parts();
     let (mut pub_socket, _) = bound.publisher.into_parts();
     let (router_tx, mut router_rx) = router.split();
@@ -225,6 +246,11 @@ pub async fn serve(
 
     tracing::info!("brine-master shutting down");
     cleaner.abort();
+    event_socket.abort();
+    if let Some(p) = presence {
+        p.abort();
+    }
+    let _ = std::fs::remove_file(&event_path);
     // Requests not yet begun are dropped (their senders ask again); those
     // in hand finish and are answered.
     drop(backlog);

@@ -7,13 +7,13 @@
 //! minion: chunks hold pillar data.
 
 use super::minion_cache::MinionCache;
+use brine_compile::minion_data::Functions;
 use brine_compile::state::compile::compile_high_data_owned;
 use brine_compile::state::render::{self, render_matches};
 use brine_compile::state::top::{self, FileServer, TopError};
 use brine_compile::state::StateRequest;
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
-use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
     aad, seal_data, CompileStage, CompileStates, CompiledStates, ErrorCode, ErrorReply, ReplyBody,
     StateReply,
@@ -126,6 +126,7 @@ fn highstate(req: &StateRequest) -> Result<Map, CompiledStates> {
 /// and `pillar`.
 pub fn compile(
     master_opts: &Map,
+    functions: &Functions,
     grains: Value,
     req: &CompileStates,
     pillar: Map,
@@ -141,7 +142,7 @@ pub fn compile(
         grains,
         pillar: Value::Map(pillar),
         opts: Value::Map(o.clone()),
-        functions: brine_runtime::modules::functions(),
+        functions: functions.clone(),
     });
     let sreq = StateRequest {
         opts: o,
@@ -206,10 +207,10 @@ pub fn compile(
 pub fn handle(
     master_opts: &Map,
     cache: &MinionCache,
+    functions: &Functions,
     grains: Value,
     req: &CompileStates,
-    request_nonce: &Nonce,
-    keys: &PublicKeys,
+    to: super::pillar::SealFor,
     received: std::time::Instant,
 ) -> ReplyBody {
     let _compiling = brine_compile::render::compiling();
@@ -219,23 +220,19 @@ pub fn handle(
             match super::pillar::compile_sealed(
                 master_opts,
                 cache,
+                functions,
                 &req.id,
                 fresh,
                 received,
-                request_nonce,
-                keys,
+                to,
             ) {
                 Ok((pillar, sealed)) => (pillar, Some(sealed)),
                 Err(e) => return ReplyBody::Error(e),
             }
         }
     };
-    let compiled = compile(master_opts, grains, req, pillar);
-    match seal_data(
-        &keys.x25519,
-        &compiled,
-        &aad::states(&req.id, request_nonce),
-    ) {
+    let compiled = compile(master_opts, functions, grains, req, pillar);
+    match seal_data(&to.keys.x25519, &compiled, &aad::states(&req.id, to.nonce)) {
         Ok(sealed) => ReplyBody::States(StateReply {
             compiled: sealed,
             pillar: sealed_pillar,
@@ -301,7 +298,13 @@ mod tests {
 
     /// A compile with the pillar the request carries.
     fn compiled(o: &Map, grains: Value, req: &CompileStates) -> CompiledStates {
-        compile(o, grains, req, req.pillar.clone())
+        compile(
+            o,
+            &brine_runtime::modules::functions(),
+            grains,
+            req,
+            req.pillar.clone(),
+        )
     }
 
     fn debian() -> Value {
@@ -345,10 +348,13 @@ mod tests {
             handle(
                 &o,
                 &cache,
+                &brine_runtime::modules::functions(),
                 debian(),
                 req,
-                &nonce,
-                &kp.public(),
+                crate::daemon::pillar::SealFor {
+                    keys: &kp.public(),
+                    nonce: &nonce,
+                },
                 Instant::now(),
             )
         };

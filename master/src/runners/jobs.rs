@@ -449,6 +449,7 @@ mod tests {
                 retcode: 0,
                 success: true,
                 out: None,
+                schedule: None,
             },
             2,
         )
@@ -570,6 +571,7 @@ mod tests {
                 retcode: 0,
                 success: true,
                 out: None,
+                schedule: None,
             };
             jobs.add_return(&r, 10 + n as u64).unwrap();
         }

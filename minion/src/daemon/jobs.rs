@@ -395,6 +395,7 @@ pub fn cut_short(id: &str, proc_data: &Map, grace: Duration) -> JobReturn {
         retcode: 1,
         success: false,
         out: Some("nested".into()),
+        schedule: None,
     }
 }
 
@@ -646,6 +647,7 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
         retcode,
         success: retcode == 0,
         out,
+        schedule: None,
     }
 }
 

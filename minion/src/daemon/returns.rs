@@ -310,6 +310,7 @@ mod tests {
             retcode: 0,
             success: true,
             out: None,
+            schedule: None,
         }
     }
 

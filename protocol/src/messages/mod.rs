@@ -26,7 +26,7 @@ mod request;
 mod wire;
 
 pub use brine_compile::request::{
-    CompileStage, CompileStates, CompiledStates, FreshPillar, HieraLookup, HieraResult,
+    CompileStage, CompileStates, CompiledStates, FreshPillar, HieraLookup, HieraResult, MineOp,
 };
 pub use packed::PackedValue;
 pub use publication::*;

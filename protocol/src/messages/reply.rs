@@ -49,6 +49,16 @@ pub enum ReplyBody {
     Error(ErrorReply),
     States(StateReply),
     Hiera(HieraReply),
+    /// Done (an event fired, mine data stored or dropped).
+    Ack,
+    Mine(MineReply),
+}
+
+/// The answer to a mine `get`: the data (a [`brine_core::Value`]) sealed to
+/// the minion with [`aad::mine`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MineReply {
+    pub result: Sealed,
 }
 
 /// The answer to [`HieraLookup`]: a [`HieraResult`] sealed to the minion

@@ -4,7 +4,7 @@
 use super::packed::PackedValue;
 use super::wire::*;
 use crate::crypto::{self, KeyPair, Nonce, PublicKeys, Sealed, SessionKey, SessionSealed};
-pub use brine_compile::request::{CompileStates, HieraLookup};
+pub use brine_compile::request::{CompileStates, HieraLookup, MineOp};
 use brine_core::{Map, Value};
 use serde::{Deserialize, Serialize};
 use serde_bytes::ByteArray;
@@ -148,6 +148,12 @@ pub enum RequestBody {
     /// `hiera.lookup` in the master's hierarchies; only accepted inside
     /// [`RequestBody::Sealed`] (it carries the pillar).
     HieraLookup(HieraLookup),
+    /// Fire an event on the master's bus; only accepted inside
+    /// [`RequestBody::Sealed`].
+    Event(MinionEvent),
+    /// Store, read or drop mine data; only accepted inside
+    /// [`RequestBody::Sealed`].
+    Mine(MineRequest),
 }
 
 /// Which of the master's queues a request waits in, so that requests
@@ -178,7 +184,9 @@ impl RequestBody {
             RequestBody::Auth(_)
             | RequestBody::File(_)
             | RequestBody::Return(_)
-            | RequestBody::Publish(_) => Lane::Quick,
+            | RequestBody::Publish(_)
+            | RequestBody::Event(_)
+            | RequestBody::Mine(_) => Lane::Quick,
             RequestBody::GetReturns(_) => Lane::Wait,
         }
     }
@@ -331,6 +339,24 @@ pub enum FileQuery {
     List,
 }
 
+/// An event a minion fires on the master's bus (Salt's `_minion_event`:
+/// `event.send`, `event.fire_master`, the minion's start events).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MinionEvent {
+    pub id: String,
+    pub tag: String,
+    pub data: Value,
+    /// When the minion fired it, Unix seconds on its clock.
+    pub ts: i64,
+}
+
+/// A minion's request about the mine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MineRequest {
+    pub id: String,
+    pub op: MineOp,
+}
+
 /// A minion's result for one job (Salt's `_return`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobReturn {
@@ -346,6 +372,10 @@ pub struct JobReturn {
     pub success: bool,
     /// Outputter the function asks for (`highstate`, `nested`, ...).
     pub out: Option<String>,
+    /// The schedule entry that ran this job (a scheduled run, never
+    /// published: the master records the job from the return).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }
 
 /// The CLI (`brine`) asks the master to publish a job.

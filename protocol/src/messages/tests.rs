@@ -51,6 +51,7 @@ fn sample_requests() -> Vec<RequestBody> {
             retcode: 0,
             success: true,
             out: None,
+            schedule: None,
         }),
         RequestBody::Publish(CliPublish {
             token: "t".into(),
@@ -493,6 +494,7 @@ fn oversized_messages_are_refused_both_ways() {
         retcode: 0,
         success: true,
         out: None,
+        schedule: None,
     }))
     .unwrap();
     assert!(matches!(encode(&req), Err(WireError::TooLarge { .. })));

@@ -223,4 +223,9 @@ pub mod aad {
     pub fn hiera(id: &str, request_nonce: &Nonce) -> Vec<u8> {
         join(&[b"hiera", id.as_bytes(), request_nonce])
     }
+
+    /// Mine data in a [`super::MineReply`].
+    pub fn mine(id: &str, request_nonce: &Nonce) -> Vec<u8> {
+        join(&[b"mine", id.as_bytes(), request_nonce])
+    }
 }

@@ -33,6 +33,7 @@ pub fn ret(jid: &str, id: &str, v: Value) -> JobReturn {
         retcode: 0,
         success: true,
         out: Some("highstate".into()),
+        schedule: None,
     }
 }
 

@@ -10,6 +10,9 @@
 //!   published by one master and the returns that reached another are one
 //!   job to both.
 //!
+//! The mine lives here too (a `mine` table beside the jobs, `brine_mine`
+//! in PostgreSQL): each minion's entries as it sent them.
+//!
 //! Both keep a return's value exactly as the minion packed it (msgpack), so
 //! it comes back as it was sent; the first return per jid and minion wins,
 //! and only minions the job was published to are stored.
@@ -158,6 +161,32 @@ impl JobCache {
     /// The minions that have returned for `jid`.
     pub fn returned(&self, jid: &str) -> Result<std::collections::HashSet<String>, JobCacheError> {
         on_store!(self, s => s.returned(jid))
+    }
+
+    /// Store minion `id`'s mine entries (function or alias → packed
+    /// value); `clear` replaces all it had. `Ok(false)`: the minion would
+    /// hold more than `max_entries` entries; nothing was stored.
+    pub fn mine_store(
+        &self,
+        id: &str,
+        entries: &[(String, Vec<u8>)],
+        clear: bool,
+        max_entries: usize,
+    ) -> Result<bool, JobCacheError> {
+        on_store!(self, s => s.mine_store(id, entries, clear, max_entries))
+    }
+
+    /// The mine entries of `funs`, every minion's: (id, fun, packed), by id.
+    pub fn mine_entries(
+        &self,
+        funs: &[String],
+    ) -> Result<Vec<(String, String, Vec<u8>)>, JobCacheError> {
+        on_store!(self, s => s.mine_entries(funs))
+    }
+
+    /// Drop minion `id`'s mine entry `fun`, or all its entries.
+    pub fn mine_delete(&self, id: &str, fun: Option<&str>) -> Result<(), JobCacheError> {
+        on_store!(self, s => s.mine_delete(id, fun))
     }
 
     /// Delete jobs started more than `keep_hours` ago, their targets and

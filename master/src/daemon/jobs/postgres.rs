@@ -68,6 +68,12 @@ CREATE TABLE IF NOT EXISTS brine_targets (
     id varchar(255) NOT NULL,
     PRIMARY KEY (jid, id)
 );
+CREATE TABLE IF NOT EXISTS brine_mine (
+    id varchar(255) NOT NULL,
+    fun text NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (id, fun)
+);
 ";
 
 /// Masters starting at once would race on `CREATE ... IF NOT EXISTS`; the
@@ -498,6 +504,86 @@ impl PgJobs {
         let (writes, rx) = tokio::sync::mpsc::channel(BATCH * 4);
         pg.spawn(writer(pg.pool(), pg.at().to_string(), rx));
         Ok(PgJobs { pg, writes })
+    }
+
+    /// Store `id`'s mine entries (see [`super::JobCache::mine_store`]).
+    pub fn mine_store(
+        &self,
+        id: &str,
+        entries: &[(String, Vec<u8>)],
+        clear: bool,
+        max_entries: usize,
+    ) -> Result<bool, JobCacheError> {
+        let id = id.to_string();
+        let entries = entries.to_vec();
+        let max = i64::try_from(max_entries).unwrap_or(i64::MAX);
+        Ok(self.pg.run("store mine data", move |mut conn| async move {
+            let tx = conn.transaction().await?;
+            if clear {
+                tx.execute("DELETE FROM brine_mine WHERE id = $1", &[&id])
+                    .await?;
+            }
+            let st = tx
+                .prepare_cached(
+                    "INSERT INTO brine_mine (id, fun, data) VALUES ($1, $2, $3)
+                     ON CONFLICT (id, fun) DO UPDATE SET data = excluded.data",
+                )
+                .await?;
+            for (fun, data) in &entries {
+                tx.execute(&st, &[&id, fun, data]).await?;
+            }
+            let n: i64 = tx
+                .query_one("SELECT count(*) FROM brine_mine WHERE id = $1", &[&id])
+                .await?
+                .get(0);
+            if n > max {
+                return Ok(false);
+            }
+            tx.commit().await?;
+            Ok(true)
+        })?)
+    }
+
+    /// Every stored mine entry of the functions `funs`.
+    pub fn mine_entries(
+        &self,
+        funs: &[String],
+    ) -> Result<Vec<(String, String, Vec<u8>)>, JobCacheError> {
+        let funs = funs.to_vec();
+        Ok(self.pg.run("read mine data", move |conn| async move {
+            let rows = conn
+                .query(
+                    "SELECT id, fun, data FROM brine_mine WHERE fun = ANY($1) ORDER BY id COLLATE \"C\"",
+                    &[&funs],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2)))
+                .collect())
+        })?)
+    }
+
+    /// Drop `id`'s mine entry `fun`, or all of them.
+    pub fn mine_delete(&self, id: &str, fun: Option<&str>) -> Result<(), JobCacheError> {
+        let id = id.to_string();
+        let fun = fun.map(str::to_string);
+        Ok(self.pg.run("drop mine data", move |conn| async move {
+            match fun {
+                Some(f) => {
+                    conn.execute(
+                        "DELETE FROM brine_mine WHERE id = $1 AND fun = $2",
+                        &[&id, &f],
+                    )
+                    .await?
+                }
+                None => {
+                    conn.execute("DELETE FROM brine_mine WHERE id = $1", &[&id])
+                        .await?
+                }
+            };
+            Ok(())
+        })?)
     }
 
     pub fn add_job(&self, job: &Job, expected: &[String]) -> Result<(), JobCacheError> {

@@ -67,6 +67,13 @@ CREATE INDEX IF NOT EXISTS returns_time ON returns (time_ms);
 -- keeps rowids sorted), so a page is read without sorting the job.
 CREATE INDEX IF NOT EXISTS returns_arrival ON returns (jid);
 CREATE INDEX IF NOT EXISTS jobs_start ON jobs (start_ms);
+-- The mine: each minion's entries (function or alias -> msgpack value).
+CREATE TABLE IF NOT EXISTS mine (
+    id TEXT NOT NULL,
+    fun TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (id, fun)
+);
 ";
 
 /// Whether SQLite says the file is not a sound database.
@@ -533,6 +540,79 @@ impl SqliteJobs {
                 self.forget_counts(|_| true);
             }
             Ok(n)
+        })
+    }
+}
+
+/// The mine's rows.
+impl SqliteJobs {
+    /// Store `id`'s entries (packed), replacing all it had when `clear`;
+    /// refused past `max_entries` entries for the minion.
+    pub fn mine_store(
+        &self,
+        id: &str,
+        entries: &[(String, Vec<u8>)],
+        clear: bool,
+        max_entries: usize,
+    ) -> Result<bool, JobCacheError> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            if clear {
+                tx.execute("DELETE FROM mine WHERE id = ?1", params![id])?;
+            }
+            {
+                let mut st = tx.prepare_cached(
+                    "INSERT INTO mine (id, fun, data) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (id, fun) DO UPDATE SET data = excluded.data",
+                )?;
+                for (fun, data) in entries {
+                    st.execute(params![id, fun, data])?;
+                }
+            }
+            let n: i64 = tx.query_row(
+                "SELECT count(*) FROM mine WHERE id = ?1",
+                params![id],
+                |r| r.get(0),
+            )?;
+            if usize::try_from(n).unwrap_or(usize::MAX) > max_entries {
+                // Dropped: nothing of this store is kept.
+                return Ok(false);
+            }
+            tx.commit()?;
+            Ok(true)
+        })
+    }
+
+    /// Every stored entry of the functions `funs`: (id, fun, packed).
+    pub fn mine_entries(
+        &self,
+        funs: &[String],
+    ) -> Result<Vec<(String, String, Vec<u8>)>, JobCacheError> {
+        self.with(|c| {
+            let mut st =
+                c.prepare_cached("SELECT id, fun, data FROM mine WHERE fun = ?1 ORDER BY id")?;
+            let mut out = Vec::new();
+            for fun in funs {
+                let rows = st.query_map(params![fun], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+                for row in rows {
+                    out.push(row?);
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Drop `id`'s entry `fun`, or all its entries (`None`).
+    pub fn mine_delete(&self, id: &str, fun: Option<&str>) -> Result<(), JobCacheError> {
+        self.with(|c| {
+            match fun {
+                Some(f) => c.execute(
+                    "DELETE FROM mine WHERE id = ?1 AND fun = ?2",
+                    params![id, f],
+                )?,
+                None => c.execute("DELETE FROM mine WHERE id = ?1", params![id])?,
+            };
+            Ok(())
         })
     }
 }

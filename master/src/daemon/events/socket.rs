@@ -1,0 +1,161 @@
+//! The local subscription point: a Unix socket in `sock_dir`
+//! ([`super::wire::SOCKET_NAME`]), the socket file mode 0600 in a 0700
+//! folder, and every peer's credentials checked on accept: only the
+//! master's user (or root) is answered. A peer then says what it wants:
+//! to be sent every event (`state.event`, tools), or to fire events
+//! (`brine-key`, `brine-run`). Subscribers are bounded by the bus, firers
+//! by [`MAX_FIRERS`]; the first frame must come within the handshake
+//! timeout, a firer's next within the idle timeout, and a subscriber that
+//! does not take a frame within the message timeout is dropped.
+
+use super::bus::EventBus;
+use super::wire::{self, Event, FrameError, Hello};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{UnixListener, UnixStream};
+
+/// Most connections firing events at once.
+pub const MAX_FIRERS: usize = 64;
+
+/// The socket's timeouts.
+#[derive(Debug, Clone, Copy)]
+pub struct SocketTimeouts {
+    /// For a peer's first frame.
+    pub hello: Duration,
+    /// Between a firer's frames.
+    pub idle: Duration,
+    /// For a subscriber to take one frame.
+    pub write: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SocketError {
+    #[error("cannot prepare sock_dir {path}: {source}")]
+    Dir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot listen on {path}: {source}")]
+    Bind {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Bind the event socket in `sock_dir`: the folder made private, a stale
+/// socket from an earlier run replaced.
+pub fn bind(sock_dir: &Path) -> Result<(UnixListener, PathBuf), SocketError> {
+    let dir_err = |source| SocketError::Dir {
+        path: sock_dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(sock_dir).map_err(dir_err)?;
+    std::fs::set_permissions(sock_dir, std::fs::Permissions::from_mode(0o700)).map_err(dir_err)?;
+    let path = sock_dir.join(wire::SOCKET_NAME);
+    let bind_err = |source| SocketError::Bind {
+        path: path.clone(),
+        source,
+    };
+    match std::fs::remove_file(&path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(bind_err(e)),
+    }
+    let listener = UnixListener::bind(&path).map_err(bind_err)?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(bind_err)?;
+    Ok((listener, path))
+}
+
+/// Whether the peer runs as this process's user or as root.
+fn trusted(stream: &UnixStream) -> Result<(), String> {
+    let cred = stream.peer_cred().map_err(|e| e.to_string())?;
+    let me = nix::unistd::geteuid().as_raw();
+    if cred.uid() == me || cred.uid() == 0 {
+        Ok(())
+    } else {
+        Err(format!("uid {} (pid {:?})", cred.uid(), cred.pid()))
+    }
+}
+
+/// Accept peers until the task is dropped.
+pub async fn serve(listener: UnixListener, bus: Arc<EventBus>, timeouts: SocketTimeouts) {
+    let firers = Arc::new(tokio::sync::Semaphore::new(MAX_FIRERS));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((s, _)) => s,
+            Err(e) => {
+                tracing::warn!("event socket: accept: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if let Err(who) = trusted(&stream) {
+            tracing::warn!("event socket: refused a peer running as {who}");
+            continue;
+        }
+        let bus = bus.clone();
+        let firers = firers.clone();
+        tokio::spawn(async move {
+            if let Err(e) = peer(stream, &bus, &firers, timeouts).await {
+                tracing::debug!("event socket peer: {e}");
+            }
+        });
+    }
+}
+
+async fn peer(
+    mut stream: UnixStream,
+    bus: &EventBus,
+    firers: &tokio::sync::Semaphore,
+    t: SocketTimeouts,
+) -> Result<(), FrameError> {
+    let max = bus.limits().max_event_size;
+    let Some(hello) = wire::read_async::<Hello>(&mut stream, 256, t.hello).await? else {
+        return Ok(());
+    };
+    match hello {
+        Hello::Subscribe => {
+            let mut sub = match bus.subscribe("the event socket") {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!("event socket: refused a subscriber: {e}");
+                    return Ok(());
+                }
+            };
+            let (mut rd, mut wr) = stream.into_split();
+            // Subscribed: the peer may now cause what it waits for.
+            let ack = wire::encode(&Hello::Subscribe)?;
+            tokio::time::timeout(t.write, wr.write_all(&ack))
+                .await
+                .map_err(|_| FrameError::Timeout(t.write))??;
+            let mut probe = [0u8; 1];
+            loop {
+                tokio::select! {
+                    f = sub.next() => {
+                        let Some(frame) = f else {
+                            return Ok(());
+                        };
+                        tokio::time::timeout(t.write, wr.write_all(&frame))
+                            .await
+                            .map_err(|_| FrameError::Timeout(t.write))??;
+                    }
+                    // A subscriber says nothing more: any read ends it.
+                    _ = tokio::io::AsyncReadExt::read(&mut rd, &mut probe) => return Ok(()),
+                }
+            }
+        }
+        Hello::Fire => {
+            let Ok(_turn) = firers.try_acquire() else {
+                tracing::warn!("event socket: {MAX_FIRERS} peers already firing; refused one");
+                return Ok(());
+            };
+            while let Some(e) = wire::read_async::<Event>(&mut stream, max, t.idle).await? {
+                bus.fire_value(&e.tag, e.data);
+            }
+            Ok(())
+        }
+    }
+}
