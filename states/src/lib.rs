@@ -16,4 +16,6 @@ pub mod modules;
 pub mod posixpath;
 pub mod random;
 
-pub use function::{StateCall, StateContext, StateFunction, StateModule, StateReturn};
+pub use function::{
+    MinionCalls, MinionFunctions, StateCall, StateContext, StateFunction, StateModule, StateReturn,
+};

@@ -687,6 +687,7 @@ mod tests {
             source: Default::default(),
             functions: Default::default(),
             jobs: Default::default(),
+            registry: None,
         }
     }
 

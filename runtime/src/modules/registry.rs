@@ -9,7 +9,7 @@ use super::{
     locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil, saltutil_sync, service,
     slsutil, state, state_request, state_run, status, sys, sysctl, test, timezone, user,
 };
-use crate::context::Minion;
+use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
@@ -72,10 +72,20 @@ pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, Ca
         Run::Reads(read) => {
             read(&Ctx::of_minion(minion, MODULES), p).map(|r| Return::from(r.into_value()))
         }
-        Run::Minion(run) => run(minion, p),
+        Run::Minion(run) => {
+            // A state run among them calls functions by name through it.
+            minion.registry = Some(REGISTRY_CALLS);
+            run(minion, p)
+        }
         Run::Acts(act) => act(&Ctx::of_minion(minion, MODULES), p),
     }
 }
+
+/// The registry as a state run calls it (`module.run`, `grains.*`).
+const REGISTRY_CALLS: RegistryCalls = RegistryCalls {
+    call: |m, fun, args| call(m, fun, args).map(|r| r.value),
+    signature: |fun| find(fun).map(|f| f.sig),
+};
 
 /// The registry as templates call it.
 struct Templates;

@@ -503,6 +503,7 @@ mod tests {
             source: Default::default(),
             functions: super::super::functions(),
             jobs: Default::default(),
+            registry: None,
         }
     }
 

@@ -3,6 +3,7 @@
 //! runtime and return the running dictionary, with salt-call's retcodes
 //! (1: compile errors, 2: a state failed, 5: the pillar failed).
 
+mod calls;
 mod render;
 mod run_opts;
 
@@ -139,16 +140,31 @@ fn unshare(a: Arc<Map>) -> Map {
 }
 
 pub(super) fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
+    let pillar = Arc::new(pillar);
     StateContext {
         opts: Arc::clone(&m.opts),
         grains: Arc::clone(&m.grains),
-        pillar: Arc::new(pillar),
+        minion: calls::for_run(m, &pillar),
+        pillar,
         saltenv: saltenv.to_string(),
         test,
         fileclient: m.file_client(),
         functions: m.functions.clone(),
         jobs: m.jobs.clone(),
     }
+}
+
+/// A run is over: the minion gets its pillar back, and the grains its
+/// states wrote (`grains.present`) are its own from now on.
+fn end_run(m: &mut Minion, ctx: StateContext, in_memory: bool) {
+    if let Some(g) = ctx.minion.grains() {
+        m.grains = g;
+    }
+    RunPillar {
+        pillar: unshare(ctx.pillar),
+        in_memory,
+    }
+    .restore(m);
 }
 
 /// A list of error strings, returned with `retcode`.
@@ -290,11 +306,7 @@ fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let RunPillar { pillar, in_memory } = pillar;
     let ctx = context(m, pillar, &saltenv, run.test);
     let result = engine::call_id(&ctx, chunks, &id);
-    RunPillar {
-        pillar: unshare(ctx.pillar),
-        in_memory,
-    }
-    .restore(m);
+    end_run(m, ctx, in_memory);
     let running = match result {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
@@ -646,11 +658,7 @@ fn run_chunks(
     let RunPillar { pillar, in_memory } = pillar;
     let ctx = context(m, pillar, &saltenv, run.test);
     let result = engine::call_high(&ctx, chunks);
-    RunPillar {
-        pillar: unshare(ctx.pillar),
-        in_memory,
-    }
-    .restore(m);
+    end_run(m, ctx, in_memory);
     let running = match result {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
@@ -698,11 +706,7 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let RunPillar { pillar, in_memory } = run.pillar(m);
     let ctx = context(m, pillar, &saltenv, run.test);
     let result = engine::call_low(&ctx, low);
-    RunPillar {
-        pillar: unshare(ctx.pillar),
-        in_memory,
-    }
-    .restore(m);
+    end_run(m, ctx, in_memory);
     let ret = match result {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
@@ -743,7 +747,11 @@ fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let pillar = m.compile_pillar(&FreshPillar::new(envs, None), true);
     let test = brine_compile::opts::test_mode(&m.opts);
     let ctx = context(m, pillar, &saltenv, test);
-    let ret = match engine::call_low(&ctx, low) {
+    let result = engine::call_low(&ctx, low);
+    if let Some(g) = ctx.minion.grains() {
+        m.grains = g;
+    }
+    let ret = match result {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
     };

@@ -87,6 +87,7 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
         saltenv: "base".into(),
         test: false,
         jobs: Default::default(),
+        minion: Default::default(),
     }
 }
 
