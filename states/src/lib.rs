@@ -15,6 +15,8 @@ pub mod function;
 pub mod modules;
 pub mod posixpath;
 pub mod random;
+#[cfg(any(test, feature = "replay"))]
+pub mod replay;
 
 pub use function::{
     MinionCalls, MinionFunctions, StateCall, StateContext, StateFunction, StateModule, StateReturn,

@@ -52,6 +52,8 @@ mod slsutil;
 mod state;
 mod state_request;
 mod state_run;
+#[cfg(test)]
+mod state_replays;
 mod status;
 mod sys;
 mod sysctl;

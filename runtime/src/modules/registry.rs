@@ -12,7 +12,9 @@ use super::{
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
 use brine_compile::MinionData;
+use super::params::Params;
 use brine_core::args::CallArgs;
+use brine_core::Value;
 use std::sync::{Arc, LazyLock};
 
 /// Every module, by name.
@@ -67,7 +69,19 @@ pub fn all() -> Vec<(String, &'static Function)> {
 /// Run `fun` with `args` on `minion` (`brine-call`, a job).
 pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, CallError> {
     let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
-    let p = f.params(args);
+    run_on(minion, f, f.params(args))
+}
+
+/// Run `fun` for a state (its `__salt__`): Python binds the arguments, so
+/// its wording applies, and no publish metadata comes with them.
+fn call_from_state(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Value, CallError> {
+    let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
+    let mut p = f.params(args);
+    p.from_template = true;
+    run_on(minion, f, p).map(|r| r.value)
+}
+
+fn run_on(minion: &mut Minion, f: &'static Function, p: Params) -> Result<Return, CallError> {
     match f.run {
         Run::Reads(read) => {
             read(&Ctx::of_minion(minion, MODULES), p).map(|r| Return::from(r.into_value()))
@@ -83,7 +97,7 @@ pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, Ca
 
 /// The registry as a state run calls it (`module.run`, `grains.*`).
 const REGISTRY_CALLS: RegistryCalls = RegistryCalls {
-    call: |m, fun, args| call(m, fun, args).map(|r| r.value),
+    call: call_from_state,
     signature: |fun| find(fun).map(|f| f.sig),
 };
 

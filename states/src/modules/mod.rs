@@ -4,7 +4,9 @@
 
 pub mod cmd;
 pub mod file;
+pub mod grains;
 pub mod group;
+pub mod module;
 pub mod pkg;
 pub mod service;
 pub mod test;
@@ -16,7 +18,9 @@ use crate::StateModule;
 pub static MODULES: &[&StateModule] = &[
     &cmd::MODULE,
     &file::MODULE,
+    &grains::MODULE,
     &group::MODULE,
+    &module::MODULE,
     &pkg::MODULE,
     &service::MODULE,
     &test::MODULE,

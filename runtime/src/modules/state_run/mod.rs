@@ -36,6 +36,15 @@ brine-call state.apply web test=True",
     )
     .highstate(),
     Function::minion(
+        "high",
+        sig!(data, test = null, queue = null, **kwargs),
+        "Run high data given as a dict ({id: {module: [function, {arg: value}...]}}), \
+with requisites, as a state run does (PILLAR, SALTENV and TEST as for \
+state.apply).\n\n    brine-call state.high '{vim: {pkg: [installed]}}'",
+        high,
+    )
+    .highstate(),
+    Function::minion(
         "highstate",
         sig!(test = null, queue = null, state_events = null, **kwargs),
         "Apply the highstate: every SLS the top files assign this minion (see \
@@ -218,6 +227,36 @@ fn highstate(
     };
     let (rendered, pillar) = render::highstate(m, &run, pillar);
     finish_run(m, run, pillar, rendered, exclude)
+}
+
+/// `state.high data`: high data from the call, run as given.
+fn high(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let data = p.require("data")?;
+    let test = p.take("test");
+    let _queue = p.take("queue");
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    let pillar = match run.checked_pillar(m, &kwargs) {
+        Ok(p) => p,
+        Err(r) => return Ok(r),
+    };
+    let pillar = match pillar {
+        Pillar::Ready(p) => p,
+        // A minion of a master: its pillar comes from there, as Salt's
+        // `State` compiles it; the states are the call's.
+        Pillar::OnMaster(fresh) => RunPillar {
+            pillar: m.compile_pillar(&fresh, true),
+            in_memory: false,
+        },
+    };
+    let rendered = match data {
+        Value::Map(h) => Rendered::High(h),
+        // Salt's `verify_high`.
+        _ => Rendered::Errors(vec!["High data is not a dictionary and is invalid".into()]),
+    };
+    finish_run(m, run, pillar, rendered, None)
 }
 
 /// `state.sls mods`: the listed SLS files of one saltenv.
