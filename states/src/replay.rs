@@ -170,8 +170,7 @@ impl Runner for Direct<'_> {
         ctx.test = test;
         let high = prepare_high_for_call(high, &[]).unwrap_or_else(|e| panic!("{e:?}"));
         let chunks = compile_high_data(&high).unwrap_or_else(|e| panic!("{e:?}"));
-        let running =
-            crate::engine::call_high(&ctx, chunks).unwrap_or_else(|e| panic!("{e}"));
+        let running = crate::engine::call_high(&ctx, chunks).unwrap_or_else(|e| panic!("{e}"));
         Value::Map(running).to_json()
     }
 }
@@ -301,11 +300,11 @@ pub fn replay_with<'a>(
             {
                 continue;
             }
-            let args = match Value::from_json(&subst(&subst(&step["args"], "@TMP@", &d), "@ETC@", &etc))
-            {
-                Value::Map(m) => m,
-                _ => Map::default(),
-            };
+            let args =
+                match Value::from_json(&subst(&subst(&step["args"], "@TMP@", &d), "@ETC@", &etc)) {
+                    Value::Map(m) => m,
+                    _ => Map::default(),
+                };
             let state = step["state"].as_str().unwrap();
             let got = cleaned(unfill(&runner.state(state, &args, test)), true);
             checked += 1;

@@ -50,10 +50,10 @@ mod saltutil_sync;
 mod service;
 mod slsutil;
 mod state;
-mod state_request;
-mod state_run;
 #[cfg(test)]
 mod state_replays;
+mod state_request;
+mod state_run;
 mod status;
 mod sys;
 mod sysctl;

@@ -4,6 +4,7 @@
 //! by name ([`find`], [`all`]).
 
 use super::function::{all_of, find_in, CallError, Ctx, Function, Module, Return, Run};
+use super::params::Params;
 use super::{
     archive, cmd, config, cp, cron, defaults, disk, file, grains, grains_set, group, hiera, hosts,
     locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil, saltutil_sync, service,
@@ -12,7 +13,6 @@ use super::{
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
 use brine_compile::MinionData;
-use super::params::Params;
 use brine_core::args::CallArgs;
 use brine_core::Value;
 use std::sync::{Arc, LazyLock};

@@ -120,7 +120,10 @@ fn from_set(name: &str, set: Option<Value>) -> StateReturn {
         Some(Value::Null) | None => None,
         Some(v) => Some(v.is_truthy()),
     };
-    r.comment = m.get("comment").map(Value::to_python_str).unwrap_or_default();
+    r.comment = m
+        .get("comment")
+        .map(Value::to_python_str)
+        .unwrap_or_default();
     if let Some(Value::Map(c)) = m.get("changes") {
         r.changes = c.clone();
     }
@@ -274,7 +277,10 @@ fn list_present(call: &StateCall) -> StateReturn {
         let already = match &value {
             Value::List(wanted) => {
                 let (mut want, mut have) = (BTreeSet::new(), BTreeSet::new());
-                if hashable(wanted, &mut want).and(hashable(items, &mut have)).is_none() {
+                if hashable(wanted, &mut want)
+                    .and(hashable(items, &mut have))
+                    .is_none()
+                {
                     return crashed(&name, "TypeError: object is not iterable");
                 }
                 want.is_subset(&have)
@@ -349,7 +355,9 @@ fn list_absent(call: &StateCall) -> StateReturn {
             comments.push(format!("Value {shown} is absent from grain {name}"));
         } else if call.test {
             r.result = None;
-            comments.push(format!("Value {shown} in grain {name} is set to be deleted"));
+            comments.push(format!(
+                "Value {shown} in grain {name} is set to be deleted"
+            ));
             deleted.push(val);
         } else {
             grains_call(

@@ -105,7 +105,9 @@ fn get_result(ret: &Value) -> bool {
 fn dict_result(m: &Map) -> bool {
     for (k, v) in m {
         if (k == "result" && *v == Value::Bool(false))
-            || (k == "retcode" && !matches!(v, Value::Int(0) | Value::Bool(false)) && *v != Value::Float(0.0))
+            || (k == "retcode"
+                && !matches!(v, Value::Int(0) | Value::Bool(false))
+                && *v != Value::Float(0.0))
         {
             return false;
         }
@@ -129,9 +131,7 @@ enum CallFailure {
 
 fn failure_of(e: FunctionError) -> CallFailure {
     match e {
-        FunctionError::InvalidArguments(m) | FunctionError::Invocation(m) => {
-            CallFailure::Caught(m)
-        }
+        FunctionError::InvalidArguments(m) | FunctionError::Invocation(m) => CallFailure::Caught(m),
         FunctionError::NotAvailable(f) => CallFailure::Caught(format!("'{f}' is not available.")),
         other => CallFailure::Raised(other.to_string()),
     }
@@ -427,9 +427,11 @@ fn legacy_run(call: &StateCall, mut kwargs: Map) -> StateReturn {
             };
             // A bare Python `Exception` reaches brine as "Exception: msg"
             // (what salt-call prints); Salt's `str(e)` here is the message.
-            let msg = msg.strip_prefix("Exception: ").map(str::to_string).unwrap_or(msg);
-            r.comment =
-                format!("Module function {name} threw an exception. Exception: {msg}");
+            let msg = msg
+                .strip_prefix("Exception: ")
+                .map(str::to_string)
+                .unwrap_or(msg);
+            r.comment = format!("Module function {name} threw an exception. Exception: {msg}");
             r.result = Some(false);
             return r;
         }

@@ -9,6 +9,7 @@ mod run_opts;
 
 use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
+use super::state::check_queue;
 use crate::context::{FreshPillar, Minion};
 use brine_compile::envs::Envs;
 use brine_compile::request::CompiledStates;
@@ -206,10 +207,14 @@ fn highstate(
 ) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let test = forced_test.or_else(|| p.take("test"));
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let _state_events = p.take("state_events");
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     let pillar = match run.checked_pillar(m, &kwargs) {
         Ok(p) => p,
@@ -234,9 +239,13 @@ fn high(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let data = p.require("data")?;
     let test = p.take("test");
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     let pillar = match run.checked_pillar(m, &kwargs) {
         Ok(p) => p,
@@ -274,10 +283,14 @@ fn sls(
         }
     };
     let exclude = p.take("exclude");
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let _state_events = p.take("state_events");
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let mut run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     if run.saltenv.is_none() {
         run.saltenv = Some("base".into());
@@ -308,10 +321,14 @@ fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let id = p.require("id_")?.to_python_str();
     let mods = p.require("mods")?;
     let test = p.take("test");
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let _state_events = p.take("state_events");
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let mut run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     let saltenv = run.saltenv.get_or_insert_with(|| "base".into()).clone();
     let pillar = run.pillar(m);
@@ -411,9 +428,13 @@ fn without_test(kwargs: &Map) -> Map {
 fn template(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let mut tem = p.require("tem")?.to_python_str();
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let mut kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     // Salt's `env` is not supported and dropped; the file renders in the
     // saltenv given, else none.
     kwargs.shift_remove("env");
@@ -458,9 +479,13 @@ fn template(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn template_str(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let tem = p.require("tem")?;
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     // Salt encodes the text first: anything but a string is a TypeError.
     let Value::Str(tem) = tem else {
         return Err(CallError::InvalidArguments(format!(
@@ -719,9 +744,13 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let fun = p.require("fun")?;
     let name = p.require("name")?;
     let test = p.take("test");
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let mut kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let fun = fun.to_python_str();
     let comps: Vec<&str> = fun.split('.').collect();
     let (Some(state), Some(f)) = (comps.first(), comps.get(1)) else {
@@ -768,9 +797,13 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let data = p.require("data")?;
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let _kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let Value::Map(mut low) = data else {
         return Err(CallError::InvalidArguments(format!(
             "low data must be a dictionary, not {}",
