@@ -27,6 +27,7 @@ mod defaults;
 mod disk;
 mod file;
 pub mod function;
+mod git;
 mod grains;
 mod grains_set;
 mod group;

@@ -6,7 +6,7 @@
 use super::function::{all_of, find_in, CallError, Ctx, Function, Module, Return, Run};
 use super::params::Params;
 use super::{
-    archive, cmd, config, cp, cron, defaults, disk, file, grains, grains_set, group, hiera, hosts,
+    archive, cmd, config, cp, cron, defaults, disk, file, git, grains, grains_set, group, hiera, hosts,
     locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil, saltutil_sync, service,
     slsutil, state, state_request, state_run, status, sys, sysctl, test, timezone, user,
 };
@@ -27,6 +27,7 @@ pub static MODULES: &[Module] = &[
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("disk", disk::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
+    Module::new("git", git::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
     Module::new("grains", grains_set::FUNCTIONS),
     Module::new("group", group::FUNCTIONS),

@@ -4,6 +4,7 @@
 
 pub mod cmd;
 pub mod file;
+pub mod git;
 pub mod grains;
 pub mod group;
 pub mod module;
@@ -18,6 +19,7 @@ use crate::StateModule;
 pub static MODULES: &[&StateModule] = &[
     &cmd::MODULE,
     &file::MODULE,
+    &git::MODULE,
     &grains::MODULE,
     &group::MODULE,
     &module::MODULE,

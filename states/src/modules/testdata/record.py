@@ -652,6 +652,122 @@ def unsubst(obj, tmp, etc=None):
     return obj
 
 
+# Git repositories made at record (and test) time: fixed names and dates
+# give the same commit ids everywhere.
+GIT_ENV = ("export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t "
+           "GIT_COMMITTER_EMAIL=t@example.com GIT_AUTHOR_DATE=2020-01-01T00:00:00Z "
+           "GIT_COMMITTER_DATE=2020-01-01T00:00:00Z; ")
+GIT_MK = GIT_ENV + (
+    "git init -q -b main @TMP@/src && cd @TMP@/src && echo a > f && git add f && git commit -qm a "
+    "&& git tag v1 && echo b >> f && git commit -qam b && git tag -a v2 -m v2 "
+    "&& git checkout -qb dev && echo c > g && git add g && git commit -qm c && git checkout -q main "
+    "&& git clone -q --bare @TMP@/src @TMP@/remote.git")
+GIT_PUSH = GIT_ENV + "cd @TMP@/src && echo d >> f && git commit -qam d && git push -q @TMP@/remote.git main"
+GL = "git.latest"
+URL = "file://@TMP@/remote.git"
+SHA_A = "5c930c4ab809eab47120f4b30716c1dde9e9a7b3"
+GIT_HEAD = "git -C @TMP@/{0} rev-parse HEAD; git -C @TMP@/{0} rev-parse --abbrev-ref HEAD; ls @TMP@/{0}"
+GIT_CASES = {
+    "git_latest": [
+        {"sh": GIT_MK},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
+        {"check": GIT_HEAD.format("co") + "; git -C @TMP@/co rev-parse --abbrev-ref main@{upstream}"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
+        {"sh": GIT_PUSH},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
+        {"check": GIT_HEAD.format("co")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}},
+        {"check": GIT_HEAD.format("co") + "; git -C @TMP@/co rev-parse --abbrev-ref dev@{upstream}"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main"}},
+        {"check": GIT_HEAD.format("co")},
+        {"sh": "echo local >> @TMP@/co/f"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main",
+                               "force_reset": True}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main",
+                               "force_reset": True}},
+        {"check": "git -C @TMP@/co status --porcelain; cat @TMP@/co/f"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "force_reset": "maybe"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "nope"}},
+        {"state": GL, "args": {"name": URL, "target": "rel"}},
+        {"state": GL, "args": {"name": "file://@TMP@/missing.git", "target": "@TMP@/x"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "bogus": 1}},
+    ],
+    "git_latest_revs": [
+        {"sh": GIT_MK},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v1"}},
+        {"check": GIT_HEAD.format("t1")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v1"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v2"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v2"}},
+        {"check": GIT_HEAD.format("t1")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/s1", "rev": SHA_A}},
+        {"check": GIT_HEAD.format("s1")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/s1", "rev": SHA_A[:7]}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/d1", "rev": "main", "depth": 1}},
+        {"check": "git -C @TMP@/d1 rev-list --count HEAD"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/d2", "depth": 1}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream"}},
+        {"check": "git -C @TMP@/r1 remote; git -C @TMP@/r1 rev-parse --abbrev-ref main@{upstream}"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "other"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "other"}},
+        {"check": "git -C @TMP@/r1 remote"},
+        {"sh": GIT_PUSH},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}},
+        {"check": GIT_HEAD.format("r1")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}},
+    ],
+    "git_latest_force": [
+        {"sh": GIT_MK + "; mkdir -p @TMP@/full @TMP@/empty && touch @TMP@/full/junk"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_clone": True}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_clone": True}},
+        {"check": "ls -a @TMP@/full"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/empty"}},
+        {"sh": "touch @TMP@/afile"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/afile"}},
+        {"sh": "ssh-keygen -q -t ed25519 -N '' -C k -f @TMP@/key"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/i1", "identity": "@TMP@/key"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/i2", "identity": "@TMP@/nokey"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/i2", "identity": "relative/key"}},
+        {"sh": GIT_ENV + "cd @TMP@/full && git checkout -q -b side && echo s > s && git add s && git commit -qm s "
+               "&& git checkout -q main && git reset -q --hard side"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_reset": True}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_reset": True}},
+        {"check": GIT_HEAD.format("full")},
+    ],
+    "git_cloned": [
+        {"sh": GIT_MK},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}, "test": True},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}},
+        {"check": GIT_HEAD.format("c1")},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}, "test": True},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}},
+        {"check": GIT_HEAD.format("c1")},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "main"}},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c2", "branch": "dev"}},
+        {"check": GIT_HEAD.format("c2")},
+        {"state": "git.cloned", "args": {"name": URL, "target": "rel"}},
+        {"state": "git.cloned", "args": {"name": URL}},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c3", "branch": ""}},
+        {"sh": "mkdir @TMP@/notgit"},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/notgit"}},
+        {"state": "git.cloned", "args": {"name": "file://@TMP@/missing.git", "target": "@TMP@/c4"}},
+    ],
+}
+
+
 def mask_pids(changes):
     """Process ids in a state's changes (cmd.run's, a returned cmd.run_all's)."""
     if isinstance(changes, dict):
@@ -716,6 +832,7 @@ SETS = [
     ("cmd.json", CMD_CASES),
     ("module.json", MODULE_CASES),
     ("grains.json", GRAINS_CASES),
+    ("git.json", GIT_CASES),
 ]
 
 
