@@ -293,11 +293,11 @@ pub fn replay_with<'a>(
                 }
                 continue;
             }
-            // Requisite errors come from the runtime, not the module.
-            if expect["comment"]
-                .as_str()
-                .is_some_and(|c| c.starts_with("The following requisites"))
-            {
+            // Requisite errors and missing parameters come from the
+            // runtime, not the module.
+            if expect["comment"].as_str().is_some_and(|c| {
+                c.starts_with("The following requisites") || c.starts_with("Missing parameter ")
+            }) {
                 continue;
             }
             let args =

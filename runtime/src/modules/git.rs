@@ -109,7 +109,9 @@ brine-call git.remote_get /srv/app",
                 p.take(k);
             }
             p.finish()?;
-            git.remote_get(&cwd, &remote).map(Return::from).map_err(failed)
+            git.remote_get(&cwd, &remote)
+                .map(Return::from)
+                .map_err(failed)
         },
     ),
     Function::acts(

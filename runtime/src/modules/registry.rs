@@ -6,9 +6,9 @@
 use super::function::{all_of, find_in, CallError, Ctx, Function, Module, Return, Run};
 use super::params::Params;
 use super::{
-    archive, cmd, config, cp, cron, defaults, disk, file, git, grains, grains_set, group, hiera, hosts,
-    locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil, saltutil_sync, service,
-    slsutil, state, state_request, state_run, status, sys, sysctl, test, timezone, user,
+    archive, cmd, config, cp, cron, defaults, disk, file, git, grains, grains_set, group, hiera,
+    hosts, locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil, saltutil_sync,
+    service, slsutil, state, state_request, state_run, status, sys, sysctl, test, timezone, user,
 };
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};

@@ -151,7 +151,11 @@ impl Git {
 
     /// `git ls-remote --tags REMOTE` in `cwd`: the tag names.
     pub fn remote_tags(&self, cwd: &Path, remote: &str) -> Vec<String> {
-        let args = vec!["ls-remote".to_string(), "--tags".to_string(), remote.to_string()];
+        let args = vec![
+            "ls-remote".to_string(),
+            "--tags".to_string(),
+            remote.to_string(),
+        ];
         match self.run_full(Some(cwd), &args, false, true) {
             Ok(out) => parse_refs(&out.stdout)
                 .keys()
@@ -164,7 +168,8 @@ impl Git {
 
     /// `git rev-parse HEAD` (Salt's `revision`).
     pub fn revision(&self, cwd: &Path) -> Result<String, GitError> {
-        self.run(cwd, &["rev-parse", "HEAD"]).map(|s| s.trim().to_string())
+        self.run(cwd, &["rev-parse", "HEAD"])
+            .map(|s| s.trim().to_string())
     }
 
     /// `git rev-parse [OPTS] REV`.
@@ -181,7 +186,10 @@ impl Git {
     }
 
     fn refs_under(&self, cwd: &Path, prefix: &str) -> Result<Vec<String>, GitError> {
-        let out = self.run(cwd, &["for-each-ref", "--format", "%(refname:short)", prefix])?;
+        let out = self.run(
+            cwd,
+            &["for-each-ref", "--format", "%(refname:short)", prefix],
+        )?;
         Ok(out.lines().map(str::to_string).collect())
     }
 
@@ -208,7 +216,10 @@ impl Git {
             let Some((url, action)) = info.rsplit_once(char::is_whitespace) else {
                 continue;
             };
-            let action = action.trim_start_matches('(').trim_end_matches(')').to_lowercase();
+            let action = action
+                .trim_start_matches('(')
+                .trim_end_matches(')')
+                .to_lowercase();
             if action != "fetch" && action != "push" {
                 continue;
             }
@@ -255,7 +266,11 @@ impl Git {
         if force {
             args.push("--force".into());
         }
-        args.extend(opts.iter().filter(|o| *o != "-f" && *o != "--force").cloned());
+        args.extend(
+            opts.iter()
+                .filter(|o| *o != "-f" && *o != "--force")
+                .cloned(),
+        );
         if let Some(r) = remote {
             args.push(r.to_string());
         }
@@ -308,14 +323,16 @@ impl Git {
             args.push(r.to_string());
         }
         // git prints where it went on stderr.
-        self.run_full(Some(cwd), &args, true, false).map(|r| r.stdout)
+        self.run_full(Some(cwd), &args, true, false)
+            .map(|r| r.stdout)
     }
 
     /// `git reset OPTS`.
     pub fn reset(&self, cwd: &Path, opts: &[String]) -> Result<String, GitError> {
         let mut args = vec!["reset".to_string()];
         args.extend(opts.iter().cloned());
-        self.run_full(Some(cwd), &args, false, false).map(|r| r.stdout)
+        self.run_full(Some(cwd), &args, false, false)
+            .map(|r| r.stdout)
     }
 
     /// Salt's `status`: paths by state (modified, new, deleted,
@@ -366,7 +383,8 @@ impl Git {
 
     /// Whether `git diff HEAD` shows anything (uncommitted changes).
     pub fn has_local_changes(&self, cwd: &Path) -> bool {
-        self.run(cwd, &["diff", "HEAD"]).is_ok_and(|d| !d.is_empty())
+        self.run(cwd, &["diff", "HEAD"])
+            .is_ok_and(|d| !d.is_empty())
     }
 
     /// Whether HEAD points at a branch (`git symbolic-ref --quiet HEAD`).

@@ -71,13 +71,21 @@ fn fail(mut r: StateReturn, msg: String, comments: &[String]) -> StateReturn {
     r.result = Some(false);
     r.comment = msg;
     if !comments.is_empty() {
-        r.comment
-            .push_str(&format!("\n\nChanges already made: {}", format_comments(comments)));
+        r.comment.push_str(&format!(
+            "\n\nChanges already made: {}",
+            format_comments(comments)
+        ));
     }
     r
 }
 
-fn uptodate(mut r: StateReturn, target: &str, comments: &[String], local_changes: bool, test: bool) -> StateReturn {
+fn uptodate(
+    mut r: StateReturn,
+    target: &str,
+    comments: &[String],
+    local_changes: bool,
+    test: bool,
+) -> StateReturn {
     r.comment = format!("Repository {target} is up-to-date");
     if local_changes {
         r.comment.push_str(
@@ -106,8 +114,14 @@ fn need_branch_change(branch: Option<&str>, local: Option<&str>) -> bool {
 
 fn revision_change(old: Option<&str>, new: Option<&str>) -> Value {
     let mut m = Map::default();
-    m.insert("old".into(), old.map_or(Value::Null, |s| Value::Str(s.into())));
-    m.insert("new".into(), new.map_or(Value::Null, |s| Value::Str(s.into())));
+    m.insert(
+        "old".into(),
+        old.map_or(Value::Null, |s| Value::Str(s.into())),
+    );
+    m.insert(
+        "new".into(),
+        new.map_or(Value::Null, |s| Value::Str(s.into())),
+    );
     Value::Map(m)
 }
 
@@ -154,7 +168,10 @@ pub fn latest(call: &StateCall) -> StateReturn {
     if !extra.is_empty() {
         return fail(
             r,
-            format!("The following keyword arguments are not valid: {}", extra.join(", ")),
+            format!(
+                "The following keyword arguments are not valid: {}",
+                extra.join(", ")
+            ),
             &[],
         );
     }
@@ -167,9 +184,16 @@ pub fn latest(call: &StateCall) -> StateReturn {
     };
     let rev = arg_str(call, "rev").unwrap_or_else(|| "HEAD".into());
     if rev.is_empty() {
-        return fail(r, "'' is not a valid value for the 'rev' argument".into(), &[]);
+        return fail(
+            r,
+            "'' is not a valid value for the 'rev' argument".into(),
+            &[],
+        );
     }
-    let force_reset = call.arg("force_reset").cloned().unwrap_or(Value::Bool(false));
+    let force_reset = call
+        .arg("force_reset")
+        .cloned()
+        .unwrap_or(Value::Bool(false));
     if !matches!(&force_reset, Value::Bool(_)) && force_reset.as_str() != Some("remote-changes") {
         return fail(
             r,
@@ -218,7 +242,10 @@ pub fn latest(call: &StateCall) -> StateReturn {
     if Path::new(&a.target).is_file() {
         return fail(
             r,
-            format!("Target '{}' exists and is a regular file, cannot proceed", a.target),
+            format!(
+                "Target '{}' exists and is a regular file, cannot proceed",
+                a.target
+            ),
             &[],
         );
     }
@@ -419,7 +446,10 @@ impl Run<'_, '_> {
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
-        Some(f) => f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect(),
+        Some(f) => f
+            .to_uppercase()
+            .chain(c.flat_map(char::to_lowercase))
+            .collect(),
         None => String::new(),
     }
 }
@@ -515,7 +545,11 @@ impl Run<'_, '_> {
             } else {
                 "this is not a fast-forward merge"
             },
-            if local_changes { " (or 'remote-changes')" } else { "" },
+            if local_changes {
+                " (or 'remote-changes')"
+            } else {
+                ""
+            },
             if local_changes {
                 " and discard these changes"
             } else {
@@ -606,7 +640,10 @@ impl Run<'_, '_> {
         {
             has_remote_rev = true;
         } else if let Some(rr) = remote_rev {
-            if git.rev_parse(target, &format!("{rr}^{{commit}}"), &[]).is_ok() {
+            if git
+                .rev_parse(target, &format!("{rr}^{{commit}}"), &[])
+                .is_ok()
+            {
                 match remote.rev_type {
                     Some(RevType::Branch) => {
                         if remotes.contains_key(&a.remote) {
@@ -619,8 +656,9 @@ impl Run<'_, '_> {
                     }
                     Some(RevType::Tag) => {
                         if all_local_tags.contains(&a.rev) {
-                            let local_tag =
-                                git.rev_parse(target, &format!("{}^{{commit}}", a.rev), &[]).ok();
+                            let local_tag = git
+                                .rev_parse(target, &format!("{}^{{commit}}", a.rev), &[])
+                                .ok();
                             if local_tag.as_deref() == Some(rr) {
                                 has_remote_rev = true;
                             } else if !a.force_reset.is_truthy() {
@@ -708,8 +746,17 @@ impl Run<'_, '_> {
         if remote_rev.is_some() && fetch_url.as_deref() != Some(self.fetch_url.as_str()) {
             let shown_old = fetch_url.clone().unwrap_or_else(|| "None".into());
             if test {
+                let Some(old) = &fetch_url else {
+                    // Salt redacts the missing URL and raises: a TypeError
+                    // the state reports.
+                    return Ok(fail(
+                        r,
+                        "expected string or bytes-like object, got 'NoneType'".into(),
+                        comments,
+                    ));
+                };
                 let mut actions = vec![format!(
-                    "Remote '{}' would be changed from {shown_old} to {}",
+                    "Remote '{}' would be changed from {old} to {}",
                     a.remote, a.name
                 )];
                 if !has_remote_rev {
@@ -906,10 +953,8 @@ impl Run<'_, '_> {
                     }
                     Ok(changes) => {
                         if !changes.is_empty() {
-                            comments.push(format!(
-                                "{} was fetched, resulting in updated refs",
-                                a.name
-                            ));
+                            comments
+                                .push(format!("{} was fetched, resulting in updated refs", a.name));
                         }
                     }
                 }
@@ -1021,8 +1066,7 @@ impl Run<'_, '_> {
                 }
             }
             if a.submodules {
-                if let Err(e) = git.run(target, &["submodule", "update", "--init", "--recursive"])
-                {
+                if let Err(e) = git.run(target, &["submodule", "update", "--init", "--recursive"]) {
                     return Ok(fail(
                         r,
                         format!("Failed to update submodules: {}", e.stripped()),
@@ -1041,7 +1085,13 @@ impl Run<'_, '_> {
                 let letters: Vec<String> = msg.chars().map(String::from).collect();
                 return Ok(uptodate(r, tgt, &letters, false, test));
             }
-            match git.fetch(target, Some(&a.remote), a.force_fetch, &self.refspecs(), &[]) {
+            match git.fetch(
+                target,
+                Some(&a.remote),
+                a.force_fetch,
+                &self.refspecs(),
+                &[],
+            ) {
                 Err(e) => {
                     return Ok(fail(
                         r,
@@ -1117,7 +1167,11 @@ impl Run<'_, '_> {
                     }
                 }
                 if !errors.is_empty() {
-                    return fail(r, format!("Unable to remove\n{}", errors.join("\n")), &comments);
+                    return fail(
+                        r,
+                        format!("Unable to remove\n{}", errors.join("\n")),
+                        &comments,
+                    );
                 }
                 r.changes.insert("forced clone".into(), Value::Bool(true));
             } else if !contents.is_empty() {
@@ -1148,7 +1202,12 @@ impl Run<'_, '_> {
             opts.extend(["--origin".into(), a.remote.clone()]);
         }
         if let Some(d) = &a.depth {
-            opts.extend(["--depth".into(), d.clone(), "--branch".into(), a.rev.clone()]);
+            opts.extend([
+                "--depth".into(),
+                d.clone(),
+                "--branch".into(),
+                a.rev.clone(),
+            ]);
         }
         if let Err(e) = git.clone(target, &self.fetch_url, None, &opts) {
             return fail(r, format!("Clone failed: {}", e.stripped()), &comments);

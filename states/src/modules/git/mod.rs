@@ -9,14 +9,14 @@
 //! configuration, credentials helpers and hooks; running the same program
 //! gives the same answers where a reimplementation would differ.
 
-pub mod cmd;
 mod cloned;
+pub mod cmd;
 mod common;
 mod latest;
 
-pub use common::with_http_auth;
 use crate::{StateFunction, StateModule};
 use brine_core::sig;
+pub use common::with_http_auth;
 
 /// The `git` state module.
 pub static MODULE: StateModule = StateModule {
@@ -28,7 +28,7 @@ pub static MODULE: StateModule = StateModule {
             "cloned",
             sig!(
                 name,
-                target = null,
+                target,
                 branch = null,
                 user = null,
                 password = null,
