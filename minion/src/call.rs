@@ -3,6 +3,8 @@
 
 use brine_core::args::parse_input;
 use brine_core::output;
+use brine_core::{Map, Value};
+use brine_host::jobs::{proc_dir, Jobs, ProcFile};
 use brine_runtime::context::Minion;
 use brine_runtime::modules::{self, Output};
 use std::path::PathBuf;
@@ -99,6 +101,22 @@ pub fn run(cli: &Cli) -> i32 {
         Some(o) => o.to_string(),
     };
     let args = parse_input(&cli.args);
+    // This call is a job other processes see (salt-call's proc file): a
+    // state run here and one in the daemon, or in another brine-call,
+    // know of each other.
+    let jid = brine_host::time::jid(brine_host::time::now_micros(), false);
+    let cachedir = brine_compile::opts::cachedir(&minion.opts);
+    minion.jobs = Jobs::call(jid.clone()).with_cachedir(&cachedir);
+    let _proc_file = match ProcFile::write(&cachedir, &jid, &proc_data(&cli.function, &jid)) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            eprintln!(
+                "Cannot write to process directory. Do you have permissions to write to {} ? ({e})",
+                proc_dir(&cachedir).join(&jid).display()
+            );
+            None
+        }
+    };
     let mut oopts = output_options(cli, declared.and_then(Output::ordered_from));
     oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);
     let retcode = match modules::call(&mut minion, &cli.function, args) {
@@ -143,6 +161,16 @@ pub fn run(cli: &Cli) -> i32 {
         }
     };
     exit_code(retcode, cli.retcode_passthrough)
+}
+
+/// What salt-call's proc file says of the call.
+fn proc_data(fun: &str, jid: &str) -> Map {
+    let mut m = Map::default();
+    m.insert("fun".into(), Value::Str(fun.into()));
+    m.insert("pid".into(), Value::Int(i64::from(std::process::id())));
+    m.insert("jid".into(), Value::Str(jid.into()));
+    m.insert("tgt".into(), Value::Str("salt-call".into()));
+    m
 }
 
 /// salt-call's exit code: the function's retcode with

@@ -14,7 +14,7 @@
 
 use crate::grains;
 use brine_compile::envs::Envs;
-use brine_compile::minion_data::Functions;
+use brine_compile::minion_data::{FunctionError, Functions};
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::{self, PillarRequest};
 use brine_compile::request::{
@@ -23,6 +23,8 @@ use brine_compile::request::{
 use brine_compile::state::render::{self, Rendered};
 use brine_compile::state::{top, StateRequest};
 use brine_compile::MinionData;
+use brine_core::args::CallArgs;
+use brine_core::signature::Signature;
 use brine_core::{Map, Value};
 use brine_states::fileclient::{FileClient, LocalFileClient};
 use std::path::Path;
@@ -45,6 +47,20 @@ pub struct Minion {
     /// The jobs the daemon runs besides this call (none under
     /// `brine-call`).
     pub jobs: brine_host::jobs::Jobs,
+    /// The registry, for a state run to call execution functions as this
+    /// minion (`module.run`, `grains.present`). The registry sets it when
+    /// it runs a function of the running minion: this module cannot name
+    /// the registry, which names it.
+    pub registry: Option<RegistryCalls>,
+}
+
+/// The registry's entry points a state run needs.
+#[derive(Debug, Clone, Copy)]
+pub struct RegistryCalls {
+    /// Run `module.function` on the minion; its return value.
+    pub call: fn(&mut Minion, &str, CallArgs) -> Result<Value, FunctionError>,
+    /// The signature of `module.function`, if the registry has it.
+    pub signature: fn(&str) -> Option<Signature>,
 }
 
 /// Who reads the trees for this minion.
@@ -180,6 +196,7 @@ impl Minion {
             source: CompileSource::Local,
             functions,
             jobs: Default::default(),
+            registry: None,
         };
         Ok((minion, loaded.warnings))
     }
@@ -519,6 +536,7 @@ mod tests {
             source: CompileSource::Master(fake.clone()),
             functions: Functions::default(),
             jobs: Default::default(),
+            registry: None,
         };
         (m, fake)
     }

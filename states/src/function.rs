@@ -5,8 +5,11 @@
 //! call's arguments against the signature and runs the code; `sys.*`
 //! lists the descriptors.
 
+use brine_compile::minion_data::FunctionError;
+use brine_core::args::CallArgs;
 use brine_core::signature::Signature;
 use brine_core::{Map, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::fileclient;
@@ -29,9 +32,82 @@ pub struct StateContext {
     /// The daemon's running jobs as this run sees them: commands a state
     /// starts are registered so `saltutil.kill_job` reaches them.
     pub jobs: brine_host::jobs::Jobs,
+    /// Every execution function, called as the running minion calls it
+    /// (Salt's `__salt__` in a state module: `module.run`, `grains.*`).
+    pub minion: MinionCalls,
+}
+
+/// The execution functions as a state calls them: the runtime's registry
+/// acting as the running minion (its options, grains and the run's
+/// pillar). The template trait ([`brine_compile::minion_data::ExecFunctions`])
+/// answers compiles, where only functions that read may run and answers
+/// borrow the compile's data; a state needs every function, with the
+/// minion's own state, so this is a trait of its own.
+pub trait MinionFunctions: Send + Sync {
+    /// The signature of `fun`, `None` when there is no such function
+    /// (Salt's `fun in __salt__`).
+    fn signature(&self, fun: &str) -> Option<Signature>;
+    /// Call `fun` with `args`; its return value.
+    fn call(&self, fun: &str, args: CallArgs) -> Result<Value, FunctionError>;
+    /// The minion's grains as they are now: a function called through
+    /// here may have written some (`grains.setval`), and Salt's later
+    /// states see them.
+    fn grains(&self) -> Option<Arc<Map>>;
+}
+
+/// The handle a [`StateContext`] carries; without one (tests, compiles)
+/// every function is unavailable.
+#[derive(Clone, Default)]
+pub struct MinionCalls(Option<Arc<dyn MinionFunctions>>);
+
+impl MinionCalls {
+    pub fn new(f: Arc<dyn MinionFunctions>) -> MinionCalls {
+        MinionCalls(Some(f))
+    }
+
+    /// The signature of `fun`, if the minion has it.
+    pub fn signature(&self, fun: &str) -> Option<Signature> {
+        self.0.as_ref()?.signature(fun)
+    }
+
+    /// The minion's grains now, when there is a minion.
+    pub fn grains(&self) -> Option<Arc<Map>> {
+        self.0.as_ref()?.grains()
+    }
+
+    /// Call `fun` as the running minion.
+    pub fn call(&self, fun: &str, args: CallArgs) -> Result<Value, FunctionError> {
+        match &self.0 {
+            Some(f) => f.call(fun, args),
+            None => Err(FunctionError::NotAvailable(fun.to_string())),
+        }
+    }
+}
+
+impl std::fmt::Debug for MinionCalls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            Some(_) => "MinionCalls",
+            None => "MinionCalls(none)",
+        })
+    }
 }
 
 impl StateContext {
+    /// This context with the grains the minion has now: a state that ran
+    /// before may have written grains, and the next one sees them (Salt's
+    /// states share one `__grains__`).
+    pub fn current(&self) -> Cow<'_, StateContext> {
+        match self.minion.grains() {
+            Some(g) if !Arc::ptr_eq(&g, &self.grains) && *g != *self.grains => {
+                let mut c = self.clone();
+                c.grains = g;
+                Cow::Owned(c)
+            }
+            _ => Cow::Borrowed(self),
+        }
+    }
+
     /// A pillar value by `a:b:c` path, as `pillar.get` finds it.
     pub fn pillar_value(&self, key: &str) -> Option<&Value> {
         let (first, rest) = key.split_once(':').unwrap_or((key, ""));

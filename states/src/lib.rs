@@ -15,5 +15,9 @@ pub mod function;
 pub mod modules;
 pub mod posixpath;
 pub mod random;
+#[cfg(any(test, feature = "replay"))]
+pub mod replay;
 
-pub use function::{StateCall, StateContext, StateFunction, StateModule, StateReturn};
+pub use function::{
+    MinionCalls, MinionFunctions, StateCall, StateContext, StateFunction, StateModule, StateReturn,
+};

@@ -12,7 +12,7 @@ use brine_compile::matcher;
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
-use brine_host::jobs::Jobs;
+use brine_host::jobs::{Jobs, ProcFile};
 use brine_protocol::crypto::{finger, KeyPair, PublicKeys, ReplayError, ReplayGuard, SessionKey};
 use brine_protocol::messages::{
     aad, open_data, read_frame, JobReturn, PackedValue, Publication, SealedPublication, WireError,
@@ -405,15 +405,30 @@ struct Running<'a> {
     ident: &'a Identity,
     jid: String,
     cancel: Arc<tokio::sync::Notify>,
+    /// The job's proc file, for other processes (`brine-call`) to see it.
+    _proc_file: Option<ProcFile>,
 }
 
 impl<'a> Running<'a> {
     fn start(ident: &'a Identity, publ: &Publication) -> Option<Running<'a>> {
-        let cancel = ident.running.start(&publ.jid, proc_data(publ))?;
+        let data = proc_data(publ);
+        let cachedir = brine_compile::opts::cachedir(&ident.snapshot().opts);
+        // Identities of one daemon may share the folder: the id tells
+        // their files apart.
+        let name = format!("{}.{}", publ.jid, ident.id());
+        let proc_file = match ProcFile::write(&cachedir, &name, &data) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                tracing::warn!("job {}: cannot write its proc file: {e}", publ.jid);
+                None
+            }
+        };
+        let cancel = ident.running.start(&publ.jid, data)?;
         Some(Running {
             ident,
             jid: publ.jid.clone(),
             cancel,
+            _proc_file: proc_file,
         })
     }
 }
@@ -500,7 +515,8 @@ async fn execute(
     }
     let snapshot = ident.snapshot();
     let fun = publ.fun.clone();
-    let jobs = Jobs::new(ident.running.clone(), Some(publ.jid.clone()));
+    let jobs = Jobs::new(ident.running.clone(), Some(publ.jid.clone()))
+        .with_cachedir(&brine_compile::opts::cachedir(&snapshot.opts));
     let task = tokio::task::spawn_blocking(move || {
         let mut m = (*snapshot).clone();
         m.jobs = jobs;
@@ -689,6 +705,7 @@ mod tests {
             source: Default::default(),
             functions: Default::default(),
             jobs: Default::default(),
+            registry: None,
         }
     }
 

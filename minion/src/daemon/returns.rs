@@ -396,6 +396,7 @@ mod tests {
             source: Default::default(),
             functions: Default::default(),
             jobs: Default::default(),
+            registry: None,
         };
         let ident = crate::daemon::make_identity(
             &link,

@@ -793,6 +793,7 @@ mod tests {
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),
+            registry: None,
         };
         let args = brine_core::args::parse_input(&[
             zpath.display().to_string(),

@@ -736,6 +736,7 @@ mod tests {
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),
+            registry: None,
         };
         let cached = cache.join("files/base/web/a.conf").display().to_string();
         assert_eq!(run(&mut m, "cp.list_minion", &[]), serde_json::json!([]));

@@ -104,6 +104,7 @@ mod tests {
             source: Default::default(),
             functions: crate::modules::functions(),
             jobs: Default::default(),
+            registry: None,
         }
     }
 

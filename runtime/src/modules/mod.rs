@@ -27,6 +27,7 @@ mod defaults;
 mod disk;
 mod file;
 pub mod function;
+mod git;
 mod grains;
 mod grains_set;
 mod group;
@@ -50,6 +51,8 @@ mod saltutil_sync;
 mod service;
 mod slsutil;
 mod state;
+#[cfg(test)]
+mod state_replays;
 mod state_request;
 mod state_run;
 mod status;

@@ -31,9 +31,10 @@ pub struct Params {
     /// The call came as a published job (it carried `__pub_jid`), not from
     /// `brine-call` or a template.
     pub published: bool,
-    /// Called from a template (`salt[...]`): Python itself binds the
-    /// arguments there, so its TypeError wording applies; from the command
-    /// line and jobs, Salt's loader checks keywords first.
+    /// Called from Python code (a template's `salt[...]`, a state's
+    /// `__salt__`): Python itself binds the arguments there, so its
+    /// TypeError wording applies and no publish metadata comes along; from
+    /// the command line and jobs, Salt's loader checks keywords first.
     pub from_template: bool,
     /// The publish metadata (`__pub_*`) the call carried, which only
     /// `test.arg` and friends show.

@@ -4,15 +4,17 @@
 //! by name ([`find`], [`all`]).
 
 use super::function::{all_of, find_in, CallError, Ctx, Function, Module, Return, Run};
+use super::params::Params;
 use super::{
-    archive, cmd, config, cp, cron, defaults, disk, file, grains, grains_set, group, hiera, hosts,
-    locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil, saltutil_sync, service,
-    slsutil, state, state_request, state_run, status, sys, sysctl, test, timezone, user,
+    archive, cmd, config, cp, cron, defaults, disk, file, git, grains, grains_set, group, hiera,
+    hosts, locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil, saltutil_sync,
+    service, slsutil, state, state_request, state_run, status, sys, sysctl, test, timezone, user,
 };
-use crate::context::Minion;
+use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
+use brine_core::Value;
 use std::sync::{Arc, LazyLock};
 
 /// Every module, by name.
@@ -25,6 +27,7 @@ pub static MODULES: &[Module] = &[
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("disk", disk::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
+    Module::new("git", git::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),
     Module::new("grains", grains_set::FUNCTIONS),
     Module::new("group", group::FUNCTIONS),
@@ -67,15 +70,37 @@ pub fn all() -> Vec<(String, &'static Function)> {
 /// Run `fun` with `args` on `minion` (`brine-call`, a job).
 pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, CallError> {
     let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
-    let p = f.params(args);
+    run_on(minion, f, f.params(args))
+}
+
+/// Run `fun` for a state (its `__salt__`): Python binds the arguments, so
+/// its wording applies, and no publish metadata comes with them.
+fn call_from_state(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Value, CallError> {
+    let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
+    let mut p = f.params(args);
+    p.from_template = true;
+    run_on(minion, f, p).map(|r| r.value)
+}
+
+fn run_on(minion: &mut Minion, f: &'static Function, p: Params) -> Result<Return, CallError> {
     match f.run {
         Run::Reads(read) => {
             read(&Ctx::of_minion(minion, MODULES), p).map(|r| Return::from(r.into_value()))
         }
-        Run::Minion(run) => run(minion, p),
+        Run::Minion(run) => {
+            // A state run among them calls functions by name through it.
+            minion.registry = Some(REGISTRY_CALLS);
+            run(minion, p)
+        }
         Run::Acts(act) => act(&Ctx::of_minion(minion, MODULES), p),
     }
 }
+
+/// The registry as a state run calls it (`module.run`, `grains.*`).
+const REGISTRY_CALLS: RegistryCalls = RegistryCalls {
+    call: call_from_state,
+    signature: |fun| find(fun).map(|f| f.sig),
+};
 
 /// The registry as templates call it.
 struct Templates;

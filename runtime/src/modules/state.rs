@@ -197,9 +197,13 @@ fn with_retcode(value: Value, retcode: i32) -> Return {
 /// `state.show_top [saltenv=]`.
 fn show_top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
-    p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let co = call_opts(m, &mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let req = request(m, &co)?;
     let (matches, errors) = m.show_top(&req);
     if !errors.is_empty() {
@@ -214,10 +218,14 @@ fn show_top(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 /// `state.show_state_usage [pillar=]`.
 fn show_state_usage(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
-    p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let mut co = call_opts(m, &mut p);
     co.pillar_override = p.kw("pillar");
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let req = request(m, &co)?;
     let (usage, errors) = m.state_usage(&req);
     if !errors.is_empty() {
@@ -238,10 +246,14 @@ fn show_state_usage(m: &mut Minion, mut p: Params) -> Result<Return, CallError> 
 /// `state.show_highstate [saltenv=] [pillarenv=] [pillar=]`.
 fn show_highstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
-    p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let mut co = call_opts(m, &mut p);
     co.pillar_override = p.kw("pillar");
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let req = request(m, &co)?;
     let r = m.render_highstate(&req, true);
     if !r.errors.is_empty() {
@@ -263,9 +275,13 @@ fn show_highstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 /// chunks, or the compile errors (with retcode 0: Salt sets none here).
 fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
-    p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let co = call_opts(m, &mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let req = request(m, &co)?;
     let r = m.render_highstate(&req, false);
     let value = match compile_lowstate(r, &req.opts) {
@@ -279,9 +295,13 @@ fn show_lowstate(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 /// once, in order; or the compile errors (retcode 1).
 fn show_states(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
-    p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let co = call_opts(m, &mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let req = request(m, &co)?;
     let r = m.render_highstate(&req, false);
     let chunks = match compile_lowstate(r, &req.opts) {
@@ -343,26 +363,129 @@ fn id_exists(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn running(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let concurrent = p.take("concurrent").is_some_and(|v| v.is_truthy());
     p.finish()?;
-    if concurrent {
-        return Ok(Return::from(Value::List(Vec::new())));
-    }
-    let field = |j: &Map, k: &str| j.get(k).map(Value::to_python_str).unwrap_or_default();
-    let lines = m
-        .jobs
+    let lines = running_states(m, concurrent);
+    Ok(Return::from(Value::List(
+        lines.into_iter().map(Value::Str).collect(),
+    )))
+}
+
+/// The state jobs running besides this call (this process's and other
+/// processes'), oldest first: the one place that decides whether a state
+/// run is in progress.
+fn state_jobs(m: &Minion) -> Vec<Map> {
+    m.jobs
         .others()
         .into_iter()
-        .filter(|j| field(j, "fun").starts_with("state."))
+        .filter(|j| {
+            j.get("fun")
+                .map(Value::to_python_str)
+                .is_some_and(|f| brine_compile::matcher::glob::fnmatch(&f, "state.*"))
+        })
+        .collect()
+}
+
+/// Salt's `state.running`: one sentence per state job running besides
+/// this call; none with `concurrent`.
+fn running_states(m: &Minion, concurrent: bool) -> Vec<String> {
+    if concurrent {
+        return Vec::new();
+    }
+    let field = |j: &Map, k: &str| j.get(k).map(Value::to_python_str).unwrap_or_default();
+    state_jobs(m)
+        .into_iter()
         .map(|j| {
             let jid = field(&j, "jid");
-            Value::Str(format!(
+            format!(
                 "The function \"{}\" is running as PID {} and was started at {} with jid {jid}",
                 field(&j, "fun"),
                 field(&j, "pid"),
                 brine_core::py::jid_to_time(&jid),
-            ))
+            )
         })
-        .collect();
-    Ok(Return::from(Value::List(lines)))
+        .collect()
+}
+
+/// How often a queued state run looks whether the runs before it ended
+/// (Salt's `_wait` sleeps a second between looks).
+const QUEUE_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Salt's `_check_queue`, which every state run (and every `show_*`)
+/// passes first: with `queue=True` (or the `state_queue` option) wait
+/// until the state runs started before this one ended; with a number,
+/// wait only while fewer than that many are ahead; otherwise (or when too
+/// many are ahead) refuse to run while another state run is going on
+/// (unless `concurrent=True`), answering Salt's sentences with retcode 1.
+pub(super) fn check_queue(
+    m: &Minion,
+    queue: Option<&Value>,
+    concurrent: Option<&Value>,
+) -> Option<Return> {
+    let configured;
+    let queue = match queue {
+        Some(q) if !q.is_null() => q,
+        _ => {
+            configured = m
+                .opts
+                .get("state_queue")
+                .or_else(|| m.pillar.get("state_queue"))
+                .cloned()
+                .unwrap_or(Value::Bool(false));
+            &configured
+        }
+    };
+    let waited = match queue {
+        Value::Bool(true) => {
+            wait_for_prior(m, 0);
+            true
+        }
+        Value::Int(max) => wait_for_prior(m, *max),
+        _ => false,
+    };
+    if waited {
+        return None;
+    }
+    let conflict = running_states(m, concurrent.is_some_and(Value::is_truthy));
+    if conflict.is_empty() {
+        return None;
+    }
+    Some(Return {
+        value: Value::List(conflict.into_iter().map(Value::Str).collect()),
+        retcode: EX_STATE_COMPILER_ERROR,
+    })
+}
+
+/// Salt's `_wait`: while the state runs started before this call (a
+/// smaller jid) go on, wait; with `max_queue` > 0, only when fewer than
+/// that many are ahead (false: not waited).
+fn wait_for_prior(m: &Minion, max_queue: i64) -> bool {
+    let own: u128 = m
+        .jobs
+        .own_jid()
+        .and_then(|j| j.parse().ok())
+        .unwrap_or_else(|| {
+            brine_host::time::jid(brine_host::time::now_micros(), false)
+                .parse()
+                .unwrap_or(u128::MAX)
+        });
+    let prior = || {
+        state_jobs(m)
+            .into_iter()
+            .filter(|j| {
+                j.get("jid")
+                    .and_then(|v| v.to_python_str().parse::<u128>().ok())
+                    .is_some_and(|jid| jid < own)
+            })
+            .count()
+    };
+    let mut ahead = prior();
+    if max_queue != 0 && i64::try_from(ahead).unwrap_or(i64::MAX) >= max_queue {
+        return false;
+    }
+    while ahead > 0 {
+        std::thread::sleep(QUEUE_POLL);
+        ahead = prior();
+    }
+    true
 }
 
 /// Salt's `compile_low_chunks` after the render: extend, verify,
@@ -394,10 +517,14 @@ fn show_sls(m: &mut Minion, mut p: Params, low: bool) -> Result<Return, CallErro
     p.open_kwargs = true;
     let mods = p.require("mods")?;
     p.take("test");
-    p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let mut co = call_opts(m, &mut p);
     co.pillar_override = p.kw("pillar");
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     // A specific SLS falls back to `base` when no saltenv is set.
     if co.saltenv.as_deref().is_none_or(str::is_empty) {
         co.saltenv = Some("base".into());
@@ -503,6 +630,7 @@ mod tests {
             source: Default::default(),
             functions: super::super::functions(),
             jobs: Default::default(),
+            registry: None,
         }
     }
 

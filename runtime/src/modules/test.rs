@@ -245,11 +245,12 @@ fn echo<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
 
 /// The keyword arguments with the publish metadata, as Salt's functions
 /// receive them. `brine-call` publishes nothing: it shows what salt-call
-/// adds (fun, pid, jid, tgt).
+/// adds (fun, pid, jid, tgt); Python code calling the function (a
+/// template, a state) adds nothing.
 fn kwargs_with_pub(p: &mut Params, fun: &str) -> Map {
     let mut kw = std::mem::take(&mut p.kwargs);
     p.open_kwargs = true;
-    if p.pub_kwargs.is_empty() {
+    if p.pub_kwargs.is_empty() && !p.from_template {
         kw.insert("__pub_fun".into(), Value::from(fun));
         kw.insert(
             "__pub_pid".into(),

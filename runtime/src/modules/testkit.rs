@@ -20,6 +20,7 @@ pub(crate) fn minion() -> Minion {
         source: Default::default(),
         functions: functions(),
         jobs: Default::default(),
+        registry: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn minion() -> Minion {
         source: Default::default(),
         functions: functions(),
         jobs: Default::default(),
+        registry: None,
     }
 }
 

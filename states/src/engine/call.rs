@@ -218,6 +218,9 @@ pub fn call(
     retries: i64,
 ) -> Result<Called, RuntimeError> {
     let started = Started::now();
+    // Grains a state before this one wrote are seen from here on.
+    let current = ctx.current();
+    let ctx: &StateContext = &current;
     let name = low.get("name").cloned().unwrap_or(Value::Null);
     let errors = verify_data(low);
     if !errors.is_empty() {

@@ -844,7 +844,7 @@ pub fn fetch_and_run_script(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modules::file::tests::{call_state, context, replay};
+    use crate::replay::{call_state, context, replay};
 
     #[test]
     fn cmd_states_match_salt() {

@@ -4,7 +4,10 @@
 
 pub mod cmd;
 pub mod file;
+pub mod git;
+pub mod grains;
 pub mod group;
+pub mod module;
 pub mod pkg;
 pub mod service;
 pub mod test;
@@ -16,7 +19,10 @@ use crate::StateModule;
 pub static MODULES: &[&StateModule] = &[
     &cmd::MODULE,
     &file::MODULE,
+    &git::MODULE,
+    &grains::MODULE,
     &group::MODULE,
+    &module::MODULE,
     &pkg::MODULE,
     &service::MODULE,
     &test::MODULE,

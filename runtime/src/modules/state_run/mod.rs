@@ -3,11 +3,13 @@
 //! runtime and return the running dictionary, with salt-call's retcodes
 //! (1: compile errors, 2: a state failed, 5: the pillar failed).
 
+mod calls;
 mod render;
 mod run_opts;
 
 use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
+use super::state::check_queue;
 use crate::context::{FreshPillar, Minion};
 use brine_compile::envs::Envs;
 use brine_compile::request::CompiledStates;
@@ -32,6 +34,15 @@ given; EXCLUDE leaves SLS or IDs out. Exit code 2 when a state failed, 1 on comp
 errors, 5 when the pillar failed.\n\n    brine-call state.apply\n    \
 brine-call state.apply web test=True",
         |m, p| apply(m, p, false),
+    )
+    .highstate(),
+    Function::minion(
+        "high",
+        sig!(data, test = null, queue = null, **kwargs),
+        "Run high data given as a dict ({id: {module: [function, {arg: value}...]}}), \
+with requisites, as a state run does (PILLAR, SALTENV and TEST as for \
+state.apply).\n\n    brine-call state.high '{vim: {pkg: [installed]}}'",
+        high,
     )
     .highstate(),
     Function::minion(
@@ -139,16 +150,31 @@ fn unshare(a: Arc<Map>) -> Map {
 }
 
 pub(super) fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> StateContext {
+    let pillar = Arc::new(pillar);
     StateContext {
         opts: Arc::clone(&m.opts),
         grains: Arc::clone(&m.grains),
-        pillar: Arc::new(pillar),
+        minion: calls::for_run(m, &pillar),
+        pillar,
         saltenv: saltenv.to_string(),
         test,
         fileclient: m.file_client(),
         functions: m.functions.clone(),
         jobs: m.jobs.clone(),
     }
+}
+
+/// A run is over: the minion gets its pillar back, and the grains its
+/// states wrote (`grains.present`) are its own from now on.
+fn end_run(m: &mut Minion, ctx: StateContext, in_memory: bool) {
+    if let Some(g) = ctx.minion.grains() {
+        m.grains = g;
+    }
+    RunPillar {
+        pillar: unshare(ctx.pillar),
+        in_memory,
+    }
+    .restore(m);
 }
 
 /// A list of error strings, returned with `retcode`.
@@ -181,10 +207,14 @@ fn highstate(
 ) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let test = forced_test.or_else(|| p.take("test"));
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let _state_events = p.take("state_events");
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     let pillar = match run.checked_pillar(m, &kwargs) {
         Ok(p) => p,
@@ -204,6 +234,40 @@ fn highstate(
     finish_run(m, run, pillar, rendered, exclude)
 }
 
+/// `state.high data`: high data from the call, run as given.
+fn high(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    p.open_kwargs = true;
+    let data = p.require("data")?;
+    let test = p.take("test");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
+    let kwargs = take_kwargs(&mut p);
+    p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
+    let run = RunOpts::new(m, test.as_ref(), &kwargs)?;
+    let pillar = match run.checked_pillar(m, &kwargs) {
+        Ok(p) => p,
+        Err(r) => return Ok(r),
+    };
+    let pillar = match pillar {
+        Pillar::Ready(p) => p,
+        // A minion of a master: its pillar comes from there, as Salt's
+        // `State` compiles it; the states are the call's.
+        Pillar::OnMaster(fresh) => RunPillar {
+            pillar: m.compile_pillar(&fresh, true),
+            in_memory: false,
+        },
+    };
+    let rendered = match data {
+        Value::Map(h) => Rendered::High(h),
+        // Salt's `verify_high`.
+        _ => Rendered::Errors(vec!["High data is not a dictionary and is invalid".into()]),
+    };
+    finish_run(m, run, pillar, rendered, None)
+}
+
 /// `state.sls mods`: the listed SLS files of one saltenv.
 fn sls(
     m: &mut Minion,
@@ -219,10 +283,14 @@ fn sls(
         }
     };
     let exclude = p.take("exclude");
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let _state_events = p.take("state_events");
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let mut run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     if run.saltenv.is_none() {
         run.saltenv = Some("base".into());
@@ -253,10 +321,14 @@ fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let id = p.require("id_")?.to_python_str();
     let mods = p.require("mods")?;
     let test = p.take("test");
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let _state_events = p.take("state_events");
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let mut run = RunOpts::new(m, test.as_ref(), &kwargs)?;
     let saltenv = run.saltenv.get_or_insert_with(|| "base".into()).clone();
     let pillar = run.pillar(m);
@@ -290,11 +362,7 @@ fn sls_id(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let RunPillar { pillar, in_memory } = pillar;
     let ctx = context(m, pillar, &saltenv, run.test);
     let result = engine::call_id(&ctx, chunks, &id);
-    RunPillar {
-        pillar: unshare(ctx.pillar),
-        in_memory,
-    }
-    .restore(m);
+    end_run(m, ctx, in_memory);
     let running = match result {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
@@ -360,9 +428,13 @@ fn without_test(kwargs: &Map) -> Map {
 fn template(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let mut tem = p.require("tem")?.to_python_str();
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let mut kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     // Salt's `env` is not supported and dropped; the file renders in the
     // saltenv given, else none.
     kwargs.shift_remove("env");
@@ -407,9 +479,13 @@ fn template(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn template_str(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let tem = p.require("tem")?;
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     // Salt encodes the text first: anything but a string is a TypeError.
     let Value::Str(tem) = tem else {
         return Err(CallError::InvalidArguments(format!(
@@ -646,11 +722,7 @@ fn run_chunks(
     let RunPillar { pillar, in_memory } = pillar;
     let ctx = context(m, pillar, &saltenv, run.test);
     let result = engine::call_high(&ctx, chunks);
-    RunPillar {
-        pillar: unshare(ctx.pillar),
-        in_memory,
-    }
-    .restore(m);
+    end_run(m, ctx, in_memory);
     let running = match result {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
@@ -672,9 +744,13 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let fun = p.require("fun")?;
     let name = p.require("name")?;
     let test = p.take("test");
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let mut kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let fun = fun.to_python_str();
     let comps: Vec<&str> = fun.split('.').collect();
     let (Some(state), Some(f)) = (comps.first(), comps.get(1)) else {
@@ -698,11 +774,7 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let RunPillar { pillar, in_memory } = run.pillar(m);
     let ctx = context(m, pillar, &saltenv, run.test);
     let result = engine::call_low(&ctx, low);
-    RunPillar {
-        pillar: unshare(ctx.pillar),
-        in_memory,
-    }
-    .restore(m);
+    end_run(m, ctx, in_memory);
     let ret = match result {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
@@ -725,9 +797,13 @@ fn single(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.open_kwargs = true;
     let data = p.require("data")?;
-    let _queue = p.take("queue");
+    let queue = p.take("queue");
+    let concurrent = p.kwargs.get("concurrent").cloned();
     let _kwargs = take_kwargs(&mut p);
     p.finish()?;
+    if let Some(r) = check_queue(m, queue.as_ref(), concurrent.as_ref()) {
+        return Ok(r);
+    }
     let Value::Map(mut low) = data else {
         return Err(CallError::InvalidArguments(format!(
             "low data must be a dictionary, not {}",
@@ -743,7 +819,11 @@ fn low(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let pillar = m.compile_pillar(&FreshPillar::new(envs, None), true);
     let test = brine_compile::opts::test_mode(&m.opts);
     let ctx = context(m, pillar, &saltenv, test);
-    let ret = match engine::call_low(&ctx, low) {
+    let result = engine::call_low(&ctx, low);
+    if let Some(g) = ctx.minion.grains() {
+        m.grains = g;
+    }
+    let ret = match result {
         Ok(r) => r,
         Err(e) => return runtime_error(e),
     };

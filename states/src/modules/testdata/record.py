@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""Record what Salt 3007.8 answers for the file/cmd state scenarios below.
+"""Record what Salt 3007.8 answers for the state scenarios below.
 
 usage: record.py SALT_CALL WORKDIR [CASE...]
   (e.g. /tmp/saltvenv/bin/salt-call /tmp/stm-rec)
-Writes file.json and cmd.json next to this script; with CASE names only
-those cases are recorded again, the others are kept. Each scenario runs in its
-own folder (written @TMP@ in the scenarios and in the answers); `sh` steps
-prepare or change files, `check` steps record what a shell command prints
-afterwards (contents, modes) so the tests can compare real effects too.
+Writes one JSON file per scenario set (file.json, cmd.json, module.json,
+grains.json, ...; see SETS) next to this script; with CASE names only
+those cases are recorded again, the others are kept, and sets without a
+named case are left alone. Each scenario runs in its own folder (written
+@TMP@ in the scenarios and in the answers; the minion's configuration
+folder, where `grains.*` keep their file, is @ETC@ and starts each case
+without a grains file); `sh` steps prepare or change files, `check` steps
+record what a shell command prints afterwards (contents, modes) so the
+tests can compare real effects too; a `state` step runs one state, a
+`high` step a whole high data (requisites and all) and records every
+state's return.
 """
 import json, os, shutil, subprocess, sys
 
@@ -478,28 +484,360 @@ CMD_CASES = {
 }
 
 
-def subst(obj, tmp):
+MR = "module.run"
+WATCHED = {"trig": {"test": ["succeed_with_changes"]}}
+QUIET = {"trig": {"test": ["succeed_without_changes"]}}
+MODULE_CASES = {
+    "module_run_new": [
+        {"state": MR, "args": {"test.echo": [{"text": "hi"}]}},
+        {"state": MR, "args": {"test.echo": ["positional"]}},
+        {"state": MR, "args": {"test.echo": [{"text": "one"}], "test.true": None}},
+        {"state": MR, "args": {"test.false": None}},
+        {"state": MR, "args": {"test.echo": [{"text": "x"}], "test.false": None}},
+        {"state": MR, "args": {"test.arg": ["a", 2, {"k": "v"}]}},
+        {"state": MR, "args": {"test.arg": [{"result": False}]}},
+        {"state": MR, "args": {"test.arg": [{"comment": "said"}]}},
+        {"state": MR, "args": {"cmd.run": [{"cmd": "echo out; echo err >&2"}, {"python_shell": True}]}},
+        {"state": MR, "args": {"cmd.run_all": [{"cmd": "exit 3"}, {"python_shell": True}]}},
+        {"state": MR, "args": {"cmd.retcode": ["exit 3", {"python_shell": True}]}},
+        {"state": MR, "args": {"cmd.run": ["touch @TMP@/made"]}, "test": True},
+        {"check": "ls @TMP@"},
+        {"state": MR, "args": {"cmd.run": ["touch @TMP@/made"]}},
+        {"check": "ls @TMP@"},
+        {"state": MR, "args": {"nosuch.fun": None}},
+        {"state": MR, "args": {"nosuch.fun": None, "other.nope": None}},
+        {"state": MR, "args": {"nosuch.fun": None, "test.true": None}, "test": True},
+        {"state": MR, "args": {"test.echo": None}},
+        {"state": MR, "args": {"test.echo": [{"text": "a"}, {"bogus": 1}]}},
+        {"state": MR, "args": {"test.echo:first": ["1"], "test.echo:second": ["2"]}},
+        {"state": MR, "args": {"grains.get": [{"key": "shell"}]}},
+        {"state": MR, "args": {"test.exception": ["boom"]}},
+        {"state": MR, "args": {"name": "named", "test.true": None}},
+    ],
+    "module_run_legacy": [
+        {"state": MR, "args": {"name": "test.echo", "text": "hi"}},
+        {"state": MR, "args": {"name": "test.echo"}},
+        {"state": MR, "args": {"name": "nosuch.fun"}},
+        {"state": MR, "args": {"name": "test.echo", "text": "hi"}, "test": True},
+        {"state": MR, "args": {"name": "test.false"}},
+        {"state": MR, "args": {"name": "cmd.run", "cmd": "echo hi"}},
+        {"state": MR, "args": {"name": "cmd.run_all", "cmd": "exit 2", "python_shell": True}},
+        {"state": MR, "args": {"name": "file.touch", "m_name": "@TMP@/t"}},
+        {"check": "ls @TMP@"},
+        {"state": MR, "args": {"name": "file.touch"}},
+        {"state": MR, "args": {"name": "test.arg", "args": ["a", "b"], "kwargs": {"k": 1}}},
+        {"state": MR, "args": {"name": "test.arg", "args": "a"}},
+        {"state": MR, "args": {"name": "test.arg", "kwargs": "k"}},
+        {"state": MR, "args": {"name": "test.exception", "message": "boom"}},
+        {"state": MR, "args": {"name": "test.echo", "text": "x", "ignored": 1}},
+        {"state": MR, "args": {"name": "test.arg", "m_names": ["x"]}},
+    ],
+    "module_wait": [
+        {"state": "module.wait", "args": {"name": "test.echo", "text": "hi"}},
+        {"high": dict(WATCHED, w={"module": ["wait", {"name": "test.echo"}, {"text": "hi"},
+                                             {"watch": [{"test": "trig"}]}]})},
+        {"high": dict(QUIET, w={"module": ["wait", {"name": "test.echo"}, {"text": "hi"},
+                                           {"watch": [{"test": "trig"}]}]})},
+        {"high": dict(WATCHED, w={"module": ["wait", {"test.echo": [{"text": "new"}]},
+                                             {"watch": [{"test": "trig"}]}]})},
+        {"high": dict(WATCHED, w={"module": ["wait", {"test.echo": [{"text": "new"}]},
+                                             {"watch": [{"test": "trig"}]}]}), "test": True},
+        {"high": dict(WATCHED, w={"module": ["watch", {"name": "cmd.run"}, {"cmd": "touch @TMP@/w"},
+                                             {"watch": [{"test": "trig"}]}]})},
+        {"check": "ls @TMP@"},
+        {"high": dict(WATCHED, r={"module": ["run", {"test.echo": [{"text": "ran"}]},
+                                             {"watch": [{"test": "trig"}]}]})},
+        {"high": dict(QUIET, r={"module": ["run", {"test.echo": [{"text": "ran"}]},
+                                           {"onchanges": [{"test": "trig"}]}]})},
+    ],
+}
+
+GP = "grains.present"
+GRAINS_CASES = {
+    "grains_present": [
+        {"state": GP, "args": {"name": "role", "value": "web"}, "test": True},
+        {"check": "cat @ETC@/grains 2>&1"},
+        {"state": GP, "args": {"name": "role", "value": "web"}},
+        {"check": "cat @ETC@/grains"},
+        {"state": GP, "args": {"name": "role", "value": "web"}},
+        {"state": GP, "args": {"name": "role", "value": "db"}, "test": True},
+        {"state": GP, "args": {"name": "role", "value": "db"}},
+        {"state": GP, "args": {"name": "apps:web:port", "value": 80}},
+        {"check": "cat @ETC@/grains"},
+        {"state": GP, "args": {"name": "apps:web:port", "value": 80}},
+        {"state": GP, "args": {"name": "apps", "value": "flat"}},
+        {"state": GP, "args": {"name": "apps", "value": "flat"}, "test": True},
+        {"state": GP, "args": {"name": "apps", "value": "flat", "force": True}},
+        {"check": "cat @ETC@/grains"},
+        {"state": GP, "args": {"name": "d", "value": {"x": [1, 2]}}},
+        {"state": GP, "args": {"name": "d", "value": {"x": [1, 2]}}},
+        {"state": GP, "args": {"name": "a,b", "value": 1, "delimiter": ","}},
+        {"check": "cat @ETC@/grains"},
+        {"state": GP, "args": {"name": "shell", "value": "/bin/zsh"}},
+        {"state": GP, "args": {"name": "nothing", "value": None}},
+    ],
+    "grains_absent": [
+        {"state": "grains.absent", "args": {"name": "role"}},
+        {"state": GP, "args": {"name": "role", "value": "web"}},
+        {"state": "grains.absent", "args": {"name": "role"}, "test": True},
+        {"state": "grains.absent", "args": {"name": "role"}},
+        {"check": "cat @ETC@/grains"},
+        {"state": "grains.absent", "args": {"name": "role"}},
+        {"state": "grains.absent", "args": {"name": "role", "destructive": True}, "test": True},
+        {"state": "grains.absent", "args": {"name": "role", "destructive": True}},
+        {"check": "cat @ETC@/grains"},
+        {"state": GP, "args": {"name": "l", "value": [1, 2]}},
+        {"state": "grains.absent", "args": {"name": "l"}},
+        {"state": "grains.absent", "args": {"name": "l", "force": True}},
+        {"check": "cat @ETC@/grains"},
+        {"state": GP, "args": {"name": "n:k", "value": "v"}},
+        {"state": "grains.absent", "args": {"name": "n:k", "destructive": True}},
+        {"check": "cat @ETC@/grains"},
+    ],
+    "grains_lists": [
+        {"state": "grains.list_present", "args": {"name": "roles", "value": "web"}, "test": True},
+        {"state": "grains.list_present", "args": {"name": "roles", "value": "web"}},
+        {"check": "cat @ETC@/grains"},
+        {"state": "grains.list_present", "args": {"name": "roles", "value": "web"}},
+        {"state": "grains.list_present", "args": {"name": "roles", "value": ["web", "db", "cache"]}, "test": True},
+        {"state": "grains.list_present", "args": {"name": "roles", "value": ["web", "db", "cache"]}},
+        {"check": "cat @ETC@/grains"},
+        {"state": "grains.list_present", "args": {"name": "roles", "value": ["db"]}},
+        {"state": GP, "args": {"name": "flat", "value": "x"}},
+        {"state": "grains.list_present", "args": {"name": "flat", "value": "y"}},
+        {"state": "grains.list_present", "args": {"name": "m:roles", "value": "a"}},
+        {"check": "cat @ETC@/grains"},
+        {"state": "grains.list_absent", "args": {"name": "roles", "value": "web"}, "test": True},
+        {"state": "grains.list_absent", "args": {"name": "roles", "value": "web"}},
+        {"state": "grains.list_absent", "args": {"name": "roles", "value": "web"}},
+        {"state": "grains.list_absent", "args": {"name": "roles", "value": ["db", "nope"]}},
+        {"check": "cat @ETC@/grains"},
+        {"state": "grains.list_absent", "args": {"name": "flat", "value": "x"}},
+        {"state": "grains.list_absent", "args": {"name": "missing", "value": "x"}},
+        {"state": "grains.list_present", "args": {"name": "d2", "value": {"k": "v"}}},
+        {"state": "grains.list_present", "args": {"name": "d2", "value": {"k": "v"}}},
+        {"check": "cat @ETC@/grains"},
+    ],
+    "grains_seen_later": [
+        {"high": {"a": {"grains": ["present", {"name": "role"}, {"value": "web"}, {"order": 1}]},
+                  "b": {"file": ["managed", {"name": "@TMP@/role"}, {"contents": "{{ grains['role'] }}"},
+                                 {"template": "jinja"}, {"order": 2}]},
+                  "c": {"module": ["run", {"grains.get": [{"key": "role"}]}, {"order": 3}]},
+                  "d": {"grains": ["list_present", {"name": "roles"}, {"value": "x"}, {"order": 4}]},
+                  "e": {"grains": ["list_present", {"name": "roles"}, {"value": "x"}, {"order": 5}]}}},
+        {"check": "cat @TMP@/role; echo; cat @ETC@/grains"},
+    ],
+}
+
+
+def subst(obj, tmp, etc=None):
     if isinstance(obj, dict):
-        return {k: subst(v, tmp) for k, v in obj.items()}
+        return {subst(k, tmp, etc): subst(v, tmp, etc) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [subst(v, tmp) for v in obj]
+        return [subst(v, tmp, etc) for v in obj]
     if isinstance(obj, str):
-        return obj.replace("@TMP@", tmp)
+        obj = obj.replace("@TMP@", tmp)
+        return obj.replace("@ETC@", etc) if etc else obj
     return obj
 
 
-def unsubst(obj, tmp):
+def unsubst(obj, tmp, etc=None):
     if isinstance(obj, dict):
-        return {unsubst(k, tmp): unsubst(v, tmp) for k, v in obj.items()}
+        return {unsubst(k, tmp, etc): unsubst(v, tmp, etc) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [unsubst(v, tmp) for v in obj]
+        return [unsubst(v, tmp, etc) for v in obj]
     if isinstance(obj, str):
-        return obj.replace(tmp, "@TMP@")
+        obj = obj.replace(tmp, "@TMP@")
+        return obj.replace(etc, "@ETC@") if etc else obj
     return obj
+
+
+# Git repositories made at record (and test) time: fixed names and dates
+# give the same commit ids everywhere.
+GIT_ENV = ("export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t "
+           "GIT_COMMITTER_EMAIL=t@example.com GIT_AUTHOR_DATE=2020-01-01T00:00:00Z "
+           "GIT_COMMITTER_DATE=2020-01-01T00:00:00Z; ")
+GIT_MK = GIT_ENV + (
+    "git init -q -b main @TMP@/src && cd @TMP@/src && echo a > f && git add f && git commit -qm a "
+    "&& git tag v1 && echo b >> f && git commit -qam b && git tag -a v2 -m v2 "
+    "&& git checkout -qb dev && echo c > g && git add g && git commit -qm c && git checkout -q main "
+    "&& git clone -q --bare @TMP@/src @TMP@/remote.git")
+GIT_PUSH = GIT_ENV + "cd @TMP@/src && echo d >> f && git commit -qam d && git push -q @TMP@/remote.git main"
+GL = "git.latest"
+URL = "file://@TMP@/remote.git"
+SHA_A = "5c930c4ab809eab47120f4b30716c1dde9e9a7b3"
+GIT_HEAD = "git -C @TMP@/{0} rev-parse HEAD; git -C @TMP@/{0} rev-parse --abbrev-ref HEAD; ls @TMP@/{0}"
+GIT_CASES = {
+    "git_latest": [
+        {"sh": GIT_MK},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
+        {"check": GIT_HEAD.format("co") + "; git -C @TMP@/co rev-parse --abbrev-ref main@{upstream}"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
+        {"sh": GIT_PUSH},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
+        {"check": GIT_HEAD.format("co")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}},
+        {"check": GIT_HEAD.format("co") + "; git -C @TMP@/co rev-parse --abbrev-ref dev@{upstream}"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main"}},
+        {"check": GIT_HEAD.format("co")},
+        {"sh": "echo local >> @TMP@/co/f"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main",
+                               "force_reset": True}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main",
+                               "force_reset": True}},
+        {"check": "git -C @TMP@/co status --porcelain; cat @TMP@/co/f"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "force_reset": "maybe"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "nope"}},
+        {"state": GL, "args": {"name": URL, "target": "rel"}},
+        {"state": GL, "args": {"name": "file://@TMP@/missing.git", "target": "@TMP@/x"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "bogus": 1}},
+    ],
+    "git_latest_revs": [
+        {"sh": GIT_MK},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v1"}},
+        {"check": GIT_HEAD.format("t1")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v1"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v2"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v2"}},
+        {"check": GIT_HEAD.format("t1")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/s1", "rev": SHA_A}},
+        {"check": GIT_HEAD.format("s1")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/s1", "rev": SHA_A[:7]}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/d1", "rev": "main", "depth": 1}},
+        {"check": "git -C @TMP@/d1 rev-list --count HEAD"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/d2", "depth": 1}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream"}},
+        {"check": "git -C @TMP@/r1 remote; git -C @TMP@/r1 rev-parse --abbrev-ref main@{upstream}"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "other"}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "other"}},
+        {"check": "git -C @TMP@/r1 remote"},
+        {"sh": GIT_PUSH},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}},
+        {"check": GIT_HEAD.format("r1")},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}},
+    ],
+    "git_latest_force": [
+        {"sh": GIT_MK + "; mkdir -p @TMP@/full @TMP@/empty && touch @TMP@/full/junk"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_clone": True}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_clone": True}},
+        {"check": "ls -a @TMP@/full"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/empty"}},
+        {"sh": "touch @TMP@/afile"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/afile"}},
+        {"sh": "ssh-keygen -q -t ed25519 -N '' -C k -f @TMP@/key"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/i1", "identity": "@TMP@/key"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/i2", "identity": "@TMP@/nokey"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/i2", "identity": "relative/key"}},
+        {"sh": GIT_ENV + "cd @TMP@/full && git checkout -q -b side && echo s > s && git add s && git commit -qm s "
+               "&& git checkout -q main && git reset -q --hard side"},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full"}},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_reset": True}, "test": True},
+        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_reset": True}},
+        {"check": GIT_HEAD.format("full")},
+    ],
+    "git_cloned": [
+        {"sh": GIT_MK},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}, "test": True},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}},
+        {"check": GIT_HEAD.format("c1")},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}, "test": True},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}},
+        {"check": GIT_HEAD.format("c1")},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "main"}},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c2", "branch": "dev"}},
+        {"check": GIT_HEAD.format("c2")},
+        {"state": "git.cloned", "args": {"name": URL, "target": "rel"}},
+        {"state": "git.cloned", "args": {"name": URL}},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c3", "branch": ""}},
+        {"sh": "mkdir @TMP@/notgit"},
+        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/notgit"}},
+        {"state": "git.cloned", "args": {"name": "file://@TMP@/missing.git", "target": "@TMP@/c4"}},
+    ],
+}
+
+
+def mask_pids(changes):
+    """Process ids in a state's changes (cmd.run's, a returned cmd.run_all's)."""
+    if isinstance(changes, dict):
+        for k, v in changes.items():
+            if k == "pid" and isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                changes[k] = "<pid>"
+            else:
+                mask_pids(v)
+    return changes
+
+
+def clean(ret):
+    """A state's return less what changes from run to run."""
+    for k in ("start_time", "duration", "__run_num__", "__sls__", "__id__"):
+        ret.pop(k, None)
+    mask_pids(ret.get("changes"))
+    return ret
+
+
+def salt_call(salt_call, work, tmp, high, test):
+    cmd = [salt_call, "-c", os.path.join(work, "etc"), "--local", "--out", "json",
+           "state.high", json.dumps(high)]
+    if test:
+        cmd.append("test=True")
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+    try:
+        return json.loads(out.stdout)["local"]
+    except (ValueError, KeyError):
+        sys.exit(f"salt-call failed: {out.stdout}\n{out.stderr}")
+
+
+def run_step(step, salt, work, tmp):
+    etc = os.path.join(work, "etc")
+    step = dict(step)
+    if "sh" in step:
+        subprocess.run(["bash", "-c", subst(step["sh"], tmp, etc)], check=True)
+    elif "check" in step:
+        out = subprocess.run(["bash", "-c", subst(step["check"], tmp, etc)],
+                             capture_output=True, text=True)
+        step["out"] = unsubst(out.stdout, tmp, etc)
+    elif "high" in step:
+        ret = salt_call(salt, work, tmp, subst(step["high"], tmp, etc), step.get("test"))
+        if isinstance(ret, dict):
+            for r in ret.values():
+                for k in ("start_time", "duration"):
+                    r.pop(k, None)
+                mask_pids(r.get("changes"))
+        step["expect"] = unsubst(ret, tmp, etc)
+    else:
+        mod, fun = step["state"].split(".")
+        args = subst(step["args"], tmp, etc)
+        high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
+        ret = salt_call(salt, work, tmp, high, step.get("test"))
+        (ret,) = ret.values()
+        step["expect"] = unsubst(clean(ret), tmp, etc)
+    return step
+
+
+# The scenario sets: the file each is kept in, and its cases.
+SETS = [
+    ("file.json", FILE_CASES),
+    ("cmd.json", CMD_CASES),
+    ("module.json", MODULE_CASES),
+    ("grains.json", GRAINS_CASES),
+    ("git.json", GIT_CASES),
+]
 
 
 def main():
-    salt_call, work = sys.argv[1], os.path.abspath(sys.argv[2])
+    salt, work = sys.argv[1], os.path.abspath(sys.argv[2])
     only = set(sys.argv[3:])
     shutil.rmtree(work, ignore_errors=True)
     roots = os.path.join(work, "file_roots")
@@ -523,7 +861,9 @@ def main():
     }
     with open(os.path.join(work, "etc", "minion"), "w") as f:
         json.dump(conf, f)
-    for out_name, cases in (("file.json", FILE_CASES), ("cmd.json", CMD_CASES)):
+    for out_name, cases in SETS:
+        if only and not only & set(cases):
+            continue
         out_path = os.path.join(HERE, out_name)
         recorded = {}
         old = {}
@@ -537,36 +877,11 @@ def main():
                 continue
             tmp = os.path.join(work, "cases", case)
             os.makedirs(tmp)
-            done = []
-            for step in steps:
-                step = dict(step)
-                if "sh" in step:
-                    subprocess.run(["bash", "-c", subst(step["sh"], tmp)], check=True)
-                elif "check" in step:
-                    out = subprocess.run(["bash", "-c", subst(step["check"], tmp)],
-                                         capture_output=True, text=True)
-                    step["out"] = unsubst(out.stdout, tmp)
-                else:
-                    mod, fun = step["state"].split(".")
-                    args = subst(step["args"], tmp)
-                    high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
-                    if "name" not in args:
-                        high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
-                    cmd = [salt_call, "-c", os.path.join(work, "etc"), "--local", "--out", "json",
-                           "state.high", json.dumps(high)]
-                    if step.get("test"):
-                        cmd.append("test=True")
-                    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-                    ret = json.loads(out.stdout)["local"]
-                    (ret,) = ret.values()
-                    for k in ("start_time", "duration", "__run_num__", "__sls__", "__id__"):
-                        ret.pop(k, None)
-                    if isinstance(ret.get("changes", {}).get("pid"), int) and ret["changes"]["pid"] > 0:
-                        ret["changes"]["pid"] = "<pid>"
-                    step["expect"] = unsubst(ret, tmp)
-                done.append(step)
-            recorded[case] = done
-            print(case, len(done), file=sys.stderr)
+            grains_file = os.path.join(work, "etc", "grains")
+            if os.path.exists(grains_file):
+                os.remove(grains_file)
+            recorded[case] = [run_step(step, salt, work, tmp) for step in steps]
+            print(case, len(recorded[case]), file=sys.stderr)
         data = {"file_roots": FILE_ROOTS, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
         with open(out_path, "w") as f:
             json.dump(data, f, indent=1, ensure_ascii=False)
