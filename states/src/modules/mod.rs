@@ -5,10 +5,14 @@
 pub mod cmd;
 pub mod file;
 pub mod group;
+pub mod ini;
 pub mod pkg;
 pub mod service;
 pub mod test;
 pub mod user;
+
+#[cfg(test)]
+pub mod sysreplay;
 
 use crate::StateModule;
 
@@ -17,6 +21,7 @@ pub static MODULES: &[&StateModule] = &[
     &cmd::MODULE,
     &file::MODULE,
     &group::MODULE,
+    &ini::MODULE,
     &pkg::MODULE,
     &service::MODULE,
     &test::MODULE,
@@ -32,6 +37,13 @@ pub fn lookup(name: &str) -> Option<&'static StateModule> {
 mod tests {
     use super::*;
     use brine_core::{Map, Value};
+
+    /// The child process of a namespaced replay ([`sysreplay::run`]): runs
+    /// the case its environment names, else nothing.
+    #[test]
+    fn sys_replay_child() {
+        sysreplay::child(MODULES);
+    }
 
     /// Every state function's signature is the one Salt 3007.8's state
     /// module declares (`testdata/argspec.json`, recorded by

@@ -8,8 +8,15 @@ those cases are recorded again, the others are kept. Each scenario runs in its
 own folder (written @TMP@ in the scenarios and in the answers); `sh` steps
 prepare or change files, `check` steps record what a shell command prints
 afterwards (contents, modes) so the tests can compare real effects too.
+
+       record.py --sys SALT_CALL WORKDIR [CASE...]
+Records the system-configuration scenarios of sys_cases.py (cron, sysctl,
+hosts, mount, alternatives ...) into sys.json. Those change the host, so
+each case runs (as root) in its own mount and UTS namespace: the folders it
+names become overlays over a tmpfs, files it hides vanish there, and
+nothing reaches the host (the replay in ../sysreplay.rs does the same).
 """
-import json, os, shutil, subprocess, sys
+import json, os, re, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -498,16 +505,155 @@ def unsubst(obj, tmp):
     return obj
 
 
-def main():
-    salt_call, work = sys.argv[1], os.path.abspath(sys.argv[2])
-    only = set(sys.argv[3:])
-    shutil.rmtree(work, ignore_errors=True)
+def run_step(salt_call, conf_dir, tmp, step, masks=()):
+    """Run one scenario step in folder `tmp`; the step with what Salt answered."""
+    step = dict(step)
+    if "sh" in step:
+        subprocess.run(["bash", "-c", subst(step["sh"], tmp)], check=True)
+    elif "check" in step:
+        out = subprocess.run(["bash", "-c", subst(step["check"], tmp)],
+                             capture_output=True, text=True)
+        step["out"] = mask(unsubst(out.stdout, tmp), masks)
+    else:
+        mod, fun = step["state"].split(".")
+        args = subst(step["args"], tmp)
+        high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
+        if step.get("watch"):
+            # A watched state that changed: the probe runs its mod_watch.
+            high["trigger"] = {"test": ["succeed_with_changes"]}
+            high["probe"][mod].append({"watch": [{"test": "trigger"}]})
+        cmd = [salt_call, "-c", conf_dir, "--local", "--out", "json",
+               "state.high", json.dumps(high)]
+        if step.get("test"):
+            cmd.append("test=True")
+        out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        ret = json.loads(out.stdout)["local"]
+        (ret,) = [v for k, v in ret.items() if "_|-probe_|-" in k]
+        for k in ("start_time", "duration", "__run_num__", "__sls__", "__id__"):
+            ret.pop(k, None)
+        if isinstance(ret.get("changes", {}).get("pid"), int) and ret["changes"]["pid"] > 0:
+            ret["changes"]["pid"] = "<pid>"
+        step["expect"] = mask(unsubst(ret, tmp), masks)
+    return step
+
+
+def mask(obj, masks):
+    """Host-dependent words (temporary file names) replaced, as the replay does."""
+    if isinstance(obj, dict):
+        return {mask(k, masks): mask(v, masks) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [mask(v, masks) for v in obj]
+    if isinstance(obj, str):
+        for pattern, repl in masks:
+            obj = re.sub(pattern, lambda _m: repl, obj)
+    return obj
+
+
+def write_roots(work, roots_files):
     roots = os.path.join(work, "file_roots")
-    for rel, text in FILE_ROOTS.items():
+    for rel, text in roots_files.items():
         path = os.path.join(roots, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write(text)
+    return roots
+
+
+def isolate(spec, scratch):
+    """Inside a fresh mount namespace: the folders named in spec["overlay"]
+    become overlays whose writes land in a tmpfs, and spec["hide"] files
+    vanish, so Salt changes nothing on the host."""
+    os.makedirs(scratch, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "brine-iso", scratch], check=True)
+    for i, d in enumerate(spec.get("overlay", [])):
+        up, wk = os.path.join(scratch, str(i), "up"), os.path.join(scratch, str(i), "work")
+        os.makedirs(up)
+        os.makedirs(wk)
+        subprocess.run(["mount", "-t", "overlay", "overlay", "-o",
+                        "lowerdir=%s,upperdir=%s,workdir=%s" % (d, up, wk), d], check=True)
+    for path in spec.get("hide", []):
+        if os.path.lexists(path):
+            os.remove(path)
+
+
+def sys_conf(work, case, spec):
+    """The minion configuration of one sys case (its own cachedir, its opts)."""
+    import sys_cases
+    tmp = os.path.join(work, "cases", case)
+    conf = {
+        "id": "m1", "file_client": "local", "log_level": "quiet",
+        "root_dir": os.path.join(work, "root"), "cachedir": os.path.join(tmp, ".cache"),
+        "file_roots": {"base": [os.path.join(work, "file_roots", "base")]},
+        "grains": sys_cases.GRAINS,
+    }
+    conf.update(subst(spec.get("opts", {}), tmp))
+    conf_dir = os.path.join(work, "conf", case)
+    os.makedirs(conf_dir, exist_ok=True)
+    with open(os.path.join(conf_dir, "minion"), "w") as f:
+        json.dump(conf, f)
+    return conf_dir
+
+
+def sys_inner(salt_call, work, case, out_path):
+    """One sys case, run inside its namespace (record.py --inner)."""
+    import sys_cases
+    spec = sys_cases.SYS_CASES[case]
+    tmp = os.path.join(work, "cases", case)
+    if spec.get("isolate"):
+        isolate(spec["isolate"], os.path.join(work, "iso", case))
+    conf_dir = sys_conf(work, case, spec)
+    masks = spec.get("masks", [])
+    done = [run_step(salt_call, conf_dir, tmp, step, masks) for step in spec["steps"]]
+    with open(out_path, "w") as f:
+        json.dump(done, f)
+
+
+def record_sys(salt_call, work, only):
+    """The system-configuration scenarios (sys_cases.py) into sys.json: each
+    case in its own mount and UTS namespace (see `isolate`)."""
+    import sys_cases
+    write_roots(work, sys_cases.FILE_ROOTS)
+    out_path = os.path.join(HERE, "sys.json")
+    old = {}
+    if only and os.path.exists(out_path):
+        with open(out_path) as f:
+            old = json.load(f)["cases"]
+    recorded = {}
+    for case, spec in sys_cases.SYS_CASES.items():
+        if only and case not in only:
+            if case in old:
+                recorded[case] = old[case]
+            continue
+        os.makedirs(os.path.join(work, "cases", case))
+        result = os.path.join(work, case + ".json")
+        subprocess.run(["unshare", "-m", "-u", "--propagation", "private", "--",
+                        sys.executable, os.path.abspath(__file__), "--inner",
+                        salt_call, work, case, result], check=True)
+        with open(result) as f:
+            steps = json.load(f)
+        recorded[case] = dict(spec, steps=steps)
+        print(case, len(steps), file=sys.stderr)
+    data = {"file_roots": sys_cases.FILE_ROOTS, "grains": sys_cases.GRAINS, "cases": recorded}
+    with open(out_path, "w") as f:
+        json.dump(data, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+def main():
+    if sys.argv[1] == "--inner":
+        sys.path.insert(0, HERE)
+        sys_inner(*sys.argv[2:6])
+        return
+    if sys.argv[1] == "--sys":
+        sys.path.insert(0, HERE)
+        salt_call, work = sys.argv[2], os.path.abspath(sys.argv[3])
+        shutil.rmtree(work, ignore_errors=True)
+        record_sys(salt_call, work, set(sys.argv[4:]))
+        return
+    salt_call, work = sys.argv[1], os.path.abspath(sys.argv[2])
+    only = set(sys.argv[3:])
+    shutil.rmtree(work, ignore_errors=True)
+    roots = write_roots(work, FILE_ROOTS)
     os.makedirs(os.path.join(work, "pillar"))
     with open(os.path.join(work, "pillar", "top.sls"), "w") as f:
         f.write("base:\n  '*': [data]\n")
@@ -537,36 +683,9 @@ def main():
                 continue
             tmp = os.path.join(work, "cases", case)
             os.makedirs(tmp)
-            done = []
-            for step in steps:
-                step = dict(step)
-                if "sh" in step:
-                    subprocess.run(["bash", "-c", subst(step["sh"], tmp)], check=True)
-                elif "check" in step:
-                    out = subprocess.run(["bash", "-c", subst(step["check"], tmp)],
-                                         capture_output=True, text=True)
-                    step["out"] = unsubst(out.stdout, tmp)
-                else:
-                    mod, fun = step["state"].split(".")
-                    args = subst(step["args"], tmp)
-                    high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
-                    if "name" not in args:
-                        high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
-                    cmd = [salt_call, "-c", os.path.join(work, "etc"), "--local", "--out", "json",
-                           "state.high", json.dumps(high)]
-                    if step.get("test"):
-                        cmd.append("test=True")
-                    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-                    ret = json.loads(out.stdout)["local"]
-                    (ret,) = ret.values()
-                    for k in ("start_time", "duration", "__run_num__", "__sls__", "__id__"):
-                        ret.pop(k, None)
-                    if isinstance(ret.get("changes", {}).get("pid"), int) and ret["changes"]["pid"] > 0:
-                        ret["changes"]["pid"] = "<pid>"
-                    step["expect"] = unsubst(ret, tmp)
-                done.append(step)
-            recorded[case] = done
-            print(case, len(done), file=sys.stderr)
+            conf_dir = os.path.join(work, "etc")
+            recorded[case] = [run_step(salt_call, conf_dir, tmp, step) for step in steps]
+            print(case, len(recorded[case]), file=sys.stderr)
         data = {"file_roots": FILE_ROOTS, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
         with open(out_path, "w") as f:
             json.dump(data, f, indent=1, ensure_ascii=False)
