@@ -2,13 +2,19 @@
 //! function descriptors ([`crate::StateModule`]); this list is every
 //! module brine has.
 
+pub mod alternatives;
 pub mod cmd;
+pub mod cron;
 pub mod file;
 pub mod group;
+pub mod host;
 pub mod ini;
+pub mod locale;
 pub mod pkg;
 pub mod service;
+pub mod sysctl;
 pub mod test;
+pub mod timezone;
 pub mod user;
 
 #[cfg(test)]
@@ -18,13 +24,19 @@ use crate::StateModule;
 
 /// Every state module, sorted by name.
 pub static MODULES: &[&StateModule] = &[
+    &alternatives::MODULE,
     &cmd::MODULE,
+    &cron::MODULE,
     &file::MODULE,
     &group::MODULE,
+    &host::MODULE,
     &ini::MODULE,
+    &locale::MODULE,
     &pkg::MODULE,
     &service::MODULE,
+    &sysctl::MODULE,
     &test::MODULE,
+    &timezone::MODULE,
     &user::MODULE,
 ];
 

@@ -332,8 +332,14 @@ fn replay_case(
                 .as_str()
                 .and_then(|c| c.strip_prefix("An exception occurred in this state: Traceback"))
             {
-                // Salt raised: brine fails, with the exception's last line.
-                let last = trace.trim_end().lines().last().unwrap_or_default();
+                // Salt raised: brine fails, with the exception's words (the
+                // lines after the traceback's last indented one).
+                let lines: Vec<&str> = trace.trim_end().lines().collect();
+                let from = lines
+                    .iter()
+                    .rposition(|l| l.starts_with(' '))
+                    .map_or(0, |i| i + 1);
+                let last = lines[from..].join("\n");
                 let want = serde_json::json!({"name": expect["name"], "changes": {},
                     "result": false,
                     "comment": format!("An exception occurred in this state: {last}")});
