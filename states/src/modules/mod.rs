@@ -5,6 +5,7 @@
 pub mod alternatives;
 pub mod cmd;
 pub mod cron;
+pub mod debconf;
 pub mod file;
 pub mod group;
 pub mod host;
@@ -27,6 +28,7 @@ pub static MODULES: &[&StateModule] = &[
     &alternatives::MODULE,
     &cmd::MODULE,
     &cron::MODULE,
+    &debconf::MODULE,
     &file::MODULE,
     &group::MODULE,
     &host::MODULE,

@@ -405,3 +405,35 @@ SYS_CASES.update({
         {"state": AI, "args": {"name": "brinealt2", "link": "@TMP@/bin/b2", "path": "@TMP@/nope", "priority": 1}, "test": True},
     ]},
 })
+
+DC = "debconf.set"
+SYS_CASES.update({
+    "debconf_set": {"isolate": {"overlay": ["/var/cache/debconf"]}, "steps": [
+        {"state": DC, "args": {"name": "brinepkg", "data": {"brinepkg/q": {"type": "string", "value": "hello"}}}, "test": True},
+        {"state": DC, "args": {"name": "brinepkg", "data": {"brinepkg/q": {"type": "string", "value": "hello"}}}},
+        {"check": "debconf-get-selections | grep brinepkg"},
+        {"state": DC, "args": {"name": "brinepkg", "data": {"brinepkg/q": {"type": "string", "value": "hello"}}}},
+        {"state": DC, "args": {"name": "brinepkg", "data": {"brinepkg/q": {"type": "string", "value": "hello"}}}, "test": True},
+        {"state": DC, "args": {"name": "brinepkg", "data": {
+            "brinepkg/q": {"type": "string", "value": "hello"},
+            "brinepkg/b": {"type": "boolean", "value": True},
+            "brinepkg/p": {"type": "password", "value": "secret"},
+            "brinepkg/n": {"type": "string", "value": 42},
+            "brinepkg/m": {"type": "multiselect", "value": "a, b"}}}},
+        {"check": "debconf-get-selections | grep brinepkg | sort"},
+        {"state": DC, "args": {"name": "brinepkg", "data": {
+            "brinepkg/q": {"type": "string", "value": "hello"},
+            "brinepkg/b": {"type": "boolean", "value": 1},
+            "brinepkg/p": {"type": "password", "value": "secret"},
+            "brinepkg/n": {"type": "string", "value": 42},
+            "brinepkg/m": {"type": "multiselect", "value": "a, b"}}}},
+        {"state": DC, "args": {"name": "brinepkg", "data": {"brinepkg/b": {"type": "boolean", "value": False}}}, "test": True},
+        {"state": DC, "args": {"name": "brinepkg", "data": {"brinepkg/q": {"type": "string", "value": "hello"},
+                                                             "brinepkg/e": {"type": "string", "value": ""}}}},
+        {"state": DC, "args": {"name": "brinepkg", "data": {"brinepkg/e": {"type": "string", "value": ""}}}},
+        {"state": DC, "args": {"name": "brinepkg", "data": {}}},
+        {"state": DC, "args": {"name": "otherpkg", "data": {"otherpkg/x": {"type": "string"}}}},
+        {"state": DC, "args": {"name": "otherpkg", "data": {"otherpkg/x": {"type": "string", "value": "v"}}}},
+        {"check": "debconf-get-selections | grep otherpkg"},
+    ]},
+})
