@@ -10,7 +10,9 @@ pub mod file;
 pub mod group;
 pub mod host;
 pub mod ini;
+pub mod kmod;
 pub mod locale;
+pub mod mount;
 pub mod pkg;
 pub mod service;
 pub mod sysctl;
@@ -33,7 +35,9 @@ pub static MODULES: &[&StateModule] = &[
     &group::MODULE,
     &host::MODULE,
     &ini::MODULE,
+    &kmod::MODULE,
     &locale::MODULE,
+    &mount::MODULE,
     &pkg::MODULE,
     &service::MODULE,
     &sysctl::MODULE,

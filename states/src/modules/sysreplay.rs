@@ -50,7 +50,11 @@ pub fn run(prefix: &str, modules: &[&StateModule]) {
             continue;
         }
         let tmp = tempfile::tempdir().expect("tempdir");
+        // The child runs in the case's folder, as salt-call did.
+        let case_dir = tmp.path().join("cases").join(name);
+        std::fs::create_dir_all(&case_dir).expect("case folder");
         let out = Command::new("unshare")
+            .current_dir(&case_dir)
             .args(["-m", "-u", "--propagation", "private", "--"])
             .arg(std::env::current_exe().expect("test binary"))
             .args([
@@ -206,6 +210,8 @@ fn context(
         Value::List(vec![Value::Str(roots.join("base").display().to_string())]),
     );
     opts.insert("file_roots".into(), Value::Map(file_roots));
+    // The minion makes its cachedir before it runs anything.
+    std::fs::create_dir_all(format!("{tmp}/.cache")).expect("cachedir");
     opts.insert("cachedir".into(), Value::Str(format!("{tmp}/.cache")));
     if let Value::Map(extra) = Value::from_json(&subst(&case["opts"], "@TMP@", tmp)) {
         opts.extend(extra);

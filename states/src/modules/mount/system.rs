@@ -518,7 +518,10 @@ pub fn swaps() -> Result<Map, MountError> {
             continue;
         }
         let mut m = Map::default();
-        for (k, v) in ["type", "size", "used", "priority"].iter().zip(&comps[1..5]) {
+        for (k, v) in ["type", "size", "used", "priority"]
+            .iter()
+            .zip(&comps[1..5])
+        {
             m.insert((*k).into(), str_v(v));
         }
         ret.insert(comps[0].to_string(), Value::Map(m));

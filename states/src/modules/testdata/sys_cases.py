@@ -437,3 +437,149 @@ SYS_CASES.update({
         {"check": "debconf-get-selections | grep otherpkg"},
     ]},
 })
+
+MT = "mount.mounted"
+UM = "mount.unmounted"
+FSTAB = "@TMP@/fstab"
+TMPFS = {"name": "@TMP@/mnt", "device": "tmpfs", "fstype": "tmpfs", "mkmnt": True, "config": FSTAB}
+NOEXEC = dict(TMPFS, opts="noexec")
+
+# Mounts made here live in the case's mount namespace and end with it.
+SYS_CASES.update({
+    "mount_tmpfs": {"isolate": {"overlay": []}, "steps": [
+        {"sh": "touch @TMP@/fstab"},
+        {"state": MT, "args": TMPFS, "test": True},
+        {"state": MT, "args": TMPFS},
+        {"check": "findmnt -n -o SOURCE,FSTYPE @TMP@/mnt; cat @TMP@/fstab"},
+        {"state": MT, "args": TMPFS},
+        {"state": MT, "args": TMPFS, "test": True},
+        {"state": MT, "args": NOEXEC, "test": True},
+        {"state": MT, "args": NOEXEC},
+        {"check": "findmnt -n -o OPTIONS @TMP@/mnt | tr , '\\n' | grep noexec; cat @TMP@/fstab"},
+        {"state": MT, "args": NOEXEC},
+        {"state": MT, "args": NOEXEC, "watch": True},
+        {"state": UM, "args": {"name": "@TMP@/mnt"}, "test": True},
+        {"state": UM, "args": {"name": "@TMP@/mnt"}},
+        {"check": "findmnt -n @TMP@/mnt || echo not mounted"},
+        {"state": UM, "args": {"name": "@TMP@/mnt"}},
+        {"state": UM, "args": {"name": "@TMP@/mnt"}, "watch": True},
+        {"state": UM, "args": {"name": "@TMP@/mnt", "persist": True, "config": FSTAB}, "test": True},
+        {"state": UM, "args": {"name": "@TMP@/mnt", "persist": True, "config": FSTAB, "device": "other"}},
+        {"state": UM, "args": {"name": "@TMP@/mnt", "persist": True, "config": FSTAB}},
+        {"check": "cat @TMP@/fstab"},
+        {"state": UM, "args": {"name": "@TMP@/mnt", "persist": True, "config": FSTAB}},
+        {"state": UM, "args": {"name": ""}},
+    ]},
+    "mount_devices": {"isolate": {"overlay": []}, "steps": [
+        {"sh": "touch @TMP@/fstab; mkdir @TMP@/m2 @TMP@/src @TMP@/bmnt; mount -t tmpfs othertmp @TMP@/m2"},
+        {"state": MT, "args": {"name": "@TMP@/m2", "device": "tmpfs", "fstype": "tmpfs", "persist": False}, "test": True},
+        {"state": MT, "args": {"name": "@TMP@/m2", "device": "tmpfs", "fstype": "tmpfs", "persist": False}},
+        {"check": "findmnt -n -o SOURCE @TMP@/m2"},
+        {"state": MT, "args": {"name": "@TMP@/m2/", "device": "tmpfs", "fstype": "tmpfs", "persist": False}},
+        {"state": MT, "args": {"name": "@TMP@/m2", "device": "tmpfsX", "fstype": "tmpfs", "persist": False,
+                               "device_name_regex": ["othertmp", "tmp"]}},
+        {"state": MT, "args": {"name": "@TMP@/bmnt", "device": "@TMP@/src", "fstype": "none", "opts": "bind", "config": FSTAB}},
+        {"check": "findmnt -n -o TARGET @TMP@/bmnt; cat @TMP@/fstab"},
+        {"state": MT, "args": {"name": "@TMP@/bmnt", "device": "@TMP@/src", "fstype": "none", "opts": "bind", "config": FSTAB}},
+        {"state": MT, "args": {"name": "@TMP@/bmnt", "device": "@TMP@/src", "fstype": "none", "opts": ["bind"],
+                               "config": FSTAB, "bind_mount_copy_active_opts": False}},
+        {"state": MT, "args": {"name": "@TMP@/nodir", "device": "tmpfs", "fstype": "tmpfs", "persist": False}, "test": True},
+        {"state": MT, "args": {"name": "@TMP@/nodir", "device": "tmpfs", "fstype": "tmpfs", "persist": False}},
+        {"state": MT, "args": {"name": "@TMP@/nodir", "device": "tmpfs", "fstype": "tmpfs", "mount": False, "config": FSTAB}, "test": True},
+        {"state": MT, "args": {"name": "@TMP@/nodir", "device": "tmpfs", "fstype": "tmpfs", "mount": False, "persist": False}},
+        {"state": MT, "args": {"name": "@TMP@/nodir", "device": "tmpfs", "fstype": "tmpfs", "mount": False, "mkmnt": True, "persist": False}, "test": True},
+        {"state": MT, "args": {"name": "@TMP@/nodir", "device": "tmpfs", "fstype": "tmpfs", "mount": False, "mkmnt": True, "config": FSTAB}},
+        {"state": MT, "args": {"name": "@TMP@/nodir", "device": "tmpfs", "fstype": "tmpfs", "mount": False, "config": FSTAB}, "test": True},
+        {"state": MT, "args": {"name": "@TMP@/nodir", "device": "tmpfs", "fstype": "tmpfs", "mount": False, "config": FSTAB, "opts": "ro"}, "test": True},
+        {"check": "ls -d @TMP@/nodir; cat @TMP@/fstab"},
+        {"state": MT, "args": {"name": "@TMP@/m3", "device": "weird", "fstype": "nosuchfs", "mkmnt": True, "persist": False}},
+        {"state": MT, "args": {"name": "@TMP@/m4", "device": "tmpfs", "fstype": "tmpfs", "mkmnt": True, "config": "@TMP@/nofstab"}},
+        {"state": MT, "args": {"name": "@TMP@/m5", "device": "UUID=\"ABCD-1234\"", "fstype": "vfat", "mount": False, "config": FSTAB}, "test": True},
+        {"state": MT, "args": {"name": "@TMP@/m5", "device": "LABEL=nosuchlabel", "fstype": "ext4", "config": FSTAB}},
+        {"state": MT, "args": {"name": "", "device": "tmpfs", "fstype": "tmpfs"}},
+        {"state": MT, "args": {"name": "@TMP@/m6", "device": "", "fstype": "tmpfs"}},
+        {"state": MT, "args": {"name": "@TMP@/m6", "device": "tmpfs", "fstype": ""}},
+    ]},
+    # Not a swap area: swapon refuses it (a real one would be swapped on
+    # the whole host, beyond the namespace).
+    "mount_swap": {"isolate": {"overlay": []}, "steps": [
+        {"sh": "touch @TMP@/fstab; head -c 4096 /dev/zero > @TMP@/notswap; chmod 600 @TMP@/notswap"},
+        {"state": "mount.swap", "args": {"name": "@TMP@/notswap", "config": FSTAB}, "test": True},
+        {"state": "mount.swap", "args": {"name": "@TMP@/notswap", "config": FSTAB}},
+        {"check": "cat @TMP@/fstab; cat /proc/swaps | wc -l"},
+        {"state": "mount.swap", "args": {"name": "@TMP@/notswap", "config": FSTAB}},
+        {"state": "mount.swap", "args": {"name": "@TMP@/notswap", "config": FSTAB}, "test": True},
+        {"state": "mount.swap", "args": {"name": "@TMP@/notswap", "persist": False}},
+        {"sh": "printf 'none\\t\\t@TMP@/other\\tnfs\\tdefaults\\t0 0\\n' > @TMP@/fstab2"},
+        {"state": "mount.swap", "args": {"name": "@TMP@/other", "config": "@TMP@/fstab2"}},
+        {"check": "cat @TMP@/fstab2"},
+    ]},
+})
+
+# A simulated kernel: lsmod, modprobe and rmmod replaced by scripts over a
+# list of loaded modules, and /lib/modules/RELEASE made up, so that the
+# loading and persistence paths run (this kernel has no modules at all).
+FAKE_KMOD = " && ".join([
+    "K=/usr/lib/modules/$(uname -r)/kernel/drivers",
+    "mkdir -p $K /etc/brine-kmod",
+    "touch $K/dummy.ko $K/bonding.ko.xz $K/tls.ko $K/mii.ko $K/with-dash.ko",
+    "printf 'kernel/fs/builtin_fs.ko\\n' > /usr/lib/modules/$(uname -r)/modules.builtin",
+    "printf 'mii\\n' > /etc/brine-kmod/loaded",
+    "rm -f /usr/sbin/lsmod /usr/sbin/modprobe /usr/sbin/rmmod",
+    "printf '#!/bin/sh\\necho \"Module                  Size  Used by\"\\n"
+    "while read m; do echo \"$m 16384 0\"; done < /etc/brine-kmod/loaded\\n' > /usr/sbin/lsmod",
+    "printf '#!/bin/sh\\nm=$1\\nls /usr/lib/modules/$(uname -r)/kernel/drivers/$m.ko* >/dev/null 2>&1 || "
+    "{ echo \"modprobe: FATAL: Module $m not found in directory /lib/modules/$(uname -r)\" >&2; exit 1; }\\n"
+    "grep -qx $m /etc/brine-kmod/loaded || echo $m >> /etc/brine-kmod/loaded\\n"
+    "[ $m = bonding ] && ! grep -qx tls /etc/brine-kmod/loaded && echo tls >> /etc/brine-kmod/loaded\\n"
+    "exit 0\\n' > /usr/sbin/modprobe",
+    "printf '#!/bin/sh\\nm=$1\\ngrep -qx $m /etc/brine-kmod/loaded || "
+    "{ echo \"rmmod: ERROR: Module $m is not currently loaded\" >&2; exit 1; }\\n"
+    "grep -vx $m /etc/brine-kmod/loaded > /etc/brine-kmod/l; mv /etc/brine-kmod/l /etc/brine-kmod/loaded\\n' > /usr/sbin/rmmod",
+    "chmod +x /usr/sbin/lsmod /usr/sbin/modprobe /usr/sbin/rmmod",
+])
+KP = "kmod.present"
+KA = "kmod.absent"
+CONF_LS = "cat /etc/brine-kmod/loaded; echo --; cat /etc/modules-load.d/salt_managed.conf; echo --; ls /etc/modules-load.d"
+
+SYS_CASES.update({
+    # This container's kernel: no /proc/modules, no /lib/modules.
+    "kmod_real": {"isolate": {"overlay": ["/etc"]}, "steps": [
+        {"state": KP, "args": {"name": "dummy"}, "test": True},
+        {"state": KP, "args": {"name": "dummy"}},
+        {"state": KP, "args": {"name": "dummy", "persist": True}},
+        {"state": KA, "args": {"name": "dummy"}},
+        {"state": KA, "args": {"name": "dummy", "persist": True}, "test": True},
+    ]},
+    "kmod_simulated": {"isolate": {"overlay": ["/etc", "/usr/sbin", "/usr/lib"]}, "steps": [
+        {"sh": FAKE_KMOD},
+        {"state": KP, "args": {"name": "mii"}},
+        {"state": KP, "args": {"name": "dummy"}, "test": True},
+        {"state": KP, "args": {"name": "dummy"}},
+        {"check": CONF_LS},
+        {"state": KP, "args": {"name": "dummy"}},
+        {"state": KP, "args": {"name": "dummy", "persist": True}, "test": True},
+        {"state": KP, "args": {"name": "dummy", "persist": True}},
+        {"check": CONF_LS},
+        {"state": KP, "args": {"name": "dummy", "persist": True}},
+        {"state": KP, "args": {"name": "bonding", "persist": True}},
+        {"check": CONF_LS},
+        {"state": KP, "args": {"name": "placeholder", "mods": ["mii", "nosuchmod"]}},
+        {"state": KP, "args": {"name": "placeholder", "mods": ["mii", "nosuchmod"]}, "test": True},
+        {"state": KP, "args": {"name": "with_dash"}},
+        {"state": KA, "args": {"name": "dummy", "persist": True}, "test": True},
+        {"state": KA, "args": {"name": "dummy", "persist": True}},
+        {"check": CONF_LS},
+        {"state": KA, "args": {"name": "dummy", "persist": True}},
+        {"state": KP, "args": {"name": "dummy", "persist": True}},
+        {"check": CONF_LS},
+        {"state": KA, "args": {"name": "dummy", "persist": True, "comment": False}},
+        {"check": CONF_LS},
+        {"state": KA, "args": {"name": "mii"}},
+        {"state": KA, "args": {"name": "mii"}},
+        {"state": KA, "args": {"name": "tls", "persist": True}},
+        {"sh": "echo ghost >> /etc/modules-load.d/salt_managed.conf"},
+        {"state": KA, "args": {"name": "ghost", "persist": True}},
+        {"state": KA, "args": {"name": "placeholder", "mods": ["mii", "dummy"]}},
+    ]},
+})
