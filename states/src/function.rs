@@ -108,6 +108,21 @@ impl StateContext {
         }
     }
 
+    /// Salt's `config.option(key)` as execution modules ask it: the first
+    /// of opts, grains, pillar and pillar['master'] holding `key`.
+    pub fn config_option(&self, key: &str) -> Option<&Value> {
+        let master = self.pillar.get("master").and_then(Value::as_map);
+        [
+            Some(&*self.opts),
+            Some(&*self.grains),
+            Some(&*self.pillar),
+            master,
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|m| m.get(key))
+    }
+
     /// A pillar value by `a:b:c` path, as `pillar.get` finds it.
     pub fn pillar_value(&self, key: &str) -> Option<&Value> {
         let (first, rest) = key.split_once(':').unwrap_or((key, ""));

@@ -58,9 +58,15 @@ def fallback(fun):
     return getattr(mod, aliases.get(name, name), None)
 
 
+# State modules whose file is not named as the module is (its __virtualname__).
+STATE_FILES = {"ini": "ini_manage", "debconf": "debconfmod"}
+
+
 def state_function(fun):
     module, name = fun.split(".", 1)
-    return getattr(importlib.import_module("salt.states." + module), name, None)
+    mod = importlib.import_module("salt.states." + STATE_FILES.get(module, module))
+    aliases = {v: k for k, v in getattr(mod, "__func_alias__", {}).items()}
+    return getattr(mod, aliases.get(name, name), None)
 
 
 def main():

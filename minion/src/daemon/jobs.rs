@@ -613,7 +613,7 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
                 }
             }
             let out = modules::find(&publ.fun)
-                .filter(|f| f.output == Output::Highstate)
+                .filter(|f| !matches!(f.output, Output::Nested { .. }))
                 .map(|f| f.output.name().to_string());
             (r.value, retcode, out)
         }

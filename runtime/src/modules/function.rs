@@ -27,6 +27,8 @@ pub enum Output {
     Nested { ordered_from: Option<usize> },
     /// `highstate`: a state run's running dictionary.
     Highstate,
+    /// `txt`: the answer as text after the minion id.
+    Txt,
 }
 
 impl Output {
@@ -35,6 +37,7 @@ impl Output {
         match self {
             Output::Nested { .. } => "nested",
             Output::Highstate => "highstate",
+            Output::Txt => "txt",
         }
     }
 
@@ -42,7 +45,7 @@ impl Output {
     pub fn ordered_from(self) -> Option<usize> {
         match self {
             Output::Nested { ordered_from } => ordered_from,
-            Output::Highstate => None,
+            Output::Highstate | Output::Txt => None,
         }
     }
 }
@@ -137,6 +140,12 @@ impl Function {
     /// Its returns print with the `highstate` outputter.
     pub(crate) const fn highstate(mut self) -> Function {
         self.output = Output::Highstate;
+        self
+    }
+
+    /// Its returns print with the `txt` outputter.
+    pub(crate) const fn txt(mut self) -> Function {
+        self.output = Output::Txt;
         self
     }
 

@@ -18,6 +18,7 @@
 //! ([`Function::minion`]: fresh compiles, state runs) only answer the
 //! command line and jobs.
 
+mod alternatives;
 mod archive;
 mod cmd;
 mod config;

@@ -6,9 +6,10 @@
 use super::function::{all_of, find_in, CallError, Ctx, Function, Module, Return, Run};
 use super::params::Params;
 use super::{
-    archive, cmd, config, cp, cron, defaults, disk, file, git, grains, grains_set, group, hiera,
-    hosts, locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil, saltutil_sync,
-    service, slsutil, state, state_request, state_run, status, sys, sysctl, test, timezone, user,
+    alternatives, archive, cmd, config, cp, cron, defaults, disk, file, git, grains, grains_set,
+    group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil,
+    saltutil_sync, service, slsutil, state, state_request, state_run, status, sys, sysctl, test,
+    timezone, user,
 };
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
@@ -19,6 +20,7 @@ use std::sync::{Arc, LazyLock};
 
 /// Every module, by name.
 pub static MODULES: &[Module] = &[
+    Module::new("alternatives", alternatives::FUNCTIONS),
     Module::new("archive", archive::FUNCTIONS),
     Module::new("cmd", cmd::FUNCTIONS),
     Module::new("config", config::FUNCTIONS),

@@ -18,10 +18,3 @@ pub(super) fn run_merged(argv: &[&str]) -> Result<CommandResult, CallError> {
     };
     exec::run(&spec).map_err(|e| CallError::Failed(e.to_string()))
 }
-
-/// The full path of `cmd`, or Salt's error when it is not installed.
-pub(super) fn which(cmd: &str) -> Result<String, CallError> {
-    brine_host::path::which(cmd)
-        .map(|p| p.display().to_string())
-        .ok_or_else(|| CallError::Failed(format!("Command '{cmd}' cannot be found")))
-}

@@ -87,10 +87,39 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     assert_eq!(
         modules,
         json!([
-            "archive", "cmd", "config", "cp", "cron", "defaults", "disk", "file", "grains",
-            "group", "hiera", "hosts", "locale", "log", "match", "mine", "mount", "network",
-            "pillar", "pkg", "ps", "saltutil", "service", "slsutil", "state", "status", "sys",
-            "sysctl", "test", "timezone", "user"
+            "alternatives",
+            "archive",
+            "cmd",
+            "config",
+            "cp",
+            "cron",
+            "defaults",
+            "disk",
+            "file",
+            "git",
+            "grains",
+            "group",
+            "hiera",
+            "hosts",
+            "locale",
+            "log",
+            "match",
+            "mine",
+            "mount",
+            "network",
+            "pillar",
+            "pkg",
+            "ps",
+            "saltutil",
+            "service",
+            "slsutil",
+            "state",
+            "status",
+            "sys",
+            "sysctl",
+            "test",
+            "timezone",
+            "user"
         ])
     );
     assert_eq!(

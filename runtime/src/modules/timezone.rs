@@ -1,16 +1,15 @@
 //! Salt's `timezone` module: the system time zone read through
 //! `timedatectl` where it is installed (else `/etc/timezone` on Debian,
 //! `/etc/localtime`'s link elsewhere) and set by relinking
-//! `/etc/localtime`.
+//! `/etc/localtime`. The logic is the timezone state module's
+//! (`brine_states::modules::timezone::system`).
 
 use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{into_string, Params};
-use super::run::{run as run_split, run_merged};
 use brine_core::Value;
-use std::path::Path;
-
-const LOCALTIME: &str = "/etc/localtime";
-const ZONEINFO: &str = "/usr/share/zoneinfo/";
+use brine_states::modules::timezone::system::{self, SetZone, TimezoneError};
+#[cfg(test)]
+use system::{LOCALTIME, ZONEINFO};
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
@@ -42,6 +41,14 @@ brine-call timezone.get_zonecode",
         |_, p| date(p, "+%Z"),
     ),
     Function::acts(
+        "set_hwclock",
+        sig!(clock),
+        "Make the hardware clock keep CLOCK ('UTC' or 'localtime'): through \
+timedatectl when installed, else by the distribution's setting (/etc/default/rcS \
+on Debian). True when done.\n\n    brine-call timezone.set_hwclock UTC",
+        set_hwclock,
+    ),
+    Function::acts(
         "set_zone",
         sig!(timezone),
         "Make TIMEZONE the system time zone: timedatectl when installed, then \
@@ -59,9 +66,16 @@ file.\n\n    brine-call timezone.zone_compare Etc/UTC",
     ),
 ];
 
+fn failed(e: TimezoneError) -> CallError {
+    match e {
+        TimezoneError::Invocation(m) => CallError::Invocation(m),
+        e => CallError::Failed(e.to_string()),
+    }
+}
+
 fn date(p: Params, fmt: &str) -> Result<Return, CallError> {
     p.finish()?;
-    let r = run_merged(&["date", fmt])?;
+    let r = system::run_merged(&["date", fmt]).map_err(failed)?;
     Ok(Return {
         value: Value::Str(r.stdout),
         retcode: r.retcode,
@@ -76,208 +90,44 @@ fn family(cx: &Ctx<'_>) -> String {
         .to_string()
 }
 
-fn get_zone(cx: &Ctx<'_>) -> Result<String, CallError> {
-    if brine_host::path::which("timedatectl").is_some() {
-        let r = run_split(&["timedatectl"])?;
-        if r.retcode != 0 {
-            return Err(CallError::Failed(format!(
-                "timedatectl failed: {}",
-                r.stderr
-            )));
-        }
-        for line in r.stdout.lines().map(str::trim) {
-            let rest = line
-                .strip_prefix("Time zone:")
-                .or_else(|| line.strip_prefix("Timezone:"));
-            if let Some(zone) = rest.and_then(|r| {
-                r.starts_with(char::is_whitespace)
-                    .then(|| r.split_whitespace().next())
-                    .flatten()
-            }) {
-                return Ok(zone.to_string());
-            }
-        }
-        return Err(CallError::Failed(format!(
-            "Failed to parse timedatectl output: {}\nPlease file an issue with SaltStack",
-            r.stdout
-        )));
-    }
-    let fam = family(cx);
-    if fam.contains("Debian") || fam.contains("Gentoo") {
-        return std::fs::read_to_string("/etc/timezone")
-            .map(|t| t.trim().to_string())
-            .map_err(|e| {
-                CallError::Failed(format!(
-                    "Problem reading timezone file /etc/timezone: {}",
-                    strerror(&e)
-                ))
-            });
-    }
-    // Elsewhere the link's target names the zone.
-    let target = std::fs::read_link(LOCALTIME)
-        .map_err(|_| CallError::Failed("Unable to determine timezone".into()))?;
-    let full = normpath(&Path::new("/etc").join(target).display().to_string());
-    full.strip_prefix(ZONEINFO)
-        .map(str::to_string)
-        .ok_or_else(|| CallError::Failed("Unable to determine timezone".into()))
-}
-
 fn get_hwclock(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
     p.finish()?;
-    if brine_host::path::which("timedatectl").is_some() {
-        let r = run_split(&["timedatectl"])?;
-        if r.retcode != 0 {
-            return Err(CallError::Failed(format!(
-                "timedatectl failed: {}",
-                r.stderr
-            )));
-        }
-        for line in r.stdout.lines().map(str::trim) {
-            if line.to_lowercase().contains("rtc in local tz") {
-                let yes = line
-                    .rsplit(':')
-                    .next()
-                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("yes"));
-                return Ok(Value::Str(if yes { "localtime" } else { "UTC" }.into()).into());
-            }
-        }
-        return Err(CallError::Failed(format!(
-            "Failed to parse timedatectl output: {}\nPlease file an issue with SaltStack",
-            r.stdout
-        )));
-    }
-    let fam = family(cx);
-    if fam.contains("Debian") {
-        // The pre-Wheezy setting wins where it is still written.
-        if let Ok(text) = std::fs::read_to_string("/etc/default/rcS") {
-            for line in text.lines() {
-                if line.trim_start().starts_with('#') || !line.contains("UTC=") {
-                    continue;
-                }
-                let utc = line.rsplit('=').next().unwrap_or("").to_lowercase() == "yes";
-                return Ok(Value::Str(if utc { "UTC" } else { "localtime" }.into()).into());
-            }
-        }
-    }
-    if ["RedHat", "Suse", "NILinuxRT", "Debian"]
-        .iter()
-        .any(|f| fam.contains(f))
-    {
-        return adjtime();
-    }
-    Err(CallError::Failed(format!(
-        "brine does not read the hardware clock setting of os_family '{fam}'"
-    )))
-}
-
-/// The last line of /etc/adjtime (UTC or LOCAL); None without a hardware
-/// clock.
-fn adjtime() -> Result<Return, CallError> {
-    if Path::new("/etc/adjtime").exists() {
-        let r = run_merged(&["tail", "-n", "1", "/etc/adjtime"])?;
-        return Ok(Return {
-            value: Value::Str(r.stdout),
-            retcode: r.retcode,
-        });
-    }
-    if Path::new("/dev/rtc").exists() {
-        return Err(CallError::Failed(
-            "Unable to get hwclock timezone from /etc/adjtime".into(),
-        ));
-    }
-    Ok(Value::Null.into())
-}
-
-/// Python's `os.path.normpath` for an absolute path: `.` and `..`
-/// resolved, repeated slashes folded.
-fn normpath(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for c in path.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            c => parts.push(c),
-        }
-    }
-    format!("/{}", parts.join("/"))
-}
-
-/// An OS error as Python's `strerror` words it.
-fn strerror(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    s.split(" (os error").next().unwrap_or(&s).to_string()
+    let clock = system::get_hwclock(&family(cx)).map_err(failed)?;
+    Ok(clock.map_or(Value::Null, Value::Str).into())
 }
 
 fn get_zone_fn(cx: &Ctx<'_>, p: Params) -> Result<Return, CallError> {
     p.finish()?;
-    Ok(Value::Str(get_zone(cx)?).into())
+    Ok(Value::Str(system::get_zone(&family(cx)).map_err(failed)?).into())
 }
 
 fn set_zone(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let zone = into_string(p.require("timezone")?);
     p.finish()?;
-    let mut retcode = 0;
-    if brine_host::path::which("timedatectl").is_some() {
-        // Salt runs it and goes on whatever it answers (no systemd: it fails).
-        retcode = run_merged(&["timedatectl", "set-timezone", &zone])?.retcode;
-    }
-    let zonepath = format!("{ZONEINFO}{zone}");
-    if !Path::new(&zonepath).exists() {
-        return Ok(Return {
-            value: Value::Str(format!("Zone does not exist: {zonepath}")),
-            retcode,
-        });
-    }
-    let fail = |e: std::io::Error| CallError::Failed(format!("{LOCALTIME}: {e}"));
-    if std::fs::symlink_metadata(LOCALTIME).is_ok() {
-        std::fs::remove_file(LOCALTIME).map_err(fail)?;
-    }
-    std::os::unix::fs::symlink(&zonepath, LOCALTIME).map_err(fail)?;
-    let fam = family(cx);
-    if fam.contains("Debian") || fam.contains("Gentoo") {
-        std::fs::write("/etc/timezone", format!("{}\n", zone.trim()))
-            .map_err(|e| CallError::Failed(format!("/etc/timezone: {e}")))?;
-    } else if fam.contains("RedHat") || fam.contains("Suse") {
-        let (file, key) = if fam.contains("RedHat") {
-            ("/etc/sysconfig/clock", "ZONE")
-        } else {
-            ("/etc/sysconfig/clock", "TIMEZONE")
-        };
-        if let Ok(text) = std::fs::read_to_string(file) {
-            let out: Vec<String> = text
-                .lines()
-                .map(|l| {
-                    if l.starts_with(&format!("{key}=")) {
-                        format!("{key}=\"{zone}\"")
-                    } else {
-                        l.to_string()
-                    }
-                })
-                .collect();
-            let _ = std::fs::write(file, out.join("\n") + "\n");
-        }
-    }
-    Ok(Return {
-        value: Value::Bool(true),
-        retcode,
-    })
+    Ok(
+        match system::set_zone(&zone, &family(cx)).map_err(failed)? {
+            SetZone::Done { retcode } => Return {
+                value: Value::Bool(true),
+                retcode,
+            },
+            SetZone::NoSuchZone { message, retcode } => Return {
+                value: Value::Str(message),
+                retcode,
+            },
+        },
+    )
+}
+
+fn set_hwclock(cx: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
+    let clock = into_string(p.require("clock")?);
+    p.finish()?;
+    Ok(Value::Bool(system::set_hwclock(&clock, &family(cx)).map_err(failed)?).into())
 }
 
 fn zone_compare(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     let zone = into_string(p.require("timezone")?);
     p.finish()?;
-    let zonepath = format!("{ZONEINFO}{zone}");
-    let want = std::fs::read(&zonepath)
-        .map_err(|_| CallError::Invocation(format!("Can't find a local timezone \"{zone}\"")))?;
-    let have = std::fs::read(LOCALTIME).map_err(|e| {
-        CallError::Failed(format!(
-            "Failed to read {LOCALTIME} to determine current timezone: {}",
-            strerror(&e)
-        ))
-    })?;
-    Ok(Value::Bool(have == want).into())
+    Ok(Value::Bool(system::zone_compare(&zone).map_err(failed)?).into())
 }
 
 #[cfg(test)]

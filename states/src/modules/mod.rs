@@ -2,30 +2,53 @@
 //! function descriptors ([`crate::StateModule`]); this list is every
 //! module brine has.
 
+pub mod alternatives;
 pub mod cmd;
+pub mod cron;
+pub mod debconf;
 pub mod file;
 pub mod git;
 pub mod grains;
 pub mod group;
+pub mod host;
+pub mod ini;
+pub mod kmod;
+pub mod locale;
 pub mod module;
+pub mod mount;
 pub mod pkg;
 pub mod service;
+pub mod sysctl;
 pub mod test;
+pub mod timezone;
 pub mod user;
+
+#[cfg(test)]
+pub mod sysreplay;
 
 use crate::StateModule;
 
 /// Every state module, sorted by name.
 pub static MODULES: &[&StateModule] = &[
+    &alternatives::MODULE,
     &cmd::MODULE,
+    &cron::MODULE,
+    &debconf::MODULE,
     &file::MODULE,
     &git::MODULE,
     &grains::MODULE,
     &group::MODULE,
+    &host::MODULE,
+    &ini::MODULE,
+    &kmod::MODULE,
+    &locale::MODULE,
     &module::MODULE,
+    &mount::MODULE,
     &pkg::MODULE,
     &service::MODULE,
+    &sysctl::MODULE,
     &test::MODULE,
+    &timezone::MODULE,
     &user::MODULE,
 ];
 
@@ -38,6 +61,13 @@ pub fn lookup(name: &str) -> Option<&'static StateModule> {
 mod tests {
     use super::*;
     use brine_core::{Map, Value};
+
+    /// The child process of a namespaced replay ([`sysreplay::run`]): runs
+    /// the case its environment names, else nothing.
+    #[test]
+    fn sys_replay_child() {
+        sysreplay::child(MODULES);
+    }
 
     /// Every state function's signature is the one Salt 3007.8's state
     /// module declares (`testdata/argspec.json`, recorded by

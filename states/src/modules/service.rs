@@ -1121,6 +1121,20 @@ mod tests {
 
     /// systemd installed but not PID 1 (a container), as Salt 3007.8
     /// answered on this machine kind: `running`/`dead` do nothing and
+    /// Salt's answers for service.masked/unmasked in this container
+    /// (systemctl installed, systemd not running: Salt's offline mode),
+    /// recorded in testdata/sys.json.
+    #[test]
+    fn masks_offline_match_salt() {
+        if !systemd::offline() {
+            println!(
+                "skipped: the recording is of offline systemd (systemctl, no systemd running)"
+            );
+            return;
+        }
+        super::super::sysreplay::run("service_", crate::modules::MODULES);
+    }
+
     /// succeed; on Debian the init scripts answer the rest; elsewhere
     /// offline systemd cannot tell about a unit.
     #[test]

@@ -151,7 +151,9 @@ impl Systemd {
     /// `_check_for_unit_changes`).
     fn check_for_unit_changes(&self, name: &str) -> Result<(), ServiceError> {
         let unit = PathBuf::from("/etc/systemd/system").join(canonical_unit_name(name));
-        let untracked = unit.is_file() && !self.check_available(name)?;
+        // Salt asks os.access(R_OK): a mask (a link to /dev/null) counts.
+        let readable = nix::unistd::access(&unit, nix::unistd::AccessFlags::R_OK).is_ok();
+        let untracked = readable && !self.check_available(name)?;
         let changed = untracked
             || self
                 .status_output(name)
