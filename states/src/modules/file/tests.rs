@@ -114,34 +114,132 @@ pub fn call_state(
     })
 }
 
+/// The servers of a recording made with `"served": true` (record.py's
+/// `serve`): the cases' folders over http, over https with a certificate
+/// the minion trusts (`ca_bundle`), and over https with one it does not.
+struct Served {
+    http: brine_host::http::testserver::Http,
+    good: Option<brine_host::http::testserver::Https>,
+    bad: Option<brine_host::http::testserver::Https>,
+}
+
+impl Served {
+    /// Serve `root/cases` (every case's folder lies in it).
+    fn start(root: &Path, tls: &Path) -> Served {
+        use brine_host::http::testserver::{Http, Https};
+        Served {
+            http: Http::serve(&root.join("cases")).unwrap(),
+            good: Https::serve(&root.join("cases"), &tls.join("good")),
+            bad: Https::serve(&root.join("cases"), &tls.join("bad")),
+        }
+    }
+
+    /// The placeholders of one case (its folder is `<root>/cases/<rel>`)
+    /// and what they stand for here.
+    fn placeholders(&self, rel: &str, cachedir: &Path) -> Vec<(String, String)> {
+        let mut out = vec![("@URL@".to_string(), format!("{}/{rel}", self.http.url()))];
+        for (key, srv) in [("@SURL@", &self.good), ("@BADURL@", &self.bad)] {
+            if let Some(s) = srv {
+                out.push((key.to_string(), format!("{}/{rel}", s.url())));
+            }
+        }
+        out.push((
+            "@NETLOC@".to_string(),
+            format!("127.0.0.1{}", self.http.port),
+        ));
+        out.push((
+            "@CACHE@".to_string(),
+            cachedir.to_string_lossy().into_owned(),
+        ));
+        out
+    }
+}
+
+fn subst_all(v: &serde_json::Value, pairs: &[(String, String)], back: bool) -> serde_json::Value {
+    pairs.iter().fold(v.clone(), |acc, (k, real)| {
+        if back {
+            subst(&acc, real, k)
+        } else {
+            subst(&acc, k, real)
+        }
+    })
+}
+
 /// Replay every recorded case of `json` against `module`; panics listing
 /// all differences.
 pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
     let data: serde_json::Value = serde_json::from_str(json).unwrap();
     let mut failures = Vec::new();
     let mut checked = 0;
+    // One set of servers for all the cases, each case in a folder of its own.
+    let served_root = tempfile::tempdir().unwrap();
+    let served = data["served"].as_bool().unwrap_or(false).then(|| {
+        std::fs::create_dir_all(served_root.path().join("cases")).unwrap();
+        Served::start(served_root.path(), &served_root.path().join("tls"))
+    });
     for (case, steps) in data["cases"].as_object().unwrap() {
         if only.is_some_and(|o| o != case) {
             continue;
         }
-        let tmp = tempfile::tempdir().unwrap();
-        let ctx = context(&data, tmp.path());
-        let dir = tmp.path().join("cases").join(case);
+        // Served cases share one folder (their own is `cases/<case>` in
+        // it, served as `/<case>` as in the recording), each with its cache.
+        let own = tempfile::tempdir().unwrap();
+        let tmp = if served.is_some() {
+            served_root.path()
+        } else {
+            own.path()
+        };
+        let mut ctx = context(&data, tmp);
+        let cachedir = tmp.join(format!("cache-{case}"));
+        let mut pairs = Vec::new();
+        if let Some(s) = &served {
+            if s.good.is_none() || s.bad.is_none() {
+                eprintln!("skipped: {case}: openssl cannot serve https here");
+                continue;
+            }
+            pairs = s.placeholders(case, &cachedir);
+            let mut opts = (*ctx.opts).clone();
+            opts.insert(
+                "cachedir".into(),
+                Value::Str(cachedir.to_string_lossy().into_owned()),
+            );
+            if let Some(g) = &s.good {
+                opts.insert(
+                    "ca_bundle".into(),
+                    Value::Str(g.cert.to_string_lossy().into_owned()),
+                );
+            }
+            ctx.opts = Arc::new(opts);
+        }
+        let dir = tmp.join("cases").join(case);
         std::fs::create_dir_all(&dir).unwrap();
         let d = dir.to_string_lossy().into_owned();
+        // Placeholders for the servers first (their URLs hold no folder).
+        let pairs = {
+            let mut p = pairs;
+            p.push(("@TMP@".to_string(), d.clone()));
+            p
+        };
         for (i, step) in steps.as_array().unwrap().iter().enumerate() {
             if let Some(sh) = step["sh"].as_str() {
+                let sh = subst_all(&serde_json::json!(sh), &pairs, false);
                 let st = std::process::Command::new("bash")
-                    .args(["-c", &sh.replace("@TMP@", &d)])
+                    .args(["-c", sh.as_str().unwrap_or_default()])
                     .status()
                     .unwrap();
                 assert!(st.success(), "{case}[{i}] setup failed: {sh}");
             } else if let Some(check) = step["check"].as_str() {
+                let cmd = subst_all(&serde_json::json!(check), &pairs, false);
                 let out = std::process::Command::new("bash")
-                    .args(["-c", &check.replace("@TMP@", &d)])
+                    .args(["-c", cmd.as_str().unwrap_or_default()])
                     .output()
                     .unwrap();
-                let got = String::from_utf8_lossy(&out.stdout).replace(&d, "@TMP@");
+                let got = subst_all(
+                    &serde_json::json!(String::from_utf8_lossy(&out.stdout)),
+                    &pairs,
+                    true,
+                );
+                let got = got.as_str().unwrap_or_default().to_string();
                 checked += 1;
                 if got != step["out"].as_str().unwrap_or_default() {
                     failures.push(format!(
@@ -158,16 +256,16 @@ pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
                 {
                     continue;
                 }
-                let args = match Value::from_json(&subst(&step["args"], "@TMP@", &d)) {
+                let args = match Value::from_json(&subst_all(&step["args"], &pairs, false)) {
                     Value::Map(m) => m,
                     _ => Map::default(),
                 };
                 let test = step["test"].as_bool().unwrap_or(false);
                 let state = step["state"].as_str().unwrap();
-                let mut got = subst(
+                let mut got = subst_all(
                     &ret_json(&call_state(module, &ctx, state, &args, test)),
-                    &d,
-                    "@TMP@",
+                    &pairs,
+                    true,
                 );
                 if let Some(pid) = got["changes"].get("pid").and_then(|p| p.as_i64()) {
                     if pid > 0 {
@@ -348,4 +446,10 @@ fn managed_template_sees_extra_keyword_arguments() {
         std::fs::read_to_string(&target).unwrap(),
         "www-data 2 False\n"
     );
+}
+
+/// `file.managed` with http(s) sources served on 127.0.0.1 (net.json).
+#[test]
+fn remote_sources_match_salt() {
+    replay(include_str!("../testdata/net.json"), &FILE, None);
 }

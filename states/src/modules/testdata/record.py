@@ -12,6 +12,8 @@ afterwards (contents, modes) so the tests can compare real effects too.
 import json, os, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import net_cases  # noqa: E402  (scenarios over http and archives)
 
 FILE_ROOTS = {
     "base/plain.txt": "hello\nworld\n",
@@ -478,12 +480,20 @@ CMD_CASES = {
 }
 
 
+# Placeholders besides @TMP@ (the case's folder): the case's folder served
+# over http / https (trusted through ca_bundle) / https (untrusted), filled
+# in by serve() for each case.
+URLS = {}
+
+
 def subst(obj, tmp):
     if isinstance(obj, dict):
         return {k: subst(v, tmp) for k, v in obj.items()}
     if isinstance(obj, list):
         return [subst(v, tmp) for v in obj]
     if isinstance(obj, str):
+        for k, v in URLS.items():
+            obj = obj.replace(k, v)
         return obj.replace("@TMP@", tmp)
     return obj
 
@@ -494,8 +504,49 @@ def unsubst(obj, tmp):
     if isinstance(obj, list):
         return [unsubst(v, tmp) for v in obj]
     if isinstance(obj, str):
+        for k, v in URLS.items():
+            obj = obj.replace(v, k)
         return obj.replace(tmp, "@TMP@")
     return obj
+
+
+def serve(work):
+    """Serve work/cases on 127.0.0.1: http, https with a certificate the
+    minion trusts (ca_bundle) and https with one it does not. Daemon
+    threads: they end with this process."""
+    import http.server, ssl, threading, functools
+    root = os.path.join(work, "cases")
+    os.makedirs(root, exist_ok=True)
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a, **k):
+            pass
+
+        # Python's server says "File not found" where web servers (and
+        # brine's test server) give the standard phrase, "Not Found".
+        def send_error(self, code, message=None, explain=None):
+            super().send_error(code, None, explain)
+
+    handler = functools.partial(Handler, directory=root)
+    tls = os.path.join(work, "tls")
+    os.makedirs(tls, exist_ok=True)
+    ports = {}
+    for key, cert in (("@URL@", None), ("@SURL@", "good"), ("@BADURL@", "bad")):
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        scheme = "http"
+        if cert:
+            crt, pem = os.path.join(tls, cert + ".crt"), os.path.join(tls, cert + ".key")
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                            "-keyout", pem, "-out", crt, "-days", "2", "-subj", "/CN=127.0.0.1",
+                            "-addext", "subjectAltName=IP:127.0.0.1"],
+                           check=True, capture_output=True)
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(crt, pem)
+            srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+            scheme = "https"
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        ports[key] = "%s://127.0.0.1:%d" % (scheme, srv.server_address[1])
+    return ports, os.path.join(tls, "good.crt")
 
 
 def main():
@@ -513,8 +564,15 @@ def main():
         f.write("base:\n  '*': [data]\n")
     with open(os.path.join(work, "pillar", "data.sls"), "w") as f:
         json.dump(PILLAR, f)
+    for rel, text in net_cases.EXTRA_ROOTS.items():
+        path = os.path.join(roots, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    ports, ca_bundle = serve(work)
     os.makedirs(os.path.join(work, "etc"))
     conf = {
+        "ca_bundle": ca_bundle,
         "id": "m1", "file_client": "local", "log_level": "quiet",
         "root_dir": os.path.join(work, "root"), "cachedir": os.path.join(work, "cache"),
         "file_roots": {"base": [os.path.join(roots, "base")], "dev": [os.path.join(roots, "dev")]},
@@ -523,7 +581,11 @@ def main():
     }
     with open(os.path.join(work, "etc", "minion"), "w") as f:
         json.dump(conf, f)
-    for out_name, cases in (("file.json", FILE_CASES), ("cmd.json", CMD_CASES)):
+    sets = (("file.json", FILE_CASES), ("cmd.json", CMD_CASES),
+            ("net.json", net_cases.NET_CASES), ("archive.json", net_cases.ARCHIVE_CASES))
+    for out_name, cases in sets:
+        if only and not any(c in only for c in cases):
+            continue
         out_path = os.path.join(HERE, out_name)
         recorded = {}
         old = {}
@@ -537,6 +599,12 @@ def main():
                 continue
             tmp = os.path.join(work, "cases", case)
             os.makedirs(tmp)
+            URLS.clear()
+            URLS.update({k: v + "/" + case for k, v in ports.items()})
+            # Salt's cache of downloads: extrn_files/<saltenv>/<host><port>/.
+            for k, v in ports.items():
+                URLS[k.replace("URL@", "NETLOC@")] = v.split("://")[1].replace(":", "")
+            URLS["@CACHE@"] = os.path.join(work, "root") + os.path.join(work, "cache")
             done = []
             for step in steps:
                 step = dict(step)
@@ -567,7 +635,10 @@ def main():
                 done.append(step)
             recorded[case] = done
             print(case, len(done), file=sys.stderr)
-        data = {"file_roots": FILE_ROOTS, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
+        file_roots = dict(FILE_ROOTS, **net_cases.EXTRA_ROOTS) if out_name in ("net.json", "archive.json") else FILE_ROOTS
+        data = {"file_roots": file_roots, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
+        if out_name in ("net.json", "archive.json"):
+            data["served"] = True
         with open(out_path, "w") as f:
             json.dump(data, f, indent=1, ensure_ascii=False)
             f.write("\n")
