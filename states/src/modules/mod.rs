@@ -2,6 +2,7 @@
 //! function descriptors ([`crate::StateModule`]); this list is every
 //! module brine has.
 
+pub mod archive;
 pub mod cmd;
 pub mod file;
 pub mod group;
@@ -14,6 +15,7 @@ use crate::StateModule;
 
 /// Every state module, sorted by name.
 pub static MODULES: &[&StateModule] = &[
+    &archive::MODULE,
     &cmd::MODULE,
     &file::MODULE,
     &group::MODULE,

@@ -288,6 +288,20 @@ pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
                     }
                     continue;
                 }
+                // Host-dependent words (a TLS library's) past the marker.
+                let expect = &match step["mask_after"].as_str() {
+                    Some(marker) => {
+                        let cut = |v: &serde_json::Value| -> serde_json::Value {
+                            let c = v.as_str().unwrap_or_default();
+                            serde_json::json!(c.find(marker).map_or(c, |i| &c[..i + marker.len()]))
+                        };
+                        got["comment"] = cut(&got["comment"]);
+                        let mut e = expect.clone();
+                        e["comment"] = cut(&expect["comment"]);
+                        e
+                    }
+                    None => expect.clone(),
+                };
                 if &got != expect {
                     failures.push(format!(
                         "{case}[{i}] {state} {} test={test}:\n  salt:  {expect}\n  brine: {got}",
