@@ -73,7 +73,10 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
     let enforce_on = text("enforce_ownership_on");
     if let Some(e) = &enforce_on {
         if !fsutil::isabs(e) {
-            return fail(ret, "Value for 'enforce_ownership_on' is not an absolute path");
+            return fail(
+                ret,
+                "Value for 'enforce_ownership_on' is not an absolute path",
+            );
         }
         if !Path::new(e).starts_with(trimmed) {
             return fail(
@@ -169,7 +172,11 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
         _ => None,
     };
     if archive_format == "zip" && options.is_some() {
-        if call.low.get("use_cmd_unzip").is_some_and(|v| !v.is_null() && !v.is_truthy()) {
+        if call
+            .low
+            .get("use_cmd_unzip")
+            .is_some_and(|v| !v.is_null() && !v.is_truthy())
+        {
             return fail(ret, "'use_cmd_unzip' cannot be set to False if CLI options are being specified (via the 'options' argument). Either remove 'use_cmd_unzip', or set it to True.");
         }
         // Salt hands zip options to the unzip command (archive.cmd_unzip),
@@ -396,7 +403,11 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
                 Some(Value::List(l)) => l,
                 _ => Vec::new(),
             };
-            for p in contents.top_level_dirs.iter().chain(&contents.top_level_files) {
+            for p in contents
+                .top_level_dirs
+                .iter()
+                .chain(&contents.top_level_files)
+            {
                 let full = format!("{name}{p}");
                 match fsutil::remove(Path::new(full.trim_end_matches('/'))) {
                     Ok(_) => removed.push(Value::Str(full)),
@@ -417,9 +428,11 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
         }
         let dest = Path::new(trimmed);
         let result: Result<Vec<Value>, String> = match (archive_format.as_str(), &options) {
-            ("zip", _) => formats::extract_zip(&cached_path, dest, &[], args.truthy("extract_perms", true))
-                .map(|names| formats::trim_files(names, &trim))
-                .map_err(|e| format!("Exception encountered unpacking zipfile: {e}")),
+            ("zip", _) => {
+                formats::extract_zip(&cached_path, dest, &[], args.truthy("extract_perms", true))
+                    .map(|names| formats::trim_files(names, &trim))
+                    .map_err(|e| format!("Exception encountered unpacking zipfile: {e}"))
+            }
             (_, None) => match formats::extract_tar(&cached_path, dest) {
                 Ok(names) => {
                     let n = trim.as_i64().filter(|_| trim.is_truthy());
@@ -465,7 +478,11 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
             Some(e) if Path::new(e).is_dir() => (vec![e.clone()], Vec::new()),
             Some(e) => (Vec::new(), vec![e.clone()]),
             None => (
-                contents.top_level_dirs.iter().map(|d| format!("{name}{d}")).collect(),
+                contents
+                    .top_level_dirs
+                    .iter()
+                    .map(|d| format!("{name}{d}"))
+                    .collect(),
                 contents
                     .top_level_files
                     .iter()
@@ -485,7 +502,8 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
                 // In test mode Salt's file.directory answers None where it
                 // would change, which archive.extracted counts as a failure.
                 Ok(true) => {
-                    ret.changes.insert("updated ownership".into(), Value::Bool(true));
+                    ret.changes
+                        .insert("updated ownership".into(), Value::Bool(true));
                     if test {
                         enforce_failed.push(full);
                     }
@@ -504,7 +522,8 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
             }
             match owner::one(Path::new(&full), uid, gid, test) {
                 Some(true) => {
-                    ret.changes.insert("updated ownership".into(), Value::Bool(true));
+                    ret.changes
+                        .insert("updated ownership".into(), Value::Bool(true));
                 }
                 Some(false) => {}
                 None => enforce_failed.push(full),
@@ -525,10 +544,7 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
             for (k, v) in changes {
                 ret.changes.insert(k, v);
             }
-            ret.comment = format!(
-                "{} extracted to {name}",
-                remote::redact(&source_match)
-            );
+            ret.comment = format!("{} extracted to {name}", remote::redact(&source_match));
             add_explanation(&mut ret, contents_missing);
             ret.comment.push_str(&format!(
                 ". Output was trimmed to {} number of lines",
@@ -555,7 +571,9 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
         if if_missing.is_none() {
             ret.result = Some(false);
         }
-        ret.comment.push_str("\n\nWhile trying to enforce user/group ownership, the following paths were missing:\n");
+        ret.comment.push_str(
+            "\n\nWhile trying to enforce user/group ownership, the following paths were missing:\n",
+        );
         for item in &enforce_missing {
             ret.comment.push_str(&format!("\n- {item}"));
         }
@@ -606,7 +624,11 @@ fn zip_encrypted(path: &Path) -> bool {
 /// ARCHIVE` run in the destination (argv, no shell). The listed names, or
 /// the command's result (`pid`, `retcode`, `stdout`, `stderr`) when it
 /// failed, or a comment.
-fn tar_command(options: &str, cached: &Path, dest: &Path) -> Result<Result<Vec<String>, Map>, String> {
+fn tar_command(
+    options: &str,
+    cached: &Path,
+    dest: &Path,
+) -> Result<Result<Vec<String>, Map>, String> {
     let Some(tar) = brine_host::path::which("tar") else {
         return Err("tar command not available, it might not be installed on minion".into());
     };

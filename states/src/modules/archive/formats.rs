@@ -130,7 +130,7 @@ pub fn members_zip(name: &str, path: &Path) -> Result<Members, String> {
         let mode = e.unix_mode().unwrap_or(0);
         if mode & 0o170000 == 0o120000 {
             links.push(member);
-        } else if mode & 0o170000 == 0o040000 || member.ends_with('/') {
+        } else if mode & 0o170000 == 0o040000 {
             dirs.insert(member);
         } else {
             files.push(member);
@@ -306,9 +306,7 @@ pub fn extract_tar(cached: &Path, dest: &Path) -> Result<Vec<String>, String> {
             .map_err(|e| e.to_string())?;
         // `unpack_in` refuses names climbing out of `dest` and links
         // followed out of it.
-        entry
-            .unpack_in(dest)
-            .map_err(|e| format!("{name}: {e}"))?;
+        entry.unpack_in(dest).map_err(|e| format!("{name}: {e}"))?;
         names.push(name.trim_end_matches('/').to_string());
     }
     Ok(names)
