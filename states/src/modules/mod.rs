@@ -7,6 +7,7 @@ pub mod cmd;
 pub mod file;
 pub mod group;
 pub mod pkg;
+pub mod pkgrepo;
 pub mod service;
 pub mod test;
 pub mod user;
@@ -20,6 +21,7 @@ pub static MODULES: &[&StateModule] = &[
     &file::MODULE,
     &group::MODULE,
     &pkg::MODULE,
+    &pkgrepo::MODULE,
     &service::MODULE,
     &test::MODULE,
     &user::MODULE,

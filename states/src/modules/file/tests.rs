@@ -168,6 +168,17 @@ fn subst_all(v: &serde_json::Value, pairs: &[(String, String)], back: bool) -> s
 /// Replay every recorded case of `json` against `module`; panics listing
 /// all differences.
 pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
+    replay_with(json, only, &|ctx, state, args, test, _dir| {
+        call_state(module, ctx, state, args, test)
+    });
+}
+
+/// How a replay runs one step: the context, `mod.fun`, its arguments, the
+/// test flag and the case's folder (for states that take a scratch root).
+pub type Runner<'a> = &'a dyn Fn(&StateContext, &str, &Map, bool, &Path) -> StateReturn;
+
+/// [`replay`] with each state call made by `run`.
+pub fn replay_with(json: &str, only: Option<&str>, run: Runner) {
     let data: serde_json::Value = serde_json::from_str(json).unwrap();
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -263,7 +274,7 @@ pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
                 let test = step["test"].as_bool().unwrap_or(false);
                 let state = step["state"].as_str().unwrap();
                 let mut got = subst_all(
-                    &ret_json(&call_state(module, &ctx, state, &args, test)),
+                    &ret_json(&run(&ctx, state, &args, test, &dir)),
                     &pairs,
                     true,
                 );

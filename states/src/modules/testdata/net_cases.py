@@ -187,3 +187,86 @@ ARCHIVE_CASES = {
 EXTRA_ROOTS = {
     "base/net/hashes.txt": HELLO_SHA256 + "  hello.txt\n",
 }
+
+P = "pkgrepo.managed"
+PA = "pkgrepo.absent"
+EX = "deb http://deb.example.invalid/debian bookworm main"
+EXF = "/etc/apt/sources.list.d/ex.list"
+# Salt runs these in a mount namespace where @TMP@/root/etc/apt is
+# /etc/apt (aptns.sh): the host's apt configuration is never read or
+# changed. No step refreshes the package lists.
+APT = (
+    "mkdir -p @TMP@/root/etc/apt/sources.list.d @TMP@/root/etc/apt/keyrings"
+    " @TMP@/root/etc/apt/trusted.gpg.d @TMP@/root/var/lib/apt/lists/partial"
+    " @TMP@/root/var/cache/apt/archives/partial"
+    " && printf '# the main list\\ndeb http://deb.debian.invalid/debian bookworm main\\n' > @TMP@/root/etc/apt/sources.list"
+)
+KEY = (
+    "mkdir -p @TMP@/www @TMP@/gnupg && chmod 700 @TMP@/gnupg"
+    " && gpg --batch --quiet --homedir @TMP@/gnupg --passphrase '' --quick-gen-key 'Brine Test <t@example.invalid>' ed25519 sign never 2>/dev/null"
+    " && gpg --batch --quiet --homedir @TMP@/gnupg --armor --export > @TMP@/www/key.asc"
+    # The agent gpg started for this folder is ended with it.
+    " && gpgconf --homedir @TMP@/gnupg --kill gpg-agent"
+)
+LIST = "cd @TMP@/root/etc/apt && find . -type f | sort && cat sources.list sources.list.d/*.list 2>/dev/null"
+
+PKGREPO_CASES = {
+    "apt_managed": [
+        {"sh": APT},
+        {"state": P, "args": {"name": EX, "file": EXF, "refresh": False}, "test": True},
+        {"state": P, "args": {"name": EX, "file": EXF, "refresh": False}},
+        {"check": LIST},
+        {"state": P, "args": {"name": EX, "file": EXF, "refresh": False}},
+        {"state": P, "args": {"name": EX, "file": EXF, "refresh": False}, "test": True},
+        {"state": P, "args": {"name": EX, "file": EXF, "comps": "main,contrib", "refresh": False}, "test": True},
+        {"state": P, "args": {"name": EX, "file": EXF, "comps": "main,contrib", "refresh": False}},
+        {"check": LIST},
+        {"state": P, "args": {"name": EX, "file": EXF, "comps": "main,contrib", "refresh": False}},
+        {"state": P, "args": {"name": EX, "file": EXF, "disabled": True, "refresh": False}, "test": True},
+        {"state": P, "args": {"name": EX, "file": EXF, "disabled": True, "refresh": False}},
+        {"check": LIST},
+        {"state": P, "args": {"name": EX, "file": EXF, "disabled": True, "refresh": False}},
+        {"state": P, "args": {"name": EX, "file": EXF, "enabled": True, "refresh": False}},
+        {"check": LIST},
+        {"state": P, "args": {"name": "deb [arch=amd64] http://deb.example.invalid/other bookworm main", "file": "/etc/apt/sources.list.d/other.list", "refresh_db": False}},
+        {"state": P, "args": {"name": "deb [arch=amd64] http://deb.example.invalid/other bookworm main", "file": "/etc/apt/sources.list.d/other.list", "refresh_db": False}},
+        {"state": P, "args": {"name": "deb http://deb.example.invalid/other bookworm main", "file": "/etc/apt/sources.list.d/other.list", "architectures": "amd64,arm64", "refresh": False}},
+        {"check": LIST},
+        {"state": P, "args": {"name": "deb http://deb.example.invalid/third bookworm main", "file": EXF, "clean_file": True, "refresh": False, "humanname": "Third"}},
+        {"check": LIST},
+    ],
+    "apt_checks": [
+        {"sh": APT},
+        {"state": P, "args": {"name": "not a repo line", "refresh": False}},
+        {"state": P, "args": {"name": EX, "repo": EX, "refresh": False}},
+        {"state": P, "args": {"name": EX, "enabled": True, "disabled": False, "refresh": False}},
+        # Salt asks a key server through apt-key (its words name a
+        # temporary folder); brine does not fetch keys by id.
+        {"state": P, "args": {"name": EX, "key_url": "http://x/k", "keyid": "ABC", "keyserver": "k", "refresh": False}, "mask_after": "bookworm main': "},
+        {"state": P, "args": {"name": "deb http://deb.debian.invalid/debian bookworm main", "refresh": False}},
+        {"state": P, "args": {"name": "deb http://deb.example.invalid/nofile bookworm main", "refresh": False}},
+        {"check": LIST},
+    ],
+    "apt_absent": [
+        {"sh": APT + " && printf '%s\\n' '" + EX + "' > @TMP@/root/etc/apt/sources.list.d/ex.list"
+               " && printf 'deb http://deb.example.invalid/two bookworm main contrib\\ndeb-src http://deb.example.invalid/two bookworm main\\n' > @TMP@/root/etc/apt/sources.list.d/two.list"},
+        {"state": PA, "args": {"name": EX}, "test": True},
+        {"state": PA, "args": {"name": EX}},
+        {"check": LIST},
+        {"state": PA, "args": {"name": EX}},
+        {"state": PA, "args": {"name": "deb http://deb.example.invalid/two bookworm contrib"}},
+        {"check": LIST},
+        {"state": PA, "args": {"name": "deb [arch=arm64] http://deb.example.invalid/two bookworm main"}},
+        {"state": PA, "args": {"name": "deb http://deb.debian.invalid/debian bookworm main"}},
+        {"check": LIST},
+    ],
+    "apt_key_url": [
+        {"sh": APT + " && " + KEY},
+        {"state": P, "args": {"name": "deb [signed-by=/etc/apt/keyrings/ex.gpg] http://deb.example.invalid/debian bookworm main", "file": EXF, "key_url": "@URL@/www/key.asc", "aptkey": False, "refresh": False}, "test": True},
+        {"state": P, "args": {"name": "deb [signed-by=/etc/apt/keyrings/ex.gpg] http://deb.example.invalid/debian bookworm main", "file": EXF, "key_url": "@URL@/www/key.asc", "aptkey": False, "refresh": False}},
+        {"check": LIST + " | grep -v '^.\\x99' ; head -c 1 @TMP@/root/etc/apt/keyrings/ex.gpg | od -An -tx1"},
+        {"state": P, "args": {"name": "deb [signed-by=/etc/apt/keyrings/ex.gpg] http://deb.example.invalid/debian bookworm main", "file": EXF, "key_url": "@URL@/www/key.asc", "aptkey": False, "refresh": False}},
+        {"state": P, "args": {"name": "deb http://deb.example.invalid/nokey bookworm main", "file": EXF, "aptkey": False, "refresh": False}},
+        {"state": P, "args": {"name": "deb [signed-by=/etc/apt/keyrings/none.gpg] http://deb.example.invalid/bad bookworm main", "file": EXF, "key_url": "@URL@/www/nosuch.asc", "aptkey": False, "refresh": False}},
+    ],
+}

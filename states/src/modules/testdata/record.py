@@ -582,7 +582,8 @@ def main():
     with open(os.path.join(work, "etc", "minion"), "w") as f:
         json.dump(conf, f)
     sets = (("file.json", FILE_CASES), ("cmd.json", CMD_CASES),
-            ("net.json", net_cases.NET_CASES), ("archive.json", net_cases.ARCHIVE_CASES))
+            ("net.json", net_cases.NET_CASES), ("archive.json", net_cases.ARCHIVE_CASES),
+            ("pkgrepo.json", net_cases.PKGREPO_CASES))
     for out_name, cases in sets:
         if only and not any(c in only for c in cases):
             continue
@@ -624,6 +625,9 @@ def main():
                            "state.high", json.dumps(high)]
                     if step.get("test"):
                         cmd.append("test=True")
+                    if mod == "pkgrepo":
+                        # A scratch /etc/apt (see aptns.sh).
+                        cmd = [os.path.join(HERE, "aptns.sh"), os.path.join(tmp, "root")] + cmd
                     out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
                     ret = json.loads(out.stdout)["local"]
                     (ret,) = ret.values()
@@ -635,9 +639,9 @@ def main():
                 done.append(step)
             recorded[case] = done
             print(case, len(done), file=sys.stderr)
-        file_roots = dict(FILE_ROOTS, **net_cases.EXTRA_ROOTS) if out_name in ("net.json", "archive.json") else FILE_ROOTS
+        file_roots = dict(FILE_ROOTS, **net_cases.EXTRA_ROOTS) if out_name in ("net.json", "archive.json", "pkgrepo.json") else FILE_ROOTS
         data = {"file_roots": file_roots, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
-        if out_name in ("net.json", "archive.json"):
+        if out_name in ("net.json", "archive.json", "pkgrepo.json"):
             data["served"] = True
         with open(out_path, "w") as f:
             json.dump(data, f, indent=1, ensure_ascii=False)
