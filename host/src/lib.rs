@@ -4,6 +4,7 @@
 //!
 //! - [`exec`]: running commands (Salt's `cmd.run` plumbing: argv or shell,
 //!   as a user, with a umask, a timeout and an environment).
+//! - [`http`]: files over http(s), bounded and verified.
 //! - [`path`]: `which` and Python's `os.path` rules.
 //! - [`accounts`]: users and groups, from the system or from an `/etc`.
 //! - [`jobs`]: the jobs the minion runs, as `saltutil.running` sees them.
@@ -16,6 +17,7 @@
 
 pub mod accounts;
 pub mod exec;
+pub mod http;
 pub mod jobs;
 pub mod path;
 pub mod sys;

@@ -54,12 +54,28 @@ pub fn subst(v: &serde_json::Value, from: &str, to: &str) -> serde_json::Value {
 }
 
 /// Where a replay runs: `root` holds `file_roots/`, the recording
-/// minion's configuration folder `etc/` (@ETC@) and `cases/`.
+/// minion's configuration folder `etc/` (@ETC@) and `cases/`; `case` is
+/// this case's folder (@TMP@); `opts` are added to the minion's options
+/// (a served recording's `cachedir` and `ca_bundle`).
 pub struct Scratch {
     pub root: PathBuf,
+    pub case: PathBuf,
+    pub opts: Map,
 }
 
 impl Scratch {
+    /// The recording minion's context ([`context`]) with [`Scratch::opts`].
+    pub fn context(&self, data: &serde_json::Value) -> StateContext {
+        let mut ctx = context(data, &self.root);
+        if !self.opts.is_empty() {
+            let mut opts = (*ctx.opts).clone();
+            opts.extend(self.opts.clone());
+            ctx.fileclient = Arc::new(LocalFileClient::from_opts(&opts));
+            ctx.opts = Arc::new(opts);
+        }
+        ctx
+    }
+
     pub fn etc(&self) -> PathBuf {
         self.root.join("etc")
     }
@@ -93,6 +109,8 @@ impl Scratch {
 pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
     let scratch = Scratch {
         root: dir.to_path_buf(),
+        case: dir.to_path_buf(),
+        opts: Map::default(),
     };
     let mut opts = Map::default();
     opts.insert("id".into(), Value::Str("m1".into()));
@@ -181,7 +199,7 @@ pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
     replay_with(json, only, &mut |data, scratch| {
         Box::new(Direct {
             module,
-            ctx: context(data, &scratch.root),
+            ctx: scratch.context(data),
         })
     })
 }
@@ -218,6 +236,58 @@ fn mask_pids(v: &mut serde_json::Value) {
     }
 }
 
+/// The servers of a recording made with `"served": true` (record.py's
+/// `serve`): the cases' folders over http, over https with a certificate
+/// the minion trusts (`ca_bundle`), and over https with one it does not.
+struct Served {
+    http: brine_host::http::testserver::Http,
+    good: Option<brine_host::http::testserver::Https>,
+    bad: Option<brine_host::http::testserver::Https>,
+}
+
+impl Served {
+    /// Serve `root/cases` (every case's folder lies in it).
+    fn start(root: &Path, tls: &Path) -> Served {
+        use brine_host::http::testserver::{Http, Https};
+        Served {
+            http: Http::serve(&root.join("cases")).unwrap(),
+            good: Https::serve(&root.join("cases"), &tls.join("good")),
+            bad: Https::serve(&root.join("cases"), &tls.join("bad")),
+        }
+    }
+
+    /// The placeholders of one case (its folder is `<root>/cases/<rel>`)
+    /// and what they stand for here.
+    fn placeholders(&self, rel: &str, cachedir: &Path) -> Vec<(String, String)> {
+        let mut out = vec![("@URL@".to_string(), format!("{}/{rel}", self.http.url()))];
+        for (key, srv) in [("@SURL@", &self.good), ("@BADURL@", &self.bad)] {
+            if let Some(s) = srv {
+                out.push((key.to_string(), format!("{}/{rel}", s.url())));
+            }
+        }
+        out.push((
+            "@NETLOC@".to_string(),
+            format!("127.0.0.1{}", self.http.port),
+        ));
+        out.push((
+            "@CACHE@".to_string(),
+            cachedir.to_string_lossy().into_owned(),
+        ));
+        out
+    }
+}
+
+/// `v` with every placeholder of `pairs` filled in (or, `back`, put back).
+fn subst_all(v: &serde_json::Value, pairs: &[(String, String)], back: bool) -> serde_json::Value {
+    pairs.iter().fold(v.clone(), |acc, (k, real)| {
+        if back {
+            subst(&acc, real, k)
+        } else {
+            subst(&acc, k, real)
+        }
+    })
+}
+
 /// Replay every recorded case of `json`, each in a fresh [`Scratch`]
 /// with the runner `make` gives for it; panics listing all differences.
 pub fn replay_with<'a>(
@@ -228,22 +298,62 @@ pub fn replay_with<'a>(
     let data: serde_json::Value = serde_json::from_str(json).unwrap();
     let mut failures = Vec::new();
     let mut checked = 0;
+    // A served recording: one set of servers and one root for all the
+    // cases, each in its folder `cases/<case>` (served as `/<case>`, as
+    // recorded) with a cache of its own.
+    let served_root = tempfile::tempdir().unwrap();
+    let served = data["served"].as_bool().unwrap_or(false).then(|| {
+        std::fs::create_dir_all(served_root.path().join("cases")).unwrap();
+        Served::start(served_root.path(), &served_root.path().join("tls"))
+    });
     for (case, steps) in data["cases"].as_object().unwrap() {
         if only.is_some_and(|o| o != case) {
             continue;
         }
-        let tmp = tempfile::tempdir().unwrap();
-        let scratch = Scratch {
-            root: tmp.path().to_path_buf(),
+        let own = tempfile::tempdir().unwrap();
+        let root = match served {
+            Some(_) => served_root.path(),
+            None => own.path(),
+        };
+        let dir = root.join("cases").join(case);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut scratch = Scratch {
+            root: root.to_path_buf(),
+            case: dir.clone(),
+            opts: Map::default(),
         };
         std::fs::create_dir_all(scratch.etc()).unwrap();
+        let mut pairs = Vec::new();
+        if let Some(s) = &served {
+            if s.good.is_none() || s.bad.is_none() {
+                eprintln!("skipped: {case}: openssl cannot serve https here");
+                continue;
+            }
+            let cachedir = root.join(format!("cache-{case}"));
+            pairs = s.placeholders(case, &cachedir);
+            scratch.opts.insert(
+                "cachedir".into(),
+                Value::Str(cachedir.to_string_lossy().into_owned()),
+            );
+            if let Some(g) = &s.good {
+                scratch.opts.insert(
+                    "ca_bundle".into(),
+                    Value::Str(g.cert.to_string_lossy().into_owned()),
+                );
+            }
+        }
         let mut runner = make(&data, &scratch);
-        let dir = tmp.path().join("cases").join(case);
-        std::fs::create_dir_all(&dir).unwrap();
-        let d = dir.to_string_lossy().into_owned();
-        let etc = scratch.etc().to_string_lossy().into_owned();
-        let fill = |s: &str| s.replace("@TMP@", &d).replace("@ETC@", &etc);
-        let unfill = |v: &serde_json::Value| subst(&subst(v, &d, "@TMP@"), &etc, "@ETC@");
+        // The servers' placeholders first (their URLs hold no folder).
+        pairs.push(("@TMP@".into(), dir.to_string_lossy().into_owned()));
+        pairs.push(("@ETC@".into(), scratch.etc().to_string_lossy().into_owned()));
+        let fill_v = |v: &serde_json::Value| subst_all(v, &pairs, false);
+        let fill = |s: &str| {
+            fill_v(&serde_json::json!(s))
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let unfill = |v: &serde_json::Value| subst_all(v, &pairs, true);
         for (i, step) in steps.as_array().unwrap().iter().enumerate() {
             if let Some(sh) = step["sh"].as_str() {
                 let st = std::process::Command::new("bash")
@@ -258,9 +368,8 @@ pub fn replay_with<'a>(
                     .args(["-c", &fill(check)])
                     .output()
                     .unwrap();
-                let got = String::from_utf8_lossy(&out.stdout)
-                    .replace(&d, "@TMP@")
-                    .replace(&etc, "@ETC@");
+                let got = unfill(&serde_json::json!(String::from_utf8_lossy(&out.stdout)));
+                let got = got.as_str().unwrap_or_default();
                 checked += 1;
                 if got != step["out"].as_str().unwrap_or_default() {
                     failures.push(format!(
@@ -273,8 +382,7 @@ pub fn replay_with<'a>(
             let expect = &step["expect"];
             let test = step["test"].as_bool().unwrap_or(false);
             if let Some(high) = step.get("high") {
-                let high = match Value::from_json(&subst(&subst(high, "@TMP@", &d), "@ETC@", &etc))
-                {
+                let high = match Value::from_json(&fill_v(high)) {
                     Value::Map(m) => m,
                     _ => Map::default(),
                 };
@@ -300,13 +408,12 @@ pub fn replay_with<'a>(
             }) {
                 continue;
             }
-            let args =
-                match Value::from_json(&subst(&subst(&step["args"], "@TMP@", &d), "@ETC@", &etc)) {
-                    Value::Map(m) => m,
-                    _ => Map::default(),
-                };
+            let args = match Value::from_json(&fill_v(&step["args"])) {
+                Value::Map(m) => m,
+                _ => Map::default(),
+            };
             let state = step["state"].as_str().unwrap();
-            let got = cleaned(unfill(&runner.state(state, &args, test)), true);
+            let mut got = cleaned(unfill(&runner.state(state, &args, test)), true);
             checked += 1;
             // Where Salt crashed (a traceback as comment), brine must
             // fail the state cleanly instead.
@@ -323,6 +430,20 @@ pub fn replay_with<'a>(
                 }
                 continue;
             }
+            // Host-dependent words (a TLS library's) past the marker.
+            let expect = &match step["mask_after"].as_str() {
+                Some(marker) => {
+                    let cut = |v: &serde_json::Value| -> serde_json::Value {
+                        let c = v.as_str().unwrap_or_default();
+                        serde_json::json!(c.find(marker).map_or(c, |i| &c[..i + marker.len()]))
+                    };
+                    got["comment"] = cut(&got["comment"]);
+                    let mut e = expect.clone();
+                    e["comment"] = cut(&expect["comment"]);
+                    e
+                }
+                None => expect.clone(),
+            };
             if &got != expect {
                 failures.push(format!(
                     "{case}[{i}] {state} {} test={test}:\n  salt:  {expect}\n  brine: {got}",

@@ -6,12 +6,13 @@
 use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::{opt_string, Params};
 use brine_core::args::split_input;
-use brine_core::{Map, Value};
+use brine_core::Value;
 use brine_states::fileclient::{parse_salt_url, FileClient, LocalFileClient};
+use brine_states::modules::archive::formats::{self, guess_format, os_text, trim_files, Listing};
 use std::fs::File;
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub(super) const FUNCTIONS: &[Function] = &[
@@ -171,9 +172,13 @@ fn tar_fn<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
         .collect();
     let verbose = flags.contains('v');
     let gz = flags.contains('z');
-    if let Some(c) = flags.chars().find(|c| matches!(c, 'j' | 'J' | 'Z')) {
+    let bz = flags.contains('j');
+    // Reading tells gzip, bzip2 and xz apart by their first bytes; writing
+    // does gzip and bzip2.
+    let creating = flags.contains('c');
+    if let Some(c) = flags.chars().find(|c| *c == 'Z' || (*c == 'J' && creating)) {
         return Err(failed(format!(
-            "tar: option '{c}' (bzip2/xz/compress) is not supported by brine"
+            "tar: option '{c}' (xz/compress) is not supported by brine when creating"
         )));
     }
     let archive = under(cwd.as_deref(), &tarfile);
@@ -184,6 +189,11 @@ fn tar_fn<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
             Box::new(flate2::write::GzEncoder::new(
                 file,
                 flate2::Compression::default(),
+            ))
+        } else if bz {
+            Box::new(bzip2::write::BzEncoder::new(
+                file,
+                bzip2::Compression::default(),
             ))
         } else {
             Box::new(file)
@@ -220,7 +230,7 @@ fn tar_fn<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     } else if flags.contains('x') || flags.contains('t') {
         let file = File::open(&archive)
             .map_err(|e| failed(format!("tar: {tarfile}: Cannot open: {}", os_text(&e))))?;
-        let reader = open_maybe_gz(file)?;
+        let reader = formats::open_tar(file).map_err(|e| failed(format!("tar: {tarfile}: {e}")))?;
         let mut a = tar::Archive::new(reader);
         let listing = flags.contains('t');
         if !listing {
@@ -257,30 +267,6 @@ fn tar_fn<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
         ));
     }
     Ok(Value::List(out).into())
-}
-
-/// Python's `strerror` text of an I/O error.
-fn os_text(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        Some(code) => nix::errno::Errno::from_raw(code).desc().to_string(),
-        None => e.to_string(),
-    }
-}
-
-/// A reader of `file`, through gzip when it starts with gzip's magic.
-fn open_maybe_gz(file: File) -> Result<Box<dyn Read>, CallError> {
-    let mut r = BufReader::new(file);
-    let magic = {
-        use std::io::BufRead;
-        r.fill_buf()
-            .map(|b| b.starts_with(&[0x1f, 0x8b]))
-            .unwrap_or(false)
-    };
-    Ok(if magic {
-        Box::new(flate2::read::GzDecoder::new(r))
-    } else {
-        Box::new(r)
-    })
 }
 
 fn gzip_fn<'c>(_: &Ctx<'c>, mut p: Params, compress: bool) -> Result<Return, CallError> {
@@ -421,14 +407,6 @@ fn zip_fn<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     Ok(Value::List(archived).into())
 }
 
-/// A member name as a relative path that stays inside the destination.
-fn safe_member(name: &str) -> Option<PathBuf> {
-    let p = Path::new(name);
-    p.components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
-        .then(|| p.to_path_buf())
-}
-
 fn unzip<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     let zip_file = p.require("zip_file")?.to_python_str();
     let dest = p.require("dest")?.to_python_str();
@@ -449,184 +427,14 @@ fn unzip<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
         return Err(wrap(&"encrypted archives are not supported by brine"));
     }
     let excludes: Vec<String> = excludes.map(|v| split_input(&v)).unwrap_or_default();
-    let file = File::open(&zip_file).map_err(|e| {
-        wrap(&format!(
-            "[Errno {}] {}: '{zip_file}'",
-            e.raw_os_error().unwrap_or(0),
-            os_text(&e)
-        ))
-    })?;
-    let mut z = zip::ZipArchive::new(file).map_err(|e| wrap(&e))?;
-    let mut done = Vec::new();
-    for i in 0..z.len() {
-        let mut entry = z.by_index(i).map_err(|e| wrap(&e))?;
-        let name = entry.name().to_string();
-        if excludes.contains(&name) {
-            continue;
-        }
-        let Some(rel) = safe_member(&name) else {
-            return Err(wrap(&format!("unsafe member name {name:?}")));
-        };
-        let target = Path::new(&dest).join(&rel);
-        // A link unpacked earlier must not carry later members out of DEST.
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| wrap(&e))?;
-            let inside = match (parent.canonicalize(), Path::new(&dest).canonicalize()) {
-                (Ok(p), Ok(d)) => p.starts_with(d),
-                _ => false,
-            };
-            if !inside {
-                return Err(wrap(&format!(
-                    "member {name:?} would be written outside {dest}"
-                )));
-            }
-        }
-        let mode = entry.unix_mode();
-        if mode.is_some_and(|m| m & 0o170000 == 0o120000) {
-            let mut link = String::new();
-            entry.read_to_string(&mut link).map_err(|e| wrap(&e))?;
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| wrap(&e))?;
-            }
-            std::os::unix::fs::symlink(&link, &target).map_err(|e| wrap(&e))?;
-            done.push(name);
-            continue;
-        }
-        if entry.is_dir() {
-            std::fs::create_dir_all(&target).map_err(|e| wrap(&e))?;
-        } else {
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| wrap(&e))?;
-            }
-            let mut out = File::create(&target).map_err(|e| wrap(&e))?;
-            std::io::copy(&mut entry, &mut out).map_err(|e| wrap(&e))?;
-        }
-        if extract_perms {
-            let umask = current_umask();
-            let perm = match mode.map(|m| m & 0o7777).filter(|m| *m != 0) {
-                Some(m) => m,
-                None if entry.is_dir() => 0o777 & !umask,
-                None => 0o666 & !umask,
-            };
-            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(perm))
-                .map_err(|e| wrap(&e))?;
-        }
-        done.push(name);
-    }
+    let done = formats::extract_zip(
+        Path::new(&zip_file),
+        Path::new(&dest),
+        &excludes,
+        extract_perms,
+    )
+    .map_err(|e| wrap(&e))?;
     Ok(Value::List(trim_files(done, &trim)).into())
-}
-
-/// The process umask (read by setting it and putting it back).
-fn current_umask() -> u32 {
-    use nix::sys::stat::{umask, Mode};
-    let old = umask(Mode::from_bits_truncate(0o022));
-    umask(old);
-    old.bits()
-}
-
-/// Salt's `_trim_files`: past COUNT (100, or the number given) members
-/// the list is cut with a note.
-fn trim_files(files: Vec<String>, trim: &Value) -> Vec<Value> {
-    let count = match trim {
-        Value::Bool(false) => None,
-        Value::Bool(true) => Some(100),
-        Value::Int(n) => Some(usize::try_from(*n).unwrap_or(0)),
-        _ => Some(100),
-    };
-    let mut out: Vec<Value> = files.into_iter().map(Value::Str).collect();
-    if let Some(n) = count.filter(|n| out.len() > *n) {
-        out.truncate(n);
-        out.push(Value::Str(format!("List trimmed after {n} files.")));
-    }
-    out
-}
-
-/// Salt's `guess_archive_type`.
-fn guess_format(name: &str) -> Option<&'static str> {
-    let lower = name.to_lowercase();
-    const TAR: &[&str] = &[
-        "tar", "tar.gz", "tgz", "tar.bz2", "tbz2", "tbz", "tar.xz", "txz", "tar.lzma", "tlz",
-    ];
-    if TAR.iter().any(|e| lower.ends_with(&format!(".{e}"))) {
-        return Some("tar");
-    }
-    ["zip", "rar"]
-        .into_iter()
-        .find(|e| lower.ends_with(&format!(".{e}")))
-}
-
-/// An archive's folders (with a trailing `/`), files and links.
-type Members = (Vec<String>, Vec<String>, Vec<String>);
-
-/// Salt's error for an archive that cannot be opened (Python's OSError
-/// text).
-fn open_failed(name: &str, path: &Path, e: &std::io::Error) -> CallError {
-    failed(format!(
-        "Failed to list contents of {name}: [Errno {}] {}: '{}'",
-        e.raw_os_error().unwrap_or(0),
-        os_text(e),
-        path.display()
-    ))
-}
-
-/// (dirs, files, links) of a tar archive.
-fn members_tar(name: &str, path: &Path) -> Result<Members, CallError> {
-    let unable = || {
-        failed(format!(
-            "Unable to list contents of {name}. If this is an XZ-compressed tar archive, \
-install XZ Utils to enable listing its contents. If it is compressed using something \
-other than XZ, it may be necessary to specify CLI options to decompress the archive. \
-See the documentation for details."
-        ))
-    };
-    let file = File::open(path).map_err(|e| open_failed(name, path, &e))?;
-    let mut a = tar::Archive::new(open_maybe_gz(file)?);
-    let (mut dirs, mut files, mut links) = (Vec::new(), Vec::new(), Vec::new());
-    for entry in a.entries().map_err(|_| unable())? {
-        let entry = entry.map_err(|_| unable())?;
-        let member = entry
-            .path()
-            .map(|p| p.display().to_string())
-            .map_err(|_| unable())?;
-        let kind = entry.header().entry_type();
-        if kind.is_symlink() {
-            links.push(member);
-        } else if kind.is_dir() {
-            dirs.push(format!("{}/", member.trim_end_matches('/')));
-        } else {
-            files.push(member);
-        }
-    }
-    Ok((dirs, files, links))
-}
-
-/// (dirs, files, links) of a zip archive, folders implied by files added.
-fn members_zip(name: &str, path: &Path) -> Result<Members, CallError> {
-    let not_zip = || failed(format!("{name} is not a ZIP file"));
-    let file = File::open(path).map_err(|e| open_failed(name, path, &e))?;
-    let mut z = zip::ZipArchive::new(file).map_err(|_| not_zip())?;
-    let mut dirs = std::collections::BTreeSet::new();
-    let (mut files, mut links) = (Vec::new(), Vec::new());
-    for i in 0..z.len() {
-        let e = z.by_index_raw(i).map_err(|_| not_zip())?;
-        let member = e.name().to_string();
-        let mode = e.unix_mode().unwrap_or(0);
-        if mode & 0o170000 == 0o120000 {
-            links.push(member);
-        } else if mode & 0o170000 == 0o040000 {
-            dirs.insert(member);
-        } else {
-            files.push(member);
-        }
-    }
-    for f in files.clone() {
-        if let Some((head, _)) = f.rsplit_once('/') {
-            let d = format!("{head}/");
-            files.retain(|x| *x != d);
-            dirs.insert(d);
-        }
-    }
-    Ok((dirs.into_iter().collect(), files, links))
 }
 
 fn list<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
@@ -698,78 +506,27 @@ fn list_cached(
             ))
         }
     };
-    let (mut dirs, mut files, mut links) = match format.as_str() {
-        "tar" => members_tar(name, cached)?,
-        "zip" => members_zip(name, cached)?,
-        other => return Err(failed(format!("Unsupported archive format '{other}'"))),
-    };
+    let listing = Listing::of(name, cached, &format, strip).map_err(failed)?;
     if clean && parse_salt_url(name).is_some() {
         let _ = std::fs::remove_file(cached);
     }
-    if let Some(n) = strip {
-        for item in [&mut dirs, &mut files, &mut links] {
-            *item = item
-                .iter()
-                .filter_map(|x| x.splitn(n + 1, '/').nth(n).map(str::to_string))
-                .filter(|x| !x.is_empty())
-                .collect();
-            item.sort();
-        }
-    }
-    dirs.sort();
-    files.sort();
-    links.sort();
     if !verbose {
-        let mut all: Vec<String> = dirs.into_iter().chain(files).chain(links).collect();
+        let mut all: Vec<String> = listing
+            .dirs
+            .into_iter()
+            .chain(listing.files)
+            .chain(listing.links)
+            .collect();
         all.sort();
         return Ok(Value::List(all.into_iter().map(Value::Str).collect()).into());
     }
-    let list = |v: &[String]| Value::List(v.iter().cloned().map(Value::Str).collect());
-    let mut top_dirs: Vec<String> = dirs
-        .iter()
-        .filter(|d| d.matches('/').count() == 1)
-        .cloned()
-        .collect();
-    let common = common_prefix(&dirs);
-    if let Some((head, _)) = common.split_once('/') {
-        let c = format!("{head}/");
-        if !top_dirs.contains(&c) {
-            top_dirs.push(c);
-        }
-    }
-    let top_files: Vec<String> = files.iter().filter(|f| !f.contains('/')).cloned().collect();
-    let top_links: Vec<String> = links.iter().filter(|f| !f.contains('/')).cloned().collect();
-    let mut m = Map::default();
-    m.insert("dirs".into(), list(&dirs));
-    m.insert("files".into(), list(&files));
-    m.insert("links".into(), list(&links));
-    m.insert("top_level_dirs".into(), list(&top_dirs));
-    m.insert("top_level_files".into(), list(&top_files));
-    m.insert("top_level_links".into(), list(&top_links));
-    Ok(Value::Map(m).into())
-}
-
-/// Python's `os.path.commonprefix` (character-wise).
-fn common_prefix(items: &[String]) -> String {
-    let Some(first) = items.first() else {
-        return String::new();
-    };
-    let mut end = first.len();
-    for s in items.iter().skip(1) {
-        end = first
-            .char_indices()
-            .zip(s.chars())
-            .take_while(|((_, a), b)| a == b)
-            .last()
-            .map_or(0, |((i, c), _)| i + c.len_utf8())
-            .min(end);
-    }
-    first.get(..end).unwrap_or_default().to_string()
+    Ok(listing.to_value().into())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brine_core::Map;
 
     #[test]
     fn unzip_stays_inside_dest() {
@@ -802,22 +559,5 @@ mod tests {
         let err = crate::modules::call(&mut m, "archive.unzip", args).unwrap_err();
         assert!(err.to_string().contains("outside"), "{err}");
         assert!(!outside.join("f").exists());
-    }
-
-    #[test]
-    fn helpers() {
-        assert_eq!(guess_format("a.TAR.GZ"), Some("tar"));
-        assert_eq!(guess_format("a.zip"), Some("zip"));
-        assert_eq!(guess_format("a.txt"), None);
-        assert_eq!(common_prefix(&["ab/c/".into(), "ab/d/".into()]), "ab/");
-        assert_eq!(common_prefix(&[]), "");
-        assert!(safe_member("a/b").is_some());
-        assert!(safe_member("../a").is_none());
-        assert!(safe_member("/etc/passwd").is_none());
-        let t = trim_files(vec!["a".into(), "b".into()], &Value::Int(1));
-        assert_eq!(
-            Value::List(t).to_python_repr(),
-            "['a', 'List trimmed after 1 files.']"
-        );
     }
 }

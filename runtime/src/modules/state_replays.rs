@@ -130,6 +130,8 @@ fn a_state_run_is_refused_while_another_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let scratch = Scratch {
         root: tmp.path().to_path_buf(),
+        case: tmp.path().to_path_buf(),
+        opts: Default::default(),
     };
     std::fs::create_dir_all(scratch.etc()).unwrap();
     let data = serde_json::json!({"grains": {}, "pillar": {}, "file_roots": {}});

@@ -3,6 +3,7 @@
 //! module brine has.
 
 pub mod alternatives;
+pub mod archive;
 pub mod cmd;
 pub mod cron;
 pub mod debconf;
@@ -17,6 +18,7 @@ pub mod locale;
 pub mod module;
 pub mod mount;
 pub mod pkg;
+pub mod pkgrepo;
 pub mod service;
 pub mod sysctl;
 pub mod test;
@@ -31,6 +33,7 @@ use crate::StateModule;
 /// Every state module, sorted by name.
 pub static MODULES: &[&StateModule] = &[
     &alternatives::MODULE,
+    &archive::MODULE,
     &cmd::MODULE,
     &cron::MODULE,
     &debconf::MODULE,
@@ -45,6 +48,7 @@ pub static MODULES: &[&StateModule] = &[
     &module::MODULE,
     &mount::MODULE,
     &pkg::MODULE,
+    &pkgrepo::MODULE,
     &service::MODULE,
     &sysctl::MODULE,
     &test::MODULE,

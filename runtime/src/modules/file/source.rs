@@ -8,6 +8,7 @@ use brine_compile::minion_data::Returned;
 use brine_core::{Map, Value};
 use brine_states::fileclient::{FileClient, LocalFileClient};
 use brine_states::modules::file::managed::first_source;
+use brine_states::modules::file::remote::Fetcher;
 use brine_states::modules::file::source_hash;
 use std::sync::Arc;
 
@@ -25,8 +26,15 @@ pub(super) fn source_list<'c>(c: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>
     let source_hash = p.require("source_hash")?;
     let saltenv = p.require("saltenv")?.to_python_str();
     p.finish()?;
+    let client = client(c);
+    let fetcher = Fetcher {
+        opts: c.opts,
+        client: client.as_ref(),
+        saltenv: &saltenv,
+        verify_ssl: true,
+    };
     let (url, hash) = match source {
-        Value::List(items) => first_source(client(c).as_ref(), &saltenv, &items, &source_hash)
+        Value::List(items) => first_source(&fetcher, &items, &source_hash)
             .map(|(u, h)| (Value::Str(u), h))
             .map_err(CallError::Failed)?,
         other => (other, source_hash),
@@ -41,9 +49,9 @@ pub(super) fn get_source_sum<'c>(c: &Ctx<'c>, mut p: Params) -> Result<Returned<
     let source_hash = p.take("source_hash").unwrap_or(Value::Null);
     let source_hash_name = text(p.take("source_hash_name"));
     let saltenv = text(p.take("saltenv")).unwrap_or_else(|| "base".into());
+    let verify_ssl = p.take("verify_ssl").is_none_or(|v| v.is_truthy());
     // Signatures of hash files are not checked by brine.
     for unused in [
-        "verify_ssl",
         "source_hash_sig",
         "signed_by_any",
         "signed_by_all",
@@ -54,15 +62,21 @@ pub(super) fn get_source_sum<'c>(c: &Ctx<'c>, mut p: Params) -> Result<Returned<
     }
     p.finish()?;
     let source_hash = path_str("isabs", source_hash)?;
+    let client = client(c);
+    let fetcher = Fetcher {
+        opts: c.opts,
+        client: client.as_ref(),
+        saltenv: &saltenv,
+        verify_ssl,
+    };
     let sum = source_hash::get_source_sum(
-        client(c).as_ref(),
-        &saltenv,
+        &fetcher,
         &file_name,
         &source,
         &source_hash,
         source_hash_name.as_deref(),
     )
-    .map_err(CallError::Failed)?;
+    .map_err(|e| CallError::Failed(e.to_string()))?;
     let mut m = Map::default();
     m.insert("hash_type".into(), Value::Str(sum.hash_type));
     m.insert("hsum".into(), sum.hsum.map_or(Value::Null, Value::Str));

@@ -7,9 +7,10 @@ use super::args::{failed, Args};
 use super::difflib;
 use super::fsutil::{self, Owner};
 use super::perms::check_perms;
-use super::source_hash::{get_source_sum, SourceSum};
+use super::remote::{self, Fetcher};
+use super::source_hash::{get_source_sum, SourceSum, SumError};
 use super::template::{merge_context, render_template, TemplateError};
-use crate::fileclient::{parse_salt_url, FileClient};
+use crate::fileclient::{hash_path, parse_salt_url};
 use crate::{StateCall, StateReturn};
 use brine_compile::state::vocabulary::is_internal_keyword;
 use brine_core::{Map, Value};
@@ -76,7 +77,8 @@ enum Source {
     Salt(String),
     /// An absolute path or `file://` URL (the path).
     Local { url: String, path: String },
-    /// `http://`, `ftp://`, ... (brine does not fetch these).
+    /// `http://`, `https://` (fetched into the minion's cache), `ftp://`,
+    /// `s3://`, `swift://` (refused when fetched).
     Remote(String),
 }
 
@@ -127,6 +129,9 @@ struct Managed<'a> {
     test: bool,
     source: Option<Source>,
     source_hash: Option<String>,
+    source_hash_name: Option<String>,
+    verify_ssl: bool,
+    keep_source: bool,
     user: Option<Owner>,
     group: Option<Owner>,
     mode: Option<String>,
@@ -327,6 +332,9 @@ fn run(
         test,
         source: None,
         source_hash: args.string("source_hash")?.filter(|h| !h.is_empty()),
+        source_hash_name: args.string("source_hash_name")?.filter(|h| !h.is_empty()),
+        verify_ssl: args.truthy("verify_ssl", true),
+        keep_source: args.truthy("keep_source", true),
         user,
         group,
         mode,
@@ -341,6 +349,18 @@ fn run(
         follow_symlinks: args.truthy("follow_symlinks", true),
         skip_verify: args.truthy("skip_verify", false),
     };
+
+    // A remote source whose hash the file already has: nothing to fetch,
+    // only permissions to check.
+    if replace && m.contents.is_none() && m.template.is_none() && !m.skip_verify && path.exists() {
+        if let Some(v) = source_val.filter(|v| v.is_truthy()) {
+            match remote_already_there(&m, v) {
+                Ok(true) => replace = false,
+                Ok(false) => {}
+                Err(e) => return Ok(failed(name, format!("Unable to manage file: {e}"))),
+            }
+        }
+    }
 
     let mut ret = StateReturn::new(name);
     if !replace && path.exists() {
@@ -489,26 +509,65 @@ fn source_list(m: &Managed, source: &Value) -> Result<(String, Option<String>), 
     if items.iter().any(|i| matches!(i, Value::Map(_))) {
         return Err("each item of a source list must be a string in Salt 3007.8".into());
     }
-    let (url, _) = first_source(
-        m.call.ctx.fileclient.as_ref(),
-        &m.saltenv,
-        items,
-        &Value::Null,
-    )?;
+    let (url, _) = first_source(&m.fetcher(), items, &Value::Null)?;
     Ok((url, None))
+}
+
+impl Managed<'_> {
+    fn fetcher(&self) -> Fetcher<'_> {
+        Fetcher {
+            opts: &self.call.ctx.opts,
+            client: self.call.ctx.fileclient.as_ref(),
+            saltenv: &self.saltenv,
+            verify_ssl: self.verify_ssl,
+        }
+    }
+}
+
+/// Salt's early check in `file.managed`: a remote source with a
+/// `source_hash` that the file already matches needs no download. Hash
+/// expressions Salt cannot use are only logged there (`Ok(false)`); a hash
+/// file that cannot be fetched fails the state.
+fn remote_already_there(m: &Managed, source: &Value) -> Result<bool, String> {
+    let Ok((url, hash)) = source_list(m, source) else {
+        return Ok(false);
+    };
+    let source_hash = hash.or(m.source_hash.clone());
+    let (Some(source_hash), scheme) = (source_hash, remote::scheme(&url)) else {
+        return Ok(false);
+    };
+    if url.is_empty() || scheme == "salt" || scheme == "file" || url.starts_with('/') {
+        return Ok(false);
+    }
+    let sum = match get_source_sum(
+        &m.fetcher(),
+        &m.name,
+        &url,
+        &source_hash,
+        m.source_hash_name.as_deref(),
+    ) {
+        Ok(s) => s,
+        Err(SumError::Invalid(_)) => return Ok(false),
+        Err(SumError::Fetch(e)) => return Err(e),
+    };
+    let have = hash_path(Path::new(&m.name), &sum.hash_type)
+        .ok()
+        .flatten()
+        .map(|(h, _)| h);
+    Ok(have.is_some() && have == sum.hsum)
 }
 
 /// Salt's `file.source_list` on a list: the first item that exists, with
 /// its hash (a `{url: hash}` item's own, else `source_hash`). A `salt://`
 /// item is looked up through the file client (in its `?saltenv=`, else
-/// `saltenv`), a local path or `file://` URL on disk; http and ftp sources
-/// are never fetched, so never found.
+/// `saltenv`), a local path or `file://` URL on disk, an http(s) one by a
+/// `HEAD` request.
 pub fn first_source(
-    client: &dyn FileClient,
-    saltenv: &str,
+    fetcher: &Fetcher,
     items: &[Value],
     source_hash: &Value,
 ) -> Result<(String, Value), String> {
+    let (client, saltenv) = (fetcher.client, fetcher.saltenv);
     for item in items {
         let (url, hash, is_map) = match item {
             Value::Str(s) => (s.clone(), source_hash.clone(), false),
@@ -539,7 +598,7 @@ pub fn first_source(
             Source::Local { path, .. } => {
                 (url.starts_with("file://") || fsutil::isabs(&path)) && Path::new(&path).exists()
             }
-            Source::Remote(_) => false,
+            Source::Remote(u) => fetcher.exists(&u),
         };
         if found {
             return Ok((url, hash));
@@ -575,15 +634,15 @@ fn get_managed(m: &Managed) -> Result<Result<Fetched, String>, String> {
                     })
                 }
                 Some(h) if !m.skip_verify => match get_source_sum(
-                    m.call.ctx.fileclient.as_ref(),
-                    &m.saltenv,
+                    &m.fetcher(),
                     &m.name,
                     m.source.as_ref().map_or("", Source::url),
                     h,
-                    None,
+                    m.source_hash_name.as_deref(),
                 ) {
                     Ok(s) => sum = Some(s),
-                    Err(e) => return Ok(Err(e)),
+                    Err(SumError::Invalid(e)) => return Ok(Err(e)),
+                    Err(SumError::Fetch(e)) => return Err(e),
                 },
                 Some(_) => {}
             }
@@ -605,11 +664,13 @@ fn get_managed(m: &Managed) -> Result<Result<Fetched, String>, String> {
                 )))
             }
         },
-        Source::Remote(url) => {
-            return Ok(Err(format!(
-                "Unable to fetch {url}: brine only serves salt://, file:// and local sources"
-            )))
-        }
+        Source::Remote(url) => match fetch_remote(m, url)? {
+            Ok((bytes, s)) => {
+                sum = s;
+                data = Some(bytes);
+            }
+            Err(comment) => return Ok(Err(comment)),
+        },
     }
     if let (Some(template), Some(bytes)) = (&m.template, &data) {
         let vars = template_vars(m, source);
@@ -629,6 +690,74 @@ fn get_managed(m: &Managed) -> Result<Result<Fetched, String>, String> {
         }
     }
     Ok(Ok(Fetched { data, sum }))
+}
+
+/// Salt's `get_managed` on a remote source: the expected hash (unless
+/// `skip_verify`), then the cached copy when it still matches, else a
+/// download into the cache. The data and the hash the file must have;
+/// `Ok(Err)` a comment, `Err` a raised error.
+#[allow(clippy::type_complexity)]
+fn fetch_remote(
+    m: &Managed,
+    url: &str,
+) -> Result<Result<(Vec<u8>, Option<SourceSum>), String>, String> {
+    let f = m.fetcher();
+    let mut sum: Option<SourceSum> = None;
+    if !m.skip_verify {
+        let Some(h) = &m.source_hash else {
+            return Ok(Err(format!(
+                "Unable to verify upstream hash of source file {}, please set source_hash or set skip_verify to True",
+                remote::redact(url)
+            )));
+        };
+        match get_source_sum(&f, &m.name, url, h, m.source_hash_name.as_deref()) {
+            Ok(s) => sum = Some(s),
+            Err(SumError::Invalid(e)) => return Ok(Err(e)),
+            Err(SumError::Fetch(e)) => return Err(e),
+        }
+    }
+    let mut sfn: Option<PathBuf> = None;
+    if let Some(cached) = f.is_cached(url) {
+        if m.source_hash.is_some() || m.skip_verify {
+            let htype = sum
+                .as_ref()
+                .map_or_else(|| "sha256".to_string(), |s| s.hash_type.clone());
+            let cached_sum = hash_path(&cached, &htype).ok().flatten().map(|(h, _)| h);
+            if m.skip_verify {
+                sum = Some(SourceSum {
+                    hash_type: htype,
+                    hsum: cached_sum,
+                });
+                sfn = Some(cached);
+            } else if cached_sum.is_some()
+                && cached_sum == sum.as_ref().and_then(|s| s.hsum.clone())
+            {
+                sfn = Some(cached);
+            }
+        }
+    }
+    let sfn = match sfn {
+        Some(p) => p,
+        None => {
+            let want = sum.as_ref().and_then(|s| s.hsum.as_deref());
+            match f.cache_file(url, want) {
+                Ok(p) => p,
+                Err(e) => return Ok(Err(format!("Failed to cache {}: {e}", remote::redact(url)))),
+            }
+        }
+    };
+    if !sfn.exists() {
+        return Ok(Err(format!(
+            "Source file '{}' not found",
+            remote::redact(url)
+        )));
+    }
+    let bytes = std::fs::read(&sfn).map_err(|e| fsutil::py_os_error(&e, &sfn))?;
+    if !m.keep_source && !m.test {
+        // Salt drops the cached download once the file is managed.
+        let _ = std::fs::remove_file(&sfn);
+    }
+    Ok(Ok((bytes, sum)))
 }
 
 /// What a `source` template sees besides grains/pillar/opts: the state's

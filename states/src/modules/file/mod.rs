@@ -11,6 +11,7 @@
 //! - [`difflib`], [`fsutil`], [`perms`]: Python's unified diff, file system
 //!   helpers, Salt's `check_perms`.
 //! - [`source_hash`]: a source's expected hash (`get_source_sum`).
+//! - [`remote`]: http(s) sources fetched into the minion's cache.
 
 mod args;
 pub mod difflib;
@@ -19,6 +20,7 @@ pub mod fsutil;
 pub mod managed;
 pub mod misc;
 mod perms;
+pub mod remote;
 pub mod replace;
 pub mod source_hash;
 mod template;

@@ -4,7 +4,7 @@
 //! state and the `file.get_source_sum` execution function both call this.
 
 use super::fsutil;
-use crate::fileclient::FileClient;
+use super::remote::Fetcher;
 use std::path::{Path, PathBuf};
 
 /// The hash a source must have (`source_sum` in Salt).
@@ -59,45 +59,59 @@ fn url_scheme(url: &str) -> Option<String> {
         .map(str::to_lowercase)
 }
 
+/// Why `get_source_sum` failed: a `CommandExecutionError` (the state
+/// shows its text) or a download that raised (the state shows it after
+/// "Unable to manage file: ").
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SumError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Fetch(String),
+}
+
+impl From<String> for SumError {
+    fn from(s: String) -> SumError {
+        SumError::Invalid(s)
+    }
+}
+
 /// Salt's `file.get_source_sum`. `file_name` and `source` (and
-/// `source_hash_name`) pick the line of a file of hashes.
+/// `source_hash_name`) pick the line of a file of hashes; a file of hashes
+/// behind a URL is fetched through `fetcher` (bounded, into memory).
 pub fn get_source_sum(
-    client: &dyn FileClient,
-    saltenv: &str,
+    fetcher: &Fetcher,
     file_name: &str,
     source: &str,
     source_hash: &str,
     source_hash_name: Option<&str>,
-) -> Result<SourceSum, String> {
-    let hash_fn: Option<PathBuf> = if source_hash.starts_with('/') {
-        Some(PathBuf::from(source_hash))
+) -> Result<SourceSum, SumError> {
+    let data: Vec<u8> = if source_hash.starts_with('/') {
+        let p = Path::new(source_hash);
+        std::fs::read(p).map_err(|e| fsutil::py_os_error(&e, p))?
     } else {
         match url_scheme(source_hash).as_deref() {
-            None => None,
-            Some("salt") => Some(
-                client
-                    .cache_file(source_hash, saltenv)
-                    .map_err(|_| format!("Source hash file {source_hash} not found"))?,
-            ),
+            None => return Ok(parse_source_hash(source_hash)?),
+            Some("salt") => {
+                let p: PathBuf = fetcher
+                    .client
+                    .cache_file(source_hash, fetcher.saltenv)
+                    .map_err(|_| format!("Source hash file {source_hash} not found"))?;
+                std::fs::read(&p).map_err(|e| fsutil::py_os_error(&e, &p))?
+            }
             Some("file") => {
-                let path = source_hash.trim_start_matches("file://");
-                if !Path::new(path).exists() {
-                    return Err(format!("Source hash file {source_hash} not found"));
+                let path = Path::new(source_hash.trim_start_matches("file://"));
+                if !path.exists() {
+                    return Err(format!("Source hash file {source_hash} not found").into());
                 }
-                Some(PathBuf::from(path))
+                std::fs::read(path).map_err(|e| fsutil::py_os_error(&e, path))?
             }
             Some(p) if HASH_FILE_PROTOS.contains(&p) => {
-                return Err(format!(
-                    "Source hash file {source_hash} is not supported by brine; give the hash itself"
-                ))
+                fetcher.fetch(source_hash).map_err(SumError::Fetch)?
             }
-            Some(_) => return Err(invalid(source_hash)),
+            Some(_) => return Err(invalid(source_hash).into()),
         }
     };
-    let Some(hash_fn) = hash_fn else {
-        return parse_source_hash(source_hash);
-    };
-    let data = std::fs::read(&hash_fn).map_err(|e| fsutil::py_os_error(&e, &hash_fn))?;
     let text = String::from_utf8_lossy(&data);
     let mut sum = extract_hash(&text, file_name, source, source_hash_name)
         .ok_or_else(|| invalid(source_hash))?;

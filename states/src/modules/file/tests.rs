@@ -148,3 +148,9 @@ fn managed_template_sees_extra_keyword_arguments() {
         "www-data 2 False\n"
     );
 }
+
+/// `file.managed` with http(s) sources served on 127.0.0.1 (net.json).
+#[test]
+fn remote_sources_match_salt() {
+    replay(include_str!("../testdata/net.json"), &FILE, None);
+}

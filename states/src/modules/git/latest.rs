@@ -645,40 +645,36 @@ impl Run<'_, '_> {
                 .is_ok()
             {
                 match remote.rev_type {
-                    Some(RevType::Branch) => {
-                        if remotes.contains_key(&a.remote) {
-                            if let Some(d) = remote.desired_upstream.name() {
-                                if git.rev_parse(target, d, &[]).ok().as_deref() == Some(rr) {
-                                    has_remote_rev = true;
-                                }
+                    Some(RevType::Branch) if remotes.contains_key(&a.remote) => {
+                        if let Some(d) = remote.desired_upstream.name() {
+                            if git.rev_parse(target, d, &[]).ok().as_deref() == Some(rr) {
+                                has_remote_rev = true;
                             }
                         }
                     }
-                    Some(RevType::Tag) => {
-                        if all_local_tags.contains(&a.rev) {
-                            let local_tag = git
-                                .rev_parse(target, &format!("{}^{{commit}}", a.rev), &[])
-                                .ok();
-                            if local_tag.as_deref() == Some(rr) {
-                                has_remote_rev = true;
-                            } else if !a.force_reset.is_truthy() {
-                                return Ok(fail(
-                                    r,
-                                    format!(
-                                        "'{}' is a tag, but the remote SHA1 for this tag ({}) \
+                    Some(RevType::Tag) if all_local_tags.contains(&a.rev) => {
+                        let local_tag = git
+                            .rev_parse(target, &format!("{}^{{commit}}", a.rev), &[])
+                            .ok();
+                        if local_tag.as_deref() == Some(rr) {
+                            has_remote_rev = true;
+                        } else if !a.force_reset.is_truthy() {
+                            return Ok(fail(
+                                r,
+                                format!(
+                                    "'{}' is a tag, but the remote SHA1 for this tag ({}) \
                                          doesn't match the local SHA1 ({}). Set 'force_reset' \
                                          to True to force this update.",
-                                        a.rev,
-                                        short(Some(rr)),
-                                        short(local_tag.as_deref())
-                                    ),
-                                    &[],
-                                ));
-                            }
+                                    a.rev,
+                                    short(Some(rr)),
+                                    short(local_tag.as_deref())
+                                ),
+                                &[],
+                            ));
                         }
                     }
                     Some(RevType::Sha1) => has_remote_rev = true,
-                    None => {}
+                    _ => {}
                 }
             }
         }
