@@ -60,7 +60,10 @@ def fallback(fun):
 
 def state_function(fun):
     module, name = fun.split(".", 1)
-    return getattr(importlib.import_module("salt.states." + module), name, None)
+    mod = importlib.import_module("salt.states." + module)
+    # `file.copy` is `copy_` in Salt's module (its __func_alias__).
+    aliases = {v: k for k, v in getattr(mod, "__func_alias__", {}).items()}
+    return getattr(mod, aliases.get(name, name), None)
 
 
 def main():

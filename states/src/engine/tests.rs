@@ -29,6 +29,7 @@ pub fn ctx_with(test: bool, opts: Map) -> StateContext {
         fileclient: Arc::new(NoFiles),
         functions: Default::default(),
         jobs: Default::default(),
+        accumulators: Default::default(),
     }
 }
 

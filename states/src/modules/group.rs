@@ -483,6 +483,7 @@ pub mod tests {
             fileclient: Arc::new(NoFiles),
             functions: Default::default(),
             jobs: Default::default(),
+            accumulators: Default::default(),
         }
     }
 

@@ -560,7 +560,7 @@ fn shlex_words(text: &str) -> Result<Vec<String>, String> {
 }
 
 /// Salt's `build_whitespace_split_regex`, as a `regex` pattern.
-fn whitespace_split_regex(text: &str) -> Result<String, String> {
+pub(super) fn whitespace_split_regex(text: &str) -> Result<String, String> {
     let ws = r"(?:(?-u:\s)+)?";
     let mut re = String::new();
     for line in difflib::str_splitlines(text) {

@@ -54,7 +54,10 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
         for (rel, text) in files {
             let p = roots.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, text.as_str().unwrap_or_default()).unwrap();
+            // `dir/` is an empty folder.
+            if !rel.ends_with('/') {
+                std::fs::write(&p, text.as_str().unwrap_or_default()).unwrap();
+            }
         }
     }
     let mut file_roots = Map::default();
@@ -68,6 +71,10 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
     }
     let mut opts = Map::default();
     opts.insert("id".into(), Value::Str("m1".into()));
+    opts.insert(
+        "cachedir".into(),
+        Value::Str(dir.join("cache").to_string_lossy().into_owned()),
+    );
     opts.insert("file_roots".into(), Value::Map(file_roots));
     let mut grains = match Value::from_json(&data["grains"]) {
         Value::Map(m) => m,
@@ -87,6 +94,7 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
         saltenv: "base".into(),
         test: false,
         jobs: Default::default(),
+        accumulators: Default::default(),
     }
 }
 
@@ -114,6 +122,87 @@ pub fn call_state(
     })
 }
 
+/// A step's answer with what Salt builds from sets (in hash order) put
+/// in order: the comment's lines and every list of strings sorted.
+fn unordered(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(o) => serde_json::Value::Object(
+            o.iter()
+                .map(|(k, x)| {
+                    let x = match (k.as_str(), x) {
+                        ("comment", serde_json::Value::String(c)) => {
+                            let mut lines: Vec<&str> =
+                                c.lines().filter(|l| !l.is_empty()).collect();
+                            lines.sort_unstable();
+                            serde_json::Value::String(lines.join("\n"))
+                        }
+                        _ => unordered(x),
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        serde_json::Value::Array(a) => {
+            let mut items: Vec<serde_json::Value> = a.iter().map(unordered).collect();
+            if items.iter().all(serde_json::Value::is_string) {
+                items.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
+            }
+            serde_json::Value::Array(items)
+        }
+        other => other.clone(),
+    }
+}
+
+/// High data of one SLS text (plain YAML), as the render stage hands it
+/// over: `mod.fun` keys split, `__sls__`, `__env__` and Salt's automatic
+/// `order` added.
+fn sls_high(sls: &str, text: &str) -> Map {
+    let Ok(Value::Map(mut high)) = brine_core::yaml::load(text) else {
+        panic!("bad SLS {sls}");
+    };
+    let mut order = 10000;
+    for body in high.values_mut() {
+        let Value::Map(body) = body else { continue };
+        let decls: Vec<(String, Value)> = body.drain(..).collect();
+        for (key, args) in decls {
+            let (m, f) = key.split_once('.').unwrap_or((key.as_str(), ""));
+            let mut list = match args {
+                Value::List(l) => l,
+                _ => Vec::new(),
+            };
+            list.insert(0, Value::Str(f.into()));
+            let mut o = Map::default();
+            o.insert("order".into(), Value::Int(order));
+            list.push(Value::Map(o));
+            order += 1;
+            body.insert(m.to_string(), Value::List(list));
+        }
+        body.insert("__sls__".into(), Value::Str(sls.into()));
+        body.insert("__env__".into(), Value::Str("base".into()));
+    }
+    high
+}
+
+/// Run one SLS text through the compiler and the engine, as `state.sls`
+/// would: the running dictionary without times.
+fn run_sls(ctx: &StateContext, sls: &str, text: &str, test: bool) -> serde_json::Value {
+    use brine_compile::state::compile::{compile_high_data, prepare_high_for_call};
+    let high = prepare_high_for_call(sls_high(sls, text), &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let chunks = compile_high_data(&high).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut ctx = ctx.clone();
+    ctx.test = test;
+    ctx.accumulators = Default::default();
+    let running = crate::engine::call_high(&ctx, chunks).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = Value::Map(running).to_json();
+    if let Some(o) = out.as_object_mut() {
+        for ret in o.values_mut().filter_map(serde_json::Value::as_object_mut) {
+            ret.remove("start_time");
+            ret.remove("duration");
+        }
+    }
+    out
+}
+
 /// Replay every recorded case of `json` against `module`; panics listing
 /// all differences.
 pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
@@ -129,19 +218,35 @@ pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
         let dir = tmp.path().join("cases").join(case);
         std::fs::create_dir_all(&dir).unwrap();
         let d = dir.to_string_lossy().into_owned();
+        let work = tmp.path().to_string_lossy().into_owned();
+        let fill = |t: &str| t.replace("@TMP@", &d).replace("@WORK@", &work);
+        let unfill = |v: &serde_json::Value| subst(&subst(v, &d, "@TMP@"), &work, "@WORK@");
         for (i, step) in steps.as_array().unwrap().iter().enumerate() {
-            if let Some(sh) = step["sh"].as_str() {
+            if let Some(sls) = step["sls"].as_str() {
+                let test = step["test"].as_bool().unwrap_or(false);
+                let text = fill(step["text"].as_str().unwrap_or_default());
+                let got = unfill(&run_sls(&ctx, sls, &text, test));
+                checked += 1;
+                if got != step["expect"] {
+                    failures.push(format!(
+                        "{case}[{i}] sls {sls} test={test}:\n  salt:  {}\n  brine: {got}",
+                        step["expect"]
+                    ));
+                }
+            } else if let Some(sh) = step["sh"].as_str() {
                 let st = std::process::Command::new("bash")
-                    .args(["-c", &sh.replace("@TMP@", &d)])
+                    .args(["-c", &fill(sh)])
                     .status()
                     .unwrap();
                 assert!(st.success(), "{case}[{i}] setup failed: {sh}");
             } else if let Some(check) = step["check"].as_str() {
                 let out = std::process::Command::new("bash")
-                    .args(["-c", &check.replace("@TMP@", &d)])
+                    .args(["-c", &fill(check)])
                     .output()
                     .unwrap();
-                let got = String::from_utf8_lossy(&out.stdout).replace(&d, "@TMP@");
+                let got = String::from_utf8_lossy(&out.stdout)
+                    .replace(&d, "@TMP@")
+                    .replace(&work, "@WORK@");
                 checked += 1;
                 if got != step["out"].as_str().unwrap_or_default() {
                     failures.push(format!(
@@ -158,17 +263,17 @@ pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
                 {
                     continue;
                 }
-                let args = match Value::from_json(&subst(&step["args"], "@TMP@", &d)) {
+                let args = match Value::from_json(&subst(
+                    &subst(&step["args"], "@TMP@", &d),
+                    "@WORK@",
+                    &work,
+                )) {
                     Value::Map(m) => m,
                     _ => Map::default(),
                 };
                 let test = step["test"].as_bool().unwrap_or(false);
                 let state = step["state"].as_str().unwrap();
-                let mut got = subst(
-                    &ret_json(&call_state(module, &ctx, state, &args, test)),
-                    &d,
-                    "@TMP@",
-                );
+                let mut got = unfill(&ret_json(&call_state(module, &ctx, state, &args, test)));
                 if let Some(pid) = got["changes"].get("pid").and_then(|p| p.as_i64()) {
                     if pid > 0 {
                         got["changes"]["pid"] = serde_json::Value::String("<pid>".into());
@@ -190,7 +295,12 @@ pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
                     }
                     continue;
                 }
-                if &got != expect {
+                let (got, expect) = if step["unordered"].as_bool() == Some(true) {
+                    (unordered(&got), unordered(expect))
+                } else {
+                    (got, expect.clone())
+                };
+                if got != expect {
                     failures.push(format!(
                         "{case}[{i}] {state} {} test={test}:\n  salt:  {expect}\n  brine: {got}",
                         step["args"]
@@ -210,7 +320,13 @@ pub fn replay(json: &str, module: &StateModule, only: Option<&str>) {
 
 #[test]
 fn file_states_match_salt() {
-    replay(include_str!("../testdata/file.json"), &FILE, None);
+    // REPLAY_CASE=name replays one case only.
+    let only = std::env::var("REPLAY_CASE").ok();
+    replay(
+        include_str!("../testdata/file.json"),
+        &FILE,
+        only.as_deref(),
+    );
 }
 
 /// The `state-files` conformance case (expected/00.json, 01.json), module
