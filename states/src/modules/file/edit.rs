@@ -232,7 +232,7 @@ and insert_after_match is permitted"
             found = true;
         } else if let Some(rx) = &insert_match {
             let re = re_::compile(rx, 0)?;
-            if let Some(mut idx) = orig.iter().position(|l| re_::search(&re, l.as_bytes())) {
+            if let Some(mut idx) = orig.iter().position(|l| py_search(&re, l)) {
                 for l in block(true, &a.marker_end) {
                     if insert_after.is_some() {
                         idx += 1;

@@ -79,10 +79,9 @@ fn required(args: &Args, key: &str) -> Result<String, String> {
 /// pattern without a leading inline flag group, `^` and a trailing `$`.
 fn unanchor(regex: &str) -> &str {
     let mut r = regex;
-    if r.starts_with("(?") && r.len() >= 4 && r.as_bytes()[3] == b')' {
-        if "iLmsux".contains(r.as_bytes()[2] as char) {
-            r = &r[4..];
-        }
+    let b = r.as_bytes();
+    if b.len() >= 4 && b.starts_with(b"(?") && b[3] == b')' && b"iLmsux".contains(&b[2]) {
+        r = &r[4..];
     }
     let r = r.strip_prefix('^').unwrap_or(r);
     r.strip_suffix('$').unwrap_or(r)

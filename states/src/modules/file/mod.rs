@@ -13,7 +13,8 @@
 //! - [`replace`]: `file.replace` with Python regular expressions.
 //! - [`recurse`]: `file.recurse` (a `salt://` folder, file by file).
 //! - [`serialize`] with [`serializers`]: `file.serialize` and Salt's json,
-//!   yaml, toml, plist, configparser and msgpack serializers.
+//!   yaml, toml, plist, configparser and msgpack serializers; [`readers`]
+//!   reads toml and plist back.
 //! - [`copy`]: `copy`, `rename`, `hardlink`; [`tidied`]: `tidied`, `cached`.
 //! - [`lines`]: `comment`, `uncomment`, `prepend`, `keyvalue`,
 //!   `blockreplace`, over the line edits of [`edit`] and the source texts
@@ -35,6 +36,7 @@ pub mod managed;
 pub mod misc;
 pub mod pattern;
 mod perms;
+mod readers;
 mod recurse;
 pub mod replace;
 mod serialize;

@@ -183,7 +183,7 @@ fn real_keep(root: &str, keep: &BTreeSet<String>) -> BTreeSet<String> {
     for k in keep.iter().filter(|k| fsutil::isabs(k)) {
         let mut p = fsutil::normpath(k);
         out.insert(p.clone());
-        while p.trim_start_matches('/').len() > 0 {
+        while !p.trim_start_matches('/').is_empty() {
             p = fsutil::normpath(&fsutil::dirname(&p));
             out.insert(p.clone());
         }

@@ -5,6 +5,7 @@
 use super::args::{failed, Args};
 use super::fsutil;
 use super::managed::{contents_changes, manage_contents, ContentsSpec};
+use super::readers;
 use super::serializers::{self as ser, JsonOpts, SerializerError};
 use crate::{StateCall, StateReturn};
 use brine_core::{Map, Value};
@@ -49,7 +50,8 @@ fn merge_recurse(dest: &Value, upd: &Value) -> Value {
 }
 
 /// Salt's `dictdiffer.recursive_diff(old, new).diffs`: per changed key,
-/// `{"old": ..., "new": ...}` (nested for maps), missing sides as `""`.
+/// `{"old": ..., "new": ...}` (nested for maps), a missing side as Salt's
+/// `<_null_>` marker.
 fn recursive_diff(old: &Map, new: &Map) -> Map {
     let mut out = Map::default();
     for (k, ov) in old {
@@ -57,7 +59,7 @@ fn recursive_diff(old: &Map, new: &Map) -> Map {
             None => {
                 let mut d = Map::default();
                 d.insert("old".into(), ov.clone());
-                d.insert("new".into(), Value::Str(String::new()));
+                d.insert("new".into(), Value::Str("<_null_>".into()));
                 out.insert(k.clone(), Value::Map(d));
             }
             Some(nv) if nv != ov => {
@@ -76,7 +78,7 @@ fn recursive_diff(old: &Map, new: &Map) -> Map {
     for (k, nv) in new {
         if !old.contains_key(k) {
             let mut d = Map::default();
-            d.insert("old".into(), Value::Str(String::new()));
+            d.insert("old".into(), Value::Str("<_null_>".into()));
             d.insert("new".into(), nv.clone());
             out.insert(k.clone(), Value::Map(d));
         }
@@ -96,7 +98,7 @@ fn serialize_with(
     encoding: bool,
 ) -> Result<Vec<u8>, SerializerError> {
     Ok(match serializer {
-        "json" => ser::json_dumps(data, &JsonOpts::from_options(opts, encoding)).into_bytes(),
+        "json" => ser::json_dumps(data, &JsonOpts::from_options(opts)).into_bytes(),
         "yaml" => {
             let flow = opts.get("default_flow_style").is_some_and(Value::is_truthy);
             let unicode = encoding || opts.get("allow_unicode").is_some_and(Value::is_truthy);
@@ -118,6 +120,8 @@ fn deserialize_with(serializer: &str, data: &[u8]) -> Option<Result<Value, Seria
         "yaml" => ser::yaml_loads(&text()),
         "configparser" => ser::configparser_loads(&text()),
         "msgpack" => ser::msgpack_loads(data),
+        "toml" => readers::toml_loads(&text()),
+        "plist" => readers::plist_loads(&text()),
         _ => return None,
     })
 }
@@ -153,7 +157,13 @@ pub fn serialize(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateR
         ));
     }
     let mut dataset = match dataset_pillar {
-        Some(key) => call.ctx.pillar_value(&key.to_python_str()).cloned(),
+        // pillar.get's default: an empty string.
+        Some(key) => Some(
+            call.ctx
+                .pillar_value(&key.to_python_str())
+                .cloned()
+                .unwrap_or_else(|| Value::Str(String::new())),
+        ),
         None => args.low.get("dataset").cloned().filter(|v| !v.is_null()),
     };
     let Some(mut data) = dataset.take() else {
@@ -179,12 +189,14 @@ pub fn serialize(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateR
             let bytes =
                 std::fs::read(&name).map_err(|e| fsutil::py_os_error(&e, Path::new(&name)))?;
             match deserialize_with(&serializer, &bytes) {
-                None => return Ok(failed(
-                    &name,
-                    format!(
+                None => {
+                    return Ok(failed(
+                        &name,
+                        format!(
                         "merge_if_exists is not supported for the {serializer} serializer in brine"
                     ),
-                )),
+                    ))
+                }
                 Some(Err(e)) => {
                     return Ok(failed(
                         &name,
@@ -216,8 +228,8 @@ pub fn serialize(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateR
     }
     let mut contents =
         serialize_with(&serializer, &data, &opts, encoding).map_err(|e| e.to_string())?;
-    // Text gets a final newline; msgpack's bytes do not.
-    if serializer != "msgpack" {
+    // Text gets a final newline; the bytes of plist and msgpack do not.
+    if serializer != "msgpack" && serializer != "plist" {
         contents.push(b'\n');
     }
     let spec = ContentsSpec {

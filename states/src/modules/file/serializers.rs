@@ -13,8 +13,8 @@
 //! - configparser: `ConfigParser.write` (keys lowercased, `key = value`);
 //! - msgpack: `msgpack.packb` (smallest encodings, `use_bin_type`).
 //!
-//! Reading back (`merge_if_exists`) covers json, yaml, configparser and
-//! msgpack; toml and plist files are not read back.
+//! Reading back (`merge_if_exists`): json, yaml, configparser and msgpack
+//! here, toml and plist in `readers`.
 
 use brine_core::py::{json_float, write_json_str};
 use brine_core::yaml::{self as emitter, DumpNode};
@@ -39,11 +39,12 @@ pub struct JsonOpts {
 
 impl JsonOpts {
     /// What `file.serialize` asks, then `serializer_opts` over it.
-    pub fn from_options(opts: &Map, encoding: bool) -> JsonOpts {
+    pub fn from_options(opts: &Map) -> JsonOpts {
         let mut o = JsonOpts {
             indent: Some("  ".into()),
             sort_keys: true,
-            ensure_ascii: !encoding,
+            // salt.utils.json.dumps turns ensure_ascii off unless asked.
+            ensure_ascii: false,
             item_sep: ",".into(),
             key_sep: ": ".into(),
         };
@@ -127,8 +128,24 @@ pub fn json_dumps(v: &Value, o: &JsonOpts) -> String {
     out
 }
 
-/// Python's `json.loads`, keys in the file's order.
+/// Python's `json.loads`, keys in the file's order. A document that
+/// does not start with a value gets Python's message; other syntax errors
+/// keep serde_json's wording.
 pub fn json_loads(text: &str) -> Result<Value, SerializerError> {
+    let start = text.len() - text.trim_start_matches([' ', '\t', '\n', '\r']).len();
+    let rest = &text[start..];
+    let starts_value = rest.starts_with(['{', '[', '"', '-'])
+        || rest.starts_with(|c: char| c.is_ascii_digit())
+        || ["null", "true", "false", "NaN", "Infinity"]
+            .iter()
+            .any(|w| rest.starts_with(w));
+    if !starts_value {
+        let line = text[..start].matches('\n').count() + 1;
+        let col = start - text[..start].rfind('\n').map_or(0, |i| i + 1) + 1;
+        return Err(SerializerError(format!(
+            "Expecting value: line {line} column {col} (char {start})"
+        )));
+    }
     serde_json::from_str::<serde_json::Value>(text)
         .map(|j| Value::from_json(&j))
         .map_err(|e| SerializerError(e.to_string()))
@@ -138,34 +155,43 @@ pub fn json_loads(text: &str) -> Result<Value, SerializerError> {
 /// `allow_unicode` false, every string holding more than printable ASCII
 /// double-quoted with escapes, as PyYAML writes it then.
 pub fn yaml_dump(v: &Value, flow_style: bool, allow_unicode: bool) -> String {
-    fn ascii_only(node: DumpNode<'_>) -> DumpNode<'_> {
+    /// Each such string is emitted as a plain placeholder, replaced by its
+    /// double-quoted form afterwards (brine's emitter always allows
+    /// Unicode).
+    fn ascii_only<'a>(node: DumpNode<'a>, quoted: &mut Vec<String>) -> DumpNode<'a> {
         match node {
-            DumpNode::Scalar { text, plain }
+            DumpNode::Scalar { text, .. }
                 if text
                     .chars()
                     .any(|c| !('\x20'..='\x7e').contains(&c) && c != '\n') =>
             {
-                let _ = plain;
+                quoted.push(emitter::yaml_dquote(&text));
                 DumpNode::Scalar {
-                    text: Cow::Owned(emitter::yaml_dquote(&text)),
+                    text: Cow::Owned(format!("brine_dq_{}_brine", quoted.len() - 1)),
                     plain: true,
                 }
             }
-            DumpNode::Seq(items) => DumpNode::Seq(items.into_iter().map(ascii_only).collect()),
+            DumpNode::Seq(items) => {
+                DumpNode::Seq(items.into_iter().map(|i| ascii_only(i, quoted)).collect())
+            }
             DumpNode::Map(items) => DumpNode::Map(
                 items
                     .into_iter()
-                    .map(|(k, v)| (ascii_only(k), ascii_only(v)))
+                    .map(|(k, v)| (ascii_only(k, quoted), ascii_only(v, quoted)))
                     .collect(),
             ),
             other => other,
         }
     }
     let mut node = DumpNode::represent(v, true);
+    let mut quoted = Vec::new();
     if !allow_unicode {
-        node = ascii_only(node);
+        node = ascii_only(node, &mut quoted);
     }
-    let text = emitter::emit(&node, flow_style);
+    let mut text = emitter::emit(&node, flow_style);
+    for (i, q) in quoted.iter().enumerate().rev() {
+        text = text.replace(&format!("brine_dq_{i}_brine"), q);
+    }
     // Salt strips the end-of-document marker and the last newline.
     let text = text
         .strip_suffix("\n...\n")
@@ -547,9 +573,11 @@ pub fn configparser_loads(text: &str) -> Result<Value, SerializerError> {
     }
     let mut out = Map::default();
     for (name, items) in sections {
+        // `items()`: the defaults first, then the section's own options
+        // (which override a default in its place).
         let mut m = Map::default();
-        for (k, v) in items.into_iter().chain(defaults.iter().cloned()) {
-            m.entry(k).or_insert(Value::Str(v));
+        for (k, v) in defaults.iter().cloned().chain(items) {
+            m.insert(k, Value::Str(v));
         }
         out.insert(name, Value::Map(m));
     }
@@ -769,11 +797,11 @@ mod tests {
     // plistlib, configparser and msgpack 1.0 write for the same data.
     #[test]
     fn json_like_python() {
-        let o = JsonOpts::from_options(&Map::default(), false);
+        let o = JsonOpts::from_options(&Map::default());
         let d = v(serde_json::json!({"b": 1, "a": [1.5, "\u{e9}", null, true], "c": {}}));
         assert_eq!(
             json_dumps(&d, &o),
-            "{\n  \"a\": [\n    1.5,\n    \"\\u00e9\",\n    null,\n    true\n  ],\n  \"b\": 1,\n  \"c\": {}\n}"
+            "{\n  \"a\": [\n    1.5,\n    \"\u{e9}\",\n    null,\n    true\n  ],\n  \"b\": 1,\n  \"c\": {}\n}"
         );
     }
 

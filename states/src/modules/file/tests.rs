@@ -55,7 +55,9 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
             let p = roots.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             // `dir/` is an empty folder.
-            if !rel.ends_with('/') {
+            if rel.ends_with('/') {
+                std::fs::create_dir_all(&p).unwrap();
+            } else {
                 std::fs::write(&p, text.as_str().unwrap_or_default()).unwrap();
             }
         }
@@ -71,9 +73,11 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
     }
     let mut opts = Map::default();
     opts.insert("id".into(), Value::Str("m1".into()));
+    // The recording's cachedir, which Salt put under its root_dir.
+    let work = dir.to_string_lossy();
     opts.insert(
         "cachedir".into(),
-        Value::Str(dir.join("cache").to_string_lossy().into_owned()),
+        Value::Str(format!("{work}/root{work}/cache")),
     );
     opts.insert("file_roots".into(), Value::Map(file_roots));
     let mut grains = match Value::from_json(&data["grains"]) {

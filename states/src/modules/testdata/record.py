@@ -804,6 +804,15 @@ FILE_CASES.update({
             "    - append_if_not_found: True\n"
         )},
         {"check": "cat @TMP@/two"},
+        {"sls": "acc_three", "text": (
+            "acc-a:\n  file.accumulated:\n    - filename: @TMP@/three\n    - text: [one, two]\n    - require_in:\n      - file: three\n"
+            "acc-b:\n  file.accumulated:\n    - name: extra\n    - filename: @TMP@/three\n    - text: [x, y]\n"
+            "    - watch_in:\n      - file: three\n"
+            "three:\n  file.managed:\n    - name: @TMP@/three\n    - source: salt://acc.j2\n    - template: jinja\n"
+        ), "test": True},
+        {"sls": "acc_three"},
+        {"check": "cat @TMP@/three"},
+        {"sls": "acc_three"},
     ],
 })
 
