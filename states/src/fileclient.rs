@@ -459,6 +459,55 @@ mod tests {
         assert_eq!(std::fs::read_to_string(p).unwrap(), "qa");
     }
 
+    /// A client that only lists files, as the master's does.
+    struct ListsOnly(Vec<String>);
+    impl FileClient for ListsOnly {
+        fn cache_file(&self, url: &str, saltenv: &str) -> Result<PathBuf, FileClientError> {
+            Err(FileClientError::NotFound {
+                url: url.into(),
+                saltenv: saltenv.into(),
+            })
+        }
+        fn file_list(&self, _: &str, prefix: &str) -> Result<Vec<String>, FileClientError> {
+            Ok(self
+                .0
+                .iter()
+                .filter(|f| f.starts_with(prefix))
+                .cloned()
+                .collect())
+        }
+    }
+
+    #[test]
+    fn folders_from_files_and_from_the_roots() {
+        let fc = ListsOnly(vec!["a/b/c.txt".into(), "a/d.txt".into(), "top".into()]);
+        assert_eq!(fc.dir_list("base", "").unwrap(), ["a", "a/b"]);
+        assert_eq!(fc.dir_list("base", "a/").unwrap(), ["a/b"]);
+        assert!(fc.symlink_list("base", "").unwrap().is_empty());
+        // The roots themselves: empty folders and links too.
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("base");
+        std::fs::create_dir_all(base.join("t/empty")).unwrap();
+        std::fs::write(base.join("t/f"), "x").unwrap();
+        std::os::unix::fs::symlink("f", base.join("t/l")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", base.join("t/out")).unwrap();
+        let c = client(tmp.path());
+        assert_eq!(c.dir_list("base", "t").unwrap(), ["t", "t/empty"]);
+        assert_eq!(
+            c.symlink_list("base", "t/").unwrap(),
+            [("t/l".to_string(), "f".to_string())]
+        );
+        // Cached into cachedir/files/<saltenv>, once per content.
+        let cache = tmp.path().join("cache");
+        let p = cache_into(&c, &cache, "salt://t/f", "base")
+            .unwrap()
+            .unwrap();
+        assert_eq!(p, cache.join("files/base/t/f"));
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "x");
+        assert_eq!(cache_into(&c, &cache, "salt://nope", "base").unwrap(), None);
+        assert_eq!(cache_into(&c, &cache, "salt://../x", "base").unwrap(), None);
+    }
+
     #[test]
     fn url_parsing() {
         assert_eq!(
