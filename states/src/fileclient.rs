@@ -30,6 +30,31 @@ pub trait FileClient: Send + Sync {
         Ok(Vec::new())
     }
 
+    /// Every folder of `saltenv` whose path starts with `prefix`, sorted
+    /// (Salt's `dir_list`). By default the folders holding the listed
+    /// files: a folder with no file below it is not seen that way.
+    fn dir_list(&self, saltenv: &str, prefix: &str) -> Result<Vec<String>, FileClientError> {
+        let mut dirs = BTreeSet::new();
+        for f in self.file_list(saltenv, "")? {
+            let mut dir = f.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                dirs.insert(parent.to_string());
+                dir = parent;
+            }
+        }
+        Ok(dirs.into_iter().filter(|d| d.starts_with(prefix)).collect())
+    }
+
+    /// The symbolic links of `saltenv` under `prefix` and what they point
+    /// to (Salt's `symlink_list`); none where the client cannot tell.
+    fn symlink_list(
+        &self,
+        _saltenv: &str,
+        _prefix: &str,
+    ) -> Result<Vec<(String, String)>, FileClientError> {
+        Ok(Vec::new())
+    }
+
     /// The SHA-256 of the file behind `url`, `None` when there is none.
     /// By default the file is fetched and hashed here.
     fn hash_file(&self, url: &str, saltenv: &str) -> Result<Option<String>, FileClientError> {
@@ -96,6 +121,130 @@ pub fn list_files_walked(dirs: &[PathBuf]) -> (Vec<String>, Vec<(PathBuf, std::f
         walk(dir, dir, &mut out, &mut seen, &mut folders);
     }
     (out.into_iter().collect(), folders.unwrap_or_default())
+}
+
+/// Every folder under `dirs` (links followed), relative to its root,
+/// sorted, once: Salt's roots `dir_list`, empty folders included.
+pub fn list_dirs<'a>(dirs: impl IntoIterator<Item = &'a PathBuf>, prefix: &str) -> Vec<String> {
+    fn walk_dirs(root: &Path, dir: &Path, out: &mut BTreeSet<String>, stack: &mut Vec<PathBuf>) {
+        let Ok(canon) = dir.canonicalize() else {
+            return;
+        };
+        if stack.contains(&canon) || out.len() >= MAX_FILES {
+            return;
+        }
+        stack.push(canon);
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    if let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str) {
+                        out.insert(rel.to_string());
+                    }
+                    walk_dirs(root, &path, out, stack);
+                }
+            }
+        }
+        stack.pop();
+    }
+    let mut out = BTreeSet::new();
+    for dir in dirs {
+        walk_dirs(dir, dir, &mut out, &mut Vec::new());
+    }
+    out.into_iter().filter(|p| p.starts_with(prefix)).collect()
+}
+
+/// The symbolic links under `dirs` whose path starts with `prefix`, with
+/// their text, when they point inside their root (Salt's roots
+/// `symlink_list` with `fileserver_followsymlinks`).
+pub fn list_symlinks<'a>(
+    dirs: impl IntoIterator<Item = &'a PathBuf>,
+    prefix: &str,
+) -> Vec<(String, String)> {
+    fn walk_links(root: &Path, dir: &Path, out: &mut Vec<(String, String)>, depth: usize) {
+        if depth > 64 || out.len() >= MAX_FILES {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for path in entries {
+            if let Ok(target) = std::fs::read_link(&path) {
+                let inside = path
+                    .parent()
+                    .map(|p| p.join(&target))
+                    .and_then(|j| j.canonicalize().ok())
+                    .zip(root.canonicalize().ok())
+                    .is_some_and(|(j, r)| j.starts_with(r));
+                if let (true, Some(rel)) =
+                    (inside, path.strip_prefix(root).ok().and_then(Path::to_str))
+                {
+                    out.push((rel.to_string(), target.to_string_lossy().into_owned()));
+                }
+                continue;
+            }
+            if path.is_dir() {
+                walk_links(root, &path, out, depth + 1);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for dir in dirs {
+        walk_links(dir, dir, &mut out, 0);
+    }
+    out.retain(|(p, _)| p.starts_with(prefix));
+    out
+}
+
+/// `cp.cache_file` for a state: fetch `url` into the minion's cache
+/// (`cachedir/files/<saltenv>/<path>`, where Salt keeps it) and answer
+/// the cached path; `None` when the file server has no such file. A
+/// local path (or `file://` URL) is its own cache.
+pub fn cache_into(
+    fc: &dyn FileClient,
+    cachedir: &Path,
+    url: &str,
+    saltenv: &str,
+) -> Result<Option<PathBuf>, FileClientError> {
+    let Some((path, env)) = parse_salt_url(url) else {
+        let p = PathBuf::from(url.strip_prefix("file://").unwrap_or(url));
+        return Ok((p.is_absolute() && p.is_file()).then_some(p));
+    };
+    let env = env.unwrap_or_else(|| saltenv.to_string());
+    let rel = normpath(path.trim_start_matches('/'));
+    if rel == "." || rel == ".." || rel.starts_with("../") || !plain_env(&env) {
+        return Ok(None);
+    }
+    let src = match fc.cache_file(url, saltenv) {
+        Ok(p) => p,
+        Err(FileClientError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let dest = cached_path(cachedir, &env, &rel);
+    // The master's client caches there itself; the local one answers the
+    // file in the roots, which is copied into the cache as Salt does.
+    if src != dest {
+        let other =
+            |e: std::io::Error, p: &Path| FileClientError::Other(format!("{}: {e}", p.display()));
+        let dir = dest.parent().unwrap_or(cachedir);
+        std::fs::create_dir_all(dir).map_err(|e| other(e, dir))?;
+        let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| other(e, dir))?;
+        std::fs::copy(&src, tmp.path()).map_err(|e| other(e, &src))?;
+        tmp.persist(&dest).map_err(|e| other(e.error, &dest))?;
+    }
+    Ok(Some(dest))
+}
+
+/// Where [`cache_into`] keeps `rel` of `saltenv`.
+pub fn cached_path(cachedir: &Path, saltenv: &str, rel: &str) -> PathBuf {
+    cachedir.join("files").join(saltenv).join(rel)
+}
+
+/// A saltenv usable as one folder name.
+pub fn plain_env(env: &str) -> bool {
+    !env.is_empty() && env != "." && env != ".." && !env.contains('/') && !env.contains('\0')
 }
 
 /// Bound on the files listed, so a huge tree cannot hold a call forever.
@@ -239,6 +388,18 @@ impl FileClient for LocalFileClient {
     fn file_list(&self, saltenv: &str, prefix: &str) -> Result<Vec<String>, FileClientError> {
         Ok(list_files(&self.env_dirs(saltenv), prefix))
     }
+
+    fn dir_list(&self, saltenv: &str, prefix: &str) -> Result<Vec<String>, FileClientError> {
+        Ok(list_dirs(&self.env_dirs(saltenv), prefix))
+    }
+
+    fn symlink_list(
+        &self,
+        saltenv: &str,
+        prefix: &str,
+    ) -> Result<Vec<(String, String)>, FileClientError> {
+        Ok(list_symlinks(&self.env_dirs(saltenv), prefix))
+    }
 }
 
 #[cfg(test)]
@@ -296,6 +457,55 @@ mod tests {
         let c = LocalFileClient::new(roots);
         let p = c.cache_file("salt://f", "qa").unwrap();
         assert_eq!(std::fs::read_to_string(p).unwrap(), "qa");
+    }
+
+    /// A client that only lists files, as the master's does.
+    struct ListsOnly(Vec<String>);
+    impl FileClient for ListsOnly {
+        fn cache_file(&self, url: &str, saltenv: &str) -> Result<PathBuf, FileClientError> {
+            Err(FileClientError::NotFound {
+                url: url.into(),
+                saltenv: saltenv.into(),
+            })
+        }
+        fn file_list(&self, _: &str, prefix: &str) -> Result<Vec<String>, FileClientError> {
+            Ok(self
+                .0
+                .iter()
+                .filter(|f| f.starts_with(prefix))
+                .cloned()
+                .collect())
+        }
+    }
+
+    #[test]
+    fn folders_from_files_and_from_the_roots() {
+        let fc = ListsOnly(vec!["a/b/c.txt".into(), "a/d.txt".into(), "top".into()]);
+        assert_eq!(fc.dir_list("base", "").unwrap(), ["a", "a/b"]);
+        assert_eq!(fc.dir_list("base", "a/").unwrap(), ["a/b"]);
+        assert!(fc.symlink_list("base", "").unwrap().is_empty());
+        // The roots themselves: empty folders and links too.
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("base");
+        std::fs::create_dir_all(base.join("t/empty")).unwrap();
+        std::fs::write(base.join("t/f"), "x").unwrap();
+        std::os::unix::fs::symlink("f", base.join("t/l")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", base.join("t/out")).unwrap();
+        let c = client(tmp.path());
+        assert_eq!(c.dir_list("base", "t").unwrap(), ["t", "t/empty"]);
+        assert_eq!(
+            c.symlink_list("base", "t/").unwrap(),
+            [("t/l".to_string(), "f".to_string())]
+        );
+        // Cached into cachedir/files/<saltenv>, once per content.
+        let cache = tmp.path().join("cache");
+        let p = cache_into(&c, &cache, "salt://t/f", "base")
+            .unwrap()
+            .unwrap();
+        assert_eq!(p, cache.join("files/base/t/f"));
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "x");
+        assert_eq!(cache_into(&c, &cache, "salt://nope", "base").unwrap(), None);
+        assert_eq!(cache_into(&c, &cache, "salt://../x", "base").unwrap(), None);
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub struct StateContext {
     /// Every execution function, called as the running minion calls it
     /// (Salt's `__salt__` in a state module: `module.run`, `grains.*`).
     pub minion: MinionCalls,
+    /// What `file.accumulated` states of this run gathered for the
+    /// `file.managed` / `file.blockreplace` states they feed.
+    pub accumulators: Accumulators,
 }
 
 /// The execution functions as a state calls them: the runtime's registry
@@ -90,6 +93,39 @@ impl std::fmt::Debug for MinionCalls {
             Some(_) => "MinionCalls",
             None => "MinionCalls(none)",
         })
+    }
+}
+
+/// Text gathered by `file.accumulated` during one run (Salt keeps it in a
+/// file of the minion's cache named after the run's `State` object):
+/// per target file, per accumulator name, the texts in the order they
+/// came, and the states each accumulator was declared for
+/// (`require_in` / `watch_in`).
+#[derive(Clone, Default)]
+pub struct Accumulators(Arc<std::sync::Mutex<AccumulatorData>>);
+
+/// The gathered data: `filename → accumulator name → values`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AccumulatorData {
+    pub data: indexmap::IndexMap<String, indexmap::IndexMap<String, Vec<Value>>>,
+    pub deps: indexmap::IndexMap<String, indexmap::IndexMap<String, Vec<Value>>>,
+}
+
+impl Accumulators {
+    /// A copy of what is gathered so far.
+    pub fn snapshot(&self) -> AccumulatorData {
+        match self.0.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Change the gathered data under the lock.
+    pub fn update<T>(&self, f: impl FnOnce(&mut AccumulatorData) -> T) -> T {
+        match self.0.lock() {
+            Ok(mut g) => f(&mut g),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Replays scenarios recorded with real Salt 3007.8
-//! (`modules/testdata/record.py` wrote `modules/testdata/*.json`): the
+//! (`modules/testdata/record*.py` wrote `modules/testdata/*.json`): the
 //! same steps run here on a fresh temporary folder, and every state
 //! return, every high data's running dictionary and every file check must
 //! equal what Salt answered.
@@ -88,7 +88,12 @@ impl Scratch {
             for (rel, text) in files {
                 let p = roots.join(rel);
                 std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(&p, text.as_str().unwrap_or_default()).unwrap();
+                // `dir/` is an empty folder.
+                if rel.ends_with('/') {
+                    std::fs::create_dir_all(&p).unwrap();
+                } else {
+                    std::fs::write(&p, text.as_str().unwrap_or_default()).unwrap();
+                }
             }
         }
         let mut file_roots = Map::default();
@@ -114,6 +119,12 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
     };
     let mut opts = Map::default();
     opts.insert("id".into(), Value::Str("m1".into()));
+    // The recording's cachedir, which Salt put under its root_dir.
+    let work = dir.to_string_lossy();
+    opts.insert(
+        "cachedir".into(),
+        Value::Str(format!("{work}/root{work}/cache")),
+    );
     opts.insert("file_roots".into(), Value::Map(scratch.file_roots(data)));
     let mut grains = match Value::from_json(&data["grains"]) {
         Value::Map(m) => m,
@@ -134,6 +145,7 @@ pub fn context(data: &serde_json::Value, dir: &Path) -> StateContext {
         test: false,
         jobs: Default::default(),
         minion: Default::default(),
+        accumulators: Default::default(),
     }
 }
 
@@ -186,6 +198,8 @@ impl Runner for Direct<'_> {
     fn high(&mut self, high: Map, test: bool) -> serde_json::Value {
         let mut ctx = self.ctx.clone();
         ctx.test = test;
+        // Each run gathers its own `file.accumulated` texts.
+        ctx.accumulators = Default::default();
         let high = prepare_high_for_call(high, &[]).unwrap_or_else(|e| panic!("{e:?}"));
         let chunks = compile_high_data(&high).unwrap_or_else(|e| panic!("{e:?}"));
         let running = crate::engine::call_high(&ctx, chunks).unwrap_or_else(|e| panic!("{e}"));
@@ -236,7 +250,68 @@ fn mask_pids(v: &mut serde_json::Value) {
     }
 }
 
-/// The servers of a recording made with `"served": true` (record.py's
+/// A step's answer with what Salt builds from sets (in hash order) put
+/// in order: the comment's lines and every list of strings sorted.
+fn unordered(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(o) => serde_json::Value::Object(
+            o.iter()
+                .map(|(k, x)| {
+                    let x = match (k.as_str(), x) {
+                        ("comment", serde_json::Value::String(c)) => {
+                            let mut lines: Vec<&str> =
+                                c.lines().filter(|l| !l.is_empty()).collect();
+                            lines.sort_unstable();
+                            serde_json::Value::String(lines.join("\n"))
+                        }
+                        _ => unordered(x),
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        serde_json::Value::Array(a) => {
+            let mut items: Vec<serde_json::Value> = a.iter().map(unordered).collect();
+            if items.iter().all(serde_json::Value::is_string) {
+                items.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
+            }
+            serde_json::Value::Array(items)
+        }
+        other => other.clone(),
+    }
+}
+
+/// High data of one SLS text (plain YAML), as the render stage hands it
+/// over: `mod.fun` keys split, `__sls__`, `__env__` and Salt's automatic
+/// `order` added.
+fn sls_high(sls: &str, text: &str) -> Map {
+    let Ok(Value::Map(mut high)) = brine_core::yaml::load(text) else {
+        panic!("bad SLS {sls}");
+    };
+    let mut order = 10000;
+    for body in high.values_mut() {
+        let Value::Map(body) = body else { continue };
+        let decls: Vec<(String, Value)> = body.drain(..).collect();
+        for (key, args) in decls {
+            let (m, f) = key.split_once('.').unwrap_or((key.as_str(), ""));
+            let mut list = match args {
+                Value::List(l) => l,
+                _ => Vec::new(),
+            };
+            list.insert(0, Value::Str(f.into()));
+            let mut o = Map::default();
+            o.insert("order".into(), Value::Int(order));
+            list.push(Value::Map(o));
+            order += 1;
+            body.insert(m.to_string(), Value::List(list));
+        }
+        body.insert("__sls__".into(), Value::Str(sls.into()));
+        body.insert("__env__".into(), Value::Str("base".into()));
+    }
+    high
+}
+
+/// The servers of a recording made with `"served": true` (record_net.py's
 /// `serve`): the cases' folders over http, over https with a certificate
 /// the minion trusts (`ca_bundle`), and over https with one it does not.
 struct Served {
@@ -346,6 +421,7 @@ pub fn replay_with<'a>(
         // The servers' placeholders first (their URLs hold no folder).
         pairs.push(("@TMP@".into(), dir.to_string_lossy().into_owned()));
         pairs.push(("@ETC@".into(), scratch.etc().to_string_lossy().into_owned()));
+        pairs.push(("@WORK@".into(), root.to_string_lossy().into_owned()));
         let fill_v = |v: &serde_json::Value| subst_all(v, &pairs, false);
         let fill = |s: &str| {
             fill_v(&serde_json::json!(s))
@@ -381,11 +457,20 @@ pub fn replay_with<'a>(
             }
             let expect = &step["expect"];
             let test = step["test"].as_bool().unwrap_or(false);
-            if let Some(high) = step.get("high") {
-                let high = match Value::from_json(&fill_v(high)) {
+            // A `high` step is high data; an `sls` step the text of one
+            // SLS file (plain YAML), compiled as `state.sls` would.
+            let high = match (step.get("high"), step["sls"].as_str()) {
+                (Some(high), _) => Some(match Value::from_json(&fill_v(high)) {
                     Value::Map(m) => m,
                     _ => Map::default(),
-                };
+                }),
+                (None, Some(sls)) => Some(sls_high(
+                    sls,
+                    &fill(step["text"].as_str().unwrap_or_default()),
+                )),
+                (None, None) => None,
+            };
+            if let Some(high) = high {
                 let got = unfill(&runner.high(high, test));
                 let got = match got {
                     serde_json::Value::Object(o) => serde_json::Value::Object(
@@ -444,7 +529,12 @@ pub fn replay_with<'a>(
                 }
                 None => expect.clone(),
             };
-            if &got != expect {
+            let (got, expect) = if step["unordered"].as_bool() == Some(true) {
+                (unordered(&got), unordered(expect))
+            } else {
+                (got, expect.clone())
+            };
+            if got != expect {
                 failures.push(format!(
                     "{case}[{i}] {state} {} test={test}:\n  salt:  {expect}\n  brine: {got}",
                     step["args"]

@@ -65,6 +65,7 @@ STATE_FILES = {"ini": "ini_manage", "debconf": "debconfmod"}
 def state_function(fun):
     module, name = fun.split(".", 1)
     mod = importlib.import_module("salt.states." + STATE_FILES.get(module, module))
+    # `file.copy` is `copy_` in Salt's module (its __func_alias__).
     aliases = {v: k for k, v in getattr(mod, "__func_alias__", {}).items()}
     return getattr(mod, aliases.get(name, name), None)
 

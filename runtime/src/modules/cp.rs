@@ -207,26 +207,7 @@ fn fetch(
     url: &str,
     saltenv: &str,
 ) -> Result<Option<PathBuf>, CallError> {
-    let Some((path, env)) = parse_salt_url(url) else {
-        let p = PathBuf::from(url.strip_prefix("file://").unwrap_or(url));
-        return Ok((p.is_absolute() && p.is_file()).then_some(p));
-    };
-    let env = env.unwrap_or_else(|| saltenv.to_string());
-    let (Some(rel), true) = (relative(&path), plain_env(&env)) else {
-        return Ok(None);
-    };
-    let src = match fc.cache_file(url, saltenv) {
-        Ok(p) => p,
-        Err(FileClientError::NotFound { .. }) => return Ok(None),
-        Err(e) => return Err(failed(e)),
-    };
-    let dest = cache_root(cx, &env).join(&rel);
-    // The master's client caches there itself; the local one answers the
-    // file in the roots, which is copied into the cache as Salt does.
-    if src != dest {
-        copy_file(&src, &dest, true)?;
-    }
-    Ok(Some(dest))
+    brine_states::fileclient::cache_into(fc, &opts::cachedir(cx.opts), url, saltenv).map_err(failed)
 }
 
 /// Copy `src` to `dest` through a temporary file in its folder.
@@ -655,29 +636,14 @@ fn list_master_dirs<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, Cal
         .map(|v| v.to_python_str())
         .unwrap_or_default();
     p.finish()?;
-    let prefix = prefix.trim_matches('/');
-    let mut dirs = BTreeSet::new();
-    if over_the_bus(cx) {
-        // The master lists files: their folders are the folders it has
-        // (a folder with no file in it is not seen from here).
-        for f in client(cx).file_list(&saltenv, "").map_err(failed)? {
-            let mut dir = f.as_str();
-            while let Some((parent, _)) = dir.rsplit_once('/') {
-                dirs.insert(parent.to_string());
-                dir = parent;
-            }
-        }
-    } else {
-        let roots = opts::roots(cx.opts, "file_roots");
-        for root in roots.get(&saltenv).into_iter().flatten() {
-            walk(root, root, &mut dirs);
-        }
-    }
+    // Over the bus the master lists files, and their folders are the
+    // folders seen (one with no file in it is not); locally the roots are
+    // walked.
+    let dirs = client(cx)
+        .dir_list(&saltenv, prefix.trim_matches('/'))
+        .map_err(failed)?;
     Ok(Returned::New(Value::List(
-        dirs.into_iter()
-            .filter(|d| d.starts_with(prefix))
-            .map(Value::Str)
-            .collect(),
+        dirs.into_iter().map(Value::Str).collect(),
     )))
 }
 

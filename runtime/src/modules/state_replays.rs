@@ -1,6 +1,6 @@
 //! State runs through the registry. States that call execution functions
 //! (`module.*`, `grains.*`) against Salt 3007.8: the scenarios
-//! `states/src/modules/testdata/record.py` recorded, replayed through the
+//! `states/src/modules/testdata/record_ops.py` recorded, replayed through the
 //! registry's `state.high` as `salt-call --local state.high` ran them, on
 //! a minion configured as the recording one was. And a state run while
 //! another runs: refused, or queued, as Salt's `_check_queue` does.

@@ -30,6 +30,7 @@ pub fn ctx_with(test: bool, opts: Map) -> StateContext {
         functions: Default::default(),
         jobs: Default::default(),
         minion: Default::default(),
+        accumulators: Default::default(),
     }
 }
 

@@ -484,6 +484,7 @@ pub mod tests {
             functions: Default::default(),
             jobs: Default::default(),
             minion: Default::default(),
+            accumulators: Default::default(),
         }
     }
 

@@ -231,6 +231,7 @@ fn context(
         test: false,
         jobs: Default::default(),
         minion: Default::default(),
+        accumulators: Default::default(),
     }
 }
 

@@ -544,39 +544,8 @@ pub(super) fn is_link(mut p: Params) -> Result<Value, CallError> {
     ))
 }
 
-/// Python's `os.path.expandvars`: `$NAME` and `${NAME}` from the
-/// environment; unknown names stay as written.
-fn expandvars(path: &str) -> String {
-    if !path.contains('$') {
-        return path.to_string();
-    }
-    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut out = String::with_capacity(path.len());
-    let mut rest = path;
-    while let Some(i) = rest.find('$') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let (name, len) = if let Some(braced) = after.strip_prefix('{') {
-            match braced.find('}') {
-                Some(end) => (&braced[..end], end + 2),
-                None => ("", 0),
-            }
-        } else {
-            let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
-            (&after[..end], end)
-        };
-        match std::env::var(name) {
-            Ok(v) if !name.is_empty() => out.push_str(&v),
-            _ => out.push_str(&rest[i..i + 1 + len]),
-        }
-        rest = &rest[i + 1 + len..];
-    }
-    out.push_str(rest);
-    out
-}
-
 pub(super) fn readlink(mut p: Params) -> Result<Value, CallError> {
-    let path = expandvars(&path_arg(&mut p, "path")?);
+    let path = fsutil::expandvars(&path_arg(&mut p, "path")?);
     let canonicalize = truthy(p.take("canonicalize"), false);
     p.finish()?;
     if !isabs(&path) {
@@ -630,9 +599,12 @@ mod tests {
         assert_eq!(hash_type_of_len(64), Some("sha256"));
         // PATH is set wherever tests run; the environment is not changed.
         let p = std::env::var("PATH").unwrap_or_default();
-        assert_eq!(expandvars("/a/$PATH/${PATH}x"), format!("/a/{p}/{p}x"));
         assert_eq!(
-            expandvars("/a/$NO_SUCH_VAR_HERE/$"),
+            fsutil::expandvars("/a/$PATH/${PATH}x"),
+            format!("/a/{p}/{p}x")
+        );
+        assert_eq!(
+            fsutil::expandvars("/a/$NO_SUCH_VAR_HERE/$"),
             "/a/$NO_SUCH_VAR_HERE/$"
         );
     }

@@ -7,6 +7,7 @@ use crate::modules::function::{CallError, Ctx};
 use crate::modules::params::Params;
 use brine_core::Value;
 use brine_states::modules::file::difflib;
+use brine_states::modules::file::edit::{self, py_search};
 use brine_states::modules::file::fsutil::{self, py_os_error};
 use brine_states::modules::file::replace::{self as re_, Outcome, ReplaceArgs, ReplaceError};
 use std::path::Path;
@@ -230,16 +231,6 @@ fn regex_to_static(
             .cloned()
             .collect(),
     ))
-}
-
-/// Python's `re.search` on one line: its `$` also matches before the
-/// line's final newline, which the `regex` crate's does not, so the line
-/// is tried without that newline too.
-fn py_search(re: &regex::bytes::Regex, line: &str) -> bool {
-    re_::search(re, line.as_bytes())
-        || line
-            .strip_suffix('\n')
-            .is_some_and(|l| re_::search(re, l.as_bytes()))
 }
 
 fn assert_occurrence(probe: &[String], target: &str) -> Result<(), CallError> {
@@ -527,62 +518,10 @@ pub(super) fn comment_line(mut p: Params, fixed: Option<bool>) -> Result<Value, 
         Some(v) => Some(v.to_python_str()),
     };
     p.finish()?;
-    let core = regex.trim_start_matches('^').trim_end_matches('$');
-    let end = if regex.ends_with('$') { "$" } else { "" };
-    let rx = if cmnt {
-        let start = if regex.starts_with('^') { "^" } else { "" };
-        format!("{start}({core}){end}")
-    } else {
-        format!("^{char_}\\s*({core}){end}")
-    };
     let path = realpath(&path);
-    let file = Path::new(&path);
-    if !file.is_file() {
-        return Err(CallError::Invocation(format!("File not found: {path}")));
-    }
-    if !fsutil::is_text_file(file) {
-        return Err(CallError::Invocation(format!(
-            "Cannot perform string replacements on a binary file: {path}"
-        )));
-    }
-    // Python's re.match: anchored at the line's start.
-    let re = re_::compile(&format!("^(?:{rx})"), 0).map_err(CallError::Failed)?;
-    let data = std::fs::read(file).map_err(|e| {
-        CallError::Failed(format!(
-            "Unable to open file '{path}'. Exception: {}",
-            py_os_error(&e, file)
-        ))
-    })?;
-    let mut orig = Vec::new();
-    let mut changed = Vec::new();
-    let mut out = String::with_capacity(data.len() + 16);
-    for raw in difflib::split_keep_newline(&data) {
-        let line = difflib::decode_line(raw);
-        if py_search(&re, &line) {
-            let new = if cmnt {
-                format!("{char_}{line}")
-            } else {
-                line.trim_start_matches(|c| char_.contains(c)).to_string()
-            };
-            out.push_str(&new);
-            orig.push(line);
-            changed.push(new);
-        } else {
-            out.push_str(&line);
-        }
-    }
-    if orig.is_empty() {
-        return Ok(Value::Bool(false));
-    }
-    if let Some(suffix) = &backup {
-        let to = format!("{path}{suffix}");
-        std::fs::copy(file, &to).map_err(|e| {
-            CallError::Failed(format!("Exception: {}", py_os_error(&e, Path::new(&to))))
-        })?;
-    }
-    std::fs::write(file, out.as_bytes())
-        .map_err(|e| CallError::Failed(format!("Exception: {}", py_os_error(&e, file))))?;
-    Ok(Value::Str(difflib::diff_lines(&orig, &changed)))
+    let diff = edit::comment_line(&path, &regex, &char_, cmnt, backup.as_deref())
+        .map_err(replace_error)?;
+    Ok(diff.map_or(Value::Bool(false), Value::Str))
 }
 
 pub(super) fn get_diff(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
@@ -667,15 +606,6 @@ pub(super) fn get_diff(c: &Ctx, mut p: Params) -> Result<Value, CallError> {
     )))
 }
 
-/// Python's text-mode lines with `newline=""`: split after `\n`, `\r\n`
-/// or a lone `\r`, the endings kept as they are.
-fn lines_keep_ends(data: &[u8]) -> Vec<String> {
-    difflib::bytes_splitlines_keepends(data)
-        .into_iter()
-        .map(difflib::decode_line)
-        .collect()
-}
-
 pub(super) fn blockreplace(mut p: Params) -> Result<Value, CallError> {
     let path = path_arg(&mut p, "path")?;
     let marker_start =
@@ -692,159 +622,28 @@ pub(super) fn blockreplace(mut p: Params) -> Result<Value, CallError> {
     };
     let dry_run = truthy(p.take("dry_run"), false);
     let show_changes = truthy(p.take("show_changes"), true);
-    let append_newline = p.take("append_newline");
-    let insert_before_match = p.take("insert_before_match").filter(Value::is_truthy);
-    let insert_after_match = p.take("insert_after_match").filter(Value::is_truthy);
+    let append_newline = match p.take("append_newline") {
+        // `append_newline=None` asks for a newline when the content lacks one.
+        Some(Value::Null) => None,
+        v => Some(truthy(v, false)),
+    };
+    let insert_before_match = p.take("insert_before_match");
+    let insert_after_match = p.take("insert_after_match");
     p.finish()?;
-    let append = append_if_not_found.as_ref().is_some_and(Value::is_truthy);
-    let prepend = prepend_if_not_found.as_ref().is_some_and(Value::is_truthy);
-    let exclusive = [
-        append,
-        prepend,
-        insert_before_match.is_some(),
-        insert_after_match.is_some(),
-    ];
-    if exclusive.iter().filter(|b| **b).count() > 1 {
-        return Err(CallError::Invocation(
-            "Only one of append_if_not_found, prepend_if_not_found, insert_before_match, \
-and insert_after_match is permitted"
-                .into(),
-        ));
-    }
-    let file = Path::new(&path);
-    if !file.exists() {
-        return Err(CallError::Invocation(format!("File not found: {path}")));
-    }
-    // Salt's is_binary says no for what is not a regular file: reading it
-    // fails below instead.
-    if file.is_file() && !fsutil::is_text_file(file) {
-        return Err(CallError::Invocation(format!(
-            "Cannot perform string replacements on a binary file: {path}"
-        )));
-    }
-    let insert_match = match (&insert_before_match, &insert_after_match) {
-        (Some(Value::Str(s)), _) | (None, Some(Value::Str(s))) => Some(s.clone()),
-        (Some(_), _) => {
-            return Err(CallError::Failed(
-                "RegEx expected in insert_before_match parameter.".into(),
-            ))
-        }
-        (None, Some(_)) => {
-            return Err(CallError::Failed(
-                "RegEx expected in insert_after_match parameter.".into(),
-            ))
-        }
-        (None, None) => None,
+    let args = edit::BlockArgs {
+        marker_start,
+        marker_end,
+        content,
+        append_if_not_found: append_if_not_found.as_ref().is_some_and(Value::is_truthy),
+        prepend_if_not_found: prepend_if_not_found.as_ref().is_some_and(Value::is_truthy),
+        insert_before_match,
+        insert_after_match,
+        backup,
+        dry_run,
+        show_changes,
+        append_newline,
     };
-    // `append_newline=None` asks for a newline when the content lacks one.
-    let append_newline = match append_newline {
-        Some(Value::Null) => !content.ends_with('\n'),
-        v => truthy(v, false),
-    };
-    let split_content: Vec<&str> = content.split("\r\n").flat_map(|l| l.split('\n')).collect();
-    let data = std::fs::read(file).map_err(|e| {
-        CallError::Failed(format!(
-            "Failed to read from {path}: {}",
-            py_os_error(&e, file)
-        ))
-    })?;
-    let orig: Vec<String> = lines_keep_ends(&data);
-    let linesep = orig
-        .first()
-        .map(|l| if l.ends_with("\r\n") { "\r\n" } else { "\n" })
-        .unwrap_or("\n");
-    // The block: its start marker (when asked), content, end marker.
-    let block = |with_start: bool, end_line: &str| -> Vec<String> {
-        let end_line = format!("{}{linesep}", end_line.trim_end_matches(['\r', '\n']));
-        let mut out = Vec::new();
-        if with_start {
-            out.push(format!("{marker_start}{linesep}"));
-        }
-        let n = split_content.len();
-        for (i, l) in split_content.iter().enumerate() {
-            if i + 1 != n {
-                out.push(format!("{l}{linesep}"));
-            } else if append_newline {
-                out.push(format!("{l}{linesep}"));
-                out.push(end_line.clone());
-            } else {
-                out.push(format!("{l}{end_line}"));
-            }
-        }
-        out
-    };
-    let mut new: Vec<String> = Vec::new();
-    let mut in_block = false;
-    let mut found = false;
-    for line in &orig {
-        let mut keep = true;
-        if line.contains(&marker_start) {
-            in_block = true;
-        } else if in_block {
-            keep = false;
-            if let Some(pos) = line.find(&marker_end) {
-                in_block = false;
-                found = true;
-                new.extend(block(false, &line[pos..]));
-            }
-        }
-        if keep {
-            new.push(line.clone());
-        }
-    }
-    if in_block {
-        return Err(CallError::Failed(
-            "Unterminated marked block. End of file reached before marker_end.".into(),
-        ));
-    }
-    if !found {
-        if prepend {
-            let mut b = block(true, &marker_end);
-            b.append(&mut new);
-            new = b;
-            found = true;
-        } else if append {
-            if let Some(last) = new.last_mut() {
-                if !last.ends_with(linesep) {
-                    last.push_str(linesep);
-                }
-            }
-            new.extend(block(true, &marker_end));
-            found = true;
-        } else if let Some(rx) = &insert_match {
-            let re = re_::compile(rx, 0).map_err(CallError::Failed)?;
-            if let Some(mut idx) = orig.iter().position(|l| re_::search(&re, l.as_bytes())) {
-                for l in block(true, &marker_end) {
-                    if insert_after_match.is_some() {
-                        idx += 1;
-                    }
-                    new.insert(idx.min(new.len()), l);
-                    if insert_before_match.is_some() {
-                        idx += 1;
-                    }
-                }
-                found = true;
-            }
-        }
-    }
-    if !found {
-        return Err(CallError::Failed(
-            "Cannot edit marked block. Markers were not found in file.".into(),
-        ));
-    }
-    let diff = difflib::diff_lines(&orig, &new);
-    let changed = !diff.is_empty();
-    if changed && !dry_run {
-        if let Some(suffix) = &backup {
-            let to = format!("{path}{suffix}");
-            std::fs::copy(file, &to)
-                .map_err(|e| CallError::Failed(py_os_error(&e, Path::new(&to))))?;
-        }
-        fsutil::write_atomic(file, new.concat().as_bytes())
-            .map_err(|e| CallError::Failed(py_os_error(&e, file)))?;
-    }
-    if show_changes {
-        return Ok(Value::Str(diff));
-    }
-    Ok(Value::Bool(changed))
+    edit::blockreplace(&path, &args)
+        .map(outcome)
+        .map_err(replace_error)
 }

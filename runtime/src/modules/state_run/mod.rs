@@ -161,6 +161,7 @@ pub(super) fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> Sta
         fileclient: m.file_client(),
         functions: m.functions.clone(),
         jobs: m.jobs.clone(),
+        accumulators: Default::default(),
     }
 }
 

@@ -140,14 +140,9 @@ fn check_dir_meta(
 /// Salt's `check_include_exclude(path, None, exclude_pat)`: `false` when
 /// the path matches the exclusion (glob, or regex with `E@`).
 fn not_excluded(rel: &str, exclude_pat: Option<&str>) -> bool {
-    let Some(pat) = exclude_pat.filter(|p| !p.is_empty()) else {
-        return true;
-    };
-    let matched = match pat.strip_prefix("E@") {
-        Some(re) => regex::Regex::new(re).is_ok_and(|r| r.is_match(rel)),
-        None => !brine_compile::matcher::glob::fnmatch_filter(&[rel.to_string()], pat).is_empty(),
-    };
-    !matched
+    exclude_pat
+        .filter(|p| !p.is_empty())
+        .is_none_or(|pat| !super::pattern::pattern_matches(rel, pat))
 }
 
 /// Files a `clean` keeps: those of the `file` states this one requires

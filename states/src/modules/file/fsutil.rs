@@ -418,6 +418,37 @@ pub fn expanduser(path: &str) -> String {
     }
 }
 
+/// Python's `os.path.expandvars`: `$NAME` and `${NAME}` from the
+/// environment; unknown names stay as written.
+pub fn expandvars(path: &str) -> String {
+    if !path.contains('$') {
+        return path.to_string();
+    }
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (name, len) = if let Some(braced) = after.strip_prefix('{') {
+            match braced.find('}') {
+                Some(end) => (&braced[..end], end + 2),
+                None => ("", 0),
+            }
+        } else {
+            let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
+            (&after[..end], end)
+        };
+        match std::env::var(name) {
+            Ok(v) if !name.is_empty() => out.push_str(&v),
+            _ => out.push_str(&rest[i..i + 1 + len]),
+        }
+        rest = &rest[i + 1 + len..];
+    }
+    out.push_str(rest);
+    out
+}
+
 pub use crate::posixpath::normpath;
 
 /// Python's `os.path.dirname`.

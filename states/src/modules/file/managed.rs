@@ -139,7 +139,8 @@ struct Managed<'a> {
     template: Option<String>,
     context: Option<Value>,
     defaults: Option<Value>,
-    contents: Option<String>,
+    /// The new contents as bytes (`file.serialize` writes msgpack too).
+    contents: Option<Vec<u8>>,
     makedirs: bool,
     dir_mode: Option<String>,
     show_changes: bool,
@@ -232,7 +233,7 @@ fn run(
         contents_arg.cloned()
     };
 
-    let mut contents: Option<String> = None;
+    let mut contents: Option<Vec<u8>> = None;
     if let Some(uc) = use_contents {
         if !args.truthy("allow_empty", true) && !uc.is_truthy() {
             let id = if let Some(cp) = contents_pillar.filter(|v| v.is_truthy()) {
@@ -281,7 +282,7 @@ fn run(
                 Err(e) => return Ok(failed(name, format!("Unable to manage file: {e}"))),
             };
         }
-        contents = Some(text);
+        contents = Some(text.into_bytes());
     }
 
     let user = match args.owner("user")? {
@@ -386,6 +387,22 @@ fn run(
             ret.comment = format!("File {name} exists with proper permissions. No changes made.");
         }
         return Ok(ret);
+    }
+
+    // Text gathered by file.accumulated states for this file reaches the
+    // template as `accumulator`.
+    let mut m = m;
+    if let Some(acc) = call.ctx.accumulators.snapshot().data.get(name) {
+        let mut context = match m.context.take() {
+            Some(Value::Map(c)) => c,
+            _ => Map::default(),
+        };
+        let acc: Map = acc
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::List(v.clone())))
+            .collect();
+        context.insert("accumulator".into(), Value::Map(acc));
+        m.context = Some(Value::Map(context));
     }
 
     // Pick the first existing source of a list.
@@ -864,7 +881,7 @@ fn check_managed_changes(m: &Managed) -> Result<Map, String> {
         }
     }
     if let Some(contents) = &m.contents {
-        let d = get_diff(&current, contents.as_bytes(), true);
+        let d = get_diff(&current, contents, true);
         if !d.is_empty() {
             let d = if obfuscate_templates(m) {
                 "<Obfuscated Template>".to_string()
@@ -983,12 +1000,12 @@ fn manage_file(m: &Managed, mut ret: StateReturn, fetched: Fetched) -> StateRetu
         if let Some(contents) = &m.contents {
             let d = get_diff(
                 current.as_deref().unwrap_or_default(),
-                contents.as_bytes(),
+                contents,
                 m.show_changes,
             );
             if !d.is_empty() {
                 ret.changes.insert("diff".into(), Value::Str(d));
-                if let Err(e) = fsutil::write_atomic(&real_name, contents.as_bytes()) {
+                if let Err(e) = fsutil::write_atomic(&real_name, contents) {
                     return failed(
                         nm,
                         format!(
@@ -1001,9 +1018,7 @@ fn manage_file(m: &Managed, mut ret: StateReturn, fetched: Fetched) -> StateRetu
         }
         // Writing through the path above may already have replaced the link.
         if name.is_symlink() && !m.follow_symlinks {
-            let new = data
-                .clone()
-                .or_else(|| m.contents.clone().map(String::into_bytes));
+            let new = data.clone().or_else(|| m.contents.clone());
             let Some(new) = new else {
                 return failed(nm, "Source file 'None' not found");
             };
@@ -1118,7 +1133,7 @@ fn manage_file(m: &Managed, mut ret: StateReturn, fetched: Fetched) -> StateRetu
         } else {
             fsutil::default_file_mode()
         };
-        let bytes = m.contents.as_deref().unwrap_or("").as_bytes();
+        let bytes = m.contents.as_deref().unwrap_or_default();
         if let Err(e) = fsutil::write_atomic(name, bytes) {
             let what = if m.contents.is_some() {
                 "File"
@@ -1161,4 +1176,62 @@ fn manage_file(m: &Managed, mut ret: StateReturn, fetched: Fetched) -> StateRetu
         ret.comment = format!("File {nm} is in the correct state");
     }
     ret
+}
+
+/// What `file.serialize` hands to Salt's `file.check_managed_changes` and
+/// `file.manage_file`: new contents and the file's owner and mode.
+pub struct ContentsSpec {
+    pub name: String,
+    pub contents: Vec<u8>,
+    pub user: Option<Owner>,
+    pub group: Option<Owner>,
+    pub mode: Option<String>,
+    pub makedirs: bool,
+    pub show_changes: bool,
+}
+
+fn contents_managed<'a>(call: &'a StateCall<'a>, spec: ContentsSpec) -> Managed<'a> {
+    Managed {
+        call,
+        name: spec.name,
+        saltenv: state_saltenv(call),
+        test: call.test,
+        source: None,
+        source_hash: None,
+        user: spec.user,
+        group: spec.group,
+        mode: spec.mode,
+        keep_mode: false,
+        template: None,
+        context: None,
+        defaults: None,
+        contents: Some(spec.contents),
+        makedirs: spec.makedirs,
+        dir_mode: None,
+        show_changes: spec.show_changes,
+        follow_symlinks: true,
+        skip_verify: false,
+        source_hash_name: None,
+        verify_ssl: true,
+        keep_source: true,
+    }
+}
+
+/// Salt's `file.check_managed_changes` for given contents: what would
+/// change, or the failure comment.
+pub fn contents_changes(call: &StateCall, spec: ContentsSpec) -> Result<Map, String> {
+    check_managed_changes(&contents_managed(call, spec))
+}
+
+/// Salt's `file.manage_file` for given contents, on the return `ret`.
+pub fn manage_contents(call: &StateCall, spec: ContentsSpec, ret: StateReturn) -> StateReturn {
+    let m = contents_managed(call, spec);
+    manage_file(
+        &m,
+        ret,
+        Fetched {
+            data: None,
+            sum: None,
+        },
+    )
 }

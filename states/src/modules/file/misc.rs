@@ -4,9 +4,8 @@
 use super::args::{failed, Args};
 use super::difflib;
 use super::fsutil::{self, Owner};
-use super::managed::state_saltenv;
 use super::replace;
-use super::template::{merge_context, render_template};
+use super::texts::{str_list, template_texts, unify_sources};
 use crate::{StateCall, StateReturn};
 use brine_core::{Map, Value};
 use brine_host::accounts;
@@ -560,7 +559,7 @@ fn shlex_words(text: &str) -> Result<Vec<String>, String> {
 }
 
 /// Salt's `build_whitespace_split_regex`, as a `regex` pattern.
-fn whitespace_split_regex(text: &str) -> Result<String, String> {
+pub(super) fn whitespace_split_regex(text: &str) -> Result<String, String> {
     let ws = r"(?:(?-u:\s)+)?";
     let mut re = String::new();
     for line in difflib::str_splitlines(text) {
@@ -583,18 +582,9 @@ pub fn append(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateRetu
     let name = fsutil::expanduser(raw_name);
     ret.name = name.clone();
     let path = Path::new(&name);
-    let source = args.get("source").filter(|v| v.is_truthy());
-    let sources = match args.get("sources") {
-        None => Vec::new(),
-        Some(Value::List(l)) => l.clone(),
-        Some(v) => return Err(super::bad_arg("sources", "a list", v)),
-    };
-    if source.is_some() && !sources.is_empty() {
-        return Ok(failed(&name, "source and sources are mutually exclusive"));
-    }
-    let source_list: Vec<Value> = match source {
-        Some(s) => vec![s.clone()],
-        None => sources,
+    let source_list = match unify_sources(args) {
+        Ok(s) => s,
+        Err(e) => return Ok(failed(&name, e)),
     };
     let makedirs = matches!(call.low.get("makedirs"), Some(Value::Bool(true)));
     if makedirs {
@@ -638,47 +628,12 @@ pub fn append(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateRetu
     }
 
     let text: Vec<String> = if !source_list.is_empty() {
-        let template = args.string("template")?.unwrap_or_else(|| "jinja".into());
-        let vars = merge_context(args.get("defaults"), args.get("context"));
-        let saltenv = state_saltenv(call);
-        let mut out = Vec::new();
-        for src in &source_list {
-            let url = match src {
-                Value::Map(m) if m.len() == 1 => m.keys().next().cloned().unwrap_or_default(),
-                v => v.to_python_str(),
-            };
-            let Ok(p) = call.ctx.fileclient.cache_file(&url, &saltenv) else {
-                let mut r = failed(&url, format!("Failed to load template file {url}"));
-                r.name = url;
-                return Ok(r);
-            };
-            let raw = std::fs::read(&p).map_err(|e| fsutil::py_os_error(&e, &p))?;
-            let raw = String::from_utf8_lossy(&raw).into_owned();
-            match render_template(call.ctx, &template, &saltenv, &url, &raw, vars.clone()) {
-                Ok(t) if !t.is_empty() => out.push(t),
-                Ok(_) => {
-                    let mut r = failed(
-                        &url,
-                        format!("Failed to read rendered template file ({url})"),
-                    );
-                    r.name = url;
-                    return Ok(r);
-                }
-                Err(e) => {
-                    let mut r = failed(&url, format!("Failed to load template file {url}: {e}"));
-                    r.name = url;
-                    return Ok(r);
-                }
-            }
+        match template_texts(call, args, &source_list) {
+            Ok(t) => t,
+            Err(r) => return Ok(*r),
         }
-        out
     } else {
-        match call.low.get("text") {
-            None | Some(Value::Null) => vec!["None".into()],
-            Some(Value::Str(s)) => vec![s.clone()],
-            Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-            Some(v) => vec![v.to_python_str()],
-        }
+        str_list(call.low.get("text"))
     };
 
     let read_lines = || -> Result<(Vec<u8>, Vec<String>), String> {

@@ -5,11 +5,18 @@
 use super::MODULE as FILE;
 pub use crate::replay::{call_state, context, replay, ret_json, subst};
 use brine_core::{Map, Value};
+use std::path::Path;
 use std::sync::Arc;
 
 #[test]
 fn file_states_match_salt() {
-    replay(include_str!("../testdata/file.json"), &FILE, None);
+    // REPLAY_CASE=name replays one case only.
+    let only = std::env::var("REPLAY_CASE").ok();
+    replay(
+        include_str!("../testdata/file.json"),
+        &FILE,
+        only.as_deref(),
+    );
 }
 
 /// The `state-files` conformance case (expected/00.json, 01.json), module
@@ -153,4 +160,47 @@ fn managed_template_sees_extra_keyword_arguments() {
 #[test]
 fn remote_sources_match_salt() {
     replay(include_str!("../testdata/net.json"), &FILE, None);
+}
+
+/// `keep_symlinks`: links of the source folder become links, what lies
+/// below a linked folder comes with the link, and a second run changes
+/// nothing.
+#[test]
+fn recurse_keeps_symlinks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = serde_json::json!({
+        "file_roots": {"base/lt/real.txt": "r\n", "base/lt/sub/x.txt": "x\n"},
+        "grains": {}, "pillar": {}
+    });
+    let ctx = context(&data, tmp.path());
+    let src = tmp.path().join("file_roots/base/lt");
+    std::os::unix::fs::symlink("real.txt", src.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink("sub", src.join("sublink")).unwrap();
+    let out = tmp.path().join("out");
+    let args = match Value::from_json(&serde_json::json!({
+        "name": out.to_string_lossy(), "source": "salt://lt", "keep_symlinks": true
+    })) {
+        Value::Map(m) => m,
+        _ => Map::default(),
+    };
+    let first = call_state(&FILE, &ctx, "file.recurse", &args, false);
+    assert_eq!(first.result, Some(true), "{}", first.comment);
+    assert_eq!(
+        std::fs::read_link(out.join("link.txt")).unwrap(),
+        Path::new("real.txt")
+    );
+    assert_eq!(
+        std::fs::read_link(out.join("sublink")).unwrap(),
+        Path::new("sub")
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("sub/x.txt")).unwrap(),
+        "x\n"
+    );
+    let again = call_state(&FILE, &ctx, "file.recurse", &args, false);
+    assert!(again.changes.is_empty(), "{:?}", again.changes);
+    assert_eq!(
+        again.comment,
+        format!("The directory {} is in the correct state", out.display())
+    );
 }

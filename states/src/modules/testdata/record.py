@@ -1,19 +1,16 @@
 #!/usr/bin/env python3
-"""Record what Salt 3007.8 answers for the state scenarios below.
+"""Record what Salt 3007.8 answers for the file/cmd state scenarios below.
 
 usage: record.py SALT_CALL WORKDIR [CASE...]
   (e.g. /tmp/saltvenv/bin/salt-call /tmp/stm-rec)
-Writes one JSON file per scenario set (file.json, cmd.json, module.json,
-grains.json, ...; see SETS) next to this script; with CASE names only
-those cases are recorded again, the others are kept, and sets without a
-named case are left alone. Each scenario runs in its own folder (written
-@TMP@ in the scenarios and in the answers; the minion's configuration
-folder, where `grains.*` keep their file, is @ETC@ and starts each case
-without a grains file); `sh` steps prepare or change files, `check` steps
-record what a shell command prints afterwards (contents, modes) so the
-tests can compare real effects too; a `state` step runs one state, a
-`high` step a whole high data (requisites and all) and records every
-state's return.
+The serialize case needs Python's `toml` package importable by salt-call
+(e.g. `pip install --target DIR toml` and PYTHONPATH=DIR): without it
+Salt has no toml serializer.
+Writes file.json and cmd.json next to this script; with CASE names only
+those cases are recorded again, the others are kept. Each scenario runs in its
+own folder (written @TMP@ in the scenarios and in the answers); `sh` steps
+prepare or change files, `check` steps record what a shell command prints
+afterwards (contents, modes) so the tests can compare real effects too.
 """
 import json, os, shutil, subprocess, sys
 
@@ -29,6 +26,17 @@ FILE_ROOTS = {
     "base/stateful.sh": "#!/bin/sh\necho 'changed=yes comment=\"did it\" extra=1'\n",
     "base/sub/deep.txt": "deep\n",
     "dev/plain.txt": "dev file\n",
+    # file.recurse sources (a key ending in / is an empty folder).
+    "base/rtree/a.txt": "a\n",
+    "base/rtree/skip.log": "log\n",
+    "base/rtree/sub/b.conf": "b={{ b }}\n",
+    "base/rtree/sub/deep/c.txt": "c\n",
+    "base/rtree/empty/": "",
+    "base/rtreex/other.txt": "other\n",
+    "base/rtpl/x.conf": "x={{ x }} id={{ grains['id'] }}\n",
+    "base/lines.j2": "{{ greeting }} line\nsecond\n",
+    "base/cache_me.txt": "cache me\n",
+    "base/acc.j2": "{% for k in accumulator|sort %}{{ k }}: {{ accumulator[k]|join(',') }}\n{% endfor %}",
 }
 PILLAR = {"motd": "line one\nline two\n", "parts": {"a": "alpha", "b": "beta"}, "num": 42}
 GRAINS = {"shell": "/bin/bash"}
@@ -419,6 +427,395 @@ FILE_CASES = {
     ],
 }
 
+# Issue 31: the rest of the file state module. A step's "unordered" flag
+# marks returns whose comment blocks ("#### path ####") or lists Salt
+# builds from sets (in hash order): the replay compares those sorted.
+RC = "file.recurse"
+SER = "file.serialize"
+DATA = {"b": 1, "a": [1, 2.5, "x", None, True], "c": {"z": "\u00e9t\u00e9", "y": {}, "e": []}}
+FILE_CASES.update({
+    "recurse": [
+        {"state": RC, "args": {"name": "@TMP@/r", "source": "salt://rtree"}, "test": True, "unordered": True},
+        {"state": RC, "args": {"name": "@TMP@/r", "source": "salt://rtree"}, "unordered": True},
+        {"check": "cd @TMP@/r && find . | sort && stat -c %n:%a . sub sub/deep a.txt sub/b.conf"},
+        {"state": RC, "args": {"name": "@TMP@/r", "source": "salt://rtree"}},
+        {"state": RC, "args": {"name": "@TMP@/r", "source": "salt://rtree/"}, "test": True},
+        {"sh": "echo changed > @TMP@/r/a.txt; echo extra > @TMP@/r/extra.txt; mkdir -p @TMP@/r/xd/y"},
+        {"state": RC, "args": {"name": "@TMP@/r", "source": "salt://rtree", "clean": True}, "test": True, "unordered": True},
+        {"state": RC, "args": {"name": "@TMP@/r", "source": "salt://rtree", "clean": True}, "unordered": True},
+        {"check": "cd @TMP@/r && find . | sort"},
+        {"state": RC, "args": {"name": "@TMP@/inc", "source": "salt://rtree", "include_pat": "*.txt"}, "unordered": True},
+        {"check": "cd @TMP@/inc && find . | sort"},
+        {"state": RC, "args": {"name": "@TMP@/exc", "source": "salt://rtree", "exclude_pat": "E@(\\.log|conf)$"}, "unordered": True},
+        {"check": "cd @TMP@/exc && find . | sort"},
+        {"state": RC, "args": {"name": "@TMP@/both", "source": "salt://rtree", "include_pat": "E@^sub", "exclude_pat": "*deep*"}, "unordered": True},
+        {"check": "cd @TMP@/both && find . | sort"},
+        {"state": RC, "args": {"name": "@TMP@/md", "source": "salt://rtree", "maxdepth": 0}, "unordered": True},
+        {"check": "cd @TMP@/md && find . | sort"},
+        {"state": RC, "args": {"name": "@TMP@/emp", "source": "salt://rtree", "include_empty": True, "maxdepth": 1}, "unordered": True},
+        {"check": "cd @TMP@/emp && find . | sort"},
+        {"state": RC, "args": {"name": "@TMP@/perm", "source": "salt://rtree", "user": "nobody", "group": "nogroup",
+                               "dir_mode": 750, "file_mode": 640, "include_pat": "E@^(a|sub/b)"}, "unordered": True},
+        {"check": "cd @TMP@/perm && stat -c %n:%U:%G:%a . a.txt sub sub/b.conf"},
+        {"state": RC, "args": {"name": "@TMP@/perm", "source": "salt://rtree", "file_mode": 600, "include_pat": "E@^(a|sub/b)"}, "test": True, "unordered": True},
+        {"state": RC, "args": {"name": "@TMP@/tpl", "source": "salt://rtpl", "template": "jinja",
+                               "defaults": {"x": 1}, "context": {"x": 2}}},
+        {"check": "cat @TMP@/tpl/x.conf"},
+        {"state": RC, "args": {"name": "@TMP@/n", "source": "salt://nope"}},
+        {"state": RC, "args": {"name": "@TMP@/n", "source": "salt://rtree/a.txt"}},
+        {"state": RC, "args": {"name": "@TMP@/n", "source": "/etc/ssh"}},
+        {"state": RC, "args": {"name": "rel", "source": "salt://rtree"}},
+        {"state": RC, "args": {"name": "@TMP@/n", "source": "salt://rtree", "mode": 644}},
+        {"sh": "echo x > @TMP@/file"},
+        {"state": RC, "args": {"name": "@TMP@/file", "source": "salt://rtree"}},
+        {"state": RC, "args": {"name": "@TMP@/lst", "source": ["salt://nope", "salt://rtreex"]}},
+        {"check": "cd @TMP@/lst && find . | sort"},
+        {"state": RC, "args": {"name": "@TMP@/lst", "source": ["salt://nope", "salt://nope2"]}},
+        {"state": RC, "args": {"name": "@TMP@/dv", "source": "salt://rtree?saltenv=dev"}},
+        {"state": RC, "args": {"name": "@TMP@/kp", "source": "salt://rtreex", "file_mode": "keep"}},
+        {"state": RC, "args": {"name": "@TMP@/nr", "source": "salt://rtreex", "user": "nosuchuser1"}},
+        {"sh": "mkdir -p @TMP@/cl/other.txt && echo 1 > @TMP@/cl/other.txt/f"},
+        {"state": RC, "args": {"name": "@TMP@/cl", "source": "salt://rtreex", "clean": True}, "test": True},
+        {"state": RC, "args": {"name": "@TMP@/cl", "source": "salt://rtreex", "clean": True}},
+        {"check": "cat @TMP@/cl/other.txt"},
+    ],
+    "serialize": [
+        {"state": SER, "args": {"name": "@TMP@/a.json", "dataset": DATA, "serializer": "json"}, "test": True},
+        {"state": SER, "args": {"name": "@TMP@/a.json", "dataset": DATA, "serializer": "json"}},
+        {"check": "stat -c %a @TMP@/a.json; cat @TMP@/a.json"},
+        {"state": SER, "args": {"name": "@TMP@/a.json", "dataset": DATA, "serializer": "json"}},
+        {"state": SER, "args": {"name": "@TMP@/a.json", "dataset": {"b": 2}, "formatter": "JSON"}, "test": True},
+        {"state": SER, "args": {"name": "@TMP@/a.yaml", "dataset": DATA}},
+        {"check": "cat @TMP@/a.yaml"},
+        {"state": SER, "args": {"name": "@TMP@/b.yaml", "dataset": {"k": "multi\nline\n", "l": [[1, 2], {"x": None}], "n": "yes", "q": "a: b"},
+                                "formatter": "yaml"}},
+        {"check": "cat @TMP@/b.yaml"},
+        {"state": SER, "args": {"name": "@TMP@/u.json", "dataset": DATA, "serializer": "json", "encoding": "utf-8"}},
+        {"check": "cat @TMP@/u.json"},
+        {"state": SER, "args": {"name": "@TMP@/u.yaml", "dataset": DATA, "encoding": "utf-8"}},
+        {"check": "cat @TMP@/u.yaml"},
+        {"state": SER, "args": {"name": "@TMP@/x", "dataset": DATA, "serializer": "json", "formatter": "json"}},
+        {"state": SER, "args": {"name": "@TMP@/x", "dataset": DATA, "dataset_pillar": "parts"}},
+        {"state": SER, "args": {"name": "@TMP@/x"}},
+        {"state": SER, "args": {"name": "@TMP@/x", "dataset": DATA, "serializer": "nosuch"}},
+        {"state": SER, "args": {"name": "@TMP@/p.json", "dataset_pillar": "parts", "serializer": "json"}},
+        {"check": "cat @TMP@/p.json"},
+        {"state": SER, "args": {"name": "@TMP@/x", "dataset_pillar": "nope:none", "serializer": "json"}},
+        {"sh": "printf '{\"a\": 1, \"keep\": {\"x\": 1}, \"l\": [1]}' > @TMP@/m.json"},
+        {"state": SER, "args": {"name": "@TMP@/m.json", "dataset": {"b": 2, "keep": {"y": 2}, "l": [2]}, "serializer": "json",
+                                "merge_if_exists": True}, "test": True},
+        {"state": SER, "args": {"name": "@TMP@/m.json", "dataset": {"b": 2, "keep": {"y": 2}, "l": [2]}, "serializer": "json",
+                                "merge_if_exists": True}},
+        {"check": "cat @TMP@/m.json"},
+        {"state": SER, "args": {"name": "@TMP@/m.json", "dataset": {"b": 2}, "serializer": "json", "merge_if_exists": True}},
+        {"sh": "printf 'not json' > @TMP@/bad.json"},
+        {"state": SER, "args": {"name": "@TMP@/bad.json", "dataset": {"b": 2}, "serializer": "json", "merge_if_exists": True}},
+        {"sh": "printf 'a: 1\\nkeep:\\n  x: 1\\n' > @TMP@/m.yaml"},
+        {"state": SER, "args": {"name": "@TMP@/m.yaml", "dataset": {"keep": {"y": 2}}, "merge_if_exists": True}},
+        {"check": "cat @TMP@/m.yaml"},
+        {"state": SER, "args": {"name": "@TMP@/w.json", "dataset": {"a": 1}, "serializer": "json",
+                                "deserializer_opts": [{"x": 1}]}},
+        {"state": SER, "args": {"name": "@TMP@/o.json", "dataset": {"b": [1], "a": 1}, "serializer": "json",
+                                "serializer_opts": [{"indent": 4}, {"sort_keys": False}]}},
+        {"check": "cat @TMP@/o.json"},
+        {"state": SER, "args": {"name": "@TMP@/o.yaml", "dataset": {"b": [1], "a": {"c": 1}}, "serializer_opts": [{"default_flow_style": True}]}},
+        {"check": "cat @TMP@/o.yaml"},
+        {"state": SER, "args": {"name": "@TMP@/perm.json", "dataset": {"a": 1}, "serializer": "json", "mode": 600,
+                                "user": "nobody", "group": "nogroup"}},
+        {"check": "stat -c %U:%G:%a @TMP@/perm.json"},
+        {"state": SER, "args": {"name": "@TMP@/perm.json", "dataset": {"a": 2}, "serializer": "json", "show_changes": False}, "test": True},
+        {"state": SER, "args": {"name": "@TMP@/perm.json", "dataset": {"a": 2}, "serializer": "json", "show_changes": False}},
+        {"state": SER, "args": {"name": "@TMP@/nc.json", "dataset": {"a": 1}, "serializer": "json", "create": False}},
+        {"state": SER, "args": {"name": "@TMP@/d1/d2/mk.json", "dataset": {"a": 1}, "serializer": "json"}},
+        {"state": SER, "args": {"name": "@TMP@/d1/d2/mk.json", "dataset": {"a": 1}, "serializer": "json", "makedirs": True}},
+        {"check": "cat @TMP@/d1/d2/mk.json"},
+        {"state": SER, "args": {"name": "@TMP@/t.toml", "serializer": "toml", "dataset": {
+            "title": "x", "b": True, "f": 1.5, "n": -3, "arr": [1, 2], "sarr": ["a", "b"], "e": [], "s": "q\"uote\\\n",
+            "owner": {"name": "n", "deep": {"k": 1}, "z": 0}, "tabs": [{"a": 1}, {"a": 2}]}}},
+        {"check": "cat @TMP@/t.toml"},
+        {"state": SER, "args": {"name": "@TMP@/t.toml", "serializer": "toml", "dataset": {"owner": {"extra": 1}}, "merge_if_exists": True}},
+        {"check": "cat @TMP@/t.toml"},
+        {"state": SER, "args": {"name": "@TMP@/p.plist", "serializer": "plist", "dataset": {
+            "b": True, "f": 1.5, "n": 3, "s": "a<b>&", "l": [1, "x", {"k": False}], "e": {}, "el": []}}},
+        {"check": "cat @TMP@/p.plist"},
+        {"state": SER, "args": {"name": "@TMP@/p.plist", "serializer": "plist", "dataset": {"n": 4}, "merge_if_exists": True}},
+        {"check": "cat @TMP@/p.plist"},
+        {"state": SER, "args": {"name": "@TMP@/none.plist", "serializer": "plist", "dataset": {"n": None}}},
+        {"state": SER, "args": {"name": "@TMP@/c.ini", "serializer": "configparser", "dataset": {
+            "main": {"Key": "v", "n": 1, "multi": "a\nb"}, "DEFAULT": {"d": "x"}, "other": {}}}},
+        {"check": "cat @TMP@/c.ini"},
+        {"state": SER, "args": {"name": "@TMP@/c.ini", "serializer": "configparser", "dataset": {"main": {"new": "y"}},
+                                "merge_if_exists": True}},
+        {"check": "cat @TMP@/c.ini"},
+        {"state": SER, "args": {"name": "@TMP@/c2.ini", "serializer": "configparser", "dataset": ["x"]}},
+        {"state": SER, "args": {"name": "@TMP@/m.mp", "serializer": "msgpack", "dataset": {
+            "a": 1, "big": 70000, "neg": -40, "f": 0.5, "s": "x" * 40, "l": [None, True], "m": {}}}},
+        {"check": "od -An -tx1 @TMP@/m.mp"},
+        {"state": SER, "args": {"name": "@TMP@/m.mp", "serializer": "msgpack", "dataset": {
+            "a": 1, "big": 70000, "neg": -40, "f": 0.5, "s": "x" * 40, "l": [None, True], "m": {}}}},
+    ],
+    "copy": [
+        {"sh": "echo src > @TMP@/src; chmod 640 @TMP@/src; mkdir -p @TMP@/srcdir/in; echo x > @TMP@/srcdir/in/f; mkdir @TMP@/into"},
+        {"state": "file.copy", "args": {"name": "@TMP@/dst", "source": "@TMP@/src"}, "test": True},
+        {"state": "file.copy", "args": {"name": "@TMP@/dst", "source": "@TMP@/src"}},
+        {"check": "stat -c %U:%G:%a @TMP@/dst; cat @TMP@/dst"},
+        {"state": "file.copy", "args": {"name": "@TMP@/dst", "source": "@TMP@/src"}},
+        {"state": "file.copy", "args": {"name": "@TMP@/dst", "source": "@TMP@/src"}, "test": True},
+        {"state": "file.copy", "args": {"name": "@TMP@/dst", "source": "@TMP@/src", "force": True}, "test": True},
+        {"state": "file.copy", "args": {"name": "@TMP@/dst", "source": "@TMP@/src", "force": True}},
+        {"sh": "echo other > @TMP@/src"},
+        {"state": "file.copy", "args": {"name": "@TMP@/dst", "source": "@TMP@/src", "force": True}},
+        {"check": "cat @TMP@/dst"},
+        {"state": "file.copy", "args": {"name": "@TMP@/no/dir/dst", "source": "@TMP@/src"}},
+        {"state": "file.copy", "args": {"name": "@TMP@/no/dir/dst", "source": "@TMP@/src", "makedirs": True, "mode": 600}},
+        {"check": "stat -c %n:%a @TMP@/no @TMP@/no/dir @TMP@/no/dir/dst | sed 's#.*/cases/[^/]*##'"},
+        {"state": "file.copy", "args": {"name": "@TMP@/own", "source": "@TMP@/src", "user": "nobody", "group": "nogroup", "mode": "0604"}},
+        {"check": "stat -c %U:%G:%a @TMP@/own"},
+        {"sh": "chown nobody:nogroup @TMP@/src; chmod 604 @TMP@/src"},
+        {"state": "file.copy", "args": {"name": "@TMP@/pres", "source": "@TMP@/src", "preserve": True}},
+        {"check": "stat -c %U:%G:%a @TMP@/pres"},
+        {"state": "file.copy", "args": {"name": "@TMP@/x", "source": "@TMP@/missing"}},
+        {"state": "file.copy", "args": {"name": "rel", "source": "@TMP@/src"}},
+        {"state": "file.copy", "args": {"name": "@TMP@/x", "source": "@TMP@/src", "user": "nosuchuser1"}},
+        {"state": "file.copy", "args": {"name": "@TMP@/into", "source": "@TMP@/src", "subdir": True}},
+        {"check": "ls @TMP@/into"},
+        {"state": "file.copy", "args": {"name": "@TMP@/into", "source": "@TMP@/src", "subdir": True}},
+        {"state": "file.copy", "args": {"name": "@TMP@/dircopy", "source": "@TMP@/srcdir"}},
+        {"check": "cd @TMP@/dircopy && find . | sort"},
+    ],
+    "rename": [
+        {"sh": "echo a > @TMP@/a; echo c > @TMP@/c; echo d > @TMP@/d"},
+        {"state": "file.rename", "args": {"name": "@TMP@/b", "source": "@TMP@/a"}, "test": True},
+        {"state": "file.rename", "args": {"name": "@TMP@/b", "source": "@TMP@/a"}},
+        {"check": "ls @TMP@; cat @TMP@/b"},
+        {"state": "file.rename", "args": {"name": "@TMP@/b", "source": "@TMP@/a"}},
+        {"state": "file.rename", "args": {"name": "@TMP@/d", "source": "@TMP@/c"}},
+        {"state": "file.rename", "args": {"name": "@TMP@/d", "source": "@TMP@/c", "force": True}, "test": True},
+        {"state": "file.rename", "args": {"name": "@TMP@/d", "source": "@TMP@/c", "force": True}},
+        {"check": "ls @TMP@; cat @TMP@/d"},
+        {"state": "file.rename", "args": {"name": "@TMP@/x/y", "source": "@TMP@/d"}},
+        {"state": "file.rename", "args": {"name": "@TMP@/x/y", "source": "@TMP@/d", "makedirs": True}},
+        {"check": "cat @TMP@/x/y; stat -c %a @TMP@/x"},
+        {"sh": "ln -s @TMP@/b @TMP@/lnk"},
+        {"state": "file.rename", "args": {"name": "@TMP@/lnk2", "source": "@TMP@/lnk"}},
+        {"check": "readlink @TMP@/lnk2; ls @TMP@"},
+        {"state": "file.rename", "args": {"name": "rel", "source": "@TMP@/b"}},
+        {"state": "file.rename", "args": {"name": "@TMP@/movedir", "source": "@TMP@/x"}},
+        {"check": "ls @TMP@/movedir"},
+    ],
+    "hardlink": [
+        {"sh": "echo t > @TMP@/t; echo t2 > @TMP@/t2; echo o > @TMP@/o; mkdir @TMP@/dir"},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/h", "target": "@TMP@/t"}, "test": True},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/h", "target": "@TMP@/t"}},
+        {"check": "stat -c %h @TMP@/h; test @TMP@/h -ef @TMP@/t && echo same"},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/h", "target": "@TMP@/t"}},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/h", "target": "@TMP@/t"}, "test": True},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/h", "target": "@TMP@/t2"}, "test": True},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/h", "target": "@TMP@/t2"}},
+        {"check": "test @TMP@/h -ef @TMP@/t2 && echo same; stat -c %h @TMP@/t"},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/o", "target": "@TMP@/t"}, "test": True},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/o", "target": "@TMP@/t"}},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/o", "target": "@TMP@/t", "force": True}, "test": True},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/o", "target": "@TMP@/t", "force": True}},
+        {"check": "test @TMP@/o -ef @TMP@/t && echo same"},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/x", "target": "@TMP@/missing"}, "test": True},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/x", "target": "@TMP@/missing"}},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/x", "target": "@TMP@/dir"}},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/dir", "target": "@TMP@/t"}},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/dir", "target": "@TMP@/t"}, "test": True},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/n/m/h", "target": "@TMP@/t"}},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/n/m/h", "target": "@TMP@/t", "makedirs": True}},
+        {"check": "test @TMP@/n/m/h -ef @TMP@/t && echo same; stat -c %a @TMP@/n"},
+        {"state": "file.hardlink", "args": {"name": "rel", "target": "also-rel"}},
+        {"state": "file.hardlink", "args": {"name": "@TMP@/y", "target": "@TMP@/t", "user": "nosuchuser1"}},
+    ],
+    "tidied": [
+        {"sh": "mkdir -p @TMP@/d/sub @TMP@/d/keep; printf 12345 > @TMP@/d/big.log; echo x > @TMP@/d/small.txt; "
+               "echo y > @TMP@/d/sub/old.txt; touch -d '10 days ago' @TMP@/d/sub/old.txt @TMP@/d/keep; "
+               "ln -s @TMP@/d/small.txt @TMP@/d/lnk; touch -h -d '10 days ago' @TMP@/d/lnk"},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d", "age": 5, "age_size_only": "age"}, "test": True, "unordered": True},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d", "age": 5, "age_size_only": "age", "rmlinks": False}, "unordered": True},
+        {"check": "cd @TMP@/d && find . | sort"},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d", "size": "5B", "age_size_logical_operator": "and"}},
+        {"check": "cd @TMP@/d && find . | sort"},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d", "matches": ["^k"], "rmdirs": True, "age": 5, "age_size_only": "AGE"}},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d", "matches": ["^nomatch"]}},
+        {"sh": "echo a > @TMP@/d/a.tmp; echo b > @TMP@/d/b.tmp; mkdir -p @TMP@/d/s2; echo c > @TMP@/d/s2/c.tmp"},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d", "matches": ["@TMP@/d/s2/.*"], "full_path_match": True}},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d", "matches": [".*\\.tmp"], "exclude": ["b"], "time_comparison": "mtime"}},
+        {"check": "cd @TMP@/d && find . | sort"},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d", "matches": [".*"], "size": "1KB", "age_size_only": "size"}},
+        {"state": "file.tidied", "args": {"name": "@TMP@/nope"}},
+        {"state": "file.tidied", "args": {"name": "rel"}},
+        {"state": "file.tidied", "args": {"name": "@TMP@/d/b.tmp"}},
+    ],
+    "cached": [
+        {"state": "file.cached", "args": {"name": "salt://cache_me.txt"}, "test": True},
+        {"state": "file.cached", "args": {"name": "salt://cache_me.txt"}},
+        {"check": "cat @WORK@/cache/files/base/cache_me.txt"},
+        {"state": "file.cached", "args": {"name": "salt://cache_me.txt"}},
+        {"state": "file.cached", "args": {"name": "salt://cache_me.txt"}, "test": True},
+        {"state": "file.cached", "args": {"name": "salt://cache_me.txt", "source_hash": "sha256=0000000000000000000000000000000000000000000000000000000000000000"}, "test": True},
+        {"state": "file.cached", "args": {"name": "salt://cache_me.txt", "source_hash": "sha256=0000000000000000000000000000000000000000000000000000000000000000"}},
+        {"state": "file.cached", "args": {"name": "salt://cache_me.txt", "source_hash": "md5=624b31450353c587adedc8fb106cfff5"}},
+        {"state": "file.cached", "args": {"name": "salt://nope.txt"}},
+        {"state": "file.cached", "args": {"name": "salt://nope.txt"}, "test": True},
+        {"state": "file.cached", "args": {"name": "salt://plain.txt", "saltenv": "dev"}},
+        {"check": "cat @WORK@/cache/files/dev/plain.txt"},
+        {"sh": "echo loc > @TMP@/loc"},
+        {"state": "file.cached", "args": {"name": "@TMP@/loc"}},
+        {"state": "file.cached", "args": {"name": "@TMP@/missing"}},
+        {"state": "file.cached", "args": {"name": "@TMP@/loc", "source_hash": "sha256=0000000000000000000000000000000000000000000000000000000000000000"}},
+        {"state": "file.cached", "args": {"name": "http://example.invalid/x"}},
+    ],
+    "comment": [
+        {"sh": "printf 'a=1\\n#b=2\\n  c=3\\nd=4\\n# a=9\\n' > @TMP@/f"},
+        {"state": "file.comment", "args": {"name": "@TMP@/f", "regex": "^a="}, "test": True},
+        {"state": "file.comment", "args": {"name": "@TMP@/f", "regex": "^a="}},
+        {"check": "cat @TMP@/f; ls @TMP@; cat @TMP@/f.bak"},
+        {"state": "file.comment", "args": {"name": "@TMP@/f", "regex": "^a="}},
+        {"state": "file.comment", "args": {"name": "@TMP@/f", "regex": "^b="}},
+        {"state": "file.comment", "args": {"name": "@TMP@/f", "regex": "^zz$"}},
+        {"state": "file.comment", "args": {"name": "@TMP@/f", "regex": "^zz", "ignore_missing": True}},
+        {"state": "file.comment", "args": {"name": "@TMP@/f", "regex": "c=3$"}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.comment", "args": {"name": "@TMP@/f", "regex": "^d", "char": "//", "backup": False}},
+        {"check": "cat @TMP@/f; ls @TMP@"},
+        {"state": "file.comment", "args": {"name": "@TMP@/nope", "regex": "a"}},
+        {"state": "file.comment", "args": {"name": "rel", "regex": "a"}},
+        {"state": "file.uncomment", "args": {"name": "@TMP@/f", "regex": "a="}, "test": True},
+        {"state": "file.uncomment", "args": {"name": "@TMP@/f", "regex": "a="}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.uncomment", "args": {"name": "@TMP@/f", "regex": "a="}},
+        {"state": "file.uncomment", "args": {"name": "@TMP@/f", "regex": "^b=", "backup": ".orig"}},
+        {"check": "cat @TMP@/f; ls @TMP@"},
+        {"state": "file.uncomment", "args": {"name": "@TMP@/f", "regex": "zz"}},
+        {"state": "file.uncomment", "args": {"name": "@TMP@/f", "regex": "d", "char": "//"}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.uncomment", "args": {"name": "@TMP@/nope", "regex": "a"}},
+    ],
+    "prepend": [
+        {"sh": "printf 'one\\ntwo\\n' > @TMP@/f"},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "text": "zero"}, "test": True},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "text": "zero"}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "text": "zero"}},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "text": ["a", "b  c", "one"]}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "text": ["H1", "H2"], "header": True}, "test": True},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "text": ["H1", "H2"], "header": True}},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "text": ["H1", "H2"], "header": True}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.prepend", "args": {"name": "@TMP@/new", "text": "x"}, "test": True},
+        {"state": "file.prepend", "args": {"name": "@TMP@/new", "text": "x"}},
+        {"check": "cat @TMP@/new"},
+        {"state": "file.prepend", "args": {"name": "@TMP@/n/m", "text": "x", "makedirs": True}},
+        {"check": "cat @TMP@/n/m"},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "source": "salt://lines.j2", "context": {"greeting": "hi"}}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "source": "salt://lines.j2", "sources": ["salt://lines.j2"]}},
+        {"state": "file.prepend", "args": {"name": "@TMP@/f", "source": "salt://nope"}},
+        {"state": "file.prepend", "args": {"name": "", "text": "x"}},
+        {"state": "file.append", "args": {"name": "@TMP@/f", "sources": ["salt://lines.j2", "salt://plain.txt"], "defaults": {"greeting": "yo"}}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.append", "args": {"name": "@TMP@/f", "source": "salt://nope"}},
+        {"state": "file.append", "args": {"name": "@TMP@/f", "source": "salt://lines.j2", "source_hash": "x", "source_hashes": ["y"]}},
+    ],
+    "keyvalue": [
+        {"sh": "printf 'A=1\\nB = 2\\n#C=3\\n  D=4\\nA=5\\n' > @TMP@/f"},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "A", "value": 9}, "test": True},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "A", "value": 9}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "A", "value": 9}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "B", "value": "3", "separator": " = "}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "C", "value": "3", "uncomment": "#"}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "D", "value": "4"}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key_values": {"E": "5", "F": 6.5}, "append_if_not_found": True}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "G", "value": "7", "prepend_if_not_found": True}, "test": True},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "G", "value": "7", "prepend_if_not_found": True}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "a", "value": "1", "key_ignore_case": True}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "E", "value": "X", "count": -1}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "E", "value": "x", "value_ignore_case": True}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "G", "value": "8", "show_changes": False}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "G", "value": "9", "show_changes": False}, "test": True},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "H", "value": True, "append_if_not_found": True}},
+        {"check": "cat @TMP@/f"},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/nope", "key": "A", "value": "1"}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/nope", "key": "A", "value": "1", "ignore_if_missing": True}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/made", "key": "A", "value": "1", "create_if_missing": True}},
+        {"check": "cat @TMP@/made"},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f"}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key_values": {}}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key_values": ["x"]}},
+        {"state": "file.keyvalue", "args": {"name": "@TMP@/f", "key": "A", "value": "1", "key_values": {"B": 1}}},
+    ],
+    "blockreplace": [
+        {"sh": "printf 'head\\n# START\\nold\\n# END\\ntail\\n' > @TMP@/f; printf 'x\\n' > @TMP@/g"},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/f", "marker_start": "# START", "marker_end": "# END",
+                                                "content": "new line\nsecond"}, "test": True},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/f", "marker_start": "# START", "marker_end": "# END",
+                                                "content": "new line\nsecond"}},
+        {"check": "cat @TMP@/f; ls @TMP@"},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/f", "marker_start": "# START", "marker_end": "# END",
+                                                "content": "new line\nsecond"}},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/g", "content": "block", "append_if_not_found": True}},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/g", "marker_start": "## P", "marker_end": "## E",
+                                                "content": "pre", "prepend_if_not_found": True, "backup": False}},
+        {"check": "cat @TMP@/g"},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/g", "marker_start": "## Q", "marker_end": "## R", "content": "z"}},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/g", "content": "changed", "show_changes": False}},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/g", "content": "tpl", "source": "salt://lines.j2",
+                                                "context": {"greeting": "hey"}}},
+        {"check": "cat @TMP@/g"},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/g", "marker_start": "## A", "marker_end": "## B",
+                                                "content": "after", "insert_after_match": "^x$", "append_newline": True}},
+        {"check": "cat @TMP@/g"},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/nope", "content": "z"}},
+        {"state": "file.blockreplace", "args": {"name": "rel", "content": "z"}},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/g", "source": "salt://lines.j2", "sources": ["salt://lines.j2"]}},
+        {"state": "file.blockreplace", "args": {"name": "@TMP@/g", "source": "salt://nope"}},
+    ],
+    "accumulated": [
+        {"sh": "touch @TMP@/blk @TMP@/two"},
+        {"sls": "acc_one", "text": (
+            "acc-a:\n  file.accumulated:\n    - filename: @TMP@/out\n    - text: line-a\n    - require_in:\n      - file: out\n"
+            "acc-b:\n  file.accumulated:\n    - name: extra\n    - filename: @TMP@/out\n    - text: [line-b, line-c]\n"
+            "    - watch_in:\n      - file: out\n"
+            "out:\n  file.managed:\n    - name: @TMP@/out\n    - source: salt://acc.j2\n    - template: jinja\n"
+            "blk-acc:\n  file.accumulated:\n    - filename: @TMP@/blk\n    - text: acc line 1\n    - require_in:\n      - file: blk\n"
+            "blk:\n  file.blockreplace:\n    - name: @TMP@/blk\n    - marker_start: '# BEGIN'\n    - marker_end: '# END'\n"
+            "    - content: static\n    - append_if_not_found: True\n"
+            "orphan:\n  file.accumulated:\n    - filename: @TMP@/out\n    - text: lost\n"
+            "notext:\n  file.accumulated:\n    - filename: @TMP@/out\n    - text: null\n    - require_in:\n      - file: out\n"
+        )},
+        {"check": "cat @TMP@/out; cat @TMP@/blk"},
+        {"sls": "acc_one", "test": True},
+        {"sls": "acc_one"},
+        {"sls": "acc_two", "text": (
+            "one:\n  file.accumulated:\n    - name: first\n    - filename: @TMP@/two\n    - text: from one\n"
+            "    - require_in:\n      - file: block-one\n"
+            "two:\n  file.accumulated:\n    - name: second\n    - filename: @TMP@/two\n    - text: from two\n"
+            "    - require_in:\n      - file: block-two\n"
+            "block-one:\n  file.blockreplace:\n    - name: @TMP@/two\n    - marker_start: '# ONE'\n    - marker_end: '# /ONE'\n"
+            "    - append_if_not_found: True\n"
+            "block-two:\n  file.blockreplace:\n    - name: @TMP@/two\n    - marker_start: '# TWO'\n    - marker_end: '# /TWO'\n"
+            "    - append_if_not_found: True\n"
+        )},
+        {"check": "cat @TMP@/two"},
+        {"sls": "acc_three", "text": (
+            "acc-a:\n  file.accumulated:\n    - filename: @TMP@/three\n    - text: [one, two]\n    - require_in:\n      - file: three\n"
+            "acc-b:\n  file.accumulated:\n    - name: extra\n    - filename: @TMP@/three\n    - text: [x, y]\n"
+            "    - watch_in:\n      - file: three\n"
+            "three:\n  file.managed:\n    - name: @TMP@/three\n    - source: salt://acc.j2\n    - template: jinja\n"
+        ), "test": True},
+        {"sls": "acc_three"},
+        {"check": "cat @TMP@/three"},
+        {"sls": "acc_three"},
+    ],
+})
+
 R = "cmd.run"
 CMD_CASES = {
     "run": [
@@ -484,366 +881,41 @@ CMD_CASES = {
 }
 
 
-MR = "module.run"
-WATCHED = {"trig": {"test": ["succeed_with_changes"]}}
-QUIET = {"trig": {"test": ["succeed_without_changes"]}}
-MODULE_CASES = {
-    "module_run_new": [
-        {"state": MR, "args": {"test.echo": [{"text": "hi"}]}},
-        {"state": MR, "args": {"test.echo": ["positional"]}},
-        {"state": MR, "args": {"test.echo": [{"text": "one"}], "test.true": None}},
-        {"state": MR, "args": {"test.false": None}},
-        {"state": MR, "args": {"test.echo": [{"text": "x"}], "test.false": None}},
-        {"state": MR, "args": {"test.arg": ["a", 2, {"k": "v"}]}},
-        {"state": MR, "args": {"test.arg": [{"result": False}]}},
-        {"state": MR, "args": {"test.arg": [{"comment": "said"}]}},
-        {"state": MR, "args": {"cmd.run": [{"cmd": "echo out; echo err >&2"}, {"python_shell": True}]}},
-        {"state": MR, "args": {"cmd.run_all": [{"cmd": "exit 3"}, {"python_shell": True}]}},
-        {"state": MR, "args": {"cmd.retcode": ["exit 3", {"python_shell": True}]}},
-        {"state": MR, "args": {"cmd.run": ["touch @TMP@/made"]}, "test": True},
-        {"check": "ls @TMP@"},
-        {"state": MR, "args": {"cmd.run": ["touch @TMP@/made"]}},
-        {"check": "ls @TMP@"},
-        {"state": MR, "args": {"nosuch.fun": None}},
-        {"state": MR, "args": {"nosuch.fun": None, "other.nope": None}},
-        {"state": MR, "args": {"nosuch.fun": None, "test.true": None}, "test": True},
-        {"state": MR, "args": {"test.echo": None}},
-        {"state": MR, "args": {"test.echo": [{"text": "a"}, {"bogus": 1}]}},
-        {"state": MR, "args": {"test.echo:first": ["1"], "test.echo:second": ["2"]}},
-        {"state": MR, "args": {"grains.get": [{"key": "shell"}]}},
-        {"state": MR, "args": {"test.exception": ["boom"]}},
-        {"state": MR, "args": {"name": "named", "test.true": None}},
-    ],
-    "module_run_legacy": [
-        {"state": MR, "args": {"name": "test.echo", "text": "hi"}},
-        {"state": MR, "args": {"name": "test.echo"}},
-        {"state": MR, "args": {"name": "nosuch.fun"}},
-        {"state": MR, "args": {"name": "test.echo", "text": "hi"}, "test": True},
-        {"state": MR, "args": {"name": "test.false"}},
-        {"state": MR, "args": {"name": "cmd.run", "cmd": "echo hi"}},
-        {"state": MR, "args": {"name": "cmd.run_all", "cmd": "exit 2", "python_shell": True}},
-        {"state": MR, "args": {"name": "file.touch", "m_name": "@TMP@/t"}},
-        {"check": "ls @TMP@"},
-        {"state": MR, "args": {"name": "file.touch"}},
-        {"state": MR, "args": {"name": "test.arg", "args": ["a", "b"], "kwargs": {"k": 1}}},
-        {"state": MR, "args": {"name": "test.arg", "args": "a"}},
-        {"state": MR, "args": {"name": "test.arg", "kwargs": "k"}},
-        {"state": MR, "args": {"name": "test.exception", "message": "boom"}},
-        {"state": MR, "args": {"name": "test.echo", "text": "x", "ignored": 1}},
-        {"state": MR, "args": {"name": "test.arg", "m_names": ["x"]}},
-    ],
-    "module_wait": [
-        {"state": "module.wait", "args": {"name": "test.echo", "text": "hi"}},
-        {"high": dict(WATCHED, w={"module": ["wait", {"name": "test.echo"}, {"text": "hi"},
-                                             {"watch": [{"test": "trig"}]}]})},
-        {"high": dict(QUIET, w={"module": ["wait", {"name": "test.echo"}, {"text": "hi"},
-                                           {"watch": [{"test": "trig"}]}]})},
-        {"high": dict(WATCHED, w={"module": ["wait", {"test.echo": [{"text": "new"}]},
-                                             {"watch": [{"test": "trig"}]}]})},
-        {"high": dict(WATCHED, w={"module": ["wait", {"test.echo": [{"text": "new"}]},
-                                             {"watch": [{"test": "trig"}]}]}), "test": True},
-        {"high": dict(WATCHED, w={"module": ["watch", {"name": "cmd.run"}, {"cmd": "touch @TMP@/w"},
-                                             {"watch": [{"test": "trig"}]}]})},
-        {"check": "ls @TMP@"},
-        {"high": dict(WATCHED, r={"module": ["run", {"test.echo": [{"text": "ran"}]},
-                                             {"watch": [{"test": "trig"}]}]})},
-        {"high": dict(QUIET, r={"module": ["run", {"test.echo": [{"text": "ran"}]},
-                                           {"onchanges": [{"test": "trig"}]}]})},
-    ],
-}
-
-GP = "grains.present"
-GRAINS_CASES = {
-    "grains_present": [
-        {"state": GP, "args": {"name": "role", "value": "web"}, "test": True},
-        {"check": "cat @ETC@/grains 2>&1"},
-        {"state": GP, "args": {"name": "role", "value": "web"}},
-        {"check": "cat @ETC@/grains"},
-        {"state": GP, "args": {"name": "role", "value": "web"}},
-        {"state": GP, "args": {"name": "role", "value": "db"}, "test": True},
-        {"state": GP, "args": {"name": "role", "value": "db"}},
-        {"state": GP, "args": {"name": "apps:web:port", "value": 80}},
-        {"check": "cat @ETC@/grains"},
-        {"state": GP, "args": {"name": "apps:web:port", "value": 80}},
-        {"state": GP, "args": {"name": "apps", "value": "flat"}},
-        {"state": GP, "args": {"name": "apps", "value": "flat"}, "test": True},
-        {"state": GP, "args": {"name": "apps", "value": "flat", "force": True}},
-        {"check": "cat @ETC@/grains"},
-        {"state": GP, "args": {"name": "d", "value": {"x": [1, 2]}}},
-        {"state": GP, "args": {"name": "d", "value": {"x": [1, 2]}}},
-        {"state": GP, "args": {"name": "a,b", "value": 1, "delimiter": ","}},
-        {"check": "cat @ETC@/grains"},
-        {"state": GP, "args": {"name": "shell", "value": "/bin/zsh"}},
-        {"state": GP, "args": {"name": "nothing", "value": None}},
-    ],
-    "grains_absent": [
-        {"state": "grains.absent", "args": {"name": "role"}},
-        {"state": GP, "args": {"name": "role", "value": "web"}},
-        {"state": "grains.absent", "args": {"name": "role"}, "test": True},
-        {"state": "grains.absent", "args": {"name": "role"}},
-        {"check": "cat @ETC@/grains"},
-        {"state": "grains.absent", "args": {"name": "role"}},
-        {"state": "grains.absent", "args": {"name": "role", "destructive": True}, "test": True},
-        {"state": "grains.absent", "args": {"name": "role", "destructive": True}},
-        {"check": "cat @ETC@/grains"},
-        {"state": GP, "args": {"name": "l", "value": [1, 2]}},
-        {"state": "grains.absent", "args": {"name": "l"}},
-        {"state": "grains.absent", "args": {"name": "l", "force": True}},
-        {"check": "cat @ETC@/grains"},
-        {"state": GP, "args": {"name": "n:k", "value": "v"}},
-        {"state": "grains.absent", "args": {"name": "n:k", "destructive": True}},
-        {"check": "cat @ETC@/grains"},
-    ],
-    "grains_lists": [
-        {"state": "grains.list_present", "args": {"name": "roles", "value": "web"}, "test": True},
-        {"state": "grains.list_present", "args": {"name": "roles", "value": "web"}},
-        {"check": "cat @ETC@/grains"},
-        {"state": "grains.list_present", "args": {"name": "roles", "value": "web"}},
-        {"state": "grains.list_present", "args": {"name": "roles", "value": ["web", "db", "cache"]}, "test": True},
-        {"state": "grains.list_present", "args": {"name": "roles", "value": ["web", "db", "cache"]}},
-        {"check": "cat @ETC@/grains"},
-        {"state": "grains.list_present", "args": {"name": "roles", "value": ["db"]}},
-        {"state": GP, "args": {"name": "flat", "value": "x"}},
-        {"state": "grains.list_present", "args": {"name": "flat", "value": "y"}},
-        {"state": "grains.list_present", "args": {"name": "m:roles", "value": "a"}},
-        {"check": "cat @ETC@/grains"},
-        {"state": "grains.list_absent", "args": {"name": "roles", "value": "web"}, "test": True},
-        {"state": "grains.list_absent", "args": {"name": "roles", "value": "web"}},
-        {"state": "grains.list_absent", "args": {"name": "roles", "value": "web"}},
-        {"state": "grains.list_absent", "args": {"name": "roles", "value": ["db", "nope"]}},
-        {"check": "cat @ETC@/grains"},
-        {"state": "grains.list_absent", "args": {"name": "flat", "value": "x"}},
-        {"state": "grains.list_absent", "args": {"name": "missing", "value": "x"}},
-        {"state": "grains.list_present", "args": {"name": "d2", "value": {"k": "v"}}},
-        {"state": "grains.list_present", "args": {"name": "d2", "value": {"k": "v"}}},
-        {"check": "cat @ETC@/grains"},
-    ],
-    "grains_seen_later": [
-        {"high": {"a": {"grains": ["present", {"name": "role"}, {"value": "web"}, {"order": 1}]},
-                  "b": {"file": ["managed", {"name": "@TMP@/role"}, {"contents": "{{ grains['role'] }}"},
-                                 {"template": "jinja"}, {"order": 2}]},
-                  "c": {"module": ["run", {"grains.get": [{"key": "role"}]}, {"order": 3}]},
-                  "d": {"grains": ["list_present", {"name": "roles"}, {"value": "x"}, {"order": 4}]},
-                  "e": {"grains": ["list_present", {"name": "roles"}, {"value": "x"}, {"order": 5}]}}},
-        {"check": "cat @TMP@/role; echo; cat @ETC@/grains"},
-    ],
-}
+WORK = None  # the recording's work folder, written @WORK@ (cachedir paths)
 
 
-def subst(obj, tmp, etc=None):
+def subst(obj, tmp):
     if isinstance(obj, dict):
-        return {subst(k, tmp, etc): subst(v, tmp, etc) for k, v in obj.items()}
+        return {k: subst(v, tmp) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [subst(v, tmp, etc) for v in obj]
+        return [subst(v, tmp) for v in obj]
     if isinstance(obj, str):
-        obj = obj.replace("@TMP@", tmp)
-        return obj.replace("@ETC@", etc) if etc else obj
+        return obj.replace("@TMP@", tmp).replace("@WORK@", WORK)
     return obj
 
 
-def unsubst(obj, tmp, etc=None):
+def unsubst(obj, tmp):
     if isinstance(obj, dict):
-        return {unsubst(k, tmp, etc): unsubst(v, tmp, etc) for k, v in obj.items()}
+        return {unsubst(k, tmp): unsubst(v, tmp) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [unsubst(v, tmp, etc) for v in obj]
+        return [unsubst(v, tmp) for v in obj]
     if isinstance(obj, str):
-        obj = obj.replace(tmp, "@TMP@")
-        return obj.replace(etc, "@ETC@") if etc else obj
+        return obj.replace(tmp, "@TMP@").replace(WORK, "@WORK@")
     return obj
-
-
-# Git repositories made at record (and test) time: fixed names and dates
-# give the same commit ids everywhere.
-GIT_ENV = ("export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t "
-           "GIT_COMMITTER_EMAIL=t@example.com GIT_AUTHOR_DATE=2020-01-01T00:00:00Z "
-           "GIT_COMMITTER_DATE=2020-01-01T00:00:00Z; ")
-GIT_MK = GIT_ENV + (
-    "git init -q -b main @TMP@/src && cd @TMP@/src && echo a > f && git add f && git commit -qm a "
-    "&& git tag v1 && echo b >> f && git commit -qam b && git tag -a v2 -m v2 "
-    "&& git checkout -qb dev && echo c > g && git add g && git commit -qm c && git checkout -q main "
-    "&& git clone -q --bare @TMP@/src @TMP@/remote.git")
-GIT_PUSH = GIT_ENV + "cd @TMP@/src && echo d >> f && git commit -qam d && git push -q @TMP@/remote.git main"
-GL = "git.latest"
-URL = "file://@TMP@/remote.git"
-SHA_A = "5c930c4ab809eab47120f4b30716c1dde9e9a7b3"
-GIT_HEAD = "git -C @TMP@/{0} rev-parse HEAD; git -C @TMP@/{0} rev-parse --abbrev-ref HEAD; ls @TMP@/{0}"
-GIT_CASES = {
-    "git_latest": [
-        {"sh": GIT_MK},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
-        {"check": GIT_HEAD.format("co") + "; git -C @TMP@/co rev-parse --abbrev-ref main@{upstream}"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
-        {"sh": GIT_PUSH},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co"}},
-        {"check": GIT_HEAD.format("co")},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev"}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}},
-        {"check": GIT_HEAD.format("co") + "; git -C @TMP@/co rev-parse --abbrev-ref dev@{upstream}"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "dev", "branch": "dev"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main"}},
-        {"check": GIT_HEAD.format("co")},
-        {"sh": "echo local >> @TMP@/co/f"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main",
-                               "force_reset": True}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "main", "branch": "main",
-                               "force_reset": True}},
-        {"check": "git -C @TMP@/co status --porcelain; cat @TMP@/co/f"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "force_reset": "maybe"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "rev": "nope"}},
-        {"state": GL, "args": {"name": URL, "target": "rel"}},
-        {"state": GL, "args": {"name": "file://@TMP@/missing.git", "target": "@TMP@/x"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/co", "bogus": 1}},
-    ],
-    "git_latest_revs": [
-        {"sh": GIT_MK},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v1"}},
-        {"check": GIT_HEAD.format("t1")},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v1"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v2"}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/t1", "rev": "v2"}},
-        {"check": GIT_HEAD.format("t1")},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/s1", "rev": SHA_A}},
-        {"check": GIT_HEAD.format("s1")},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/s1", "rev": SHA_A[:7]}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/d1", "rev": "main", "depth": 1}},
-        {"check": "git -C @TMP@/d1 rev-list --count HEAD"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/d2", "depth": 1}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream"}},
-        {"check": "git -C @TMP@/r1 remote; git -C @TMP@/r1 rev-parse --abbrev-ref main@{upstream}"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "other"}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "other"}},
-        {"check": "git -C @TMP@/r1 remote"},
-        {"sh": GIT_PUSH},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}},
-        {"check": GIT_HEAD.format("r1")},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/r1", "remote": "upstream", "update_head": False}},
-    ],
-    "git_latest_force": [
-        {"sh": GIT_MK + "; mkdir -p @TMP@/full @TMP@/empty && touch @TMP@/full/junk"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/full"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_clone": True}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_clone": True}},
-        {"check": "ls -a @TMP@/full"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/empty"}},
-        {"sh": "touch @TMP@/afile"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/afile"}},
-        {"sh": "ssh-keygen -q -t ed25519 -N '' -C k -f @TMP@/key"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/i1", "identity": "@TMP@/key"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/i2", "identity": "@TMP@/nokey"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/i2", "identity": "relative/key"}},
-        {"sh": GIT_ENV + "cd @TMP@/full && git checkout -q -b side && echo s > s && git add s && git commit -qm s "
-               "&& git checkout -q main && git reset -q --hard side"},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/full"}},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_reset": True}, "test": True},
-        {"state": GL, "args": {"name": URL, "target": "@TMP@/full", "force_reset": True}},
-        {"check": GIT_HEAD.format("full")},
-    ],
-    "git_cloned": [
-        {"sh": GIT_MK},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}, "test": True},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}},
-        {"check": GIT_HEAD.format("c1")},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1"}},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}, "test": True},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}},
-        {"check": GIT_HEAD.format("c1")},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "dev"}},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c1", "branch": "main"}},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c2", "branch": "dev"}},
-        {"check": GIT_HEAD.format("c2")},
-        {"state": "git.cloned", "args": {"name": URL, "target": "rel"}},
-        {"state": "git.cloned", "args": {"name": URL}},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/c3", "branch": ""}},
-        {"sh": "mkdir @TMP@/notgit"},
-        {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/notgit"}},
-        {"state": "git.cloned", "args": {"name": "file://@TMP@/missing.git", "target": "@TMP@/c4"}},
-    ],
-}
-
-
-def mask_pids(changes):
-    """Process ids in a state's changes (cmd.run's, a returned cmd.run_all's)."""
-    if isinstance(changes, dict):
-        for k, v in changes.items():
-            if k == "pid" and isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                changes[k] = "<pid>"
-            else:
-                mask_pids(v)
-    return changes
-
-
-def clean(ret):
-    """A state's return less what changes from run to run."""
-    for k in ("start_time", "duration", "__run_num__", "__sls__", "__id__"):
-        ret.pop(k, None)
-    mask_pids(ret.get("changes"))
-    return ret
-
-
-def salt_call(salt_call, work, tmp, high, test):
-    cmd = [salt_call, "-c", os.path.join(work, "etc"), "--local", "--out", "json",
-           "state.high", json.dumps(high)]
-    if test:
-        cmd.append("test=True")
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-    try:
-        return json.loads(out.stdout)["local"]
-    except (ValueError, KeyError):
-        sys.exit(f"salt-call failed: {out.stdout}\n{out.stderr}")
-
-
-def run_step(step, salt, work, tmp):
-    etc = os.path.join(work, "etc")
-    step = dict(step)
-    if "sh" in step:
-        subprocess.run(["bash", "-c", subst(step["sh"], tmp, etc)], check=True)
-    elif "check" in step:
-        out = subprocess.run(["bash", "-c", subst(step["check"], tmp, etc)],
-                             capture_output=True, text=True)
-        step["out"] = unsubst(out.stdout, tmp, etc)
-    elif "high" in step:
-        ret = salt_call(salt, work, tmp, subst(step["high"], tmp, etc), step.get("test"))
-        if isinstance(ret, dict):
-            for r in ret.values():
-                for k in ("start_time", "duration"):
-                    r.pop(k, None)
-                mask_pids(r.get("changes"))
-        step["expect"] = unsubst(ret, tmp, etc)
-    else:
-        mod, fun = step["state"].split(".")
-        args = subst(step["args"], tmp, etc)
-        high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
-        ret = salt_call(salt, work, tmp, high, step.get("test"))
-        (ret,) = ret.values()
-        step["expect"] = unsubst(clean(ret), tmp, etc)
-    return step
-
-
-# The scenario sets: the file each is kept in, and its cases.
-SETS = [
-    ("file.json", FILE_CASES),
-    ("cmd.json", CMD_CASES),
-    ("module.json", MODULE_CASES),
-    ("grains.json", GRAINS_CASES),
-    ("git.json", GIT_CASES),
-]
 
 
 def main():
-    salt, work = sys.argv[1], os.path.abspath(sys.argv[2])
+    global WORK
+    salt_call, work = sys.argv[1], os.path.abspath(sys.argv[2])
+    WORK = work
     only = set(sys.argv[3:])
     shutil.rmtree(work, ignore_errors=True)
     roots = os.path.join(work, "file_roots")
     for rel, text in FILE_ROOTS.items():
         path = os.path.join(roots, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        if rel.endswith("/"):
+            continue
         with open(path, "w") as f:
             f.write(text)
     os.makedirs(os.path.join(work, "pillar"))
@@ -861,9 +933,7 @@ def main():
     }
     with open(os.path.join(work, "etc", "minion"), "w") as f:
         json.dump(conf, f)
-    for out_name, cases in SETS:
-        if only and not only & set(cases):
-            continue
+    for out_name, cases in (("file.json", FILE_CASES), ("cmd.json", CMD_CASES)):
         out_path = os.path.join(HERE, out_name)
         recorded = {}
         old = {}
@@ -877,11 +947,53 @@ def main():
                 continue
             tmp = os.path.join(work, "cases", case)
             os.makedirs(tmp)
-            grains_file = os.path.join(work, "etc", "grains")
-            if os.path.exists(grains_file):
-                os.remove(grains_file)
-            recorded[case] = [run_step(step, salt, work, tmp) for step in steps]
-            print(case, len(recorded[case]), file=sys.stderr)
+            done = []
+            sls_texts = {}
+            for step in steps:
+                step = dict(step)
+                if "sls" in step:
+                    # A whole SLS run (state.sls): every state's return, by tag.
+                    text = step.setdefault("text", sls_texts.get(step["sls"], ""))
+                    sls_texts[step["sls"]] = text
+                    with open(os.path.join(roots, "base", step["sls"] + ".sls"), "w") as f:
+                        f.write(subst(text, tmp))
+                    cmd = [salt_call, "-c", os.path.join(work, "etc"), "--local", "--out", "json",
+                           "state.sls", step["sls"]]
+                    if step.get("test"):
+                        cmd.append("test=True")
+                    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+                    rets = json.loads(out.stdout)["local"]
+                    for ret in rets.values():
+                        for k in ("start_time", "duration"):
+                            ret.pop(k, None)
+                    step["expect"] = unsubst(rets, tmp)
+                elif "sh" in step:
+                    subprocess.run(["bash", "-c", subst(step["sh"], tmp)], check=True)
+                elif "check" in step:
+                    out = subprocess.run(["bash", "-c", subst(step["check"], tmp)],
+                                         capture_output=True, text=True)
+                    step["out"] = unsubst(out.stdout, tmp)
+                else:
+                    mod, fun = step["state"].split(".")
+                    args = subst(step["args"], tmp)
+                    high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
+                    if "name" not in args:
+                        high = {"probe": {mod: [fun] + [{k: v} for k, v in args.items()]}}
+                    cmd = [salt_call, "-c", os.path.join(work, "etc"), "--local", "--out", "json",
+                           "state.high", json.dumps(high)]
+                    if step.get("test"):
+                        cmd.append("test=True")
+                    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+                    ret = json.loads(out.stdout)["local"]
+                    (ret,) = ret.values()
+                    for k in ("start_time", "duration", "__run_num__", "__sls__", "__id__"):
+                        ret.pop(k, None)
+                    if isinstance(ret.get("changes", {}).get("pid"), int) and ret["changes"]["pid"] > 0:
+                        ret["changes"]["pid"] = "<pid>"
+                    step["expect"] = unsubst(ret, tmp)
+                done.append(step)
+            recorded[case] = done
+            print(case, len(done), file=sys.stderr)
         data = {"file_roots": FILE_ROOTS, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
         with open(out_path, "w") as f:
             json.dump(data, f, indent=1, ensure_ascii=False)
