@@ -188,7 +188,7 @@ def summarize(rec):
             if v.get("result") is False:
                 c = str(v.get("comment", ""))
                 if "Traceback" in c:
-                    c = "RAISED " + [x for x in c.splitlines() if x.strip()][-1]
+                    c = "RAISED " + [x for x in c.splitlines() if x.strip() and not x[0].isspace()][-1]
                 out.append("     FAILED %s: %s" % (k.split("_|-")[0] + "." + k.split("_|-")[-1]
                                                    + " " + k.split("_|-")[1], c[:240].replace(
                                                        "\n", " / ")))
