@@ -187,7 +187,9 @@ pub fn normalize(v: &Json, tmp: &str) -> Json {
                 .collect(),
         ),
         Json::Array(a) => Json::Array(a.iter().map(|x| normalize(x, tmp)).collect()),
-        Json::String(s) => Json::String(sort_failed_requisites(&s.replace(tmp, "@TMP@"))),
+        Json::String(s) => Json::String(sort_recurse_sections(&sort_failed_requisites(
+            &s.replace(tmp, "@TMP@"),
+        ))),
         other => other.clone(),
     }
 }
@@ -205,6 +207,31 @@ fn sort_failed_requisites(s: &str) -> String {
         }
         _ => s.to_string(),
     }
+}
+
+/// file.recurse's comment is one `#### PATH ####` section per file, in the
+/// order of Python sets (the managed files, directories, symlinks), which
+/// changes with each process's string hashing: compared with its sections
+/// sorted (each without trailing newlines, joined by a blank line).
+fn sort_recurse_sections(s: &str) -> String {
+    const SEP: &str = "\n\n#### ";
+    if !s.starts_with("#### ") || !s.contains(SEP) {
+        return s.to_string();
+    }
+    let mut parts: Vec<String> = s
+        .split(SEP)
+        .enumerate()
+        .map(|(i, p)| {
+            let p = p.trim_end_matches('\n');
+            if i == 0 {
+                p.to_string()
+            } else {
+                format!("#### {p}")
+            }
+        })
+        .collect();
+    parts.sort_unstable();
+    parts.join("\n\n")
 }
 
 /// First difference between expected and got: dict key order ignored,
@@ -853,6 +880,18 @@ const OTHER: &[&str] = &["x"];
         assert!(!checked(&f, "hiera-x", "hiera.lookup a"));
         let real = families_from_source(include_str!("../tests/conformance_local.rs"));
         assert!(real.iter().any(|(p, _)| p == "pillar-"), "{real:?}");
+    }
+
+    #[test]
+    fn recurse_sections_are_compared_sorted() {
+        let a = "#### /d ####\nnew\n\n\n#### /d/a ####\nA\n\n#### /d/b ####\nB";
+        let b = "#### /d ####\nnew\n\n\n#### /d/b ####\nB\n\n#### /d/a ####\nA";
+        assert_eq!(sort_recurse_sections(a), sort_recurse_sections(b));
+        assert_ne!(
+            sort_recurse_sections(a),
+            sort_recurse_sections("#### /d ####\nnew\n\n\n#### /d/a ####\nA")
+        );
+        assert_eq!(sort_recurse_sections("#### x ####\ny"), "#### x ####\ny");
     }
 
     #[test]
