@@ -171,6 +171,13 @@ impl StateContext {
     }
 }
 
+/// The comment of a state whose function raised: Salt writes the
+/// traceback after these words; brine writes the exception's last line,
+/// which the traceback ends with (and its newline).
+pub fn raised(exception: impl std::fmt::Display) -> String {
+    format!("An exception occurred in this state: {exception}\n")
+}
+
 /// One state function call: the low chunk (`name`, `state`, `fun`,
 /// `__id__`, `__sls__`, `__env__` and the state's arguments).
 pub struct StateCall<'a> {

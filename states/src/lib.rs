@@ -19,5 +19,6 @@ pub mod random;
 pub mod replay;
 
 pub use function::{
-    MinionCalls, MinionFunctions, StateCall, StateContext, StateFunction, StateModule, StateReturn,
+    raised, MinionCalls, MinionFunctions, StateCall, StateContext, StateFunction, StateModule,
+    StateReturn,
 };

@@ -731,6 +731,10 @@ fn run_command(
     } else {
         (map_strings(&expected, &mask), map_strings(&got, &mask))
     };
+    // BRINE_CONFORMANCE_DUMP=file keeps brine's last answer (masked) there.
+    if let Ok(p) = std::env::var("BRINE_CONFORMANCE_DUMP") {
+        let _ = std::fs::write(p, got.to_string());
+    }
     if let Some(d) = diff(&exp_return, &got, "$") {
         return Err(d);
     }

@@ -29,6 +29,7 @@ impl Compiler<'_> {
             pillarenv: self.pillarenv.clone(),
             sls: Some(sls.to_string()),
             tplpath: Some(path.display().to_string()),
+            fetch: None,
             search_paths: self.roots.dirs(saltenv).to_vec(),
             extra: defaults
                 .iter()

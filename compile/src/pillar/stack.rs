@@ -544,6 +544,7 @@ impl Renderer {
             pillarenv: self.pillarenv.clone(),
             sls: None,
             tplpath: None,
+            fetch: None,
             search_paths: vec![PathBuf::from(basedir)],
             extra,
         };

@@ -42,7 +42,7 @@ mod pystr;
 mod salt_functions;
 mod yaml_repr;
 use environment::{build_context, environment_with, jinja_error, rewrite, Settings, SlsVars};
-pub use environment::{release_cached_context, JinjaError, TemplateContext};
+pub use environment::{release_cached_context, JinjaError, TemplateContext, TemplateFetch};
 pub use kept::keep_compiled_templates;
 
 /// Render `source` (named `name` in errors) with Salt's context.
@@ -60,6 +60,8 @@ fn render_with(
     let vars = SlsVars::new(ctx);
     let settings = Settings::of(ctx, &vars);
     let context = build_context(ctx, &vars);
+    // A fetching loader belongs to one client: not kept across renders.
+    let keep = keep && ctx.fetch.is_none();
     let mut output = if keep {
         let env = kept::environment(name, source, ctx, &vars, settings)?;
         env.get_template(name)
@@ -70,6 +72,7 @@ fn render_with(
         let env = environment_with(
             settings,
             ctx.search_paths.clone(),
+            ctx.fetch.clone(),
             name,
             vars.tpldir(),
             None,

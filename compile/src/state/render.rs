@@ -223,6 +223,7 @@ impl<'a> Renderer<'a> {
             pillarenv: self.req.pillarenv.clone(),
             sls: Some(sls.to_string()),
             tplpath: Some(path.display().to_string()),
+            fetch: None,
             search_paths: self.fs.roots.dirs(saltenv).to_vec(),
             extra: Vec::new(),
         }

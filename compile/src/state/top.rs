@@ -150,6 +150,7 @@ fn render_top(
         pillarenv: req.pillarenv.clone(),
         sls: None,
         tplpath: Some(path.display().to_string()),
+        fetch: None,
         search_paths: fs.roots.dirs(env).to_vec(),
         extra: Vec::new(),
     };

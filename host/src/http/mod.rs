@@ -182,9 +182,22 @@ fn transport(e: ureq::Error) -> HttpError {
             "[Errno 111] Connection refused".to_string()
         }
         ureq::Error::Timeout(_) => "Timeout".to_string(),
-        other => other.to_string(),
+        other => resolver_error(&other.to_string()).unwrap_or_else(|| other.to_string()),
     };
     HttpError::Transport(text)
+}
+
+/// A failed name lookup as Python's `socket.gaierror` words it (the
+/// resolver's message after its EAI code).
+fn resolver_error(text: &str) -> Option<String> {
+    let (_, msg) = text.split_once("failed to lookup address information: ")?;
+    let code = match msg {
+        "Name or service not known" => -2,
+        "Temporary failure in name resolution" => -3,
+        "No address associated with hostname" => -5,
+        _ => return None,
+    };
+    Some(format!("[Errno {code}] {msg}"))
 }
 
 /// GET `url`; the response when its status is a success.

@@ -59,7 +59,7 @@ fn text(call: &StateCall, key: &str) -> String {
 fn raised(name: &str, e: &AltError) -> StateReturn {
     let mut r = StateReturn::new(name);
     r.result = Some(false);
-    r.comment = format!("An exception occurred in this state: {e}");
+    r.comment = crate::raised(e);
     r
 }
 
@@ -169,8 +169,7 @@ fn auto(call: &StateCall) -> StateReturn {
     let Some(first) = display.lines().next() else {
         // Salt indexes the first line of an empty answer.
         ret.result = Some(false);
-        ret.comment =
-            "An exception occurred in this state: IndexError: list index out of range".into();
+        ret.comment = crate::raised("IndexError: list index out of range");
         return ret;
     };
     if first.ends_with(" auto mode") {

@@ -117,7 +117,7 @@ fn stripped(call: &StateCall) -> String {
 
 /// The return when the crontab could not be read or written at all.
 fn cron_failed(name: &str, e: &CronError) -> StateReturn {
-    failed(name, format!("An exception occurred in this state: {e}"))
+    failed(name, crate::raised(e))
 }
 
 /// What a write answered, as the word Salt's functions return (crontab's

@@ -24,7 +24,7 @@ pub static MODULE: StateModule = StateModule {
 fn raised(name: &str, exc: String) -> StateReturn {
     let mut r = StateReturn::new(name);
     r.result = Some(false);
-    r.comment = format!("An exception occurred in this state: {exc}");
+    r.comment = crate::raised(exc);
     r
 }
 

@@ -112,7 +112,7 @@ fn from_set(name: &str, set: Option<Value>) -> StateReturn {
     let mut r = StateReturn::new(name);
     let Some(Value::Map(m)) = set else {
         r.result = Some(false);
-        r.comment = "An exception occurred in this state: grains.set gave no answer".into();
+        r.comment = crate::raised("grains.set gave no answer");
         return r;
     };
     r.result = match m.get("result") {
@@ -258,7 +258,7 @@ fn hashable(list: &[Value], out: &mut BTreeSet<BTreeSet<String>>) -> Option<()> 
 fn crashed(name: &str, msg: &str) -> StateReturn {
     let mut r = StateReturn::new(name);
     r.result = Some(false);
-    r.comment = format!("An exception occurred in this state: {msg}");
+    r.comment = crate::raised(msg);
     r
 }
 

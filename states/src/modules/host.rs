@@ -82,7 +82,7 @@ fn ip_list(call: &StateCall) -> Vec<Value> {
 fn raised(name: &str, e: &HostsError) -> StateReturn {
     let mut r = StateReturn::new(name);
     r.result = Some(false);
-    r.comment = format!("An exception occurred in this state: {e}");
+    r.comment = crate::raised(e);
     r
 }
 

@@ -77,7 +77,7 @@ fn format(call: &StateCall) -> Format {
 
 /// The return of a state where Salt raised `err`.
 fn raised(name: &str, err: &IniError) -> StateReturn {
-    failed(name, format!("An exception occurred in this state: {err}"))
+    failed(name, crate::raised(err))
 }
 
 /// What Python's `for x in v` walks (a mapping's keys, a list's items, a
@@ -121,7 +121,7 @@ fn options_present(call: &StateCall) -> StateReturn {
     let f = format(call);
     let sections = match sections_map(call) {
         Ok(s) => s,
-        Err(e) => return failed(&name, format!("An exception occurred in this state: {e}")),
+        Err(e) => return failed(&name, crate::raised(e)),
     };
     let strict = call.arg("strict").is_some_and(Value::is_truthy);
     let mut ret = StateReturn::new(&name);
@@ -275,7 +275,7 @@ fn options_absent(call: &StateCall) -> StateReturn {
     let mut ret = StateReturn::new(&name);
     let sections = match sections_map(call) {
         Ok(s) => s.cloned().unwrap_or_default(),
-        Err(e) => return failed(&name, format!("An exception occurred in this state: {e}")),
+        Err(e) => return failed(&name, crate::raised(e)),
     };
     if call.test {
         ret.comment = String::new();
@@ -295,7 +295,7 @@ fn options_absent(call: &StateCall) -> StateReturn {
                 if ini.text(section).is_some() {
                     return failed(
                         &name,
-                        "An exception occurred in this state: AttributeError: 'str' object has no attribute 'get'",
+                        crate::raised("AttributeError: 'str' object has no attribute 'get'"),
                     );
                 }
                 let cur = ini
@@ -334,7 +334,7 @@ fn options_absent(call: &StateCall) -> StateReturn {
     for (section, keys) in &sections {
         let keys = match iterated(keys) {
             Ok(k) => k,
-            Err(e) => return failed(&name, format!("An exception occurred in this state: {e}")),
+            Err(e) => return failed(&name, crate::raised(e)),
         };
         for key in keys {
             let key = key.to_python_str();
@@ -365,13 +365,13 @@ fn sections_present(call: &StateCall) -> StateReturn {
     let f = format(call);
     let names = match section_names(call) {
         Ok(n) => n,
-        Err(e) => return failed(&name, format!("An exception occurred in this state: {e}")),
+        Err(e) => return failed(&name, crate::raised(e)),
     };
     if !call.test {
         // Salt 3007.8 calls ini.set_option with a keyword it does not take.
         return failed(
             &name,
-            "An exception occurred in this state: TypeError: set_option() got an unexpected keyword argument 'section'",
+            crate::raised("TypeError: set_option() got an unexpected keyword argument 'section'"),
         );
     }
     let mut ret = StateReturn::new(&name);
@@ -399,7 +399,7 @@ fn sections_absent(call: &StateCall) -> StateReturn {
     let f = format(call);
     let names = match section_names(call) {
         Ok(n) => n,
-        Err(e) => return failed(&name, format!("An exception occurred in this state: {e}")),
+        Err(e) => return failed(&name, crate::raised(e)),
     };
     let mut ret = StateReturn::new(&name);
     if call.test {

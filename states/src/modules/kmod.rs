@@ -56,11 +56,9 @@ fn raised(name: &str, e: &KmodError) -> StateReturn {
     r.result = Some(false);
     r.comment = match e {
         KmodError::Failed(m) => {
-            format!(
-                "An exception occurred in this state: salt.exceptions.CommandExecutionError: {m}"
-            )
+            crate::raised(format!("salt.exceptions.CommandExecutionError: {m}"))
         }
-        other => format!("An exception occurred in this state: {other}"),
+        other => crate::raised(other),
     };
     r
 }

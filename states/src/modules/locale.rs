@@ -82,9 +82,7 @@ fn present(call: &StateCall) -> StateReturn {
     let raised = |e: system::LocaleError| {
         let mut r = StateReturn::new(&name);
         r.result = Some(false);
-        r.comment = format!(
-            "An exception occurred in this state: salt.exceptions.CommandExecutionError: {e}"
-        );
+        r.comment = crate::raised(format!("salt.exceptions.CommandExecutionError: {e}"));
         r
     };
     match system::avail(&name) {

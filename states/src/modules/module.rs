@@ -230,7 +230,7 @@ fn new_run(call: &StateCall, mut kwargs: Map) -> StateReturn {
                 // Salt's state crashes with the exception's traceback.
                 let mut crashed = StateReturn::new(call.name());
                 crashed.result = Some(false);
-                crashed.comment = format!("An exception occurred in this state: {msg}");
+                crashed.comment = crate::raised(msg);
                 return crashed;
             }
         }

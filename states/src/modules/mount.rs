@@ -79,11 +79,9 @@ fn raised(name: &str, e: &MountError) -> StateReturn {
     r.result = Some(false);
     r.comment = match e {
         MountError::Failed(m) => {
-            format!(
-                "An exception occurred in this state: salt.exceptions.CommandExecutionError: {m}"
-            )
+            crate::raised(format!("salt.exceptions.CommandExecutionError: {m}"))
         }
-        other => format!("An exception occurred in this state: {other}"),
+        other => crate::raised(other),
     };
     r
 }
@@ -289,7 +287,7 @@ fn mod_watch(call: &StateCall) -> StateReturn {
     }
     let (Some(device), Some(opts)) = (text(call, "device"), call.arg("opts")) else {
         ret.result = Some(false);
-        ret.comment = "An exception occurred in this state: KeyError: 'device'".into();
+        ret.comment = crate::raised("KeyError: 'device'");
         return ret;
     };
     let fstype = text(call, "fstype").unwrap_or_default();

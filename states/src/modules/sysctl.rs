@@ -61,7 +61,7 @@ fn present(call: &StateCall) -> StateReturn {
             Ok(out) => out.stdout,
             Err(e) => {
                 ret.result = Some(false);
-                ret.comment = format!("An exception occurred in this state: {e}");
+                ret.comment = crate::raised(e);
                 return ret;
             }
         };

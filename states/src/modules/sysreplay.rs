@@ -350,7 +350,7 @@ fn replay_case(
                 let last = lines[from..].join("\n");
                 let want = serde_json::json!({"name": expect["name"], "changes": {},
                     "result": false,
-                    "comment": format!("An exception occurred in this state: {last}")});
+                    "comment": format!("An exception occurred in this state: {last}\n")});
                 if got != want {
                     failures.push(format!(
                         "{name}[{i}] {state} {} test={test}: Salt raised:\n  salt:  {want}\n  brine: {got}",

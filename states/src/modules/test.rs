@@ -24,7 +24,7 @@ fn pretend_changes() -> Map {
 fn raised(name: &str, exc: &str) -> StateReturn {
     let mut r = StateReturn::new(name);
     r.result = Some(false);
-    r.comment = format!("An exception occurred in this state: {exc}");
+    r.comment = crate::raised(exc);
     r
 }
 

@@ -25,7 +25,7 @@ default) the hardware clock keeps UTC.",
 fn raised(name: &str, e: &TimezoneError) -> StateReturn {
     let mut r = StateReturn::new(name);
     r.result = Some(false);
-    r.comment = format!("An exception occurred in this state: {}", e.python());
+    r.comment = crate::raised(e.python());
     r
 }
 

@@ -35,9 +35,26 @@ pub struct TemplateContext {
     /// `{% import_yaml %}` names resolve against, in order (the saltenv's
     /// `file_roots`, or `pillar_roots` when rendering pillar).
     pub search_paths: Vec<PathBuf>,
+    /// Where a name the roots do not hold is fetched from (a minion's
+    /// file client: `salt://<name>` cached from its master, as Salt's
+    /// template loader does); the local copy's path.
+    pub fetch: Option<TemplateFetch>,
     /// Further variables (PillarStack's `stack`, include `defaults`, ...);
     /// they shadow the standard ones.
     pub extra: Vec<(String, Value)>,
+}
+
+/// A template fetcher ([`TemplateContext::fetch`]).
+#[derive(Clone)]
+pub struct TemplateFetch(pub Arc<FetchFn>);
+
+/// Fetch a template by name; the local copy's path.
+pub type FetchFn = dyn Fn(&str) -> Option<PathBuf> + Send + Sync;
+
+impl std::fmt::Debug for TemplateFetch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TemplateFetch")
+    }
 }
 
 /// Why a template did not render; `line` is 1-based in the template source.
@@ -179,6 +196,7 @@ pub(super) type Loaded = Arc<std::sync::Mutex<Vec<(String, String)>>>;
 pub(super) fn environment_with(
     settings: Settings,
     roots: Vec<PathBuf>,
+    fetch: Option<TemplateFetch>,
     top_name: &str,
     top_dir: &str,
     loaded: Option<Loaded>,
@@ -193,7 +211,20 @@ pub(super) fn environment_with(
         env.set_keep_trailing_newline(keep);
     }
     env.set_loader(move |name| {
-        let Some((raw, text)) = load_template(&roots, name)? else {
+        let found = match load_template(&roots, name)? {
+            Some(t) => Some(t),
+            None => match fetch.as_ref().and_then(|f| (f.0)(name)) {
+                Some(path) => match path.parent() {
+                    Some(dir) => {
+                        let file = path.file_name().unwrap_or_default().to_string_lossy();
+                        load_template(&[dir.to_path_buf()], &file)?
+                    }
+                    None => None,
+                },
+                None => None,
+            },
+        };
+        let Some((raw, text)) = found else {
             return Ok(None);
         };
         if let Some(loaded) = &loaded {

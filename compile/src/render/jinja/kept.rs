@@ -108,6 +108,7 @@ pub(super) fn environment(
     let mut env = environment_with(
         settings,
         key.roots.clone(),
+        None,
         name,
         &key.top_dir,
         Some(loaded.clone()),

@@ -504,6 +504,7 @@ fn template_str(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         pillarenv: run.pillarenv.clone(),
         sls: None,
         tplpath: None,
+        fetch: None,
         search_paths: Vec::new(),
         extra: Vec::new(),
     };

@@ -25,7 +25,7 @@ pub fn file(call: &StateCall) -> StateReturn {
     };
     let current = match tab::raw_cron(&user) {
         Ok(t) => t,
-        Err(e) => return failed(&name, format!("An exception occurred in this state: {e}")),
+        Err(e) => return failed(&name, crate::raised(e)),
     };
     let current = if current.ends_with('\n') {
         current

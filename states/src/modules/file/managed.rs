@@ -844,7 +844,9 @@ fn check_managed_changes(m: &Managed) -> Result<Map, String> {
         fetched = match get_managed(m) {
             Ok(Ok(f)) => f,
             Ok(Err(comment)) => return Err(comment),
-            Err(e) => return Err(format!("Unable to manage file: {e}")),
+            // Salt's test mode calls get_managed unguarded: a source or
+            // hash that cannot be fetched raises out of the state.
+            Err(e) => return Err(crate::raised(format!("salt.exceptions.MinionError: {e}"))),
         };
         if m.keep_mode {
             if let Some(src_mode) = m.source.as_ref().and_then(|s| source_mode(m, s)) {

@@ -2,7 +2,7 @@
 //! Salt's context plus `defaults` and `context`.
 
 use crate::StateContext;
-use brine_compile::render::jinja::{self, TemplateContext};
+use brine_compile::render::jinja::{self, TemplateContext, TemplateFetch};
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
 use std::path::PathBuf;
@@ -60,10 +60,18 @@ pub fn render_template(
         .get(saltenv)
         .cloned()
         .unwrap_or_default();
+    // Names the local roots do not hold come through the file client (a
+    // daemon minion's are on its master).
+    let client = ctx.fileclient.clone();
+    let env = saltenv.to_string();
+    let fetch = TemplateFetch(Arc::new(move |name: &str| {
+        client.cache_file(&format!("salt://{name}"), &env).ok()
+    }));
     let tctx = TemplateContext {
         minion: Arc::new(minion),
         saltenv: saltenv.to_string(),
         search_paths,
+        fetch: Some(fetch),
         extra: vars,
         ..Default::default()
     };

@@ -168,7 +168,7 @@ pub fn mounted(call: &StateCall) -> StateReturn {
         Err(e) => {
             let mut r = StateReturn::new(&name_arg);
             r.result = Some(false);
-            r.comment = format!("An exception occurred in this state: {}", raised(&e));
+            r.comment = crate::raised(raised(&e));
             r
         }
     }
