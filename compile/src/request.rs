@@ -6,6 +6,12 @@
 use brine_core::{Map, Value};
 use serde::{Deserialize, Serialize};
 
+/// The key marking a mine entry wrapped with its minion-side ACL (Salt's
+/// `MINE_ITEM_ACL_ID`; its value is the ACL format's version, 1).
+pub const MINE_ACL_ID: &str = "__saltmine_acl__";
+/// The key holding a wrapped mine entry's data (Salt's `MINE_ITEM_ACL_DATA`).
+pub const MINE_ACL_DATA: &str = "__data__";
+
 /// A minion's request about the mine (`mine.update`/`send`/`get`/
 /// `delete`/`flush` on a minion of a master).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -18,7 +18,7 @@ use brine_compile::minion_data::{FunctionError, Functions};
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::{self, PillarRequest};
 use brine_compile::request::{
-    CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult,
+    CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult, MineOp,
 };
 use brine_compile::state::render::{self, Rendered};
 use brine_compile::state::{top, StateRequest};
@@ -101,6 +101,12 @@ pub trait RemoteMaster: Send + Sync {
     fn hiera_lookup(&self, req: HieraLookup) -> Result<HieraResult, RemoteError>;
     /// `salt://` files from the master.
     fn file_client(&self) -> Arc<dyn FileClient>;
+    /// A mine operation on the master's store (`mine.update`, `send`,
+    /// `delete`, `flush`, `get`): the data for a `get`, else `Null`.
+    fn mine(&self, op: MineOp) -> Result<Value, RemoteError>;
+    /// An event fired on the master's bus (`event.fire_master`,
+    /// `event.send`): its tag and data.
+    fn fire_event(&self, tag: &str, data: Value) -> Result<(), RemoteError>;
 }
 
 /// Why a [`RemoteMaster`] gave no answer. Its text is what the caller
@@ -127,6 +133,8 @@ pub enum Asked {
     Pillar,
     States,
     Lookup,
+    Mine,
+    Event,
 }
 
 impl std::fmt::Display for Asked {
@@ -135,6 +143,8 @@ impl std::fmt::Display for Asked {
             Asked::Pillar => "compile the pillar",
             Asked::States => "compile the states",
             Asked::Lookup => "answer the lookup",
+            Asked::Mine => "answer the mine request",
+            Asked::Event => "take the event",
         })
     }
 }
@@ -514,6 +524,12 @@ mod tests {
         }
         fn file_client(&self) -> Arc<dyn FileClient> {
             Arc::new(LocalFileClient::default())
+        }
+        fn mine(&self, _: MineOp) -> Result<Value, RemoteError> {
+            Err(RemoteError::Unreachable("no mine here".into()))
+        }
+        fn fire_event(&self, _: &str, _: Value) -> Result<(), RemoteError> {
+            Err(RemoteError::Unreachable("no bus here".into()))
         }
     }
 

@@ -14,6 +14,7 @@ use super::jobs::{JobCache, JobCacheError};
 use super::minion_cache::MinionCache;
 use super::publisher::{expected_minions, resolve_nodegroups};
 use crate::keys::KeyStore;
+use brine_compile::request::{MINE_ACL_DATA as ACL_DATA, MINE_ACL_ID as ACL_ID};
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
@@ -24,10 +25,6 @@ use std::sync::Arc;
 
 /// Most entries one minion keeps in the mine; a store past it is refused.
 pub const MAX_ENTRIES: usize = 1024;
-
-/// Salt's marks of an entry stored with an ACL.
-const ACL_ID: &str = "__saltmine_acl__";
-const ACL_DATA: &str = "__data__";
 
 /// What the mine reads and writes.
 #[derive(Debug)]

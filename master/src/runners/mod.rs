@@ -1,7 +1,8 @@
 //! `brine-run`'s runners (Salt's `salt-run`): `jobs.*` read the master's
 //! job cache and ask the minions (`jobs.active`); `manage.*` ping the
 //! minions through the master, or read who is connected from the
-//! system's TCP table and the minion cache, as Salt's do. Each answers
+//! system's TCP table and the minion cache, as Salt's do; `mine.get`
+//! reads the mine store. Each answers
 //! with Salt's data shape; `brine-run` prints it with the outputter.
 //!
 //! One file per runner module lists its functions as descriptors
@@ -9,6 +10,7 @@
 
 pub mod jobs;
 pub mod manage;
+pub mod mine;
 pub mod registry;
 pub mod runner;
 

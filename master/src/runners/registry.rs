@@ -1,7 +1,7 @@
 //! Every runner module, in one table, and a call by `module.function`.
 
 use super::runner::{Answer, RunnerError, RunnerModule};
-use super::{jobs, manage};
+use super::{jobs, manage, mine};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 
@@ -14,6 +14,10 @@ pub static MODULES: &[RunnerModule] = &[
     RunnerModule {
         name: "manage",
         functions: manage::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "mine",
+        functions: mine::FUNCTIONS,
     },
 ];
 

@@ -6,9 +6,10 @@
 use super::fileclient::RemoteFileClient;
 use super::{pillar, MasterClient, RequestError};
 use brine_core::Map;
+use brine_core::Value;
 use brine_protocol::messages::{
-    aad, open_data, CompileStates, CompiledStates, HieraLookup, HieraResult, ReplyBody,
-    RequestBody, StateReply,
+    aad, open_data, CompileStates, CompiledStates, HieraLookup, HieraResult, MineOp, MineRequest,
+    MinionEvent, ReplyBody, RequestBody, StateReply,
 };
 use brine_runtime::context::{Asked, FreshPillar, RemoteError, RemoteMaster};
 use brine_states::fileclient::FileClient;
@@ -19,6 +20,8 @@ use std::time::Duration;
 /// A highstate render on a big tree may take a while.
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(300);
 const LOOKUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// Mine data and events are small; the master answers at once.
+const SHORT_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub struct Remote {
     client: MasterClient,
@@ -128,5 +131,50 @@ impl RemoteMaster for Remote {
 
     fn file_client(&self) -> Arc<dyn FileClient> {
         self.files.clone()
+    }
+
+    fn mine(&self, op: MineOp) -> Result<Value, RemoteError> {
+        let body = RequestBody::Mine(MineRequest {
+            id: self.client.id.clone(),
+            op,
+        });
+        let fail = |e| no_answer(Asked::Mine, e);
+        let (req, reply) = self
+            .client
+            .handle
+            .block_on(self.client.request_sealed(body, SHORT_TIMEOUT))
+            .map_err(fail)?;
+        match reply {
+            ReplyBody::Ack => Ok(Value::Null),
+            ReplyBody::Mine(m) => open_data(
+                &self.client.key,
+                &m.result,
+                &aad::mine(&self.client.id, &req.nonce),
+            )
+            .map_err(|e| fail(RequestError::Open(e))),
+            _ => Err(fail(RequestError::Unexpected { what: "mine" })),
+        }
+    }
+
+    fn fire_event(&self, tag: &str, data: Value) -> Result<(), RemoteError> {
+        let ts = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let body = RequestBody::Event(MinionEvent {
+            id: self.client.id.clone(),
+            tag: tag.to_string(),
+            data,
+            ts,
+        });
+        let fail = |e| no_answer(Asked::Event, e);
+        let (_, reply) = self
+            .client
+            .handle
+            .block_on(self.client.request_sealed(body, SHORT_TIMEOUT))
+            .map_err(fail)?;
+        match reply {
+            ReplyBody::Ack => Ok(()),
+            _ => Err(fail(RequestError::Unexpected { what: "event" })),
+        }
     }
 }
