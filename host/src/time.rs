@@ -23,6 +23,15 @@ pub fn jid(micros: i64, utc: bool) -> String {
     ts.to_zoned(tz).strftime("%Y%m%d%H%M%S%6f").to_string()
 }
 
+/// Now in local time as Python's `time.asctime()` (`Fri Nov  7 20:02:48
+/// 2026`: the day padded with a space).
+pub fn asctime_now() -> String {
+    Timestamp::now()
+        .to_zoned(TimeZone::system())
+        .strftime("%a %b %e %H:%M:%S %Y")
+        .to_string()
+}
+
 /// `secs` since the epoch as Python's `datetime.utcfromtimestamp(secs)
 /// .isoformat()` (`YYYY-MM-DDTHH:MM:SS`); `None` outside the years 1 to
 /// 9999, which Python's datetime cannot show either.

@@ -2,17 +2,20 @@
 //! job cache and ask the minions (`jobs.active`); `manage.*` ping the
 //! minions through the master, or read who is connected from the
 //! system's TCP table and the minion cache, as Salt's do; `mine.get`
-//! reads the mine store. Each answers
+//! reads the mine store; `state.event` prints the master's events and
+//! `event.send` fires one. Each answers
 //! with Salt's data shape; `brine-run` prints it with the outputter.
 //!
 //! One file per runner module lists its functions as descriptors
 //! ([`runner::Runner`]); [`registry`] is the one table.
 
+pub mod event;
 pub mod jobs;
 pub mod manage;
 pub mod mine;
 pub mod registry;
 pub mod runner;
+pub mod state;
 
 pub use registry::run;
 pub use runner::{Answer, RunnerError};

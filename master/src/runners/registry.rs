@@ -1,12 +1,16 @@
 //! Every runner module, in one table, and a call by `module.function`.
 
 use super::runner::{Answer, RunnerError, RunnerModule};
-use super::{jobs, manage, mine};
+use super::{event, jobs, manage, mine, state};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 
 /// Every runner module.
 pub static MODULES: &[RunnerModule] = &[
+    RunnerModule {
+        name: "event",
+        functions: event::FUNCTIONS,
+    },
     RunnerModule {
         name: "jobs",
         functions: jobs::FUNCTIONS,
@@ -18,6 +22,10 @@ pub static MODULES: &[RunnerModule] = &[
     RunnerModule {
         name: "mine",
         functions: mine::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "state",
+        functions: state::FUNCTIONS,
     },
 ];
 

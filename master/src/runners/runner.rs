@@ -33,6 +33,9 @@ pub enum RunnerError {
     InvalidArguments(String),
     #[error("'{0}' is not available")]
     NotAvailable(String),
+    /// A runner that could not do its work (the event socket closed).
+    #[error("{0}")]
+    Failed(String),
 }
 
 impl From<CallError> for RunnerError {

@@ -326,6 +326,8 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
             }
             ident.standing.send_replace(Standing::Ready);
             tracing::info!("{}: ready", ident.id());
+            let starting = ident.clone();
+            tokio::spawn(async move { super::start_events::fire(&starting).await });
         }
         if resender.is_none() {
             resender = Some(Resender(tokio::spawn(returns::resend_loop(

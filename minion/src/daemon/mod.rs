@@ -6,6 +6,7 @@
 //!    `acceptance_wait_time` while pending; the master key is pinned on
 //!    acceptance and a changed one is refused ([`auth`]);
 //! 3. pillar: fetched from the master and kept in memory ([`pillar`]);
+//!    then the start events fire on the master's bus ([`start_events`]);
 //! 4. jobs: publications verified against the pinned key, replay-checked,
 //!    target-matched, run on a blocking thread ([`jobs`]);
 //! 5. returns: persisted under `cachedir` until the master acknowledges
@@ -47,6 +48,7 @@ pub mod returns;
 pub mod running;
 pub mod session;
 pub mod shared;
+pub mod start_events;
 #[cfg(test)]
 pub(crate) mod testutil;
 

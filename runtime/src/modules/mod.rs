@@ -26,6 +26,7 @@ mod cp;
 mod cron;
 mod defaults;
 mod disk;
+mod event;
 mod file;
 pub mod function;
 mod git;

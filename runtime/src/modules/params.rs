@@ -134,6 +134,29 @@ impl Params {
         self.args.split_off(from)
     }
 
+    /// The keyword arguments with the publish metadata, as Salt's functions
+    /// with `**kwargs` receive them. `brine-call` publishes nothing: it
+    /// shows what salt-call adds (fun, pid, jid, tgt); Python code calling
+    /// the function (a template, a state) adds nothing.
+    pub fn kwargs_with_pub(&mut self, fun: &str) -> Map {
+        let mut kw = std::mem::take(&mut self.kwargs);
+        self.open_kwargs = true;
+        if self.pub_kwargs.is_empty() && !self.from_template {
+            kw.insert("__pub_fun".into(), Value::from(fun));
+            kw.insert(
+                "__pub_pid".into(),
+                Value::Int(i64::from(std::process::id())),
+            );
+            // A job id for a call that came without one, in Salt's form.
+            let jid = brine_host::time::jid(brine_host::time::now_micros(), false);
+            kw.insert("__pub_jid".into(), Value::Str(jid));
+            kw.insert("__pub_tgt".into(), Value::from("salt-call"));
+        } else {
+            kw.extend(std::mem::take(&mut self.pub_kwargs));
+        }
+        kw
+    }
+
     /// Fail on arguments the function does not take.
     pub fn finish(self) -> Result<(), CallError> {
         if let Some(name) = &self.twice {

@@ -6,10 +6,10 @@
 use super::function::{all_of, find_in, CallError, Ctx, Function, Module, Return, Run};
 use super::params::Params;
 use super::{
-    alternatives, archive, cmd, config, cp, cron, defaults, disk, file, git, grains, grains_set,
-    group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pkg, ps, saltutil,
-    saltutil_sync, service, slsutil, state, state_request, state_run, status, sys, sysctl, test,
-    timezone, user,
+    alternatives, archive, cmd, config, cp, cron, defaults, disk, event, file, git, grains,
+    grains_set, group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pkg, ps,
+    saltutil, saltutil_sync, service, slsutil, state, state_request, state_run, status, sys,
+    sysctl, test, timezone, user,
 };
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
@@ -28,6 +28,7 @@ pub static MODULES: &[Module] = &[
     Module::new("cron", cron::FUNCTIONS),
     Module::new("defaults", defaults::FUNCTIONS),
     Module::new("disk", disk::FUNCTIONS),
+    Module::new("event", event::FUNCTIONS),
     Module::new("file", file::FUNCTIONS),
     Module::new("git", git::FUNCTIONS),
     Module::new("grains", grains::FUNCTIONS),

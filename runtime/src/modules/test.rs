@@ -243,35 +243,9 @@ fn echo<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     Ok(Returned::New(Value::Str(text.to_python_str())))
 }
 
-/// The keyword arguments with the publish metadata, as Salt's functions
-/// receive them. `brine-call` publishes nothing: it shows what salt-call
-/// adds (fun, pid, jid, tgt); Python code calling the function (a
-/// template, a state) adds nothing.
-fn kwargs_with_pub(p: &mut Params, fun: &str) -> Map {
-    let mut kw = std::mem::take(&mut p.kwargs);
-    p.open_kwargs = true;
-    if p.pub_kwargs.is_empty() && !p.from_template {
-        kw.insert("__pub_fun".into(), Value::from(fun));
-        kw.insert(
-            "__pub_pid".into(),
-            Value::Int(i64::from(std::process::id())),
-        );
-        kw.insert("__pub_jid".into(), Value::Str(call_jid()));
-        kw.insert("__pub_tgt".into(), Value::from("salt-call"));
-    } else {
-        kw.extend(std::mem::take(&mut p.pub_kwargs));
-    }
-    kw
-}
-
-/// A job id for a call that came without one, in Salt's form.
-fn call_jid() -> String {
-    brine_host::time::jid(brine_host::time::now_micros(), false)
-}
-
 fn arg<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let args = p.rest();
-    let kwargs = kwargs_with_pub(&mut p, "test.arg");
+    let kwargs = p.kwargs_with_pub("test.arg");
     p.finish()?;
     let mut m = Map::default();
     m.insert("args".into(), Value::List(args));
@@ -280,14 +254,14 @@ fn arg<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
 }
 
 fn kwarg<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
-    let kwargs = kwargs_with_pub(&mut p, "test.kwarg");
+    let kwargs = p.kwargs_with_pub("test.kwarg");
     p.finish()?;
     Ok(Returned::New(Value::Map(kwargs)))
 }
 
 fn arg_repr<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let args = p.rest();
-    let kwargs = kwargs_with_pub(&mut p, "test.arg_repr");
+    let kwargs = p.kwargs_with_pub("test.arg_repr");
     p.finish()?;
     // A tuple's repr: `()`, `(1,)`, `(1, 2)`.
     let items: Vec<String> = args.iter().map(Value::to_python_repr).collect();
@@ -354,7 +328,8 @@ fn py_class(v: &Value) -> Value {
 
 fn arg_type<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let args: Vec<Value> = p.rest().iter().map(py_class).collect();
-    let kwargs: Map = kwargs_with_pub(&mut p, "test.arg_type")
+    let kwargs: Map = p
+        .kwargs_with_pub("test.arg_type")
         .iter()
         .map(|(k, v)| (k.clone(), py_class(v)))
         .collect();
@@ -620,7 +595,9 @@ mod tests {
 
     #[test]
     fn jid_has_salts_form() {
-        let j = call_jid();
+        let mut p = FUNCTIONS[0].params(Default::default());
+        let kw = p.kwargs_with_pub("test.arg");
+        let j = kw["__pub_jid"].to_python_str();
         assert_eq!(j.len(), 20, "{j}");
         assert!(j.chars().all(|c| c.is_ascii_digit()));
     }

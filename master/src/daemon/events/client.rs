@@ -127,9 +127,21 @@ pub fn fire(sock_dir: &Path, events: &[Event]) -> Result<(), EventClientError> {
     stream
         .set_write_timeout(Some(HELLO_TIMEOUT))
         .map_err(|e| frame_err(FrameError::Io(e)))?;
+    stream
+        .set_read_timeout(Some(HELLO_TIMEOUT))
+        .map_err(|e| frame_err(FrameError::Io(e)))?;
     wire::write_blocking(&mut stream, &Hello::Fire).map_err(frame_err)?;
     for e in events {
         wire::write_blocking(&mut stream, e).map_err(frame_err)?;
+        // On the bus once acknowledged.
+        match wire::read_blocking::<Hello>(&mut stream, 256).map_err(frame_err)? {
+            Some(Hello::Fire) => {}
+            _ => {
+                return Err(frame_err(FrameError::Io(
+                    std::io::ErrorKind::UnexpectedEof.into(),
+                )))
+            }
+        }
     }
     Ok(())
 }

@@ -152,8 +152,14 @@ async fn peer(
                 tracing::warn!("event socket: {MAX_FIRERS} peers already firing; refused one");
                 return Ok(());
             };
+            // Each event is acknowledged once on the bus: a firer's events
+            // keep their order, and the next firer's come after them.
+            let ack = wire::encode(&Hello::Fire)?;
             while let Some(e) = wire::read_async::<Event>(&mut stream, max, t.idle).await? {
                 bus.fire_value(&e.tag, e.data);
+                tokio::time::timeout(t.write, stream.write_all(&ack))
+                    .await
+                    .map_err(|_| FrameError::Timeout(t.write))??;
             }
             Ok(())
         }
