@@ -95,6 +95,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
             "cron",
             "defaults",
             "disk",
+            "event",
             "file",
             "git",
             "grains",
