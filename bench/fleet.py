@@ -148,6 +148,10 @@ def main():
     ap.add_argument("--ping-only", action="store_true", help="only test.ping")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--hold", type=float, default=0)
+    ap.add_argument("--mine", action="store_true",
+                    help="also mine.update on every minion and the mine.get runner over all")
+    ap.add_argument("--events", action="store_true",
+                    help="count the job events a state.event listener sees per command")
     ap.add_argument("--postgres", action="store_true",
                     help="keep jobs, returns and keys in a private PostgreSQL (pgjsonb)")
     a = ap.parse_args()
@@ -189,6 +193,8 @@ def main():
                 f.write("id: fleet%d\nmaster: 127.0.0.1\npublish_port: %d\nmaster_port: %d\n"
                         "root_dir: %s\nacceptance_wait_time: 1\nlog_level: warning\n"
                         % (i, pub, ret, os.path.join(d, "root")))
+                if a.mine:
+                    f.write("mine_functions:\n  test.ping: []\n  grains.item: [os]\n")
             s = subprocess.Popen([os.path.join(bindir, "brine-minion"), "-c", d, "--swarm",
                                   str(n)], stdout=log, stderr=log, preexec_fn=more_descriptors)
             swarms.append(s)
@@ -216,6 +222,8 @@ def main():
             funs += [["saltutil.refresh_pillar"]]
         if not (a.skip_apply or a.ping_only):
             funs += [["state.apply"], ["state.apply", "test=True"]]
+        if a.mine:
+            funs += [["mine.update"]]
         funs = [f for f in funs for _ in range(a.repeat)]
         print("%-26s %9s %9s %12s %11s %13s %12s %10s" % ("command", "seconds", "shown",
                                                           "master peak", "swarm peak",
@@ -227,8 +235,22 @@ def main():
                 reset_peak(p.pid)
             cpu0 = cpu_seconds(master.pid)
             scpu0 = sum(cpu_seconds(s.pid) for s in swarms)
+            listener = None
+            if a.events:
+                listener = subprocess.Popen(
+                    [os.path.join(bindir, "brine-run"), "-c", etc, "state.event",
+                     "salt/job/*"], stdout=subprocess.PIPE, stderr=log)
+                time.sleep(1)
             secs, docs, rc = run_cli(brine + ["--out", "json", "--out-indent", "-1", "-t",
                                               str(a.timeout), "*"] + fun, a.timeout + 120)
+            if listener:
+                time.sleep(2)
+                listener.terminate()
+                lines = listener.communicate()[0].decode(errors="replace").splitlines()
+                rets = sum(1 for l in lines if "/ret/" in l.split("\t", 1)[0])
+                news = sum(1 for l in lines if l.split("\t", 1)[0].endswith("/new"))
+                print("  events seen by state.event: %d new, %d ret (of %d returns shown)"
+                      % (news, rets, docs))
             cpu = cpu_seconds(master.pid) - cpu0
             scpu = sum(cpu_seconds(s.pid) for s in swarms) - scpu0
             mpeak = status_kb(master.pid, "VmHWM") / 1024
@@ -238,6 +260,19 @@ def main():
                 scpu / a.minions * 1000, docs / secs if secs > 0 else 0), flush=True)
             if rc not in (0, 1):
                 print("  (brine exited %d)" % rc)
+        if a.mine:
+            wait_quiet(master)
+            reset_peak(master.pid)
+            t0 = time.time()
+            p = subprocess.run([os.path.join(bindir, "brine-run"), "-c", etc, "--out", "json",
+                                "mine.get", "*", "test.ping"], capture_output=True, timeout=300)
+            secs = time.time() - t0
+            try:
+                n = len(json.loads(p.stdout))
+            except ValueError:
+                n = -1
+            print("%-26s %9.2f %9d %9.0f MB" % ("brine-run mine.get * test.ping", secs, n,
+                                               status_kb(master.pid, "VmHWM") / 1024), flush=True)
         if a.hold > 0:
             print("fleet up for %.0f s more: %s '*' test.ping  (master pid %d)" % (
                 a.hold, " ".join(brine), master.pid), flush=True)

@@ -7,7 +7,9 @@
 //! - [`keys`]: the pki dir: accepted, pending, rejected and denied minion keys
 //!   (Salt's `salt-key`).
 //! - [`batch`]: which minions run a job now in a batch run (`brine -b`).
-//! - [`runners`]: `brine-run`'s `jobs.*` and `manage.*` (Salt's `salt-run`).
+//! - [`runners`]: `brine-run`'s runners (Salt's `salt-run`).
+//! - [`reactor`]: reactions to the master's events (`reactor:`), a client
+//!   of the daemon as Salt's reactor is.
 //! - [`backend`]: where jobs, returns and minion keys live
 //!   (`master_job_cache`).
 //! - [`postgres`]: the PostgreSQL several masters share (`master_job_cache:
@@ -21,4 +23,5 @@ pub mod batch;
 pub mod daemon;
 pub mod keys;
 pub mod postgres;
+pub mod reactor;
 pub mod runners;

@@ -75,6 +75,8 @@ fn run(config: MasterConfig) -> Result<(), brine_master::daemon::DaemonError> {
     // The master renders the same files for every minion: keep them
     // compiled (brine-call, rendering each once, does not).
     brine_compile::render::jinja::keep_compiled_templates(true);
+    // The reactor listens on the event socket once the daemon opens it.
+    let _reactor = brine_master::reactor::start(config.clone());
     let (master, queue) = Master::open(config)?;
     let master = Arc::new(master);
     tracing::info!(

@@ -345,8 +345,8 @@ impl MasterConfig {
                 "max_event_size",
                 1_048_576,
                 1024,
-                max_message_size as i64,
-                "between 1024 bytes and max_message_size",
+                1 << 30,
+                "between 1024 bytes and 1 GiB",
             )?,
             max_subscribers: ranged("max_event_subscribers", 32, 1, 4096, "between 1 and 4096")?,
             subscriber_buffer: ranged(
