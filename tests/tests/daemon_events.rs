@@ -224,3 +224,58 @@ fn a_minions_events_reach_the_bus_as_salts() {
         conf.log()
     );
 }
+
+/// The bus's bounds against a real master: subscribers past
+/// `max_event_subscribers` are refused, and one that stops reading while
+/// more than its `event_subscriber_buffer` of events fires is cut (logged
+/// once) while a reading subscriber misses nothing.
+#[test]
+fn the_bus_refuses_and_cuts_past_its_bounds() {
+    use brine_master::daemon::events::client::{fire, Listener};
+    use brine_master::daemon::events::wire::Event;
+    let conf = MasterConf::new("max_event_subscribers: 3\nevent_subscriber_buffer: 65536\n");
+    let mut master = conf.start();
+    let sock_dir = conf.root().join("var/run/brine/master");
+    let max = 1 << 20;
+    let mut reader = Listener::open(&sock_dir, max).expect("first subscriber");
+    let _stalled = Listener::open(&sock_dir, max).expect("second subscriber");
+    let _third = Listener::open(&sock_dir, max).expect("third subscriber");
+    assert!(
+        Listener::open(&sock_dir, max).is_err(),
+        "a fourth subscriber was let in past max_event_subscribers: 3"
+    );
+    // 400 events of ~1 KB: six times the stalled subscribers' budget.
+    let n = 400;
+    let body = "x".repeat(1000);
+    let got = std::thread::spawn(move || {
+        let mut seen = 0;
+        while seen < n {
+            match reader.next(Some(Duration::from_secs(10))) {
+                Ok(Some(e)) if e.tag.starts_with("load/") => seen += 1,
+                Ok(Some(_)) => {}
+                _ => break,
+            }
+        }
+        seen
+    });
+    let events: Vec<Event> = (0..n)
+        .map(|i| Event {
+            tag: format!("load/{i}"),
+            data: brine_core::Value::from_json(&serde_json::json!({ "body": body })),
+        })
+        .collect();
+    fire(&sock_dir, &events).expect("fire");
+    assert_eq!(
+        got.join().expect("reader"),
+        n,
+        "the reading subscriber missed events"
+    );
+    let cut = "fell";
+    let log = conf.log();
+    assert_eq!(
+        log.matches(cut).count(),
+        2,
+        "the two stalled subscribers are cut once each:\n{log}"
+    );
+    master.stop();
+}
