@@ -237,16 +237,22 @@ def main():
             scpu0 = sum(cpu_seconds(s.pid) for s in swarms)
             listener = None
             if a.events:
+                # To a file: a pipe nobody reads would stall the listener.
+                seen_path = os.path.join(tmp, "events.txt")
+                seen_file = open(seen_path, "wb")
                 listener = subprocess.Popen(
                     [os.path.join(bindir, "brine-run"), "-c", etc, "state.event",
-                     "salt/job/*"], stdout=subprocess.PIPE, stderr=log)
+                     "salt/job/*"], stdout=seen_file, stderr=log)
                 time.sleep(1)
             secs, docs, rc = run_cli(brine + ["--out", "json", "--out-indent", "-1", "-t",
                                               str(a.timeout), "*"] + fun, a.timeout + 120)
             if listener:
                 time.sleep(2)
                 listener.terminate()
-                lines = listener.communicate()[0].decode(errors="replace").splitlines()
+                listener.wait()
+                seen_file.close()
+                with open(seen_path, "rb") as f:
+                    lines = f.read().decode(errors="replace").splitlines()
                 rets = sum(1 for l in lines if "/ret/" in l.split("\t", 1)[0])
                 news = sum(1 for l in lines if l.split("\t", 1)[0].endswith("/new"))
                 print("  events seen by state.event: %d new, %d ret (of %d returns shown)"

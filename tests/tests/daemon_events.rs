@@ -2,8 +2,8 @@
 //! a real Salt 3007.8 master printed (`tests/recorded/events/`):
 //! `brine-run state.event` with `count`, `pretty`, a glob, a regular
 //! expression and `quiet` while `brine-run event.send` fires events; and
-//! a minion's start, a job, `event.send` and `event.fire_master` as a
-//! listener sees them. Job ids, stamps and times are put aside.
+//! a minion's start, a job, `event.send` and `event.fire_master` and
+//! `brine-key` deleting its key as a listener sees them. Job ids, stamps and times are put aside.
 
 use brine_tests::bin;
 use brine_tests::daemon::MasterConf;
@@ -150,9 +150,15 @@ fn a_minions_events_reach_the_bus_as_salts() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    minion.stop();
+    let out = conf.cli("brine-key", &["-d", "web1", "-y"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::thread::sleep(Duration::from_millis(500));
     let (got, _) = listening.output(Duration::from_millis(100));
-    minion.stop();
     master.stop();
     // Tag → data (as JSON), the last of each tag, jids made placeholders.
     let seen = |lines: Vec<(String, Json)>| -> std::collections::BTreeMap<String, Json> {
@@ -187,6 +193,7 @@ fn a_minions_events_reach_the_bus_as_salts() {
     );
     let mut failures = Vec::new();
     for tag in [
+        "salt/key",
         "minion_start",
         "salt/minion/web1/start",
         "my/custom/tag",

@@ -234,6 +234,23 @@ pub struct Io<'a> {
     pub stdin: &'a mut dyn BufRead,
     pub stdout: &'a mut dyn Write,
     pub stderr: &'a mut dyn Write,
+    /// Told of every key accepted, rejected or deleted (the binary fires
+    /// the master's `salt/key` event).
+    pub events: &'a mut dyn KeyEvents,
+}
+
+/// Who hears of the keys `brine-key` changed.
+pub trait KeyEvents {
+    /// `id`'s key went through `act` (`accept`, `reject`, `delete`) on the
+    /// master configured in `config_dir`.
+    fn changed(&mut self, config_dir: &std::path::Path, id: &str, act: &str);
+}
+
+/// Nobody hears (tests).
+pub struct NoEvents;
+
+impl KeyEvents for NoEvents {
+    fn changed(&mut self, _: &std::path::Path, _: &str, _: &str) {}
 }
 
 /// A status section of a listing: `minions`, `minions_pre`, ... or `local`.
@@ -691,6 +708,7 @@ fn change(store: &KeyStore, args: &Args, pattern: &str, io: &mut Io) -> Result<b
             match result {
                 Ok(()) => {
                     let _ = writeln!(io.stdout, "Key for minion {id} {past}.");
+                    io.events.changed(&args.config_dir, id, verb);
                 }
                 Err(e) => {
                     let _ = writeln!(io.stderr, "Error: {e}");

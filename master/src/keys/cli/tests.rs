@@ -58,6 +58,7 @@ fn run_with_stdin(env: &Env, args: &str, stdin: &str) -> Out {
             stdin: &mut input,
             stdout: &mut out,
             stderr: &mut err,
+            events: &mut NoEvents,
         },
     );
     Out {
@@ -412,6 +413,7 @@ fn missing_pki_dir_is_an_error() {
             stdin: &mut input,
             stdout: &mut out,
             stderr: &mut err,
+            events: &mut NoEvents,
         },
     );
     assert_eq!(code, 1);
