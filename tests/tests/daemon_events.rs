@@ -50,7 +50,7 @@ impl Listening {
             .spawn()
             .expect("brine-run state.event");
         // Subscribed once its socket connection is up; give it a moment.
-        std::thread::sleep(Duration::from_millis(700));
+        std::thread::sleep(Duration::from_millis(1500));
         Listening { child }
     }
 

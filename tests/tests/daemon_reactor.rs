@@ -63,6 +63,13 @@ fn reactions_run_as_salts() {
     conf.write_minion_conf("web1", "");
     let mut minion = conf.start_minion(&[]);
     conf.accept_and_ping("web1");
+    // Events fired before the reactor listens are not reacted to (Salt's
+    // reactor the same).
+    assert!(
+        eventually(20, || conf.log().contains("reactor listening")),
+        "the reactor never listened:\n{}",
+        conf.log()
+    );
     let reacted = conf.dir.path().join("reacted.txt");
     let read = || std::fs::read_to_string(&reacted).unwrap_or_default();
     let steps = rec["steps"].as_array().expect("steps");
@@ -142,8 +149,11 @@ fn a_full_reactor_queue_drops_reactions_with_a_log_line() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), "True\n");
         std::thread::sleep(Duration::from_millis(400));
     };
-    // Let the reactor find the socket.
-    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        eventually(20, || conf.log().contains("reactor listening")),
+        "the reactor never listened:\n{}",
+        conf.log()
+    );
     for n in 1..=5 {
         send(&format!("my/full/{n}"));
     }

@@ -17,8 +17,10 @@ use crate::daemon::MasterConfig;
 use map::ReactorMap;
 use std::time::Duration;
 
-/// How long to wait between attempts to reach the event socket.
-const RETRY: Duration = Duration::from_secs(1);
+/// How long to wait between attempts to reach the event socket: briefly
+/// at first (the daemon opens it at start), then at most a second.
+const FIRST_RETRY: Duration = Duration::from_millis(50);
+const MAX_RETRY: Duration = Duration::from_secs(1);
 
 /// Start the reactor on a thread of its own; `None` without a map.
 pub fn start(config: MasterConfig) -> Option<std::thread::JoinHandle<()>> {
@@ -42,15 +44,18 @@ pub fn start(config: MasterConfig) -> Option<std::thread::JoinHandle<()>> {
 /// socket is opened again when the master restarts it.
 fn listen(config: &MasterConfig, map: &ReactorMap) {
     let pool = workers::Pool::start(config);
+    let mut retry = FIRST_RETRY;
     loop {
         let mut listener = match Listener::open(&config.sock_dir, config.events.max_event_size) {
             Ok(l) => l,
             Err(e) => {
                 tracing::debug!("reactor: {e}");
-                std::thread::sleep(RETRY);
+                std::thread::sleep(retry);
+                retry = (retry * 2).min(MAX_RETRY);
                 continue;
             }
         };
+        retry = FIRST_RETRY;
         tracing::info!("reactor listening ({} tag patterns)", map.len());
         loop {
             match listener.next(None) {
@@ -73,6 +78,5 @@ fn listen(config: &MasterConfig, map: &ReactorMap) {
                 }
             }
         }
-        std::thread::sleep(RETRY);
     }
 }
