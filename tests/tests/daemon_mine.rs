@@ -177,3 +177,36 @@ fn the_mine_answers_as_salts() {
     }
     master.stop();
 }
+
+/// A minion with `mine_functions` fills the mine by itself once it has
+/// joined (Salt's `__mine_interval` job runs on start): the runner finds
+/// its entry without anyone calling `mine.update`.
+#[test]
+fn a_minion_updates_its_mine_on_start() {
+    let conf = MasterConf::new("");
+    let mut master = conf.start();
+    conf.write_minion_conf("web1", "mine_functions:\n  test.ping: []\n");
+    let mut minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut got = Json::Null;
+    while std::time::Instant::now() < deadline {
+        let out = conf.cli(
+            "brine-run",
+            &["--out", "json", "mine.get", "*", "test.ping"],
+        );
+        got = json_docs(&out.stdout).unwrap_or(Json::Null);
+        if got == serde_json::json!({"web1": true}) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    assert_eq!(
+        got,
+        serde_json::json!({"web1": true}),
+        "minion log:\n{}",
+        conf.minion_log()
+    );
+    minion.stop();
+    master.stop();
+}

@@ -305,15 +305,17 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
 /// An identity's whole life: authenticate, fetch the pillar, serve; again
 /// from the top when the master asks us to authenticate anew.
 pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
-    // Ends with this task (a failover minion closes a master's session by
-    // aborting it): the next session's resender takes the queue over.
-    struct Resender(tokio::task::JoinHandle<()>);
-    impl Drop for Resender {
+    // Tasks that end with this one (a failover minion closes a master's
+    // session by aborting it): the next session's resender takes the queue
+    // over, and its mine updater the mine.
+    struct OwnedTask(tokio::task::JoinHandle<()>);
+    impl Drop for OwnedTask {
         fn drop(&mut self) {
             self.0.abort();
         }
     }
     let mut resender = None;
+    let mut mine = None;
     loop {
         if !authenticate(&shared, &ident).await {
             return;
@@ -328,9 +330,14 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
             tracing::info!("{}: ready", ident.id());
             let starting = ident.clone();
             tokio::spawn(async move { super::start_events::fire(&starting).await });
+            if mine.is_none() {
+                mine = Some(OwnedTask(tokio::spawn(super::mine_interval::keep(
+                    ident.clone(),
+                ))));
+            }
         }
         if resender.is_none() {
-            resender = Some(Resender(tokio::spawn(returns::resend_loop(
+            resender = Some(OwnedTask(tokio::spawn(returns::resend_loop(
                 ident.clone(),
                 shared.others.clone(),
             ))));

@@ -6,7 +6,8 @@
 //!    `acceptance_wait_time` while pending; the master key is pinned on
 //!    acceptance and a changed one is refused ([`auth`]);
 //! 3. pillar: fetched from the master and kept in memory ([`pillar`]);
-//!    then the start events fire on the master's bus ([`start_events`]);
+//!    then the start events fire on the master's bus ([`start_events`])
+//!    and the mine is updated, then every `mine_interval` ([`mine_interval`]);
 //! 4. jobs: publications verified against the pinned key, replay-checked,
 //!    target-matched, run on a blocking thread ([`jobs`]);
 //! 5. returns: persisted under `cachedir` until the master acknowledges
@@ -40,6 +41,7 @@ pub mod jobs;
 pub mod keys;
 pub mod link;
 pub mod masters;
+pub mod mine_interval;
 pub mod pillar;
 pub mod process;
 pub mod queue;
