@@ -12,6 +12,27 @@ pub const MINE_ACL_ID: &str = "__saltmine_acl__";
 /// The key holding a wrapped mine entry's data (Salt's `MINE_ITEM_ACL_DATA`).
 pub const MINE_ACL_DATA: &str = "__data__";
 
+/// The functions a `mine.get` names — a name, a comma list (repeats
+/// dropped, order kept) or a list — and whether the answer is keyed by
+/// function first (several asked, or a list); `None` for anything else,
+/// which Salt answers with `{}`.
+pub fn mine_get_functions(fun: &Value) -> Option<(Vec<String>, bool)> {
+    match fun {
+        Value::Str(s) => {
+            let mut seen = std::collections::BTreeSet::new();
+            let f: Vec<String> = s
+                .split(',')
+                .filter(|f| seen.insert(*f))
+                .map(str::to_string)
+                .collect();
+            let several = f.len() > 1;
+            Some((f, several))
+        }
+        Value::List(l) => Some((l.iter().map(Value::to_python_str).collect(), true)),
+        _ => None,
+    }
+}
+
 /// A minion's request about the mine (`mine.update`/`send`/`get`/
 /// `delete`/`flush` on a minion of a master).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

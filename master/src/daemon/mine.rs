@@ -14,7 +14,9 @@ use super::jobs::{JobCache, JobCacheError};
 use super::minion_cache::MinionCache;
 use super::publisher::{expected_minions, resolve_nodegroups};
 use crate::keys::KeyStore;
-use brine_compile::request::{MINE_ACL_DATA as ACL_DATA, MINE_ACL_ID as ACL_ID};
+use brine_compile::request::{
+    mine_get_functions, MINE_ACL_DATA as ACL_DATA, MINE_ACL_ID as ACL_ID,
+};
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{Nonce, PublicKeys};
 use brine_protocol::messages::{
@@ -79,19 +81,8 @@ impl Mine {
         tgt_type: &str,
     ) -> Result<Value, JobCacheError> {
         let empty = || Ok(Value::Map(Map::default()));
-        let (functions, as_dict) = match fun {
-            Value::Str(s) => {
-                let mut seen = BTreeSet::new();
-                let f: Vec<String> = s
-                    .split(',')
-                    .filter(|f| seen.insert(*f))
-                    .map(str::to_string)
-                    .collect();
-                let many = f.len() > 1;
-                (f, many)
-            }
-            Value::List(l) => (l.iter().map(Value::to_python_str).collect(), true),
-            _ => return empty(),
+        let Some((functions, as_dict)) = mine_get_functions(fun) else {
+            return empty();
         };
         let Some(functions) = self.allowed(requester, functions) else {
             return empty();

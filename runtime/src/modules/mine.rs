@@ -9,7 +9,7 @@ use super::params::Params;
 use crate::context::{CompileSource, Minion};
 use brine_compile::matcher;
 use brine_compile::minion_data::Returned;
-use brine_compile::request::{MineOp, MINE_ACL_DATA, MINE_ACL_ID};
+use brine_compile::request::{mine_get_functions, MineOp, MINE_ACL_DATA, MINE_ACL_ID};
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -295,19 +295,8 @@ fn local_get(cx: &Ctx<'_>, tgt: &Value, fun: &Value, tgt_type: &str) -> Result<V
         return empty;
     }
     let data = Datastore::of(cx.opts).mine()?;
-    let (functions, by_function): (Vec<String>, bool) = match fun {
-        Value::Str(s) => {
-            let mut seen: Vec<String> = Vec::new();
-            for f in s.split(',') {
-                if !seen.iter().any(|x| x == f) {
-                    seen.push(f.to_string());
-                }
-            }
-            let several = seen.len() > 1;
-            (seen, several)
-        }
-        Value::List(l) => (l.iter().map(Value::to_python_str).collect(), true),
-        _ => return empty,
+    let Some((functions, by_function)) = mine_get_functions(fun) else {
+        return empty;
     };
     let mut ret = Map::default();
     for f in functions {
@@ -410,13 +399,12 @@ impl Datastore {
     }
 }
 
+/// The datastore written whole (Salt's `data` module rewrites its file).
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    brine_states::modules::file::fsutil::write_atomic(path, bytes)
 }
 
 #[cfg(test)]
