@@ -260,6 +260,56 @@ pub struct Loaded {
 /// Read `path` over `defaults`. A missing file gives the defaults (as Salt
 /// does); a malformed file or a wrongly typed known key is an error.
 pub fn load(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
+    load_including(path, defaults, None)
+}
+
+/// [`load`], then the `*.conf` files of `include_dir` in name order over
+/// it, each key replacing the file's (Salt's `default_include`,
+/// `minion.d/*.conf`: where `schedule.*` saves `_schedule.conf`). An
+/// include that does not read is left out with a warning naming it.
+pub fn load_including(
+    path: &Path,
+    defaults: Map,
+    include_dir: Option<&Path>,
+) -> Result<Loaded, OptsError> {
+    let mut loaded = load_file(path, defaults)?;
+    let Some(dir) = include_dir else {
+        return Ok(loaded);
+    };
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
+            .collect(),
+        Err(_) => return Ok(loaded),
+    };
+    files.sort();
+    for file in files {
+        let included = std::fs::read_to_string(&file)
+            .map_err(|e| e.to_string())
+            .and_then(|t| yaml::load(&t).map_err(|e| e.to_string()));
+        match included {
+            Ok(Value::Map(m)) => {
+                for (k, v) in m {
+                    loaded.opts.insert(k, v);
+                }
+            }
+            Ok(Value::Null) => {}
+            Ok(other) => loaded.warnings.push(format!(
+                "{}: not a mapping but {}; left out",
+                file.display(),
+                other.type_name()
+            )),
+            Err(e) => loaded
+                .warnings
+                .push(format!("{}: {e}; left out", file.display())),
+        }
+    }
+    loaded.opts = finish(loaded.opts);
+    Ok(loaded)
+}
+
+fn load_file(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

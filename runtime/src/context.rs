@@ -52,6 +52,9 @@ pub struct Minion {
     /// it runs a function of the running minion: this module cannot name
     /// the registry, which names it.
     pub registry: Option<RegistryCalls>,
+    /// The schedule the daemon runs (`schedule.*` change it); none under
+    /// `brine-call`, where they work on the saved schedule.
+    pub schedule: Option<crate::schedule::Handle>,
 }
 
 /// The registry's entry points a state run needs.
@@ -173,7 +176,11 @@ impl Minion {
     /// (the daemon fetches it from the master once authenticated).
     /// `functions` are what templates rendered for it call.
     pub fn load(confdir: &Path, functions: Functions) -> Result<(Minion, Vec<String>), OptsError> {
-        let loaded = opts::load(&confdir.join("minion"), opts::minion_defaults())?;
+        let loaded = opts::load_including(
+            &confdir.join("minion"),
+            opts::minion_defaults(),
+            Some(&confdir.join("minion.d")),
+        )?;
         let mut opts = loaded.opts;
         // The id defaults to the fqdn; server_id and friends need the id.
         let id = match opts::get_str(&opts, "id") {
@@ -207,6 +214,7 @@ impl Minion {
             functions,
             jobs: Default::default(),
             registry: None,
+            schedule: None,
         };
         Ok((minion, loaded.warnings))
     }
@@ -553,6 +561,7 @@ mod tests {
             functions: Functions::default(),
             jobs: Default::default(),
             registry: None,
+            schedule: None,
         };
         (m, fake)
     }

@@ -7,6 +7,8 @@
 //! modules) → the running dictionary.
 //!
 //! - [`grains`]: the core grains collected from the system.
+//! - [`schedule`]: the minion's schedule (`schedule:` jobs, when each
+//!   runs); the daemon's scheduler runs what it says is due.
 //!
 //! It knows nothing of sockets: in daemon mode the minion plugs a remote
 //! compile source into [`context::CompileSource`]. The host layer
@@ -15,3 +17,4 @@
 pub mod context;
 pub mod grains;
 pub mod modules;
+pub mod schedule;

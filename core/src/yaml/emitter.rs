@@ -288,6 +288,9 @@ pub(super) struct Emitter {
     pub(super) simple_key_context: bool,
     /// libyaml's `best_indent`: spaces per nesting level.
     pub(super) best_indent: isize,
+    /// PyYAML's `default_flow_style=None`: a collection holding only
+    /// scalars is written in flow style, the others in block style.
+    pub(super) leaf_flow: bool,
 }
 
 pub(super) const BEST_INDENT: isize = 2;
@@ -307,6 +310,7 @@ impl Emitter {
             mapping_context: false,
             simple_key_context: false,
             best_indent: BEST_INDENT,
+            leaf_flow: false,
         }
     }
 
@@ -553,7 +557,8 @@ impl Emitter {
     }
 
     pub(super) fn sequence(&mut self, items: &[DumpNode<'_>]) {
-        if self.flow_level > 0 || self.flow_style || items.is_empty() {
+        let leaf = self.leaf_flow && items.iter().all(|i| matches!(i, DumpNode::Scalar { .. }));
+        if self.flow_level > 0 || self.flow_style || leaf || items.is_empty() {
             self.write_indicator("[", true, true, false);
             self.increase_indent(true, false);
             self.flow_level += 1;
@@ -583,7 +588,11 @@ impl Emitter {
     }
 
     pub(super) fn mapping(&mut self, pairs: &[(DumpNode<'_>, DumpNode<'_>)]) {
-        if self.flow_level > 0 || self.flow_style || pairs.is_empty() {
+        let leaf = self.leaf_flow
+            && pairs
+                .iter()
+                .all(|(_, v)| matches!(v, DumpNode::Scalar { .. }));
+        if self.flow_level > 0 || self.flow_style || leaf || pairs.is_empty() {
             self.write_indicator("{", true, true, false);
             self.increase_indent(true, false);
             self.flow_level += 1;
@@ -677,6 +686,15 @@ pub fn dump_flow(value: &Value) -> String {
             ..DumpOptions::default()
         },
     )
+}
+
+/// Dump as PyYAML's `safe_dump(data)` with `default_flow_style=None`:
+/// keys sorted, a collection of scalars only in flow style (`{a: 1}`,
+/// `[x, y]`), the others in block style (Salt's `_schedule.conf`).
+pub fn dump_leaf_flow(value: &Value) -> String {
+    let mut e = Emitter::new(false);
+    e.leaf_flow = true;
+    e.document(&DumpNode::represent(value, true))
 }
 
 /// Dump with explicit options; see [`DumpOptions`].

@@ -27,8 +27,9 @@ mod resolver;
 mod tests;
 
 pub use emitter::{
-    dump, dump_flow, dump_indented, dump_with, emit, format_node, format_yaml, plain_is_str,
-    represent_float, yaml_dquote, yaml_encode, yaml_squote, DumpNode, DumpOptions, YamlEncodeError,
+    dump, dump_flow, dump_indented, dump_leaf_flow, dump_with, emit, format_node, format_yaml,
+    plain_is_str, represent_float, yaml_dquote, yaml_encode, yaml_squote, DumpNode, DumpOptions,
+    YamlEncodeError,
 };
 pub use error::{YamlError, YamlErrorKind};
 pub use load::load;

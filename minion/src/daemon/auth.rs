@@ -307,7 +307,7 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
 pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
     // Tasks that end with this one (a failover minion closes a master's
     // session by aborting it): the next session's resender takes the queue
-    // over, and its mine updater the mine.
+    // over, and its scheduler the schedule (the mine's job among them).
     struct OwnedTask(tokio::task::JoinHandle<()>);
     impl Drop for OwnedTask {
         fn drop(&mut self) {
@@ -315,7 +315,7 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
         }
     }
     let mut resender = None;
-    let mut mine = None;
+    let mut scheduler = None;
     loop {
         if !authenticate(&shared, &ident).await {
             return;
@@ -330,8 +330,9 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
             tracing::info!("{}: ready", ident.id());
             let starting = ident.clone();
             tokio::spawn(async move { super::start_events::fire(&starting).await });
-            if mine.is_none() {
-                mine = Some(OwnedTask(tokio::spawn(super::mine_interval::keep(
+            if scheduler.is_none() {
+                scheduler = Some(OwnedTask(tokio::spawn(super::scheduler::keep(
+                    shared.clone(),
                     ident.clone(),
                 ))));
             }

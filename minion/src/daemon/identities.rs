@@ -48,6 +48,7 @@ pub fn make_identity(
         Arc::make_mut(&mut minion.grains).insert("id".into(), Value::Str(id.to_string()));
     }
     minion.source = CompileSource::Master(Arc::new(remote::Remote::new(client.clone(), cachedir)));
+    minion.schedule = Some(super::scheduler::new_handle(&minion.opts));
     let (standing, _) = watch::channel(Standing::Starting);
     Ok(Arc::new(Identity {
         returns: queues.get(cachedir, queue),

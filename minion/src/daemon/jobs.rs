@@ -374,6 +374,62 @@ async fn run_job(
     returns::deliver(&ident, ret, running).await;
 }
 
+/// Run one job the schedule says is due (Salt's scheduled job): under a
+/// jid of the minion's own, seen by `saltutil.running` with its
+/// `schedule` name (so `maxrunning` counts it), its return sent to the
+/// master with that name unless the job says `return_job: False`.
+pub async fn run_scheduled(
+    shared: Arc<Shared>,
+    ident: Arc<Identity>,
+    due: brine_runtime::schedule::Due,
+) {
+    let Ok(_permit) = shared.jobs.acquire().await else {
+        return;
+    };
+    let publ = Publication {
+        v: brine_protocol::messages::PROTOCOL_VERSION,
+        jid: brine_host::time::jid(brine_host::time::now_micros(), false),
+        created_ms: brine_protocol::crypto::now_ms(),
+        nonce: serde_bytes::ByteArray::new([0; 16]),
+        tgt: Value::Str(ident.id().to_string()),
+        tgt_type: "glob".into(),
+        fun: due.function.clone(),
+        arg: due.args.clone(),
+        kwarg: due.kwargs.clone(),
+        secrets: Default::default(),
+    };
+    tracing::info!(
+        "{}: Running scheduled job: {} with jid {}",
+        ident.id(),
+        due.name,
+        publ.jid
+    );
+    let Some(running) = Running::start_scheduled(&ident, &publ, &due.name) else {
+        tracing::warn!(
+            "{}: scheduled job {} dropped: too many jobs run",
+            ident.id(),
+            due.name
+        );
+        return;
+    };
+    let outcome = tokio::select! {
+        biased;
+        _ = running.cancel.notified() => return,
+        o = execute(&shared, &ident, &publ, None) => o,
+    };
+    if !due.return_job {
+        return;
+    }
+    let mut ret = job_return(&publ, ident.id(), outcome);
+    ret.schedule = Some(due.name.clone());
+    // Salt's scheduled `fun_args`: the args, then the kwargs as given.
+    ret.fun_args = due.args;
+    if !due.kwargs.is_empty() {
+        ret.fun_args.push(Value::Map(due.kwargs));
+    }
+    returns::deliver(&ident, ret, running).await;
+}
+
 /// The return of a job still running when the minion stopped, from its
 /// proc data (`jid`, `fun`, `arg`).
 pub fn cut_short(id: &str, proc_data: &Map, grace: Duration) -> JobReturn {
@@ -411,7 +467,17 @@ struct Running<'a> {
 
 impl<'a> Running<'a> {
     fn start(ident: &'a Identity, publ: &Publication) -> Option<Running<'a>> {
-        let data = proc_data(publ);
+        Self::listed(ident, publ, proc_data(publ))
+    }
+
+    /// A scheduled job's entry: its proc data names its schedule.
+    fn start_scheduled(ident: &'a Identity, publ: &Publication, name: &str) -> Option<Running<'a>> {
+        let mut data = proc_data(publ);
+        data.insert("schedule".into(), Value::Str(name.to_string()));
+        Self::listed(ident, publ, data)
+    }
+
+    fn listed(ident: &'a Identity, publ: &Publication, data: Map) -> Option<Running<'a>> {
         let cachedir = brine_compile::opts::cachedir(&ident.snapshot().opts);
         // Identities of one daemon may share the folder: the id tells
         // their files apart.
@@ -706,6 +772,7 @@ mod tests {
             functions: Default::default(),
             jobs: Default::default(),
             registry: None,
+            schedule: None,
         }
     }
 

@@ -7,7 +7,8 @@
 //!    acceptance and a changed one is refused ([`auth`]);
 //! 3. pillar: fetched from the master and kept in memory ([`pillar`]);
 //!    then the start events fire on the master's bus ([`start_events`])
-//!    and the mine is updated, then every `mine_interval` ([`mine_interval`]);
+//!    and the scheduler starts ([`scheduler`]: the `schedule:` jobs, the
+//!    mine's update among them);
 //! 4. jobs: publications verified against the pinned key, replay-checked,
 //!    target-matched, run on a blocking thread ([`jobs`]);
 //! 5. returns: persisted under `cachedir` until the master acknowledges
@@ -41,13 +42,13 @@ pub mod jobs;
 pub mod keys;
 pub mod link;
 pub mod masters;
-pub mod mine_interval;
 pub mod pillar;
 pub mod process;
 pub mod queue;
 pub mod remote;
 pub mod returns;
 pub mod running;
+pub mod scheduler;
 pub mod session;
 pub mod shared;
 pub mod start_events;

@@ -397,6 +397,7 @@ mod tests {
             functions: Default::default(),
             jobs: Default::default(),
             registry: None,
+            schedule: None,
         };
         let ident = crate::daemon::make_identity(
             &link,

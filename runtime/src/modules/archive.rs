@@ -551,6 +551,7 @@ mod tests {
             functions: crate::modules::functions(),
             jobs: Default::default(),
             registry: None,
+            schedule: None,
         };
         let args = brine_core::args::parse_input(&[
             zpath.display().to_string(),

@@ -703,6 +703,7 @@ mod tests {
             functions: crate::modules::functions(),
             jobs: Default::default(),
             registry: None,
+            schedule: None,
         };
         let cached = cache.join("files/base/web/a.conf").display().to_string();
         assert_eq!(run(&mut m, "cp.list_minion", &[]), serde_json::json!([]));

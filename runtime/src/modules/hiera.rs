@@ -105,6 +105,7 @@ mod tests {
             functions: crate::modules::functions(),
             jobs: Default::default(),
             registry: None,
+            schedule: None,
         }
     }
 

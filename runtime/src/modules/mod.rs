@@ -50,6 +50,7 @@ mod registry;
 mod run;
 mod saltutil;
 mod saltutil_sync;
+mod schedule;
 mod service;
 mod slsutil;
 mod state;

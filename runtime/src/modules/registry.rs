@@ -8,8 +8,8 @@ use super::params::Params;
 use super::{
     alternatives, archive, cmd, config, cp, cron, defaults, disk, event, file, git, grains,
     grains_set, group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pkg, ps,
-    saltutil, saltutil_sync, service, slsutil, state, state_request, state_run, status, sys,
-    sysctl, test, timezone, user,
+    saltutil, saltutil_sync, schedule, service, slsutil, state, state_request, state_run, status,
+    sys, sysctl, test, timezone, user,
 };
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
@@ -47,6 +47,7 @@ pub static MODULES: &[Module] = &[
     Module::new("ps", ps::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
     Module::new("saltutil", saltutil_sync::FUNCTIONS),
+    Module::new("schedule", schedule::FUNCTIONS),
     Module::new("service", service::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),

@@ -631,6 +631,7 @@ mod tests {
             functions: super::super::functions(),
             jobs: Default::default(),
             registry: None,
+            schedule: None,
         }
     }
 

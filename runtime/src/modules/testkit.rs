@@ -21,6 +21,7 @@ pub(crate) fn minion() -> Minion {
         functions: functions(),
         jobs: Default::default(),
         registry: None,
+        schedule: None,
     }
 }
 

@@ -22,6 +22,7 @@ fn minion() -> Minion {
         functions: functions(),
         jobs: Default::default(),
         registry: None,
+        schedule: None,
     }
 }
 
@@ -112,6 +113,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
             "pkg",
             "ps",
             "saltutil",
+            "schedule",
             "service",
             "slsutil",
             "state",
@@ -125,7 +127,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     );
     assert_eq!(
         run(&mut m, "sys.list_modules", &["s*"]).unwrap(),
-        json!(["saltutil", "service", "slsutil", "state", "status", "sys", "sysctl"])
+        json!(["saltutil", "schedule", "service", "slsutil", "state", "status", "sys", "sysctl"])
     );
     let all_names: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
     assert_eq!(
