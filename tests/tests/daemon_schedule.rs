@@ -232,3 +232,86 @@ fn the_schedule_answers_as_salts() {
     minion.stop();
     master.stop();
 }
+
+/// What the recording cannot show in 20 s: a `cron` job (croniter's six
+/// fields, seconds last) runs at its times; `maxrunning: 1` keeps a
+/// second run of a slow job from starting while the first runs; a job
+/// with `return_job: False` runs (its proc file is seen) but sends no
+/// return; `splay` delays runs without stopping them.
+#[test]
+fn cron_maxrunning_return_job_and_splay_run_on_a_real_minion() {
+    let conf = MasterConf::new("");
+    let mut master = conf.start();
+    conf.write_minion_conf(
+        "web1",
+        "schedule:\n  \
+           every2s:\n    function: test.echo\n    args: [cron]\n    cron: '* * * * * */2'\n  \
+           slow:\n    function: test.sleep\n    args: [4]\n    seconds: 1\n    maxrunning: 1\n  \
+           quiet:\n    function: test.echo\n    args: [quiet]\n    seconds: 1\n    return_job: false\n  \
+           splayed:\n    function: test.echo\n    args: [splayed]\n    seconds: 1\n    splay: 2\n",
+    );
+    let mut minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    // While `slow` sleeps, only one run of it is under way.
+    let mut most_slow = 0;
+    let deadline = std::time::Instant::now() + Duration::from_secs(9);
+    while std::time::Instant::now() < deadline {
+        let (running, _) = conf.call("web1", &["saltutil.running"]);
+        let slow = running
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|j| j["schedule"] == "slow")
+            .count();
+        most_slow = most_slow.max(slow);
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    let out = conf.cli("brine-run", &["--out", "json", "jobs.list_jobs"]);
+    let jobs = json_docs(&out.stdout).unwrap_or(Json::Null);
+    let runs = |arg: &str| {
+        jobs.as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(_, j)| j["Arguments"] == serde_json::json!([arg]))
+            .count()
+    };
+    let slow_runs = jobs
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, j)| j["Function"] == "test.sleep")
+        .count();
+    let log = conf.minion_log();
+    assert_eq!(most_slow, 1, "runs of slow under way at once\n{log}");
+    // Each run sleeps 4 s: at most 3 start in ~10 s, the ones done listed.
+    let slow_started = log.matches("Running scheduled job: slow").count();
+    assert!(
+        (2..=3).contains(&slow_started),
+        "slow started {slow_started} times in ~10 s\n{log}"
+    );
+    assert!(
+        (1..=slow_started).contains(&slow_runs),
+        "slow listed {slow_runs} times\n{log}"
+    );
+    assert!(
+        runs("cron") >= 3,
+        "the cron job ran {} times in ~10 s\n{log}",
+        runs("cron")
+    );
+    assert!(
+        runs("splayed") >= 2,
+        "the splayed job ran {} times\n{log}",
+        runs("splayed")
+    );
+    assert_eq!(
+        runs("quiet"),
+        0,
+        "a return_job: False job's returns reached the master"
+    );
+    assert!(
+        log.matches("Running scheduled job: quiet").count() >= 3,
+        "quiet did not run\n{log}"
+    );
+    minion.stop();
+    master.stop();
+}
