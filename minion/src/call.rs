@@ -1,5 +1,8 @@
 //! `brine-call`: salt-call's command line. `--local` (or `file_client:
-//! local`) runs the function in this process against the local trees.
+//! local`) runs the function in this process against the local trees;
+//! otherwise the minion joins its master for the call
+//! ([`crate::daemon::caller`]): pillar, states, files, the mine and events
+//! come from there, as salt-call's do.
 
 use brine_core::args::parse_input;
 use brine_core::output;
@@ -33,6 +36,12 @@ pub fn command() -> brine_cli::Command {
             "local",
             None,
             "run against the local trees, without a master",
+        ),
+        Opt::value(
+            "timeout",
+            Some('t'),
+            "TIMEOUT",
+            "taken as salt-call takes it: signing in to the master waits auth_timeout × auth_tries whatever it says",
         ),
         brine_cli::OUT,
         brine_cli::OUTPUT,
@@ -75,7 +84,7 @@ pub fn from_matches(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
 
 /// Run a parsed command line; returns the process exit code.
 pub fn run(cli: &Cli) -> i32 {
-    let (mut minion, warnings) = match Minion::start_local(&cli.confdir, modules::functions()) {
+    let (mut minion, warnings) = match Minion::load(&cli.confdir, modules::functions()) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("Error: {e}");
@@ -85,13 +94,12 @@ pub fn run(cli: &Cli) -> i32 {
     for w in warnings {
         tracing::warn!("{w}");
     }
-    let file_client_local = brine_compile::opts::masterless(&minion.opts);
-    if !cli.local && !file_client_local {
-        eprintln!(
-            "Error: brine-call without --local needs a master; this build only runs masterless \
-             (use --local or file_client: local)"
+    let through_master = !cli.local && !brine_compile::opts::masterless(&minion.opts);
+    if !through_master {
+        // Masterless: the pillar of the local trees.
+        minion.pillar = std::sync::Arc::new(
+            minion.compile_pillar(&brine_runtime::context::FreshPillar::default(), false),
         );
-        return 2;
     }
     // `--out highstate` keeps the function's own outputter (Salt's
     // get_printout lets every other `--out` win).
@@ -119,7 +127,20 @@ pub fn run(cli: &Cli) -> i32 {
     };
     let mut oopts = output_options(cli, declared.and_then(Output::ordered_from));
     oopts.highstate = output::highstate::HighstateOptions::from_opts(&minion.opts);
-    let retcode = match modules::call(&mut minion, &cli.function, args) {
+    let result = if through_master {
+        // salt-call with `file_client: remote`: pillar, states, files,
+        // the mine and events through the master.
+        match crate::daemon::caller::call(minion, &cli.function, args, &cli.args, &jid) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{e}");
+                return 1;
+            }
+        }
+    } else {
+        modules::call(&mut minion, &cli.function, args)
+    };
+    let retcode = match result {
         Ok(ret) => {
             // salt-call: a dict answer whose `result` or `success` is false
             // is a failure too.

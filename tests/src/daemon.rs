@@ -316,6 +316,7 @@ impl ScriptedMinion {
             success: true,
             out: None,
             schedule: None,
+            called: false,
         });
         Request::sealed(&self.master.x25519, &self.id, &body).expect("sealed")
     }

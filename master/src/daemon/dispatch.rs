@@ -320,7 +320,7 @@ impl Master {
                 // when the request was decoded).
                 let size = r.ret.0.len();
                 let max = self.config.max_return_size;
-                if r.schedule.is_some() {
+                if r.schedule.is_some() || r.called {
                     if let Err(e) = self.record_scheduled(r) {
                         tracing::error!("{e}");
                         return error(ErrorCode::Internal, "the return could not be stored");
@@ -350,6 +350,7 @@ impl Master {
                         success: false,
                         out: Some("nested".into()),
                         schedule: r.schedule.clone(),
+                        called: r.called,
                     };
                     self.jobs.add_return(&oversized, crypto::now_ms())
                 };
@@ -504,9 +505,9 @@ impl Master {
         }
     }
 
-    /// A scheduled run's return names a job never published: it is
-    /// recorded as the minion's own job (once), so the return is kept and
-    /// listed as Salt lists it.
+    /// A scheduled run's (or a `brine-call`'s) return names a job never
+    /// published: it is recorded as the minion's own job (once), so the
+    /// return is kept and listed as Salt lists it.
     fn record_scheduled(&self, r: &JobReturn) -> Result<(), super::jobs::JobCacheError> {
         if self.jobs.has_job(&r.jid)? {
             return Ok(());
@@ -969,6 +970,7 @@ mod tests {
             success: true,
             out: None,
             schedule: None,
+            called: false,
         });
         let mx = m.key.public().x25519;
         let (answer, waited) = std::thread::scope(|sc| {
@@ -1025,6 +1027,7 @@ mod tests {
             success: true,
             out: None,
             schedule: None,
+            called: false,
         });
         let r = reply(m, &kp, &Request::sealed(&mx, "web1", &ret).unwrap()).unwrap();
         assert_eq!(r.msg, ReplyBody::ReturnAck);

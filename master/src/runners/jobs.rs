@@ -450,6 +450,7 @@ mod tests {
                 success: true,
                 out: None,
                 schedule: None,
+                called: false,
             },
             2,
         )
@@ -572,6 +573,7 @@ mod tests {
                 success: true,
                 out: None,
                 schedule: None,
+                called: false,
             };
             jobs.add_return(&r, 10 + n as u64).unwrap();
         }

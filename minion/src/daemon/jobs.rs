@@ -452,6 +452,7 @@ pub fn cut_short(id: &str, proc_data: &Map, grace: Duration) -> JobReturn {
         success: false,
         out: Some("nested".into()),
         schedule: None,
+        called: false,
     }
 }
 
@@ -730,6 +731,7 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
         success: retcode == 0,
         out,
         schedule: None,
+        called: false,
     }
 }
 

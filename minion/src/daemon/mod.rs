@@ -26,6 +26,9 @@
 //! (which block) run on tokio's blocking threads.
 
 //!
+//! `brine-call` through the master uses the same parts for one call
+//! ([`caller`]).
+//!
 //! The parts, one job each: [`config`] (options and command line),
 //! [`client`] (an identity's requests to the master), [`identity`] (one
 //! minion id and where it stands), [`shared`] (what a master's identities
@@ -33,6 +36,7 @@
 //! process and its runtime). This file only wires them.
 
 pub mod auth;
+pub mod caller;
 pub mod client;
 pub mod config;
 pub mod fileclient;

@@ -311,6 +311,7 @@ mod tests {
             success: true,
             out: None,
             schedule: None,
+            called: false,
         }
     }
 

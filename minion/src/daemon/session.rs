@@ -69,6 +69,34 @@ pub fn open_session(
     ret_addr: SocketAddr,
     queue: &str,
 ) -> Result<Session, DaemonError> {
+    let shared = connect(process, ret_addr, queue)?;
+    tracing::info!(
+        "brine-minion {} starting: master {master} at {ret_addr} (publish port {})",
+        if shared.identities.len() == 1 {
+            shared.config.id.clone()
+        } else {
+            format!("swarm of {}", shared.identities.len())
+        },
+        shared.config.publish_port
+    );
+    let pub_addr = SocketAddr::new(ret_addr.ip(), shared.config.publish_port);
+    let mut tasks: Vec<_> = shared
+        .identities
+        .iter()
+        .map(|ident| tokio::spawn(auth::identity_main(shared.clone(), ident.clone())))
+        .collect();
+    tasks.push(tokio::spawn(jobs::subscribe(shared.clone(), pub_addr)));
+    tasks.push(tokio::spawn(watch_reconnects(shared.clone())));
+    Ok(Session { shared, tasks })
+}
+
+/// The link to the master at `ret_addr` and the identities that will use it (nothing
+/// started on them yet): a session's, or `brine-call`'s one identity.
+pub fn connect(
+    process: &Process,
+    ret_addr: SocketAddr,
+    queue: &str,
+) -> Result<Arc<Shared>, DaemonError> {
     let Process {
         config,
         base,
@@ -78,7 +106,6 @@ pub fn open_session(
         fatal,
     } = process;
     let (swarm, fatal) = (*swarm, fatal.clone());
-    let pub_addr = SocketAddr::new(ret_addr.ip(), config.publish_port);
     let limits = Limits::default();
     let link = Link::start(ret_addr, limits.clone());
     let identities = match swarm {
@@ -118,23 +145,7 @@ pub fn open_session(
         others: others.clone(),
         fatal,
     });
-    tracing::info!(
-        "brine-minion {} starting: master {master} at {ret_addr} (publish port {})",
-        if shared.identities.len() == 1 {
-            shared.config.id.clone()
-        } else {
-            format!("swarm of {}", shared.identities.len())
-        },
-        shared.config.publish_port
-    );
-    let mut tasks: Vec<_> = shared
-        .identities
-        .iter()
-        .map(|ident| tokio::spawn(auth::identity_main(shared.clone(), ident.clone())))
-        .collect();
-    tasks.push(tokio::spawn(jobs::subscribe(shared.clone(), pub_addr)));
-    tasks.push(tokio::spawn(watch_reconnects(shared.clone())));
-    Ok(Session { shared, tasks })
+    Ok(shared)
 }
 
 /// Stop taking jobs and give the running ones `shutdown_timeout` to

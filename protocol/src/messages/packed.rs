@@ -296,6 +296,7 @@ mod tests {
             success: true,
             out: None,
             schedule: None,
+            called: false,
         }
     }
 

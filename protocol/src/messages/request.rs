@@ -376,6 +376,11 @@ pub struct JobReturn {
     /// published: the master records the job from the return).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
+    /// A `brine-call` run on the minion host (salt-call's return to its
+    /// master), never published: the master records the job from the
+    /// return, as for a scheduled run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub called: bool,
 }
 
 /// The CLI (`brine`) asks the master to publish a job.

@@ -52,6 +52,7 @@ fn sample_requests() -> Vec<RequestBody> {
             success: true,
             out: None,
             schedule: None,
+            called: false,
         }),
         RequestBody::Publish(CliPublish {
             token: "t".into(),
@@ -495,6 +496,7 @@ fn oversized_messages_are_refused_both_ways() {
         success: true,
         out: None,
         schedule: None,
+        called: false,
     }))
     .unwrap();
     assert!(matches!(encode(&req), Err(WireError::TooLarge { .. })));

@@ -34,6 +34,7 @@ pub fn ret(jid: &str, id: &str, v: Value) -> JobReturn {
         success: true,
         out: Some("highstate".into()),
         schedule: None,
+        called: false,
     }
 }
 
