@@ -10,6 +10,8 @@
 //! - [`runners`]: `brine-run`'s runners (Salt's `salt-run`).
 //! - [`reactor`]: reactions to the master's events (`reactor:`), a client
 //!   of the daemon as Salt's reactor is.
+//! - [`wheel`]: functions managing the master itself (Salt's wheel:
+//!   `key.*`), run in its process.
 //! - [`backend`]: where jobs, returns and minion keys live
 //!   (`master_job_cache`).
 //! - [`postgres`]: the PostgreSQL several masters share (`master_job_cache:
@@ -25,3 +27,4 @@ pub mod keys;
 pub mod postgres;
 pub mod reactor;
 pub mod runners;
+pub mod wheel;

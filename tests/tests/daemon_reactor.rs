@@ -2,7 +2,9 @@
 //! replaying what a real Salt 3007.8 master did with the same reactor map
 //! and SLS files (`tests/recorded/fleet/reactor.salt.json`): an
 //! `event.send` from the minion starts `local.cmd.run` jobs (the one with
-//! `python_shell: true` appends the tag to a file), an event without the
+//! `python_shell: true` appends the tag to a file), the `runner.*` and
+//! `wheel.*` reactions run and show on the bus as Salt's (`salt/run/...`,
+//! `salt/wheel/...`, user `Reactor`), an event without the
 //! data the SLS reads starts none, an SLS that does not render is logged;
 //! and with one worker and `reactor_worker_hwm: 1`, reactions past the
 //! queue are dropped with a log line while a busy worker holds one.
@@ -70,6 +72,16 @@ fn reactions_run_as_salts() {
         "the reactor never listened:\n{}",
         conf.log()
     );
+    // What the master's bus carries: the reactor's runner and wheel runs.
+    let mut listener = std::process::Command::new(brine_tests::bin("brine-run"))
+        .arg("-c")
+        .arg(conf.conf_dir())
+        .args(["state.event", "pretty=False"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("brine-run state.event");
+    std::thread::sleep(Duration::from_millis(1500));
     let reacted = conf.dir.path().join("reacted.txt");
     let read = || std::fs::read_to_string(&reacted).unwrap_or_default();
     let steps = rec["steps"].as_array().expect("steps");
@@ -114,6 +126,53 @@ fn reactions_run_as_salts() {
         "reacted.txt: {:?}, Salt's {want_file:?}",
         read()
     );
+    // The runner and wheel reactions of my/react/one and two, as Salt's
+    // bus showed them (user Reactor; job ids and stamps aside; the key
+    // listing's contents are this master's).
+    std::thread::sleep(Duration::from_secs(1));
+    let _ = listener.kill();
+    let _ = listener.wait();
+    let mut bus = String::new();
+    if let Some(mut o) = listener.stdout.take() {
+        let _ = std::io::Read::read_to_string(&mut o, &mut bus);
+    }
+    let shape = |tag: &str, data: &Json| -> (String, Json) {
+        let jid = regex::Regex::new(r"\d{20}").expect("re");
+        let mut d = data.clone();
+        if let Some(o) = d.as_object_mut() {
+            o.remove("jid");
+            o.remove("_stamp");
+            if o.get("fun").and_then(Json::as_str) == Some("wheel.key.list_all") {
+                if let Some(r) = o.get_mut("return").and_then(Json::as_object_mut) {
+                    for v in r.values_mut() {
+                        *v = Json::Null;
+                    }
+                }
+            }
+        }
+        (jid.replace_all(tag, "<jid>").into_owned(), d)
+    };
+    let ours: Vec<(String, Json)> = bus
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter_map(|(t, d)| serde_json::from_str::<Json>(d).ok().map(|d| shape(t, &d)))
+        .collect();
+    let salts: Vec<(String, Json)> = rec["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["data"]["user"] == "Reactor")
+        .take(8)
+        .map(|e| shape(e["tag"].as_str().unwrap_or_default(), &e["data"]))
+        .collect();
+    assert_eq!(salts.len(), 8, "the recording's reactor runs");
+    for want in &salts {
+        assert!(
+            ours.contains(want),
+            "not on brine's bus: {want:?}\nbrine's:\n{bus}\nmaster log:\n{}",
+            conf.log()
+        );
+    }
     // 4-5: fired from the master, the event has no minion id: no job.
     let (argv, want) = step(4);
     assert_eq!(run(&argv), want, "{argv:?}");

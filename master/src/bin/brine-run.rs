@@ -3,10 +3,10 @@
 //! minions) and the `manage.*` runners, in Salt's output shapes
 //! (`brine_master::runners`).
 
-use brine_core::args::{parse_input, CallArgs};
+use brine_core::args::parse_input;
 use brine_core::output::{self, stream, OutputOptions};
-use brine_core::{Map, Value};
-use brine_master::daemon::events::{self, tags, wire::Event};
+use brine_master::daemon::events::announce::Announce;
+use brine_master::daemon::events::tags::MasterSide;
 use brine_master::daemon::jobs::JobCacheError;
 use brine_master::daemon::MasterConfig;
 use brine_master::runners::{self, Answer, RunnerError};
@@ -73,12 +73,18 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         .enable_all()
         .build()
         .map_err(RunError::Runtime)?;
-    let announce = RunAnnounce::new(&config, &cli.function, &call);
+    let announce = Announce::new(
+        &config.sock_dir,
+        MasterSide::Runner,
+        &cli.function,
+        "root",
+        &call,
+    );
     announce.fire_new();
     let answer = match rt.block_on(runners::run(&config, &cli.function, call)) {
         Ok(a) => {
             if let Answer::Data { data, .. } = &a {
-                announce.fire_ret(data.clone());
+                announce.fire_ret(data.clone(), true);
             }
             a
         }
@@ -110,63 +116,6 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         }
     }
     Ok(0)
-}
-
-/// A runner's run as the master's bus shows it (`salt/run/<jid>/new` and
-/// `.../ret`). Best effort: without a master listening there is no bus.
-struct RunAnnounce<'a> {
-    sock_dir: &'a std::path::Path,
-    jid: String,
-    fun: &'a str,
-    fun_args: Vec<Value>,
-}
-
-impl<'a> RunAnnounce<'a> {
-    fn new(config: &'a MasterConfig, fun: &'a str, call: &CallArgs) -> RunAnnounce<'a> {
-        let mut fun_args = call.args.clone();
-        let kwargs: Map = call
-            .kwargs
-            .iter()
-            .filter(|(k, _)| !k.starts_with("__"))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if !kwargs.is_empty() {
-            fun_args.push(Value::Map(kwargs));
-        }
-        RunAnnounce {
-            sock_dir: &config.sock_dir,
-            jid: brine_host::time::jid(brine_host::time::now_micros(), false),
-            fun,
-            fun_args,
-        }
-    }
-
-    fn run(&self) -> tags::Run<'_> {
-        tags::Run {
-            jid: &self.jid,
-            fun: self.fun,
-            user: "root",
-            fun_args: &self.fun_args,
-        }
-    }
-
-    fn fire(&self, (tag, data): (String, Map)) {
-        let ev = Event {
-            tag,
-            data: Value::Map(data),
-        };
-        if let Err(e) = events::client::fire(self.sock_dir, &[ev]) {
-            tracing::debug!("no run event: {e}");
-        }
-    }
-
-    fn fire_new(&self) {
-        self.fire(self.run().new_run());
-    }
-
-    fn fire_ret(&self, ret: Value) {
-        self.fire(self.run().ret(ret, true));
-    }
 }
 
 fn main() {

@@ -551,17 +551,11 @@ fn name_match(
 ) -> Result<Vec<(Section, Vec<String>)>, KeyCliError> {
     let globs: Vec<&str> = pattern.split(',').collect();
     let matches = |name: &str| globs.iter().any(|g| fnmatch(name, g));
-    let mut out = Vec::new();
-    for state in KeyState::ALL {
-        let ids: Vec<String> = store
-            .list(state)?
-            .into_iter()
-            .filter(|id| matches(id))
-            .collect();
-        if !ids.is_empty() {
-            out.push((Section::State(state), ids));
-        }
-    }
+    let mut out: Vec<(Section, Vec<String>)> = store
+        .matching(pattern)?
+        .into_iter()
+        .map(|(state, ids)| (Section::State(state), ids))
+        .collect();
     if full {
         let mut local: Vec<String> = store
             .local_keys()?

@@ -222,6 +222,29 @@ impl KeyStore {
             .collect()
     }
 
+    /// salt-key's `name_match` over the minion keys: the ids matching a
+    /// glob or comma-separated globs, by state in Salt's order, only states
+    /// with matches.
+    pub fn matching(
+        &self,
+        pattern: &str,
+    ) -> Result<IndexMap<KeyState, Vec<String>>, KeyStoreError> {
+        let globs: Vec<&str> = pattern.split(',').collect();
+        let hit = |name: &str| {
+            globs
+                .iter()
+                .any(|g| brine_compile::matcher::glob::fnmatch(name, g))
+        };
+        let mut out = IndexMap::new();
+        for state in KeyState::ALL {
+            let ids: Vec<String> = self.list(state)?.into_iter().filter(|id| hit(id)).collect();
+            if !ids.is_empty() {
+                out.insert(state, ids);
+            }
+        }
+        Ok(out)
+    }
+
     /// The master's own key files (`*.pub`, `*.key` in `pki_dir`), as
     /// salt-key's "Local Keys" lists `*.pub`/`*.pem`.
     pub fn local_keys(&self) -> Result<Vec<String>, KeyStoreError> {

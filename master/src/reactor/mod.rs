@@ -1,7 +1,9 @@
 //! Salt's reactor: `reactor:` in the master config maps tag globs to SLS
 //! files; an event whose tag matches renders them (Jinja + YAML, with
-//! `tag` and `data`) into reactions ([`reactions`]: `local.*` jobs and
-//! `runner.*` runs) that a bounded pool carries out ([`workers`]).
+//! `tag` and `data`) into reactions ([`reactions`]: `local.*` jobs,
+//! `runner.*` runs and `wheel.*` calls, the last two announced on the bus
+//! as `salt/run/...` and `salt/wheel/...` by user `Reactor`) that a bounded
+//! pool carries out ([`workers`]).
 //!
 //! Like Salt's reactor process, it is a client of the master: it listens
 //! on the event socket and publishes through the ret port with the root

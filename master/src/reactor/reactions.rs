@@ -18,9 +18,10 @@ pub enum Client {
     Local,
     /// A runner, on the master.
     Runner,
-    /// A wheel function (key management) — not in brine yet.
+    /// A wheel function (key management), on the master.
     Wheel,
-    /// A function run on a masterless minion's own reactor — not in brine.
+    /// A function run on a masterless minion's own reactor: logged, a
+    /// master has none.
     Caller,
 }
 

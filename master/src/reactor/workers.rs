@@ -6,11 +6,17 @@
 
 use super::reactions::{Client, Reaction};
 use crate::daemon::client::Client as MasterClient;
+use crate::daemon::events::announce::Announce;
+use crate::daemon::events::tags::MasterSide;
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 use brine_core::Value;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
+
+/// Who runs runners and wheel functions for the reactor, as Salt's events
+/// name it.
+const REACTOR: &str = "Reactor";
 
 /// Most workers and queued reactions, whatever the config says.
 const MAX_THREADS: usize = 64;
@@ -139,16 +145,49 @@ async fn react(config: &MasterConfig, client: &mut Option<MasterClient>, r: Reac
                 args: r.arg.clone(),
                 kwargs: r.kwarg.clone(),
             };
+            let announce = Announce::new(&config.sock_dir, MasterSide::Runner, &r.fun, REACTOR, &call);
+            announce.fire_new();
             match crate::runners::run(config, &r.fun, call).await {
-                Ok(_) => tracing::info!("reaction {} for {}: runner {} ran", r.id, r.tag, r.fun),
-                Err(e) => tracing::error!("reaction {} for {}: runner {}: {e}", r.id, r.tag, r.fun),
+                Ok(answer) => {
+                    if let crate::runners::Answer::Data { data, .. } = answer {
+                        announce.fire_ret(data, true);
+                    }
+                    tracing::info!("reaction {} for {}: runner {} ran", r.id, r.tag, r.fun)
+                }
+                Err(e) => {
+                    announce.fire_ret(Value::Str(e.to_string()), false);
+                    tracing::error!("reaction {} for {}: runner {}: {e}", r.id, r.tag, r.fun)
+                }
             }
         }
-        Client::Wheel | Client::Caller => tracing::error!(
-            "reaction {} for {}: {:?} reactions ({}) are not in brine yet",
+        Client::Wheel => {
+            let call = CallArgs {
+                args: r.arg.clone(),
+                kwargs: r.kwarg.clone(),
+            };
+            let announce = Announce::new(&config.sock_dir, MasterSide::Wheel, &r.fun, REACTOR, &call);
+            announce.fire_new();
+            // The key store may wait on PostgreSQL: off this runtime.
+            let (cfg, fun) = (config.clone(), r.fun.clone());
+            let done = tokio::task::spawn_blocking(move || crate::wheel::run(&cfg, &fun, call)).await;
+            match done {
+                Ok(Ok(v)) => {
+                    announce.fire_ret(v, true);
+                    tracing::info!("reaction {} for {}: wheel {} ran", r.id, r.tag, r.fun)
+                }
+                Ok(Err(e)) => {
+                    announce.fire_ret(Value::Str(e.to_string()), false);
+                    tracing::error!("reaction {} for {}: wheel {}: {e}", r.id, r.tag, r.fun)
+                }
+                Err(e) => tracing::error!("reaction {} for {}: wheel {}: {e}", r.id, r.tag, r.fun),
+            }
+        }
+        // Salt's `caller` reactions run on a masterless minion's own
+        // reactor; a master has none to run them on.
+        Client::Caller => tracing::error!(
+            "reaction {} for {}: caller reactions ({}) run on a masterless minion's reactor, not the master's",
             r.id,
             r.tag,
-            r.client,
             r.fun
         ),
     }

@@ -3,7 +3,7 @@
 //! minions through the master, or read who is connected from the
 //! system's TCP table and the minion cache, as Salt's do; `mine.get`
 //! reads the mine store; `state.event` prints the master's events and
-//! `event.send` fires one. Each answers
+//! `event.send` fires one; `test.*` hand their arguments back. Each answers
 //! with Salt's data shape; `brine-run` prints it with the outputter.
 //!
 //! One file per runner module lists its functions as descriptors
@@ -16,6 +16,7 @@ pub mod mine;
 pub mod registry;
 pub mod runner;
 pub mod state;
+pub mod test;
 
 pub use registry::run;
 pub use runner::{Answer, RunnerError};

@@ -1,7 +1,7 @@
 //! Every runner module, in one table, and a call by `module.function`.
 
 use super::runner::{Answer, RunnerError, RunnerModule};
-use super::{event, jobs, manage, mine, state};
+use super::{event, jobs, manage, mine, state, test};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 
@@ -26,6 +26,10 @@ pub static MODULES: &[RunnerModule] = &[
     RunnerModule {
         name: "state",
         functions: state::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "test",
+        functions: test::FUNCTIONS,
     },
 ];
 

@@ -6,7 +6,9 @@
 //! - [`wire`]: the event socket's frames.
 //! - [`socket`]: the Unix socket in `sock_dir`, for the master's user only.
 //! - [`client`]: that socket from a local tool (subscribe, fire).
+//! - [`announce`]: a runner's or wheel function's run, fired there.
 
+pub mod announce;
 pub mod bus;
 pub mod client;
 pub mod socket;

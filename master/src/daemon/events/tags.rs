@@ -178,16 +178,46 @@ fn now_secs() -> i64 {
 /// A runner's run, as `salt/run/<jid>/new` and `.../ret` show it.
 pub struct Run<'a> {
     pub jid: &'a str,
-    /// `module.function`; the events say `runner.module.function`.
+    /// `module.function`; the events say `runner.module.function`
+    /// (`wheel.module.function`).
     pub fun: &'a str,
     pub user: &'a str,
     pub fun_args: &'a [Value],
+    pub side: MasterSide,
+}
+
+/// Which of the master's own clients ran a function: a runner
+/// (`salt/run/...`) or a wheel function (`salt/wheel/...`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MasterSide {
+    Runner,
+    Wheel,
+}
+
+impl MasterSide {
+    /// The client's name in `fun` (`runner.test.arg`).
+    pub fn client(self) -> &'static str {
+        match self {
+            MasterSide::Runner => "runner",
+            MasterSide::Wheel => "wheel",
+        }
+    }
+
+    fn tag(self) -> &'static str {
+        match self {
+            MasterSide::Runner => "salt/run",
+            MasterSide::Wheel => "salt/wheel",
+        }
+    }
 }
 
 impl Run<'_> {
     fn base(&self) -> Map {
         map([
-            ("fun", Value::Str(format!("runner.{}", self.fun))),
+            (
+                "fun",
+                Value::Str(format!("{}.{}", self.side.client(), self.fun)),
+            ),
             ("jid", Value::Str(self.jid.into())),
             ("user", Value::Str(self.user.into())),
             ("fun_args", Value::List(self.fun_args.to_vec())),
@@ -195,7 +225,7 @@ impl Run<'_> {
     }
 
     pub fn new_run(&self) -> (String, Map) {
-        (format!("salt/run/{}/new", self.jid), self.base())
+        (format!("{}/{}/new", self.side.tag(), self.jid), self.base())
     }
 
     pub fn ret(&self, ret: Value, success: bool) -> (String, Map) {
@@ -203,7 +233,7 @@ impl Run<'_> {
         m.insert("_stamp".into(), Value::Str(super::bus::stamp()));
         m.insert("return".into(), ret);
         m.insert("success".into(), Value::Bool(success));
-        (format!("salt/run/{}/ret", self.jid), m)
+        (format!("{}/{}/ret", self.side.tag(), self.jid), m)
     }
 }
 
@@ -330,6 +360,7 @@ mod tests {
             fun: "test.arg",
             user: "root",
             fun_args: &args,
+            side: MasterSide::Runner,
         };
         assert_eq!(ours(run.new_run()).1, run_new);
         let r: Value =

@@ -1,0 +1,42 @@
+//! Salt's wheel: functions that manage the master itself, run in the
+//! master's process (by the reactor's `wheel.*` reactions). Each wheel
+//! module is one file behind one table ([`FUNCTIONS`]): [`key`], the minion
+//! keys (Salt's `wheel.key`).
+
+pub mod key;
+
+use crate::daemon::MasterConfig;
+use brine_core::args::CallArgs;
+use brine_core::Value;
+
+/// Why a wheel function gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum WheelError {
+    #[error("'{0}' is not available.")]
+    NotAvailable(String),
+    #[error("Passed invalid arguments: {0}")]
+    InvalidArguments(String),
+    #[error(transparent)]
+    Keys(#[from] crate::keys::KeyStoreError),
+}
+
+/// A wheel function: the master's config and the call's arguments.
+pub type WheelFn = fn(&MasterConfig, CallArgs) -> Result<Value, WheelError>;
+
+/// Every wheel function, by `module.function`.
+pub const FUNCTIONS: &[(&str, WheelFn)] = &[
+    ("key.accept", key::accept),
+    ("key.delete", key::delete),
+    ("key.finger", key::finger),
+    ("key.list", key::list),
+    ("key.list_all", key::list_all),
+    ("key.reject", key::reject),
+];
+
+/// Run the wheel function `fun` (`key.accept`).
+pub fn run(config: &MasterConfig, fun: &str, call: CallArgs) -> Result<Value, WheelError> {
+    match FUNCTIONS.iter().find(|(name, _)| *name == fun) {
+        Some((_, f)) => f(config, call),
+        None => Err(WheelError::NotAvailable(fun.to_string())),
+    }
+}
