@@ -226,3 +226,79 @@ fn a_full_reactor_queue_drops_reactions_with_a_log_line() {
     send("release/worker");
     master.stop();
 }
+
+/// A reactor SLS reading `salt['mine.get']` gets the fleet's mine from the
+/// master's store (as a state compiled on the master does), not an empty
+/// answer: the runner reaction it renders carries web1's entry.
+#[test]
+fn reactor_templates_read_the_mine_store() {
+    let conf = MasterConf::new("");
+    let tmp = conf.dir.path().to_path_buf();
+    std::fs::create_dir_all(tmp.join("srv/reactor")).expect("mkdir");
+    std::fs::write(
+        tmp.join("srv/reactor/mine.sls"),
+        "pool:\n  runner.test.arg:\n    - args:\n      - pool: {{ salt['mine.get']('*', 'test.ping') | tojson }}\n",
+    )
+    .expect("sls");
+    let master = conf.conf_dir().join("master");
+    let mut text = std::fs::read_to_string(&master).expect("master config");
+    text.push_str(&format!(
+        "reactor:\n- my/mine/*:\n  - {}/srv/reactor/mine.sls\n",
+        tmp.display()
+    ));
+    std::fs::write(master, text).expect("master config");
+    let mut master = conf.start();
+    conf.write_minion_conf("web1", "mine_functions:\n  test.ping: []\n");
+    let mut minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    assert!(
+        eventually(20, || {
+            let out = conf.cli(
+                "brine-run",
+                &["--out", "json", "mine.get", "*", "test.ping"],
+            );
+            String::from_utf8_lossy(&out.stdout).contains("\"web1\": true")
+        }),
+        "web1's mine entry never landed"
+    );
+    assert!(
+        eventually(20, || conf.log().contains("reactor listening")),
+        "the reactor never listened"
+    );
+    let mut listener = std::process::Command::new(brine_tests::bin("brine-run"))
+        .arg("-c")
+        .arg(conf.conf_dir())
+        .args(["state.event", "salt/run/*/ret", "count=2", "pretty=False"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("brine-run state.event");
+    std::thread::sleep(Duration::from_millis(1500));
+    conf.cli("brine-run", &["event.send", "my/mine/go"]);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = listener.try_wait() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = listener.kill();
+    let _ = listener.wait();
+    let mut bus = String::new();
+    if let Some(mut o) = listener.stdout.take() {
+        let _ = std::io::Read::read_to_string(&mut o, &mut bus);
+    }
+    let reacted = bus
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter_map(|(_, d)| serde_json::from_str::<Json>(d).ok())
+        .find(|d| d["fun"] == "runner.test.arg");
+    assert_eq!(
+        reacted.map(|d| d["return"]["kwargs"]["pool"].clone()),
+        Some(serde_json::json!({"web1": true})),
+        "bus:\n{bus}\nmaster log:\n{}",
+        conf.log()
+    );
+    minion.stop();
+    master.stop();
+}

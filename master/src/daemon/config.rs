@@ -85,6 +85,11 @@ pub fn master_defaults() -> Map {
     m
 }
 
+/// Most reactor workers, and reactions queued for them
+/// (`reactor_worker_threads`, `reactor_worker_hwm`).
+pub const MAX_REACTOR_THREADS: usize = 64;
+pub const MAX_REACTOR_QUEUE: usize = 100_000;
+
 const DEFAULT_MAX_RETURN: usize = 16 * 1024 * 1024;
 const DEFAULT_MAX_PENDING: usize = 10_000;
 
@@ -321,6 +326,25 @@ impl MasterConfig {
                 what: "between 1024 bytes and max_message_size",
                 value: max_ret,
             })?;
+        // The reactor's pool, read by the reactor: refused here rather
+        // than clamped there.
+        for (key, most) in [
+            ("reactor_worker_threads", MAX_REACTOR_THREADS),
+            ("reactor_worker_hwm", MAX_REACTOR_QUEUE),
+        ] {
+            let value = int(&o, key, 1);
+            if !(1..=most as i64).contains(&value) {
+                return Err(ConfigError::Range {
+                    key,
+                    what: if most == MAX_REACTOR_THREADS {
+                        "between 1 and 64"
+                    } else {
+                        "between 1 and 100000"
+                    },
+                    value,
+                });
+            }
+        }
         let max_pend = int(&o, "max_pending_keys", DEFAULT_MAX_PENDING as i64);
         let max_pending_keys = usize::try_from(max_pend)
             .ok()
@@ -476,6 +500,17 @@ mod tests {
         o.insert("interface".into(), Value::Str("eth0".into()));
         let e = MasterConfig::from_opts(o).unwrap_err().to_string();
         assert!(e.contains("interface"), "{e}");
+        for (key, bad) in [
+            ("reactor_worker_threads", 0),
+            ("reactor_worker_threads", 65),
+            ("reactor_worker_hwm", -1),
+            ("reactor_worker_hwm", 100_001),
+        ] {
+            let mut o = master_defaults();
+            o.insert(key.into(), Value::Int(bad));
+            let e = MasterConfig::from_opts(o).unwrap_err().to_string();
+            assert!(e.contains(key), "{e}");
+        }
     }
 
     #[test]

@@ -16,7 +16,9 @@ pub mod workers;
 
 use crate::daemon::events::client::Listener;
 use crate::daemon::MasterConfig;
+use brine_compile::minion_data::Functions;
 use map::ReactorMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long to wait between attempts to reach the event socket: briefly
@@ -47,6 +49,9 @@ pub fn start(config: MasterConfig) -> Option<std::thread::JoinHandle<()>> {
 fn listen(config: &MasterConfig, map: &ReactorMap) {
     let pool = workers::Pool::start(config);
     let mut retry = FIRST_RETRY;
+    // What `salt[...]` calls in reactor SLS files: the master templates'
+    // functions (`mine.get` from the mine store), once the daemon serves.
+    let mut functions: Option<Functions> = None;
     loop {
         let mut listener = match Listener::open(&config.sock_dir, config.events.max_event_size) {
             Ok(l) => l,
@@ -58,12 +63,13 @@ fn listen(config: &MasterConfig, map: &ReactorMap) {
             }
         };
         retry = FIRST_RETRY;
+        let functions = functions.get_or_insert_with(|| template_functions(config));
         tracing::info!("reactor listening ({} tag patterns)", map.len());
         loop {
             match listener.next(None) {
                 Ok(Some(ev)) => {
                     for sls in map.matching(&ev.tag) {
-                        match reactions::render(config, sls, &ev.tag, &ev.data) {
+                        match reactions::render(config, functions, sls, &ev.tag, &ev.data) {
                             Ok(list) => {
                                 for r in list {
                                     pool.submit(r);
@@ -79,6 +85,21 @@ fn listen(config: &MasterConfig, map: &ReactorMap) {
                     break;
                 }
             }
+        }
+    }
+}
+
+/// The functions of the master's templates; without the mine store
+/// (logged), the runtime's own.
+fn template_functions(config: &MasterConfig) -> Functions {
+    match crate::runners::mine::open_store(config) {
+        Ok(mine) => crate::daemon::functions::for_templates(Arc::new(mine)),
+        Err(e) => {
+            tracing::warn!(
+                "reactor: the mine store did not open ({e}): salt['mine.get'] in reactor SLS \
+                 files reads the master's own datastore"
+            );
+            brine_runtime::modules::functions()
         }
     }
 }

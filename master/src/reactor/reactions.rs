@@ -5,6 +5,7 @@
 //! else a positional one), or the older `arg` (positional) and `kwarg`.
 
 use crate::daemon::MasterConfig;
+use brine_compile::minion_data::Functions;
 use brine_compile::render::jinja::{self, TemplateContext};
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
@@ -64,9 +65,11 @@ pub enum ReactionError {
     },
 }
 
-/// Render `path` for the event `tag`/`data`; its reactions, in order.
+/// Render `path` for the event `tag`/`data` (its `salt[...]` calling
+/// `functions`); its reactions, in order.
 pub fn render(
     config: &MasterConfig,
+    functions: &Functions,
     path: &Path,
     tag: &str,
     data: &Value,
@@ -87,7 +90,7 @@ pub fn render(
             grains: Value::new_map(),
             pillar: Value::new_map(),
             opts: Value::Map(config.opts.clone()),
-            functions: brine_runtime::modules::functions(),
+            functions: functions.clone(),
         }),
         saltenv: "base".into(),
         tplpath: Some(shown.clone()),

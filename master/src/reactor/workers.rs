@@ -18,9 +18,7 @@ use std::sync::{Arc, Mutex};
 /// name it.
 const REACTOR: &str = "Reactor";
 
-/// Most workers and queued reactions, whatever the config says.
-const MAX_THREADS: usize = 64;
-const MAX_QUEUE: usize = 100_000;
+use crate::daemon::config::{MAX_REACTOR_QUEUE as MAX_QUEUE, MAX_REACTOR_THREADS as MAX_THREADS};
 
 pub struct Pool {
     queue: SyncSender<Reaction>,

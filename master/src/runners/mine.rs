@@ -27,16 +27,22 @@ fn get(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
         .take("tgt_type")
         .map_or_else(|| "glob".to_string(), |v| v.to_python_str());
     p.finish()?;
-    let mine = Mine::new(
-        KeyStore::for_config(&config.pki_dir, &config.job_cache)?,
-        Arc::new(MinionCache::open(&config.minion_cache_dir())?),
-        Arc::new(job_cache(config)?),
-        Arc::new(config.opts.clone()),
-    );
+    let mine = open_store(config)?;
     let me = config
         .opts
         .get("id")
         .map(Value::to_python_str)
         .unwrap_or_default();
     Ok(Answer::data(mine.get(&me, &tgt, &fun, &tgt_type)?))
+}
+
+/// The master's mine store, opened as the daemon opens it (key store,
+/// minion cache, job cache): the runner's, and the reactor's templates'.
+pub fn open_store(config: &MasterConfig) -> Result<Mine, RunnerError> {
+    Ok(Mine::new(
+        KeyStore::for_config(&config.pki_dir, &config.job_cache)?,
+        Arc::new(MinionCache::open(&config.minion_cache_dir())?),
+        Arc::new(job_cache(config)?),
+        Arc::new(config.opts.clone()),
+    ))
 }

@@ -217,14 +217,19 @@ mod tests {
         let (config, _) = MasterConfig::load(td.path()).unwrap_or_else(|e| panic!("{e}"));
         let store = KeyStore::create(&config.pki_dir).unwrap_or_else(|e| panic!("{e}"));
         for id in ["web1", "web2", "db1"] {
-            let keys = KeyPair::generate().unwrap_or_else(|e| panic!("{e}")).public();
+            let keys = KeyPair::generate()
+                .unwrap_or_else(|e| panic!("{e}"))
+                .public();
             store
                 .authenticate(id, &keys, false)
                 .unwrap_or_else(|e| panic!("{e}"));
         }
         let j = |v: Value| serde_json::to_value(&v).unwrap_or_default();
         let all = j(list_all(&config, call(&[], &[])).unwrap_or(Value::Null));
-        assert_eq!(all["minions_pre"], serde_json::json!(["db1", "web1", "web2"]));
+        assert_eq!(
+            all["minions_pre"],
+            serde_json::json!(["db1", "web1", "web2"])
+        );
         let got = j(accept(&config, call(&["web*"], &[])).unwrap_or(Value::Null));
         assert_eq!(got, serde_json::json!({"minions": ["web1", "web2"]}));
         let got = j(reject(&config, call(&["db1"], &[])).unwrap_or(Value::Null));
@@ -232,8 +237,11 @@ mod tests {
         // A rejected key is accepted only when asked to include it.
         let got = j(accept(&config, call(&["db1"], &[])).unwrap_or(Value::Null));
         assert_eq!(got, serde_json::json!({"minions_rejected": ["db1"]}));
-        let got = j(accept(&config, call(&["db1"], &[("include_rejected", Value::Bool(true))]))
-            .unwrap_or(Value::Null));
+        let got = j(accept(
+            &config,
+            call(&["db1"], &[("include_rejected", Value::Bool(true))]),
+        )
+        .unwrap_or(Value::Null));
         assert_eq!(got, serde_json::json!({"minions": ["db1"]}));
         let got = j(delete(&config, call(&["web2,db1"], &[])).unwrap_or(Value::Null));
         assert_eq!(got, serde_json::json!({"minions": ["db1", "web2"]}));
