@@ -210,3 +210,51 @@ fn a_minion_updates_its_mine_on_start() {
     minion.stop();
     master.stop();
 }
+
+/// The master keeps at most 1024 mine entries per minion: a minion whose
+/// `mine_functions` would push past that has its whole update refused
+/// (logged on the master, nothing of it kept, the daemon serving on),
+/// and the same minion's `mine.send` of one entry still lands.
+#[test]
+fn a_mine_past_its_bound_is_refused_whole() {
+    let conf = MasterConf::new("");
+    let mut master = conf.start();
+    let mut funcs = String::from("mine_functions:\n");
+    for i in 0..1030 {
+        funcs.push_str(&format!(
+            "  a{i:04}:\n    - mine_function: test.echo\n    - x{i}\n"
+        ));
+    }
+    conf.write_minion_conf("web1", &funcs);
+    let mut minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline
+        && !conf
+            .log()
+            .contains("would keep more than 1024 mine entries")
+    {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(
+        conf.log()
+            .contains("minion web1 would keep more than 1024 mine entries"),
+        "master log:\n{}\nminion log:\n{}",
+        conf.log(),
+        conf.minion_log()
+    );
+    let get = |fun: &str| {
+        let out = conf.cli("brine-run", &["--out", "json", "mine.get", "*", fun]);
+        json_docs(&out.stdout).unwrap_or(Json::Null)
+    };
+    assert_eq!(
+        get("a0000"),
+        serde_json::json!({}),
+        "a refused update kept data"
+    );
+    let (sent, _) = conf.call("web1", &["mine.send", "test.ping"]);
+    assert_eq!(sent, Json::Bool(true));
+    assert_eq!(get("test.ping"), serde_json::json!({"web1": true}));
+    minion.stop();
+    master.stop();
+}
