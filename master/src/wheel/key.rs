@@ -2,7 +2,7 @@
 //! manages them — list, accept, reject, delete, fingerprints — with the
 //! key store `brine-key` uses, each change announced as `salt/key`.
 
-use super::WheelError;
+use super::function::WheelError;
 use crate::daemon::events::{client, tags, wire::Event};
 use crate::daemon::MasterConfig;
 use crate::keys::{KeyState, KeyStore};

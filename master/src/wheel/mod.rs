@@ -1,27 +1,16 @@
 //! Salt's wheel: functions that manage the master itself, run in the
 //! master's process (by the reactor's `wheel.*` reactions). Each wheel
 //! module is one file behind one table ([`FUNCTIONS`]): [`key`], the minion
-//! keys (Salt's `wheel.key`).
+//! keys (Salt's `wheel.key`); [`function`] says what a wheel function is.
 
+pub mod function;
 pub mod key;
+
+pub use function::{WheelError, WheelFn};
 
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 use brine_core::Value;
-
-/// Why a wheel function gave no answer.
-#[derive(Debug, thiserror::Error)]
-pub enum WheelError {
-    #[error("'{0}' is not available.")]
-    NotAvailable(String),
-    #[error("Passed invalid arguments: {0}")]
-    InvalidArguments(String),
-    #[error(transparent)]
-    Keys(#[from] crate::keys::KeyStoreError),
-}
-
-/// A wheel function: the master's config and the call's arguments.
-pub type WheelFn = fn(&MasterConfig, CallArgs) -> Result<Value, WheelError>;
 
 /// Every wheel function, by `module.function`.
 pub const FUNCTIONS: &[(&str, WheelFn)] = &[
