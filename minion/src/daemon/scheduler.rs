@@ -13,7 +13,7 @@ use super::{jobs, Identity, Shared};
 use brine_core::{Map, Value};
 use brine_runtime::schedule::{self, dates, Schedule};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Longest mine interval taken: a year, in minutes.
 const MAX_MINE_MINUTES: i64 = 525_600;
@@ -74,9 +74,22 @@ pub async fn keep(shared: Arc<Shared>, ident: Arc<Identity>) {
     };
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Between changes, a tick only looks at the clock: the schedule is
+    // evaluated when a job's time comes, `schedule.*` changed it, or the
+    // pillar (its jobs) was refreshed. A swarm's thousand identities tick
+    // every second.
+    let mut wake: Option<Instant> = None;
+    // The pillar last evaluated with, by address (a refresh swaps it).
+    let mut pillar_seen = 0usize;
     loop {
         tick.tick().await;
         let minion = ident.snapshot();
+        let pillar_now = Arc::as_ptr(&minion.pillar) as usize;
+        let changed = schedule::lock(&handle).take_changed();
+        if !changed && pillar_now == pillar_seen && wake.is_some_and(|w| Instant::now() < w) {
+            continue;
+        }
+        pillar_seen = pillar_now;
         let running = ident.running.snapshot();
         let count = |name: &str| {
             running
@@ -84,12 +97,27 @@ pub async fn keep(shared: Arc<Shared>, ident: Arc<Identity>) {
                 .filter(|j| j.get("schedule").and_then(Value::as_str) == Some(name))
                 .count()
         };
-        let due = schedule::lock(&handle).due(dates::now(), &minion.pillar, &minion.grains, &count);
+        let now = dates::now();
+        let (due, next) = {
+            let mut sched = schedule::lock(&handle);
+            let due = sched.due(now, &minion.pillar, &minion.grains, &count);
+            (due, sched.next_wake())
+        };
+        // Nothing timed: look again in an hour all the same (a `when` may
+        // name a weekday).
+        // A tick early rather than late: ticks and fire times are a
+        // fraction of a second apart.
+        let secs = next.map_or(IDLE_RECHECK_SECONDS, |t| dates::seconds_between(now, t) - 1);
+        wake =
+            Some(Instant::now() + Duration::from_secs(secs.clamp(0, IDLE_RECHECK_SECONDS) as u64));
         for d in due {
             tokio::spawn(jobs::run_scheduled(shared.clone(), ident.clone(), d));
         }
     }
 }
+
+/// Longest the scheduler goes without evaluating the schedule.
+const IDLE_RECHECK_SECONDS: i64 = 3_600;
 
 /// A fresh schedule for a minion's options.
 pub fn new_handle(opts: &Map) -> schedule::Handle {

@@ -121,12 +121,13 @@ impl Schedule {
                 self.write_key(name, own, "name", Value::Str(name.clone()));
             }
             let function = function_of(&data);
-            if forced.iter().any(|f| f == name) {
-                // `schedule.run_job`: now, whatever its times say.
-                if let Some(d) = self.forced(name, own, &data, function, running) {
+            // `schedule.run_job`: now, whatever its times say (and then
+            // evaluated as every second, without a second run).
+            let forced_run = forced.iter().any(|f| f == name);
+            if forced_run {
+                if let Some(d) = self.forced(name, own, &data, function.clone(), running) {
                     due.push(d);
                 }
-                continue;
             }
             let st = self.state.entry(name.clone()).or_default();
             if data.get("run_on_start").is_some_and(Value::is_truthy) && st.run_on_start.is_none() {
@@ -203,6 +204,7 @@ impl Schedule {
                         }
                     }
                     if st.next_fire.is_some_and(|t| t < window) {
+                        st.finished = true;
                         continue;
                     }
                 }
@@ -296,7 +298,14 @@ impl Schedule {
                 Kind::Interval(_) => run |= seconds <= 0,
                 Kind::Cron => {
                     if seconds <= 0 {
-                        st.next_fire = None;
+                        // The next time at once: the scheduler sleeps
+                        // until it.
+                        let expr = data
+                            .get("cron")
+                            .map(Value::to_python_str)
+                            .unwrap_or_default();
+                        st.next_fire = Cron::parse(&expr).and_then(|c| c.next_after(now));
+                        st.next_scheduled = st.next_fire;
                         run = true;
                     }
                 }
@@ -364,6 +373,9 @@ impl Schedule {
             if run && !self.may_start(name, own, &data, running) {
                 run = false;
                 skipped = true;
+            }
+            if forced_run {
+                run = false;
             }
             let st = self.state.entry(name.clone()).or_default();
             if run {
@@ -560,6 +572,51 @@ mod tests {
         assert!(!s.own()["never"]
             .as_map()
             .is_some_and(|m| m.contains_key("splay")));
+    }
+
+    /// The scheduler sleeps until the next wake-up: every kind of job
+    /// says when it needs looking at again, and a finished `once` never.
+    #[test]
+    fn next_wake_follows_the_jobs() {
+        let mut s = sched(serde_json::json!({
+            "every5": {"function": "test.ping", "seconds": 5},
+            "cron": {"function": "test.ping", "cron": "*/2 * * * *"},
+            "once": {"function": "test.ping", "once": "2026-11-27T12:00:03"},
+        }));
+        let t0 = date(2026, 11, 27).at(12, 0, 0, 0);
+        let (p, g) = (Map::default(), Map::default());
+        assert!(s.take_changed());
+        assert!(!s.take_changed());
+        s.due(t0, &p, &g, &none);
+        assert_eq!(
+            s.next_wake().map(dates::show).as_deref(),
+            Some("2026-11-27T12:00:03")
+        );
+        assert_eq!(names(&s.due(dates::plus(t0, 3), &p, &g, &none)), ["once"]);
+        assert_eq!(
+            s.next_wake().map(dates::show).as_deref(),
+            Some("2026-11-27T12:00:05")
+        );
+        s.due(dates::plus(t0, 5), &p, &g, &none);
+        s.due(dates::plus(t0, 6), &p, &g, &none);
+        assert_eq!(
+            s.next_wake().map(dates::show).as_deref(),
+            Some("2026-11-27T12:00:10")
+        );
+        let mut ran = Vec::new();
+        for sec in 7..=125 {
+            for d in s.due(dates::plus(t0, sec), &p, &g, &none) {
+                ran.push((sec, d.name));
+            }
+        }
+        assert!(ran.contains(&(120, "cron".to_string())), "{ran:?}");
+        // The cron job's next time is known right after it ran.
+        assert_eq!(
+            s.next_fire_time("cron").as_deref(),
+            Some("2026-11-27T12:04:00")
+        );
+        s.run_now("every5");
+        assert!(s.take_changed());
     }
 
     #[test]

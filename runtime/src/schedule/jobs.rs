@@ -4,6 +4,7 @@
 use super::dates;
 use super::state::JobState;
 use brine_core::{Map, Value};
+use jiff::civil::DateTime;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -51,6 +52,8 @@ pub struct Schedule {
     conf_file: Option<PathBuf>,
     /// Jobs `schedule.run_job` asked for, run at the next evaluation.
     pub(super) run_now: Vec<String>,
+    /// Changed since the scheduler last looked ([`Schedule::take_changed`]).
+    pub(super) changed: bool,
 }
 
 /// Where Salt keeps a minion's schedule changes: `minion.d/_schedule.conf`
@@ -78,6 +81,7 @@ impl Schedule {
             state: HashMap::new(),
             conf_file: conf_file(opts),
             run_now: Vec::new(),
+            changed: true,
         }
     }
 
@@ -127,6 +131,18 @@ impl Schedule {
         out
     }
 
+    /// Whether `schedule.*` changed the schedule since the last call (the
+    /// scheduler then evaluates it at once, whatever the times say).
+    pub fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// The earliest time any job needs evaluating again; `None` when none
+    /// ever does (until the schedule or the pillar changes).
+    pub fn next_wake(&self) -> Option<DateTime> {
+        self.state.values().filter_map(JobState::wake).min()
+    }
+
     /// Whether the scheduler has looked at the job `name` (Salt's
     /// evaluation has written its `name` into it then).
     pub fn evaluated(&self, name: &str) -> bool {
@@ -156,6 +172,7 @@ impl Schedule {
         }
         self.state.remove(name);
         self.jobs.insert(name.to_string(), Value::Map(data));
+        self.changed = true;
         Ok(true)
     }
 
@@ -164,6 +181,7 @@ impl Schedule {
     pub fn modify(&mut self, name: &str, data: Map) -> Result<(), ScheduleError> {
         self.jobs.shift_remove(name);
         self.state.remove(name);
+        self.changed = true;
         if self.jobs.len() >= MAX_JOBS {
             return Err(ScheduleError::Full);
         }
@@ -175,6 +193,7 @@ impl Schedule {
     pub fn delete(&mut self, name: &str, pillar: &Map) {
         if self.jobs.shift_remove(name).is_some() {
             self.state.remove(name);
+            self.changed = true;
         } else if of(pillar).contains_key(name) {
             tracing::warn!("Cannot delete job {name}, it's in the pillar!");
         }
@@ -185,6 +204,7 @@ impl Schedule {
         match self.jobs.get_mut(name) {
             Some(Value::Map(job)) => {
                 job.insert("enabled".into(), Value::Bool(on));
+                self.changed = true;
             }
             _ if of(pillar).contains_key(name) => {
                 tracing::warn!("Cannot modify job {name}, it's in the pillar!");
@@ -195,12 +215,14 @@ impl Schedule {
 
     /// Switch the whole schedule on or off.
     pub fn set_enabled(&mut self, on: bool) {
+        self.changed = true;
         self.jobs.insert("enabled".into(), Value::Bool(on));
     }
 
     /// Merge saved jobs in (Salt's `reload`).
     pub fn reload(&mut self, saved: Map) {
         self.state.clear();
+        self.changed = true;
         for (k, v) in saved {
             self.jobs.insert(k, v);
         }
@@ -210,6 +232,7 @@ impl Schedule {
     pub fn run_now(&mut self, name: &str) {
         if !self.run_now.iter().any(|n| n == name) && self.run_now.len() < MAX_RUN_NOW {
             self.run_now.push(name.to_string());
+            self.changed = true;
         }
     }
 

@@ -19,6 +19,8 @@ pub struct JobState {
     pub run_on_start: Option<bool>,
     /// The `when` (or `once`) time a run was made for (each runs once).
     pub when_done: Option<DateTime>,
+    /// A `once` job whose time has passed: nothing more to look at.
+    pub finished: bool,
     /// The error already logged for this job (logged once, not each second).
     logged: Option<String>,
 }
@@ -26,6 +28,21 @@ pub struct JobState {
 impl JobState {
     pub fn next_fire(&self) -> Option<DateTime> {
         self.splay.or(self.next_fire)
+    }
+
+    /// When the job needs looking at again: its next fire time; a `when`
+    /// or `once` time it ran for is looked at once more after its window
+    /// (to move on to the next); never for a finished or broken job.
+    pub fn wake(&self) -> Option<DateTime> {
+        if self.finished {
+            return None;
+        }
+        let t = self.next_fire()?;
+        Some(if self.when_done == Some(t) {
+            dates::plus(t, 2)
+        } else {
+            t
+        })
     }
 
     /// Salt's `_`-keys as `schedule.job_status` shows them.
