@@ -7,12 +7,13 @@
 //! part opened, and the function run. Anything malformed, forged, stale or
 //! replayed is logged and dropped; the subscription carries on.
 
+use super::running::LateProcFile;
 use super::{pillar, returns, Identity, Shared, Standing};
 use brine_compile::matcher;
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
-use brine_host::jobs::{Jobs, ProcFile};
+use brine_host::jobs::Jobs;
 use brine_protocol::crypto::{finger, KeyPair, PublicKeys, ReplayError, ReplayGuard, SessionKey};
 use brine_protocol::messages::{
     aad, open_data, read_frame, JobReturn, PackedValue, Publication, SealedPublication, WireError,
@@ -462,8 +463,9 @@ struct Running<'a> {
     ident: &'a Identity,
     jid: String,
     cancel: Arc<tokio::sync::Notify>,
-    /// The job's proc file, for other processes (`brine-call`) to see it.
-    _proc_file: Option<ProcFile>,
+    /// The job's proc file, for other processes (`brine-call`) to see it
+    /// once it has run a while.
+    _proc_file: LateProcFile,
 }
 
 impl<'a> Running<'a> {
@@ -483,13 +485,7 @@ impl<'a> Running<'a> {
         // Identities of one daemon may share the folder: the id tells
         // their files apart.
         let name = format!("{}.{}", publ.jid, ident.id());
-        let proc_file = match ProcFile::write(&cachedir, &name, &data) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                tracing::warn!("job {}: cannot write its proc file: {e}", publ.jid);
-                None
-            }
-        };
+        let proc_file = LateProcFile::schedule(cachedir, name, data.clone());
         let cancel = ident.running.start(&publ.jid, data)?;
         Some(Running {
             ident,

@@ -177,3 +177,84 @@ mod tests {
         assert!(t.lock().get("nope").is_none());
     }
 }
+
+/// A job's proc file for other processes (`brine-call`'s state queue,
+/// its `saltutil.running`), written only once the job has run for
+/// [`PROC_FILE_AFTER`]: a quick job (`test.ping`) never touches the disk,
+/// which for a swarm's thousand identities was a thousand creates and
+/// unlinks on the runtime's one thread per publication. Removed when
+/// dropped, whenever it was written.
+pub struct LateProcFile {
+    slot: Arc<Mutex<LateSlot>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Default)]
+struct LateSlot {
+    file: Option<brine_host::jobs::ProcFile>,
+    /// The job is over: a file written now is removed at once.
+    done: bool,
+}
+
+/// How long a job runs before other processes are told of it.
+pub const PROC_FILE_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
+
+impl LateProcFile {
+    /// Write `data` as job `name`'s proc file under `cachedir` if the job
+    /// still runs after [`PROC_FILE_AFTER`].
+    pub fn schedule(cachedir: std::path::PathBuf, name: String, data: Map) -> LateProcFile {
+        let slot = Arc::new(Mutex::new(LateSlot::default()));
+        let held = slot.clone();
+        let task = tokio::spawn(async move {
+            tokio::time::sleep(PROC_FILE_AFTER).await;
+            let _ = tokio::task::spawn_blocking(move || {
+                let written = match brine_host::jobs::ProcFile::write(&cachedir, &name, &data) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        tracing::warn!("job {name}: cannot write its proc file: {e}");
+                        return;
+                    }
+                };
+                let mut g = held.lock().unwrap_or_else(|p| p.into_inner());
+                if g.done {
+                    drop(written);
+                } else {
+                    g.file = Some(written);
+                }
+            })
+            .await;
+        });
+        LateProcFile { slot, task }
+    }
+}
+
+impl Drop for LateProcFile {
+    fn drop(&mut self) {
+        self.task.abort();
+        let mut g = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        g.done = true;
+        // Dropping the file removes it.
+        g.file.take();
+    }
+}
+
+#[cfg(test)]
+mod late_tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_quick_job_writes_nothing_a_long_one_is_seen_until_it_ends() {
+        let td = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = brine_host::jobs::proc_dir(td.path());
+        let count = || std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+        let quick = LateProcFile::schedule(td.path().to_path_buf(), "1.a".into(), Map::default());
+        drop(quick);
+        tokio::time::sleep(PROC_FILE_AFTER * 3).await;
+        assert_eq!(count(), 0);
+        let long = LateProcFile::schedule(td.path().to_path_buf(), "2.a".into(), Map::default());
+        tokio::time::sleep(PROC_FILE_AFTER * 3).await;
+        assert_eq!(count(), 1);
+        drop(long);
+        assert_eq!(count(), 0);
+    }
+}
