@@ -229,6 +229,7 @@ def main():
                                                           "master peak", "swarm peak",
                                                           "master cpu/m", "swarm cpu/m",
                                                           "returns/s"))
+        cuts_before = 0
         for fun in funs:
             wait_quiet(master)
             for p in [master] + swarms:
@@ -247,7 +248,15 @@ def main():
             secs, docs, rc = run_cli(brine + ["--out", "json", "--out-indent", "-1", "-t",
                                               str(a.timeout), "*"] + fun, a.timeout + 120)
             if listener:
-                time.sleep(2)
+                # The listener may still be writing what the bus holds for
+                # it: wait until its file stops growing (at most a minute).
+                last, still = -1, time.time()
+                while time.time() - still < 60:
+                    size = os.path.getsize(seen_path)
+                    if size == last:
+                        break
+                    last = size
+                    time.sleep(2)
                 listener.terminate()
                 listener.wait()
                 seen_file.close()
@@ -255,8 +264,12 @@ def main():
                     lines = f.read().decode(errors="replace").splitlines()
                 rets = sum(1 for l in lines if "/ret/" in l.split("\t", 1)[0])
                 news = sum(1 for l in lines if l.split("\t", 1)[0].endswith("/new"))
-                print("  events seen by state.event: %d new, %d ret (of %d returns shown)"
-                      % (news, rets, docs))
+                log.flush()
+                with open(os.path.join(tmp, "fleet.log"), errors="replace") as f:
+                    cut = sum(1 for l in f if "event subscriber" in l and "; cut" in l)
+                print("  events seen by state.event: %d new, %d ret (of %d returns shown)%s"
+                      % (news, rets, docs, ", listener cut (slow subscriber)" if cut > cuts_before else ""))
+                cuts_before = cut
             cpu = cpu_seconds(master.pid) - cpu0
             scpu = sum(cpu_seconds(s.pid) for s in swarms) - scpu0
             mpeak = status_kb(master.pid, "VmHWM") / 1024
