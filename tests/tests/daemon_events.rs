@@ -286,3 +286,57 @@ fn the_bus_refuses_and_cuts_past_its_bounds() {
     );
     master.stop();
 }
+
+/// At most 64 peers fire at once: with 64 firing connections held open,
+/// the next firer is refused (logged) and its event never reaches the bus;
+/// once they go, firing works again.
+#[test]
+fn the_bus_takes_at_most_64_firers_at_once() {
+    use brine_master::daemon::events::client::{fire, Listener};
+    use brine_master::daemon::events::socket::MAX_FIRERS;
+    use brine_master::daemon::events::wire::{self, Event, Hello, SOCKET_NAME};
+    let conf = MasterConf::new("");
+    let mut master = conf.start();
+    let sock_dir = conf.root().join("var/run/brine/master");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !sock_dir.join(SOCKET_NAME).exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut listener = Listener::open(&sock_dir, 1 << 20).expect("subscriber");
+    let held: Vec<std::os::unix::net::UnixStream> = (0..MAX_FIRERS)
+        .map(|_| {
+            let mut s = std::os::unix::net::UnixStream::connect(sock_dir.join(SOCKET_NAME))
+                .expect("connect");
+            wire::write_blocking(&mut s, &Hello::Fire).expect("hello");
+            s
+        })
+        .collect();
+    // The server takes them in as it reads their hellos.
+    std::thread::sleep(Duration::from_millis(500));
+    let one = |tag: &str| Event {
+        tag: tag.into(),
+        data: brine_core::Value::from_json(&serde_json::json!({})),
+    };
+    assert!(
+        fire(&sock_dir, &[one("over/limit")]).is_err(),
+        "a 65th firer was let in"
+    );
+    assert!(
+        conf.log().contains("peers already firing; refused one"),
+        "{}",
+        conf.log()
+    );
+    drop(held);
+    std::thread::sleep(Duration::from_millis(300));
+    fire(&sock_dir, &[one("after/limit")]).expect("firing once the others left");
+    let mut tags = Vec::new();
+    while let Ok(Some(e)) = listener.next(Some(Duration::from_secs(2))) {
+        tags.push(e.tag);
+        if tags.iter().any(|t| t == "after/limit") {
+            break;
+        }
+    }
+    assert!(!tags.iter().any(|t| t == "over/limit"), "{tags:?}");
+    assert!(tags.iter().any(|t| t == "after/limit"), "{tags:?}");
+    master.stop();
+}
