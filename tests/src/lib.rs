@@ -1,11 +1,13 @@
 //! Shared by the end-to-end tests: locating the built binaries, a relay
-//! that can cut a minion off its master (`partition`), and the
+//! that can cut a minion off its master (`partition`), the real fleet's
+//! recordings they replay (`recorded`), and the
 //! conformance runner that replays `tests/conformance/cases` (copied from
 //! what real Salt 3007.8 answered) against brine and compares.
 
 pub mod conformance;
 pub mod daemon;
 pub mod partition;
+pub mod recorded;
 
 use std::path::PathBuf;
 

@@ -10,37 +10,12 @@
 //! return reaches the master's bus as `salt/job/<jid>/ret/web1`.
 
 use brine_tests::bin;
-use brine_tests::daemon::{json_docs, spawn_logged, MasterConf, MasterProc};
+use brine_tests::daemon::{json_docs, MasterConf, MasterProc};
+use brine_tests::recorded;
 use serde_json::Value as Json;
 use std::io::Read;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn recorded() -> Json {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("recorded/fleet/call.salt.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("recording")).expect("json")
-}
-
-fn tree(rec: &Json, key: &str, tmp: &Path) -> String {
-    rec["tree"][key]
-        .as_str()
-        .unwrap_or_else(|| panic!("{key} in the recording"))
-        .replace("@TMP@", &tmp.display().to_string())
-}
-
-fn minion_conf(conf: &MasterConf, rec: &Json, id: &str) -> std::path::PathBuf {
-    let tmp = conf.dir.path();
-    let dir = tmp.join(format!("etc-{id}"));
-    std::fs::create_dir_all(&dir).expect("minion config folder");
-    let text = tree(rec, &format!("@TMP@/etc-{id}/minion"), tmp)
-        .replace("@PUB@", &conf.publish_port.to_string())
-        .replace("@RET@", &conf.ret_port.to_string())
-        .replace("log_level: warning", "log_level: info")
-        .replace("user: root\n", "");
-    std::fs::write(dir.join("minion"), text).expect("minion config");
-    dir
-}
 
 /// A state run's times differ from run to run.
 fn without_times(mut j: Json) -> Json {
@@ -57,7 +32,7 @@ fn without_times(mut j: Json) -> Json {
 
 #[test]
 fn brine_call_through_the_master_answers_as_salt_call() {
-    let rec = recorded();
+    let rec = recorded::load("fleet/call.salt.json");
     let conf = MasterConf::new("");
     let tmp = conf.dir.path().to_path_buf();
     let tmp_s = tmp.display().to_string();
@@ -69,7 +44,7 @@ fn brine_call_through_the_master_answers_as_salt_call() {
     ] {
         let p = tmp.join(rel);
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, tree(&rec, &format!("@TMP@/{rel}"), &tmp)).expect("write");
+        std::fs::write(&p, recorded::tree(&rec, &format!("@TMP@/{rel}"), &tmp)).expect("write");
     }
     let master_conf = conf.conf_dir().join("master");
     let mut text = std::fs::read_to_string(&master_conf).expect("master config");
@@ -81,14 +56,7 @@ fn brine_call_through_the_master_answers_as_salt_call() {
     let mut master = conf.start();
     let mut minions: Vec<MasterProc> = ["web1", "web2", "db1"]
         .iter()
-        .map(|id| {
-            let dir = minion_conf(&conf, &rec, id);
-            MasterProc::of(spawn_logged(
-                "brine-minion",
-                &dir,
-                &tmp.join(format!("{id}.log")),
-            ))
-        })
+        .map(|id| recorded::start_minion(&conf, &rec, id))
         .collect();
     for id in ["web1", "web2", "db1"] {
         conf.accept_and_ping(id);
@@ -149,13 +117,9 @@ fn brine_call_through_the_master_answers_as_salt_call() {
                 o
             }
             Some("cat") => {
-                let got = std::fs::read_to_string(&argv[1]).unwrap_or_default();
                 checked += 1;
-                if got != step["stdout"].as_str().unwrap_or_default() {
-                    failures.push(format!(
-                        "[{i}] {label}: salt {:?}, brine {got:?}",
-                        step["stdout"]
-                    ));
+                if let Some(d) = recorded::cat_differs(step, &argv) {
+                    failures.push(format!("[{i}] {label}:\n{d}"));
                 }
                 continue;
             }

@@ -8,45 +8,13 @@
 //! state compiled on the master whose template reads `salt['mine.get']`.
 //! Every `--out json` answer must equal Salt's.
 
-use brine_tests::daemon::{json_docs, spawn_logged, MasterConf, MasterProc};
+use brine_tests::daemon::{json_docs, MasterConf, MasterProc};
+use brine_tests::recorded;
 use serde_json::Value as Json;
-use std::path::Path;
-
-fn recorded() -> Json {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("recorded/fleet/mine.salt.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("recording")).expect("json")
-}
-
-/// The recorded tree's text at `key`, `@TMP@` made `tmp`.
-fn tree(rec: &Json, key: &str, tmp: &Path) -> String {
-    rec["tree"][key]
-        .as_str()
-        .unwrap_or_else(|| panic!("{key} in the recording"))
-        .replace("@TMP@", &tmp.display().to_string())
-}
-
-/// Minion `id` of `conf` with the recorded minion config (ports, root and
-/// log lines made ours), running.
-fn start_minion(conf: &MasterConf, rec: &Json, id: &str) -> MasterProc {
-    let tmp = conf.dir.path();
-    let dir = tmp.join(format!("etc-{id}"));
-    std::fs::create_dir_all(&dir).expect("minion config folder");
-    let text = tree(rec, &format!("@TMP@/etc-{id}/minion"), tmp)
-        .replace("@PUB@", &conf.publish_port.to_string())
-        .replace("@RET@", &conf.ret_port.to_string())
-        .replace("log_level: warning", "log_level: info")
-        .replace("user: root\n", "");
-    std::fs::write(dir.join("minion"), text).expect("minion config");
-    MasterProc::of(spawn_logged(
-        "brine-minion",
-        &dir,
-        &tmp.join(format!("{id}.log")),
-    ))
-}
 
 #[test]
 fn the_mine_answers_as_salts() {
-    let rec = recorded();
+    let rec = recorded::load("fleet/mine.salt.json");
     let conf = MasterConf::new("");
     let tmp = conf.dir.path().to_path_buf();
     for (key, rel) in [
@@ -60,7 +28,7 @@ fn the_mine_answers_as_salts() {
     ] {
         let p = tmp.join(rel);
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, tree(&rec, key, &tmp)).expect("write");
+        std::fs::write(&p, recorded::tree(&rec, key, &tmp)).expect("write");
     }
     let master_conf = conf.conf_dir().join("master");
     let mut text = std::fs::read_to_string(&master_conf).expect("master config");
@@ -72,7 +40,7 @@ fn the_mine_answers_as_salts() {
     let mut master = conf.start();
     let mut minions: Vec<MasterProc> = ["web1", "web2", "db1"]
         .iter()
-        .map(|id| start_minion(&conf, &rec, id))
+        .map(|id| recorded::start_minion(&conf, &rec, id))
         .collect();
     for id in ["web1", "web2", "db1"] {
         conf.accept_and_ping(id);
@@ -93,13 +61,9 @@ fn the_mine_answers_as_salts() {
             Some("salt") => ("brine", &argv[1..]),
             Some("salt-run") => ("brine-run", &argv[1..]),
             Some("cat") => {
-                let got = std::fs::read_to_string(&argv[1]).unwrap_or_default();
                 checked += 1;
-                if got != step["stdout"].as_str().unwrap_or_default() {
-                    failures.push(format!(
-                        "[{i}] cat: salt {:?}, brine {got:?}",
-                        step["stdout"]
-                    ));
+                if let Some(d) = recorded::cat_differs(step, &argv) {
+                    failures.push(format!("[{i}] cat:\n{d}"));
                 }
                 continue;
             }

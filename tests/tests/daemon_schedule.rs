@@ -10,22 +10,10 @@
 //! schedule picked up by a pillar refresh. Every `--out json` answer and
 //! every text answer must equal Salt's, times of day aside.
 
-use brine_tests::daemon::{json_docs, spawn_logged, MasterConf, MasterProc};
+use brine_tests::daemon::{json_docs, MasterConf};
+use brine_tests::recorded;
 use serde_json::Value as Json;
-use std::path::Path;
 use std::time::Duration;
-
-fn recorded() -> Json {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("recorded/fleet/schedule.salt.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("recording")).expect("json")
-}
-
-fn tree(rec: &Json, key: &str, tmp: &Path) -> String {
-    rec["tree"][key]
-        .as_str()
-        .unwrap_or_else(|| panic!("{key} in the recording"))
-        .replace("@TMP@", &tmp.display().to_string())
-}
 
 /// Times of day (`2026-11-27T21:35:43`) and job ids differ from run to
 /// run: made placeholders.
@@ -49,7 +37,7 @@ const DIFFERENT: &[(&str, &str)] = &[
 
 #[test]
 fn the_schedule_answers_as_salts() {
-    let rec = recorded();
+    let rec = recorded::load("fleet/schedule.salt.json");
     let conf = MasterConf::new("");
     let tmp = conf.dir.path().to_path_buf();
     let tmp_s = tmp.display().to_string();
@@ -62,7 +50,7 @@ fn the_schedule_answers_as_salts() {
         let text = if rel.ends_with("sched.sls") {
             "{}\n".to_string()
         } else {
-            tree(&rec, key, &tmp)
+            recorded::tree(&rec, key, &tmp)
         };
         std::fs::write(&p, text).expect("write");
     }
@@ -74,15 +62,7 @@ fn the_schedule_answers_as_salts() {
     ));
     std::fs::write(&master_conf, text).expect("master config");
     let mut master = conf.start();
-    let dir = tmp.join("etc-web1");
-    std::fs::create_dir_all(&dir).expect("minion config folder");
-    let minion_text = tree(&rec, "@TMP@/etc-web1/minion", &tmp)
-        .replace("@PUB@", &conf.publish_port.to_string())
-        .replace("@RET@", &conf.ret_port.to_string())
-        .replace("log_level: warning", "log_level: info")
-        .replace("user: root\n", "");
-    std::fs::write(dir.join("minion"), minion_text).expect("minion config");
-    let mut minion = MasterProc::of(spawn_logged("brine-minion", &dir, &tmp.join("web1.log")));
+    let mut minion = recorded::start_minion(&conf, &rec, "web1");
     conf.accept_and_ping("web1");
     // The scheduler starts once the minion has joined, and saves.
     std::thread::sleep(Duration::from_millis(1500));
@@ -128,11 +108,9 @@ fn the_schedule_answers_as_salts() {
             Some("salt") => ("brine", &argv[1..]),
             Some("salt-run") => ("brine-run", &argv[1..]),
             Some("cat") => {
-                let got = std::fs::read_to_string(&argv[1]).unwrap_or_default();
                 checked += 1;
-                let want = step["stdout"].as_str().unwrap_or_default();
-                if got != want {
-                    failures.push(format!("[{i}] {label}:\n--- salt\n{want}--- brine\n{got}"));
+                if let Some(d) = recorded::cat_differs(step, &argv) {
+                    failures.push(format!("[{i}] {label}:\n{d}"));
                 }
                 continue;
             }
