@@ -15,7 +15,6 @@ use super::{auth, pillar, returns};
 use brine_core::args::CallArgs;
 use brine_core::Value;
 use brine_host::jobs::Jobs;
-use brine_protocol::messages::Publication;
 use brine_runtime::context::Minion;
 use brine_runtime::modules::{self, CallError, Return};
 use std::sync::Arc;
@@ -134,18 +133,7 @@ async fn joined_call(
     };
     // salt-call's return to the master (one try: the answer is printed
     // here whatever the master does with it).
-    let publ = Publication {
-        v: brine_protocol::messages::PROTOCOL_VERSION,
-        jid: jid.to_string(),
-        created_ms: brine_protocol::crypto::now_ms(),
-        nonce: serde_bytes::ByteArray::new([0; 16]),
-        tgt: Value::Str(ident.id().to_string()),
-        tgt_type: "glob".into(),
-        fun: fun.to_string(),
-        arg: args.args,
-        kwarg: args.kwargs,
-        secrets: Default::default(),
-    };
+    let publ = jobs::own_job(jid.to_string(), ident.id(), fun, args);
     let mut ret = jobs::job_return(&publ, ident.id(), outcome);
     ret.fun_args = raw.iter().map(|a| Value::Str(a.clone())).collect();
     ret.called = true;

@@ -375,6 +375,24 @@ async fn run_job(
     returns::deliver(&ident, ret, running).await;
 }
 
+/// A job the minion runs of its own accord (a scheduled run, a
+/// `brine-call`), in a publication's shape so it runs and returns as a
+/// published one: aimed at the minion itself, never sent.
+pub fn own_job(jid: String, id: &str, fun: &str, args: CallArgs) -> Publication {
+    Publication {
+        v: brine_protocol::messages::PROTOCOL_VERSION,
+        jid,
+        created_ms: brine_protocol::crypto::now_ms(),
+        nonce: serde_bytes::ByteArray::new([0; 16]),
+        tgt: Value::Str(id.to_string()),
+        tgt_type: "glob".into(),
+        fun: fun.to_string(),
+        arg: args.args,
+        kwarg: args.kwargs,
+        secrets: Default::default(),
+    }
+}
+
 /// Run one job the schedule says is due (Salt's scheduled job): under a
 /// jid of the minion's own, seen by `saltutil.running` with its
 /// `schedule` name (so `maxrunning` counts it), its return sent to the
@@ -387,18 +405,15 @@ pub async fn run_scheduled(
     let Ok(_permit) = shared.jobs.acquire().await else {
         return;
     };
-    let publ = Publication {
-        v: brine_protocol::messages::PROTOCOL_VERSION,
-        jid: brine_host::time::jid(brine_host::time::now_micros(), false),
-        created_ms: brine_protocol::crypto::now_ms(),
-        nonce: serde_bytes::ByteArray::new([0; 16]),
-        tgt: Value::Str(ident.id().to_string()),
-        tgt_type: "glob".into(),
-        fun: due.function.clone(),
-        arg: due.args.clone(),
-        kwarg: due.kwargs.clone(),
-        secrets: Default::default(),
-    };
+    let publ = own_job(
+        brine_host::time::jid(brine_host::time::now_micros(), false),
+        ident.id(),
+        &due.function,
+        CallArgs {
+            args: due.args.clone(),
+            kwargs: due.kwargs.clone(),
+        },
+    );
     tracing::info!(
         "{}: Running scheduled job: {} with jid {}",
         ident.id(),

@@ -200,6 +200,15 @@ fn ret(pairs: &[(&str, Value)]) -> Return {
     .into()
 }
 
+/// The answer most `schedule.*` functions give, its keys in Salt's order.
+fn answer(comment: String, result: bool, changes: Value) -> Return {
+    ret(&[
+        ("comment", s(comment)),
+        ("result", Value::Bool(result)),
+        ("changes", changes),
+    ])
+}
+
 fn s(t: impl Into<String>) -> Value {
     Value::Str(t.into())
 }
@@ -444,13 +453,6 @@ fn add(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let name = p.require("name")?.to_python_str();
     let kw = plain_kwargs(&mut p, "schedule.add");
     p.finish()?;
-    let answer = |comment: String, result: bool, changes: Value| {
-        ret(&[
-            ("comment", s(comment)),
-            ("result", Value::Bool(result)),
-            ("changes", changes),
-        ])
-    };
     let pillar = m.pillar.clone();
     with(m, |sched| {
         if sched.merged(&pillar).contains_key(&name) {
@@ -602,13 +604,6 @@ fn delete(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let name = p.require("name")?.to_python_str();
     let kw = plain_kwargs(&mut p, "schedule.delete");
     p.finish()?;
-    let answer = |comment: String, result: bool, changes: Value| {
-        ret(&[
-            ("comment", s(comment)),
-            ("result", Value::Bool(result)),
-            ("changes", changes),
-        ])
-    };
     if test_mode(&kw) {
         return Ok(answer(
             format!("Job: {name} would be deleted from schedule."),
@@ -687,13 +682,6 @@ fn switch_job(m: &mut Minion, mut p: Params, on: bool, fun: &str) -> Result<Retu
         ("enable", "Enabled")
     } else {
         ("disable", "Disabled")
-    };
-    let answer = |comment: String, result: bool, changes: Value| {
-        ret(&[
-            ("comment", s(comment)),
-            ("result", Value::Bool(result)),
-            ("changes", changes),
-        ])
     };
     if name.is_empty() {
         return Ok(answer(

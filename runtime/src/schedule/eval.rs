@@ -246,11 +246,7 @@ impl Schedule {
                 }
                 Kind::Cron => {
                     if st.next_fire.is_none() {
-                        let expr = data
-                            .get("cron")
-                            .map(Value::to_python_str)
-                            .unwrap_or_default();
-                        match Cron::parse(&expr).and_then(|c| c.next_after(now)) {
+                        match next_cron(&data, now) {
                             Some(t) => {
                                 st.next_fire = Some(t);
                                 st.next_scheduled = Some(t);
@@ -300,11 +296,7 @@ impl Schedule {
                     if seconds <= 0 {
                         // The next time at once: the scheduler sleeps
                         // until it.
-                        let expr = data
-                            .get("cron")
-                            .map(Value::to_python_str)
-                            .unwrap_or_default();
-                        st.next_fire = Cron::parse(&expr).and_then(|c| c.next_after(now));
+                        st.next_fire = next_cron(&data, now);
                         st.next_scheduled = st.next_fire;
                         run = true;
                     }
@@ -452,6 +444,13 @@ impl Schedule {
             job.entry(key.to_string()).or_insert(value);
         }
     }
+}
+
+/// The first time after `now` the job's `cron` names (`None`: it names
+/// none, or does not read).
+fn next_cron(data: &Map, now: DateTime) -> Option<DateTime> {
+    let expr = data.get("cron").map(Value::to_python_str)?;
+    Cron::parse(&expr)?.next_after(now)
 }
 
 /// The run of a due job (none without a function: logged).
