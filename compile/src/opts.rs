@@ -198,6 +198,7 @@ pub fn minion_defaults() -> Map {
     m.insert("__role".into(), s("minion"));
     m.insert("root_dir".into(), s("/"));
     m.insert("cachedir".into(), s("/var/cache/brine/minion"));
+    m.insert("sock_dir".into(), s("/var/run/brine/minion"));
     m.insert("pki_dir".into(), s("/etc/brine/pki/minion"));
     m.insert("file_client".into(), s("remote"));
     m.insert("file_roots".into(), roots("/srv/salt"));
@@ -237,6 +238,12 @@ pub fn minion_defaults() -> Map {
 /// The minion's cache folder (`cachedir`; Salt's default when unset).
 pub fn cachedir(o: &Map) -> PathBuf {
     PathBuf::from(get_str(o, "cachedir").unwrap_or("/var/cache/brine/minion"))
+}
+
+/// The minion's local sockets' folder (`sock_dir`; Salt's default when
+/// unset).
+pub fn sock_dir(o: &Map) -> PathBuf {
+    PathBuf::from(get_str(o, "sock_dir").unwrap_or("/var/run/brine/minion"))
 }
 
 /// Whether the minion runs without a master (`file_client: local`).

@@ -138,7 +138,7 @@ pub fn run(cli: &Cli) -> i32 {
             }
         }
     } else {
-        modules::call(&mut minion, &cli.function, args)
+        crate::daemon::local_bus::call(&mut minion, &cli.function, args, &cli.args)
     };
     let retcode = match result {
         Ok(ret) => {

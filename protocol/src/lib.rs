@@ -8,6 +8,8 @@
 //! - [`crypto`]: ed25519 [`crypto::Signed`] frames, [`crypto::seal`] /
 //!   [`crypto::KeyPair::open`] to one X25519 key, [`crypto::ReplayGuard`].
 //! - [`keys`]: key file formats, minion id validation, private file writing.
+//! - [`local`]: a daemon's local Unix sockets (private folder, peer
+//!   credentials, length-prefixed msgpack frames).
 //! - [`transport`]: ZeroMQ sockets (zmq.rs) with limits on untrusted peers,
 //!   [`transport::call`] for a client round trip.
 //!
@@ -48,5 +50,6 @@
 
 pub mod crypto;
 pub mod keys;
+pub mod local;
 pub mod messages;
 pub mod transport;

@@ -52,8 +52,10 @@ pub struct Minion {
     /// it runs a function of the running minion: this module cannot name
     /// the registry, which names it.
     pub registry: Option<RegistryCalls>,
-    /// The schedule the daemon runs (`schedule.*` change it); none under
-    /// `brine-call`, where they work on the saved schedule.
+    /// The schedule the daemon runs (`schedule.*` change it): present
+    /// exactly when the minion daemon runs this call, so it also says the
+    /// minion's own event bus is here (`event.fire`). None under
+    /// `brine-call`, which hands those functions to a running daemon.
     pub schedule: Option<crate::schedule::Handle>,
 }
 
@@ -176,8 +178,19 @@ impl Minion {
     /// (the daemon fetches it from the master once authenticated).
     /// `functions` are what templates rendered for it call.
     pub fn load(confdir: &Path, functions: Functions) -> Result<(Minion, Vec<String>), OptsError> {
+        Minion::load_file(&confdir.join("minion"), functions)
+    }
+
+    /// Read the configuration file `conf` as a minion's (and the
+    /// `minion.d/*.conf` beside it), as [`Minion::load`] does. Salt's
+    /// `Caller` reads the master's own file so for a reactor's `caller.*`.
+    pub fn load_file(
+        conf: &Path,
+        functions: Functions,
+    ) -> Result<(Minion, Vec<String>), OptsError> {
+        let confdir = conf.parent().unwrap_or(Path::new("."));
         let loaded = opts::load_including(
-            &confdir.join("minion"),
+            conf,
             opts::minion_defaults(),
             Some(&confdir.join("minion.d")),
         )?;
@@ -194,10 +207,7 @@ impl Minion {
         // Salt's opts name the configuration file; the grains file
         // (`grains.setval`) lies next to it.
         if !opts.contains_key("conf_file") {
-            opts.insert(
-                "conf_file".into(),
-                Value::Str(confdir.join("minion").display().to_string()),
-            );
+            opts.insert("conf_file".into(), Value::Str(conf.display().to_string()));
         }
         // Salt's name for the program running the functions; the minion
         // daemon says `salt-minion` instead.

@@ -2,14 +2,16 @@
 //! files; an event whose tag matches renders them (Jinja + YAML, with
 //! `tag` and `data`) into reactions ([`reactions`]: `local.*` jobs,
 //! `runner.*` runs and `wheel.*` calls, the last two announced on the bus
-//! as `salt/run/...` and `salt/wheel/...` by user `Reactor`) that a bounded
-//! pool carries out ([`workers`]).
+//! as `salt/run/...` and `salt/wheel/...` by user `Reactor`, and
+//! `caller.*` functions run on the master's host ([`caller`])) that a
+//! bounded pool carries out ([`workers`]).
 //!
 //! Like Salt's reactor process, it is a client of the master: it listens
 //! on the event socket and publishes through the ret port with the root
 //! token, so it passes the checks every client passes. `brine-master`
 //! starts it beside the daemon when the map is not empty.
 
+pub mod caller;
 pub mod map;
 pub mod reactions;
 pub mod workers;

@@ -171,6 +171,13 @@ fn reaction(id: &str, tag: &str, client: Client, fun: &str, mut given: Map) -> R
     let mut arg = Vec::new();
     let mut kwarg = Map::default();
     match given.shift_remove("args") {
+        // A caller's `args` that is not a list of mappings is the older
+        // syntax: every item positional (Salt's reactor says so).
+        Some(Value::List(items))
+            if client == Client::Caller && !items.iter().all(|i| matches!(i, Value::Map(_))) =>
+        {
+            arg.extend(items)
+        }
         Some(Value::List(items)) => {
             for item in items {
                 match item {

@@ -143,7 +143,8 @@ async fn react(config: &MasterConfig, client: &mut Option<MasterClient>, r: Reac
                 args: r.arg.clone(),
                 kwargs: r.kwarg.clone(),
             };
-            let announce = Announce::new(&config.sock_dir, MasterSide::Runner, &r.fun, REACTOR, &call);
+            let announce =
+                Announce::new(&config.sock_dir, MasterSide::Runner, &r.fun, REACTOR, &call);
             announce.fire_new();
             match crate::runners::run(config, &r.fun, call).await {
                 Ok(answer) => {
@@ -163,11 +164,13 @@ async fn react(config: &MasterConfig, client: &mut Option<MasterClient>, r: Reac
                 args: r.arg.clone(),
                 kwargs: r.kwarg.clone(),
             };
-            let announce = Announce::new(&config.sock_dir, MasterSide::Wheel, &r.fun, REACTOR, &call);
+            let announce =
+                Announce::new(&config.sock_dir, MasterSide::Wheel, &r.fun, REACTOR, &call);
             announce.fire_new();
             // The key store may wait on PostgreSQL: off this runtime.
             let (cfg, fun) = (config.clone(), r.fun.clone());
-            let done = tokio::task::spawn_blocking(move || crate::wheel::run(&cfg, &fun, call)).await;
+            let done =
+                tokio::task::spawn_blocking(move || crate::wheel::run(&cfg, &fun, call)).await;
             match done {
                 Ok(Ok(v)) => {
                     announce.fire_ret(v, true);
@@ -180,13 +183,23 @@ async fn react(config: &MasterConfig, client: &mut Option<MasterClient>, r: Reac
                 Err(e) => tracing::error!("reaction {} for {}: wheel {}: {e}", r.id, r.tag, r.fun),
             }
         }
-        // Salt's `caller` reactions run on a masterless minion's own
-        // reactor; a master has none to run them on.
-        Client::Caller => tracing::error!(
-            "reaction {} for {}: caller reactions ({}) run on a masterless minion's reactor, not the master's",
-            r.id,
-            r.tag,
-            r.fun
-        ),
+        Client::Caller => {
+            let call = CallArgs {
+                args: r.arg.clone(),
+                kwargs: r.kwarg.clone(),
+            };
+            let (cfg, fun) = (config.clone(), r.fun.clone());
+            let done =
+                tokio::task::spawn_blocking(move || super::caller::run(&cfg, &fun, call)).await;
+            match done {
+                Ok(Ok(_)) => {
+                    tracing::info!("reaction {} for {}: caller {} ran", r.id, r.tag, r.fun)
+                }
+                Ok(Err(e)) => {
+                    tracing::error!("reaction {} for {}: caller {}: {e}", r.id, r.tag, r.fun)
+                }
+                Err(e) => tracing::error!("reaction {} for {}: caller {}: {e}", r.id, r.tag, r.fun),
+            }
+        }
     }
 }

@@ -330,6 +330,7 @@ pub async fn identity_main(shared: Arc<Shared>, ident: Arc<Identity>) {
             tracing::info!("{}: ready", ident.id());
             let starting = ident.clone();
             tokio::spawn(async move { super::start_events::fire(&starting).await });
+            shared.bus.join(&ident);
             if scheduler.is_none() {
                 scheduler = Some(OwnedTask(tokio::spawn(super::scheduler::keep(
                     shared.clone(),

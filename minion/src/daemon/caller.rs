@@ -16,7 +16,7 @@ use brine_core::args::CallArgs;
 use brine_core::Value;
 use brine_host::jobs::Jobs;
 use brine_runtime::context::Minion;
-use brine_runtime::modules::{self, CallError, Return};
+use brine_runtime::modules::{CallError, Return};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -90,6 +90,7 @@ async fn joined_call(
         queues: Default::default(),
         others: Arc::default(),
         fatal,
+        bus: Default::default(),
     };
     let shared = connect(&process, ret_addr, returns::PENDING_DIR)?;
     let Some(ident) = shared.identities.first().cloned() else {
@@ -121,10 +122,14 @@ async fn joined_call(
     let cachedir = brine_compile::opts::cachedir(&snapshot.opts);
     let (fun_s, jid_s) = (fun.to_string(), jid.to_string());
     let call_args = args.clone();
+    let argv = raw.to_vec();
     let ran = tokio::task::spawn_blocking(move || {
         let mut m = (*snapshot).clone();
         m.jobs = Jobs::call(jid_s).with_cachedir(&cachedir);
-        modules::call(&mut m, &fun_s, call_args)
+        // No schedule runs in brine-call: its schedule functions go to the
+        // daemon, or to nobody.
+        m.schedule = None;
+        super::local_bus::call(&mut m, &fun_s, call_args, &argv)
     })
     .await;
     let outcome = match &ran {

@@ -97,7 +97,18 @@ pub async fn serve(config: DaemonConfig, base: Minion, swarm: Option<usize>) -> 
         queues: Queues::default(),
         others: Arc::default(),
         fatal,
+        bus: Default::default(),
     });
+    // The minion's own bus, for brine-call on this host (a swarm is a load
+    // generator: none). It ends with the runtime; a socket file left
+    // behind refuses connections, and the next start replaces it.
+    if swarm.is_none() {
+        tokio::spawn(super::local_bus::serve(
+            brine_compile::opts::sock_dir(&process.base.opts),
+            process.config.id.clone(),
+            process.bus.clone(),
+        ));
+    }
     match process.config.master_type {
         MasterType::Str => {
             // Each master on its own: a name that does not resolve (yet)

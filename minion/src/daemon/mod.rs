@@ -27,7 +27,9 @@
 
 //!
 //! `brine-call` through the master uses the same parts for one call
-//! ([`caller`]).
+//! ([`caller`]); the functions that act on the running minion
+//! (`schedule.*`, `event.fire`) it hands to the daemon over the minion's
+//! own bus ([`local_bus`]), which the daemon serves in `sock_dir`.
 //!
 //! The parts, one job each: [`config`] (options and command line),
 //! [`client`] (an identity's requests to the master), [`identity`] (one
@@ -45,6 +47,7 @@ pub mod identity;
 pub mod jobs;
 pub mod keys;
 pub mod link;
+pub mod local_bus;
 pub mod masters;
 pub mod pillar;
 pub mod process;

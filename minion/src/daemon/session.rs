@@ -58,6 +58,8 @@ pub struct Process {
     pub others: Arc<returns::OtherMasters>,
     /// Where a session reports a fatal refusal (exit code, message).
     pub fatal: tokio::sync::mpsc::Sender<(i32, String)>,
+    /// Who answers on the minion's own bus.
+    pub bus: super::local_bus::Members,
 }
 
 /// Connect to `master` (its ret port at `addr`): build the identities
@@ -104,6 +106,7 @@ pub fn connect(
         queues,
         others,
         fatal,
+        bus,
     } = process;
     let (swarm, fatal) = (*swarm, fatal.clone());
     let limits = Limits::default();
@@ -144,6 +147,7 @@ pub fn connect(
         jobs: Semaphore::new(MAX_CONCURRENT_JOBS),
         others: others.clone(),
         fatal,
+        bus: bus.clone(),
     });
     Ok(shared)
 }

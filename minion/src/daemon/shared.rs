@@ -43,6 +43,8 @@ pub struct Shared {
     /// A fatal condition (refused key, changed master key): exit code and
     /// message.
     pub fatal: tokio::sync::mpsc::Sender<(i32, String)>,
+    /// Who answers on the minion's own bus (an identity joins once ready).
+    pub bus: super::local_bus::Members,
 }
 
 impl Shared {

@@ -1,7 +1,10 @@
 //! Salt's `event` module: events a minion fires on its master's bus
 //! (`fire_master`, `send`), carried there as the master's `_minion_event`
 //! (tag, data, the minion's id). A masterless minion has no bus to fire
-//! on: Salt warns and answers False, and so does brine.
+//! on: Salt warns and answers False, and so does brine. `fire` puts an
+//! event on the minion's own bus: the minion daemon's (`brine-call` hands
+//! it to a daemon running on the host); with none, nothing takes it and
+//! the answer is False, as Salt's.
 
 use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
@@ -9,6 +12,15 @@ use crate::context::{CompileSource, Minion};
 use brine_core::{Map, Value};
 
 pub(super) const FUNCTIONS: &[Function] = &[
+    Function::minion(
+        "fire",
+        sig!(data, tag),
+        "Fire an event with DATA and TAG on the minion's own event bus (the running \
+minion daemon's; the tag fire_master forwards data's data and tag to the master). \
+False when no minion daemon took it.\n\n    \
+brine '*' event.fire '{\"data\": \"my event data\"}' 'tag'",
+        fire_local,
+    ),
     Function::minion(
         "fire_master",
         sig!(data, tag, preload = null),
@@ -43,6 +55,25 @@ fn fire_master(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     p.take("preload");
     p.finish()?;
     Ok(Value::Bool(fire(m, &tag, data)).into())
+}
+
+fn fire_local(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
+    let data = p.require("data")?;
+    let tag = p.require_str("tag")?;
+    p.finish()?;
+    // The daemon's bus is where the daemon runs this (its schedule is
+    // here); nothing else listens on it but the daemon itself.
+    if m.schedule.is_none() {
+        return Ok(Value::Bool(false).into());
+    }
+    if tag.starts_with("fire_master") {
+        let inner = data.as_map();
+        let field = |k: &str| inner.and_then(|d| d.get(k)).cloned();
+        if let (Some(d), Some(Value::Str(t))) = (field("data"), field("tag")) {
+            return Ok(Value::Bool(fire(m, &t, d)).into());
+        }
+    }
+    Ok(Value::Bool(true).into())
 }
 
 /// `keys` of `from`, or all of it when `keys` is not a list (Salt's

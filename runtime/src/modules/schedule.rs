@@ -1,8 +1,12 @@
 //! Salt's `schedule` module: list and change the minion's schedule
-//! ([`crate::schedule`]). Under the daemon it changes the schedule the
-//! daemon runs; under `brine-call` (no daemon in this process) it works on
-//! the saved schedule, as Salt's functions with `offline=True` do. Answers
-//! and comments are Salt 3007.8's (tests/recorded/fleet/schedule.salt.json).
+//! ([`crate::schedule`]). Salt's functions send each change to the minion
+//! daemon over its event bus; so do brine's: `brine-call` hands them to a
+//! daemon of the same minion running on the host (its local bus), and the
+//! daemon runs them here on the schedule it runs (`Minion::schedule`).
+//! When no daemon took them, nothing did: lists are empty and changes
+//! fail, with Salt's answers; `offline=True` works on the saved schedule
+//! instead. Answers and comments are Salt 3007.8's
+//! (tests/recorded/fleet/schedule.salt.json, bus.salt.json).
 
 use super::function::{sig, CallError, Function, Return};
 use super::params::Params;
@@ -162,13 +166,19 @@ const SHOWN: &[&str] = &[
 
 const TIME_ELEMENTS: [&str; 4] = ["seconds", "minutes", "hours", "days"];
 
-/// Run `f` on the minion's schedule: the daemon's, or (no daemon) the one
-/// its options hold.
+/// Run `f` on the minion's schedule: the daemon's, or (`offline=True`,
+/// no daemon in this process) the saved one its options hold.
 fn with<R>(m: &Minion, f: impl FnOnce(&mut Schedule) -> R) -> R {
     match &m.schedule {
         Some(h) => f(&mut schedule::lock(h)),
         None => f(&mut Schedule::from_opts(&m.opts)),
     }
+}
+
+/// Whether no daemon is here to take the change (Salt's `event.fire` on
+/// the minion's bus answered False), `offline=True` aside.
+fn unreached(m: &Minion, kwargs: &Map) -> bool {
+    m.schedule.is_none() && !kwargs.get("offline").is_some_and(Value::is_truthy)
 }
 
 /// Keep a changed schedule in `_schedule.conf` (unless `persist=False`).
@@ -272,8 +282,17 @@ fn list(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         .map(|v| v.to_python_str())
         .unwrap_or_default();
     let return_yaml = p.take("return_yaml").is_none_or(|v| v.is_truthy());
-    p.take("offline");
+    let offline = p.take("offline").is_some_and(|v| v.is_truthy());
     p.finish()?;
+    if m.schedule.is_none() && !offline {
+        // Nothing answered on the bus: Salt lists nothing.
+        return Ok(if return_yaml {
+            Value::Str("schedule: {}\n".into())
+        } else {
+            Value::new_map()
+        }
+        .into());
+    }
     let (mut jobs, saved) = with(m, |sched| {
         (
             listed(m, sched, show_all, show_disabled, &wh),
@@ -296,7 +315,11 @@ fn list(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn is_enabled(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let name = p.take("name").filter(Value::is_truthy);
     p.finish()?;
-    let jobs = with(m, |sched| listed(m, sched, false, true, ""));
+    let jobs = if m.schedule.is_none() {
+        Map::default()
+    } else {
+        with(m, |sched| listed(m, sched, false, true, ""))
+    };
     Ok(match name {
         None => jobs.get("enabled").cloned().unwrap_or(Value::Bool(true)),
         Some(n) => jobs
@@ -454,8 +477,9 @@ fn add(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let kw = plain_kwargs(&mut p, "schedule.add");
     p.finish()?;
     let pillar = m.pillar.clone();
+    let none_here = unreached(m, &kw);
     with(m, |sched| {
-        if sched.merged(&pillar).contains_key(&name) {
+        if !none_here && sched.merged(&pillar).contains_key(&name) {
             return Ok(answer(
                 format!("Job {name} already exists in schedule."),
                 false,
@@ -492,6 +516,13 @@ fn add(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             return Ok(answer(
                 format!("Job: {name} would be added to schedule."),
                 true,
+                Value::new_map(),
+            ));
+        }
+        if none_here {
+            return Ok(answer(
+                format!("Failed to add job {name} to schedule."),
+                false,
                 Value::new_map(),
             ));
         }
@@ -536,6 +567,13 @@ fn modify(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     if kw.contains_key("when") && kw.contains_key("cron") {
         return Ok(answer(
             "Unable to use \"when\" and \"cron\" options together.  Ignoring.".into(),
+            Value::new_map(),
+            false,
+        ));
+    }
+    if unreached(m, &kw) {
+        return Ok(answer(
+            format!("Job {name} does not exist in schedule."),
             Value::new_map(),
             false,
         ));
@@ -612,8 +650,9 @@ fn delete(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         ));
     }
     let pillar = m.pillar.clone();
+    let none_here = unreached(m, &kw);
     with(m, |sched| {
-        if !sched.merged(&pillar).contains_key(&name) {
+        if none_here || !sched.merged(&pillar).contains_key(&name) {
             return Ok(answer(
                 format!("Job {name} does not exist."),
                 false,
@@ -641,6 +680,13 @@ fn delete(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn purge(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let kw = plain_kwargs(&mut p, "schedule.purge");
     p.finish()?;
+    if unreached(m, &kw) {
+        return Ok(ret(&[
+            ("comment", Value::List(vec![])),
+            ("changes", Value::new_map()),
+            ("result", Value::Bool(true)),
+        ]));
+    }
     let pillar = m.pillar.clone();
     with(m, |sched| {
         let mut comments = Vec::new();
@@ -698,8 +744,9 @@ fn switch_job(m: &mut Minion, mut p: Params, on: bool, fun: &str) -> Result<Retu
         ));
     }
     let pillar = m.pillar.clone();
+    let none_here = m.schedule.is_none();
     with(m, |sched| {
-        if !sched.merged(&pillar).contains_key(&name) {
+        if none_here || !sched.merged(&pillar).contains_key(&name) {
             return Ok(answer(
                 format!("Job {name} does not exist."),
                 false,
@@ -753,6 +800,14 @@ fn switch_all(m: &mut Minion, mut p: Params, on: bool, fun: &str) -> Result<Retu
             ("result", Value::Bool(true)),
         ]));
     }
+    if m.schedule.is_none() {
+        // Salt leaves its answer as it began it when nothing took the event.
+        return Ok(ret(&[
+            ("comment", Value::List(vec![])),
+            ("changes", Value::new_map()),
+            ("result", Value::Bool(true)),
+        ]));
+    }
     with(m, |sched| {
         sched.set_enabled(on);
         persist(sched, &kw)?;
@@ -781,6 +836,12 @@ fn save(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             ("result", Value::Bool(true)),
         ]));
     }
+    if m.schedule.is_none() {
+        return Ok(ret(&[
+            ("comment", Value::List(vec![])),
+            ("result", Value::Bool(true)),
+        ]));
+    }
     with(m, |sched| {
         sched
             .persist()
@@ -796,16 +857,26 @@ fn reload(m: &mut Minion, p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let mut comments = Vec::new();
     let mut result = true;
+    let none_here = m.schedule.is_none();
     if m.pillar.contains_key("schedule") {
         // The pillar's jobs are read from the in-memory pillar each time:
         // nothing to reload.
-        comments.push(s("Reloaded schedule from pillar on minion."));
+        if none_here {
+            comments.push(s("Failed to reload schedule from pillar on minion."));
+            result = false;
+        } else {
+            comments.push(s("Reloaded schedule from pillar on minion."));
+        }
     }
     with(m, |sched| {
         let Some(file) = sched.reload_file().filter(|f| f.is_file()) else {
             return;
         };
         match schedule::read_schedule_file(&file) {
+            Some(_) if none_here => {
+                comments.push(s("Failed to reload schedule on minion from schedule.conf."));
+                result = false;
+            }
             Some(saved) if !saved.is_empty() => {
                 sched.reload(saved);
                 comments.push(s("Reloaded schedule on minion from schedule.conf."));
@@ -834,9 +905,13 @@ fn run_job(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             ("result", Value::Bool(false)),
         ]));
     }
-    let daemon = m.schedule.is_some();
+    let none_here = m.schedule.is_none();
     with(m, |sched| {
-        let jobs = listed(m, sched, true, true, "");
+        let jobs = if none_here {
+            Map::default()
+        } else {
+            listed(m, sched, true, true, "")
+        };
         let Some(job) = jobs.get(&name) else {
             return Ok(ret(&[
                 ("comment", s(format!("Job {name} does not exist."))),
@@ -852,11 +927,6 @@ fn run_job(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
                 ("result", Value::Bool(true)),
             ]));
         }
-        if !daemon {
-            return Err(CallError::Failed(format!(
-                "Failed to run job {name} on minion: no minion daemon runs the schedule in this process"
-            )));
-        }
         sched.run_now(&name);
         Ok(ret(&[
             ("comment", s(format!("Scheduling Job {name} on minion."))),
@@ -869,6 +939,13 @@ fn show_next_fire_time(m: &mut Minion, mut p: Params) -> Result<Return, CallErro
     let name = p.require("name")?.to_python_str();
     let _ = plain_kwargs(&mut p, "schedule.show_next_fire_time");
     p.finish()?;
+    if m.schedule.is_none() {
+        // Salt's function fails on an answer it never got; brine says so.
+        return Ok(ret(&[
+            ("result", Value::Bool(false)),
+            ("comment", s("next fire time not available.")),
+        ]));
+    }
     let next = with(m, |sched| sched.next_fire_time(&name));
     Ok(ret(&[
         ("result", Value::Bool(true)),
@@ -880,6 +957,10 @@ fn job_status(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let name = p.require("name")?.to_python_str();
     p.take("time_fmt");
     p.finish()?;
+    if m.schedule.is_none() {
+        // Salt's function returns nothing when no daemon answered.
+        return Ok(Value::Null.into());
+    }
     let pillar = m.pillar.clone();
     Ok(Value::Map(with(m, |sched| sched.status(&name, &pillar))).into())
 }

@@ -6,7 +6,7 @@ through a master.
 
 usage: SALT_BIN=/tmp/saltvenv/bin /tmp/saltvenv/bin/python3 record_fleet.py OUTDIR [SCENARIO...]
 
-SCENARIO is any of mine, schedule, reactor, call (default: all four, in that
+SCENARIO is any of mine, schedule, reactor, call, bus, caller_local (default: all, in that
 order).  Writes OUTDIR/<scenario>.salt.json:
 
   steps   each command in order: argv (without `-c DIR`; salt-call steps name
@@ -823,9 +823,119 @@ def scenario_call(out):
         fl.save()
         fl.cleanup()
 
+# ---------------------------------------------------------------------------
+CALLER_SLS = """\
+touch_it:
+  caller.file.touch:
+    - args:
+      - name: {tmp}/caller-touched.txt
+"""
+CALLER_LEGACY_SLS = """\
+legacy_it:
+  caller.cmd.run:
+    - args:
+      - touch {tmp}/caller-legacy.txt
+"""
+
+
+def scenario_bus(out):
+    """caller.* reactions on a master, and salt-call's schedule.* and
+    event.fire reaching a running minion daemon (its local event bus)."""
+    sched = {"job1": {"function": "test.echo", "args": ["from-job1"], "seconds": 3600}}
+    fl = Fleet("bus", out, {"web1": {"roles": ["web"]}, "web2": {"roles": ["web"]}},
+               minion_extra={"schedule": sched})
+    r = fl.srv + "/reactor/"
+    fl.write("srv/reactor/caller.sls", CALLER_SLS.format(tmp=fl.work))
+    fl.write("srv/reactor/legacy.sls", CALLER_LEGACY_SLS.format(tmp=fl.work))
+    fl.master_cfg["reactor"] = [
+        {"my/caller/*": [r + "caller.sls"]},
+        {"my/legacy/*": [r + "legacy.sls"]},
+    ]
+    fl.write_master()
+    try:
+        start_fleet(fl, ["web1", "web2"], listener=True)
+        mlog0 = fl.size(fl.master_log())
+        fl.run("send-caller", "salt-run", "event.send", "my/caller/one", '{"x": 1}')
+        fl.run("send-legacy", "salt-run", "event.send", "my/legacy/one", '{"x": 2}')
+        time.sleep(60)
+        fl.run("ls-caller-files", "sh", "-c",
+               "ls @TMP@ | grep caller || echo none")
+        fl.grep("master_log_caller", fl.master_log(),
+                r"(?i)reactor|caller|\[ERROR|\[WARNING|\[CRITICAL", since=mlog0)
+        C = fl.mconf("web1")
+
+        def call(label, *argv, **kw):
+            return fl.run(label, "salt-call", *argv, conf=C, **kw)
+        call("schedule-list", "--out", "json", "schedule.list")
+        call("schedule-list-text", "schedule.list")
+        call("schedule-add-job2", "--out", "json", "schedule.add", "job2",
+             "function=test.echo", "job_args=[from-job2]", "seconds=3600")
+        fl.run("master-schedule-list-web1", "salt", "--out", "json", "web1", "schedule.list")
+        call("schedule-list-after-add", "--out", "json", "schedule.list")
+        call("schedule-run-job1", "--out", "json", "schedule.run_job", "job1")
+        time.sleep(8)
+        call("schedule-run-nosuch", "--out", "json", "schedule.run_job", "nosuch")
+        call("schedule-disable-job2", "--out", "json", "schedule.disable_job", "job2")
+        fl.run("master-schedule-list-web1-disabled", "salt", "--out", "json", "web1",
+               "schedule.list")
+        call("schedule-delete-job2", "--out", "json", "schedule.delete", "job2")
+        call("schedule-save", "--out", "json", "schedule.save")
+        fl.run("ls-web1-minion-d", "sh", "-c", "ls @TMP@/etc-web1/minion.d || echo none")
+        call("event-fire-local", "--out", "json", "event.fire", '{"a": 1}', "my/local/tag")
+        call("event-fire-master", "--out", "json", "event.fire_master", '{"b": 2}',
+             "my/firemaster/tag")
+        time.sleep(5)
+        fl.stop("minion-web1")
+        fl.note("stopped web1's minion daemon (the master and web2 keep running)")
+        call("down-schedule-list", "--out", "json", "schedule.list", timeout=300)
+        call("down-schedule-add-job3", "--out", "json", "schedule.add", "job3",
+             "function=test.ping", "seconds=3600", timeout=300)
+        call("down-schedule-run-job1", "--out", "json", "schedule.run_job", "job1",
+             timeout=300)
+        call("down-event-fire-local", "--out", "json", "event.fire", '{"a": 1}',
+             "my/local/tag", timeout=300)
+        call("down-local-schedule-list", "--out", "json", "--local", "schedule.list",
+             timeout=300)
+        time.sleep(5)
+        fl.stop_listeners()
+    finally:
+        fl.close()
+        fl.save()
+        fl.cleanup()
+
+
+def scenario_caller_local(out):
+    """caller.* reactions on a master whose config says `file_client: local`
+    (Salt's Caller reads the master's config file as a minion's)."""
+    fl = Fleet("caller_local", out, {"web1": {"roles": ["web"]}},
+               master_extra={"file_client": "local"})
+    r = fl.srv + "/reactor/"
+    fl.write("srv/reactor/caller.sls", CALLER_SLS.format(tmp=fl.work))
+    fl.write("srv/reactor/legacy.sls", CALLER_LEGACY_SLS.format(tmp=fl.work))
+    fl.master_cfg["reactor"] = [
+        {"my/caller/*": [r + "caller.sls"]},
+        {"my/legacy/*": [r + "legacy.sls"]},
+    ]
+    fl.write_master()
+    try:
+        start_fleet(fl, ["web1"], listener=True)
+        mlog0 = fl.size(fl.master_log())
+        fl.run("send-caller", "salt-run", "event.send", "my/caller/one", '{"x": 1}')
+        fl.run("send-legacy", "salt-run", "event.send", "my/legacy/one", '{"x": 2}')
+        time.sleep(30)
+        fl.run("ls-caller-files", "sh", "-c", "ls @TMP@ | grep caller || echo none")
+        fl.grep("master_log_caller", fl.master_log(),
+                r"(?i)reactor|caller|\[ERROR|\[WARNING|\[CRITICAL", since=mlog0)
+        fl.stop_listeners()
+    finally:
+        fl.close()
+        fl.save()
+        fl.cleanup()
+
 
 SCENARIOS = {"mine": scenario_mine, "schedule": scenario_schedule,
-             "reactor": scenario_reactor, "call": scenario_call}
+             "reactor": scenario_reactor, "call": scenario_call,
+             "bus": scenario_bus, "caller_local": scenario_caller_local}
 
 
 def main():

@@ -10,7 +10,6 @@
 
 use super::bus::EventBus;
 use super::wire::{self, Event, FrameError, Hello};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,53 +30,11 @@ pub struct SocketTimeouts {
     pub write: Duration,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum SocketError {
-    #[error("cannot prepare sock_dir {path}: {source}")]
-    Dir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot listen on {path}: {source}")]
-    Bind {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
+pub use brine_protocol::local::SocketError;
 
-/// Bind the event socket in `sock_dir`: the folder made private, a stale
-/// socket from an earlier run replaced.
+/// Bind the event socket in `sock_dir`.
 pub fn bind(sock_dir: &Path) -> Result<(UnixListener, PathBuf), SocketError> {
-    let dir_err = |source| SocketError::Dir {
-        path: sock_dir.to_path_buf(),
-        source,
-    };
-    std::fs::create_dir_all(sock_dir).map_err(dir_err)?;
-    std::fs::set_permissions(sock_dir, std::fs::Permissions::from_mode(0o700)).map_err(dir_err)?;
-    let path = sock_dir.join(wire::SOCKET_NAME);
-    let bind_err = |source| SocketError::Bind {
-        path: path.clone(),
-        source,
-    };
-    match std::fs::remove_file(&path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(bind_err(e)),
-    }
-    let listener = UnixListener::bind(&path).map_err(bind_err)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(bind_err)?;
-    Ok((listener, path))
-}
-
-/// Whether the peer runs as this process's user or as root.
-fn trusted(stream: &UnixStream) -> Result<(), String> {
-    let cred = stream.peer_cred().map_err(|e| e.to_string())?;
-    let me = nix::unistd::geteuid().as_raw();
-    if cred.uid() == me || cred.uid() == 0 {
-        Ok(())
-    } else {
-        Err(format!("uid {} (pid {:?})", cred.uid(), cred.pid()))
-    }
+    brine_protocol::local::bind_private(sock_dir, wire::SOCKET_NAME)
 }
 
 /// Accept peers until the task is dropped.
@@ -92,7 +49,7 @@ pub async fn serve(listener: UnixListener, bus: Arc<EventBus>, timeouts: SocketT
                 continue;
             }
         };
-        if let Err(who) = trusted(&stream) {
+        if let Err(who) = brine_protocol::local::peer_trusted(&stream) {
             tracing::warn!("event socket: refused a peer running as {who}");
             continue;
         }
