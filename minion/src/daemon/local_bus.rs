@@ -304,18 +304,49 @@ mod tests {
         assert!(ask_at(&td.path().join("none.ipc"), "schedule.list", &[]).is_none());
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_bus_with_no_member_yet_says_so_and_refuses_other_functions() {
-        let td = tempfile::tempdir().unwrap();
-        let dir = td.path().join("sock");
-        let task = tokio::spawn(serve(dir.clone(), "web1".into(), Members::default()));
+    async fn serving(dir: &Path) -> (tokio::task::JoinHandle<()>, PathBuf) {
+        let task = tokio::spawn(serve(dir.to_path_buf(), "web1".into(), Members::default()));
         let path = dir.join(socket_name("web1"));
-        for _ in 0..100 {
+        for _ in 0..200 {
             if path.exists() {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+        (task, path)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn callers_past_the_bound_are_refused_until_one_leaves() {
+        let td = tempfile::tempdir().unwrap();
+        let (task, path) = serving(&td.path().join("sock")).await;
+        let p = path.clone();
+        let (refused, again) = tokio::task::spawn_blocking(move || {
+            // MAX_PEERS callers that say nothing hold every place.
+            let idle: Vec<_> = (0..MAX_PEERS)
+                .map(|_| std::os::unix::net::UnixStream::connect(&p).unwrap())
+                .collect();
+            std::thread::sleep(Duration::from_millis(200));
+            let refused = ask_at(&p, "schedule.list", &[]);
+            drop(idle);
+            std::thread::sleep(Duration::from_millis(200));
+            (refused, ask_at(&p, "schedule.list", &[]))
+        })
+        .await
+        .unwrap();
+        let text = |r: Option<Result<Return, CallError>>| match r {
+            Some(Err(CallError::Failed(m))) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(text(refused).contains("did not answer"));
+        assert!(text(again).contains("has not joined"));
+        task.abort();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_bus_with_no_member_yet_says_so_and_refuses_other_functions() {
+        let td = tempfile::tempdir().unwrap();
+        let (task, path) = serving(&td.path().join("sock")).await;
         let p = path.clone();
         let (listed, other) = tokio::task::spawn_blocking(move || {
             (
