@@ -118,6 +118,20 @@ impl Jobs {
     }
 }
 
+/// Make a minion's `cachedir` (and its parents) if missing, and private:
+/// it holds what the master sent (file names and contents, returns not
+/// yet delivered), which no other local user may list. An older 0755 one
+/// is made 0700.
+pub fn private_cachedir(cachedir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(cachedir)?;
+    let mode = std::fs::metadata(cachedir)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(cachedir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
 /// The folder of proc files under a minion's `cachedir`.
 pub fn proc_dir(cachedir: &Path) -> PathBuf {
     cachedir.join("proc")
@@ -207,6 +221,19 @@ fn is_brine_process(pid: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cachedir_is_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let td = tempfile::tempdir().unwrap();
+        let dir = td.path().join("var/cache/brine/minion");
+        private_cachedir(&dir).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        private_cachedir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+    }
 
     fn data(pid: i64, jid: &str) -> Map {
         let mut m = Map::default();

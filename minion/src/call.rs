@@ -114,6 +114,9 @@ pub fn run(cli: &Cli) -> i32 {
     // know of each other.
     let jid = brine_host::time::jid(brine_host::time::now_micros(), false);
     let cachedir = brine_compile::opts::cachedir(&minion.opts);
+    if let Err(e) = brine_host::jobs::private_cachedir(&cachedir) {
+        tracing::warn!("cannot make cachedir {} private: {e}", cachedir.display());
+    }
     minion.jobs = Jobs::call(jid.clone()).with_cachedir(&cachedir);
     let _proc_file = match ProcFile::write(&cachedir, &jid, &proc_data(&cli.function, &jid)) {
         Ok(f) => Some(f),

@@ -9,7 +9,8 @@ mod minion;
 
 use brine_core::Value;
 use brine_protocol::messages::{
-    AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody, Request, RequestBody,
+    read_frame, AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody, Request, RequestBody,
+    SealedPublication,
 };
 use brine_tests::daemon::{accept, MasterConf, MasterProc, ScriptedMinion};
 use minion::{accept_and_ping, lookup_jid, wait_for_return, MinionConf};
@@ -272,6 +273,49 @@ fn pending_keys_are_capped() {
     assert!(out.status.success());
     let m = ScriptedMinion::new("late", &s.conf, json!({}));
     assert_eq!(m.auth(), AuthStatus::Pending);
+    s.ping();
+}
+
+/// Second round, finding 2: a key replaced under the same id (deleted,
+/// and another key accepted for it before the next publication) no
+/// longer reads publications: the session key rotates because its holder
+/// is its key, not its id; the real minion runs the job all along.
+#[test]
+fn a_replaced_key_stops_reading_publications() {
+    const WAIT: Duration = Duration::from_secs(10);
+    let s = site("");
+    let master_key = s.conf.master_keys().ed25519;
+    let old = s.accepted("web2");
+    let mut old_sub = old.subscribe(s.conf.publish_addr());
+    let echo = |word: &str| {
+        let out = s.conf.cli(
+            "brine",
+            &["--out", "json", "-t", "10", "web1", "test.echo", word],
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap_or_default()
+    };
+    assert_eq!(echo("before"), json!({"web1": "before"}));
+    old_sub
+        .next(WAIT)
+        .expect("the accepted key reads a publication");
+    let old_session = old.session().expect("web2 holds the session key");
+    // Another key for web2, accepted before the next publication.
+    let out = s.conf.cli("brine-key", &["-d", "web2", "-y"]);
+    assert!(out.status.success(), "{out:?}");
+    let _new = s.accepted("web2");
+    for word in ["after-1", "after-2"] {
+        assert_eq!(echo(word), json!({"web1": word}), "{}", s.conf.log());
+        let frame = old_sub.next_frame(WAIT).expect("frames still arrive");
+        let sealed = read_frame::<SealedPublication>(&frame, Some(&master_key)).expect("signed");
+        assert!(
+            sealed.msg.open(&old_session).is_err(),
+            "the replaced key read publication {word}"
+        );
+    }
+    assert!(s.conf.log().contains("rotating the session key"));
+    // The old key authenticating again is denied: it differs from the one
+    // on file.
+    assert_eq!(old.auth(), AuthStatus::Denied);
     s.ping();
 }
 

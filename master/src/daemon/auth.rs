@@ -141,7 +141,7 @@ impl Authenticator<'_> {
         let (mut sealed_session, mut request_key) = (None, None);
         match status {
             AuthStatus::Accepted => {
-                match session.seal_for(&req.id, &req.keys, request_nonce) {
+                match session.seal_for(keys, &req.id, &req.keys, request_nonce) {
                     Ok(s) => sealed_session = Some(s),
                     Err(e) => tracing::error!("auth for {}: {e}", req.id),
                 }

@@ -1,11 +1,12 @@
 //! The session key publications are encrypted with (Salt's AES session
 //! key): made at start, handed to each accepted minion sealed to it when it
-//! authenticates, and replaced as soon as a minion that holds it is no
-//! longer accepted (`brine-key -d` / `-r`), so that minion cannot read the
-//! next publication. The others notice a publication under a key they do
+//! authenticates, and replaced as soon as a key that holds it is no longer
+//! accepted (`brine-key -d` / `-r`, or another key accepted for the same
+//! id), so that key cannot read the next publication. Holders are tracked
+//! by key, not by id. The others notice a publication under a key they do
 //! not have, authenticate again and get the new one.
 
-use crate::keys::{KeyState, KeyStore, KeyStoreError};
+use crate::keys::{AcceptedStamp, KeyState, KeyStore, KeyStoreError};
 use brine_protocol::crypto::{CryptoError, Nonce, PublicKeys, Sealed, SessionKey};
 use brine_protocol::messages::{aad, seal_data, WireError};
 use std::collections::BTreeSet;
@@ -19,12 +20,19 @@ pub enum SessionError {
     Keys(#[from] KeyStoreError),
     #[error("cannot seal the session key: {0}")]
     Wire(#[from] WireError),
+    #[error("the key of minion '{0}' changed while it authenticated")]
+    KeyChanged(String),
 }
 
 struct State {
     key: Arc<SessionKey>,
-    /// Minions the current key was handed to (bounded by the accepted keys).
-    holders: BTreeSet<String>,
+    /// Who the current key was handed to: each minion id with its
+    /// signing key (an id whose key was replaced is there twice until the
+    /// next publication rotates; bounded by the keys accepted meanwhile).
+    holders: BTreeSet<(String, [u8; 32])>,
+    /// The key store's stamp when every holder's key was last found
+    /// accepted: unchanged since, no key can have been replaced.
+    checked: Option<AcceptedStamp>,
 }
 
 pub struct Session {
@@ -47,6 +55,7 @@ impl Session {
             state: Mutex::new(State {
                 key: Arc::new(SessionKey::generate()?),
                 holders: BTreeSet::new(),
+                checked: None,
             }),
         })
     }
@@ -59,17 +68,25 @@ impl Session {
     /// accepted) for the auth reply answering `request_nonce`.
     pub fn seal_for(
         &self,
+        keys: &KeyStore,
         id: &str,
         minion: &PublicKeys,
         request_nonce: &Nonce,
     ) -> Result<Sealed, SessionError> {
         let mut state = self.lock();
+        // Read again under the lock: a key replaced since the auth read it
+        // gets nothing; one replaced after this is a holder already, and
+        // the change moves the store's stamp past `checked`.
+        match keys.accepted(id)? {
+            Some(k) if k.ed25519 == minion.ed25519 => {}
+            _ => return Err(SessionError::KeyChanged(id.to_string())),
+        }
         let sealed = seal_data(
             &minion.x25519,
             &*state.key,
             &aad::session(id, request_nonce),
         )?;
-        state.holders.insert(id.to_string());
+        state.holders.insert((id.to_string(), *minion.ed25519));
         Ok(sealed)
     }
 
@@ -82,8 +99,24 @@ impl Session {
         // accepted in between looked "no longer accepted" and made the
         // whole fleet authenticate again.
         let mut state = self.lock();
+        let stamp = keys.accepted_stamp();
         let accepted: BTreeSet<String> = keys.list(KeyState::Accepted)?.into_iter().collect();
-        let gone: Vec<&String> = state.holders.difference(&accepted).collect();
+        let mut gone: Vec<&String> = state
+            .holders
+            .iter()
+            .map(|(id, _)| id)
+            .filter(|id| !accepted.contains(*id))
+            .collect();
+        // A key may have been replaced under the same id: look at each
+        // holder's key, unless nothing changed since the last look.
+        if gone.is_empty() && (stamp.is_none() || stamp != state.checked) {
+            for (id, held) in &state.holders {
+                match keys.accepted(id) {
+                    Ok(Some(k)) if *k.ed25519 == *held => {}
+                    _ => gone.push(id),
+                }
+            }
+        }
         if !gone.is_empty() {
             let names = gone
                 .iter()
@@ -97,6 +130,7 @@ impl Session {
             state.key = Arc::new(SessionKey::generate()?);
             state.holders.clear();
         }
+        state.checked = stamp;
         Ok(state.key.clone())
     }
 
@@ -122,7 +156,9 @@ mod tests {
         keys.authenticate("web1", &web1.public(), true).unwrap();
         keys.authenticate("web2", &web2.public(), true).unwrap();
         let nonce = [7u8; 16];
-        let sealed = session.seal_for("web1", &web1.public(), &nonce).unwrap();
+        let sealed = session
+            .seal_for(&keys, "web1", &web1.public(), &nonce)
+            .unwrap();
         let got: SessionKey = open_data(&web1, &sealed, &aad::session("web1", &nonce)).unwrap();
         assert_eq!(got, *session.current());
         // Sealed to web1 only: web2 cannot open it, nor with another nonce.
@@ -138,6 +174,41 @@ mod tests {
         keys.delete("web1", KeyState::Accepted).unwrap();
         let second = session.for_publication(&keys).unwrap();
         assert_ne!(second.id, first.id);
+        assert_eq!(session.for_publication(&keys).unwrap(), second);
+    }
+
+    /// Another key accepted for an id whose old key held the session key:
+    /// the next publication goes out under a new one, and the old key
+    /// gets none when it authenticates again.
+    #[test]
+    fn rotates_when_a_holders_key_is_replaced_under_the_same_id() {
+        let td = tempfile::tempdir().unwrap();
+        let keys = KeyStore::create(&td.path().join("pki")).unwrap();
+        let session = Session::new().unwrap();
+        let old = KeyPair::generate().unwrap();
+        let new = KeyPair::generate().unwrap();
+        keys.authenticate("web1", &old.public(), true).unwrap();
+        session
+            .seal_for(&keys, "web1", &old.public(), &[1; 16])
+            .unwrap();
+        let first = session.for_publication(&keys).unwrap();
+        // Deleted and a new key accepted before the next publication: the
+        // id is accepted all along.
+        // The new key is handed the current one too before it.
+        keys.delete("web1", KeyState::Accepted).unwrap();
+        keys.authenticate("web1", &new.public(), true).unwrap();
+        session
+            .seal_for(&keys, "web1", &new.public(), &[3; 16])
+            .unwrap();
+        let second = session.for_publication(&keys).unwrap();
+        assert_ne!(second.id, first.id);
+        assert!(matches!(
+            session.seal_for(&keys, "web1", &old.public(), &[2; 16]),
+            Err(SessionError::KeyChanged(_))
+        ));
+        session
+            .seal_for(&keys, "web1", &new.public(), &[4; 16])
+            .unwrap();
         assert_eq!(session.for_publication(&keys).unwrap(), second);
     }
 
@@ -157,7 +228,9 @@ mod tests {
                         let id = format!("m{t}-{n}");
                         let kp = KeyPair::generate().unwrap();
                         keys.authenticate(&id, &kp.public(), true).unwrap();
-                        session.seal_for(&id, &kp.public(), &[0; 16]).unwrap();
+                        session
+                            .seal_for(&keys, &id, &kp.public(), &[0; 16])
+                            .unwrap();
                     }
                 })
             })

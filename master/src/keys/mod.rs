@@ -61,6 +61,13 @@ pub enum KeyStoreError {
     Pg(#[from] crate::postgres::PgError),
 }
 
+/// See [`KeyStore::accepted_stamp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AcceptedStamp {
+    Modified(std::time::SystemTime),
+    Changes(u64),
+}
+
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> KeyStoreError + '_ {
     move |source| KeyStoreError::Io {
         path: path.to_path_buf(),
@@ -212,6 +219,21 @@ impl KeyStore {
         }
         sort_ignorecase(&mut out);
         Ok(out)
+    }
+
+    /// A value that changes whenever an accepted key may have been
+    /// deleted, rejected or replaced (the `minions/` folder's modification
+    /// time; the shared store: its change count while it listens). `None`
+    /// when unknown: every accepted key must then be read to know.
+    pub fn accepted_stamp(&self) -> Option<AcceptedStamp> {
+        if let Some(pg) = &self.shared {
+            return pg.stamp().map(AcceptedStamp::Changes);
+        }
+        let dir = self.pki_dir.join(KeyState::Accepted.dir_name());
+        std::fs::metadata(dir)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(AcceptedStamp::Modified)
     }
 
     /// Every state's ids, in [`KeyState::ALL`] order.

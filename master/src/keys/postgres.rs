@@ -82,6 +82,13 @@ impl Accepted {
         k.keys.remove(id);
     }
 
+    /// A number that changes whenever a key may have changed, while the
+    /// LISTEN connection is up; `None` while it is not.
+    fn stamp(&self) -> Option<u64> {
+        let k = self.lock();
+        k.live.then_some(k.generation)
+    }
+
     fn set_live(&self, live: bool) {
         let mut k = self.lock();
         k.live = live;
@@ -261,6 +268,11 @@ impl PgKeys {
             self.announce(id)?;
         }
         Ok(deleted)
+    }
+
+    /// See [`Accepted::stamp`].
+    pub fn stamp(&self) -> Option<u64> {
+        self.accepted.stamp()
     }
 
     /// Ids with a key in `state` (unsorted).

@@ -58,6 +58,11 @@ pub enum DaemonError {
     Keys(#[from] keys::MinionKeyError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
+    #[error("cannot make cachedir {path} private: {source}")]
+    Cachedir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// The options brine-minion reads from `CONFDIR/minion` (Salt's names).

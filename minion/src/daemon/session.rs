@@ -109,6 +109,12 @@ pub fn connect(
         bus,
     } = process;
     let (swarm, fatal) = (*swarm, fatal.clone());
+    brine_host::jobs::private_cachedir(&config.cachedir).map_err(|source| {
+        DaemonError::Cachedir {
+            path: config.cachedir.clone(),
+            source,
+        }
+    })?;
     let limits = Limits::default();
     let link = Link::start(ret_addr, limits.clone());
     let identities = match swarm {
