@@ -21,6 +21,9 @@ pub struct Roots {
     /// `list_sls` results, computed on first use: walking a tree is the
     /// costly part and most compiles never need it.
     listed: Mutex<HashMap<String, std::sync::Arc<Vec<String>>>>,
+    /// `fileserver_followsymlinks: False`: a file is found only where its
+    /// real path stays in its root.
+    within: bool,
 }
 
 impl Roots {
@@ -28,7 +31,15 @@ impl Roots {
         Roots {
             envs,
             listed: Mutex::default(),
+            within: false,
         }
+    }
+
+    /// The roots of the file server under `opts`' `fileserver_followsymlinks`
+    /// (Salt's default True: links are followed out of the roots).
+    pub fn following_links(mut self, opts: &brine_core::Map) -> Roots {
+        self.within = !crate::opts::get_bool(opts, "fileserver_followsymlinks", true);
+        self
     }
 
     /// Environments as Salt enumerates them: `base` first, then the rest in
@@ -65,16 +76,28 @@ impl Roots {
         self.envs.get(env).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// A file by its path relative to the roots of `env` (first root wins).
+    /// A file by its path relative to the roots of `env` (first root
+    /// wins). Under `fileserver_followsymlinks: False` a file whose real
+    /// path (links resolved) leaves the root it was found in is passed
+    /// over, as Salt's `clean_path` with `realpath` does.
     pub fn find_file(&self, env: &str, rel: &str) -> Option<PathBuf> {
         let rel = rel.trim_start_matches('/');
         if rel.split('/').any(|part| part == "..") {
             return None; // never leave the roots
         }
-        self.dirs(env)
-            .iter()
-            .map(|d| d.join(rel))
-            .find(|p| crate::inputs::is_file(p))
+        self.dirs(env).iter().find_map(|d| {
+            let p = d.join(rel);
+            if !crate::inputs::is_file(&p) {
+                return None;
+            }
+            if self.within {
+                let real = std::fs::canonicalize(&p).ok()?;
+                if !real.starts_with(std::fs::canonicalize(d).ok()?) {
+                    return None;
+                }
+            }
+            Some(p)
+        })
     }
 
     /// An SLS by name: `a.b` → `a/b.sls`, else `a/b/init.sls`.

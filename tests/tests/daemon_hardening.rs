@@ -319,6 +319,47 @@ fn a_replaced_key_stops_reading_publications() {
     s.ping();
 }
 
+/// Second round, finding 5: with `fileserver_followsymlinks: False` a
+/// link in file_roots to a file outside them is not served (a link that
+/// stays inside is); Salt's default, True, serves both.
+#[test]
+fn links_out_of_file_roots_are_not_served_when_not_followed() {
+    let roots = tempfile::tempdir().expect("tempdir");
+    let base = roots.path().join("base");
+    std::fs::create_dir_all(&base).expect("base");
+    std::fs::write(roots.path().join("secret"), "s3cret\n").expect("secret");
+    std::fs::write(base.join("motd"), "hello\n").expect("motd");
+    std::os::unix::fs::symlink(roots.path().join("secret"), base.join("shadow")).expect("link");
+    std::os::unix::fs::symlink(base.join("motd"), base.join("motd-link")).expect("link");
+    for (follow, shadow_served) in [("True", true), ("False", false)] {
+        let s = site(&format!(
+            "fileserver_followsymlinks: {follow}\nfile_roots:\n  base: [{}]\n",
+            base.display()
+        ));
+        let got = |name: &str| {
+            let dest = s.mconf.dir.path().join(format!("got-{name}"));
+            let (j, _) = s.conf.call(
+                "web1",
+                &[
+                    "cp.get_file",
+                    &format!("salt://{name}"),
+                    &dest.display().to_string(),
+                ],
+            );
+            (j, std::fs::read_to_string(&dest).ok())
+        };
+        let (_, shadow) = got("shadow");
+        assert_eq!(
+            shadow.is_some(),
+            shadow_served,
+            "follow {follow}: {shadow:?}"
+        );
+        let (_, motd) = got("motd-link");
+        assert_eq!(motd.as_deref(), Some("hello\n"), "follow {follow}");
+        s.ping();
+    }
+}
+
 /// Finding 13: the job cache and SQLite's side files are 0600, the
 /// master's folders 0700. Finding 14: a damaged job cache is moved aside
 /// loudly and a fresh one started (publishing goes on); an unreadable
@@ -336,6 +377,10 @@ fn private_files_a_damaged_job_cache_and_an_unreadable_key() {
     let cachedir = db.parent().expect("cachedir");
     assert_eq!(mode(cachedir), 0o700);
     assert_eq!(mode(&s.conf.pki_dir()), 0o700);
+    // Second round: the minion's cachedir too (what the master sent is
+    // listed under it; brine_host's test makes an older 0755 one private).
+    let mcache = s.mconf.dir.path().join("nroot/var/cache/brine/minion");
+    assert_eq!(mode(&mcache), 0o700);
 
     // Damaged while the master is down.
     if let Some(mut m) = s.master.take() {

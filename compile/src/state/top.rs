@@ -53,7 +53,7 @@ impl FileServer {
             };
         }
         FileServer {
-            roots: Roots::new(configured),
+            roots: Roots::new(configured).following_links(opts),
             envs,
         }
     }

@@ -29,6 +29,9 @@ pub fn master_defaults() -> Map {
     m.insert("cachedir".into(), s("/var/cache/brine/master"));
     m.insert("sock_dir".into(), s("/var/run/brine/master"));
     m.insert("file_roots".into(), roots("/srv/salt"));
+    // Salt's default, kept: links in file_roots are followed, out of the
+    // roots too (False serves only what stays in its root).
+    m.insert("fileserver_followsymlinks".into(), Value::Bool(true));
     m.insert("pillar_roots".into(), roots("/srv/pillar"));
     m.insert("ext_pillar".into(), Value::List(vec![]));
     m.insert("ext_pillar_first".into(), Value::Bool(false));

@@ -46,7 +46,8 @@ pub fn handle(
     request_nonce: &Nonce,
     keys: &PublicKeys,
 ) -> ReplyBody {
-    let roots = Roots::new(opts::roots(master_opts, "file_roots"));
+    let roots = Roots::new(opts::roots(master_opts, "file_roots")).following_links(master_opts);
+    let find = |rel: &str| roots.find_file(&req.saltenv, rel);
     let Some(rel) = safe_rel(&req.path) else {
         tracing::warn!(
             "minion {} asked for the unsafe path {:?}; refused",
@@ -63,7 +64,7 @@ pub fn handle(
             paths: cache.file_list(&roots, &req.saltenv, rel),
         }),
         FileQuery::Hash { hash_type } => {
-            let Some(path) = roots.find_file(&req.saltenv, rel) else {
+            let Some(path) = find(rel) else {
                 return ReplyBody::File(FileReply::NotFound);
             };
             match cache.hash(&path, hash_type) {
@@ -80,7 +81,7 @@ pub fn handle(
             }
         }
         FileQuery::Read { offset, len } => {
-            let Some(path) = roots.find_file(&req.saltenv, rel) else {
+            let Some(path) = find(rel) else {
                 return ReplyBody::File(FileReply::NotFound);
             };
             match read_chunk(&path, *offset, (*len).min(MAX_FILE_CHUNK)) {
@@ -399,6 +400,42 @@ mod tests {
             }
         }
         assert_eq!(got, vec![7u8; 300_000]);
+    }
+
+    #[test]
+    fn links_out_of_the_roots_are_served_only_when_followed() {
+        let (td, mut o) = setup();
+        let base = td.path().join("base");
+        let secret = td.path().join("secret");
+        std::fs::write(&secret, "s3cret\n").unwrap();
+        std::os::unix::fs::symlink(&secret, base.join("web/shadow")).unwrap();
+        std::os::unix::fs::symlink(base.join("top.sls"), base.join("web/top-link")).unwrap();
+        let kp = KeyPair::generate().unwrap();
+        let ask = |o: &Map, path: &str| {
+            handle(
+                o,
+                &FileCache::default(),
+                &req(
+                    path,
+                    FileQuery::Hash {
+                        hash_type: "sha256".into(),
+                    },
+                ),
+                &[0; 16],
+                &kp.public(),
+            )
+        };
+        assert!(matches!(
+            ask(&o, "web/shadow"),
+            ReplyBody::File(FileReply::Hash { .. })
+        ));
+        o.insert("fileserver_followsymlinks".into(), Value::Bool(false));
+        assert_eq!(ask(&o, "web/shadow"), ReplyBody::File(FileReply::NotFound));
+        // A link that stays in the root is served all the same.
+        assert!(matches!(
+            ask(&o, "web/top-link"),
+            ReplyBody::File(FileReply::Hash { .. })
+        ));
     }
 
     #[test]
