@@ -84,8 +84,13 @@ pub struct Limits {
     pub idle_timeout: Option<Duration>,
     /// Most connections a bound socket holds at once.
     pub max_connections: usize,
-    /// Most connections a bound socket holds at once from one IP address.
+    /// Most connections a bound socket holds at once from one IP address
+    /// before they authenticate (an authenticated one no longer counts).
     pub max_connections_per_address: usize,
+    /// The ret port cuts a connection that has not authenticated (a
+    /// request answered for an accepted minion or the CLI) within this
+    /// time (`None`: never).
+    pub unauthenticated_timeout: Option<Duration>,
     /// Most bytes the partial messages of all peers of one socket hold,
     /// beyond the 64 KiB each connection may hold free of charge (so small
     /// requests pass while big ones wait their turn).
@@ -112,6 +117,9 @@ impl Default for Limits {
             idle_timeout: Some(Duration::from_secs(600)),
             max_connections: 10_000,
             max_connections_per_address: 1_000,
+            unauthenticated_timeout: Some(Duration::from_secs(
+                DEFAULT_UNAUTHENTICATED_TIMEOUT_SECS,
+            )),
             receive_budget: 8 * (MAX_MESSAGE_BYTES + 4096),
             max_subscriptions: 8,
             max_subscription_len: 256,
@@ -133,6 +141,11 @@ impl Limits {
             idle_timeout: if idle { self.idle_timeout } else { None },
             max_connections: Some(self.max_connections),
             max_connections_per_address: Some(self.max_connections_per_address),
+            trust_timeout: if idle {
+                self.unauthenticated_timeout
+            } else {
+                None
+            },
             receive_budget: Some(self.receive_budget),
             max_subscriptions: Some(self.max_subscriptions),
             max_subscription_len: Some(self.max_subscription_len),
@@ -182,6 +195,7 @@ fn kind_name(kind: &ViolationKind) -> &'static str {
         ViolationKind::ReceiveBudget { .. } => "receive budget",
         ViolationKind::TooManySubscriptions { .. } => "subscriptions",
         ViolationKind::SubscriptionTooLong { .. } => "subscription length",
+        ViolationKind::NotTrusted { .. } => "authentication deadline",
     }
 }
 
@@ -332,6 +346,67 @@ pub async fn bind_pub(
     bind(addr, limits, "publish port", false).await
 }
 
+/// The master's local request socket: a ROUTER on the Unix socket `path`
+/// (in `sock_dir`, made 0600: only the master's user, as the root token
+/// the CLI signs with), so that the CLI on the master's host does not
+/// share the ret port's connection slots with the network. Its peers are
+/// trusted from the start; `max_connections` bounds them.
+/// [`Limited::addr`] is unspecified (0.0.0.0:0) for it.
+pub async fn bind_router_local(
+    path: &std::path::Path,
+    limits: &Limits,
+) -> Result<Limited<RouterSocket>, TransportError> {
+    let endpoint = format!("ipc://{}", path.display());
+    let violations = ViolationLog::new(format!("local socket {}", path.display()));
+    let mut socket = RouterSocket::with_options(limits.options(&violations, true, false));
+    let _ = std::fs::remove_file(path);
+    socket
+        .bind(&endpoint)
+        .await
+        .map_err(|source| TransportError::Zmq {
+            what: "cannot listen on",
+            addr: endpoint.clone(),
+            source,
+        })?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
+        TransportError::Zmq {
+            what: "cannot make private",
+            addr: endpoint.clone(),
+            source: zeromq::ZmqError::Network(e),
+        }
+    })?;
+    Ok(Limited {
+        socket,
+        addr: SocketAddr::from(([0, 0, 0, 0], 0)),
+        violations,
+    })
+}
+
+/// The CLI's connection to the master's local request socket (see
+/// [`bind_router_local`]).
+pub async fn connect_dealer_local(
+    path: &std::path::Path,
+    limits: &Limits,
+) -> Result<Limited<DealerSocket>, TransportError> {
+    let endpoint = format!("ipc://{}", path.display());
+    let violations = ViolationLog::new(format!("master local socket {}", path.display()));
+    let mut socket = DealerSocket::with_options(limits.options(&violations, false, true));
+    socket
+        .connect(&endpoint)
+        .await
+        .map_err(|source| TransportError::Zmq {
+            what: "cannot connect to",
+            addr: endpoint,
+            source,
+        })?;
+    Ok(Limited {
+        socket,
+        addr: SocketAddr::from(([0, 0, 0, 0], 0)),
+        violations,
+    })
+}
+
 /// A minion's or the CLI's connection to the master's ret port.
 ///
 /// zmq.rs DEALER sockets do not reconnect: after the master restarts (or
@@ -400,6 +475,17 @@ pub async fn recv_request<R: SocketRecv>(
     let peer = frames.pop().unwrap_or_default();
     check_len(frame.len(), limits)?;
     Ok((Peer(peer), frame.to_vec()))
+}
+
+/// The ret port's default [`Limits::unauthenticated_timeout`], in seconds: long
+/// enough for a minion's first request to be answered by a master busy
+/// with a whole fleet's, short enough that idle connections do not pile up.
+pub const DEFAULT_UNAUTHENTICATED_TIMEOUT_SECS: u64 = 30;
+
+/// Trust `peer`'s connection to a ROUTER: it authenticated, so it is no
+/// longer cut by [`Limits::unauthenticated_timeout`] nor counted against its address.
+pub fn trust(router: &zeromq::RouterSendHalf, peer: &Peer) -> bool {
+    zeromq::util::PeerIdentity::try_from(peer.0.clone()).is_ok_and(|id| router.trust(&id))
 }
 
 /// Send a reply frame to `peer` through a ROUTER.

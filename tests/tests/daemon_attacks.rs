@@ -446,6 +446,65 @@ fn partial_frames_share_a_bounded_budget() {
     s.ping();
 }
 
+/// Second round, finding 1 (high): idle connections that finished the ZMTP
+/// handshake no longer lock the operator or the minions out. From the
+/// address the minion and the CLI use they fill only that address's
+/// unauthenticated slots: the minion's own connection, authenticated, is
+/// not counted (all 50 are held), the CLI goes through the master's local
+/// socket and is answered, and every idle one is cut after
+/// `unauthenticated_timeout` (one log line for the address), not after the
+/// 10-minute idle timeout.
+#[test]
+fn idle_connections_lock_out_neither_the_cli_nor_the_minions() {
+    let s = site("max_connections_per_address: 50\nunauthenticated_timeout: 3\n");
+    let rt = runtime();
+    let ret = SocketAddr::from(([127, 0, 0, 1], s.conf.ret_port));
+    let started = Instant::now();
+    let mut held = rt.block_on(async {
+        let mut conns = Vec::new();
+        for _ in 0..60 {
+            if let Some(c) = raw_peer(ret, [127, 0, 0, 1], "DEALER", true).await {
+                conns.push(c);
+            }
+        }
+        let mut held = Vec::new();
+        for mut c in conns {
+            if !is_cut(&mut c, Duration::from_millis(20)).await {
+                held.push(c);
+            }
+        }
+        held
+    });
+    assert_eq!(
+        held.len(),
+        50,
+        "the authenticated minion's connection counted"
+    );
+    // The operator and the minion are served while they are held.
+    s.ping();
+    let cut = rt.block_on(async {
+        let mut cut = 0;
+        for c in &mut held {
+            if is_cut(c, Duration::from_secs(6)).await {
+                cut += 1;
+            }
+        }
+        cut
+    });
+    let after = started.elapsed();
+    assert_eq!(cut, 50, "idle connections left after {after:?}");
+    assert!(after < Duration::from_secs(10), "cut only after {after:?}");
+    s.wait_for_log("not authenticated within 3s", Duration::from_secs(5));
+    let lines = s
+        .conf
+        .log()
+        .lines()
+        .filter(|l| l.contains("not authenticated within"))
+        .count();
+    assert!(lines <= 2, "{lines} log lines for one address");
+    s.ping();
+}
+
 /// Finding 5: publications are sealed with the session key that only
 /// accepted minions receive. A subscriber that was never accepted reads
 /// nothing of a job (not the function, not an argument); once a minion's

@@ -1,6 +1,8 @@
-//! The local client of the ret port (`brine`, `brine-run`, tests): signs
-//! with a throwaway key, proves it may publish with the root token from the
-//! master's cachedir, and checks every reply against `master.pub`.
+//! The local client of the master (`brine`, `brine-run`, the reactor,
+//! tests): signs with a throwaway key, proves it may publish with the root
+//! token from the master's cachedir, and checks every reply against
+//! `master.pub`. It goes through the master's local socket in `sock_dir`
+//! when there is one (no remote peer can fill it), else the ret port.
 
 use super::config::MasterConfig;
 use crate::keys::{KeyStore, ROOT_TOKEN_FILE};
@@ -10,7 +12,9 @@ use brine_protocol::messages::MinionReturn;
 use brine_protocol::messages::{
     CliPublish, ErrorReply, GetReturns, PublishReply, ReplyBody, Request, RequestBody, ReturnsReply,
 };
-use brine_protocol::transport::{call, connect_dealer, Limited, Limits, TransportError};
+use brine_protocol::transport::{
+    call, connect_dealer, connect_dealer_local, Limited, Limits, TransportError,
+};
 use indexmap::IndexMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -26,10 +30,7 @@ pub enum ClientError {
         source: std::io::Error,
     },
     #[error("the master at {addr} did not answer: {source}")]
-    Transport {
-        addr: SocketAddr,
-        source: TransportError,
-    },
+    Transport { addr: Route, source: TransportError },
     #[error("the master refused: {0:?}: {1}")]
     Refused(brine_protocol::messages::ErrorCode, String),
     #[error("unexpected answer from the master")]
@@ -40,8 +41,26 @@ pub enum ClientError {
     Wire(#[from] brine_protocol::messages::WireError),
 }
 
+/// Where the client reaches the master.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// The master's local socket (`MasterConfig::local_socket`).
+    Local(std::path::PathBuf),
+    /// The ret port.
+    Net(SocketAddr),
+}
+
+impl std::fmt::Display for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Route::Local(p) => write!(f, "{}", p.display()),
+            Route::Net(a) => write!(f, "{a}"),
+        }
+    }
+}
+
 pub struct Client {
-    addr: SocketAddr,
+    addr: Route,
     master: PublicKeys,
     token: String,
     key: KeyPair,
@@ -67,11 +86,17 @@ impl Client {
             })?
             .trim()
             .to_string();
-        Client::new(config.local_ret_addr(), master, token, config.limits())
+        let local = config.local_socket();
+        let route = if local.exists() {
+            Route::Local(local)
+        } else {
+            Route::Net(config.local_ret_addr())
+        };
+        Client::new(route, master, token, config.limits())
     }
 
     pub fn new(
-        addr: SocketAddr,
+        addr: Route,
         master: PublicKeys,
         token: String,
         limits: Limits,
@@ -93,12 +118,14 @@ impl Client {
         let mut last = None;
         for _ in 0..2 {
             if self.socket.is_none() {
-                let s = connect_dealer(self.addr, &self.limits)
-                    .await
-                    .map_err(|source| ClientError::Transport {
-                        addr: self.addr,
-                        source,
-                    })?;
+                let s = match &self.addr {
+                    Route::Local(path) => connect_dealer_local(path, &self.limits).await,
+                    Route::Net(addr) => connect_dealer(*addr, &self.limits).await,
+                }
+                .map_err(|source| ClientError::Transport {
+                    addr: self.addr.clone(),
+                    source,
+                })?;
                 self.socket = Some(s);
             }
             // Fresh nonce and time on each try: a resend is a new request.
@@ -123,14 +150,14 @@ impl Client {
                 }
                 Err(source) => {
                     return Err(ClientError::Transport {
-                        addr: self.addr,
+                        addr: self.addr.clone(),
                         source,
                     })
                 }
             }
         }
         Err(ClientError::Transport {
-            addr: self.addr,
+            addr: self.addr.clone(),
             source: last.unwrap_or(TransportError::Timeout {
                 what: "request to master",
                 timeout: self.request_timeout,

@@ -65,6 +65,12 @@ pub fn master_defaults() -> Map {
     m.insert("handshake_timeout".into(), Value::Int(10));
     m.insert("message_timeout".into(), Value::Int(60));
     m.insert("idle_timeout".into(), Value::Int(600));
+    // A ret-port connection that has not authenticated in this time is
+    // cut (0: never).
+    m.insert(
+        "unauthenticated_timeout".into(),
+        Value::Int(brine_protocol::transport::DEFAULT_UNAUTHENTICATED_TIMEOUT_SECS as i64),
+    );
     m.insert("max_subscriptions".into(), Value::Int(8));
     // Seconds a request stays fresh (its nonce remembered).
     m.insert("replay_window".into(), Value::Int(300));
@@ -225,6 +231,16 @@ fn limits_from(o: &Map, max_message_size: usize) -> Result<Limits, ConfigError> 
             "between 1 and 3600 seconds",
         )?),
         idle_timeout: (idle > 0).then(|| secs(idle)),
+        unauthenticated_timeout: match ranged(
+            "unauthenticated_timeout",
+            brine_protocol::transport::DEFAULT_UNAUTHENTICATED_TIMEOUT_SECS as i64,
+            0,
+            3_600,
+            "between 0 (never) and 3600 seconds",
+        )? {
+            0 => None,
+            s => Some(secs(s)),
+        },
         max_subscriptions: count(ranged(
             "max_subscriptions",
             8,
@@ -434,6 +450,12 @@ impl MasterConfig {
 
     /// Where a local client (the CLI) reaches the ret port: the interface,
     /// or loopback when the master listens on every address.
+    /// The master's local request socket in `sock_dir` (the CLI's way in,
+    /// apart from the ret port's connections).
+    pub fn local_socket(&self) -> PathBuf {
+        self.sock_dir.join("master_ret.ipc")
+    }
+
     pub fn local_ret_addr(&self) -> SocketAddr {
         let ip = if self.interface.is_unspecified() {
             match self.interface {

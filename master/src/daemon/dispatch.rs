@@ -73,15 +73,31 @@ impl Master {
     /// Handle one frame received on the ret port at `received`; `None`:
     /// drop it.
     pub fn handle_frame(&self, frame: &[u8], received: Instant) -> Option<Vec<u8>> {
+        self.handle_frame_from(frame, received).0
+    }
+
+    /// [`Master::handle_frame`], and whether the sender authenticated: an
+    /// accepted minion or the CLI was answered (every answer but an error
+    /// or a not-accepted auth needs one), so its connection is trusted.
+    pub fn handle_frame_from(&self, frame: &[u8], received: Instant) -> (Option<Vec<u8>>, bool) {
         let Verified { signer, msg: req } = match read_frame::<Request>(frame, None) {
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!("dropped a request ({} bytes): {e}", frame.len());
-                return None;
+                return (None, false);
             }
         };
         let body = self.handle_request(&req, &signer, received);
-        let reply = Reply::to(&req, body);
+        let authenticated = match &body {
+            ReplyBody::Error(_) => false,
+            ReplyBody::Auth(a) => a.status == brine_protocol::messages::AuthStatus::Accepted,
+            _ => true,
+        };
+        (self.signed_reply(&req, body), authenticated)
+    }
+
+    fn signed_reply(&self, req: &Request, body: ReplyBody) -> Option<Vec<u8>> {
+        let reply = Reply::to(req, body);
         match sign_frame(&self.key, &reply) {
             Ok(f) => Some(f),
             Err(e) => {
@@ -90,7 +106,7 @@ impl Master {
                 // leaving it waiting for a reply too large to send.
                 sign_frame(
                     &self.key,
-                    &Reply::to(&req, error(ErrorCode::Internal, "reply could not be sent")),
+                    &Reply::to(req, error(ErrorCode::Internal, "reply could not be sent")),
                 )
                 .ok()
             }

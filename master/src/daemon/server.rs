@@ -1,6 +1,11 @@
 //! The sockets and the event loop: a ROUTER on `interface:ret_port` for
 //! requests, a PUB on `interface:publish_port` for publications, both with
-//! the transport's limits on untrusted peers (`MasterConfig::limits`).
+//! the transport's limits on untrusted peers (`MasterConfig::limits`); a
+//! ROUTER on a Unix socket in `sock_dir` for the CLI on this host, so that
+//! no remote peer can take its connection slots. A ret-port connection is
+//! trusted once a request of it is answered for an accepted minion or the
+//! CLI: until then it counts against its address and is cut after
+//! `unauthenticated_timeout`.
 //!
 //! Requests are received on one task, wait in their lane (`lanes`:
 //! compiles apart from everything else) and are handled on the blocking
@@ -19,8 +24,8 @@ use super::master::{DaemonError, Master, PublishQueue};
 use super::{lanes, presence};
 use brine_protocol::messages::peek_lane;
 use brine_protocol::transport::{
-    bind_pub, bind_router, recv_request, send_frame, send_reply, Limited, Limits, Peer,
-    TransportError,
+    bind_pub, bind_router, bind_router_local, recv_request, send_frame, send_reply, Limited,
+    Limits, Peer, TransportError,
 };
 use std::future::Future;
 use std::net::SocketAddr;
@@ -37,8 +42,18 @@ pub const CLEAN_INTERVAL: Duration = Duration::from_secs(3600);
 /// ephemeral ports first).
 pub struct Bound {
     router: Limited<RouterSocket>,
+    /// The CLI's local socket (none when it could not be made: the CLI
+    /// then uses the ret port).
+    local: Option<(Limited<RouterSocket>, std::path::PathBuf)>,
     publisher: Limited<PubSocket>,
     events: (tokio::net::UnixListener, std::path::PathBuf),
+}
+
+/// Which socket a request came in on (its reply goes back the same way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    RetPort,
+    Local,
 }
 
 /// Descriptors kept for everything but the two ports' connections (job
@@ -77,9 +92,19 @@ impl Bound {
         let limits = fit_to_descriptors(master.config.limits());
         let publisher = bind_pub(master.config.publish_addr(), &limits).await?;
         let router = bind_router(master.config.ret_addr(), &limits).await?;
+        // The event socket makes `sock_dir` private first.
         let events = events::socket::bind(&master.config.sock_dir)?;
+        let path = master.config.local_socket();
+        let local = match bind_router_local(&path, &limits).await {
+            Ok(r) => Some((r, path)),
+            Err(e) => {
+                tracing::warn!("the CLI's local socket: {e}; the CLI uses the ret port");
+                None
+            }
+        };
         Ok(Bound {
             router,
+            local,
             publisher,
             events,
         })
@@ -124,6 +149,13 @@ pub async fn serve(
     let (router, _) = bound.router.into_parts();
     let (mut pub_socket, _) = bound.publisher.into_parts();
     let (router_tx, mut router_rx) = router.split();
+    let (local_path, local_tx, mut local_rx) = match bound.local {
+        Some((local, path)) => {
+            let (tx, rx) = local.into_parts().0.split();
+            (Some(path), Some(tx), Some(rx))
+        }
+        None => (None, None, None),
+    };
 
     let pub_limits = limits.clone();
     let (stop_pub, mut pub_stopped) = tokio::sync::oneshot::channel::<()>();
@@ -173,7 +205,7 @@ pub async fn serve(
 
     // `worker_threads` requests at once, compiles in all but one; the CLI's
     // waits for returns apart (lanes.rs).
-    let (backlog, lanes) = lanes::backlog::<(Peer, Vec<u8>, Instant)>(
+    let (backlog, lanes) = lanes::backlog::<(Via, Peer, Vec<u8>, Instant)>(
         lanes::BACKLOG_BYTES,
         master.config.worker_threads,
     );
@@ -186,28 +218,37 @@ pub async fn serve(
     let lane_tasks = [quick, compile, wait].map(|mut lane| {
         let master = master.clone();
         let router_tx = router_tx.clone();
+        let local_tx = local_tx.clone();
         let limits = limits.clone();
         tokio::spawn(async move {
             while let Some((held, turn)) = lane.next().await {
                 let m = master.clone();
-                let mut tx = router_tx.clone();
+                let mut tx = match (held.item.0, &local_tx) {
+                    (Via::Local, Some(local)) => local.clone(),
+                    _ => router_tx.clone(),
+                };
                 let limits = limits.clone();
                 tokio::spawn(async move {
                     // The request stays held (its bytes counted) until its
                     // reply is sent.
                     let handled = tokio::task::spawn_blocking(move || {
-                        let reply = m.handle_frame(&held.item.1, held.item.2);
-                        (reply, held)
+                        let (reply, authenticated) = m.handle_frame_from(&held.item.2, held.item.3);
+                        (reply, authenticated, held)
                     })
                     .await;
+                    if let Ok((_, true, held)) = &handled {
+                        // No longer cut by `unauthenticated_timeout`, nor
+                        // counted against its address.
+                        brine_protocol::transport::trust(&tx, &held.item.1);
+                    }
                     match handled {
-                        Ok((Some(reply), held)) => {
-                            if let Err(e) = send_reply(&mut tx, &held.item.0, reply, &limits).await
+                        Ok((Some(reply), _, held)) => {
+                            if let Err(e) = send_reply(&mut tx, &held.item.1, reply, &limits).await
                             {
                                 tracing::debug!("reply not delivered: {e}");
                             }
                         }
-                        Ok((None, _)) => {}
+                        Ok((None, _, _)) => {}
                         Err(e) => tracing::error!("request handler failed: {e}"),
                     }
                     drop(turn);
@@ -219,9 +260,15 @@ pub async fn serve(
     loop {
         let received = tokio::select! {
             _ = &mut shutdown => break,
-            r = recv_request(&mut router_rx, &limits) => r,
+            r = recv_request(&mut router_rx, &limits) => r.map(|pf| (Via::RetPort, pf)),
+            Some(r) = async {
+                match local_rx.as_mut() {
+                    Some(rx) => Some(recv_request(rx, &limits).await),
+                    None => None,
+                }
+            } => r.map(|pf| (Via::Local, pf)),
         };
-        let (peer, frame) = match received {
+        let (via, (peer, frame)) = match received {
             Ok(pf) => pf,
             Err(TransportError::Socket { what, source }) => {
                 // zmq.rs reports an idle socket this way; do not spin.
@@ -237,7 +284,7 @@ pub async fn serve(
         let lane = peek_lane(&frame);
         let held = tokio::select! {
             _ = &mut shutdown => break,
-            h = backlog.hold(lane, frame.len(), (peer, frame, Instant::now())) => h,
+            h = backlog.hold(lane, frame.len(), (via, peer, frame, Instant::now())) => h,
         };
         if held.is_err() {
             break;
@@ -251,6 +298,9 @@ pub async fn serve(
         p.abort();
     }
     let _ = std::fs::remove_file(&event_path);
+    if let Some(p) = &local_path {
+        let _ = std::fs::remove_file(p);
+    }
     // Requests not yet begun are dropped (their senders ask again); those
     // in hand finish and are answered.
     drop(backlog);
@@ -274,6 +324,8 @@ pub async fn serve(
     }
     drop(router_tx);
     drop(router_rx);
+    drop(local_tx);
+    drop(local_rx);
     Ok(())
 }
 

@@ -64,6 +64,12 @@ pub(crate) struct GenericSocketBackend {
 }
 
 impl GenericSocketBackend {
+    /// brine: the application trusts `peer`'s connection (see
+    /// `PeerLimits::trust_timeout`); `false` when it is gone.
+    pub(crate) fn trust(&self, peer: &PeerIdentity) -> bool {
+        self.socket_options.occupancy.trust(peer)
+    }
+
     pub(crate) fn with_options(
         fair_queue_inner: Option<Arc<Mutex<QueueInner<ZmqFramedRead, PeerIdentity>>>>,
         socket_type: SocketType,
@@ -287,6 +293,10 @@ impl SocketBackend for GenericSocketBackend {
 impl MultiPeerBackend for GenericSocketBackend {
     async fn peer_connected(self: Arc<Self>, peer_id: &PeerIdentity, io: FramedIo) {
         let (recv_queue, send_queue) = io.into_parts();
+        // brine: the connection can be trusted by its routing identity.
+        if let Some(state) = recv_queue.slot_state() {
+            self.socket_options.occupancy.register(peer_id, state);
+        }
         let (queue_sender, queue_receiver) = mpsc::channel(PEER_SEND_QUEUE_CAPACITY);
         self.peers
             .upsert_async(
@@ -319,6 +329,7 @@ impl MultiPeerBackend for GenericSocketBackend {
     }
 
     fn peer_disconnected(&self, peer_id: &PeerIdentity) {
+        self.socket_options.occupancy.unregister(peer_id);
         let peer_removed = self.peers.remove_sync(peer_id).is_some();
         self.refresh_single_peer_cache();
         match &self.fair_queue_inner {

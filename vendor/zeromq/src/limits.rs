@@ -15,11 +15,13 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+
+use crate::util::PeerIdentity;
 
 /// Which limit a peer broke.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +45,9 @@ pub enum ViolationKind {
     TooManySubscriptions { limit: usize },
     /// A subscription longer than a PUB socket keeps.
     SubscriptionTooLong { len: usize, max: usize },
+    /// The application did not trust the peer (`trust`) within the trust
+    /// timeout of its connection.
+    NotTrusted { timeout: Duration },
 }
 
 impl fmt::Display for ViolationKind {
@@ -74,6 +79,9 @@ impl fmt::Display for ViolationKind {
             }
             ViolationKind::SubscriptionTooLong { len, max } => {
                 write!(f, "subscription of {len} bytes exceeds the maximum of {max}")
+            }
+            ViolationKind::NotTrusted { timeout } => {
+                write!(f, "not authenticated within {timeout:?}")
             }
         }
     }
@@ -113,8 +121,13 @@ pub struct PeerLimits {
     pub idle_timeout: Option<Duration>,
     /// Most accepted connections held at once.
     pub max_connections: Option<usize>,
-    /// Most accepted connections held at once from one IP address.
+    /// Most accepted connections held at once from one IP address, among
+    /// those the application has not trusted yet (a trusted connection
+    /// no longer counts against its address).
     pub max_connections_per_address: Option<usize>,
+    /// An accepted connection the application has not trusted
+    /// (`RouterSocket::trust`) within this time is cut.
+    pub trust_timeout: Option<Duration>,
     /// Most bytes all partial (not yet complete) messages may hold together.
     pub receive_budget: Option<usize>,
     /// Most subscriptions a PUB socket keeps per subscriber.
@@ -137,6 +150,7 @@ impl fmt::Debug for PeerLimits {
                 "max_connections_per_address",
                 &self.max_connections_per_address,
             )
+            .field("trust_timeout", &self.trust_timeout)
             .field("receive_budget", &self.receive_budget)
             .field("max_subscriptions", &self.max_subscriptions)
             .field("max_subscription_len", &self.max_subscription_len)
@@ -158,8 +172,26 @@ impl PeerLimits {
 #[derive(Debug, Default)]
 pub(crate) struct Occupancy {
     total: AtomicUsize,
+    /// Untrusted connections per address.
     per_address: Mutex<HashMap<IpAddr, usize>>,
     buffered: AtomicUsize,
+    /// The connected peers' slots, by routing identity, for `trust`
+    /// (bounded by the connections held).
+    by_peer: Mutex<HashMap<PeerIdentity, Arc<SlotState>>>,
+}
+
+/// Whether a connection is trusted, and since when it is held.
+#[derive(Debug)]
+pub(crate) struct SlotState {
+    trusted: AtomicBool,
+    pub(crate) admitted: Instant,
+    ip: IpAddr,
+}
+
+impl SlotState {
+    pub(crate) fn trusted(&self) -> bool {
+        self.trusted.load(Ordering::Acquire)
+    }
 }
 
 impl Occupancy {
@@ -183,8 +215,57 @@ impl Occupancy {
         self.total.fetch_add(1, Ordering::AcqRel);
         Ok(ConnectionSlot {
             occupancy: Arc::clone(self),
-            ip: peer.ip(),
+            state: Arc::new(SlotState {
+                trusted: AtomicBool::new(false),
+                admitted: Instant::now(),
+                ip: peer.ip(),
+            }),
         })
+    }
+
+    /// Take a connection slot for a peer on a local (Unix) socket: only the
+    /// total is counted, and it is trusted from the start (the socket
+    /// file's permissions said who may connect).
+    pub(crate) fn admit_local(
+        self: &Arc<Self>,
+        limits: &PeerLimits,
+    ) -> Result<ConnectionSlot, ViolationKind> {
+        let max_total = limits.max_connections.unwrap_or(usize::MAX);
+        let _per_address = self.per_address.lock();
+        if self.total.load(Ordering::Acquire) >= max_total {
+            return Err(ViolationKind::TooManyConnections { limit: max_total });
+        }
+        self.total.fetch_add(1, Ordering::AcqRel);
+        Ok(ConnectionSlot {
+            occupancy: Arc::clone(self),
+            state: Arc::new(SlotState {
+                trusted: AtomicBool::new(true),
+                admitted: Instant::now(),
+                ip: IpAddr::from([0, 0, 0, 0]),
+            }),
+        })
+    }
+
+    /// `peer`'s connection holds `state` (once its handshake is done).
+    pub(crate) fn register(&self, peer: &PeerIdentity, state: Arc<SlotState>) {
+        self.by_peer.lock().insert(peer.clone(), state);
+    }
+
+    pub(crate) fn unregister(&self, peer: &PeerIdentity) {
+        self.by_peer.lock().remove(peer);
+    }
+
+    /// Trust `peer`'s connection: it is no longer cut for want of trust,
+    /// nor counted against its address. `false` when no such connection.
+    pub(crate) fn trust(&self, peer: &PeerIdentity) -> bool {
+        let Some(state) = self.by_peer.lock().get(peer).cloned() else {
+            return false;
+        };
+        let mut per_address = self.per_address.lock();
+        if !state.trusted.swap(true, Ordering::AcqRel) {
+            release(&mut per_address, state.ip);
+        }
+        true
     }
 
     /// Change the bytes charged to one reader from `old` to `new`; `false`
@@ -221,17 +302,29 @@ impl Occupancy {
 #[derive(Debug)]
 pub(crate) struct ConnectionSlot {
     occupancy: Arc<Occupancy>,
-    ip: IpAddr,
+    state: Arc<SlotState>,
+}
+
+impl ConnectionSlot {
+    pub(crate) fn state(&self) -> &Arc<SlotState> {
+        &self.state
+    }
+}
+
+fn release(per_address: &mut HashMap<IpAddr, usize>, ip: IpAddr) {
+    if let Some(here) = per_address.get_mut(&ip) {
+        *here -= 1;
+        if *here == 0 {
+            per_address.remove(&ip);
+        }
+    }
 }
 
 impl Drop for ConnectionSlot {
     fn drop(&mut self) {
         let mut per_address = self.occupancy.per_address.lock();
-        if let Some(here) = per_address.get_mut(&self.ip) {
-            *here -= 1;
-            if *here == 0 {
-                per_address.remove(&self.ip);
-            }
+        if !self.state.trusted.swap(true, Ordering::AcqRel) {
+            release(&mut per_address, self.state.ip);
         }
         self.occupancy.total.fetch_sub(1, Ordering::AcqRel);
     }
@@ -267,6 +360,32 @@ mod tests {
         drop(a1);
         assert_eq!(occupancy.connections(), 2);
         assert!(occupancy.admit(addr([10, 0, 0, 1], 4), &limits).is_ok());
+    }
+
+    #[test]
+    fn a_trusted_connection_no_longer_counts_against_its_address() {
+        let occupancy = Arc::new(Occupancy::default());
+        let limits = PeerLimits {
+            max_connections: Some(10),
+            max_connections_per_address: Some(1),
+            ..PeerLimits::default()
+        };
+        let a = occupancy.admit(addr([10, 0, 0, 1], 1), &limits).unwrap();
+        assert!(occupancy.admit(addr([10, 0, 0, 1], 2), &limits).is_err());
+        let peer = PeerIdentity::new();
+        assert!(!occupancy.trust(&peer));
+        occupancy.register(&peer, Arc::clone(a.state()));
+        assert!(occupancy.trust(&peer));
+        assert!(a.state().trusted());
+        // Trusting twice changes nothing.
+        assert!(occupancy.trust(&peer));
+        let b = occupancy.admit(addr([10, 0, 0, 1], 3), &limits).unwrap();
+        assert_eq!(occupancy.connections(), 2);
+        drop(a);
+        occupancy.unregister(&peer);
+        assert!(occupancy.admit(addr([10, 0, 0, 1], 4), &limits).is_err());
+        drop(b);
+        assert!(occupancy.admit(addr([10, 0, 0, 1], 5), &limits).is_ok());
     }
 
     #[test]

@@ -112,6 +112,13 @@ impl SocketSend for RouterSocket {
 }
 
 impl RouterSocket {
+    /// brine: trust the connection of `peer` (the identity frame of a
+    /// message received): it is no longer cut by the trust timeout nor
+    /// counted against its address. `false` when it is gone.
+    pub fn trust(&self, peer: &PeerIdentity) -> bool {
+        self.backend.trust(peer)
+    }
+
     /// Splits the socket into separate send and recv halves, allowing concurrent
     /// sending and receiving from independent async tasks.
     ///
@@ -165,6 +172,13 @@ pub struct RouterSendHalf {
 pub struct RouterRecvHalf {
     inner: Arc<RouterSocketInner>,
     fair_queue: FairQueue<ZmqFramedRead, PeerIdentity>,
+}
+
+impl RouterSendHalf {
+    /// brine: see [`RouterSocket::trust`].
+    pub fn trust(&self, peer: &PeerIdentity) -> bool {
+        self.inner.backend.trust(peer)
+    }
 }
 
 #[async_trait]

@@ -72,6 +72,23 @@ impl ZmqFramedRead {
         self._slot = slot;
     }
 
+    /// brine: the connection's slot state, for the socket to trust it.
+    pub(crate) fn slot_state(&self) -> Option<Arc<crate::limits::SlotState>> {
+        self._slot.as_ref().map(|s| Arc::clone(s.state()))
+    }
+
+    /// brine: when an untrusted connection is to be cut for want of trust.
+    fn trust_deadline(&self) -> Option<(std::time::Instant, ViolationKind)> {
+        let timeout = self.options.limits.trust_timeout?;
+        let state = self._slot.as_ref()?.state();
+        (!state.trusted()).then(|| {
+            (
+                state.admitted + timeout,
+                ViolationKind::NotTrusted { timeout },
+            )
+        })
+    }
+
     /// Tell the socket's violation hook that this peer broke `kind`.
     pub(crate) fn report(&self, kind: ViolationKind) {
         self.options.limits.report(self.peer, kind);
@@ -195,7 +212,11 @@ impl ZmqFramedRead {
         let idle = limits
             .idle_timeout
             .map(|timeout| (last_byte + timeout, ViolationKind::IdleTimeout { timeout }));
-        let Some((deadline, kind)) = [message, idle].into_iter().flatten().min_by_key(|d| d.0)
+        let trust = self.trust_deadline();
+        let Some((deadline, kind)) = [message, idle, trust]
+            .into_iter()
+            .flatten()
+            .min_by_key(|d| d.0)
         else {
             return Poll::Pending;
         };
@@ -300,7 +321,14 @@ impl Stream for ZmqFramedRead {
         if this.cut {
             return Poll::Ready(None);
         }
-        let polled = this.poll_message(cx);
+        // brine: a peer that keeps sending is cut for want of trust too
+        // (the deadline is otherwise looked at when nothing is to be read).
+        let polled = match this.trust_deadline() {
+            Some((deadline, kind)) if deadline <= std::time::Instant::now() => {
+                Poll::Ready(Some(Err(CodecError::Limit(kind))))
+            }
+            _ => this.poll_message(cx),
+        };
         match &polled {
             Poll::Ready(Some(Err(error))) => {
                 // brine: a broken stream ends; a broken limit is reported

@@ -146,6 +146,18 @@ where
         loop {
             select! {
                 incoming = listener.accept().fuse() => {
+                    // brine: past `max_connections` a local peer is refused
+                    // before anything is read, as on TCP.
+                    let slot = match &incoming {
+                        Ok(_) => match options.occupancy.admit_local(&options.limits) {
+                            Ok(slot) => Some(slot),
+                            Err(kind) => {
+                                options.limits.report(None, kind);
+                                continue;
+                            }
+                        },
+                        Err(_) => None,
+                    };
                     let maybe_accepted: Result<_, _> = incoming.map(|(raw_socket, peer_addr)| {
                         #[cfg(target_family = "unix")]
                         let peer_addr = pathname_from_unix_addr(peer_addr);
@@ -154,7 +166,9 @@ where
                             let _ = peer_addr;
                             None
                         };
-                        (make_framed(raw_socket, Arc::clone(&options)), Endpoint::Ipc(peer_addr))
+                        let mut framed = make_framed(raw_socket, Arc::clone(&options));
+                        framed.read_half.attach(None, slot);
+                        (framed, Endpoint::Ipc(peer_addr))
                     }).map_err(|err| err.into());
                     async_rt::task::spawn(cback(maybe_accepted));
                 },
