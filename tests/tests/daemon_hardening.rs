@@ -360,6 +360,86 @@ fn links_out_of_file_roots_are_not_served_when_not_followed() {
     }
 }
 
+/// Second round, finding 3: a pillar SLS whose Jinja never ends, and one
+/// that would render a gigabyte, fail their minion's pillar with an error
+/// naming the file (the render budget), the worker is freed at once, the
+/// next request is served, and the master stays small.
+#[test]
+fn renders_past_their_budget_fail_and_free_the_worker() {
+    let roots = tempfile::tempdir().expect("tempdir");
+    brine_tests::daemon::write_tree(
+        roots.path(),
+        &[
+            (
+                "top.sls",
+                "base:\n  web1:\n    - endless\n  web2:\n    - huge\n  web3:\n    - fine\n",
+            ),
+            (
+                "endless.sls",
+                "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}\nx: 1\n",
+            ),
+            (
+                "huge.sls",
+                "{% set s = 'x' * 100000000 %}\nbig: {% for i in range(10) %}{{ s }}{% endfor %}\n",
+            ),
+            ("fine.sls", "fine: yes\n"),
+        ],
+    );
+    let s = site(&format!(
+        "pillar_roots:\n  base: [{}]\nrender_max_instructions: 2000000\n",
+        roots.path().display()
+    ));
+    let others: Vec<_> = ["web2", "web3"]
+        .iter()
+        .map(|id| {
+            let c = MinionConf::new(&s.conf, id, s.conf.publish_port, "");
+            let p = c.start();
+            accept_and_ping(&s.conf, id);
+            (c, p)
+        })
+        .collect();
+    let pillar = |id: &str| {
+        let started = std::time::Instant::now();
+        let (j, _) = s.conf.call(id, &["pillar.items"]);
+        (j, started.elapsed())
+    };
+    for _ in 0..3 {
+        // Salt's pillar_safe_render_error: the minion is told which SLS
+        // failed, the master's log says why.
+        let (j, took) = pillar("web1");
+        assert!(
+            j["_errors"]
+                .to_string()
+                .contains("Rendering SLS 'endless' failed"),
+            "{j}"
+        );
+        assert!(took < Duration::from_secs(20), "{took:?}");
+        let (j, _) = pillar("web2");
+        assert!(
+            j["_errors"]
+                .to_string()
+                .contains("Rendering SLS 'huge' failed"),
+            "{j}"
+        );
+        let (j, _) = pillar("web3");
+        assert_eq!(j["fine"], json!(true), "{j}");
+    }
+    let log = s.conf.log();
+    for (file, budget) in [
+        ("endless.sls", "render_max_instructions (2000000)"),
+        ("huge.sls", "render_max_bytes (67108864 bytes)"),
+    ] {
+        assert!(
+            log.lines().any(|l| l.contains(file) && l.contains(budget)),
+            "no log line for {file}:\n{log}"
+        );
+    }
+    let rss_mb = s.rss_kb() / 1024;
+    assert!(rss_mb < 600, "master RSS {rss_mb} MB");
+    s.ping();
+    drop(others);
+}
+
 /// Finding 13: the job cache and SQLite's side files are 0600, the
 /// master's folders 0700. Finding 14: a damaged job cache is moved aside
 /// loudly and a fresh one started (publishing goes on); an unreadable

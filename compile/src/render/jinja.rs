@@ -28,6 +28,7 @@
 //! renders the same files again and again (the master, for every minion)
 //! keeps them compiled ([`keep_compiled_templates`], `jinja/kept.rs`).
 
+mod budget;
 #[cfg(any(test, feature = "salt-cases"))]
 pub mod cases;
 mod convert;
@@ -62,11 +63,11 @@ fn render_with(
     let context = build_context(ctx, &vars);
     // A fetching loader belongs to one client: not kept across renders.
     let keep = keep && ctx.fetch.is_none();
-    let mut output = if keep {
+    let mut out = budget::BudgetWriter::new(&ctx.minion.opts);
+    let rendered = if keep {
         let env = kept::environment(name, source, ctx, &vars, settings)?;
         env.get_template(name)
-            .and_then(|t| t.render(context))
-            .map_err(|e| jinja_error(name, &e))?
+            .and_then(|t| t.render_captured_to(context, &mut out).map(|_| ()))
     } else {
         let source_ext = rewrite(name, source)?;
         let env = environment_with(
@@ -77,9 +78,30 @@ fn render_with(
             vars.tpldir(),
             None,
         );
-        env.render_named_str(name, &source_ext, context)
-            .map_err(|e| jinja_error(name, &e))?
+        env.template_from_named_str(name, &source_ext)
+            .and_then(|t| t.render_captured_to(context, &mut out).map(|_| ()))
     };
+    if let Err(e) = rendered {
+        return Err(match (&out.over, e.kind()) {
+            (Some(over), _) => JinjaError {
+                message: format!("Rendering {name} went past {}", over.describe()),
+                line: e.line(),
+            },
+            (None, minijinja::ErrorKind::OutOfFuel) => JinjaError {
+                message: format!(
+                    "Rendering {name} went past render_max_instructions ({})",
+                    budget::instructions(&ctx.minion.opts).unwrap_or_default()
+                ),
+                line: e.line(),
+            },
+            _ => jinja_error(name, &e),
+        });
+    }
+    // minijinja writes whole `str`s: the bytes are UTF-8.
+    let mut output = String::from_utf8(out.out).map_err(|e| JinjaError {
+        message: format!("Rendering {name}: {e}"),
+        line: None,
+    })?;
     // Jinja drops the final newline of the template; Salt puts it back.
     if source.ends_with('\n') {
         output.push('\n');

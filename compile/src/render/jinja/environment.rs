@@ -156,6 +156,8 @@ pub(super) struct Settings {
     trim: bool,
     lstrip: bool,
     keep_trailing_newline: Option<bool>,
+    /// `render_max_instructions` (minijinja's fuel).
+    fuel: Option<u64>,
 }
 
 impl Settings {
@@ -182,6 +184,7 @@ impl Settings {
                 .is_some_and(Value::is_truthy)
                 || flag("lstrip_blocks").unwrap_or(false),
             keep_trailing_newline: flag("keep_trailing_newline"),
+            fuel: super::budget::instructions(opts),
         }
     }
 }
@@ -207,6 +210,7 @@ pub(super) fn environment_with(
     }
     env.set_trim_blocks(settings.trim);
     env.set_lstrip_blocks(settings.lstrip);
+    env.set_fuel(settings.fuel);
     if let Some(keep) = settings.keep_trailing_newline {
         env.set_keep_trailing_newline(keep);
     }

@@ -186,3 +186,46 @@ fn temporaries_and_built_lists_change_as_in_jinja2() {
     let src = "{% set l = [1] %}{% set m = l + [2] %}{% do m.append(3) %}{% do [].append(1) %}{% do {}.update({'a': 1}) %}{% do (l + [5]).append(6) %}{{ m }}|{{ l }}";
     assert_eq!(render("t", src, &ctx).unwrap(), "[1, 2, 3]|[1]");
 }
+
+#[test]
+fn a_render_past_its_budget_fails_naming_the_file() {
+    let mut opts = brine_core::Map::default();
+    opts.insert("render_max_instructions".into(), Value::Int(100_000));
+    let ctx = TemplateContext {
+        minion: std::sync::Arc::new(crate::MinionData {
+            opts: Value::Map(opts.clone()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    // Nested loops that write nothing: only the instruction budget stops them.
+    let endless =
+        "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}";
+    let err = render("endless.sls", endless, &ctx).unwrap_err();
+    assert!(
+        err.message.contains("endless.sls") && err.message.contains("render_max_instructions"),
+        "{}",
+        err.message
+    );
+    opts.insert("render_max_instructions".into(), Value::Int(0));
+    opts.insert("render_max_bytes".into(), Value::Int(1000));
+    let ctx = TemplateContext {
+        minion: std::sync::Arc::new(crate::MinionData {
+            opts: Value::Map(opts),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let big = "{% for a in range(100) %}{{ 'x' * 100 }}{% endfor %}";
+    let err = render("big.sls", big, &ctx).unwrap_err();
+    assert!(
+        err.message.contains("big.sls") && err.message.contains("render_max_bytes (1000 bytes)"),
+        "{}",
+        err.message
+    );
+    // Within the budget, as before.
+    assert_eq!(
+        render("ok.sls", "{{ 'x' * 10 }}\n", &ctx).unwrap(),
+        "xxxxxxxxxx\n"
+    );
+}
