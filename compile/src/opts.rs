@@ -161,7 +161,15 @@ const KNOWN: &[(&str, Kind)] = &[
     ("replay_window", Kind::Int),
     ("max_return_size", Kind::Int),
     ("max_pending_keys", Kind::Int),
+    ("pending_key_rate", Kind::Int),
+    ("unauthenticated_timeout", Kind::Int),
     ("shutdown_timeout", Kind::Int),
+    // Salt's: whether file_roots links are followed out of the roots.
+    ("fileserver_followsymlinks", Kind::Bool),
+    // brine's render budget (seconds, bytes, minijinja instructions).
+    ("render_timeout", Kind::Int),
+    ("render_max_bytes", Kind::Int),
+    ("render_max_instructions", Kind::Int),
     // The event bus: Salt's largest event, brine's bounds on local
     // subscribers (how many, how far one may fall behind, bytes).
     ("max_event_size", Kind::Int),

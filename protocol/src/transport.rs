@@ -488,6 +488,14 @@ pub fn trust(router: &zeromq::RouterSendHalf, peer: &Peer) -> bool {
     zeromq::util::PeerIdentity::try_from(peer.0.clone()).is_ok_and(|id| router.trust(&id))
 }
 
+/// The address `peer`'s connection to a ROUTER came from, while it is
+/// connected (unspecified for the local socket's peers).
+pub fn peer_ip(router: &zeromq::RouterSendHalf, peer: &Peer) -> Option<IpAddr> {
+    zeromq::util::PeerIdentity::try_from(peer.0.clone())
+        .ok()
+        .and_then(|id| router.peer_ip(&id))
+}
+
 /// Send a reply frame to `peer` through a ROUTER.
 pub async fn send_reply<S: SocketSend>(
     socket: &mut S,

@@ -268,6 +268,13 @@ fn pending_keys_are_capped() {
         .filter(|l| l.contains("max_pending_keys"))
         .count();
     assert_eq!(full, 1, "{lines}");
+    // Second round: brine-key -L says the cap is full.
+    let out = s.conf.cli("brine-key", &["-L"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("20 keys are pending, the master's max_pending_keys (20)"),
+        "{stderr}"
+    );
     // Room again once one is dealt with.
     let out = s.conf.cli("brine-key", &["-d", "flood0", "-y"]);
     assert!(out.status.success());
@@ -438,6 +445,44 @@ fn renders_past_their_budget_fail_and_free_the_worker() {
     assert!(rss_mb < 600, "master RSS {rss_mb} MB");
     s.ping();
     drop(others);
+}
+
+/// Second round, finding 4: new pending ids are paced per address
+/// (`pending_key_rate` a minute): past it, auths with new ids from that
+/// address are refused (one log line naming the address) while known
+/// minions go on.
+#[test]
+fn new_pending_ids_are_paced_per_address() {
+    let s = site("pending_key_rate: 5\n");
+    let (mut pending, mut refused) = (0, 0);
+    for i in 0..12 {
+        let m = ScriptedMinion::new(&format!("fast{i}"), &s.conf, json!({}));
+        let req = Request::new(RequestBody::Auth(AuthRequest {
+            id: m.id.clone(),
+            keys: m.key.public(),
+            grains: Value::new_map(),
+            pillarenv: None,
+        }))
+        .expect("request");
+        match m.request(&req) {
+            ReplyBody::Auth(a) if a.status == AuthStatus::Pending => pending += 1,
+            ReplyBody::Error(ErrorReply {
+                code: ErrorCode::NotAccepted,
+                ..
+            }) => refused += 1,
+            other => panic!("fast{i}: {other:?}"),
+        }
+    }
+    // web1 (the site's minion) was this minute's first new id from 127.0.0.1.
+    assert_eq!((pending, refused), (4, 8));
+    let log = s.conf.log();
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("pending_key_rate"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{log}");
+    assert!(lines[0].contains("127.0.0.1"), "{}", lines[0]);
+    s.ping();
 }
 
 /// Finding 13: the job cache and SQLite's side files are 0600, the

@@ -18,6 +18,54 @@ use serde_bytes::ByteArray;
 
 /// "Too many pending keys" is logged once a minute, not per refusal.
 static PENDING_FULL_LOG: OncePer = OncePer::new(60_000);
+/// Likewise new ids coming too fast.
+static PENDING_RATE_LOG: OncePer = OncePer::new(60_000);
+
+/// Most addresses [`PendingRate`] remembers in a minute.
+const MAX_RATE_ADDRESSES: usize = 65_536;
+
+/// New pending ids per address and minute (`pending_key_rate`), so that a
+/// flood of unauthenticated auths with new ids cannot fill
+/// `max_pending_keys` from one address in seconds. Memory: the addresses
+/// of the current minute, at most [`MAX_RATE_ADDRESSES`] (past it, new
+/// addresses wait for the next minute).
+#[derive(Debug)]
+pub struct PendingRate {
+    per_minute: u32,
+    seen: std::sync::Mutex<(u64, std::collections::HashMap<std::net::IpAddr, u32>)>,
+}
+
+impl PendingRate {
+    pub fn new(per_minute: u32) -> PendingRate {
+        PendingRate {
+            per_minute,
+            seen: Default::default(),
+        }
+    }
+
+    /// Whether a new pending id from `from` may be filed now (counted
+    /// when it may). An unknown address counts as one.
+    pub fn allow(&self, from: Option<std::net::IpAddr>) -> bool {
+        if self.per_minute == 0 {
+            return true;
+        }
+        let minute = brine_protocol::crypto::local_now_ms() / 60_000;
+        let ip = from.unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+        let mut g = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if g.0 != minute {
+            *g = (minute, Default::default());
+        }
+        if g.1.len() >= MAX_RATE_ADDRESSES && !g.1.contains_key(&ip) {
+            return false;
+        }
+        let n = g.1.entry(ip).or_insert(0);
+        if *n >= self.per_minute {
+            return false;
+        }
+        *n += 1;
+        true
+    }
+}
 /// Likewise an unreadable key file (anyone may claim its id).
 static BAD_KEY_LOG: OncePer = OncePer::new(60_000);
 
@@ -60,6 +108,9 @@ pub struct Authenticator<'a> {
     pub request_keys: &'a RequestKeys,
     /// Where `salt/auth` goes (when `auth_events`).
     pub events: Option<&'a EventBus>,
+    /// The address the request came from, and how fast new ids may come.
+    pub from: Option<std::net::IpAddr>,
+    pub pending_rate: &'a PendingRate,
 }
 
 impl Authenticator<'_> {
@@ -74,6 +125,8 @@ impl Authenticator<'_> {
             instance,
             request_keys,
             events,
+            from,
+            pending_rate,
         } = *self;
         let fire = |act: AuthAct| {
             if let Some(bus) = events.filter(|b| b.listened()) {
@@ -96,8 +149,22 @@ impl Authenticator<'_> {
                 message: "the request must be signed by the offered key".into(),
             });
         }
-        let status = match keys.authenticate(&req.id, &req.keys, auto_accept) {
+        let paced = keys.authenticate_paced(&req.id, &req.keys, auto_accept, &mut || {
+            pending_rate.allow(from)
+        });
+        let status = match paced {
             Ok(s) => s,
+            Err(e @ KeyStoreError::PendingTooFast { .. }) => {
+                fire(AuthAct::Full);
+                if PENDING_RATE_LOG.allow() {
+                    let who = from.map_or("an unknown address".to_string(), |ip| ip.to_string());
+                    tracing::warn!("{e}: {who} (logged once a minute)");
+                }
+                return ReplyBody::Error(ErrorReply {
+                    code: ErrorCode::NotAccepted,
+                    message: "too many new minion ids from this address; try again later".into(),
+                });
+            }
             Err(e @ KeyStoreError::TooManyPending { .. }) => {
                 fire(AuthAct::Full);
                 if PENDING_FULL_LOG.allow() {
@@ -191,6 +258,17 @@ impl Authenticator<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn new_pending_ids_are_paced_per_address_and_minute() {
+        let rate = PendingRate::new(3);
+        let a = Some(std::net::IpAddr::from([10, 0, 0, 1]));
+        let b = Some(std::net::IpAddr::from([10, 0, 0, 2]));
+        assert!((0..3).all(|_| rate.allow(a)));
+        assert!(!rate.allow(a));
+        assert!(rate.allow(b));
+        assert!(PendingRate::new(0).allow(a));
+    }
     use brine_protocol::crypto::KeyPair;
     use serde_json::json;
 
@@ -210,6 +288,7 @@ mod tests {
         };
         let signer = *kp.public().ed25519;
         let request_keys = RequestKeys::generate().unwrap();
+        let rate = PendingRate::new(0);
         let auth = |auto_accept| Authenticator {
             keys: &keys,
             cache: &cache,
@@ -219,6 +298,8 @@ mod tests {
             instance: [7; 16],
             request_keys: &request_keys,
             events: None,
+            from: None,
+            pending_rate: &rate,
         };
         let status = |r: ReplyBody| match r {
             ReplyBody::Auth(a) => Some(a.status),

@@ -79,6 +79,11 @@ pub fn master_defaults() -> Map {
         "max_pending_keys".into(),
         Value::Int(DEFAULT_MAX_PENDING as i64),
     );
+    // New pending ids one address may file a minute (0: no limit).
+    m.insert(
+        "pending_key_rate".into(),
+        Value::Int(DEFAULT_PENDING_KEY_RATE),
+    );
     m.insert("log_level".into(), s("warning"));
     // The event bus (Salt's max_event_size; the subscriber bounds are
     // brine's: a local tool that stops reading is cut, not buffered for).
@@ -100,7 +105,11 @@ pub const MAX_REACTOR_THREADS: usize = 64;
 pub const MAX_REACTOR_QUEUE: usize = 100_000;
 
 const DEFAULT_MAX_RETURN: usize = 16 * 1024 * 1024;
-const DEFAULT_MAX_PENDING: usize = 10_000;
+pub const DEFAULT_MAX_PENDING: usize = 10_000;
+/// A site bootstrapping a hundred minions behind one address a minute
+/// gets them all; a flood from one address fills `max_pending_keys` in
+/// no less than 100 minutes.
+const DEFAULT_PENDING_KEY_RATE: i64 = 100;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -150,6 +159,9 @@ pub struct MasterConfig {
     pub max_return_size: usize,
     /// Most keys waiting for acceptance (`max_pending_keys`).
     pub max_pending_keys: usize,
+    /// New pending ids one address may file a minute (`pending_key_rate`;
+    /// 0: no limit).
+    pub pending_key_rate: u32,
     /// Where jobs, returns and minion keys live (`master_job_cache`).
     pub job_cache: crate::backend::Backend,
     pub log_level: String,
@@ -373,6 +385,16 @@ impl MasterConfig {
                 what: "between 1 and 10000000",
                 value: max_pend,
             })?;
+        let rate = int(&o, "pending_key_rate", DEFAULT_PENDING_KEY_RATE);
+        let pending_key_rate =
+            u32::try_from(rate)
+                .ok()
+                .filter(|r| *r <= 1_000_000)
+                .ok_or(ConfigError::Range {
+                    key: "pending_key_rate",
+                    what: "between 0 (no limit) and 1000000 a minute",
+                    value: rate,
+                })?;
         let cachedir =
             PathBuf::from(opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"));
         let ranged = |key: &'static str, default: i64, lo: i64, hi: i64, what: &'static str| {
@@ -426,6 +448,7 @@ impl MasterConfig {
             replay_window: Duration::from_secs(u64::try_from(window).unwrap_or(300)),
             max_return_size,
             max_pending_keys,
+            pending_key_rate,
             log_level: opts::get_str(&o, "log_level")
                 .unwrap_or("warning")
                 .to_string(),

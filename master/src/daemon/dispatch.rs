@@ -73,13 +73,19 @@ impl Master {
     /// Handle one frame received on the ret port at `received`; `None`:
     /// drop it.
     pub fn handle_frame(&self, frame: &[u8], received: Instant) -> Option<Vec<u8>> {
-        self.handle_frame_from(frame, received).0
+        self.handle_frame_from(frame, received, None).0
     }
 
     /// [`Master::handle_frame`], and whether the sender authenticated: an
     /// accepted minion or the CLI was answered (every answer but an error
     /// or a not-accepted auth needs one), so its connection is trusted.
-    pub fn handle_frame_from(&self, frame: &[u8], received: Instant) -> (Option<Vec<u8>>, bool) {
+    /// `from`: the address the request came from.
+    pub fn handle_frame_from(
+        &self,
+        frame: &[u8],
+        received: Instant,
+        from: Option<std::net::IpAddr>,
+    ) -> (Option<Vec<u8>>, bool) {
         let Verified { signer, msg: req } = match read_frame::<Request>(frame, None) {
             Ok(v) => v,
             Err(e) => {
@@ -87,7 +93,7 @@ impl Master {
                 return (None, false);
             }
         };
-        let body = self.handle_request(&req, &signer, received);
+        let body = self.handle_request(&req, &signer, received, from);
         let authenticated = match &body {
             ReplyBody::Error(_) => false,
             ReplyBody::Auth(a) => a.status == brine_protocol::messages::AuthStatus::Accepted,
@@ -189,7 +195,13 @@ impl Master {
         }
     }
 
-    fn handle_request(&self, req: &Request, signer: &[u8; 32], received: Instant) -> ReplyBody {
+    fn handle_request(
+        &self,
+        req: &Request,
+        signer: &[u8; 32],
+        received: Instant,
+        from: Option<std::net::IpAddr>,
+    ) -> ReplyBody {
         match &req.msg {
             RequestBody::Auth(a) => {
                 // Only an accepted key's auth changes what the master holds
@@ -209,6 +221,8 @@ impl Master {
                     instance: self.instance,
                     request_keys: &self.request_keys,
                     events: self.config.auth_events.then_some(&*self.events),
+                    from,
+                    pending_rate: &self.pending_rate,
                 }
                 .handle(&req.nonce, a, signer)
             }

@@ -77,6 +77,8 @@ pub struct Master {
     pub mine: Arc<Mine>,
     /// What `salt[...]` calls in the templates this master renders.
     pub functions: Functions,
+    /// How fast one address may file new pending ids.
+    pub(super) pending_rate: super::auth::PendingRate,
 }
 
 impl Master {
@@ -114,8 +116,10 @@ impl Master {
             Arc::new(config.opts.clone()),
         ));
         let functions = super::functions::for_templates(mine.clone());
+        let pending_rate = super::auth::PendingRate::new(config.pending_key_rate);
         Ok((
             Master {
+                pending_rate,
                 events,
                 mine,
                 functions,

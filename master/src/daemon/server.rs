@@ -231,8 +231,10 @@ pub async fn serve(
                 tokio::spawn(async move {
                     // The request stays held (its bytes counted) until its
                     // reply is sent.
+                    let from = brine_protocol::transport::peer_ip(&tx, &held.item.1);
                     let handled = tokio::task::spawn_blocking(move || {
-                        let (reply, authenticated) = m.handle_frame_from(&held.item.2, held.item.3);
+                        let (reply, authenticated) =
+                            m.handle_frame_from(&held.item.2, held.item.3, from);
                         (reply, authenticated, held)
                     })
                     .await;

@@ -392,9 +392,10 @@ pub enum KeyCliError {
 
 /// The master's `pki_dir` from `<config_dir>/master` (Salt's defaults and
 /// `root_dir` handling), and where its minion keys live.
+/// The master's `pki_dir`, key backend and `max_pending_keys`.
 pub fn pki_dir(
     config_dir: &std::path::Path,
-) -> Result<(PathBuf, crate::backend::Backend), KeyCliError> {
+) -> Result<(PathBuf, crate::backend::Backend, usize), KeyCliError> {
     let mut defaults = Map::default();
     defaults.insert("root_dir".into(), Value::from("/"));
     defaults.insert("pki_dir".into(), Value::from(DEFAULT_PKI_DIR));
@@ -403,9 +404,14 @@ pub fn pki_dir(
     let cachedir =
         PathBuf::from(opts::get_str(&loaded.opts, "cachedir").unwrap_or("/var/cache/brine/master"));
     let backend = crate::backend::Backend::of(&loaded.opts, &cachedir)?;
+    let max_pending = match loaded.opts.get("max_pending_keys") {
+        Some(Value::Int(n)) => usize::try_from(*n).unwrap_or(usize::MAX),
+        _ => crate::daemon::config::DEFAULT_MAX_PENDING,
+    };
     Ok((
         PathBuf::from(opts::get_str(&loaded.opts, "pki_dir").unwrap_or(DEFAULT_PKI_DIR)),
         backend,
+        max_pending,
     ))
 }
 
@@ -414,7 +420,7 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, KeyCliError> {
     if let Command::GenKeys { name, dir } = &args.command {
         return gen_keys(name, dir, args, io);
     }
-    let (pki, backend) = pki_dir(&args.config_dir)?;
+    let (pki, backend, max_pending) = pki_dir(&args.config_dir)?;
     let store = KeyStore::for_config(&pki, &backend)?;
     let mut failed = false;
     let print = |io: &mut Io, listing: &Listing| {
@@ -427,6 +433,7 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, KeyCliError> {
             let listing = list_states(&store, &KeyState::ALL)?;
             print(io, &listing);
             warn_unreadable(&store, &listing, io);
+            warn_pending_full(&listing, max_pending, io);
         }
         Command::List(which) => {
             let states: &[KeyState] = if which.starts_with("acc") {
@@ -443,6 +450,7 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, KeyCliError> {
             let listing = list_states(&store, states)?;
             print(io, &listing);
             warn_unreadable(&store, &listing, io);
+            warn_pending_full(&listing, max_pending, io);
         }
         Command::Finger(pattern) => {
             let matches = name_match(&store, pattern, true)?;
@@ -502,6 +510,24 @@ fn warn_unreadable(store: &KeyStore, listing: &Listing, io: &mut Io) {
                     "Warning: the {} key of minion '{id}' cannot be read: {e}; the minion cannot \
                      authenticate until the file is fixed or the key deleted (brine-key -d {id})",
                     state.adjective()
+                );
+            }
+        }
+    }
+}
+
+/// Say so when the pending keys listed fill the master's
+/// `max_pending_keys`: the master refuses every new minion until some are
+/// dealt with.
+fn warn_pending_full(listing: &Listing, max: usize, io: &mut Io) {
+    for (section, entries) in listing {
+        if let (Section::State(KeyState::Pending), Entries::Ids(ids)) = (section, entries) {
+            if ids.len() >= max {
+                let _ = writeln!(
+                    io.stderr,
+                    "Warning: {} keys are pending, the master's max_pending_keys ({max}): new \
+                     minions are refused until pending keys are accepted, rejected or deleted",
+                    ids.len()
                 );
             }
         }

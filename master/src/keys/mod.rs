@@ -57,6 +57,11 @@ pub enum KeyStoreError {
          was not stored: accept, reject or delete pending keys with brine-key"
     )]
     TooManyPending { id: String, max: usize },
+    #[error(
+        "new minion ids arrive too fast from one address (pending_key_rate); the key of '{id}' \
+         was not stored"
+    )]
+    PendingTooFast { id: String },
     #[error(transparent)]
     Pg(#[from] crate::postgres::PgError),
 }
@@ -460,6 +465,18 @@ impl KeyStore {
         keys: &PublicKeys,
         auto_accept: bool,
     ) -> Result<AuthStatus, KeyStoreError> {
+        self.authenticate_paced(id, keys, auto_accept, &mut || true)
+    }
+
+    /// [`KeyStore::authenticate`], asking `may_pend` before a new id's key
+    /// is filed as pending (`PendingTooFast` when it says no).
+    pub fn authenticate_paced(
+        &self,
+        id: &str,
+        keys: &PublicKeys,
+        auto_accept: bool,
+        may_pend: &mut dyn FnMut() -> bool,
+    ) -> Result<AuthStatus, KeyStoreError> {
         if keyfiles::validate_id(id).is_err() || keys.validate().is_err() {
             return Ok(AuthStatus::InvalidId);
         }
@@ -485,6 +502,9 @@ impl KeyStore {
                         id: id.to_string(),
                         max: self.max_pending,
                     });
+                }
+                if !may_pend() {
+                    return Err(KeyStoreError::PendingTooFast { id: id.to_string() });
                 }
                 KeyState::Pending
             };

@@ -70,6 +70,11 @@ impl GenericSocketBackend {
         self.socket_options.occupancy.trust(peer)
     }
 
+    /// brine: the address `peer`'s connection came from.
+    pub(crate) fn peer_ip(&self, peer: &PeerIdentity) -> Option<std::net::IpAddr> {
+        self.socket_options.occupancy.peer_ip(peer)
+    }
+
     pub(crate) fn with_options(
         fair_queue_inner: Option<Arc<Mutex<QueueInner<ZmqFramedRead, PeerIdentity>>>>,
         socket_type: SocketType,

@@ -251,6 +251,12 @@ impl Occupancy {
         self.by_peer.lock().insert(peer.clone(), state);
     }
 
+    /// The address `peer`'s connection came from (unspecified for a local
+    /// socket); `None` when it is gone.
+    pub(crate) fn peer_ip(&self, peer: &PeerIdentity) -> Option<IpAddr> {
+        self.by_peer.lock().get(peer).map(|s| s.ip)
+    }
+
     pub(crate) fn unregister(&self, peer: &PeerIdentity) {
         self.by_peer.lock().remove(peer);
     }

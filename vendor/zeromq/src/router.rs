@@ -179,6 +179,12 @@ impl RouterSendHalf {
     pub fn trust(&self, peer: &PeerIdentity) -> bool {
         self.inner.backend.trust(peer)
     }
+
+    /// brine: the address the connection of `peer` came from, while it is
+    /// connected (unspecified for a local socket's peer).
+    pub fn peer_ip(&self, peer: &PeerIdentity) -> Option<std::net::IpAddr> {
+        self.inner.backend.peer_ip(peer)
+    }
 }
 
 #[async_trait]
