@@ -325,7 +325,7 @@ impl ScriptedMinion {
         let req = Request::new(RequestBody::Auth(AuthRequest {
             id: self.id.clone(),
             keys: self.key.public(),
-            grains: self.grains.clone(),
+            grains: PackedValue::pack(&self.grains).expect("grains"),
             pillarenv: None,
         }))
         .expect("request");

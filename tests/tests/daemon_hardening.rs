@@ -242,7 +242,7 @@ fn pending_keys_are_capped() {
         let req = Request::new(RequestBody::Auth(AuthRequest {
             id: m.id.clone(),
             keys: m.key.public(),
-            grains: Value::new_map(),
+            grains: brine_protocol::messages::PackedValue::pack(&Value::new_map()).expect("grains"),
             pillarenv: None,
         }))
         .expect("request");
@@ -460,7 +460,7 @@ fn new_pending_ids_are_paced_per_address() {
         let req = Request::new(RequestBody::Auth(AuthRequest {
             id: m.id.clone(),
             keys: m.key.public(),
-            grains: Value::new_map(),
+            grains: brine_protocol::messages::PackedValue::pack(&Value::new_map()).expect("grains"),
             pillarenv: None,
         }))
         .expect("request");
@@ -482,6 +482,28 @@ fn new_pending_ids_are_paced_per_address() {
         .collect();
     assert_eq!(lines.len(), 1, "{log}");
     assert!(lines[0].contains("127.0.0.1"), "{}", lines[0]);
+    s.ping();
+}
+
+/// Second round, finding 7: an unauthenticated auth carrying a million
+/// grains (about 13 MB) is not built into a map: grains are decoded only
+/// for an accepted key, so the master grows by its bytes, not by the
+/// ~800 MB a million-entry map took.
+#[test]
+fn an_unknown_keys_grains_are_not_built() {
+    let s = site("");
+    let grains: serde_json::Map<String, serde_json::Value> = (0..1_000_000)
+        .map(|i| (format!("g{i}"), json!(i)))
+        .collect();
+    let grains = serde_json::Value::Object(grains);
+    let before = s.rss_kb();
+    for i in 0..3 {
+        let m = ScriptedMinion::new(&format!("heavy{i}"), &s.conf, grains.clone());
+        assert_eq!(m.auth(), AuthStatus::Pending);
+    }
+    let grown_mb = s.rss_kb().saturating_sub(before) / 1024;
+    eprintln!("master grew by {grown_mb} MB for three million-grain auths");
+    assert!(grown_mb < 200, "master grew by {grown_mb} MB");
     s.ping();
 }
 

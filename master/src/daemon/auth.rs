@@ -222,10 +222,10 @@ impl Authenticator<'_> {
                     Err(e) => tracing::error!("auth for {}: {e}", req.id),
                 }
                 tracing::debug!("minion {} authenticated", req.id);
-                let grains = match &req.grains {
-                    Value::Map(g) => {
+                // Built only now, for an accepted key.
+                let grains = match req.grains.unpack() {
+                    Value::Map(mut g) => {
                         // Salt sets grains['id'] to the id the minion uses.
-                        let mut g = g.clone();
                         g.insert("id".into(), Value::Str(req.id.clone()));
                         Value::Map(g)
                     }
@@ -259,6 +259,10 @@ impl Authenticator<'_> {
 mod tests {
     use super::*;
 
+    use brine_protocol::crypto::KeyPair;
+    use brine_protocol::messages::PackedValue;
+    use serde_json::json;
+
     #[test]
     fn new_pending_ids_are_paced_per_address_and_minute() {
         let rate = PendingRate::new(3);
@@ -269,8 +273,6 @@ mod tests {
         assert!(rate.allow(b));
         assert!(PendingRate::new(0).allow(a));
     }
-    use brine_protocol::crypto::KeyPair;
-    use serde_json::json;
 
     #[test]
     fn salt_auth_flow_and_grains_cached_only_when_accepted() {
@@ -283,7 +285,7 @@ mod tests {
         let req = AuthRequest {
             id: "web1".into(),
             keys: kp.public(),
-            grains: Value::from_json(&json!({"os": "Debian"})),
+            grains: PackedValue::pack(&Value::from_json(&json!({"os": "Debian"}))).unwrap(),
             pillarenv: Some("dev".into()),
         };
         let signer = *kp.public().ed25519;

@@ -2,6 +2,7 @@
 //! over [`master_defaults`]).
 
 use super::events::bus::BusLimits;
+use crate::keys::DEFAULT_MAX_PENDING;
 use brine_compile::opts;
 use brine_core::{Map, Value};
 use brine_protocol::transport::Limits;
@@ -105,7 +106,6 @@ pub const MAX_REACTOR_THREADS: usize = 64;
 pub const MAX_REACTOR_QUEUE: usize = 100_000;
 
 const DEFAULT_MAX_RETURN: usize = 16 * 1024 * 1024;
-pub const DEFAULT_MAX_PENDING: usize = 10_000;
 /// A site bootstrapping a hundred minions behind one address a minute
 /// gets them all; a flood from one address fills `max_pending_keys` in
 /// no less than 100 minutes.

@@ -742,7 +742,7 @@ mod tests {
         let req = Request::new(RequestBody::Auth(AuthRequest {
             id: id.into(),
             keys: kp.public(),
-            grains: Value::from_json(&json!({"os": "Debian"})),
+            grains: PackedValue::pack(&Value::from_json(&json!({"os": "Debian"}))).unwrap(),
             pillarenv: None,
         }))
         .unwrap();

@@ -406,7 +406,7 @@ pub fn pki_dir(
     let backend = crate::backend::Backend::of(&loaded.opts, &cachedir)?;
     let max_pending = match loaded.opts.get("max_pending_keys") {
         Some(Value::Int(n)) => usize::try_from(*n).unwrap_or(usize::MAX),
-        _ => crate::daemon::config::DEFAULT_MAX_PENDING,
+        _ => super::DEFAULT_MAX_PENDING,
     };
     Ok((
         PathBuf::from(opts::get_str(&loaded.opts, "pki_dir").unwrap_or(DEFAULT_PKI_DIR)),

@@ -37,6 +37,10 @@ pub const DEFAULT_PKI_DIR: &str = "/etc/brine/pki/master";
 /// Base name of the master's key files (`master.key`, `master.pub`).
 pub const MASTER_KEY_NAME: &str = "master";
 
+/// `max_pending_keys` unless configured: keys waiting in `minions_pre`;
+/// new ones past it are refused.
+pub const DEFAULT_MAX_PENDING: usize = 10_000;
+
 #[derive(Debug, thiserror::Error)]
 pub enum KeyStoreError {
     #[error("{path}: {source}")]

@@ -87,10 +87,16 @@ const CLOCK_REFUSAL: &str = "the master refused the auth request";
 
 async fn attempt_once(shared: &Shared, ident: &Identity) -> Outcome {
     let m = ident.snapshot();
+    let grains = match brine_protocol::messages::PackedValue::pack(&Value::Map(
+        brine_core::Map::clone(&m.grains),
+    )) {
+        Ok(g) => g,
+        Err(e) => return Outcome::Retry(format!("cannot pack the grains: {e}")),
+    };
     let body = RequestBody::Auth(AuthRequest {
         id: ident.id().to_string(),
         keys: ident.client.key.public(),
-        grains: Value::Map(brine_core::Map::clone(&m.grains)),
+        grains,
         pillarenv: shared.config.envs.pillarenv.clone(),
     });
     drop(m);

@@ -78,6 +78,7 @@ pub struct Link {
     tx: mpsc::Sender<Command>,
     addr: SocketAddr,
     generation: watch::Receiver<u64>,
+    losses: watch::Receiver<u64>,
 }
 
 impl Link {
@@ -86,11 +87,13 @@ impl Link {
     pub fn start(addr: SocketAddr, limits: Limits) -> Link {
         let (tx, rx) = mpsc::channel(1024);
         let (gen_tx, generation) = watch::channel(0);
-        tokio::spawn(run(addr, limits, rx, gen_tx));
+        let (loss_tx, losses) = watch::channel(0);
+        tokio::spawn(run(addr, limits, rx, gen_tx, loss_tx));
         Link {
             tx,
             addr,
             generation,
+            losses,
         }
     }
 
@@ -102,6 +105,13 @@ impl Link {
     /// master came back after the connection was lost (a restart).
     pub fn generation(&self) -> watch::Receiver<u64> {
         self.generation.clone()
+    }
+
+    /// Counts the connections lost (the master went away, or cut us): a
+    /// failover minion checks its master at once rather than at its next
+    /// alive check.
+    pub fn losses(&self) -> watch::Receiver<u64> {
+        self.losses.clone()
     }
 
     /// Sign `request` with `key`, send it, and wait up to `timeout` for the
@@ -244,6 +254,7 @@ struct Task {
     pending: HashMap<Nonce, Waiter>,
     last_rx: Instant,
     generation: watch::Sender<u64>,
+    losses: watch::Sender<u64>,
     /// When to try reconnecting on our own (after a loss), and the delay
     /// after that.
     reconnect: Option<(Instant, Duration)>,
@@ -282,6 +293,7 @@ impl Task {
     fn lose(&mut self, why: &str) {
         if self.conn.take().is_some() {
             tracing::info!("lost the master at {} ({why})", self.addr);
+            self.losses.send_modify(|n| *n += 1);
         }
         for (_, w) in self.pending.drain() {
             let _ = w.send(Err(LinkError::Lost { addr: self.addr }));
@@ -333,6 +345,7 @@ async fn run(
     limits: Limits,
     mut rx: mpsc::Receiver<Command>,
     generation: watch::Sender<u64>,
+    losses: watch::Sender<u64>,
 ) {
     let (events, mut events_rx) = mpsc::channel(256);
     let mut t = Task {
@@ -344,6 +357,7 @@ async fn run(
         pending: HashMap::new(),
         last_rx: Instant::now(),
         generation,
+        losses,
         reconnect: None,
         unreachable: None,
     };

@@ -202,7 +202,7 @@ async fn serve_failover(
                 super::drain(&session.shared).await;
                 return code;
             }
-            () = lost(addr, config.master_alive_interval) => {
+            () = lost(addr, config.master_alive_interval, session.shared.link.losses()) => {
                 tracing::info!("Connection to master {master} lost");
                 tracing::info!("Trying to tune in to next master from master-list");
                 tracing::info!(
@@ -222,13 +222,22 @@ async fn serve_failover(
 }
 
 /// Resolves once the master at `addr` stops taking connections, checked
-/// every `interval` (never, when it is zero: Salt's default).
-async fn lost(addr: SocketAddr, interval: Duration) {
+/// every `interval` and at once when the link to it breaks (never, when
+/// the interval is zero: Salt's default).
+async fn lost(addr: SocketAddr, interval: Duration, mut losses: tokio::sync::watch::Receiver<u64>) {
     if interval.is_zero() {
         return std::future::pending().await;
     }
     loop {
-        tokio::time::sleep(interval).await;
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            changed = losses.changed() => {
+                if changed.is_err() {
+                    // The link is gone; the timer alone then.
+                    tokio::time::sleep(interval).await;
+                }
+            }
+        }
         if !reachable(addr).await {
             return;
         }

@@ -299,7 +299,9 @@ impl SealedRequest {
 pub struct AuthRequest {
     pub id: String,
     pub keys: PublicKeys,
-    pub grains: Value,
+    /// Packed: the master builds them only once the key is known to be
+    /// accepted (an unknown key's grains cost their bytes, not a map).
+    pub grains: PackedValue,
     /// The minion's configured `pillarenv` (Salt's minion sends it with
     /// every pillar request); the master compiles and targets with it.
     #[serde(default)]

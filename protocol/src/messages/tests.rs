@@ -18,7 +18,7 @@ fn sample_requests() -> Vec<RequestBody> {
         RequestBody::Auth(AuthRequest {
             id: "web1".into(),
             keys: kp.public(),
-            grains: Value::Map(grains),
+            grains: PackedValue::pack(&Value::Map(grains)).unwrap(),
             pillarenv: Some("dev".into()),
         }),
         RequestBody::Pillar(PillarRequest {

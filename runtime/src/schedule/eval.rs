@@ -389,6 +389,8 @@ impl Schedule {
     }
 
     /// A job `run_job` asked for: it runs unless `maxrunning` of it run.
+    /// Unlike the timed evaluation, Salt's `run_job` reads `jid_include`
+    /// and `maxrunning` without writing their defaults into the job.
     fn forced(
         &mut self,
         name: &str,
@@ -397,8 +399,12 @@ impl Schedule {
         function: Option<String>,
         running: &dyn Fn(&str) -> usize,
     ) -> Option<Due> {
-        if !self.may_start(name, own, data, running) {
-            return None;
+        if data.get("jid_include").is_none_or(Value::is_truthy) {
+            let max = data.get("maxrunning").and_then(int).unwrap_or(1);
+            if i64::try_from(running(name)).unwrap_or(i64::MAX) >= max {
+                tracing::debug!("schedule: the job {name} was not started, {max} already running");
+                return None;
+            }
         }
         self.write_key(name, own, "run", Value::Bool(true));
         to_run(name, data, function)
