@@ -119,6 +119,21 @@ impl MasterConf {
         std::fs::read_to_string(self.dir.path().join("master.log")).unwrap_or_default()
     }
 
+    /// `brine-run state.event pretty=False` on this master, given a moment
+    /// to subscribe: every event its bus carries from now on.
+    pub fn listen_events(&self) -> EventListener {
+        let child = Command::new(bin("brine-run"))
+            .arg("-c")
+            .arg(self.conf_dir())
+            .args(["state.event", "pretty=False"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("brine-run state.event");
+        std::thread::sleep(Duration::from_millis(1500));
+        EventListener { child }
+    }
+
     /// Run a CLI (`brine`, `brine-key`, `brine-run`) with `-c CONF`.
     pub fn cli(&self, name: &str, args: &[&str]) -> Output {
         Command::new(bin(name))
@@ -190,6 +205,24 @@ impl MasterProc {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+}
+
+/// A `brine-run state.event` listening ([`MasterConf::listen_events`]).
+pub struct EventListener {
+    child: Child,
+}
+
+impl EventListener {
+    /// Stop listening: the lines it printed (`tag<TAB>data`).
+    pub fn finish(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut out = String::new();
+        if let Some(mut o) = self.child.stdout.take() {
+            let _ = std::io::Read::read_to_string(&mut o, &mut out);
+        }
+        out
     }
 }
 

@@ -62,15 +62,7 @@ fn brine_call_through_the_master_answers_as_salt_call() {
         conf.accept_and_ping(id);
     }
     // Every event the master's bus carries while brine-call runs.
-    let mut listener = Command::new(bin("brine-run"))
-        .arg("-c")
-        .arg(conf.conf_dir())
-        .args(["state.event", "pretty=False"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("brine-run state.event");
-    std::thread::sleep(Duration::from_millis(1500));
+    let listener = conf.listen_events();
 
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -168,12 +160,7 @@ fn brine_call_through_the_master_answers_as_salt_call() {
             ));
         }
     }
-    let _ = listener.kill();
-    let _ = listener.wait();
-    let mut events = String::new();
-    if let Some(mut s) = listener.stdout.take() {
-        let _ = s.read_to_string(&mut events);
-    }
+    let events = listener.finish();
     // Each call that reached the master (before it stopped) left its return
     // on the bus, and event.send its event.
     let rets: Vec<Json> = events

@@ -9,8 +9,8 @@ mod minion;
 
 use brine_core::Value;
 use brine_protocol::messages::{
-    read_frame, AuthRequest, AuthStatus, ErrorCode, ErrorReply, ReplyBody, Request, RequestBody,
-    SealedPublication,
+    read_frame, AuthRequest, AuthStatus, ErrorCode, ErrorReply, PackedValue, ReplyBody, Request,
+    RequestBody, SealedPublication,
 };
 use brine_tests::daemon::{accept, MasterConf, MasterProc, ScriptedMinion};
 use minion::{accept_and_ping, lookup_jid, wait_for_return, MinionConf};
@@ -92,6 +92,31 @@ impl Site {
         accept(&self.conf, id);
         assert_eq!(m.auth(), AuthStatus::Accepted);
         m
+    }
+
+    /// `n` auths with new ids `<prefix>0`..., each with its own new key:
+    /// how many were filed pending, how many refused as not accepted.
+    fn new_ids(&self, prefix: &str, n: usize) -> (usize, usize) {
+        let (mut pending, mut refused) = (0, 0);
+        for i in 0..n {
+            let m = ScriptedMinion::new(&format!("{prefix}{i}"), &self.conf, json!({}));
+            let req = Request::new(RequestBody::Auth(AuthRequest {
+                id: m.id.clone(),
+                keys: m.key.public(),
+                grains: PackedValue::pack(&Value::new_map()).expect("grains"),
+                pillarenv: None,
+            }))
+            .expect("request");
+            match m.request(&req) {
+                ReplyBody::Auth(a) if a.status == AuthStatus::Pending => pending += 1,
+                ReplyBody::Error(ErrorReply {
+                    code: ErrorCode::NotAccepted,
+                    ..
+                }) => refused += 1,
+                other => panic!("{prefix}{i}: {other:?}"),
+            }
+        }
+        (pending, refused)
     }
 
     fn key_listing(&self) -> serde_json::Value {
@@ -236,26 +261,7 @@ fn minion_ids_are_checked_as_salt_does() {
 #[test]
 fn pending_keys_are_capped() {
     let s = site("max_pending_keys: 20\n");
-    let (mut pending, mut refused) = (0, 0);
-    for i in 0..60 {
-        let m = ScriptedMinion::new(&format!("flood{i}"), &s.conf, json!({}));
-        let req = Request::new(RequestBody::Auth(AuthRequest {
-            id: m.id.clone(),
-            keys: m.key.public(),
-            grains: brine_protocol::messages::PackedValue::pack(&Value::new_map()).expect("grains"),
-            pillarenv: None,
-        }))
-        .expect("request");
-        match m.request(&req) {
-            ReplyBody::Auth(a) if a.status == AuthStatus::Pending => pending += 1,
-            ReplyBody::Error(ErrorReply {
-                code: ErrorCode::NotAccepted,
-                ..
-            }) => refused += 1,
-            other => panic!("flood{i}: {other:?}"),
-        }
-    }
-    assert_eq!((pending, refused), (20, 40));
+    assert_eq!(s.new_ids("flood", 60), (20, 40));
     let listed = s.key_listing();
     assert_eq!(
         listed["minions_pre"].as_array().map(Vec::len),
@@ -454,27 +460,8 @@ fn renders_past_their_budget_fail_and_free_the_worker() {
 #[test]
 fn new_pending_ids_are_paced_per_address() {
     let s = site("pending_key_rate: 5\n");
-    let (mut pending, mut refused) = (0, 0);
-    for i in 0..12 {
-        let m = ScriptedMinion::new(&format!("fast{i}"), &s.conf, json!({}));
-        let req = Request::new(RequestBody::Auth(AuthRequest {
-            id: m.id.clone(),
-            keys: m.key.public(),
-            grains: brine_protocol::messages::PackedValue::pack(&Value::new_map()).expect("grains"),
-            pillarenv: None,
-        }))
-        .expect("request");
-        match m.request(&req) {
-            ReplyBody::Auth(a) if a.status == AuthStatus::Pending => pending += 1,
-            ReplyBody::Error(ErrorReply {
-                code: ErrorCode::NotAccepted,
-                ..
-            }) => refused += 1,
-            other => panic!("fast{i}: {other:?}"),
-        }
-    }
     // web1 (the site's minion) was this minute's first new id from 127.0.0.1.
-    assert_eq!((pending, refused), (4, 8));
+    assert_eq!(s.new_ids("fast", 12), (4, 8));
     let log = s.conf.log();
     let lines: Vec<&str> = log
         .lines()

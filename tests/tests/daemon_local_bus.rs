@@ -88,15 +88,7 @@ fn brine_call_reaches_the_running_daemon_and_caller_reactions_refuse_a_remote_ma
     for id in ["web1", "web2"] {
         conf.accept_and_ping(id);
     }
-    let mut listener = Command::new(bin("brine-run"))
-        .arg("-c")
-        .arg(conf.conf_dir())
-        .args(["state.event", "pretty=False"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("brine-run state.event");
-    std::thread::sleep(Duration::from_millis(1500));
+    let listener = conf.listen_events();
 
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -180,12 +172,7 @@ fn brine_call_reaches_the_running_daemon_and_caller_reactions_refuse_a_remote_ma
     // The job run through brine-call ran in the daemon: its return on the
     // master's bus, as the scheduler's.
     std::thread::sleep(Duration::from_millis(500));
-    let _ = listener.kill();
-    let _ = listener.wait();
-    let mut events = String::new();
-    if let Some(mut s) = listener.stdout.take() {
-        let _ = s.read_to_string(&mut events);
-    }
+    let events = listener.finish();
     checked += 1;
     let ran = events.lines().any(|l| {
         l.split_once('\t')

@@ -73,15 +73,7 @@ fn reactions_run_as_salts() {
         conf.log()
     );
     // What the master's bus carries: the reactor's runner and wheel runs.
-    let mut listener = std::process::Command::new(brine_tests::bin("brine-run"))
-        .arg("-c")
-        .arg(conf.conf_dir())
-        .args(["state.event", "pretty=False"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("brine-run state.event");
-    std::thread::sleep(Duration::from_millis(1500));
+    let listener = conf.listen_events();
     let reacted = conf.dir.path().join("reacted.txt");
     let read = || std::fs::read_to_string(&reacted).unwrap_or_default();
     let steps = rec["steps"].as_array().expect("steps");
@@ -130,12 +122,7 @@ fn reactions_run_as_salts() {
     // bus showed them (user Reactor; job ids and stamps aside; the key
     // listing's contents are this master's).
     std::thread::sleep(Duration::from_secs(1));
-    let _ = listener.kill();
-    let _ = listener.wait();
-    let mut bus = String::new();
-    if let Some(mut o) = listener.stdout.take() {
-        let _ = std::io::Read::read_to_string(&mut o, &mut bus);
-    }
+    let bus = listener.finish();
     let shape = |tag: &str, data: &Json| -> (String, Json) {
         let jid = regex::Regex::new(r"\d{20}").expect("re");
         let mut d = data.clone();

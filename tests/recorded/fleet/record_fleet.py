@@ -838,12 +838,8 @@ legacy_it:
 """
 
 
-def scenario_bus(out):
-    """caller.* reactions on a master, and salt-call's schedule.* and
-    event.fire reaching a running minion daemon (its local event bus)."""
-    sched = {"job1": {"function": "test.echo", "args": ["from-job1"], "seconds": 3600}}
-    fl = Fleet("bus", out, {"web1": {"roles": ["web"]}, "web2": {"roles": ["web"]}},
-               minion_extra={"schedule": sched})
+def caller_reactor(fl):
+    """Map my/caller/* and my/legacy/* to the two caller reactions."""
     r = fl.srv + "/reactor/"
     fl.write("srv/reactor/caller.sls", CALLER_SLS.format(tmp=fl.work))
     fl.write("srv/reactor/legacy.sls", CALLER_LEGACY_SLS.format(tmp=fl.work))
@@ -852,6 +848,15 @@ def scenario_bus(out):
         {"my/legacy/*": [r + "legacy.sls"]},
     ]
     fl.write_master()
+
+
+def scenario_bus(out):
+    """caller.* reactions on a master, and salt-call's schedule.* and
+    event.fire reaching a running minion daemon (its local event bus)."""
+    sched = {"job1": {"function": "test.echo", "args": ["from-job1"], "seconds": 3600}}
+    fl = Fleet("bus", out, {"web1": {"roles": ["web"]}, "web2": {"roles": ["web"]}},
+               minion_extra={"schedule": sched})
+    caller_reactor(fl)
     try:
         start_fleet(fl, ["web1", "web2"], listener=True)
         mlog0 = fl.size(fl.master_log())
@@ -909,14 +914,7 @@ def scenario_caller_local(out):
     (Salt's Caller reads the master's config file as a minion's)."""
     fl = Fleet("caller_local", out, {"web1": {"roles": ["web"]}},
                master_extra={"file_client": "local"})
-    r = fl.srv + "/reactor/"
-    fl.write("srv/reactor/caller.sls", CALLER_SLS.format(tmp=fl.work))
-    fl.write("srv/reactor/legacy.sls", CALLER_LEGACY_SLS.format(tmp=fl.work))
-    fl.master_cfg["reactor"] = [
-        {"my/caller/*": [r + "caller.sls"]},
-        {"my/legacy/*": [r + "legacy.sls"]},
-    ]
-    fl.write_master()
+    caller_reactor(fl)
     try:
         start_fleet(fl, ["web1"], listener=True)
         mlog0 = fl.size(fl.master_log())
