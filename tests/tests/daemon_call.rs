@@ -13,8 +13,7 @@ use brine_tests::bin;
 use brine_tests::daemon::{json_docs, MasterConf, MasterProc};
 use brine_tests::recorded;
 use serde_json::Value as Json;
-use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A state run's times differ from run to run.

@@ -16,9 +16,8 @@ use brine_tests::bin;
 use brine_tests::daemon::{json_docs, MasterConf, MasterProc};
 use brine_tests::recorded;
 use serde_json::Value as Json;
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 /// The recorded reactor SLS files written under `tmp`, and the master
