@@ -31,9 +31,10 @@ pub const SETTLED: Duration = Duration::from_secs(2);
 
 /// What `stat` says of a path; equal stamps mean the same contents (for
 /// paths whose change time is settled). A directory's stamp moves when an
-/// entry is added, removed or renamed in it.
+/// entry is added, removed or renamed in it (the master's key store reads
+/// its `minions/` folder so).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct Stamp {
+pub struct Stamp {
     dev: u64,
     ino: u64,
     size: u64,
@@ -42,7 +43,7 @@ pub(crate) struct Stamp {
 }
 
 impl Stamp {
-    pub(crate) fn of(m: &std::fs::Metadata) -> Stamp {
+    pub fn of(m: &std::fs::Metadata) -> Stamp {
         use std::os::unix::fs::MetadataExt;
         Stamp {
             dev: m.dev(),
@@ -58,7 +59,7 @@ impl Stamp {
     }
 
     /// Changed at least `margin` before `t`.
-    pub(crate) fn settled_before(&self, t: SystemTime, margin: Duration) -> bool {
+    pub fn settled_before(&self, t: SystemTime, margin: Duration) -> bool {
         let Ok(since) = t.duration_since(SystemTime::UNIX_EPOCH) else {
             return false;
         };

@@ -6,7 +6,7 @@
 //! by key, not by id. The others notice a publication under a key they do
 //! not have, authenticate again and get the new one.
 
-use crate::keys::{AcceptedStamp, KeyState, KeyStore, KeyStoreError};
+use crate::keys::{AcceptedStamp, KeyStore, KeyStoreError};
 use brine_protocol::crypto::{CryptoError, Nonce, PublicKeys, Sealed, SessionKey};
 use brine_protocol::messages::{aad, seal_data, WireError};
 use std::collections::BTreeSet;
@@ -30,8 +30,9 @@ struct State {
     /// signing key (an id whose key was replaced is there twice until the
     /// next publication rotates; bounded by the keys accepted meanwhile).
     holders: BTreeSet<(String, [u8; 32])>,
-    /// The key store's stamp when every holder's key was last found
-    /// accepted: unchanged since, no key can have been replaced.
+    /// The key store's settled stamp when every holder's key was last
+    /// found accepted: unchanged since, no key can have been deleted or
+    /// replaced.
     checked: Option<AcceptedStamp>,
 }
 
@@ -90,33 +91,29 @@ impl Session {
         Ok(sealed)
     }
 
-    /// The key to encrypt a publication with: a new one first if a minion
-    /// holding the current one is no longer accepted.
+    /// The key to encrypt a publication with: a new one first if a key
+    /// holding the current one is no longer accepted (its id deleted or
+    /// rejected, or another key accepted for it).
     pub fn for_publication(&self, keys: &KeyStore) -> Result<Arc<SessionKey>, SessionError> {
-        // Locked before the keys are listed: an authentication writes its
+        // Locked before the keys are read: an authentication writes its
         // key before it becomes a holder (under this lock), so every
-        // holder seen here is in the list. Listed first, a minion
-        // accepted in between looked "no longer accepted" and made the
-        // whole fleet authenticate again.
+        // holder seen here finds its key. Read first, a minion accepted in
+        // between looked "no longer accepted" and made the whole fleet
+        // authenticate again.
         let mut state = self.lock();
         let stamp = keys.accepted_stamp();
-        let accepted: BTreeSet<String> = keys.list(KeyState::Accepted)?.into_iter().collect();
-        let mut gone: Vec<&String> = state
+        // Nothing changed since every holder's key was last found
+        // accepted: no key to read.
+        if stamp.is_some() && stamp == state.checked {
+            return Ok(state.key.clone());
+        }
+        // A key that cannot be read is no longer one to trust.
+        let gone: Vec<&String> = state
             .holders
             .iter()
+            .filter(|(id, held)| !matches!(keys.accepted(id), Ok(Some(k)) if *k.ed25519 == *held))
             .map(|(id, _)| id)
-            .filter(|id| !accepted.contains(*id))
             .collect();
-        // A key may have been replaced under the same id: look at each
-        // holder's key, unless nothing changed since the last look.
-        if gone.is_empty() && (stamp.is_none() || stamp != state.checked) {
-            for (id, held) in &state.holders {
-                match keys.accepted(id) {
-                    Ok(Some(k)) if *k.ed25519 == *held => {}
-                    _ => gone.push(id),
-                }
-            }
-        }
         if !gone.is_empty() {
             let names = gone
                 .iter()
@@ -130,7 +127,7 @@ impl Session {
             state.key = Arc::new(SessionKey::generate()?);
             state.holders.clear();
         }
-        state.checked = stamp;
+        state.checked = stamp.filter(AcceptedStamp::settled);
         Ok(state.key.clone())
     }
 
@@ -143,8 +140,32 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keys::KeyState;
     use brine_protocol::crypto::KeyPair;
     use brine_protocol::messages::open_data;
+
+    /// Once the `minions/` folder has settled, a publication reads no key
+    /// while it stays as it was: a key file damaged in place (which moves
+    /// no folder stamp) goes unseen, until the folder changes.
+    #[test]
+    fn a_settled_key_folder_spares_reading_the_keys() {
+        let td = tempfile::tempdir().unwrap();
+        let keys = KeyStore::create(&td.path().join("pki")).unwrap();
+        let session = Session::new().unwrap();
+        let (web1, web2) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
+        keys.authenticate("web1", &web1.public(), true).unwrap();
+        keys.authenticate("web2", &web2.public(), true).unwrap();
+        session
+            .seal_for(&keys, "web1", &web1.public(), &[1; 16])
+            .unwrap();
+        std::thread::sleep(brine_compile::inputs::SETTLED + std::time::Duration::from_millis(100));
+        let first = session.for_publication(&keys).unwrap();
+        std::fs::write(td.path().join("pki/minions/web1"), "not a key\n").unwrap();
+        assert_eq!(session.for_publication(&keys).unwrap(), first);
+        // Any change to the folder: every holder's key is read again.
+        keys.delete("web2", KeyState::Accepted).unwrap();
+        assert_ne!(session.for_publication(&keys).unwrap().id, first.id);
+    }
 
     #[test]
     fn rotates_when_a_holder_is_no_longer_accepted() {

@@ -73,8 +73,25 @@ pub enum KeyStoreError {
 /// See [`KeyStore::accepted_stamp`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AcceptedStamp {
-    Modified(std::time::SystemTime),
+    /// The `minions/` folder's `stat`.
+    Folder(brine_compile::inputs::Stamp),
+    /// The shared store's change count.
     Changes(u64),
+}
+
+impl AcceptedStamp {
+    /// Whether an equal stamp later means nothing changed: a folder's only
+    /// once its last change is [`SETTLED`](brine_compile::inputs::SETTLED)
+    /// old (the kernel's clock for change times is coarse: a change in the
+    /// same tick would not move it); a change count always.
+    pub fn settled(&self) -> bool {
+        match self {
+            AcceptedStamp::Folder(s) => {
+                s.settled_before(std::time::SystemTime::now(), brine_compile::inputs::SETTLED)
+            }
+            AcceptedStamp::Changes(_) => true,
+        }
+    }
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> KeyStoreError + '_ {
@@ -231,18 +248,17 @@ impl KeyStore {
     }
 
     /// A value that changes whenever an accepted key may have been
-    /// deleted, rejected or replaced (the `minions/` folder's modification
-    /// time; the shared store: its change count while it listens). `None`
-    /// when unknown: every accepted key must then be read to know.
+    /// deleted, rejected or replaced (the `minions/` folder's `stat`; the
+    /// shared store: its change count while it listens). `None` when
+    /// unknown: every accepted key must then be read to know.
     pub fn accepted_stamp(&self) -> Option<AcceptedStamp> {
         if let Some(pg) = &self.shared {
             return pg.stamp().map(AcceptedStamp::Changes);
         }
         let dir = self.pki_dir.join(KeyState::Accepted.dir_name());
         std::fs::metadata(dir)
-            .and_then(|m| m.modified())
             .ok()
-            .map(AcceptedStamp::Modified)
+            .map(|m| AcceptedStamp::Folder(brine_compile::inputs::Stamp::of(&m)))
     }
 
     /// Every state's ids, in [`KeyState::ALL`] order.
