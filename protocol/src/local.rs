@@ -16,7 +16,7 @@ use tokio::net::{UnixListener, UnixStream};
 pub enum FrameError {
     #[error("the local socket: {0}")]
     Io(#[from] std::io::Error),
-    #[error("a frame of {size} bytes is over the {max}-byte limit (max_event_size)")]
+    #[error("a frame of {size} bytes is over the {max}-byte limit")]
     TooLarge { size: usize, max: usize },
     #[error("an unreadable frame: {0}")]
     Decode(#[from] rmp_serde::decode::Error),
@@ -130,6 +130,26 @@ pub fn bind_private(sock_dir: &Path, name: &str) -> Result<(UnixListener, PathBu
     let listener = UnixListener::bind(&path).map_err(bind_err)?;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(bind_err)?;
     Ok((listener, path))
+}
+
+/// The next peer of `listener` running as this process's user or root.
+/// Others are refused with a log line naming `what` the socket is; a
+/// failed accept (out of descriptors) pauses instead of spinning.
+pub async fn accept_trusted(listener: &UnixListener, what: &str) -> UnixStream {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((s, _)) => s,
+            Err(e) => {
+                tracing::warn!("{what}: accept: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        match peer_trusted(&stream) {
+            Ok(()) => return stream,
+            Err(who) => tracing::warn!("{what}: refused a peer running as {who}"),
+        }
+    }
 }
 
 /// Whether the peer runs as this process's user or as root; who it is

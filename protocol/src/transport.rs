@@ -277,22 +277,62 @@ fn tcp_endpoint(addr: SocketAddr) -> String {
     format!("tcp://{addr}")
 }
 
+/// A socket with `limits` bound at `endpoint` (`shown` in errors, `label`
+/// in its violation log): the socket, where it is bound, its log.
+async fn bind_at<S: Socket>(
+    endpoint: &str,
+    shown: String,
+    label: String,
+    limits: &Limits,
+    idle: bool,
+) -> Result<(S, Endpoint, Arc<ViolationLog>), TransportError> {
+    let violations = ViolationLog::new(label);
+    let mut socket = S::with_options(limits.options(&violations, idle, false));
+    let ep = socket
+        .bind(endpoint)
+        .await
+        .map_err(|source| TransportError::Zmq {
+            what: "cannot listen on",
+            addr: shown,
+            source,
+        })?;
+    Ok((socket, ep, violations))
+}
+
+/// A socket with `limits` connected to `endpoint` (`label` in its
+/// violation log).
+async fn connect_to<S: Socket>(
+    endpoint: String,
+    label: String,
+    limits: &Limits,
+) -> Result<(S, Arc<ViolationLog>), TransportError> {
+    let violations = ViolationLog::new(label);
+    let mut socket = S::with_options(limits.options(&violations, false, true));
+    socket
+        .connect(&endpoint)
+        .await
+        .map_err(|source| TransportError::Zmq {
+            what: "cannot connect to",
+            addr: endpoint,
+            source,
+        })?;
+    Ok((socket, violations))
+}
+
 async fn bind<S: Socket>(
     addr: SocketAddr,
     limits: &Limits,
     what: &str,
     idle: bool,
 ) -> Result<Limited<S>, TransportError> {
-    let violations = ViolationLog::new(format!("{what} {addr}"));
-    let mut socket = S::with_options(limits.options(&violations, idle, false));
-    let ep = socket
-        .bind(&tcp_endpoint(addr))
-        .await
-        .map_err(|source| TransportError::Zmq {
-            what: "cannot listen on",
-            addr: addr.to_string(),
-            source,
-        })?;
+    let (socket, ep, violations) = bind_at(
+        &tcp_endpoint(addr),
+        addr.to_string(),
+        format!("{what} {addr}"),
+        limits,
+        idle,
+    )
+    .await?;
     let addr = match ep {
         Endpoint::Tcp(Host::Ipv4(ip), port) => SocketAddr::from((ip, port)),
         Endpoint::Tcp(Host::Ipv6(ip), port) => SocketAddr::from((ip, port)),
@@ -310,16 +350,8 @@ async fn connect<S: Socket>(
     limits: &Limits,
     what: &str,
 ) -> Result<Limited<S>, TransportError> {
-    let violations = ViolationLog::new(format!("{what} {remote}"));
-    let mut socket = S::with_options(limits.options(&violations, false, true));
-    socket
-        .connect(&tcp_endpoint(remote))
-        .await
-        .map_err(|source| TransportError::Zmq {
-            what: "cannot connect to",
-            addr: tcp_endpoint(remote),
-            source,
-        })?;
+    let (socket, violations) =
+        connect_to(tcp_endpoint(remote), format!("{what} {remote}"), limits).await?;
     Ok(Limited {
         socket,
         addr: remote,
@@ -357,17 +389,16 @@ pub async fn bind_router_local(
     limits: &Limits,
 ) -> Result<Limited<RouterSocket>, TransportError> {
     let endpoint = format!("ipc://{}", path.display());
-    let violations = ViolationLog::new(format!("local socket {}", path.display()));
-    let mut socket = RouterSocket::with_options(limits.options(&violations, true, false));
+    // A socket left by an earlier run.
     let _ = std::fs::remove_file(path);
-    socket
-        .bind(&endpoint)
-        .await
-        .map_err(|source| TransportError::Zmq {
-            what: "cannot listen on",
-            addr: endpoint.clone(),
-            source,
-        })?;
+    let (socket, _, violations) = bind_at(
+        &endpoint,
+        endpoint.clone(),
+        format!("local socket {}", path.display()),
+        limits,
+        true,
+    )
+    .await?;
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
         TransportError::Zmq {
@@ -389,17 +420,12 @@ pub async fn connect_dealer_local(
     path: &std::path::Path,
     limits: &Limits,
 ) -> Result<Limited<DealerSocket>, TransportError> {
-    let endpoint = format!("ipc://{}", path.display());
-    let violations = ViolationLog::new(format!("master local socket {}", path.display()));
-    let mut socket = DealerSocket::with_options(limits.options(&violations, false, true));
-    socket
-        .connect(&endpoint)
-        .await
-        .map_err(|source| TransportError::Zmq {
-            what: "cannot connect to",
-            addr: endpoint,
-            source,
-        })?;
+    let (socket, violations) = connect_to(
+        format!("ipc://{}", path.display()),
+        format!("master local socket {}", path.display()),
+        limits,
+    )
+    .await?;
     Ok(Limited {
         socket,
         addr: SocketAddr::from(([0, 0, 0, 0], 0)),

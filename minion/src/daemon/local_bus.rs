@@ -149,18 +149,7 @@ pub async fn serve(sock_dir: PathBuf, id: String, members: Members) {
     tracing::debug!("the minion's local bus listens on {}", path.display());
     let peers = Arc::new(tokio::sync::Semaphore::new(MAX_PEERS));
     loop {
-        let stream = match listener.accept().await {
-            Ok((s, _)) => s,
-            Err(e) => {
-                tracing::warn!("the minion's local bus: accept: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        if let Err(who) = local::peer_trusted(&stream) {
-            tracing::warn!("the minion's local bus: refused a peer running as {who}");
-            continue;
-        }
+        let stream = local::accept_trusted(&listener, "the minion's local bus").await;
         let Ok(permit) = peers.clone().try_acquire_owned() else {
             tracing::warn!("the minion's local bus: {MAX_PEERS} callers already; one more refused");
             continue;
@@ -304,6 +293,14 @@ mod tests {
         assert!(ask_at(&td.path().join("none.ipc"), "schedule.list", &[]).is_none());
     }
 
+    /// The message of an answer that is a failure.
+    fn failure(r: Option<Result<Return, CallError>>) -> String {
+        match r {
+            Some(Err(CallError::Failed(m))) => m,
+            other => panic!("{other:?}"),
+        }
+    }
+
     async fn serving(dir: &Path) -> (tokio::task::JoinHandle<()>, PathBuf) {
         let task = tokio::spawn(serve(dir.to_path_buf(), "web1".into(), Members::default()));
         let path = dir.join(socket_name("web1"));
@@ -334,12 +331,8 @@ mod tests {
         })
         .await
         .unwrap();
-        let text = |r: Option<Result<Return, CallError>>| match r {
-            Some(Err(CallError::Failed(m))) => m,
-            other => panic!("{other:?}"),
-        };
-        assert!(text(refused).contains("did not answer"));
-        assert!(text(again).contains("has not joined"));
+        assert!(failure(refused).contains("did not answer"));
+        assert!(failure(again).contains("has not joined"));
         task.abort();
     }
 
@@ -356,12 +349,8 @@ mod tests {
         })
         .await
         .unwrap();
-        let err = |r: Option<Result<Return, CallError>>| match r {
-            Some(Err(CallError::Failed(m))) => m,
-            other => panic!("{other:?}"),
-        };
-        assert!(err(listed).contains("has not joined"));
-        assert!(err(other).contains("does not run cmd.run"));
+        assert!(failure(listed).contains("has not joined"));
+        assert!(failure(other).contains("does not run cmd.run"));
         task.abort();
     }
 }

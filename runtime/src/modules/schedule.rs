@@ -176,9 +176,15 @@ fn with<R>(m: &Minion, f: impl FnOnce(&mut Schedule) -> R) -> R {
 }
 
 /// Whether no daemon is here to take the change (Salt's `event.fire` on
-/// the minion's bus answered False), `offline=True` aside.
-fn unreached(m: &Minion, kwargs: &Map) -> bool {
-    m.schedule.is_none() && !kwargs.get("offline").is_some_and(Value::is_truthy)
+/// the minion's bus answered False), unless the call works on the saved
+/// schedule (`offline`).
+fn unreached(m: &Minion, offline: bool) -> bool {
+    m.schedule.is_none() && !offline
+}
+
+/// `offline=True` among the keyword arguments.
+fn offline(kwargs: &Map) -> bool {
+    kwargs.get("offline").is_some_and(Value::is_truthy)
 }
 
 /// Keep a changed schedule in `_schedule.conf` (unless `persist=False`).
@@ -284,7 +290,7 @@ fn list(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let return_yaml = p.take("return_yaml").is_none_or(|v| v.is_truthy());
     let offline = p.take("offline").is_some_and(|v| v.is_truthy());
     p.finish()?;
-    if m.schedule.is_none() && !offline {
+    if unreached(m, offline) {
         // Nothing answered on the bus: Salt lists nothing.
         return Ok(if return_yaml {
             Value::Str("schedule: {}\n".into())
@@ -315,7 +321,7 @@ fn list(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn is_enabled(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let name = p.take("name").filter(Value::is_truthy);
     p.finish()?;
-    let jobs = if m.schedule.is_none() {
+    let jobs = if unreached(m, false) {
         Map::default()
     } else {
         with(m, |sched| listed(m, sched, false, true, ""))
@@ -477,7 +483,7 @@ fn add(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let kw = plain_kwargs(&mut p, "schedule.add");
     p.finish()?;
     let pillar = m.pillar.clone();
-    let none_here = unreached(m, &kw);
+    let none_here = unreached(m, offline(&kw));
     with(m, |sched| {
         if !none_here && sched.merged(&pillar).contains_key(&name) {
             return Ok(answer(
@@ -571,7 +577,7 @@ fn modify(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             false,
         ));
     }
-    if unreached(m, &kw) {
+    if unreached(m, offline(&kw)) {
         return Ok(answer(
             format!("Job {name} does not exist in schedule."),
             Value::new_map(),
@@ -650,7 +656,7 @@ fn delete(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
         ));
     }
     let pillar = m.pillar.clone();
-    let none_here = unreached(m, &kw);
+    let none_here = unreached(m, offline(&kw));
     with(m, |sched| {
         if none_here || !sched.merged(&pillar).contains_key(&name) {
             return Ok(answer(
@@ -680,7 +686,7 @@ fn delete(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
 fn purge(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let kw = plain_kwargs(&mut p, "schedule.purge");
     p.finish()?;
-    if unreached(m, &kw) {
+    if unreached(m, offline(&kw)) {
         return Ok(ret(&[
             ("comment", Value::List(vec![])),
             ("changes", Value::new_map()),
@@ -744,7 +750,7 @@ fn switch_job(m: &mut Minion, mut p: Params, on: bool, fun: &str) -> Result<Retu
         ));
     }
     let pillar = m.pillar.clone();
-    let none_here = m.schedule.is_none();
+    let none_here = unreached(m, false);
     with(m, |sched| {
         if none_here || !sched.merged(&pillar).contains_key(&name) {
             return Ok(answer(
@@ -800,7 +806,7 @@ fn switch_all(m: &mut Minion, mut p: Params, on: bool, fun: &str) -> Result<Retu
             ("result", Value::Bool(true)),
         ]));
     }
-    if m.schedule.is_none() {
+    if unreached(m, false) {
         // Salt leaves its answer as it began it when nothing took the event.
         return Ok(ret(&[
             ("comment", Value::List(vec![])),
@@ -836,7 +842,7 @@ fn save(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             ("result", Value::Bool(true)),
         ]));
     }
-    if m.schedule.is_none() {
+    if unreached(m, false) {
         return Ok(ret(&[
             ("comment", Value::List(vec![])),
             ("result", Value::Bool(true)),
@@ -857,7 +863,7 @@ fn reload(m: &mut Minion, p: Params) -> Result<Return, CallError> {
     p.finish()?;
     let mut comments = Vec::new();
     let mut result = true;
-    let none_here = m.schedule.is_none();
+    let none_here = unreached(m, false);
     if m.pillar.contains_key("schedule") {
         // The pillar's jobs are read from the in-memory pillar each time:
         // nothing to reload.
@@ -905,7 +911,7 @@ fn run_job(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             ("result", Value::Bool(false)),
         ]));
     }
-    let none_here = m.schedule.is_none();
+    let none_here = unreached(m, false);
     with(m, |sched| {
         let jobs = if none_here {
             Map::default()
@@ -939,7 +945,7 @@ fn show_next_fire_time(m: &mut Minion, mut p: Params) -> Result<Return, CallErro
     let name = p.require("name")?.to_python_str();
     let _ = plain_kwargs(&mut p, "schedule.show_next_fire_time");
     p.finish()?;
-    if m.schedule.is_none() {
+    if unreached(m, false) {
         // Salt's function fails on an answer it never got; brine says so.
         return Ok(ret(&[
             ("result", Value::Bool(false)),
@@ -957,7 +963,7 @@ fn job_status(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     let name = p.require("name")?.to_python_str();
     p.take("time_fmt");
     p.finish()?;
-    if m.schedule.is_none() {
+    if unreached(m, false) {
         // Salt's function returns nothing when no daemon answered.
         return Ok(Value::Null.into());
     }

@@ -850,6 +850,18 @@ def caller_reactor(fl):
     fl.write_master()
 
 
+def send_caller_events(fl, wait):
+    """Fire my/caller/one and my/legacy/one, wait, and record which files
+    the reactions made and what the master logged."""
+    mlog0 = fl.size(fl.master_log())
+    fl.run("send-caller", "salt-run", "event.send", "my/caller/one", '{"x": 1}')
+    fl.run("send-legacy", "salt-run", "event.send", "my/legacy/one", '{"x": 2}')
+    time.sleep(wait)
+    fl.run("ls-caller-files", "sh", "-c", "ls @TMP@ | grep caller || echo none")
+    fl.grep("master_log_caller", fl.master_log(),
+            r"(?i)reactor|caller|\[ERROR|\[WARNING|\[CRITICAL", since=mlog0)
+
+
 def scenario_bus(out):
     """caller.* reactions on a master, and salt-call's schedule.* and
     event.fire reaching a running minion daemon (its local event bus)."""
@@ -859,14 +871,7 @@ def scenario_bus(out):
     caller_reactor(fl)
     try:
         start_fleet(fl, ["web1", "web2"], listener=True)
-        mlog0 = fl.size(fl.master_log())
-        fl.run("send-caller", "salt-run", "event.send", "my/caller/one", '{"x": 1}')
-        fl.run("send-legacy", "salt-run", "event.send", "my/legacy/one", '{"x": 2}')
-        time.sleep(60)
-        fl.run("ls-caller-files", "sh", "-c",
-               "ls @TMP@ | grep caller || echo none")
-        fl.grep("master_log_caller", fl.master_log(),
-                r"(?i)reactor|caller|\[ERROR|\[WARNING|\[CRITICAL", since=mlog0)
+        send_caller_events(fl, wait=60)
         C = fl.mconf("web1")
 
         def call(label, *argv, **kw):
@@ -917,13 +922,7 @@ def scenario_caller_local(out):
     caller_reactor(fl)
     try:
         start_fleet(fl, ["web1"], listener=True)
-        mlog0 = fl.size(fl.master_log())
-        fl.run("send-caller", "salt-run", "event.send", "my/caller/one", '{"x": 1}')
-        fl.run("send-legacy", "salt-run", "event.send", "my/legacy/one", '{"x": 2}')
-        time.sleep(30)
-        fl.run("ls-caller-files", "sh", "-c", "ls @TMP@ | grep caller || echo none")
-        fl.grep("master_log_caller", fl.master_log(),
-                r"(?i)reactor|caller|\[ERROR|\[WARNING|\[CRITICAL", since=mlog0)
+        send_caller_events(fl, wait=30)
         fl.stop_listeners()
     finally:
         fl.close()

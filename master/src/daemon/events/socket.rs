@@ -41,18 +41,7 @@ pub fn bind(sock_dir: &Path) -> Result<(UnixListener, PathBuf), SocketError> {
 pub async fn serve(listener: UnixListener, bus: Arc<EventBus>, timeouts: SocketTimeouts) {
     let firers = Arc::new(tokio::sync::Semaphore::new(MAX_FIRERS));
     loop {
-        let stream = match listener.accept().await {
-            Ok((s, _)) => s,
-            Err(e) => {
-                tracing::warn!("event socket: accept: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        if let Err(who) = brine_protocol::local::peer_trusted(&stream) {
-            tracing::warn!("event socket: refused a peer running as {who}");
-            continue;
-        }
+        let stream = brine_protocol::local::accept_trusted(&listener, "event socket").await;
         let bus = bus.clone();
         let firers = firers.clone();
         tokio::spawn(async move {
