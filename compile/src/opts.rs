@@ -164,6 +164,8 @@ const KNOWN: &[(&str, Kind)] = &[
     ("pending_key_rate", Kind::Int),
     ("unauthenticated_timeout", Kind::Int),
     ("shutdown_timeout", Kind::Int),
+    // Jobs that change the host run in a process of their own.
+    ("multiprocessing", Kind::Bool),
     // Salt's: whether file_roots links are followed out of the roots.
     ("fileserver_followsymlinks", Kind::Bool),
     // brine's render budget (seconds, bytes, minijinja instructions).

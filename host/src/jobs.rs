@@ -92,7 +92,15 @@ impl Jobs {
         let own = self.own_jid.as_deref();
         let mut jobs = self.table.as_ref().map(|t| t.list()).unwrap_or_default();
         if let Some(dir) = &self.proc_dir {
-            jobs.extend(read_proc_dir(dir));
+            // A job the daemon runs in a process of its own is in its
+            // table and has that process's proc file: listed once.
+            let jid = |j: &Map| j.get("jid").map(Value::to_python_str);
+            let listed: std::collections::HashSet<String> = jobs.iter().filter_map(jid).collect();
+            jobs.extend(
+                read_proc_dir(dir)
+                    .into_iter()
+                    .filter(|j| jid(j).is_none_or(|k| !listed.contains(&k))),
+            );
         }
         jobs.into_iter()
             .filter(|j| own.is_none() || j.get("jid").and_then(|v| v.as_str()) != own)

@@ -22,6 +22,13 @@ fn main() {
     // mapped before `main` is covered too; a kernel without it changes
     // nothing, so its answer is not needed.
     let _ = nix::sys::prctl::set_thp_disable(true);
+    // A job's own process, started by the daemon (see job_process).
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == daemon::job_process::FLAG)
+    {
+        std::process::exit(daemon::job_main::main());
+    }
     let cmd = daemon::command();
     let args = daemon::from_matches(cmd.parse_or_exit(std::env::args_os().skip(1)))
         .unwrap_or_else(|e| cmd.exit_usage(&e));

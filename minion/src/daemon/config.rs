@@ -95,6 +95,10 @@ pub struct DaemonConfig {
     /// seconds); a job still running then gets an error return, sent after
     /// the next start.
     pub shutdown_timeout: Duration,
+    /// `multiprocessing` (Salt's, default True): a job that changes the
+    /// host runs in a process of its own (see `job_process`), which
+    /// outlives this one and delivers its return.
+    pub multiprocessing: bool,
 }
 
 impl DaemonConfig {
@@ -209,6 +213,7 @@ impl DaemonConfig {
             acceptance_wait_time: Duration::from_secs(wait.max(1)),
             envs: Envs::configured(o),
             shutdown_timeout: Duration::from_secs(shutdown),
+            multiprocessing: opts::get_bool(o, "multiprocessing", true),
         })
     }
 }

@@ -7,13 +7,14 @@
 //! part opened, and the function run. Anything malformed, forged, stale or
 //! replayed is logged and dropped; the subscription carries on.
 
+use super::job_process::{Handoff, JobProcess, JobProcessError, Scheduled};
 use super::running::LateProcFile;
 use super::{pillar, returns, Identity, Shared, Standing};
 use brine_compile::matcher;
 use brine_compile::MinionData;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
-use brine_host::jobs::Jobs;
+use brine_host::jobs::{Jobs, ProcFile};
 use brine_protocol::crypto::{finger, KeyPair, PublicKeys, ReplayError, ReplayGuard, SessionKey};
 use brine_protocol::messages::{
     aad, open_data, read_frame, JobReturn, PackedValue, Publication, SealedPublication, WireError,
@@ -348,6 +349,9 @@ async fn run_job(
         return;
     };
     tracing::info!("{}: running {} (jid {})", ident.id(), publ.fun, publ.jid);
+    if let Some(process) = process_for(&shared, &ident, &publ) {
+        return run_apart(&shared, &ident, &publ, pillar_part, None, process).await;
+    }
     let Some(running) = Running::start(&ident, &publ) else {
         tracing::warn!(
             "{}: job {} dropped: too many jobs run",
@@ -373,6 +377,84 @@ async fn run_job(
     // Still "running" until the return is acknowledged or on disk: a stop
     // waits for that.
     returns::deliver(&ident, ret, running).await;
+}
+
+/// A process of its own for `publ`, when the minion runs such jobs apart
+/// (`multiprocessing`) and this one changes the host. One that cannot be
+/// started leaves the job to the daemon.
+fn process_for(shared: &Shared, ident: &Identity, publ: &Publication) -> Option<JobProcess> {
+    if !shared.multiprocessing || !modules::find(&publ.fun).is_some_and(|f| f.runs_apart()) {
+        return None;
+    }
+    JobProcess::spawn()
+        .map_err(|e| {
+            tracing::warn!(
+                "{}: job {}: {e}; it runs in the daemon",
+                ident.id(),
+                publ.jid
+            )
+        })
+        .ok()
+}
+
+/// Run a job in `process` (its own): the process sends its return itself
+/// and outlives this daemon if need be; here it is listed as running,
+/// signals to it are passed on, and what it reports is acted on.
+async fn run_apart(
+    shared: &Shared,
+    ident: &Identity,
+    publ: &Publication,
+    pillar_part: Option<Value>,
+    scheduled: Option<Scheduled>,
+    process: JobProcess,
+) {
+    let (forward, mut signals) = tokio::sync::mpsc::channel(8);
+    let schedule = scheduled.as_ref().map(|s| s.name.as_str());
+    let Some(running) = Running::start_apart(ident, publ, schedule, process.pid(), forward) else {
+        tracing::warn!(
+            "{}: job {} dropped: too many jobs run",
+            ident.id(),
+            publ.jid
+        );
+        process.abandon();
+        return;
+    };
+    // What the master hears when the process cannot say.
+    let failed = |e: JobProcessError| {
+        the_return(
+            publ,
+            ident.id(),
+            Outcome::Crashed(e.to_string()),
+            scheduled.as_ref(),
+        )
+    };
+    let handoff = match Handoff::new(shared, ident, publ, pillar_part, scheduled.clone()) {
+        Ok(h) => h,
+        Err(e) => {
+            process.abandon();
+            if let Some(ret) = failed(e) {
+                returns::deliver(ident, ret, running).await;
+            }
+            return;
+        }
+    };
+    match process.run(&handoff, &mut signals).await {
+        Ok(report) => {
+            if let Some(g) = report.grains {
+                ident.set_grains(Arc::new(g));
+            }
+            if report.handed == Some(returns::Handed::Queued) {
+                ident.returns.wake();
+            }
+        }
+        // Killed from outside, or crashed: the master hears of it.
+        Err(e) => {
+            tracing::error!("{}: job {} ({}): {e}", ident.id(), publ.jid, publ.fun);
+            if let Some(ret) = failed(e) {
+                returns::deliver(ident, ret, running).await;
+            }
+        }
+    }
 }
 
 /// A job the minion runs of its own accord (a scheduled run, a
@@ -420,6 +502,13 @@ pub async fn run_scheduled(
         due.name,
         publ.jid
     );
+    if let Some(process) = process_for(&shared, &ident, &publ) {
+        let run = Scheduled {
+            name: due.name.clone(),
+            return_job: due.return_job,
+        };
+        return run_apart(&shared, &ident, &publ, None, Some(run), process).await;
+    }
     let Some(running) = Running::start_scheduled(&ident, &publ, &due.name) else {
         tracing::warn!(
             "{}: scheduled job {} dropped: too many jobs run",
@@ -436,14 +525,36 @@ pub async fn run_scheduled(
     if !due.return_job {
         return;
     }
-    let mut ret = job_return(&publ, ident.id(), outcome);
-    ret.schedule = Some(due.name.clone());
-    // Salt's scheduled `fun_args`: the args, then the kwargs as given.
-    ret.fun_args = due.args;
-    if !due.kwargs.is_empty() {
-        ret.fun_args.push(Value::Map(due.kwargs));
-    }
+    let ret = scheduled_return(&publ, ident.id(), outcome, &due.name);
     returns::deliver(&ident, ret, running).await;
+}
+
+/// The return a job sends: a published job's, or a scheduled run's
+/// (none for one with `return_job: False`).
+pub fn the_return(
+    publ: &Publication,
+    id: &str,
+    outcome: Outcome,
+    scheduled: Option<&Scheduled>,
+) -> Option<JobReturn> {
+    match scheduled {
+        None => Some(job_return(publ, id, outcome)),
+        Some(s) if s.return_job => Some(scheduled_return(publ, id, outcome, &s.name)),
+        Some(_) => None,
+    }
+}
+
+/// The return of a scheduled run (`publ` its [`own_job`]): named by its
+/// schedule, with Salt's scheduled `fun_args` (the args, then the kwargs
+/// as given).
+fn scheduled_return(publ: &Publication, id: &str, outcome: Outcome, name: &str) -> JobReturn {
+    let mut ret = job_return(publ, id, outcome);
+    ret.schedule = Some(name.to_string());
+    ret.fun_args = publ.arg.clone();
+    if !publ.kwarg.is_empty() {
+        ret.fun_args.push(Value::Map(publ.kwarg.clone()));
+    }
+    ret
 }
 
 /// The return of a job still running when the minion stopped, from its
@@ -480,7 +591,15 @@ struct Running<'a> {
     cancel: Arc<tokio::sync::Notify>,
     /// The job's proc file, for other processes (`brine-call`) to see it
     /// once it has run a while.
-    _proc_file: LateProcFile,
+    _proc_file: ProcEntry,
+}
+
+/// A job's proc file: written once the job has run a while, or at once
+/// for a job in a process of its own (whose state run another must see
+/// from its first moment; the process costs far more than the file).
+enum ProcEntry {
+    Late(#[allow(dead_code)] LateProcFile),
+    Written(#[allow(dead_code)] Option<ProcFile>),
 }
 
 impl<'a> Running<'a> {
@@ -506,7 +625,36 @@ impl<'a> Running<'a> {
             ident,
             jid: publ.jid.clone(),
             cancel,
-            _proc_file: proc_file,
+            _proc_file: ProcEntry::Late(proc_file),
+        })
+    }
+
+    /// A job run in process `pid`: listed with that pid, its signals sent
+    /// on through `forward`, its proc file written now.
+    fn start_apart(
+        ident: &'a Identity,
+        publ: &Publication,
+        schedule: Option<&str>,
+        pid: u32,
+        forward: tokio::sync::mpsc::Sender<i32>,
+    ) -> Option<Running<'a>> {
+        let mut data = proc_data(publ);
+        if let Some(name) = schedule {
+            data.insert("schedule".into(), Value::Str(name.to_string()));
+        }
+        let cancel = ident.running.start(&publ.jid, data.clone())?;
+        ident.running.set_apart(&publ.jid, pid, forward);
+        data.insert("pid".into(), Value::Int(i64::from(pid)));
+        let cachedir = brine_compile::opts::cachedir(&ident.snapshot().opts);
+        let name = format!("{}.{}", publ.jid, ident.id());
+        let file = ProcFile::write(&cachedir, &name, &data)
+            .map_err(|e| tracing::warn!("job {name}: cannot write its proc file: {e}"))
+            .ok();
+        Some(Running {
+            ident,
+            jid: publ.jid.clone(),
+            cancel,
+            _proc_file: ProcEntry::Written(file),
         })
     }
 }
@@ -519,7 +667,7 @@ impl Drop for Running<'_> {
 
 /// What Salt's proc file says about a running job (`saltutil.running`,
 /// `saltutil.find_job`), its keys in Salt's order.
-fn proc_data(publ: &Publication) -> Map {
+pub fn proc_data(publ: &Publication) -> Map {
     let user = if is_root() {
         "root".to_string()
     } else {
@@ -558,26 +706,72 @@ async fn execute(
     publ: &Publication,
     pillar_part: Option<Value>,
 ) -> Outcome {
-    let mut kwargs = publ.kwarg.clone();
-    if let Some(p) = pillar_part {
-        kwargs.insert("pillar".into(), p);
-    }
-    let args = CallArgs {
-        args: publ.arg.clone(),
-        kwargs,
-    };
     // What the daemon answers itself, as the function's descriptor says.
     let function = modules::find(&publ.fun);
     match function.and_then(|f| f.daemon.map(|d| (f, d))) {
         Some((f, Daemon::RefreshPillar)) => {
-            return Outcome::Done(refresh_pillar(shared, ident, f.params(args)).await)
+            return Outcome::Done(
+                refresh_pillar(shared, ident, f.params(given_args(publ, pillar_part))).await,
+            )
         }
-        Some((f, Daemon::Sleep)) => return Outcome::Done(sleep(f.params(args)).await),
+        Some((f, Daemon::Sleep)) => {
+            return Outcome::Done(sleep(f.params(given_args(publ, pillar_part))).await)
+        }
         None => {}
     }
-    // Salt's publish metadata: functions see a published job by it (the
-    // registry's argument binding drops these keys).
-    let mut args = args;
+    let args = published_args(publ, pillar_part);
+    let snapshot = ident.snapshot();
+    let fun = publ.fun.clone();
+    let jobs = Jobs::new(ident.running.clone(), Some(publ.jid.clone()))
+        .with_cachedir(&brine_compile::opts::cachedir(&snapshot.opts));
+    let task = tokio::task::spawn_blocking(move || {
+        let mut m = (*snapshot).clone();
+        m.jobs = jobs;
+        call_noting_grains(&mut m, &fun, args)
+    });
+    match task.await {
+        Ok((r, grains)) => {
+            if let Some(g) = grains {
+                ident.set_grains(g);
+            }
+            Outcome::Done(r)
+        }
+        Err(e) => Outcome::Crashed(e.to_string()),
+    }
+}
+
+/// Run `fun` on `m`; with it, the grains it wrote (`grains.setval` ...),
+/// which are the running minion's from then on, as Salt's grains refresh
+/// makes them. A write copies the shared grains, so a new pointer means a
+/// write.
+pub fn call_noting_grains(
+    m: &mut Minion,
+    fun: &str,
+    args: CallArgs,
+) -> (Result<Return, CallError>, Option<Arc<Map>>) {
+    let before = m.grains.clone();
+    let r = modules::call(m, fun, args);
+    let grains = (!Arc::ptr_eq(&m.grains, &before)).then(|| m.grains.clone());
+    (r, grains)
+}
+
+/// The publication's arguments, with its opened `pillar=` part.
+fn given_args(publ: &Publication, pillar_part: Option<Value>) -> CallArgs {
+    let mut kwargs = publ.kwarg.clone();
+    if let Some(p) = pillar_part {
+        kwargs.insert("pillar".into(), p);
+    }
+    CallArgs {
+        args: publ.arg.clone(),
+        kwargs,
+    }
+}
+
+/// The arguments a published job's function is called with: the given
+/// ones and Salt's publish metadata, by which functions see a published
+/// job (the registry's argument binding drops these keys).
+pub fn published_args(publ: &Publication, pillar_part: Option<Value>) -> CallArgs {
+    let mut args = given_args(publ, pillar_part);
     for (k, v) in [
         // Only a holder of the master's root token publishes: Salt names
         // that publisher root.
@@ -591,29 +785,7 @@ async fn execute(
     ] {
         args.kwargs.insert(k.into(), v);
     }
-    let snapshot = ident.snapshot();
-    let fun = publ.fun.clone();
-    let jobs = Jobs::new(ident.running.clone(), Some(publ.jid.clone()))
-        .with_cachedir(&brine_compile::opts::cachedir(&snapshot.opts));
-    let task = tokio::task::spawn_blocking(move || {
-        let mut m = (*snapshot).clone();
-        m.jobs = jobs;
-        let r = modules::call(&mut m, &fun, args);
-        // Grains the function wrote (grains.setval ...) are the running
-        // minion's from now on, as Salt's grains refresh makes them. A
-        // write copies the shared grains, so a new pointer means a write.
-        let grains = (!Arc::ptr_eq(&m.grains, &snapshot.grains)).then_some(m.grains);
-        (r, grains)
-    });
-    match task.await {
-        Ok((r, grains)) => {
-            if let Some(g) = grains {
-                ident.set_grains(g);
-            }
-            Outcome::Done(r)
-        }
-        Err(e) => Outcome::Crashed(e.to_string()),
-    }
+    args
 }
 
 /// Salt's `saltutil.refresh_pillar(wait=False, timeout=30, clean_cache=True)`:

@@ -10,7 +10,10 @@
 //!    and the scheduler starts ([`scheduler`]: the `schedule:` jobs, the
 //!    mine's update among them);
 //! 4. jobs: publications verified against the pinned key, replay-checked,
-//!    target-matched, run on a blocking thread ([`jobs`]);
+//!    target-matched, run on a blocking thread ([`jobs`]) — or, for what
+//!    changes the host under `multiprocessing: True`, in a process of
+//!    their own that outlives the daemon ([`job_process`] the daemon's
+//!    side, [`job_main`] what runs in it);
 //! 5. returns: persisted under `cachedir` until the master acknowledges
 //!    them, resent across master restarts ([`returns`]).
 //!
@@ -44,6 +47,8 @@ pub mod config;
 pub mod fileclient;
 pub mod identities;
 pub mod identity;
+pub mod job_main;
+pub mod job_process;
 pub mod jobs;
 pub mod keys;
 pub mod link;

@@ -20,6 +20,8 @@ pub use super::queue::{Queues, ReturnError, ReturnQueue, PENDING_DIR};
 const RETURN_TIMEOUT: Duration = Duration::from_secs(30);
 const RESEND_FIRST: Duration = Duration::from_secs(1);
 const RESEND_MAX: Duration = Duration::from_secs(10);
+/// How often an empty queue's folder is read again unasked.
+const IDLE_LOOK: Duration = Duration::from_secs(30);
 
 /// In `master_type: str` with several masters, every identity of the
 /// process at every master, by minion id: where a return goes when the
@@ -186,6 +188,46 @@ pub async fn deliver<H>(ident: &Identity, ret: JobReturn, hold: H) {
     }
 }
 
+/// What became of a return handed over once ([`send_or_queue`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Handed {
+    /// The master acknowledged it.
+    Sent,
+    /// It waits in the queue for a resender (the daemon's).
+    Queued,
+    /// The master will never take it (logged).
+    Dropped,
+}
+
+/// Send `ret` once, and queue it when the master does not take it now:
+/// for a process that ends after this (a job's own process), leaving the
+/// resending to the daemon.
+pub async fn send_or_queue(ident: &Identity, ret: JobReturn) -> Handed {
+    let ret = fit(ret);
+    match send(&ident.client, &ret).await {
+        Ok(()) => Handed::Sent,
+        Err(e) if give_up(&e) => {
+            tracing::error!(
+                "{}: the master will not take the return of job {}: {e}; dropped",
+                ident.id(),
+                ret.jid
+            );
+            Handed::Dropped
+        }
+        Err(e) => {
+            tracing::info!(
+                "{}: return of job {} not delivered yet ({e}); queued for the daemon",
+                ident.id(),
+                ret.jid
+            );
+            match persist(ident, &ret) {
+                Some(_) => Handed::Queued,
+                None => Handed::Dropped,
+            }
+        }
+    }
+}
+
 /// Write `ret` to the queue; once this returns, a stop of the minion no
 /// longer loses it. `None`: the disk refused it (logged).
 fn persist(ident: &Identity, ret: &JobReturn) -> Option<PathBuf> {
@@ -250,7 +292,11 @@ pub async fn resend_loop(ident: Arc<Identity>, others: Arc<OtherMasters>) {
             .filter(|(p, _)| !q.is_in_flight(p))
             .collect();
         if items.is_empty() {
-            q.wake.notified().await;
+            // Woken when a return is queued here; the folder is looked at
+            // now and then besides, for returns queued by job processes
+            // of an earlier run of the daemon that ended after this one
+            // started.
+            let _ = tokio::time::timeout(IDLE_LOOK, q.wake.notified()).await;
             continue;
         }
         let mut stalled = false;

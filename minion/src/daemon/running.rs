@@ -19,6 +19,10 @@ struct Entry {
     cancel: Arc<Notify>,
     /// Process groups of the commands the job runs now.
     groups: Vec<u32>,
+    /// A job run in a process of its own: signals go to that process
+    /// (which signals its commands and stops itself), and a stop of the
+    /// daemon neither waits for it nor answers for it.
+    apart: Option<tokio::sync::mpsc::Sender<i32>>,
 }
 
 /// Bound on the commands one job is known to run at once.
@@ -51,9 +55,29 @@ impl RunningTable {
                 data,
                 cancel: cancel.clone(),
                 groups: Vec::new(),
+                apart: None,
             },
         );
         Some(cancel)
+    }
+
+    /// The job `jid` runs in process `pid`: its proc data names that
+    /// process, and signals to the job are sent on through `forward`.
+    pub fn set_apart(&self, jid: &str, pid: u32, forward: tokio::sync::mpsc::Sender<i32>) {
+        if let Some(entry) = self.lock().get_mut(jid) {
+            entry.data.insert("pid".into(), Value::Int(i64::from(pid)));
+            entry.apart = Some(forward);
+        }
+    }
+
+    /// The jobs this process runs itself (not those run apart), which a
+    /// stop waits for: their proc data.
+    pub fn in_process(&self) -> Vec<Map> {
+        self.lock()
+            .values()
+            .filter(|e| e.apart.is_none())
+            .map(|e| e.data.clone())
+            .collect()
     }
 
     /// The job `jid` is over.
@@ -86,6 +110,15 @@ impl RunningJobs for RunningTable {
         let Some(entry) = g.get(jid) else {
             return false;
         };
+        if let Some(forward) = &entry.apart {
+            // Its process signals its commands and ends itself; listed
+            // until it is gone. A full channel: signals are coming faster
+            // than the process reads them, this one is dropped.
+            if forward.try_send(sig).is_err() {
+                tracing::warn!("job {jid}: signal {sig} not passed on to its process");
+            }
+            return true;
+        }
         let groups = entry.groups.clone();
         if stops(sig) {
             tracing::info!("job {jid} stopped by signal {sig}: it returns nothing");

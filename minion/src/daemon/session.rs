@@ -151,6 +151,7 @@ pub fn connect(
         session: RwLock::new(None),
         master: Arc::new(RwLock::new(None)),
         jobs: Semaphore::new(MAX_CONCURRENT_JOBS),
+        multiprocessing: config.multiprocessing && swarm.is_none(),
         others: others.clone(),
         fatal,
         bus: bus.clone(),
@@ -163,18 +164,22 @@ pub fn connect(
 /// queued on disk, so a return the master has not taken yet is sent after
 /// the next start). A
 /// job still running then is given an error return in the queue: the
-/// master learns the minion stopped rather than never hearing.
+/// master learns the minion stopped rather than never hearing. Jobs run
+/// in processes of their own are neither waited for nor answered for:
+/// they go on and send their returns themselves.
 pub async fn drain(shared: &Shared) {
     shared
         .stopping
         .store(true, std::sync::atomic::Ordering::Release);
     // Jobs still running (a finished job's return is acknowledged or on
     // disk already).
+    // Jobs run in processes of their own go on and deliver their returns
+    // themselves.
     let busy = || {
         shared
             .identities
             .iter()
-            .map(|i| i.running.len())
+            .map(|i| i.running.in_process().len())
             .sum::<usize>()
     };
     if busy() == 0 {
@@ -191,7 +196,7 @@ pub async fn drain(shared: &Shared) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     for ident in &shared.identities {
-        for proc_data in ident.running.snapshot() {
+        for proc_data in ident.running.in_process() {
             let ret = jobs::cut_short(ident.id(), &proc_data, grace);
             tracing::warn!(
                 "{}: job {} ({}) still running at stop; an error return is queued for the master",

@@ -37,6 +37,10 @@ pub struct Shared {
     /// pin and `master_finger`).
     pub master: Arc<RwLock<Option<PublicKeys>>>,
     pub jobs: Semaphore,
+    /// Jobs that change the host run in processes of their own
+    /// (`multiprocessing`; never in a swarm, whose identities are one
+    /// process by design).
+    pub multiprocessing: bool,
     /// The process's sessions with its other masters (see
     /// [`returns::OtherMasters`]).
     pub others: Arc<returns::OtherMasters>,

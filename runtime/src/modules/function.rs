@@ -163,6 +163,18 @@ impl Function {
         self
     }
 
+    /// Whether a published job of it runs in a process of its own when
+    /// the minion says `multiprocessing: True` (Salt's default): it changes
+    /// the host — commands, packages, services, state runs — which may
+    /// restart the minion itself (a highstate upgrading the minion's own
+    /// package), and its return must outlive that. What only reads, and
+    /// what acts on the daemon (`saltutil.*`, `schedule.*`), runs in the
+    /// daemon.
+    pub fn runs_apart(&self) -> bool {
+        self.daemon.is_none()
+            && (matches!(self.run, Run::Acts(_)) || matches!(self.output, Output::Highstate))
+    }
+
     /// Call arguments bound to this function's parameters.
     pub fn params(&'static self, args: brine_core::args::CallArgs) -> Params {
         Params::new(self.name, &self.sig, args)

@@ -201,4 +201,41 @@ mod tests {
         assert!(!Templates.replayable("cmd.run"));
         assert!(!Templates.replayable("test.random_hash"));
     }
+
+    /// What changes the host runs apart (it may restart the minion); what
+    /// reads, or acts on the daemon, runs in it.
+    #[test]
+    fn jobs_that_change_the_host_run_apart() {
+        let apart = |name: &str| {
+            find(name)
+                .unwrap_or_else(|| panic!("{name} is not in the registry"))
+                .runs_apart()
+        };
+        for name in [
+            "state.apply",
+            "state.highstate",
+            "state.sls",
+            "state.single",
+            "cmd.run",
+            "cmd.script",
+            "pkg.install",
+            "service.restart",
+        ] {
+            assert!(apart(name), "{name} should run apart");
+        }
+        for name in [
+            "test.ping",
+            "test.sleep",
+            "grains.items",
+            "pillar.items",
+            "saltutil.running",
+            "saltutil.kill_job",
+            "saltutil.refresh_pillar",
+            "schedule.add",
+            "event.fire",
+            "state.show_sls",
+        ] {
+            assert!(!apart(name), "{name} should run in the daemon");
+        }
+    }
 }
