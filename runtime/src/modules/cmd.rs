@@ -259,7 +259,8 @@ one argument, not split; a list: several), in CWD as RUNAS with ENV, STDIN, UMAS
 retcode, stdout, stderr}; cache_error: True when the script cannot be had.\n\n    \
 brine '*' cmd.script salt://scripts/setup.sh args='--fast'",
         script,
-    ),
+    )
+    .changes_host(),
     Function::reads(
         "has_exec",
         sig!(cmd),

@@ -95,6 +95,9 @@ pub struct Function {
     pub output: Output,
     /// Whether the minion daemon answers it itself.
     pub daemon: Option<Daemon>,
+    /// It changes the host though it needs the running minion (see
+    /// [`Function::runs_apart`]).
+    pub changes_host: bool,
     pub run: Run,
 }
 
@@ -106,6 +109,7 @@ impl Function {
             doc,
             output: Output::Nested { ordered_from: None },
             daemon: None,
+            changes_host: false,
             run,
         }
     }
@@ -172,7 +176,16 @@ impl Function {
     /// daemon.
     pub fn runs_apart(&self) -> bool {
         self.daemon.is_none()
-            && (matches!(self.run, Run::Acts(_)) || matches!(self.output, Output::Highstate))
+            && (self.changes_host
+                || matches!(self.run, Run::Acts(_))
+                || matches!(self.output, Output::Highstate))
+    }
+
+    /// A `Function::minion` that changes the host (`cmd.script`): a
+    /// published job of it runs apart, as commands do.
+    pub(crate) const fn changes_host(mut self) -> Function {
+        self.changes_host = true;
+        self
     }
 
     /// Call arguments bound to this function's parameters.
