@@ -16,6 +16,9 @@
 //! A binary describes its options once in a [`Command`] (which also renders
 //! its help) and reads the [`Matches`] it gets back.
 
+pub mod daemonize;
+pub mod logging;
+
 use std::ffi::OsString;
 
 /// The exit code of a command-line error: Salt's parsers exit with
@@ -75,6 +78,42 @@ pub const LOG_LEVEL: Opt = Opt::value(
     "LEVEL",
     "log level: quiet, critical, error, warning, info, debug, trace",
 );
+/// A daemon's `-d`: detach and run in the background (see [`daemonize`]).
+pub const DAEMON: Opt = Opt::flag(
+    "daemon",
+    Some('d'),
+    "run in the background: detached, output on /dev/null, pid in --pid-file",
+);
+/// `--pid-file PATH` (the `pidfile` option).
+pub const PID_FILE: Opt = Opt::value(
+    "pid-file",
+    None,
+    "PATH",
+    "where -d writes the daemon's pid (default: the pidfile option)",
+);
+/// `--log-file PATH` (the `log_file` option).
+pub const LOG_FILE: Opt = Opt::value(
+    "log-file",
+    None,
+    "PATH",
+    "the log file (default: the log_file option)",
+);
+/// `--log-file-level LEVEL` (the `log_level_logfile` option).
+pub const LOG_FILE_LEVEL: Opt = Opt::value(
+    "log-file-level",
+    None,
+    "LEVEL",
+    "the log file's level (default: log_level_logfile, else the log level)",
+);
+
+/// The command line's word for an option of a daemon's configuration:
+/// (long option, option key).
+pub const DAEMON_OPTION_KEYS: [(&str, &str); 3] = [
+    ("pid-file", "pidfile"),
+    ("log-file", "log_file"),
+    ("log-file-level", "log_level_logfile"),
+];
+
 /// `--out OUTPUTTER` (Salt also spells it `--output`).
 pub const OUT: Opt = Opt::value(
     "out",

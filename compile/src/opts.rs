@@ -105,6 +105,13 @@ const KNOWN: &[(&str, Kind)] = &[
     ("nodegroups", Kind::Map),
     ("log_level", Kind::Str),
     ("log_level_logfile", Kind::Str),
+    // Salt's log formats (Python's %-style) and date formats, and where
+    // `-d` writes the daemon's pid.
+    ("log_fmt_console", Kind::Str),
+    ("log_fmt_logfile", Kind::Str),
+    ("log_datefmt", Kind::Str),
+    ("log_datefmt_logfile", Kind::Str),
+    ("pidfile", Kind::Str),
     ("renderer", Kind::Str),
     ("state_top", Kind::Str),
     ("state_top_saltenv", Kind::OptStr),
@@ -414,6 +421,17 @@ fn finish(mut opts: Map) -> Map {
         }
     }
     opts
+}
+
+/// `path` under the options' `root_dir` (Salt's `prepend_root_dir`): an
+/// absolute path not already under it is moved there.
+pub fn rooted(o: &Map, path: &str) -> PathBuf {
+    let root = get_str(o, "root_dir").unwrap_or("/");
+    if root != "/" && path.starts_with('/') && !path.starts_with(root) {
+        Path::new(root).join(path.trim_start_matches('/'))
+    } else {
+        PathBuf::from(path)
+    }
 }
 
 /// `file_roots` / `pillar_roots` as environment → directories, in config order.

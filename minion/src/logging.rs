@@ -1,40 +1,60 @@
-//! Logging through tracing to stderr, at Salt's level names.
+//! Logging through tracing, at Salt's level names: `brine-call` logs to
+//! the console; the daemon (and a job's own process) to the console and
+//! `log_file` as salt-minion does (`brine_cli::logging`).
 
-use std::path::Path;
+use brine_compile::opts;
+use brine_core::{Map, Value};
+use std::path::{Path, PathBuf};
 
-/// Map Salt's `log_level` names to a tracing filter (`quiet` silences).
-pub fn filter_for(level: &str) -> &'static str {
-    match level.to_ascii_lowercase().as_str() {
-        "quiet" => "off",
-        "critical" | "error" => "error",
-        "warning" | "warn" => "warn",
-        "info" | "profile" => "info",
-        "debug" => "debug",
-        "trace" | "garbage" | "all" => "trace",
-        _ => "warn",
-    }
-}
+pub use brine_cli::logging::filter_for;
 
-/// Start logging: the command-line level wins over the config's `log_level`.
+/// Start console logging: the command-line level wins over the config's
+/// `log_level`.
 pub fn init(cli_level: Option<&str>, confdir: &Path) {
-    let level = cli_level
-        .map(str::to_string)
-        .or_else(|| config_level(confdir));
-    let filter = filter_for(level.as_deref().unwrap_or("warning"));
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_target(false)
-        // Colour only on a terminal: a log file (systemd, `2> file`) gets
-        // plain text.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
+    let o = options(confdir);
+    let mut cfg = config(cli_level, &o);
+    cfg.file = None;
+    brine_cli::logging::init(&cfg);
 }
 
-/// `log_level` from `CONFDIR/minion`, read leniently: a broken config is
-/// reported properly once the config is loaded for real.
-fn config_level(confdir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(confdir.join("minion")).ok()?;
-    let data = brine_core::yaml::load(&text).ok()?;
-    data.get("log_level").map(|v| v.to_python_str())
+/// Start a daemon's logging from its options: the console (unless
+/// daemonized) and `log_file`.
+pub fn init_daemon(cli_level: Option<&str>, o: &Map, console: bool) {
+    let mut cfg = config(cli_level, o);
+    cfg.console = console;
+    brine_cli::logging::init(&cfg);
+}
+
+fn config(cli_level: Option<&str>, o: &Map) -> brine_cli::logging::LogConfig {
+    let get = |k: &str| match o.get(k) {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.to_python_str()),
+    };
+    brine_cli::logging::LogConfig::from_options(
+        get,
+        cli_level,
+        opts::rooted(o, "/var/log/brine/minion"),
+    )
+}
+
+/// `CONFDIR/minion` read leniently for logging before the daemon loads
+/// it for real (which reports what is wrong with it): the defaults when
+/// it does not load.
+pub fn options(confdir: &Path) -> Map {
+    opts::load_including(
+        &confdir.join("minion"),
+        opts::minion_defaults(),
+        Some(&confdir.join("minion.d")),
+    )
+    .map(|l| l.opts)
+    .unwrap_or_else(|_| opts::minion_defaults())
+}
+
+/// Where `-d` writes the daemon's pid: `pidfile`, else
+/// `/var/run/brine-minion.pid`, under `root_dir`.
+pub fn pidfile(o: &Map) -> PathBuf {
+    opts::rooted(
+        o,
+        opts::get_str(o, "pidfile").unwrap_or("/var/run/brine-minion.pid"),
+    )
 }

@@ -46,6 +46,12 @@ pub enum TransportError {
         addr: String,
         source: zeromq::ZmqError,
     },
+    /// A refused connect: nothing listens at the endpoint.
+    #[error("nothing listens at {endpoint} ({cause})")]
+    NotListening {
+        endpoint: String,
+        cause: std::io::Error,
+    },
     #[error("zmq.rs bound to an unexpected endpoint {0}")]
     Endpoint(String),
     #[error("received a message of {size} bytes; the limit is {max}")]
@@ -308,15 +314,44 @@ async fn connect_to<S: Socket>(
 ) -> Result<(S, Arc<ViolationLog>), TransportError> {
     let violations = ViolationLog::new(label);
     let mut socket = S::with_options(limits.options(&violations, false, true));
-    socket
-        .connect(&endpoint)
+    match socket.connect(&endpoint).await {
+        Ok(()) => Ok((socket, violations)),
+        Err(source) => {
+            // zmq.rs retries a refused connect until its timeout: say
+            // plainly when nothing listens there.
+            if matches!(source, zeromq::ZmqError::ConnectTimeout(_)) {
+                if let Some(cause) = not_listening(&endpoint).await {
+                    return Err(TransportError::NotListening { endpoint, cause });
+                }
+            }
+            Err(TransportError::Zmq {
+                what: "cannot connect to",
+                addr: endpoint,
+                source,
+            })
+        }
+    }
+}
+
+/// Why a plain connect to `endpoint` (`tcp://ip:port`, `ipc://path`)
+/// fails at once, when it does because nothing listens there.
+async fn not_listening(endpoint: &str) -> Option<std::io::Error> {
+    let probe = async {
+        if let Some(path) = endpoint.strip_prefix("ipc://") {
+            tokio::net::UnixStream::connect(path).await.err()
+        } else {
+            let addr: SocketAddr = endpoint.strip_prefix("tcp://")?.parse().ok()?;
+            tokio::net::TcpStream::connect(addr).await.err()
+        }
+    };
+    let e = tokio::time::timeout(Duration::from_millis(500), probe)
         .await
-        .map_err(|source| TransportError::Zmq {
-            what: "cannot connect to",
-            addr: endpoint,
-            source,
-        })?;
-    Ok((socket, violations))
+        .ok()??;
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound
+    )
+    .then_some(e)
 }
 
 async fn bind<S: Socket>(

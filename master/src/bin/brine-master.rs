@@ -2,7 +2,7 @@
 //! Reads CONFDIR/master (default /etc/brine), creates its key pair and root
 //! token on first start, serves minions and the CLI until SIGTERM/SIGINT.
 
-use brine_master::daemon::config::tracing_level;
+use brine_compile::opts;
 use brine_master::daemon::{server, Bound, Master, MasterConfig};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,22 +10,23 @@ use std::sync::Arc;
 struct Args {
     config_dir: PathBuf,
     log_level: Option<String>,
+    daemon: bool,
+    /// `--pid-file`, `--log-file`, `--log-file-level` (option key, value).
+    overrides: Vec<(&'static str, String)>,
 }
 
 fn command() -> brine_cli::Command {
     brine_cli::Command {
         name: "brine-master",
         usage: "[options]",
-        about: "The brine master daemon (Salt's salt-master); runs in the foreground.",
+        about: "The brine master daemon (Salt's salt-master); runs in the foreground unless -d.",
         options: vec![
             brine_cli::CONFIG_DIR,
             brine_cli::LOG_LEVEL,
-            // salt-master's -d (daemonize): systemd runs us in the foreground.
-            brine_cli::Opt::flag(
-                "daemon",
-                Some('d'),
-                "accepted for compatibility (runs in the foreground)",
-            ),
+            brine_cli::DAEMON,
+            brine_cli::PID_FILE,
+            brine_cli::LOG_FILE,
+            brine_cli::LOG_FILE_LEVEL,
         ],
     }
 }
@@ -39,6 +40,11 @@ fn parse(m: brine_cli::Matches) -> Result<Args, brine_cli::CliError> {
     Ok(Args {
         config_dir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
         log_level: m.value("log-level").map(str::to_string),
+        daemon: m.flag("daemon"),
+        overrides: brine_cli::DAEMON_OPTION_KEYS
+            .iter()
+            .filter_map(|(long, key)| m.value(long).map(|v| (*key, v.to_string())))
+            .collect(),
     })
 }
 
@@ -46,21 +52,40 @@ fn main() {
     let cmd = command();
     let args = parse(cmd.parse_or_exit(std::env::args_os().skip(1)))
         .unwrap_or_else(|e| cmd.exit_usage(&e));
-    let (config, warnings) = match MasterConfig::load(&args.config_dir) {
+    let (mut config, warnings) = match MasterConfig::load(&args.config_dir) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("brine-master: {e}");
             std::process::exit(1);
         }
     };
-    let level = args.log_level.as_deref().unwrap_or(&config.log_level);
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(tracing_level(level)));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    for (key, value) in &args.overrides {
+        config
+            .opts
+            .insert((*key).into(), brine_core::Value::Str(value.clone()));
+    }
+    let o = &config.opts;
+    // Before any thread starts: fork keeps only the calling one.
+    if args.daemon {
+        let pidfile = opts::rooted(
+            o,
+            opts::get_str(o, "pidfile").unwrap_or("/var/run/brine-master.pid"),
+        );
+        if let Err(e) = brine_cli::daemonize::daemonize(&pidfile) {
+            eprintln!("brine-master: {e}");
+            std::process::exit(1);
+        }
+    }
+    let mut log = brine_cli::logging::LogConfig::from_options(
+        |k| match o.get(k) {
+            None | Some(brine_core::Value::Null) => None,
+            Some(v) => Some(v.to_python_str()),
+        },
+        args.log_level.as_deref(),
+        opts::rooted(o, "/var/log/brine/master"),
+    );
+    log.console = !args.daemon;
+    brine_cli::logging::init(&log);
     for w in warnings {
         tracing::warn!("{w}");
     }

@@ -31,6 +31,9 @@ pub enum ClientError {
     },
     #[error("the master at {addr} did not answer: {source}")]
     Transport { addr: Route, source: TransportError },
+    /// Nothing listens where the master should: it is not running.
+    #[error("the master is not running: nothing listens at {addr} ({cause})")]
+    NotRunning { addr: Route, cause: std::io::Error },
     #[error("the master refused: {0:?}: {1}")]
     Refused(brine_protocol::messages::ErrorCode, String),
     #[error("unexpected answer from the master")]
@@ -122,9 +125,15 @@ impl Client {
                     Route::Local(path) => connect_dealer_local(path, &self.limits).await,
                     Route::Net(addr) => connect_dealer(*addr, &self.limits).await,
                 }
-                .map_err(|source| ClientError::Transport {
-                    addr: self.addr.clone(),
-                    source,
+                .map_err(|source| match source {
+                    TransportError::NotListening { cause, .. } => ClientError::NotRunning {
+                        addr: self.addr.clone(),
+                        cause,
+                    },
+                    source => ClientError::Transport {
+                        addr: self.addr.clone(),
+                        source,
+                    },
                 })?;
                 self.socket = Some(s);
             }

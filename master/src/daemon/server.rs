@@ -79,7 +79,9 @@ fn fit_to_descriptors(mut limits: Limits) -> Limits {
         .max(16);
     if limits.max_connections > per_port {
         tracing::warn!(
-            "max_connections {} is more than the descriptor limit ({soft}) allows; using {per_port} per port",
+            "max_connections {} per port does not fit in this process's {soft} file \
+             descriptors (two ports, {RESERVED_DESCRIPTORS} kept for files and the CLI); \
+             using {per_port} per port — raise LimitNOFILE (ulimit -n) for more",
             limits.max_connections
         );
         limits.max_connections = per_port;

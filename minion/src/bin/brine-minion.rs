@@ -32,6 +32,17 @@ fn main() {
     let cmd = daemon::command();
     let args = daemon::from_matches(cmd.parse_or_exit(std::env::args_os().skip(1)))
         .unwrap_or_else(|e| cmd.exit_usage(&e));
-    brine_minion::logging::init(args.log_level.as_deref(), &args.confdir);
+    let mut opts = brine_minion::logging::options(&args.confdir);
+    for (key, value) in &args.overrides {
+        opts.insert((*key).into(), brine_core::Value::Str(value.clone()));
+    }
+    // Before any thread starts: fork keeps only the calling one.
+    if args.daemon {
+        if let Err(e) = brine_cli::daemonize::daemonize(&brine_minion::logging::pidfile(&opts)) {
+            eprintln!("brine-minion: {e}");
+            std::process::exit(1);
+        }
+    }
+    brine_minion::logging::init_daemon(args.log_level.as_deref(), &opts, !args.daemon);
     std::process::exit(daemon::main(&args));
 }

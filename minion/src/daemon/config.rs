@@ -225,6 +225,11 @@ pub struct DaemonArgs {
     pub log_level: Option<String>,
     /// `--swarm N`: serve N identities `<id>-0000`... in this process.
     pub swarm: Option<usize>,
+    /// `-d`: detach and run in the background.
+    pub daemon: bool,
+    /// `--pid-file`, `--log-file`, `--log-file-level`: these options of
+    /// the configuration, given on the command line (option key, value).
+    pub overrides: Vec<(&'static str, String)>,
 }
 
 /// salt-minion's options (the ones brine reads), and `--swarm`.
@@ -233,7 +238,7 @@ pub fn command() -> brine_cli::Command {
     brine_cli::Command {
         name: "brine-minion",
         usage: "[options]",
-        about: "The brine minion daemon (Salt's salt-minion); runs in the foreground.",
+        about: "The brine minion daemon (Salt's salt-minion); runs in the foreground unless -d.",
         options: vec![
             brine_cli::CONFIG_DIR,
             brine_cli::LOG_LEVEL,
@@ -243,12 +248,10 @@ pub fn command() -> brine_cli::Command {
                 "N",
                 "serve N minion identities <id>-0000... in this process (benchmarks)",
             ),
-            // salt-minion's -d (daemonize): systemd runs us in the foreground.
-            Opt::flag(
-                "daemon",
-                Some('d'),
-                "accepted for compatibility (runs in the foreground)",
-            ),
+            brine_cli::DAEMON,
+            brine_cli::PID_FILE,
+            brine_cli::LOG_FILE,
+            brine_cli::LOG_FILE_LEVEL,
         ],
     }
 }
@@ -277,6 +280,11 @@ pub fn from_matches(m: brine_cli::Matches) -> Result<DaemonArgs, brine_cli::CliE
         confdir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
         log_level: m.value("log-level").map(str::to_string),
         swarm,
+        daemon: m.flag("daemon"),
+        overrides: brine_cli::DAEMON_OPTION_KEYS
+            .iter()
+            .filter_map(|(long, key)| m.value(long).map(|v| (*key, v.to_string())))
+            .collect(),
     })
 }
 

@@ -30,8 +30,7 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    let level = brine_compile::opts::get_str(&handoff.opts, "log_level").map(str::to_string);
-    crate::logging::init(level.as_deref(), std::path::Path::new(""));
+    crate::logging::init_daemon(None, &handoff.opts, true);
     // Signals from the daemon, until it closes the pipe (or dies: the job
     // goes on).
     let table = Arc::new(RunningTable::default());

@@ -23,6 +23,11 @@ pub fn main(args: &DaemonArgs) -> i32 {
     // Salt's opts say which program runs the functions: state runs of the
     // daemon compile a fresh pillar, salt-call's use the one in memory.
     Arc::make_mut(&mut base.opts).insert("__cli".into(), Value::Str("salt-minion".into()));
+    // `--log-file` and the like stand for their options (a job's own
+    // process logs where the daemon does).
+    for (key, value) in &args.overrides {
+        Arc::make_mut(&mut base.opts).insert((*key).into(), Value::Str(value.clone()));
+    }
     for w in warnings {
         tracing::warn!("{w}");
     }

@@ -178,7 +178,7 @@ pub fn spawn_reconnect_task(
                     }
                     Err(e) => {
                         log::warn!(
-                            "Reconnection attempt {} to {} failed: {:?}",
+                            "Reconnection attempt {} to {} failed: {}",
                             attempt,
                             endpoint,
                             e

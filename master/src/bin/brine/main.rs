@@ -178,7 +178,7 @@ fn command() -> brine_cli::Command {
         Opt::flag(
             "progress",
             Some('p'),
-            "progress bar (as Salt without progressbar: prints nothing)",
+            "draw a progress bar of the returns on stderr, then the summary",
         ),
         Opt::flag(
             "failhard",
