@@ -1121,6 +1121,7 @@ mod tests {
             arg: vec![],
             kwarg: Map::default(),
             secrets,
+            user: root_user(),
         };
         let frame = sign_frame(&master, &publication).unwrap();
 

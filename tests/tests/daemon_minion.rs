@@ -300,6 +300,7 @@ fn publication(jid: &str, tgt: &str, created_ms: u64) -> Publication {
         arg: vec![],
         kwarg: Map::default(),
         secrets: Default::default(),
+        user: brine_protocol::messages::root_user(),
     }
 }
 

@@ -34,6 +34,7 @@ fn publication(jid: &str, fun: &str, arg: Vec<Value>) -> Publication {
         arg,
         kwarg: Map::default(),
         secrets: Default::default(),
+        user: brine_protocol::messages::root_user(),
     }
 }
 

@@ -71,6 +71,9 @@ pub struct Client {
     socket: Option<Limited<DealerSocket>>,
     /// How long one request may wait for its reply.
     pub request_timeout: Duration,
+    /// Whom jobs are published for (brine-api's logged-in user); root
+    /// when unset.
+    pub user: Option<String>,
 }
 
 impl Client {
@@ -112,6 +115,7 @@ impl Client {
             limits,
             socket: None,
             request_timeout: Duration::from_secs(30),
+            user: None,
         })
     }
 
@@ -193,6 +197,7 @@ impl Client {
             arg,
             kwarg,
             timeout,
+            user: self.user.clone(),
         });
         match self.request(body).await? {
             ReplyBody::Published(p) => Ok(p),

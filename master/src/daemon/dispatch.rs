@@ -524,7 +524,7 @@ impl Master {
             jid,
             tgt: &p.tgt,
             tgt_type: &p.tgt_type,
-            user: PUBLISHING_USER,
+            user: p.user.as_deref().unwrap_or(PUBLISHING_USER),
             fun: &p.fun,
             arg: &arg,
             minions,
@@ -1118,6 +1118,7 @@ mod tests {
                 arg: vec![],
                 kwarg: Map::default(),
                 timeout: 5,
+                user: None,
             }))
             .unwrap()
         };

@@ -10,7 +10,7 @@ use brine_compile::matcher;
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{self, KeyPair};
 use brine_protocol::messages::{
-    aad, seal_data, sign_frame, CliPublish, Publication, SealedPublication, WireError,
+    aad, root_user, seal_data, sign_frame, CliPublish, Publication, SealedPublication, WireError,
     PROTOCOL_VERSION,
 };
 use indexmap::IndexMap;
@@ -210,6 +210,7 @@ impl Publisher<'_> {
         }
         // Another master sharing the job cache may have taken the jid in
         // the same microsecond: take the next one.
+        let user = req.user.clone().unwrap_or_else(root_user);
         let mut attempts = 0;
         loop {
             let jid = jids.next();
@@ -237,6 +238,7 @@ impl Publisher<'_> {
                 arg: req.arg.clone(),
                 kwarg,
                 secrets,
+                user: user.clone(),
             };
             // Encrypted with the session key only accepted minions hold.
             let key = session.for_publication(keys)?;
@@ -250,7 +252,7 @@ impl Publisher<'_> {
                     kwarg: req.kwarg.clone(),
                     tgt: tgt.clone(),
                     tgt_type: tgt_type.clone(),
-                    user: "root".into(),
+                    user: user.clone(),
                     start_ms: now,
                 },
                 &minions,
@@ -348,6 +350,7 @@ mod tests {
             arg: vec![],
             kwarg,
             timeout: 5,
+            user: None,
         };
         let session = super::super::session::Session::new().unwrap();
         let jids = JidGen::default();

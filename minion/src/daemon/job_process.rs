@@ -279,6 +279,7 @@ mod tests {
             arg: Vec::new(),
             kwarg: Map::default(),
             secrets: Default::default(),
+            user: brine_protocol::messages::root_user(),
         };
         let h = Handoff {
             publ: publ.clone(),

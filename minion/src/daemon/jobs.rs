@@ -472,6 +472,7 @@ pub fn own_job(jid: String, id: &str, fun: &str, args: CallArgs) -> Publication 
         arg: args.args,
         kwarg: args.kwargs,
         secrets: Default::default(),
+        user: brine_protocol::messages::root_user(),
     }
 }
 
@@ -767,16 +768,29 @@ fn given_args(publ: &Publication, pillar_part: Option<Value>) -> CallArgs {
     }
 }
 
+/// The publication's arguments as Salt hands them on (`__pub_arg`): the
+/// keyword arguments last, in a mapping marked `__kwarg__`.
+fn pub_arg(publ: &Publication) -> Vec<Value> {
+    let mut arg = publ.arg.clone();
+    if !publ.kwarg.is_empty() {
+        let mut kw = Map::default();
+        kw.insert("__kwarg__".into(), Value::Bool(true));
+        kw.extend(publ.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
+        arg.push(Value::Map(kw));
+    }
+    arg
+}
+
 /// The arguments a published job's function is called with: the given
 /// ones and Salt's publish metadata, by which functions see a published
 /// job (the registry's argument binding drops these keys).
 pub fn published_args(publ: &Publication, pillar_part: Option<Value>) -> CallArgs {
     let mut args = given_args(publ, pillar_part);
     for (k, v) in [
-        // Only a holder of the master's root token publishes: Salt names
-        // that publisher root.
-        ("__pub_user", Value::from("root")),
-        ("__pub_arg", Value::List(publ.arg.clone())),
+        // Who the master says published (root for `brine`, the
+        // logged-in user for brine-api).
+        ("__pub_user", Value::Str(publ.user.clone())),
+        ("__pub_arg", Value::List(pub_arg(publ))),
         ("__pub_ret", Value::from("")),
         ("__pub_jid", Value::Str(publ.jid.clone())),
         ("__pub_fun", Value::Str(publ.fun.clone())),
@@ -973,6 +987,7 @@ mod tests {
             arg: vec![],
             kwarg: Map::default(),
             secrets: IndexMap::new(),
+            user: brine_protocol::messages::root_user(),
         }
     }
 

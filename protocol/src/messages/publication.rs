@@ -29,6 +29,14 @@ pub struct Publication {
     /// Per-minion `pillar=` data, each sealed to that minion's X25519 key
     /// with [`aad::publication_secret`]; plaintext is a msgpack [`Value`].
     pub secrets: IndexMap<String, Sealed>,
+    /// Who published (Salt's `user`, the minion's `__pub_user`).
+    #[serde(default = "root_user")]
+    pub user: String,
+}
+
+/// The publisher of a publication that does not say: root.
+pub fn root_user() -> String {
+    "root".into()
 }
 
 impl Message for Publication {

@@ -402,6 +402,11 @@ pub struct CliPublish {
     pub kwarg: Map,
     /// Seconds to wait for returns.
     pub timeout: u64,
+    /// Whom the holder of the root token publishes for (brine-api's
+    /// logged-in user): the job's `User` and the minion's `__pub_user`.
+    /// Absent: root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
 }
 
 /// The CLI asks which returns have arrived for a job. Returns come as a

@@ -62,6 +62,7 @@ fn sample_requests() -> Vec<RequestBody> {
             arg: vec!["web".into()],
             kwarg,
             timeout: 5,
+            user: None,
         }),
         RequestBody::GetReturns(GetReturns {
             token: "t".into(),
@@ -408,6 +409,7 @@ fn replies_and_publications_round_trip() {
         arg: vec![],
         kwarg: Map::default(),
         secrets,
+        user: root_user(),
     };
     let frame = sign_frame(&master, &publication).unwrap();
     let got: Verified<Publication> = read_frame(&frame, Some(&master.public().ed25519)).unwrap();
