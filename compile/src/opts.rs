@@ -140,6 +140,14 @@ const KNOWN: &[(&str, Kind)] = &[
     ("auto_accept", Kind::Bool),
     ("timeout", Kind::Int),
     ("keep_jobs", Kind::Int),
+    // brine-api (salt-api's rest_cherrypy) and who may use it.
+    ("rest_cherrypy", Kind::Map),
+    ("external_auth", Kind::Map),
+    ("netapi_enable_clients", Kind::List),
+    ("sharedsecret", Kind::Str),
+    ("token_expire", Kind::Int),
+    ("api_logfile", Kind::Str),
+    ("api_pidfile", Kind::Str),
     // Job ids in UTC rather than local time.
     ("utc_jid", Kind::Bool),
     // Where the master keeps jobs, returns and keys: local_cache (SQLite,

@@ -20,6 +20,7 @@
 //! Compiling is `brine_compile`'s job; the master only calls it.
 
 pub mod alloc;
+pub mod api;
 pub mod backend;
 pub mod batch;
 pub mod daemon;

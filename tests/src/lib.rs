@@ -6,6 +6,7 @@
 
 pub mod conformance;
 pub mod daemon;
+pub mod http;
 pub mod partition;
 pub mod recorded;
 

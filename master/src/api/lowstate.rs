@@ -1,0 +1,283 @@
+//! One lowstate chunk through Salt's netapi clients: `local` (publish
+//! and gather the returns), `local_async` (the jid and minions), `runner`
+//! and `wheel` (run here, against the master's configuration, as
+//! salt-api's do in its own process), `runner_async` and `wheel_async`
+//! (started, their jid and tag answered at once). Each chunk is checked
+//! against the caller's permissions first ([`super::acl`]).
+
+use super::acl;
+use super::context::ApiContext;
+use super::reply::ApiError;
+use super::tokens::Session;
+use crate::daemon::client::GATHER_JOB_TIMEOUT;
+use crate::runners::{self, Answer, RunnerError};
+use crate::wheel;
+use axum::http::StatusCode;
+use brine_core::args::CallArgs;
+use brine_core::output::stream::KeyOrder;
+use brine_core::{Map, Value};
+use std::sync::Arc;
+
+/// The clients `brine-api` serves (GET / lists them).
+pub const CLIENTS: &[&str] = &[
+    "local",
+    "local_async",
+    "runner",
+    "runner_async",
+    "wheel",
+    "wheel_async",
+];
+
+/// Salt's default `timeout` for a `local` call, in seconds.
+const LOCAL_TIMEOUT: u64 = 5;
+
+fn text(chunk: &Map, key: &str) -> Option<String> {
+    match chunk.get(key) {
+        Some(Value::Str(s)) => Some(s.clone()),
+        Some(Value::Null) | None => None,
+        Some(v) => Some(v.to_python_str()),
+    }
+}
+
+/// `arg` as a list (a form's single value is one argument).
+fn args(chunk: &Map) -> Vec<Value> {
+    match chunk.get("arg") {
+        Some(Value::List(l)) => l.clone(),
+        None | Some(Value::Null) => Vec::new(),
+        Some(one) => vec![one.clone()],
+    }
+}
+
+fn kwargs(chunk: &Map) -> Map {
+    match chunk.get("kwarg") {
+        Some(Value::Map(m)) => m.clone(),
+        _ => Map::default(),
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    tracing::error!("{e}");
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "An unexpected error occurred",
+    )
+}
+
+/// Run `chunk` for `session`.
+pub async fn run(ctx: &Arc<ApiContext>, session: &Session, chunk: &Map) -> Result<Value, ApiError> {
+    let client =
+        text(chunk, "client").ok_or_else(|| ApiError::bad_request("No client specified"))?;
+    if !CLIENTS.contains(&client.as_str()) {
+        return Err(ApiError::bad_request(format!(
+            "Invalid client specified: '{client}'"
+        )));
+    }
+    if !ctx.client_enabled(&client) {
+        return Err(ApiError::bad_request(format!(
+            "Client disabled: '{client}'. Add to 'netapi_enable_clients' master config option \
+             to enable."
+        )));
+    }
+    let fun = text(chunk, "fun").ok_or_else(|| ApiError::bad_request("Missing fun"))?;
+    match client.as_str() {
+        "local" | "local_async" => local(ctx, session, chunk, &fun, client == "local").await,
+        "runner" | "runner_async" => {
+            check_call(session, "runner", &fun, chunk)?;
+            let call = CallArgs {
+                args: args(chunk),
+                kwargs: kwargs(chunk),
+            };
+            if client == "runner" {
+                runner(ctx, &fun, call).await
+            } else {
+                let jid = new_jid();
+                let c = ctx.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = runner(&c, &fun, call).await {
+                        tracing::warn!("runner_async: {}", e.message);
+                    }
+                });
+                Ok(async_answer("run", &jid))
+            }
+        }
+        _ => {
+            check_call(session, "wheel", &fun, chunk)?;
+            let call = CallArgs {
+                args: args(chunk),
+                kwargs: kwargs(chunk),
+            };
+            let jid = new_jid();
+            if client == "wheel" {
+                wheel_call(ctx, session, &fun, call, &jid).await
+            } else {
+                let (c, s) = (ctx.clone(), session.clone());
+                let j = jid.clone();
+                tokio::spawn(async move {
+                    let _ = wheel_call(&c, &s, &fun, call, &j).await;
+                });
+                Ok(async_answer("wheel", &jid))
+            }
+        }
+    }
+}
+
+fn new_jid() -> String {
+    brine_host::time::jid(brine_host::time::now_micros(), false)
+}
+
+/// `runner_async`/`wheel_async`: `{tag, jid}`.
+fn async_answer(kind: &str, jid: &str) -> Value {
+    let mut m = Map::default();
+    m.insert("tag".into(), Value::Str(format!("salt/{kind}/{jid}")));
+    m.insert("jid".into(), Value::Str(jid.to_string()));
+    Value::Map(m)
+}
+
+fn check_call(session: &Session, form: &str, fun: &str, chunk: &Map) -> Result<(), ApiError> {
+    let kw = kwargs(chunk);
+    if acl::allows_call(&session.perms, form, fun, &args(chunk), Some(&kw)) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            format!(
+                "Authentication failure of type \"token\" occurred for user {}.",
+                session.user
+            ),
+        ))
+    }
+}
+
+async fn local(
+    ctx: &Arc<ApiContext>,
+    session: &Session,
+    chunk: &Map,
+    fun: &str,
+    wait: bool,
+) -> Result<Value, ApiError> {
+    let tgt = chunk
+        .get("tgt")
+        .cloned()
+        .ok_or_else(|| ApiError::bad_request("Missing tgt"))?;
+    let tgt_type = text(chunk, "tgt_type").unwrap_or_else(|| "glob".into());
+    let arg = args(chunk);
+    let kwarg = kwargs(chunk);
+    // Salt's check sees the publication's arguments: kwargs last, marked.
+    let mut pub_args = arg.clone();
+    if !kwarg.is_empty() {
+        let mut k = kwarg.clone();
+        k.insert("__kwarg__".into(), Value::Bool(true));
+        pub_args.push(Value::Map(k));
+    }
+    let c = ctx.clone();
+    let (t, tt) = (tgt.clone(), tgt_type.clone());
+    let expand = move |t: &Value, tt: &str| c.expand(t, tt);
+    let allowed = {
+        let perms = session.perms.clone();
+        let fun = fun.to_string();
+        tokio::task::spawn_blocking(move || {
+            acl::allows_job(&perms, &fun, &pub_args, &t, &tt, &expand)
+        })
+        .await
+        .unwrap_or(false)
+    };
+    if !allowed {
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "Authorization error occurred.",
+        ));
+    }
+    let timeout = match chunk.get("timeout") {
+        Some(Value::Int(i)) if *i > 0 => *i as u64,
+        Some(Value::Str(s)) => s.trim().parse().unwrap_or(LOCAL_TIMEOUT),
+        _ => LOCAL_TIMEOUT,
+    };
+    let mut client = ctx.client().map_err(internal)?;
+    client.user = Some(session.user.clone());
+    if !wait {
+        let p = client
+            .publish(tgt, &tgt_type, fun, arg, kwarg, timeout)
+            .await
+            .map_err(internal)?;
+        let mut m = Map::default();
+        m.insert("jid".into(), Value::Str(p.jid));
+        m.insert(
+            "minions".into(),
+            Value::List(p.minions.into_iter().map(Value::Str).collect()),
+        );
+        return Ok(Value::Map(m));
+    }
+    let g = client
+        .cmd(tgt, &tgt_type, fun, arg, kwarg, timeout, GATHER_JOB_TIMEOUT)
+        .await
+        .map_err(internal)?;
+    let mut out = Map::default();
+    for (id, r) in g.returns {
+        out.insert(id, r.ret.unpack());
+    }
+    Ok(Value::Map(out))
+}
+
+async fn runner(ctx: &ApiContext, fun: &str, call: CallArgs) -> Result<Value, ApiError> {
+    match runners::run(&ctx.cfg.master, fun, call).await {
+        Ok(Answer::Data { data, .. }) => Ok(data),
+        Ok(Answer::Returns { mut returns, .. }) => {
+            let mut m = Map::default();
+            returns
+                .for_each(KeyOrder::AsGiven, &mut |k, v| {
+                    m.insert(k.to_string(), v);
+                    Ok(())
+                })
+                .map_err(internal)?;
+            Ok(Value::Map(m))
+        }
+        Err(RunnerError::NotAvailable(f)) => {
+            Err(ApiError::bad_request(format!("'{f}' is not available")))
+        }
+        Err(RunnerError::InvalidArguments(m)) => Err(ApiError::bad_request(format!(
+            "Passed invalid arguments: {m}"
+        ))),
+        Err(e) => Err(internal(e)),
+    }
+}
+
+async fn wheel_call(
+    ctx: &Arc<ApiContext>,
+    session: &Session,
+    fun: &str,
+    call: CallArgs,
+    jid: &str,
+) -> Result<Value, ApiError> {
+    let c = ctx.clone();
+    let f = fun.to_string();
+    let ran = tokio::task::spawn_blocking(move || wheel::run(&c.cfg.master, &f, call))
+        .await
+        .map_err(internal)?;
+    let (ret, success) = match ran {
+        Ok(v) => (v, true),
+        Err(wheel::WheelError::NotAvailable(f)) => {
+            return Err(ApiError::bad_request(format!("'{f}' is not available")))
+        }
+        Err(e) => (Value::Str(e.to_string()), false),
+    };
+    let tag = format!("salt/wheel/{jid}");
+    let mut data = Map::default();
+    data.insert("fun".into(), Value::Str(format!("wheel.{fun}")));
+    data.insert("jid".into(), Value::Str(jid.to_string()));
+    data.insert("tag".into(), Value::Str(tag.clone()));
+    data.insert("user".into(), Value::Str(session.user.clone()));
+    data.insert(
+        "_stamp".into(),
+        Value::Str(
+            chrono::Utc::now()
+                .format("%Y-%m-%dT%H:%M:%S%.6f")
+                .to_string(),
+        ),
+    );
+    data.insert("return".into(), ret);
+    data.insert("success".into(), Value::Bool(success));
+    let mut m = Map::default();
+    m.insert("tag".into(), Value::Str(tag));
+    m.insert("data".into(), Value::Map(data));
+    Ok(Value::Map(m))
+}

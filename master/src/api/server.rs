@@ -1,0 +1,515 @@
+//! salt-api's `rest_cherrypy` URLs over HTTP: `/` (the clients; a
+//! lowstate), `/login`, `/logout`, `/minions[/id]`, `/jobs[/jid]`,
+//! `/keys[/id]`, `/run` (credentials in each chunk). Bodies are JSON,
+//! YAML or a form; the token comes in `X-Auth-Token` or the
+//! `session_id` cookie. Bounded: the body (`max_request_body_size`),
+//! requests served at once (`thread_pool`; past it 503), login attempts
+//! per address (past [`LOGINS_PER_MINUTE`] a minute, 429).
+
+use super::context::ApiContext;
+use super::lowstate::{self, CLIENTS};
+use super::reply::{self, ApiError};
+use super::tokens::Session;
+use super::{acl, eauth};
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use brine_core::{Map, Value};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Login attempts one address may make in a minute.
+pub const LOGINS_PER_MINUTE: u32 = 30;
+/// Addresses whose login attempts are counted at once.
+const MAX_COUNTED_ADDRESSES: usize = 65_536;
+
+type Ctx = State<Arc<Server>>;
+
+/// The server's state: the context every request shares, and the login
+/// counts per address.
+pub struct Server {
+    pub ctx: Arc<ApiContext>,
+    logins: Mutex<HashMap<IpAddr, (Instant, u32)>>,
+}
+
+/// The routes, over `ctx`.
+pub fn router(ctx: Arc<ApiContext>) -> Router {
+    let limit = ctx.cfg.max_body;
+    let server = Arc::new(Server {
+        ctx,
+        logins: Mutex::new(HashMap::new()),
+    });
+    Router::new()
+        .route("/", get(index).post(lowstate_post))
+        .route("/login", post(login))
+        .route("/logout", post(logout))
+        .route("/minions", get(minions_all).post(minions_post))
+        .route("/minions/{mid}", get(minions_one))
+        .route("/jobs", get(jobs_all))
+        .route("/jobs/{jid}", get(jobs_one))
+        .route("/keys", get(keys_all))
+        .route("/keys/{mid}", get(keys_one))
+        .route("/run", post(run))
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(server)
+}
+
+/// Serve on `listener` until `stop` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    ctx: Arc<ApiContext>,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router(ctx).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(stop)
+    .await
+}
+
+/// A request's body as data: JSON, YAML or a form (repeated keys become
+/// a list; `arg` is always one).
+fn body_data(headers: &HeaderMap, body: &[u8]) -> Result<Value, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Null);
+    }
+    let ctype = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let bad = |e: String| ApiError::bad_request(format!("Could not parse the request body: {e}"));
+    if ctype.starts_with("application/x-www-form-urlencoded") {
+        let mut m = Map::default();
+        for (k, v) in form_urlencoded::parse(body) {
+            let v = Value::Str(v.into_owned());
+            match m.get_mut(k.as_ref()) {
+                Some(Value::List(l)) => l.push(v),
+                Some(old) => {
+                    let first = std::mem::replace(old, Value::Null);
+                    *old = Value::List(vec![first, v]);
+                }
+                None => {
+                    m.insert(k.into_owned(), v);
+                }
+            }
+        }
+        return Ok(Value::Map(m));
+    }
+    let text = std::str::from_utf8(body).map_err(|e| bad(e.to_string()))?;
+    if ctype.contains("yaml") {
+        return brine_core::yaml::load(text).map_err(|e| bad(e.to_string()));
+    }
+    serde_json::from_str::<serde_json::Value>(text)
+        .map(|j| Value::from_json(&j))
+        .map_err(|e| bad(e.to_string()))
+}
+
+/// The chunks of a lowstate body: a list of mappings, or one mapping.
+fn chunks(v: Value) -> Result<Vec<Map>, ApiError> {
+    match v {
+        Value::Map(m) => Ok(vec![m]),
+        Value::List(l) => l
+            .into_iter()
+            .map(|c| match c {
+                Value::Map(m) => Ok(m),
+                _ => Err(ApiError::bad_request("Lowstates must be a list")),
+            })
+            .collect(),
+        _ => Err(ApiError::bad_request("Lowstates must be a list")),
+    }
+}
+
+/// The token a request carries: `X-Auth-Token`, else the session cookie.
+fn token_of(headers: &HeaderMap) -> Option<String> {
+    if let Some(t) = headers.get("x-auth-token").and_then(|v| v.to_str().ok()) {
+        return Some(t.trim().to_string());
+    }
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|c| c.split(';'))
+        .find_map(|kv| {
+            let (k, v) = kv.trim().split_once('=')?;
+            (k == "session_id").then(|| v.trim_matches('"').to_string())
+        })
+}
+
+/// The caller's live session, or Salt's 401.
+fn session(s: &Server, headers: &HeaderMap) -> Result<Session, ApiError> {
+    token_of(headers)
+        .filter(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_hexdigit()))
+        .and_then(|t| s.ctx.tokens.get(&t))
+        .ok_or_else(ApiError::no_permission)
+}
+
+/// One of the requests served at once, or 503 when all are taken.
+fn slot(s: &Server) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
+    s.ctx.slots.try_acquire().map_err(|_| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Too many requests are being served; try again",
+        )
+    })
+}
+
+fn wrap(key: &str, v: Value) -> Value {
+    let mut m = Map::default();
+    m.insert(key.into(), v);
+    Value::Map(m)
+}
+
+async fn index(headers: HeaderMap) -> Response {
+    let mut m = Map::default();
+    m.insert(
+        "clients".into(),
+        Value::List(CLIENTS.iter().map(|c| Value::Str(c.to_string())).collect()),
+    );
+    m.insert("return".into(), Value::Str("Welcome".into()));
+    reply::data(&headers, StatusCode::OK, &Value::Map(m))
+}
+
+/// Run `chunks` for `session`, each answer in order.
+async fn run_chunks(s: &Server, sess: &Session, chunks: Vec<Map>) -> Result<Vec<Value>, ApiError> {
+    let mut out = Vec::with_capacity(chunks.len());
+    for c in &chunks {
+        out.push(lowstate::run(&s.ctx, sess, c).await?);
+    }
+    Ok(out)
+}
+
+async fn lowstate_post(
+    State(s): Ctx,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let _slot = slot(&s)?;
+    let sess = session(&s, &headers)?;
+    let chunks = chunks(body_data(&headers, &body)?)?;
+    let out = run_chunks(&s, &sess, chunks).await?;
+    Ok(reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("return", Value::List(out)),
+    ))
+}
+
+/// Count a login attempt from `ip`; false past the limit.
+fn login_allowed(s: &Server, ip: IpAddr) -> bool {
+    let mut g = s.logins.lock().unwrap_or_else(|p| p.into_inner());
+    let now = Instant::now();
+    if g.len() >= MAX_COUNTED_ADDRESSES {
+        g.retain(|_, (since, _)| now.duration_since(*since) < Duration::from_secs(60));
+    }
+    if g.len() >= MAX_COUNTED_ADDRESSES && !g.contains_key(&ip) {
+        return false;
+    }
+    let e = g.entry(ip).or_insert((now, 0));
+    if now.duration_since(e.0) >= Duration::from_secs(60) {
+        *e = (now, 0);
+    }
+    e.1 += 1;
+    e.1 <= LOGINS_PER_MINUTE
+}
+
+/// Check `creds` (username, password, eauth): the user's permissions.
+fn authenticate(s: &Server, creds: &Map) -> Result<(String, String, Vec<Value>), String> {
+    let get = |k: &str| creds.get(k).map(Value::to_python_str).unwrap_or_default();
+    let (user, password, backend) = (get("username"), get("password"), get("eauth"));
+    if user.is_empty() || backend.is_empty() {
+        return Err("a login needs username and eauth".into());
+    }
+    if user.len() > 256 || user.chars().any(char::is_control) {
+        return Err("a username of more than 256 characters, or with control characters".into());
+    }
+    eauth::authenticate(&s.ctx.cfg, &backend, &user, &password).map_err(|e| e.to_string())?;
+    let perms = match s.ctx.cfg.external_auth.get(&backend) {
+        Some(Value::Map(table)) => acl::permissions(table, &user, &[]),
+        _ => Vec::new(),
+    };
+    Ok((user, backend, perms))
+}
+
+async fn login(
+    State(s): Ctx,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    if !login_allowed(&s, peer.ip()) {
+        tracing::warn!(
+            "{}: too many login attempts; refused for a minute",
+            peer.ip()
+        );
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many login attempts; try again in a minute",
+        ));
+    }
+    let creds = match body_data(&headers, &body)? {
+        Value::Map(m) => m,
+        Value::List(l) => match l.into_iter().next() {
+            Some(Value::Map(m)) => m,
+            _ => Map::default(),
+        },
+        _ => Map::default(),
+    };
+    let (user, backend, perms) = authenticate(&s, &creds).map_err(|why| {
+        tracing::warn!("{}: login refused: {why}", peer.ip());
+        ApiError::bad_login()
+    })?;
+    let sess = s
+        .ctx
+        .tokens
+        .mint(&user, &backend, perms, s.ctx.cfg.token_expire)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    tracing::info!("{}: {user} logged in ({backend})", peer.ip());
+    let shown = acl::sorted(&sess.perms);
+    let mut m = Map::default();
+    m.insert("token".into(), Value::Str(sess.token.clone()));
+    m.insert("expire".into(), Value::Float(sess.expire));
+    m.insert("start".into(), Value::Float(sess.start));
+    m.insert("user".into(), Value::Str(sess.user.clone()));
+    m.insert("eauth".into(), Value::Str(sess.eauth.clone()));
+    m.insert(
+        "perms".into(),
+        if shown.is_empty() {
+            Value::new_map()
+        } else {
+            Value::List(shown)
+        },
+    );
+    let mut r = reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("return", Value::List(vec![Value::Map(m)])),
+    );
+    if let Ok(v) = HeaderValue::from_str(&sess.token) {
+        r.headers_mut().insert("x-auth-token", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&format!(
+        "session_id={}; expires={}; Max-Age={}; Path=/",
+        sess.token,
+        httpdate(sess.expire),
+        s.ctx.cfg.token_expire
+    )) {
+        r.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    Ok(r)
+}
+
+/// An HTTP date (for the cookie's `expires`).
+fn httpdate(epoch: f64) -> String {
+    chrono::DateTime::from_timestamp(epoch as i64, 0)
+        .map(|d| d.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+        .unwrap_or_default()
+}
+
+async fn logout(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
+    let sess = session(&s, &headers)?;
+    s.ctx.tokens.remove(&sess.token);
+    Ok(reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("return", Value::Str("Your token has been cleared".into())),
+    ))
+}
+
+/// One chunk run for the caller: `{return: [answer]}`.
+async fn one(s: &Server, headers: &HeaderMap, chunk: Map) -> Result<Value, ApiError> {
+    let _slot = slot(s)?;
+    let sess = session(s, headers)?;
+    lowstate::run(&s.ctx, &sess, &chunk).await
+}
+
+fn chunk(pairs: &[(&str, Value)]) -> Map {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
+}
+
+fn st(v: &str) -> Value {
+    Value::Str(v.to_string())
+}
+
+async fn minions(srv: &Server, headers: &HeaderMap, tgt: &str) -> Result<Response, ApiError> {
+    let c = chunk(&[
+        ("client", st("local")),
+        ("tgt", st(tgt)),
+        ("fun", st("grains.items")),
+    ]);
+    let v = one(srv, headers, c).await?;
+    Ok(reply::data(
+        headers,
+        StatusCode::OK,
+        &wrap("return", Value::List(vec![v])),
+    ))
+}
+
+async fn minions_all(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
+    minions(&s, &headers, "*").await
+}
+
+async fn minions_one(
+    State(s): Ctx,
+    Path(mid): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    minions(&s, &headers, &mid).await
+}
+
+/// POST /minions: each chunk published (`local_async`), 202 with links
+/// to the jobs.
+async fn minions_post(
+    State(s): Ctx,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let _slot = slot(&s)?;
+    let sess = session(&s, &headers)?;
+    let mut list = chunks(body_data(&headers, &body)?)?;
+    for c in &mut list {
+        c.insert("client".into(), st("local_async"));
+    }
+    let out = run_chunks(&s, &sess, list).await?;
+    let links: Vec<Value> = out
+        .iter()
+        .filter_map(|r| r.get("jid").map(Value::to_python_str))
+        .map(|jid| wrap("href", Value::Str(format!("/jobs/{jid}"))))
+        .collect();
+    let mut m = Map::default();
+    m.insert("return".into(), Value::List(out));
+    m.insert("_links".into(), wrap("jobs", Value::List(links)));
+    Ok(reply::data(&headers, StatusCode::ACCEPTED, &Value::Map(m)))
+}
+
+async fn jobs_all(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
+    let c = chunk(&[("client", st("runner")), ("fun", st("jobs.list_jobs"))]);
+    let v = one(&s, &headers, c).await?;
+    Ok(reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("return", Value::List(vec![v])),
+    ))
+}
+
+async fn jobs_one(
+    State(s): Ctx,
+    Path(jid): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let info = one(
+        &s,
+        &headers,
+        chunk(&[
+            ("client", st("runner")),
+            ("fun", st("jobs.list_job")),
+            ("arg", Value::List(vec![st(&jid)])),
+        ]),
+    )
+    .await?;
+    let ret = one(
+        &s,
+        &headers,
+        chunk(&[
+            ("client", st("runner")),
+            ("fun", st("jobs.lookup_jid")),
+            ("arg", Value::List(vec![st(&jid)])),
+        ]),
+    )
+    .await?;
+    let mut m = Map::default();
+    m.insert("info".into(), Value::List(vec![info]));
+    m.insert("return".into(), Value::List(vec![ret]));
+    Ok(reply::data(&headers, StatusCode::OK, &Value::Map(m)))
+}
+
+/// A wheel answer's `data.return`.
+fn wheel_return(v: Value) -> Value {
+    v.get("data")
+        .and_then(|d| d.get("return"))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+async fn keys_all(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
+    let v = one(
+        &s,
+        &headers,
+        chunk(&[("client", st("wheel")), ("fun", st("key.list_all"))]),
+    )
+    .await?;
+    Ok(reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("return", wheel_return(v)),
+    ))
+}
+
+async fn keys_one(
+    State(s): Ctx,
+    Path(mid): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let v = one(
+        &s,
+        &headers,
+        chunk(&[
+            ("client", st("wheel")),
+            ("fun", st("key.finger")),
+            ("arg", Value::List(vec![st(&mid)])),
+        ]),
+    )
+    .await?;
+    Ok(reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("return", wheel_return(v)),
+    ))
+}
+
+/// POST /run: each chunk carries `username`, `password`, `eauth`.
+async fn run(
+    State(s): Ctx,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let _slot = slot(&s)?;
+    let list = chunks(body_data(&headers, &body)?)?;
+    let mut out = Vec::with_capacity(list.len());
+    for c in list {
+        if !login_allowed(&s, peer.ip()) {
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many login attempts; try again in a minute",
+            ));
+        }
+        let (user, backend, perms) = authenticate(&s, &c).map_err(|why| {
+            tracing::warn!("{}: /run refused: {why}", peer.ip());
+            ApiError::new(StatusCode::UNAUTHORIZED, "Authentication error occurred.")
+        })?;
+        let sess = Session {
+            token: String::new(),
+            user,
+            eauth: backend,
+            start: 0.0,
+            expire: 0.0,
+            perms,
+        };
+        out.push(lowstate::run(&s.ctx, &sess, &c).await?);
+    }
+    Ok(reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("return", Value::List(out)),
+    ))
+}

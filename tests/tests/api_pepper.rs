@@ -1,0 +1,131 @@
+//! Salt's own REST client, `pepper` (salt-pepper from PyPI), against
+//! `brine-api`: login by eauth, the `local`, `local_async`, `runner` and
+//! `wheel` clients, and a call outside the user's permissions refused.
+//! `scripts/test` installs pepper under `target/pepper`; `BRINE_PEPPER`
+//! names another.
+
+use brine_tests::daemon::{free_port, spawn_logged, MasterConf, MasterProc};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// The pepper to run, and the PYTHONPATH it needs.
+fn pepper() -> (PathBuf, Option<PathBuf>) {
+    if let Some(p) = std::env::var_os("BRINE_PEPPER") {
+        return (PathBuf::from(p), None);
+    }
+    let target = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/pepper"));
+    let bin = target.join("bin/pepper");
+    if bin.exists() {
+        return (bin, Some(target));
+    }
+    let on_path = std::env::var_os("PATH").map(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("pepper"))
+            .find(|c| c.exists())
+    });
+    match on_path.flatten() {
+        Some(p) => (p, None),
+        None => panic!(
+            "pepper is not installed: run the tests with scripts/test (which installs it under \
+             target/pepper), or set BRINE_PEPPER"
+        ),
+    }
+}
+
+fn run_pepper(url: &str, user: &str, args: &[&str]) -> Output {
+    let (bin, path) = pepper();
+    let home = tempfile::tempdir().expect("home");
+    // pip --target's script runs under python3 with its folder on the
+    // path; another pepper by its own interpreter line.
+    let mut c = match &path {
+        Some(_) => {
+            let mut c = Command::new("python3");
+            c.arg(&bin);
+            c
+        }
+        None => Command::new(&bin),
+    };
+    c.args(["--out", "json"])
+        .args(args)
+        .env("HOME", home.path())
+        .env("SALTAPI_URL", url)
+        .env("SALTAPI_USER", user)
+        .env("SALTAPI_PASS", "x")
+        .env("SALTAPI_EAUTH", "auto");
+    if let Some(p) = path {
+        c.env("PYTHONPATH", p);
+    }
+    c.output().expect("run pepper")
+}
+
+/// What pepper printed: with Salt's outputters importable it prints each
+/// answer's data, without them the whole `{"return": [data]}`.
+fn json(out: &Output) -> serde_json::Value {
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "pepper printed no JSON: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    match j.get("return") {
+        Some(r) => r[0].clone(),
+        None => j,
+    }
+}
+
+#[test]
+fn pepper_talks_to_brine_api() {
+    let port = free_port();
+    let conf = MasterConf::new(&format!(
+        "external_auth:\n  auto:\n    admin: ['.*', '@runner', '@wheel', '@jobs']\n    \
+         limited: ['test.*']\n\
+         netapi_enable_clients: [local, local_async, runner, wheel]\n\
+         rest_cherrypy: {{port: {port}, host: 127.0.0.1, disable_ssl: True}}\n"
+    ));
+    let _master = conf.start();
+    conf.write_minion_conf("web1", "");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    let _api = MasterProc::of(spawn_logged(
+        "brine-api",
+        &conf.conf_dir(),
+        &conf.dir.path().join("api.log"),
+    ));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "brine-api did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}");
+
+    let out = run_pepper(&url, "admin", &["*", "test.ping"]);
+    assert_eq!(json(&out)["web1"], true, "{out:?}");
+    let out = run_pepper(&url, "admin", &["web1", "test.echo", "hello"]);
+    assert_eq!(json(&out)["web1"], "hello");
+    for (args, want) in [
+        (&["--client", "runner", "manage.up"][..], "web1"),
+        (&["--client", "wheel", "key.list_all"][..], "web1"),
+        (&["--client", "local_async", "*", "test.ping"][..], "jid"),
+    ] {
+        let out = run_pepper(&url, "admin", args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        eprintln!("pepper {args:?}: {text}");
+        assert!(
+            out.status.success() && text.contains(want),
+            "{args:?}: {out:?}"
+        );
+    }
+    // Within the user's permissions, and outside them.
+    let out = run_pepper(&url, "limited", &["*", "test.ping"]);
+    assert_eq!(json(&out)["web1"], true);
+    let out = run_pepper(&url, "limited", &["*", "cmd.run", "id"]);
+    assert!(!out.status.success(), "{out:?}");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("Authentication denied"), "{said}");
+}
