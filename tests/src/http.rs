@@ -34,6 +34,43 @@ impl Answer {
     }
 }
 
+/// GET `path` and read what comes for `within` (a stream that does not
+/// end: `/events`), then close.
+pub fn read_for(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    within: Duration,
+) -> std::io::Result<Answer> {
+    let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
+    let mut req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes())?;
+    let deadline = std::time::Instant::now() + within;
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        s.set_read_timeout(Some(left.max(Duration::from_millis(10))))?;
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                break
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    parse(&raw)
+}
+
 /// Send `method path` with `headers` and `body` to `addr`.
 pub fn request(
     addr: SocketAddr,
@@ -56,6 +93,11 @@ pub fn request(
     s.write_all(body)?;
     let mut raw = Vec::new();
     s.read_to_end(&mut raw)?;
+    parse(&raw)
+}
+
+/// An answer's status line, headers and (dechunked) body.
+fn parse(raw: &[u8]) -> std::io::Result<Answer> {
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")

@@ -6,7 +6,7 @@
 //! and API on 127.0.0.1.
 
 use brine_tests::daemon::{free_port, spawn_logged, MasterConf, MasterProc};
-use brine_tests::http::{request, Answer};
+use brine_tests::http::{read_for, request, Answer};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -92,6 +92,10 @@ fn brine_api_answers_as_salt_api() {
     let steps = rec["steps"].as_array().expect("steps");
     for step in steps {
         let label = step["label"].as_str().unwrap_or_default();
+        // The event stream's steps are replayed below, together.
+        if step.get("method").is_none() || label == "lowstate local during events" {
+            continue;
+        }
         let mut path = step["path"].as_str().unwrap_or("/").to_string();
         if path.starts_with("/jobs/2") {
             path = format!("/jobs/{last_jid}");
@@ -237,6 +241,7 @@ fn brine_api_answers_as_salt_api() {
             failures.push(format!("{label}:\n  brine {}\n  salt  {}", got.body, want));
         }
     }
+    failures.extend(events_as_salt(addr, steps));
     assert!(
         failures.is_empty(),
         "{} of {} steps differ from salt-api:\n{}\napi log:\n{}",
@@ -245,4 +250,128 @@ fn brine_api_answers_as_salt_api() {
         failures.join("\n"),
         std::fs::read_to_string(conf.dir.path().join("api.log")).unwrap_or_default()
     );
+}
+
+/// The recording's event stream (`/events` open while a hook is posted
+/// and a job runs): the same stream headers, the hook's answer and event
+/// (tag, `post`, the header it carried), and the job's events in Salt's
+/// order of tags.
+fn events_as_salt(addr: SocketAddr, steps: &[Json]) -> Vec<String> {
+    let step = |l: &str| {
+        steps
+            .iter()
+            .find(|s| s["label"] == l)
+            .cloned()
+            .unwrap_or(Json::Null)
+    };
+    let mut failures = Vec::new();
+    let login = request(
+        addr,
+        "POST",
+        "/login",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json"),
+        ],
+        br#"{"username": "admin", "password": "x", "eauth": "auto"}"#,
+    )
+    .expect("login");
+    let token = login.json()["return"][0]["token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let path = format!("/events?token={token}");
+    let reader = std::thread::spawn(move || read_for(addr, &path, &[], Duration::from_secs(6)));
+    std::thread::sleep(Duration::from_millis(1500));
+    let hook = request(
+        addr,
+        "POST",
+        "/hook/mycompany/build/success",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json"),
+            ("X-Auth-Token", &token),
+            ("X-My-Secret-Key", "F0fAgo"),
+        ],
+        br#"{"revision": "aa22", "result": true}"#,
+    )
+    .expect("hook");
+    let want = step("hook");
+    if hook.status as u64 != want["status"].as_u64().unwrap_or(0) || hook.json() != want["response"]
+    {
+        failures.push(format!("hook: {} {}", hook.status, hook.body));
+    }
+    let job = request(
+        addr,
+        "POST",
+        "/",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json"),
+            ("X-Auth-Token", &token),
+        ],
+        br#"[{"client": "local", "tgt": "web1", "fun": "test.echo", "arg": ["sse"]}]"#,
+    )
+    .expect("job");
+    if job.json() != step("lowstate local during events")["response"] {
+        failures.push(format!("lowstate local during events: {}", job.body));
+    }
+    let stream = reader.join().expect("reader").expect("events");
+    let head = step("events stream headers");
+    if Some(stream.status as u64) != head["status"].as_u64()
+        || stream.header("content-type") != head["content_type"].as_str()
+        || stream.header("cache-control") != head["cache_control"].as_str()
+    {
+        failures.push(format!(
+            "events stream headers: {} {:?}",
+            stream.status, stream.headers
+        ));
+    }
+    let ours: Vec<&str> = stream.body.split_inclusive('\n').collect();
+    let salt: Vec<String> = step("events stream")["lines"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.as_str().map(str::to_string))
+        .collect();
+    if ours.first().copied() != salt.first().map(String::as_str) {
+        failures.push(format!("events stream: first line {:?}", ours.first()));
+    }
+    // Tags in order (the mine's and other events of brine's own aside).
+    let jid = regex::Regex::new(r"\b20\d{18}\b").expect("regex");
+    let tags = |lines: Vec<String>| -> Vec<String> {
+        lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("tag: "))
+            .map(|t| jid.replace_all(t.trim_end(), "@JID@").into_owned())
+            .filter(|t| {
+                t.starts_with("salt/netapi") || t.starts_with("salt/job/@JID@") || t == "@JID@"
+            })
+            .collect()
+    };
+    let our_tags = tags(ours.iter().map(|s| s.to_string()).collect());
+    let salt_tags = tags(salt.clone());
+    if our_tags != salt_tags {
+        failures.push(format!(
+            "events stream tags:\n  brine {our_tags:?}\n  salt  {salt_tags:?}"
+        ));
+    }
+    // The hook's event: what was posted, and the headers it came with.
+    let hook_data = ours
+        .iter()
+        .skip_while(|l| !l.starts_with("tag: salt/netapi/hook/mycompany/build/success"))
+        .nth(1)
+        .and_then(|l| l.strip_prefix("data: "))
+        .and_then(|j| serde_json::from_str::<Json>(j).ok())
+        .unwrap_or(Json::Null);
+    let d = &hook_data["data"];
+    if d["post"] != json!({"revision": "aa22", "result": true})
+        || d["body"] != "{\"revision\": \"aa22\", \"result\": true}"
+        || d["headers"]["X-My-Secret-Key"] != "F0fAgo"
+        || d["headers"]["Remote-Addr"] != "127.0.0.1"
+        || hook_data["tag"] != "salt/netapi/hook/mycompany/build/success"
+    {
+        failures.push(format!("hook event: {hook_data}"));
+    }
+    failures
 }

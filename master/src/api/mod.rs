@@ -4,6 +4,7 @@
 //! login is) and [`tokens`] (who a token is) → [`acl`] (may they) →
 //! [`lowstate`] (the netapi clients, through the master's local socket or
 //! in this process) → [`reply`] (JSON/YAML, Salt's error pages).
+//! [`events`] is the event bus over HTTP (`/events`, `/hook`).
 //! [`config`] reads `rest_cherrypy:`, `external_auth:` and friends;
 //! [`context`] is what every request shares.
 
@@ -11,6 +12,7 @@ pub mod acl;
 pub mod config;
 pub mod context;
 pub mod eauth;
+pub mod events;
 pub mod lowstate;
 pub mod reply;
 pub mod server;

@@ -7,12 +7,13 @@
 //! per address (past [`LOGINS_PER_MINUTE`] a minute, 429).
 
 use super::context::ApiContext;
+use super::events;
 use super::lowstate::{self, CLIENTS};
 use super::reply::{self, ApiError};
 use super::tokens::Session;
 use super::{acl, eauth};
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -35,16 +36,22 @@ type Ctx = State<Arc<Server>>;
 pub struct Server {
     pub ctx: Arc<ApiContext>,
     logins: Mutex<HashMap<IpAddr, (Instant, u32)>>,
+    /// Event streams served at once.
+    streams: Arc<tokio::sync::Semaphore>,
 }
 
 /// The routes, over `ctx`.
 pub fn router(ctx: Arc<ApiContext>) -> Router {
     let limit = ctx.cfg.max_body;
+    let hook = format!("{}/{{*path}}", ctx.cfg.webhook_url);
     let server = Arc::new(Server {
         ctx,
         logins: Mutex::new(HashMap::new()),
+        streams: Arc::new(tokio::sync::Semaphore::new(events::MAX_STREAMS)),
     });
     Router::new()
+        .route("/events", get(events_stream))
+        .route(&hook, post(webhook))
         .route("/", get(index).post(lowstate_post))
         .route("/login", post(login))
         .route("/logout", post(logout))
@@ -473,6 +480,103 @@ async fn keys_one(
         &headers,
         StatusCode::OK,
         &wrap("return", wheel_return(v)),
+    ))
+}
+
+/// GET /events: the master's events as server-sent events, for a token
+/// given as `?token=` (or `salt_token=`), `X-Auth-Token` or the cookie.
+async fn events_stream(
+    State(s): Ctx,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = q
+        .get("token")
+        .or_else(|| q.get("salt_token"))
+        .cloned()
+        .or_else(|| token_of(&headers))
+        .filter(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_hexdigit()))
+        .ok_or_else(ApiError::no_permission)?;
+    if s.ctx.tokens.get(&token).is_none() {
+        return Err(ApiError::no_permission());
+    }
+    let permit = s.streams.clone().try_acquire_owned().map_err(|_| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Too many event streams are open; try again",
+        )
+    })?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<String>(events::STREAM_BUFFER);
+    let m = &s.ctx.cfg.master;
+    let (sock_dir, max) = (m.sock_dir.clone(), m.events.max_event_size);
+    let listener = tokio::task::spawn_blocking(move || events::subscribe(sock_dir, max))
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r)
+        .map_err(|e| {
+            tracing::warn!("/events: {e}");
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The master's event bus takes no more subscribers; try again",
+            )
+        })?;
+    let ctx = s.ctx.clone();
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        events::pump(listener, tx, || ctx.tokens.get(&token).is_some());
+    });
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|s| (Ok::<_, std::convert::Infallible>(s), rx))
+    });
+    let mut r = Response::new(axum::body::Body::from_stream(stream));
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream;charset=utf-8"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(r)
+}
+
+/// POST /hook/<path> (`webhook_url`): the request as the event
+/// `salt/netapi/hook/<path>`; authenticated unless `webhook_disable_auth`.
+async fn webhook(
+    State(s): Ctx,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(path): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let _slot = slot(&s)?;
+    if !s.ctx.cfg.webhook_disable_auth {
+        session(&s, &headers)?;
+    }
+    let post = match body_data(&headers, &body)? {
+        Value::Null => Value::new_map(),
+        v => v,
+    };
+    let mut hdrs = Map::default();
+    hdrs.insert("Remote-Addr".into(), Value::Str(peer.ip().to_string()));
+    for (k, v) in &headers {
+        if let Ok(v) = v.to_str() {
+            hdrs.insert(events::header_name(k.as_str()), Value::Str(v.to_string()));
+        }
+    }
+    let raw = String::from_utf8_lossy(&body).into_owned();
+    let sock_dir = s.ctx.cfg.master.sock_dir.clone();
+    let fired =
+        tokio::task::spawn_blocking(move || events::fire_hook(&sock_dir, &path, raw, post, hdrs))
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+    if let Err(e) = &fired {
+        tracing::warn!("/hook: the event was not fired: {e}");
+    }
+    Ok(reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("success", Value::Bool(fired.is_ok())),
     ))
 }
 

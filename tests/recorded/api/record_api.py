@@ -182,6 +182,43 @@ def main(out):
              token="admin")
         call("unknown client", "POST", "/", [{"client": "nosuch", "fun": "test.ping"}],
              token="admin")
+        # The event stream (SSE) while a hook is posted and a job runs.
+        import threading
+        sse_lines = []
+        def listen():
+            req = urllib.request.Request(base + "/events?token=" + tokens["admin"])
+            try:
+                with urllib.request.urlopen(req, timeout=8) as r:
+                    steps.append({"label": "events stream headers", "status": r.status,
+                                  "content_type": r.headers.get("Content-Type"),
+                                  "cache_control": r.headers.get("Cache-Control")})
+                    while True:
+                        line = r.readline()
+                        if not line:
+                            break
+                        sse_lines.append(line.decode("utf-8", "replace"))
+            except Exception as e:  # the read times out: the end of the recording
+                sse_lines.append("#end: %s" % type(e).__name__)
+        t = threading.Thread(target=listen)
+        t.start()
+        time.sleep(2)
+        call("events without token", "GET", "/events")
+        call("hook without token", "POST", "/hook/mycompany/build/success",
+             {"revision": "aa22", "result": True})
+        hook_headers = {"Accept": "application/json", "Content-Type": "application/json",
+                        "X-Auth-Token": tokens["admin"], "X-My-Secret-Key": "F0fAgo"}
+        req = urllib.request.Request(base + "/hook/mycompany/build/success",
+                                     data=json.dumps({"revision": "aa22", "result": True}).encode(),
+                                     headers=hook_headers, method="POST")
+        with urllib.request.urlopen(req, timeout=30) as r:
+            steps.append({"label": "hook", "status": r.status,
+                          "content_type": r.headers.get("Content-Type"),
+                          "response": json.loads(r.read())})
+        call("lowstate local during events", "POST", "/",
+             [{"client": "local", "tgt": "web1", "fun": "test.echo", "arg": ["sse"]}],
+             token="admin")
+        t.join(20)
+        steps.append({"label": "events stream", "lines": [mask(l) for l in sse_lines]})
         call("logout", "POST", "/logout", token="admin")
         call("after logout", "POST", "/",
              [{"client": "local", "tgt": "*", "fun": "test.ping"}], token="admin")
