@@ -1,7 +1,7 @@
 //! `brine-api` is hostile-input code: its bounds hold against a real
 //! server on 127.0.0.1 — the body size (`max_request_body_size`), login
-//! attempts per address, event streams at once, tokens that expire — and
-//! the master's own CLI is served meanwhile.
+//! attempts per address, event streams and connections at once, tokens
+//! that expire — and the master's own CLI is served meanwhile.
 
 use brine_tests::daemon::{free_port, json_out, spawn_logged, MasterConf, MasterProc};
 use brine_tests::http::request;
@@ -88,6 +88,24 @@ fn bodies_logins_streams_and_tokens_are_bounded() {
     let ping = conf.cli("brine", &["--out", "json", "web1", "test.ping"]);
     assert_eq!(json_out(&ping)["web1"], true);
     drop(streams);
+
+    // Connections: at most 1,024 at once; idle ones (no request yet) take
+    // them all, the next is closed unanswered, the CLI still answers, and
+    // once they go a request is served again.
+    let idle: Vec<std::net::TcpStream> = (0..1024)
+        .map(|_| std::net::TcpStream::connect(addr).expect("idle connection"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let refused = request(addr, "GET", "/", &[], b"");
+    assert!(refused.is_err(), "{refused:?}");
+    let ping = conf.cli("brine", &["--out", "json", "web1", "test.ping"]);
+    assert_eq!(json_out(&ping)["web1"], true);
+    drop(idle);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        request(addr, "GET", "/", &[], b"").expect("served").status,
+        200
+    );
 
     // Logins: 30 a minute per address, then 429 (the right password too).
     let mut statuses = Vec::new();

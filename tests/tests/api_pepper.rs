@@ -75,29 +75,92 @@ fn json(out: &Output) -> serde_json::Value {
     }
 }
 
-#[test]
-fn pepper_talks_to_brine_api() {
+/// A master, web1 and brine-api with `rest` as its `rest_cherrypy`
+/// options (port and host added).
+fn site(rest: &str) -> (MasterConf, Vec<MasterProc>, u16) {
     let port = free_port();
     let conf = MasterConf::new(&format!(
         "external_auth:\n  auto:\n    admin: ['.*', '@runner', '@wheel', '@jobs']\n    \
          limited: ['test.*']\n\
          netapi_enable_clients: [local, local_async, runner, wheel]\n\
-         rest_cherrypy: {{port: {port}, host: 127.0.0.1, disable_ssl: True}}\n"
+         rest_cherrypy: {{port: {port}, host: 127.0.0.1, {rest}}}\n"
     ));
-    let _master = conf.start();
+    let master = conf.start();
     conf.write_minion_conf("web1", "");
-    let _minion = conf.start_minion(&[]);
+    let minion = conf.start_minion(&[]);
     conf.accept_and_ping("web1");
-    let _api = MasterProc::of(spawn_logged(
+    let api = MasterProc::of(spawn_logged(
         "brine-api",
         &conf.conf_dir(),
         &conf.dir.path().join("api.log"),
     ));
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "brine-api did not start");
+        assert!(
+            Instant::now() < deadline,
+            "brine-api did not start: {}",
+            std::fs::read_to_string(conf.dir.path().join("api.log")).unwrap_or_default()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
+    (conf, vec![api, minion, master], port)
+}
+
+/// Over TLS (`ssl_crt`, `ssl_key`; a self-signed certificate made with
+/// openssl): pepper logs in and runs a job; plain HTTP on that port gets
+/// no answer.
+#[test]
+fn pepper_over_tls() {
+    let certs = tempfile::tempdir().expect("certs");
+    let (crt, key) = (certs.path().join("crt.pem"), certs.path().join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&crt)
+        .output()
+        .expect("openssl");
+    assert!(made.status.success(), "{made:?}");
+    let (_conf, _procs, port) = site(&format!(
+        "ssl_crt: {}, ssl_key: {}",
+        crt.display(),
+        key.display()
+    ));
+    let url = format!("https://127.0.0.1:{port}");
+    let out = run_pepper(&url, "admin", &["--ignore-ssl-errors", "*", "test.ping"]);
+    assert_eq!(json(&out)["web1"], true, "{out:?}");
+    // The server speaks TLS with that certificate.
+    let shown = Command::new("openssl")
+        .args(["s_client", "-connect", &format!("127.0.0.1:{port}")])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("openssl s_client");
+    let text = String::from_utf8_lossy(&shown.stdout).replace(' ', "");
+    assert!(text.contains("subject=CN=127.0.0.1"), "{text}");
+    let plain = brine_tests::http::request(
+        std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+        "GET",
+        "/",
+        &[],
+        b"",
+    );
+    assert!(plain.is_err() || plain.is_ok_and(|a| a.status != 200));
+}
+
+#[test]
+fn pepper_talks_to_brine_api() {
+    let (_conf, _procs, port) = site("disable_ssl: True");
     let url = format!("http://127.0.0.1:{port}");
 
     let out = run_pepper(&url, "admin", &["*", "test.ping"]);

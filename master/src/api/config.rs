@@ -78,8 +78,9 @@ impl ApiConfig {
             problem: format!("{host:?} is not an IP address"),
         })?;
         let truthy = |key: &str| rest.get(key).is_some_and(Value::is_truthy);
+        // As salt-api takes them: not under root_dir.
         let path = |key: &str| match rest.get(key) {
-            Some(Value::Str(p)) if !p.is_empty() => Some(opts::rooted(o, p)),
+            Some(Value::Str(p)) if !p.is_empty() => Some(PathBuf::from(p)),
             _ => None,
         };
         let tls = if truthy("disable_ssl") {

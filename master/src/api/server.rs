@@ -66,20 +66,6 @@ pub fn router(ctx: Arc<ApiContext>) -> Router {
         .with_state(server)
 }
 
-/// Serve on `listener` until `stop` completes.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    ctx: Arc<ApiContext>,
-    stop: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router(ctx).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(stop)
-    .await
-}
-
 /// A request's body as data: JSON, YAML or a form (repeated keys become
 /// a list; `arg` is always one).
 fn body_data(headers: &HeaderMap, body: &[u8]) -> Result<Value, ApiError> {

@@ -5,6 +5,7 @@
 use brine_compile::opts;
 use brine_master::api::config::ApiConfig;
 use brine_master::api::context::ApiContext;
+use brine_master::api::{listen, server};
 use brine_master::daemon::MasterConfig;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -102,15 +103,18 @@ fn main() {
     for w in warnings {
         tracing::warn!("{w}");
     }
-    if cfg.tls.is_some() {
-        // Named gap: TLS (rustls) is not served yet.
-        tracing::error!(
-            "TLS (ssl_crt/ssl_key) is not served by this brine-api yet; set \
-             rest_cherrypy: disable_ssl: True"
-        );
-        eprintln!("brine-api: TLS is not served yet; set rest_cherrypy: disable_ssl: True");
-        std::process::exit(1);
-    }
+    let tls = match &cfg.tls {
+        None => None,
+        Some((crt, key)) => match listen::tls_config(crt, key) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                tracing::error!("{e}");
+                eprintln!("brine-api: {e}");
+                std::process::exit(1);
+            }
+        },
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let addr = cfg.addr;
     let ctx = Arc::new(ApiContext::new(cfg));
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -133,14 +137,9 @@ fn main() {
                 return 1;
             }
         };
-        tracing::info!("brine-api serving on http://{addr}");
-        match brine_master::api::server::serve(listener, ctx, shutdown()).await {
-            Ok(()) => 0,
-            Err(e) => {
-                tracing::error!("{e}");
-                1
-            }
-        }
+        tracing::info!("brine-api serving on {scheme}://{addr}");
+        listen::serve(listener, server::router(ctx), tls, shutdown()).await;
+        0
     });
     std::process::exit(code);
 }
