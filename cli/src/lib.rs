@@ -18,6 +18,7 @@
 
 pub mod daemonize;
 pub mod logging;
+pub mod start;
 
 use std::ffi::OsString;
 
@@ -105,14 +106,6 @@ pub const LOG_FILE_LEVEL: Opt = Opt::value(
     "LEVEL",
     "the log file's level (default: log_level_logfile, else the log level)",
 );
-
-/// The command line's word for an option of a daemon's configuration:
-/// (long option, option key).
-pub const DAEMON_OPTION_KEYS: [(&str, &str); 3] = [
-    ("pid-file", "pidfile"),
-    ("log-file", "log_file"),
-    ("log-file-level", "log_level_logfile"),
-];
 
 /// `--out OUTPUTTER` (Salt also spells it `--output`).
 pub const OUT: Opt = Opt::value(

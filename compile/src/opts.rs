@@ -431,6 +431,15 @@ fn finish(mut opts: Map) -> Map {
     opts
 }
 
+/// An option's value as text (`None` when absent or null): how the
+/// daemons' logging reads its options.
+pub fn text_of(o: &Map, key: &str) -> Option<String> {
+    match o.get(key) {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.to_python_str()),
+    }
+}
+
 /// `path` under the options' `root_dir` (Salt's `prepend_root_dir`): an
 /// absolute path not already under it is moved there.
 pub fn rooted(o: &Map, path: &str) -> PathBuf {

@@ -3,7 +3,7 @@
 //! `log_file` as salt-minion does (`brine_cli::logging`).
 
 use brine_compile::opts;
-use brine_core::{Map, Value};
+use brine_core::Map;
 use std::path::{Path, PathBuf};
 
 pub use brine_cli::logging::filter_for;
@@ -17,24 +17,23 @@ pub fn init(cli_level: Option<&str>, confdir: &Path) {
     brine_cli::logging::init(&cfg);
 }
 
-/// Start a daemon's logging from its options: the console (unless
-/// daemonized) and `log_file`.
-pub fn init_daemon(cli_level: Option<&str>, o: &Map, console: bool) {
-    let mut cfg = config(cli_level, o);
-    cfg.console = console;
-    brine_cli::logging::init(&cfg);
+/// Start a job process's logging from the daemon's options: the console
+/// (the daemon's stderr) and `log_file`.
+pub fn init_job_process(cli_level: Option<&str>, o: &Map) {
+    brine_cli::logging::init(&config(cli_level, o));
 }
 
 fn config(cli_level: Option<&str>, o: &Map) -> brine_cli::logging::LogConfig {
-    let get = |k: &str| match o.get(k) {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.to_python_str()),
-    };
     brine_cli::logging::LogConfig::from_options(
-        get,
+        |k| opts::text_of(o, k),
         cli_level,
-        opts::rooted(o, "/var/log/brine/minion"),
+        default_log_file(o),
     )
+}
+
+/// The minion's log file when `log_file` names none.
+pub fn default_log_file(o: &Map) -> PathBuf {
+    opts::rooted(o, "/var/log/brine/minion")
 }
 
 /// `CONFDIR/minion` read leniently for logging before the daemon loads

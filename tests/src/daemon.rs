@@ -615,6 +615,26 @@ impl MasterConf {
         minion.stop();
     }
 
+    /// Start `brine-api -c CONF` (logging to api.log) and wait until it
+    /// listens on `port` (its `rest_cherrypy: port`).
+    pub fn start_api(&self, port: u16) -> MasterProc {
+        let api = MasterProc::of(spawn_logged(
+            "brine-api",
+            &self.conf_dir(),
+            &self.dir.path().join("api.log"),
+        ));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "brine-api did not start: {}",
+                std::fs::read_to_string(self.dir.path().join("api.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        api
+    }
+
     /// Start `brine-minion -c CONF` (logging to minion.log).
     pub fn start_minion(&self, args: &[&str]) -> MasterProc {
         let log = std::fs::OpenOptions::new()

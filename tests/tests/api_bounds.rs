@@ -3,10 +3,10 @@
 //! attempts per address, event streams and connections at once, tokens
 //! that expire — and the master's own CLI is served meanwhile.
 
-use brine_tests::daemon::{free_port, json_out, spawn_logged, MasterConf, MasterProc};
+use brine_tests::daemon::{free_port, json_out, MasterConf};
 use brine_tests::http::request;
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn login(addr: SocketAddr, user: &str, password: &str, eauth: &str) -> brine_tests::http::Answer {
     let body = format!(r#"{{"username": "{user}", "password": "{password}", "eauth": "{eauth}"}}"#);
@@ -37,16 +37,7 @@ fn bodies_logins_streams_and_tokens_are_bounded() {
     conf.write_minion_conf("web1", "");
     let _minion = conf.start_minion(&[]);
     conf.accept_and_ping("web1");
-    let _api = MasterProc::of(spawn_logged(
-        "brine-api",
-        &conf.conf_dir(),
-        &conf.dir.path().join("api.log"),
-    ));
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "brine-api did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let _api = conf.start_api(port);
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let token = login(addr, "admin", "x", "auto").json()["return"][0]["token"]
         .as_str()

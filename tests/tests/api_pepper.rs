@@ -4,10 +4,9 @@
 //! `scripts/test` installs pepper under `target/pepper`; `BRINE_PEPPER`
 //! names another.
 
-use brine_tests::daemon::{free_port, spawn_logged, MasterConf, MasterProc};
+use brine_tests::daemon::{free_port, MasterConf, MasterProc};
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 /// The pepper to run, and the PYTHONPATH it needs.
 fn pepper() -> (PathBuf, Option<PathBuf>) {
@@ -89,20 +88,7 @@ fn site(rest: &str) -> (MasterConf, Vec<MasterProc>, u16) {
     conf.write_minion_conf("web1", "");
     let minion = conf.start_minion(&[]);
     conf.accept_and_ping("web1");
-    let api = MasterProc::of(spawn_logged(
-        "brine-api",
-        &conf.conf_dir(),
-        &conf.dir.path().join("api.log"),
-    ));
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "brine-api did not start: {}",
-            std::fs::read_to_string(conf.dir.path().join("api.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let api = conf.start_api(port);
     (conf, vec![api, minion, master], port)
 }
 

@@ -5,12 +5,12 @@
 //! times are masked, error pages by their message. Real master, minion
 //! and API on 127.0.0.1.
 
-use brine_tests::daemon::{free_port, spawn_logged, MasterConf, MasterProc};
+use brine_tests::daemon::{free_port, MasterConf};
 use brine_tests::http::{read_for, request, Answer};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn recording() -> Json {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/recorded/api/api.salt.json");
@@ -50,20 +50,6 @@ fn mask(v: &Json, tokens: &[String]) -> Json {
     }
 }
 
-fn start_api(conf: &MasterConf, port: u16) -> MasterProc {
-    let api = MasterProc::of(spawn_logged(
-        "brine-api",
-        &conf.conf_dir(),
-        &conf.dir.path().join("api.log"),
-    ));
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "brine-api did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    api
-}
-
 #[test]
 fn brine_api_answers_as_salt_api() {
     let rec = recording();
@@ -78,7 +64,7 @@ fn brine_api_answers_as_salt_api() {
     conf.write_minion_conf("web1", "grains:\n  roles: [web]\n");
     let _minion = conf.start_minion(&[]);
     conf.accept_and_ping("web1");
-    let _api = start_api(&conf, port);
+    let _api = conf.start_api(port);
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
 
     let mut tokens: HashMap<String, String> = HashMap::new();

@@ -111,6 +111,26 @@ fn stored(conf: &MasterConf, jid: &str) -> Option<serde_json::Value> {
 }
 
 /// `kill -9` the master, and reap it.
+/// Keep `conf`'s ports bound without listening: a connect to them is
+/// refused as to a dead master's, and no other test's master (these run in
+/// parallel, each on free ports) is given them while this test runs.
+fn hold_ports(conf: &MasterConf) -> Vec<tokio::net::TcpSocket> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let _guard = rt.enter();
+    [conf.ret_port, conf.publish_port]
+        .into_iter()
+        .filter_map(|port| {
+            let s = tokio::net::TcpSocket::new_v4().ok()?;
+            s.bind(std::net::SocketAddr::from(([127, 0, 0, 1], port)))
+                .ok()?;
+            Some(s)
+        })
+        .collect()
+}
+
 fn kill_9(master: &mut MasterProc) {
     let pid = master.pid().expect("the master runs");
     let killed = Command::new("kill")
@@ -269,6 +289,7 @@ fn a_failover_minion_moves_to_the_other_master_and_loses_no_return() {
         .collect();
     std::thread::sleep(Duration::from_millis(1000));
     kill_9(&mut ma);
+    let _held = hold_ports(&a);
     let at = Instant::now();
     // Within the alive interval plus a second or two (the link's loss
     // brings the check forward).

@@ -2,20 +2,13 @@
 //! for the master configured in CONFDIR/master, run as the master's user
 //! on the master's host.
 
+use brine_cli::start::DaemonStart;
 use brine_compile::opts;
 use brine_master::api::config::ApiConfig;
 use brine_master::api::context::ApiContext;
 use brine_master::api::{listen, server};
 use brine_master::daemon::MasterConfig;
-use std::path::PathBuf;
 use std::sync::Arc;
-
-struct Args {
-    config_dir: PathBuf,
-    log_level: Option<String>,
-    daemon: bool,
-    overrides: Vec<(&'static str, String)>,
-}
 
 fn command() -> brine_cli::Command {
     brine_cli::Command {
@@ -23,32 +16,17 @@ fn command() -> brine_cli::Command {
         usage: "[options]",
         about: "salt-api's REST interface (rest_cherrypy) for the brine master; runs in the \
                 foreground unless -d.",
-        options: vec![
-            brine_cli::CONFIG_DIR,
-            brine_cli::LOG_LEVEL,
-            brine_cli::DAEMON,
-            brine_cli::PID_FILE,
-            brine_cli::LOG_FILE,
-            brine_cli::LOG_FILE_LEVEL,
-        ],
+        options: brine_cli::start::OPTIONS.to_vec(),
     }
 }
 
-fn parse(m: brine_cli::Matches) -> Result<Args, brine_cli::CliError> {
+fn parse(m: brine_cli::Matches) -> Result<DaemonStart, brine_cli::CliError> {
     if let Some(extra) = m.positionals.first() {
         return Err(brine_cli::CliError::Invalid(format!(
             "unexpected argument: {extra}"
         )));
     }
-    Ok(Args {
-        config_dir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
-        log_level: m.value("log-level").map(str::to_string),
-        daemon: m.flag("daemon"),
-        overrides: brine_cli::DAEMON_OPTION_KEYS
-            .iter()
-            .filter_map(|(long, key)| m.value(long).map(|v| (*key, v.to_string())))
-            .collect(),
-    })
+    Ok(DaemonStart::from_matches(&m))
 }
 
 fn main() {
@@ -63,9 +41,15 @@ fn main() {
         }
     };
     for (key, value) in &args.overrides {
+        // salt-api's own names for its log file and pid file.
+        let key = match *key {
+            "log_file" => "api_logfile",
+            "pidfile" => "api_pidfile",
+            k => k,
+        };
         master
             .opts
-            .insert((*key).into(), brine_core::Value::Str(value.clone()));
+            .insert(key.into(), brine_core::Value::Str(value.clone()));
     }
     let cfg = match ApiConfig::from_master(master) {
         Ok(c) => c,
@@ -75,31 +59,20 @@ fn main() {
         }
     };
     let o = &cfg.master.opts;
-    // Salt's salt-api logs to `api_logfile`; `log_file` names the master's.
-    let log_default = opts::rooted(o, "/var/log/brine/api");
-    if args.daemon {
-        let pidfile = opts::rooted(
+    // salt-api logs to `api_logfile` (`log_file` is the master's) and
+    // writes `api_pidfile`.
+    let started = args.begin(
+        |k| opts::text_of(o, if k == "log_file" { "api_logfile" } else { k }),
+        &opts::rooted(
             o,
             opts::get_str(o, "api_pidfile").unwrap_or("/var/run/brine-api.pid"),
-        );
-        if let Err(e) = brine_cli::daemonize::daemonize(&pidfile) {
-            eprintln!("brine-api: {e}");
-            std::process::exit(1);
-        }
-    }
-    let mut log = brine_cli::logging::LogConfig::from_options(
-        |k| {
-            let key = if k == "log_file" { "api_logfile" } else { k };
-            match o.get(key) {
-                None | Some(brine_core::Value::Null) => None,
-                Some(v) => Some(v.to_python_str()),
-            }
-        },
-        args.log_level.as_deref(),
-        log_default,
+        ),
+        opts::rooted(o, "/var/log/brine/api"),
     );
-    log.console = !args.daemon;
-    brine_cli::logging::init(&log);
+    if let Err(e) = started {
+        eprintln!("brine-api: {e}");
+        std::process::exit(1);
+    }
     for w in warnings {
         tracing::warn!("{w}");
     }

@@ -2,50 +2,27 @@
 //! Reads CONFDIR/master (default /etc/brine), creates its key pair and root
 //! token on first start, serves minions and the CLI until SIGTERM/SIGINT.
 
+use brine_cli::start::DaemonStart;
 use brine_compile::opts;
 use brine_master::daemon::{server, Bound, Master, MasterConfig};
-use std::path::PathBuf;
 use std::sync::Arc;
-
-struct Args {
-    config_dir: PathBuf,
-    log_level: Option<String>,
-    daemon: bool,
-    /// `--pid-file`, `--log-file`, `--log-file-level` (option key, value).
-    overrides: Vec<(&'static str, String)>,
-}
 
 fn command() -> brine_cli::Command {
     brine_cli::Command {
         name: "brine-master",
         usage: "[options]",
         about: "The brine master daemon (Salt's salt-master); runs in the foreground unless -d.",
-        options: vec![
-            brine_cli::CONFIG_DIR,
-            brine_cli::LOG_LEVEL,
-            brine_cli::DAEMON,
-            brine_cli::PID_FILE,
-            brine_cli::LOG_FILE,
-            brine_cli::LOG_FILE_LEVEL,
-        ],
+        options: brine_cli::start::OPTIONS.to_vec(),
     }
 }
 
-fn parse(m: brine_cli::Matches) -> Result<Args, brine_cli::CliError> {
+fn parse(m: brine_cli::Matches) -> Result<DaemonStart, brine_cli::CliError> {
     if let Some(extra) = m.positionals.first() {
         return Err(brine_cli::CliError::Invalid(format!(
             "unexpected argument: {extra}"
         )));
     }
-    Ok(Args {
-        config_dir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
-        log_level: m.value("log-level").map(str::to_string),
-        daemon: m.flag("daemon"),
-        overrides: brine_cli::DAEMON_OPTION_KEYS
-            .iter()
-            .filter_map(|(long, key)| m.value(long).map(|v| (*key, v.to_string())))
-            .collect(),
-    })
+    Ok(DaemonStart::from_matches(&m))
 }
 
 fn main() {
@@ -65,27 +42,18 @@ fn main() {
             .insert((*key).into(), brine_core::Value::Str(value.clone()));
     }
     let o = &config.opts;
-    // Before any thread starts: fork keeps only the calling one.
-    if args.daemon {
-        let pidfile = opts::rooted(
+    let started = args.begin(
+        |k| opts::text_of(o, k),
+        &opts::rooted(
             o,
             opts::get_str(o, "pidfile").unwrap_or("/var/run/brine-master.pid"),
-        );
-        if let Err(e) = brine_cli::daemonize::daemonize(&pidfile) {
-            eprintln!("brine-master: {e}");
-            std::process::exit(1);
-        }
-    }
-    let mut log = brine_cli::logging::LogConfig::from_options(
-        |k| match o.get(k) {
-            None | Some(brine_core::Value::Null) => None,
-            Some(v) => Some(v.to_python_str()),
-        },
-        args.log_level.as_deref(),
+        ),
         opts::rooted(o, "/var/log/brine/master"),
     );
-    log.console = !args.daemon;
-    brine_cli::logging::init(&log);
+    if let Err(e) = started {
+        eprintln!("brine-master: {e}");
+        std::process::exit(1);
+    }
     for w in warnings {
         tracing::warn!("{w}");
     }
@@ -137,6 +105,7 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn options() {

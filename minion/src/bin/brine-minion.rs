@@ -32,17 +32,18 @@ fn main() {
     let cmd = daemon::command();
     let args = daemon::from_matches(cmd.parse_or_exit(std::env::args_os().skip(1)))
         .unwrap_or_else(|e| cmd.exit_usage(&e));
-    let mut opts = brine_minion::logging::options(&args.confdir);
-    for (key, value) in &args.overrides {
+    let mut opts = brine_minion::logging::options(&args.start.config_dir);
+    for (key, value) in &args.start.overrides {
         opts.insert((*key).into(), brine_core::Value::Str(value.clone()));
     }
-    // Before any thread starts: fork keeps only the calling one.
-    if args.daemon {
-        if let Err(e) = brine_cli::daemonize::daemonize(&brine_minion::logging::pidfile(&opts)) {
-            eprintln!("brine-minion: {e}");
-            std::process::exit(1);
-        }
+    let started = args.start.begin(
+        |k| brine_compile::opts::text_of(&opts, k),
+        &brine_minion::logging::pidfile(&opts),
+        brine_minion::logging::default_log_file(&opts),
+    );
+    if let Err(e) = started {
+        eprintln!("brine-minion: {e}");
+        std::process::exit(1);
     }
-    brine_minion::logging::init_daemon(args.log_level.as_deref(), &opts, !args.daemon);
     std::process::exit(daemon::main(&args));
 }

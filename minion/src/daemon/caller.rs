@@ -17,7 +17,6 @@ use brine_core::Value;
 use brine_host::jobs::Jobs;
 use brine_runtime::context::Minion;
 use brine_runtime::modules::{CallError, Return};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Why the call could not reach the master.
@@ -83,15 +82,7 @@ async fn joined_call(
         .await
         .map_err(|_| CallerError::SignIn)?;
     let (fatal, mut refused) = tokio::sync::mpsc::channel(1);
-    let process = Process {
-        config,
-        base,
-        swarm: None,
-        queues: Default::default(),
-        others: Arc::default(),
-        fatal,
-        bus: Default::default(),
-    };
+    let process = Process::single(config, base, fatal);
     let shared = connect(&process, ret_addr, returns::PENDING_DIR)?;
     let Some(ident) = shared.identities.first().cloned() else {
         return Err(CallerError::SignIn);

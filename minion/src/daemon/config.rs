@@ -221,38 +221,26 @@ impl DaemonConfig {
 /// Command-line options of `brine-minion`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DaemonArgs {
-    pub confdir: PathBuf,
-    pub log_level: Option<String>,
+    /// What every daemon's command line says (`-c`, `-l`, `-d`, ...).
+    pub start: brine_cli::start::DaemonStart,
     /// `--swarm N`: serve N identities `<id>-0000`... in this process.
     pub swarm: Option<usize>,
-    /// `-d`: detach and run in the background.
-    pub daemon: bool,
-    /// `--pid-file`, `--log-file`, `--log-file-level`: these options of
-    /// the configuration, given on the command line (option key, value).
-    pub overrides: Vec<(&'static str, String)>,
 }
 
 /// salt-minion's options (the ones brine reads), and `--swarm`.
 pub fn command() -> brine_cli::Command {
-    use brine_cli::Opt;
+    let mut options = brine_cli::start::OPTIONS.to_vec();
+    options.push(brine_cli::Opt::value(
+        "swarm",
+        None,
+        "N",
+        "serve N minion identities <id>-0000... in this process (benchmarks)",
+    ));
     brine_cli::Command {
         name: "brine-minion",
         usage: "[options]",
         about: "The brine minion daemon (Salt's salt-minion); runs in the foreground unless -d.",
-        options: vec![
-            brine_cli::CONFIG_DIR,
-            brine_cli::LOG_LEVEL,
-            Opt::value(
-                "swarm",
-                None,
-                "N",
-                "serve N minion identities <id>-0000... in this process (benchmarks)",
-            ),
-            brine_cli::DAEMON,
-            brine_cli::PID_FILE,
-            brine_cli::LOG_FILE,
-            brine_cli::LOG_FILE_LEVEL,
-        ],
+        options,
     }
 }
 
@@ -277,14 +265,8 @@ pub fn from_matches(m: brine_cli::Matches) -> Result<DaemonArgs, brine_cli::CliE
         ),
     };
     Ok(DaemonArgs {
-        confdir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
-        log_level: m.value("log-level").map(str::to_string),
+        start: brine_cli::start::DaemonStart::from_matches(&m),
         swarm,
-        daemon: m.flag("daemon"),
-        overrides: brine_cli::DAEMON_OPTION_KEYS
-            .iter()
-            .filter_map(|(long, key)| m.value(long).map(|v| (*key, v.to_string())))
-            .collect(),
     })
 }
 
@@ -307,9 +289,9 @@ mod tests {
     #[test]
     fn parses_the_command_line() {
         let a = parse_args(&v(&["-c", "/x", "--swarm", "500", "-l", "debug"])).unwrap();
-        assert_eq!(a.confdir, PathBuf::from("/x"));
+        assert_eq!(a.start.config_dir, PathBuf::from("/x"));
         assert_eq!(a.swarm, Some(500));
-        assert_eq!(a.log_level.as_deref(), Some("debug"));
+        assert_eq!(a.start.log_level.as_deref(), Some("debug"));
         assert_eq!(parse_args(&v(&["--swarm=3"])).unwrap().swarm, Some(3));
         assert!(parse_args(&v(&["--swarm", "0"])).is_err());
         assert!(parse_args(&v(&["--swarm", "x"])).is_err());

@@ -30,7 +30,7 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    crate::logging::init_daemon(None, &handoff.opts, true);
+    crate::logging::init_job_process(None, &handoff.opts);
     // Signals from the daemon, until it closes the pipe (or dies: the job
     // goes on).
     let table = Arc::new(RunningTable::default());
@@ -90,15 +90,7 @@ async fn run(h: Handoff, table: Arc<RunningTable>) -> Report {
         Err(e) => return not_run(e.to_string()),
     };
     let (fatal, _refused) = tokio::sync::mpsc::channel(1);
-    let process = Process {
-        config,
-        base,
-        swarm: None,
-        queues: Default::default(),
-        others: Arc::default(),
-        fatal,
-        bus: Default::default(),
-    };
+    let process = Process::single(config, base, fatal);
     let shared = match connect(&process, h.ret_addr, &h.queue) {
         Ok(s) => s,
         Err(e) => return not_run(e.to_string()),

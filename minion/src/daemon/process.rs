@@ -12,7 +12,7 @@ use std::time::Duration;
 /// Returns the process exit code.
 pub fn main(args: &DaemonArgs) -> i32 {
     let (mut base, warnings) =
-        match Minion::load(&args.confdir, brine_runtime::modules::functions()) {
+        match Minion::load(&args.start.config_dir, brine_runtime::modules::functions()) {
             Ok(m) => m,
             Err(e) => {
                 tracing::error!("{e}");
@@ -25,7 +25,7 @@ pub fn main(args: &DaemonArgs) -> i32 {
     Arc::make_mut(&mut base.opts).insert("__cli".into(), Value::Str("salt-minion".into()));
     // `--log-file` and the like stand for their options (a job's own
     // process logs where the daemon does).
-    for (key, value) in &args.overrides {
+    for (key, value) in &args.start.overrides {
         Arc::make_mut(&mut base.opts).insert((*key).into(), Value::Str(value.clone()));
     }
     for w in warnings {

@@ -62,6 +62,26 @@ pub struct Process {
     pub bus: super::local_bus::Members,
 }
 
+impl Process {
+    /// A process serving one identity for one call (`brine-call`, a
+    /// job's own process): no swarm, no other masters, no bus of its own.
+    pub fn single(
+        config: DaemonConfig,
+        base: Minion,
+        fatal: tokio::sync::mpsc::Sender<(i32, String)>,
+    ) -> Process {
+        Process {
+            config,
+            base,
+            swarm: None,
+            queues: Default::default(),
+            others: Arc::default(),
+            fatal,
+            bus: Default::default(),
+        }
+    }
+}
+
 /// Connect to `master` (its ret port at `addr`): build the identities
 /// (their undelivered returns under `cachedir/<queue>`) and start their
 /// tasks.
