@@ -302,7 +302,41 @@ fn events_as_salt(addr: SocketAddr, steps: &[Json]) -> Vec<String> {
     if job.json() != step("lowstate local during events")["response"] {
         failures.push(format!("lowstate local during events: {}", job.body));
     }
+    // Runner and wheel calls announce themselves on the bus, as brine-run
+    // and the reactor do, by the logged-in user (the recording has none of
+    // these: checked against brine's own announcements).
+    let wheel = request(
+        addr,
+        "POST",
+        "/",
+        &[("Content-Type", "application/json"), ("Accept", "application/json"), ("X-Auth-Token", &token)],
+        br#"[{"client": "wheel", "fun": "key.list_all"}, {"client": "runner", "fun": "test.arg", "arg": ["api"]}]"#,
+    )
+    .expect("wheel and runner");
+    let wheel_jid = wheel.json()["return"][0]["data"]["jid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let stream = reader.join().expect("reader").expect("events");
+    for want in [
+        format!("tag: salt/wheel/{wheel_jid}/new"),
+        format!("tag: salt/wheel/{wheel_jid}/ret"),
+    ] {
+        if !stream.body.contains(&want) {
+            failures.push(format!("events stream: no {want:?}"));
+        }
+    }
+    let run_new = stream
+        .body
+        .lines()
+        .skip_while(|l| !(l.starts_with("tag: salt/run/") && l.ends_with("/new")))
+        .nth(1)
+        .and_then(|l| l.strip_prefix("data: "))
+        .and_then(|j| serde_json::from_str::<Json>(j).ok())
+        .unwrap_or(Json::Null);
+    if run_new["data"]["fun"] != "runner.test.arg" || run_new["data"]["user"] != "admin" {
+        failures.push(format!("runner announcement: {run_new}"));
+    }
     let head = step("events stream headers");
     if Some(stream.status as u64) != head["status"].as_u64()
         || stream.header("content-type") != head["content_type"].as_str()

@@ -10,6 +10,8 @@ use super::context::ApiContext;
 use super::reply::ApiError;
 use super::tokens::Session;
 use crate::daemon::client::GATHER_JOB_TIMEOUT;
+use crate::daemon::events::announce::Announce;
+use crate::daemon::events::tags::MasterSide;
 use crate::runners::{self, Answer, RunnerError};
 use crate::wheel;
 use axum::http::StatusCode;
@@ -87,13 +89,14 @@ pub async fn run(ctx: &Arc<ApiContext>, session: &Session, chunk: &Map) -> Resul
                 args: args(chunk),
                 kwargs: kwargs(chunk),
             };
+            let jid = new_jid();
             if client == "runner" {
-                runner(ctx, &fun, call).await
+                runner(ctx, &session.user, &fun, call, &jid).await
             } else {
-                let jid = new_jid();
-                let c = ctx.clone();
+                let (c, user) = (ctx.clone(), session.user.clone());
+                let j = jid.clone();
                 tokio::spawn(async move {
-                    if let Err(e) = runner(&c, &fun, call).await {
+                    if let Err(e) = runner(&c, &user, &fun, call, &j).await {
                         tracing::warn!("runner_async: {}", e.message);
                     }
                 });
@@ -218,9 +221,34 @@ async fn local(
     Ok(Value::Map(out))
 }
 
-async fn runner(ctx: &ApiContext, fun: &str, call: CallArgs) -> Result<Value, ApiError> {
-    match runners::run(&ctx.cfg.master, fun, call).await {
-        Ok(Answer::Data { data, .. }) => Ok(data),
+/// The run's `salt/run/<jid>/...` or `salt/wheel/<jid>/...` events, as
+/// `brine-run` and the reactor fire them, by the logged-in user.
+fn announce<'a>(
+    ctx: &'a ApiContext,
+    side: MasterSide,
+    user: &'a str,
+    fun: &'a str,
+    call: &CallArgs,
+    jid: &str,
+) -> Announce<'a> {
+    let mut a = Announce::new(&ctx.cfg.master.sock_dir, side, fun, user, call);
+    a.jid = jid.to_string();
+    a
+}
+
+async fn runner(
+    ctx: &ApiContext,
+    user: &str,
+    fun: &str,
+    call: CallArgs,
+    jid: &str,
+) -> Result<Value, ApiError> {
+    let a = announce(ctx, MasterSide::Runner, user, fun, &call, jid);
+    // The event socket is a blocking client.
+    tokio::task::block_in_place(|| a.fire_new());
+    let answer = runners::run(&ctx.cfg.master, fun, call).await;
+    let data = match answer {
+        Ok(Answer::Data { data, .. }) => data,
         Ok(Answer::Returns { mut returns, .. }) => {
             let mut m = Map::default();
             returns
@@ -229,15 +257,24 @@ async fn runner(ctx: &ApiContext, fun: &str, call: CallArgs) -> Result<Value, Ap
                     Ok(())
                 })
                 .map_err(internal)?;
-            Ok(Value::Map(m))
+            Value::Map(m)
         }
-        Err(RunnerError::NotAvailable(f)) => {
-            Err(ApiError::bad_request(format!("'{f}' is not available")))
+        Err(e) => {
+            tokio::task::block_in_place(|| a.fire_ret(Value::Str(e.to_string()), false));
+            return Err(runner_error(e));
         }
-        Err(RunnerError::InvalidArguments(m)) => Err(ApiError::bad_request(format!(
-            "Passed invalid arguments: {m}"
-        ))),
-        Err(e) => Err(internal(e)),
+    };
+    tokio::task::block_in_place(|| a.fire_ret(data.clone(), true));
+    Ok(data)
+}
+
+fn runner_error(e: RunnerError) -> ApiError {
+    match e {
+        RunnerError::NotAvailable(f) => ApiError::bad_request(format!("'{f}' is not available")),
+        RunnerError::InvalidArguments(m) => {
+            ApiError::bad_request(format!("Passed invalid arguments: {m}"))
+        }
+        e => internal(e),
     }
 }
 
@@ -248,11 +285,17 @@ async fn wheel_call(
     call: CallArgs,
     jid: &str,
 ) -> Result<Value, ApiError> {
+    let a = announce(ctx, MasterSide::Wheel, &session.user, fun, &call, jid);
+    tokio::task::block_in_place(|| a.fire_new());
     let c = ctx.clone();
     let f = fun.to_string();
     let ran = tokio::task::spawn_blocking(move || wheel::run(&c.cfg.master, &f, call))
         .await
         .map_err(internal)?;
+    match &ran {
+        Ok(v) => tokio::task::block_in_place(|| a.fire_ret(v.clone(), true)),
+        Err(e) => tokio::task::block_in_place(|| a.fire_ret(Value::Str(e.to_string()), false)),
+    }
     let (ret, success) = match ran {
         Ok(v) => (v, true),
         Err(wheel::WheelError::NotAvailable(f)) => {
