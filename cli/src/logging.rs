@@ -464,6 +464,15 @@ mod tests {
     }
 
     #[test]
+    fn salt_log_levels() {
+        assert_eq!(filter_for("quiet"), "off");
+        assert_eq!(filter_for("WARNING"), "warn");
+        assert_eq!(filter_for("garbage"), "trace");
+        // Salt's PROFILE (15) sits between DEBUG and INFO: INFO's lines.
+        assert_eq!(filter_for("profile"), "info");
+    }
+
+    #[test]
     fn options_levels_and_the_default_file() {
         let opts = |pairs: &'static [(&'static str, &'static str)]| {
             move |k: &str| {

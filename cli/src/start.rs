@@ -6,7 +6,9 @@
 
 use crate::daemonize::{daemonize, DaemonizeError};
 use crate::logging::{self, LogConfig};
-use crate::{Matches, Opt, CONFIG_DIR, DAEMON, LOG_FILE, LOG_FILE_LEVEL, LOG_LEVEL, PID_FILE};
+use crate::{
+    CliError, Matches, Opt, CONFIG_DIR, DAEMON, LOG_FILE, LOG_FILE_LEVEL, LOG_LEVEL, PID_FILE,
+};
 use std::path::{Path, PathBuf};
 
 /// The options every daemon takes.
@@ -41,8 +43,13 @@ pub struct DaemonStart {
 }
 
 impl DaemonStart {
-    pub fn from_matches(m: &Matches) -> DaemonStart {
-        DaemonStart {
+    /// The options from a daemon's parsed command line, which takes no
+    /// positional words.
+    pub fn from_matches(m: &Matches) -> Result<DaemonStart, CliError> {
+        if let Some(extra) = m.positionals.first() {
+            return Err(CliError::Invalid(format!("unexpected argument: {extra}")));
+        }
+        Ok(DaemonStart {
             config_dir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
             log_level: m.value("log-level").map(str::to_string),
             daemon: m.flag("daemon"),
@@ -50,7 +57,7 @@ impl DaemonStart {
                 .iter()
                 .filter_map(|(long, key)| m.value(long).map(|v| (*key, v.to_string())))
                 .collect(),
-        }
+        })
     }
 
     /// Detach when `-d` said so (the pid to `pidfile`), then start the log

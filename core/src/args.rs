@@ -13,6 +13,21 @@ pub struct CallArgs {
     pub kwargs: Map,
 }
 
+/// A job's arguments as Salt's publications carry them (`__pub_arg`,
+/// the job cache's `Arguments`, the `salt/job/*/new` event's `arg`): the
+/// positional ones, then the keyword arguments as one trailing mapping
+/// marked `__kwarg__`.
+pub fn salt_arguments(arg: &[Value], kwarg: &Map) -> Vec<Value> {
+    let mut out = arg.to_vec();
+    if !kwarg.is_empty() {
+        let mut kw = Map::default();
+        kw.insert("__kwarg__".into(), Value::Bool(true));
+        kw.extend(kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
+        out.push(Value::Map(kw));
+    }
+    out
+}
+
 /// Split and load command-line tokens the way Salt's `parse_input` does.
 pub fn parse_input(tokens: &[String]) -> CallArgs {
     let mut out = CallArgs::default();

@@ -6,12 +6,16 @@ use brine_compile::opts;
 use brine_core::Map;
 use std::path::{Path, PathBuf};
 
-pub use brine_cli::logging::filter_for;
-
 /// Start console logging: the command-line level wins over the config's
 /// `log_level`.
 pub fn init(cli_level: Option<&str>, confdir: &Path) {
-    let o = options(confdir);
+    // The console's options only, read from the file as written: this is
+    // on every brine-call's start, which loads the options for real next.
+    let o = std::fs::read_to_string(confdir.join("minion"))
+        .ok()
+        .and_then(|text| brine_core::yaml::load(&text).ok())
+        .and_then(|v| v.as_map().cloned())
+        .unwrap_or_default();
     let mut cfg = config(cli_level, &o);
     cfg.file = None;
     brine_cli::logging::init(&cfg);

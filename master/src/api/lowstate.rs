@@ -166,12 +166,7 @@ async fn local(
     let arg = args(chunk);
     let kwarg = kwargs(chunk);
     // Salt's check sees the publication's arguments: kwargs last, marked.
-    let mut pub_args = arg.clone();
-    if !kwarg.is_empty() {
-        let mut k = kwarg.clone();
-        k.insert("__kwarg__".into(), Value::Bool(true));
-        pub_args.push(Value::Map(k));
-    }
+    let pub_args = brine_core::args::salt_arguments(&arg, &kwarg);
     let c = ctx.clone();
     let (t, tt) = (tgt.clone(), tgt_type.clone());
     let expand = move |t: &Value, tt: &str| c.expand(t, tt);

@@ -137,7 +137,13 @@ fn token_of(headers: &HeaderMap) -> Option<String> {
 
 /// The caller's live session, or Salt's 401.
 fn session(s: &Server, headers: &HeaderMap) -> Result<Session, ApiError> {
-    token_of(headers)
+    live(s, token_of(headers))
+}
+
+/// The live session of `token` (hex digits, as Salt checks them), or
+/// Salt's 401.
+fn live(s: &Server, token: Option<String>) -> Result<Session, ApiError> {
+    token
         .filter(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_hexdigit()))
         .and_then(|t| s.ctx.tokens.get(&t))
         .ok_or_else(ApiError::no_permission)
@@ -187,11 +193,7 @@ async fn lowstate_post(
     let sess = session(&s, &headers)?;
     let chunks = chunks(body_data(&headers, &body)?)?;
     let out = run_chunks(&s, &sess, chunks).await?;
-    Ok(reply::data(
-        &headers,
-        StatusCode::OK,
-        &wrap("return", Value::List(out)),
-    ))
+    Ok(returned(&headers, Value::List(out)))
 }
 
 /// Count a login attempt from `ip`; false past the limit.
@@ -279,11 +281,7 @@ async fn login(
             Value::List(shown)
         },
     );
-    let mut r = reply::data(
-        &headers,
-        StatusCode::OK,
-        &wrap("return", Value::List(vec![Value::Map(m)])),
-    );
+    let mut r = returned(&headers, Value::List(vec![Value::Map(m)]));
     if let Ok(v) = HeaderValue::from_str(&sess.token) {
         r.headers_mut().insert("x-auth-token", v);
     }
@@ -308,43 +306,45 @@ fn httpdate(epoch: f64) -> String {
 async fn logout(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
     let sess = session(&s, &headers)?;
     s.ctx.tokens.remove(&sess.token);
-    Ok(reply::data(
+    Ok(returned(
         &headers,
-        StatusCode::OK,
-        &wrap("return", Value::Str("Your token has been cleared".into())),
+        Value::Str("Your token has been cleared".into()),
     ))
 }
 
-/// One chunk run for the caller: `{return: [answer]}`.
-async fn one(s: &Server, headers: &HeaderMap, chunk: Map) -> Result<Value, ApiError> {
+/// A call the URL routes make for the caller: `client` running `fun` (on
+/// `tgt`, with `arg` as its one argument, when given).
+async fn call(
+    s: &Server,
+    headers: &HeaderMap,
+    client: &str,
+    fun: &str,
+    tgt: Option<&str>,
+    arg: Option<&str>,
+) -> Result<Value, ApiError> {
     let _slot = slot(s)?;
     let sess = session(s, headers)?;
+    let text = |v: &str| Value::Str(v.to_string());
+    let mut chunk = Map::default();
+    chunk.insert("client".into(), text(client));
+    chunk.insert("fun".into(), text(fun));
+    if let Some(t) = tgt {
+        chunk.insert("tgt".into(), text(t));
+    }
+    if let Some(a) = arg {
+        chunk.insert("arg".into(), Value::List(vec![text(a)]));
+    }
     lowstate::run(&s.ctx, &sess, &chunk).await
 }
 
-fn chunk(pairs: &[(&str, Value)]) -> Map {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect()
+/// `{return: v}` with status 200, as the request asked it formatted.
+fn returned(headers: &HeaderMap, v: Value) -> Response {
+    reply::data(headers, StatusCode::OK, &wrap("return", v))
 }
 
-fn st(v: &str) -> Value {
-    Value::Str(v.to_string())
-}
-
-async fn minions(srv: &Server, headers: &HeaderMap, tgt: &str) -> Result<Response, ApiError> {
-    let c = chunk(&[
-        ("client", st("local")),
-        ("tgt", st(tgt)),
-        ("fun", st("grains.items")),
-    ]);
-    let v = one(srv, headers, c).await?;
-    Ok(reply::data(
-        headers,
-        StatusCode::OK,
-        &wrap("return", Value::List(vec![v])),
-    ))
+async fn minions(s: &Server, headers: &HeaderMap, tgt: &str) -> Result<Response, ApiError> {
+    let v = call(s, headers, "local", "grains.items", Some(tgt), None).await?;
+    Ok(returned(headers, Value::List(vec![v])))
 }
 
 async fn minions_all(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
@@ -370,7 +370,7 @@ async fn minions_post(
     let sess = session(&s, &headers)?;
     let mut list = chunks(body_data(&headers, &body)?)?;
     for c in &mut list {
-        c.insert("client".into(), st("local_async"));
+        c.insert("client".into(), Value::Str("local_async".into()));
     }
     let out = run_chunks(&s, &sess, list).await?;
     let links: Vec<Value> = out
@@ -385,13 +385,8 @@ async fn minions_post(
 }
 
 async fn jobs_all(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
-    let c = chunk(&[("client", st("runner")), ("fun", st("jobs.list_jobs"))]);
-    let v = one(&s, &headers, c).await?;
-    Ok(reply::data(
-        &headers,
-        StatusCode::OK,
-        &wrap("return", Value::List(vec![v])),
-    ))
+    let v = call(&s, &headers, "runner", "jobs.list_jobs", None, None).await?;
+    Ok(returned(&headers, Value::List(vec![v])))
 }
 
 async fn jobs_one(
@@ -399,26 +394,8 @@ async fn jobs_one(
     Path(jid): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let info = one(
-        &s,
-        &headers,
-        chunk(&[
-            ("client", st("runner")),
-            ("fun", st("jobs.list_job")),
-            ("arg", Value::List(vec![st(&jid)])),
-        ]),
-    )
-    .await?;
-    let ret = one(
-        &s,
-        &headers,
-        chunk(&[
-            ("client", st("runner")),
-            ("fun", st("jobs.lookup_jid")),
-            ("arg", Value::List(vec![st(&jid)])),
-        ]),
-    )
-    .await?;
+    let info = call(&s, &headers, "runner", "jobs.list_job", None, Some(&jid)).await?;
+    let ret = call(&s, &headers, "runner", "jobs.lookup_jid", None, Some(&jid)).await?;
     let mut m = Map::default();
     m.insert("info".into(), Value::List(vec![info]));
     m.insert("return".into(), Value::List(vec![ret]));
@@ -434,17 +411,8 @@ fn wheel_return(v: Value) -> Value {
 }
 
 async fn keys_all(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
-    let v = one(
-        &s,
-        &headers,
-        chunk(&[("client", st("wheel")), ("fun", st("key.list_all"))]),
-    )
-    .await?;
-    Ok(reply::data(
-        &headers,
-        StatusCode::OK,
-        &wrap("return", wheel_return(v)),
-    ))
+    let v = call(&s, &headers, "wheel", "key.list_all", None, None).await?;
+    Ok(returned(&headers, wheel_return(v)))
 }
 
 async fn keys_one(
@@ -452,21 +420,8 @@ async fn keys_one(
     Path(mid): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let v = one(
-        &s,
-        &headers,
-        chunk(&[
-            ("client", st("wheel")),
-            ("fun", st("key.finger")),
-            ("arg", Value::List(vec![st(&mid)])),
-        ]),
-    )
-    .await?;
-    Ok(reply::data(
-        &headers,
-        StatusCode::OK,
-        &wrap("return", wheel_return(v)),
-    ))
+    let v = call(&s, &headers, "wheel", "key.finger", None, Some(&mid)).await?;
+    Ok(returned(&headers, wheel_return(v)))
 }
 
 /// GET /events: the master's events as server-sent events, for a token
@@ -480,12 +435,8 @@ async fn events_stream(
         .get("token")
         .or_else(|| q.get("salt_token"))
         .cloned()
-        .or_else(|| token_of(&headers))
-        .filter(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_hexdigit()))
-        .ok_or_else(ApiError::no_permission)?;
-    if s.ctx.tokens.get(&token).is_none() {
-        return Err(ApiError::no_permission());
-    }
+        .or_else(|| token_of(&headers));
+    let token = live(&s, token)?.token;
     let permit = s.streams.clone().try_acquire_owned().map_err(|_| {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -597,9 +548,5 @@ async fn run(
         };
         out.push(lowstate::run(&s.ctx, &sess, &c).await?);
     }
-    Ok(reply::data(
-        &headers,
-        StatusCode::OK,
-        &wrap("return", Value::List(out)),
-    ))
+    Ok(returned(&headers, Value::List(out)))
 }

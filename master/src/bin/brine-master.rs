@@ -17,12 +17,7 @@ fn command() -> brine_cli::Command {
 }
 
 fn parse(m: brine_cli::Matches) -> Result<DaemonStart, brine_cli::CliError> {
-    if let Some(extra) = m.positionals.first() {
-        return Err(brine_cli::CliError::Invalid(format!(
-            "unexpected argument: {extra}"
-        )));
-    }
-    Ok(DaemonStart::from_matches(&m))
+    DaemonStart::from_matches(&m)
 }
 
 fn main() {

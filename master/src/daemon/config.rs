@@ -502,19 +502,6 @@ impl MasterConfig {
     }
 }
 
-/// `log_level` → a tracing filter directive (Salt's level names).
-pub fn tracing_level(log_level: &str) -> &'static str {
-    match log_level.to_ascii_lowercase().as_str() {
-        "garbage" | "trace" | "all" => "trace",
-        "debug" | "profile" => "debug",
-        "info" => "info",
-        "warning" | "warn" => "warn",
-        "error" | "critical" => "error",
-        "quiet" => "off",
-        _ => "warn",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -559,13 +546,6 @@ mod tests {
             let e = MasterConfig::from_opts(o).unwrap_err().to_string();
             assert!(e.contains(key), "{e}");
         }
-    }
-
-    #[test]
-    fn salt_log_levels() {
-        assert_eq!(tracing_level("quiet"), "off");
-        assert_eq!(tracing_level("WARNING"), "warn");
-        assert_eq!(tracing_level("garbage"), "trace");
     }
 
     #[test]

@@ -512,14 +512,7 @@ impl Master {
         if !self.events.listened() {
             return;
         }
-        let mut arg = p.arg.clone();
-        if !p.kwarg.is_empty() {
-            // Salt's way of passing keyword arguments in a job's args.
-            let mut kw = brine_core::Map::default();
-            kw.insert("__kwarg__".into(), Value::Bool(true));
-            kw.extend(p.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
-            arg.push(Value::Map(kw));
-        }
+        let arg = brine_core::args::salt_arguments(&p.arg, &p.kwarg);
         let job = tags::Job {
             jid,
             tgt: &p.tgt,

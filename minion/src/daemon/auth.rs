@@ -243,6 +243,30 @@ fn share_master_key(shared: &Shared, key: PublicKeys) -> Result<(), MasterKeyCon
     }
 }
 
+/// Take what an accepting master gave `ident`: its key (shared by the
+/// process's identities; a different one is a conflict) and the
+/// admission its requests carry. A job's own process takes the daemon's
+/// this way instead of authenticating.
+pub fn admit(
+    shared: &Shared,
+    ident: &Identity,
+    key: PublicKeys,
+    admission: Admission,
+) -> Result<(), MasterKeyConflict> {
+    share_master_key(shared, key)?;
+    *ident
+        .client
+        .master
+        .write()
+        .unwrap_or_else(|p| p.into_inner()) = Some(key);
+    *ident
+        .client
+        .admission
+        .write()
+        .unwrap_or_else(|p| p.into_inner()) = admission;
+    Ok(())
+}
+
 /// Authenticate until accepted (or a fatal refusal, reported to the
 /// process). Returns false when the minion must stop.
 pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
@@ -252,15 +276,9 @@ pub async fn authenticate(shared: &Shared, ident: &Identity) -> bool {
     loop {
         let sleep = match attempt(shared, ident).await {
             Outcome::Accepted(key, admission) => {
-                if let Err(e) = share_master_key(shared, key) {
+                if let Err(e) = admit(shared, ident, key, admission) {
                     let _ = shared.fatal.send((EX_MASTER_KEY, e.to_string())).await;
                     return false;
-                }
-                if let Ok(mut g) = ident.client.master.write() {
-                    *g = Some(key);
-                }
-                if let Ok(mut g) = ident.client.admission.write() {
-                    *g = admission;
                 }
                 ident.client.auth.done.send_modify(|n| *n += 1);
                 if told_pending {

@@ -113,7 +113,8 @@ impl MasterClient {
         self.master.read().ok().and_then(|g| *g)
     }
 
-    fn admission(&self) -> Admission {
+    /// What the accepting master process gave for our requests.
+    pub fn admission(&self) -> Admission {
         self.admission
             .read()
             .unwrap_or_else(|p| p.into_inner())

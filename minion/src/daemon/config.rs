@@ -246,11 +246,7 @@ pub fn command() -> brine_cli::Command {
 
 /// The daemon's options from the parsed command line.
 pub fn from_matches(m: brine_cli::Matches) -> Result<DaemonArgs, brine_cli::CliError> {
-    if let Some(extra) = m.positionals.first() {
-        return Err(brine_cli::CliError::Invalid(format!(
-            "unexpected argument: {extra}"
-        )));
-    }
+    let start = brine_cli::start::DaemonStart::from_matches(&m)?;
     let swarm = match m.value("swarm") {
         None => None,
         Some(v) => Some(
@@ -264,10 +260,7 @@ pub fn from_matches(m: brine_cli::Matches) -> Result<DaemonArgs, brine_cli::CliE
                 })?,
         ),
     };
-    Ok(DaemonArgs {
-        start: brine_cli::start::DaemonStart::from_matches(&m),
-        swarm,
-    })
+    Ok(DaemonArgs { start, swarm })
 }
 
 #[cfg(test)]

@@ -99,20 +99,13 @@ async fn run(h: Handoff, table: Arc<RunningTable>) -> Report {
         return not_run("no identity".into());
     };
     // Where the daemon stands with the master, taken over.
-    *shared.master.write().unwrap_or_else(|p| p.into_inner()) = Some(h.master);
-    *ident
-        .client
-        .master
-        .write()
-        .unwrap_or_else(|p| p.into_inner()) = Some(h.master);
-    *ident
-        .client
-        .admission
-        .write()
-        .unwrap_or_else(|p| p.into_inner()) = Admission {
+    let admission = Admission {
         instance: h.instance,
         request_key: h.request_key,
     };
+    if let Err(e) = auth::admit(&shared, &ident, h.master, admission) {
+        return not_run(e.to_string());
+    }
     ident.standing.send_replace(Standing::Ready);
     // The master may ask for a new authentication (it restarted while the
     // job ran): this process answers as the daemon would.
@@ -126,10 +119,7 @@ async fn run(h: Handoff, table: Arc<RunningTable>) -> Report {
         }
     });
     let publ = h.publ;
-    let mut data = jobs::proc_data(&publ);
-    if let Some(s) = &h.scheduled {
-        data.insert("schedule".into(), brine_core::Value::Str(s.name.clone()));
-    }
+    let data = jobs::proc_data(&publ, h.scheduled.as_ref().map(|s| s.name.as_str()));
     let Some(cancel) = table.start(&publ.jid, data) else {
         return not_run("no room in the job table".into());
     };

@@ -99,12 +99,7 @@ impl Handoff {
             .client
             .master_key()
             .ok_or(JobProcessError::NoMasterKey)?;
-        let admission = ident
-            .client
-            .admission
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let admission = ident.client.admission();
         let m = ident.snapshot();
         Ok(Handoff {
             publ: publ.clone(),

@@ -605,14 +605,12 @@ enum ProcEntry {
 
 impl<'a> Running<'a> {
     fn start(ident: &'a Identity, publ: &Publication) -> Option<Running<'a>> {
-        Self::listed(ident, publ, proc_data(publ))
+        Self::listed(ident, publ, proc_data(publ, None))
     }
 
     /// A scheduled job's entry: its proc data names its schedule.
     fn start_scheduled(ident: &'a Identity, publ: &Publication, name: &str) -> Option<Running<'a>> {
-        let mut data = proc_data(publ);
-        data.insert("schedule".into(), Value::Str(name.to_string()));
-        Self::listed(ident, publ, data)
+        Self::listed(ident, publ, proc_data(publ, Some(name)))
     }
 
     fn listed(ident: &'a Identity, publ: &Publication, data: Map) -> Option<Running<'a>> {
@@ -639,10 +637,7 @@ impl<'a> Running<'a> {
         pid: u32,
         forward: tokio::sync::mpsc::Sender<i32>,
     ) -> Option<Running<'a>> {
-        let mut data = proc_data(publ);
-        if let Some(name) = schedule {
-            data.insert("schedule".into(), Value::Str(name.to_string()));
-        }
+        let mut data = proc_data(publ, schedule);
         let cancel = ident.running.start(&publ.jid, data.clone())?;
         ident.running.set_apart(&publ.jid, pid, forward);
         data.insert("pid".into(), Value::Int(i64::from(pid)));
@@ -667,8 +662,9 @@ impl Drop for Running<'_> {
 }
 
 /// What Salt's proc file says about a running job (`saltutil.running`,
-/// `saltutil.find_job`), its keys in Salt's order.
-pub fn proc_data(publ: &Publication) -> Map {
+/// `saltutil.find_job`), its keys in Salt's order; a scheduled run's names
+/// its `schedule` (which `maxrunning` counts).
+pub fn proc_data(publ: &Publication, schedule: Option<&str>) -> Map {
     let user = if is_root() {
         "root".to_string()
     } else {
@@ -683,6 +679,9 @@ pub fn proc_data(publ: &Publication) -> Map {
     m.insert("ret".into(), Value::Str(String::new()));
     m.insert("tgt_type".into(), Value::Str(publ.tgt_type.clone()));
     m.insert("user".into(), Value::Str(user));
+    if let Some(name) = schedule {
+        m.insert("schedule".into(), Value::Str(name.to_string()));
+    }
     m
 }
 
@@ -768,19 +767,6 @@ fn given_args(publ: &Publication, pillar_part: Option<Value>) -> CallArgs {
     }
 }
 
-/// The publication's arguments as Salt hands them on (`__pub_arg`): the
-/// keyword arguments last, in a mapping marked `__kwarg__`.
-fn pub_arg(publ: &Publication) -> Vec<Value> {
-    let mut arg = publ.arg.clone();
-    if !publ.kwarg.is_empty() {
-        let mut kw = Map::default();
-        kw.insert("__kwarg__".into(), Value::Bool(true));
-        kw.extend(publ.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
-        arg.push(Value::Map(kw));
-    }
-    arg
-}
-
 /// The arguments a published job's function is called with: the given
 /// ones and Salt's publish metadata, by which functions see a published
 /// job (the registry's argument binding drops these keys).
@@ -790,7 +776,10 @@ pub fn published_args(publ: &Publication, pillar_part: Option<Value>) -> CallArg
         // Who the master says published (root for `brine`, the
         // logged-in user for brine-api).
         ("__pub_user", Value::Str(publ.user.clone())),
-        ("__pub_arg", Value::List(pub_arg(publ))),
+        (
+            "__pub_arg",
+            Value::List(brine_core::args::salt_arguments(&publ.arg, &publ.kwarg)),
+        ),
         ("__pub_ret", Value::from("")),
         ("__pub_jid", Value::Str(publ.jid.clone())),
         ("__pub_fun", Value::Str(publ.fun.clone())),

@@ -123,14 +123,7 @@ pub use brine_core::py::jid_to_time;
 /// The job's arguments as Salt's publications carry them: keyword
 /// arguments as a trailing dict marked `__kwarg__`.
 pub fn salt_arguments(job: &Job) -> Vec<Value> {
-    let mut arguments = job.arg.clone();
-    if !job.kwarg.is_empty() {
-        let mut kw = Map::default();
-        kw.insert("__kwarg__".into(), Value::Bool(true));
-        kw.extend(job.kwarg.iter().map(|(k, v)| (k.clone(), v.clone())));
-        arguments.push(Value::Map(kw));
-    }
-    arguments
+    brine_core::args::salt_arguments(&job.arg, &job.kwarg)
 }
 
 /// Salt's `format_jid_instance`: the job as `jobs.list_jobs` shows it.
