@@ -17,6 +17,7 @@
 //! its help) and reads the [`Matches`] it gets back.
 
 pub mod daemonize;
+pub mod eauth;
 pub mod logging;
 pub mod start;
 

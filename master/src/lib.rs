@@ -10,6 +10,8 @@
 //! - [`runners`]: `brine-run`'s runners (Salt's `salt-run`).
 //! - [`reactor`]: reactions to the master's events (`reactor:`), a client
 //!   of the daemon as Salt's reactor is.
+//! - [`eauth`]: who may do what: external auth backends, tokens, Salt's
+//!   permission expressions, `publisher_acl` for local users.
 //! - [`wheel`]: functions managing the master itself (Salt's wheel:
 //!   `key.*`), run in its process.
 //! - [`backend`]: where jobs, returns and minion keys live
@@ -24,6 +26,7 @@ pub mod api;
 pub mod backend;
 pub mod batch;
 pub mod daemon;
+pub mod eauth;
 pub mod keys;
 pub mod postgres;
 pub mod reactor;

@@ -1211,6 +1211,7 @@ mod tests {
         });
         let req = Request::new(RequestBody::GetReturns(GetReturns {
             token: "t".into(),
+            user: None,
             jid: "1".into(),
             after: 0,
             wait_ms: 0,

@@ -43,7 +43,7 @@ fn bodies_logins_streams_and_tokens_are_bounded() {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert_eq!(token.len(), 40);
+    assert_eq!(token.len(), 64);
 
     // A body past max_request_body_size is refused before it is read whole.
     let big = format!(

@@ -102,6 +102,13 @@ pub fn fnmatch(name: &str, pattern: &str) -> bool {
     Pattern::new(pattern).matches(name)
 }
 
+/// Salt's `expr_match(line, expr)`: `expr` as a glob, else as a
+/// whole-line regular expression.
+pub fn expr_match(line: &str, expr: &str) -> bool {
+    fnmatch(line, expr)
+        || regex::Regex::new(&format!(r"\A(?:{expr})\z")).is_ok_and(|r| r.is_match(line))
+}
+
 /// Does `name` contain fnmatch wildcards?
 pub fn has_glob(name: &str) -> bool {
     name.contains(['*', '?', '['])

@@ -3,8 +3,8 @@
 //! connection bounds), `external_auth:`, `token_expire`, `sharedsecret`.
 
 use crate::daemon::MasterConfig;
-use brine_compile::opts;
-use brine_core::{Map, Value};
+use crate::eauth::Eauth;
+use brine_core::Value;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
@@ -37,9 +37,8 @@ pub struct ApiConfig {
     pub max_body: usize,
     pub max_requests: usize,
     pub token_expire: u64,
-    /// `external_auth`: backend → user (or `group%`, `*`) → permissions.
-    pub external_auth: Map,
-    pub sharedsecret: Option<String>,
+    /// `external_auth`, `sharedsecret`, `auth.pam.service`.
+    pub eauth: Eauth,
 }
 
 impl ApiConfig {
@@ -117,11 +116,7 @@ impl ApiConfig {
                 .unwrap_or(DEFAULT_THREADS)
                 .clamp(1, 10_000),
             token_expire,
-            external_auth: match o.get("external_auth") {
-                Some(Value::Map(m)) => m.clone(),
-                _ => Map::default(),
-            },
-            sharedsecret: opts::get_str(o, "sharedsecret").map(str::to_string),
+            eauth: Eauth::from_opts(o),
             master,
         })
     }

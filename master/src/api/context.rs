@@ -1,13 +1,13 @@
 //! What every request of `brine-api` shares: the configuration, the
-//! tokens, and the way to the master — its local socket, as `brine` goes,
+//! tokens (the master's store), and the way to the master — its local socket, as `brine` goes,
 //! with the root token only the master's user reads (brine-api runs as
 //! that user and checks each caller's permissions itself).
 
 use super::config::ApiConfig;
-use super::tokens::Tokens;
 use crate::daemon::client::{Client, ClientError};
 use crate::daemon::minion_cache::MinionCache;
 use crate::daemon::publisher;
+use crate::eauth::tokens::Tokens;
 use crate::keys::KeyStore;
 use brine_core::Value;
 
@@ -22,8 +22,8 @@ impl ApiContext {
     pub fn new(cfg: ApiConfig) -> ApiContext {
         ApiContext {
             slots: tokio::sync::Semaphore::new(cfg.max_requests),
+            tokens: Tokens::for_cachedir(&cfg.master.cachedir),
             cfg,
-            tokens: Tokens::default(),
         }
     }
 

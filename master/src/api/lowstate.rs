@@ -3,15 +3,15 @@
 //! and `wheel` (run here, against the master's configuration, as
 //! salt-api's do in its own process), `runner_async` and `wheel_async`
 //! (started, their jid and tag answered at once). Each chunk is checked
-//! against the caller's permissions first ([`super::acl`]).
+//! against the caller's permissions first ([`crate::eauth::acl`]).
 
-use super::acl;
 use super::context::ApiContext;
 use super::reply::ApiError;
-use super::tokens::Session;
 use crate::daemon::client::GATHER_JOB_TIMEOUT;
 use crate::daemon::events::announce::Announce;
 use crate::daemon::events::tags::MasterSide;
+use crate::eauth::acl;
+use crate::eauth::tokens::Session;
 use crate::runners::{self, Answer, RunnerError};
 use crate::wheel;
 use axum::http::StatusCode;

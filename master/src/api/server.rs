@@ -10,8 +10,10 @@ use super::context::ApiContext;
 use super::events;
 use super::lowstate::{self, CLIENTS};
 use super::reply::{self, ApiError};
-use super::tokens::Session;
-use super::{acl, eauth};
+use crate::eauth::caller::LoginRate;
+pub use crate::eauth::caller::LOGINS_PER_MINUTE;
+use crate::eauth::tokens::Session;
+use crate::eauth::Login;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -20,14 +22,8 @@ use axum::routing::{get, post};
 use axum::Router;
 use brine_core::{Map, Value};
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
-/// Login attempts one address may make in a minute.
-pub const LOGINS_PER_MINUTE: u32 = 30;
-/// Addresses whose login attempts are counted at once.
-const MAX_COUNTED_ADDRESSES: usize = 65_536;
+use std::net::SocketAddr;
+use std::sync::Arc;
 
 type Ctx = State<Arc<Server>>;
 
@@ -35,7 +31,7 @@ type Ctx = State<Arc<Server>>;
 /// counts per address.
 pub struct Server {
     pub ctx: Arc<ApiContext>,
-    logins: Mutex<HashMap<IpAddr, (Instant, u32)>>,
+    logins: LoginRate,
     /// Event streams served at once.
     streams: Arc<tokio::sync::Semaphore>,
 }
@@ -46,7 +42,7 @@ pub fn router(ctx: Arc<ApiContext>) -> Router {
     let hook = format!("{}/{{*path}}", ctx.cfg.webhook_url);
     let server = Arc::new(Server {
         ctx,
-        logins: Mutex::new(HashMap::new()),
+        logins: LoginRate::default(),
         streams: Arc::new(tokio::sync::Semaphore::new(events::MAX_STREAMS)),
     });
     Router::new()
@@ -196,26 +192,9 @@ async fn lowstate_post(
     Ok(returned(&headers, Value::List(out)))
 }
 
-/// Count a login attempt from `ip`; false past the limit.
-fn login_allowed(s: &Server, ip: IpAddr) -> bool {
-    let mut g = s.logins.lock().unwrap_or_else(|p| p.into_inner());
-    let now = Instant::now();
-    if g.len() >= MAX_COUNTED_ADDRESSES {
-        g.retain(|_, (since, _)| now.duration_since(*since) < Duration::from_secs(60));
-    }
-    if g.len() >= MAX_COUNTED_ADDRESSES && !g.contains_key(&ip) {
-        return false;
-    }
-    let e = g.entry(ip).or_insert((now, 0));
-    if now.duration_since(e.0) >= Duration::from_secs(60) {
-        *e = (now, 0);
-    }
-    e.1 += 1;
-    e.1 <= LOGINS_PER_MINUTE
-}
-
-/// Check `creds` (username, password, eauth): the user's permissions.
-fn authenticate(s: &Server, creds: &Map) -> Result<(String, String, Vec<Value>), String> {
+/// Check `creds` (username, password, eauth) — in a blocking thread:
+/// PAM may sleep on a wrong password.
+async fn authenticate(s: &Server, creds: &Map) -> Result<Login, String> {
     let get = |k: &str| creds.get(k).map(Value::to_python_str).unwrap_or_default();
     let (user, password, backend) = (get("username"), get("password"), get("eauth"));
     if user.is_empty() || backend.is_empty() {
@@ -224,12 +203,11 @@ fn authenticate(s: &Server, creds: &Map) -> Result<(String, String, Vec<Value>),
     if user.len() > 256 || user.chars().any(char::is_control) {
         return Err("a username of more than 256 characters, or with control characters".into());
     }
-    eauth::authenticate(&s.ctx.cfg, &backend, &user, &password).map_err(|e| e.to_string())?;
-    let perms = match s.ctx.cfg.external_auth.get(&backend) {
-        Some(Value::Map(table)) => acl::permissions(table, &user, &[]),
-        _ => Vec::new(),
-    };
-    Ok((user, backend, perms))
+    let eauth = s.ctx.cfg.eauth.clone();
+    tokio::task::spawn_blocking(move || eauth.login(&backend, &user, &password))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
 }
 
 async fn login(
@@ -238,7 +216,7 @@ async fn login(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    if !login_allowed(&s, peer.ip()) {
+    if !s.logins.allow(Some(peer.ip())) {
         tracing::warn!(
             "{}: too many login attempts; refused for a minute",
             peer.ip()
@@ -256,17 +234,23 @@ async fn login(
         },
         _ => Map::default(),
     };
-    let (user, backend, perms) = authenticate(&s, &creds).map_err(|why| {
+    let login = authenticate(&s, &creds).await.map_err(|why| {
         tracing::warn!("{}: login refused: {why}", peer.ip());
         ApiError::bad_login()
     })?;
+    let shown = s.ctx.cfg.eauth.shown(&login);
     let sess = s
         .ctx
         .tokens
-        .mint(&user, &backend, perms, s.ctx.cfg.token_expire)
+        .mint(
+            &login.user,
+            &login.eauth,
+            login.perms,
+            login.groups,
+            s.ctx.cfg.token_expire,
+        )
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    tracing::info!("{}: {user} logged in ({backend})", peer.ip());
-    let shown = acl::sorted(&sess.perms);
+    tracing::info!("{}: {} logged in ({})", peer.ip(), sess.user, sess.eauth);
     let mut m = Map::default();
     m.insert("token".into(), Value::Str(sess.token.clone()));
     m.insert("expire".into(), Value::Float(sess.expire));
@@ -528,23 +512,24 @@ async fn run(
     let list = chunks(body_data(&headers, &body)?)?;
     let mut out = Vec::with_capacity(list.len());
     for c in list {
-        if !login_allowed(&s, peer.ip()) {
+        if !s.logins.allow(Some(peer.ip())) {
             return Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 "Too many login attempts; try again in a minute",
             ));
         }
-        let (user, backend, perms) = authenticate(&s, &c).map_err(|why| {
+        let login = authenticate(&s, &c).await.map_err(|why| {
             tracing::warn!("{}: /run refused: {why}", peer.ip());
             ApiError::new(StatusCode::UNAUTHORIZED, "Authentication error occurred.")
         })?;
         let sess = Session {
             token: String::new(),
-            user,
-            eauth: backend,
+            user: login.user,
+            eauth: login.eauth,
             start: 0.0,
             expire: 0.0,
-            perms,
+            perms: login.perms,
+            groups: login.groups,
         };
         out.push(lowstate::run(&s.ctx, &sess, &c).await?);
     }

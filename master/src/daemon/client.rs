@@ -1,16 +1,21 @@
 //! The local client of the master (`brine`, `brine-run`, the reactor,
 //! tests): signs with a throwaway key, proves it may publish with the root
-//! token from the master's cachedir, and checks every reply against
-//! `master.pub`. It goes through the master's local socket in `sock_dir`
+//! token from the master's cachedir — or, run by a local user under
+//! `publisher_acl`, with their key file in `sock_dir`, or with an eauth
+//! token ([`Client::login`]) — and checks every reply against
+//! `master.pub` (for a user who cannot read the pki dir, the copy the
+//! master leaves in `sock_dir`). It goes through the master's local socket in `sock_dir`
 //! when there is one (no remote peer can fill it), else the ret port.
 
 use super::config::MasterConfig;
+use crate::eauth::publisher_acl;
 use crate::keys::{KeyStore, ROOT_TOKEN_FILE};
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{KeyPair, PublicKeys};
 use brine_protocol::messages::MinionReturn;
 use brine_protocol::messages::{
-    CliPublish, ErrorReply, GetReturns, PublishReply, ReplyBody, Request, RequestBody, ReturnsReply,
+    CliLogin, CliPublish, ErrorReply, GetReturns, PublishReply, ReplyBody, Request, RequestBody,
+    ReturnsReply, TokenReply,
 };
 use brine_protocol::transport::{
     call, connect_dealer, connect_dealer_local, Limited, Limits, TransportError,
@@ -29,6 +34,17 @@ pub enum ClientError {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
+    /// Neither the root token nor this user's key file can be read.
+    #[error(
+        "{user} may not use the master: cannot read {root} or {key} ({source}); \
+         publisher_acl names the local users who may"
+    )]
+    NoKey {
+        user: String,
+        root: std::path::PathBuf,
+        key: std::path::PathBuf,
+        source: std::io::Error,
+    },
     #[error("the master at {addr} did not answer: {source}")]
     Transport { addr: Route, source: TransportError },
     /// Nothing listens where the master should: it is not running.
@@ -36,6 +52,11 @@ pub enum ClientError {
     NotRunning { addr: Route, cause: std::io::Error },
     #[error("the master refused: {0:?}: {1}")]
     Refused(brine_protocol::messages::ErrorCode, String),
+    /// `-a` names a backend brine does not have.
+    #[error("the specified external authentication system {0:?} is not available")]
+    UnknownEauth(String),
+    #[error("the credentials for --auth: {0}")]
+    Prompt(std::io::Error),
     #[error("unexpected answer from the master")]
     Unexpected,
     #[error(transparent)]
@@ -76,22 +97,142 @@ pub struct Client {
     pub user: Option<String>,
 }
 
+/// `token_file`: as set, else Salt's default — `salt_token` in the
+/// user's XDG config folder for salt (`$XDG_CONFIG_HOME/salt`, else
+/// `~/.config/salt`) when it exists, else in their home.
+pub fn token_file(config: &MasterConfig) -> std::path::PathBuf {
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("/"));
+    if let Some(raw) = brine_compile::opts::get_str(&config.opts, "token_file") {
+        return match raw.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None => std::path::PathBuf::from(raw),
+        };
+    }
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| home.join(".config"))
+        .join("salt");
+    if xdg.is_dir() {
+        xdg.join("salt_token")
+    } else {
+        home.join("salt_token")
+    }
+}
+
+/// The token in `path`, while younger than `token_expire` seconds (by
+/// the file's time, as Salt judges it).
+fn kept_token(path: &std::path::Path, token_expire: u64) -> Option<String> {
+    let age = std::fs::metadata(path)
+        .ok()?
+        .modified()
+        .ok()?
+        .elapsed()
+        .unwrap_or_default();
+    if age.as_secs() >= token_expire {
+        return None;
+    }
+    let t = std::fs::read_to_string(path).ok()?.trim().to_string();
+    (!t.is_empty()).then_some(t)
+}
+
+/// Keep `token` in `path`, readable by its user alone (as Salt's umask
+/// 0177); a file that cannot be written is only logged, as Salt ignores it.
+fn keep_token(path: &std::path::Path, token: &str) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, token.as_bytes()));
+    if let Err(e) = written {
+        tracing::warn!("cannot keep the token in {}: {e}", path.display());
+    }
+}
+
 impl Client {
     /// A client for the master described by `config` (its `master.pub`,
     /// root token, and ret port on the local side).
     pub fn for_config(config: &MasterConfig) -> Result<Client, ClientError> {
-        let store = KeyStore::open(&config.pki_dir).map_err(ClientError::MasterKey)?;
-        let master = store
-            .read_local("master.pub")
-            .map_err(ClientError::MasterKey)?;
         let path = config.cachedir.join(ROOT_TOKEN_FILE);
-        let token = std::fs::read_to_string(&path)
-            .map_err(|source| ClientError::Token {
-                path: path.clone(),
-                source,
-            })?
-            .trim()
-            .to_string();
+        let (token, user) = match std::fs::read_to_string(&path) {
+            Ok(t) => (t.trim().to_string(), None),
+            Err(source) => {
+                let user = publisher_acl::current_user();
+                if user == "root" {
+                    return Err(ClientError::Token { path, source });
+                }
+                let key = publisher_acl::key_path(&config.sock_dir, &user);
+                match std::fs::read_to_string(&key) {
+                    Ok(k) => (k.trim().to_string(), Some(user)),
+                    Err(source) => {
+                        return Err(ClientError::NoKey {
+                            user,
+                            root: path,
+                            key,
+                            source,
+                        })
+                    }
+                }
+            }
+        };
+        let mut c = Client::unauthenticated(config)?;
+        c.token = token;
+        c.user = user;
+        Ok(c)
+    }
+
+    /// The client of a command run by an operator (`brine`, `brine-run`),
+    /// choosing its credentials as Salt's CLI does: a live token kept in
+    /// `token_file` by an earlier `-T` is used — unless the root token can
+    /// be read, which wins; without one, `-a` logs in (asking for what was
+    /// not given; `-T` keeps the token); else the root token, or this
+    /// user's `publisher_acl` key file.
+    pub async fn for_cli(
+        config: &MasterConfig,
+        eauth: Option<&brine_cli::eauth::EauthArgs>,
+    ) -> Result<Client, ClientError> {
+        let token_file = token_file(config);
+        if let Some(t) = kept_token(
+            &token_file,
+            crate::eauth::caller::token_expire(&config.opts),
+        ) {
+            if std::fs::File::open(config.cachedir.join(ROOT_TOKEN_FILE)).is_ok() {
+                return Client::for_config(config);
+            }
+            return Ok(Client::unauthenticated(config)?.with_token(t));
+        }
+        let Some(e) = eauth else {
+            return Client::for_config(config);
+        };
+        if !crate::eauth::backends::KNOWN.contains(&e.eauth.as_str()) {
+            return Err(ClientError::UnknownEauth(e.eauth.clone()));
+        }
+        let (user, password) = e
+            .credentials(&publisher_acl::current_user())
+            .map_err(ClientError::Prompt)?;
+        let mut c = Client::unauthenticated(config)?;
+        let t = c.login(&e.eauth, &user, &password).await?;
+        if e.make_token {
+            keep_token(&token_file, &t.token);
+        }
+        Ok(c.with_token(t.token))
+    }
+
+    /// A client that has yet to prove anything: for [`Client::login`],
+    /// or a token the caller holds ([`Client::with_token`]).
+    pub fn unauthenticated(config: &MasterConfig) -> Result<Client, ClientError> {
+        let master = match KeyStore::open(&config.pki_dir).and_then(|s| s.read_local("master.pub"))
+        {
+            Ok(k) => k,
+            // Not root: the copy in sock_dir (see publisher_acl).
+            Err(e) => brine_protocol::keys::read_public(&config.sock_dir.join("master.pub"))
+                .map_err(|_| ClientError::MasterKey(e))?,
+        };
+        let token = String::new();
         let local = config.local_socket();
         let route = if local.exists() {
             Route::Local(local)
@@ -99,6 +240,34 @@ impl Client {
             Route::Net(config.local_ret_addr())
         };
         Client::new(route, master, token, config.limits())
+    }
+
+    /// Publish with an eauth token (`brine -a`, `-T`'s token file).
+    pub fn with_token(mut self, token: String) -> Client {
+        self.token = token;
+        self.user = None;
+        self
+    }
+
+    /// `brine -a <eauth>`: a token for `username`, from the master.
+    pub async fn login(
+        &mut self,
+        eauth: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<TokenReply, ClientError> {
+        let body = RequestBody::Login(CliLogin {
+            eauth: eauth.to_string(),
+            username: username.to_string(),
+            password: password.to_string(),
+        });
+        match self.request(body).await? {
+            ReplyBody::Token(t) => Ok(t),
+            ReplyBody::Error(ErrorReply { code, message }) => {
+                Err(ClientError::Refused(code, message))
+            }
+            _ => Err(ClientError::Unexpected),
+        }
     }
 
     pub fn new(
@@ -219,6 +388,7 @@ impl Client {
     ) -> Result<ReturnsReply, ClientError> {
         let body = RequestBody::GetReturns(GetReturns {
             token: self.token.clone(),
+            user: self.user.clone(),
             jid: jid.to_string(),
             after,
             wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),

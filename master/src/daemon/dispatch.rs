@@ -13,7 +13,7 @@ use super::freshness::Requester;
 use super::master::Master;
 use super::publisher::{self, PublishError};
 use super::{auth, fileserver, pillar, states};
-use crate::keys::{token_matches, KeyState};
+use crate::keys::KeyState;
 use brine_core::Value;
 use brine_protocol::crypto::{self, Nonce, PublicKeys};
 use brine_protocol::messages::{
@@ -227,23 +227,72 @@ impl Master {
                 .handle(&req.nonce, a, signer)
             }
             RequestBody::Publish(p) => {
-                if !token_matches(&self.token, &p.token) {
-                    tracing::warn!("publish with a wrong root token; refused");
-                    return error(ErrorCode::Unauthorized, "bad token");
-                }
+                let Some(caller) = self.access.caller(&p.token, p.user.as_deref()) else {
+                    tracing::warn!(
+                        "a publication with a token that is no one's (user {}); refused",
+                        p.user.as_deref().unwrap_or("root")
+                    );
+                    return error(ErrorCode::Unauthorized, "Authentication error occurred.");
+                };
                 if let Err(e) = self.fresh(&Requester::Cli, req) {
                     return ReplyBody::Error(e);
                 }
-                self.publish(p)
+                let args = brine_core::args::salt_arguments(&p.arg, &p.kwarg);
+                let expand = |tgt: &Value, tgt_type: &str| {
+                    publisher::expected_minions(
+                        &self.keys,
+                        &self.cache,
+                        &self.config.opts,
+                        tgt,
+                        tgt_type,
+                    )
+                    .unwrap_or_default()
+                };
+                if let Err(why) =
+                    self.access
+                        .may_publish(&caller, &p.fun, &args, &p.tgt, &p.tgt_type, &expand)
+                {
+                    tracing::warn!("refused a publication: {why}");
+                    return error(ErrorCode::Unauthorized, why.salt_message());
+                }
+                let mut p = p.clone();
+                p.user = Some(caller.name().to_string());
+                self.publish(&p)
             }
             RequestBody::GetReturns(g) => {
-                if !token_matches(&self.token, &g.token) {
-                    return error(ErrorCode::Unauthorized, "bad token");
+                if self.access.caller(&g.token, g.user.as_deref()).is_none() {
+                    return error(ErrorCode::Unauthorized, "Authentication error occurred.");
                 }
                 if let Err(e) = self.fresh(&Requester::Cli, req) {
                     return ReplyBody::Error(e);
                 }
                 self.get_returns(g)
+            }
+            RequestBody::Login(l) => {
+                if from.is_some() {
+                    tracing::warn!(
+                        "an eauth login for {} came from the network; refused (the local \
+                         socket only)",
+                        l.username
+                    );
+                    return error(ErrorCode::Unauthorized, "Authentication error occurred.");
+                }
+                if let Err(e) = self.fresh(&Requester::Cli, req) {
+                    return ReplyBody::Error(e);
+                }
+                match self.access.login(from, &l.eauth, &l.username, &l.password) {
+                    Ok(s) => ReplyBody::Token(brine_protocol::messages::TokenReply {
+                        token: s.token,
+                        user: s.user,
+                        eauth: s.eauth,
+                        start: s.start,
+                        expire: s.expire,
+                    }),
+                    Err(e) => {
+                        tracing::warn!("an eauth login for {} refused: {e}", l.username);
+                        error(ErrorCode::Unauthorized, "Authentication error occurred.")
+                    }
+                }
             }
             RequestBody::Sealed(s) => {
                 let keys = match self.minion_key(&s.id, signer) {
@@ -644,6 +693,7 @@ fn body_id(body: &RequestBody) -> Option<&str> {
         RequestBody::Auth(_)
         | RequestBody::Publish(_)
         | RequestBody::GetReturns(_)
+        | RequestBody::Login(_)
         | RequestBody::Sealed(_) => None,
     }
 }
@@ -978,6 +1028,7 @@ mod tests {
         let cli = KeyPair::generate().unwrap();
         let get = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
+            user: None,
             jid: job.jid.clone(),
             after: 0,
             wait_ms: 60_000,
@@ -1020,6 +1071,7 @@ mod tests {
         // returned there is nothing to wait for.
         let again = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
+            user: None,
             jid: job.jid.clone(),
             after: rr.next,
             wait_ms: 60_000,
@@ -1133,6 +1185,7 @@ mod tests {
         assert_eq!(p.minions, vec!["web1"]);
         let get = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
+            user: None,
             jid: p.jid.clone(),
             after: 0,
             wait_ms: 0,
@@ -1145,6 +1198,7 @@ mod tests {
         assert_eq!(rr.waiting, 1, "web1 has not returned");
         let get = Request::new(RequestBody::GetReturns(GetReturns {
             token: m.token.clone(),
+            user: None,
             jid: "nope".into(),
             after: 0,
             wait_ms: 0,

@@ -13,6 +13,7 @@ use super::minion_cache::{CacheError, MinionCache};
 use super::publisher::JidGen;
 use super::session::{Session, SessionError};
 use crate::backend::Backend;
+use crate::eauth::caller::Access;
 use crate::keys::postgres::PgKeys;
 use crate::keys::{self, KeyStore, KeyStoreError};
 use crate::postgres::{Pg, PgError};
@@ -79,6 +80,9 @@ pub struct Master {
     pub functions: Functions,
     /// How fast one address may file new pending ids.
     pub(super) pending_rate: super::auth::PendingRate,
+    /// Who the CLI's requests are and what they may publish
+    /// (`publisher_acl`, eauth tokens).
+    pub access: Access,
 }
 
 impl Master {
@@ -97,6 +101,12 @@ impl Master {
         };
         let key = store.master_keys()?;
         let token = keys::load_or_create_root_token(&config.cachedir)?;
+        let access = Access::open(
+            &config.opts,
+            &config.cachedir,
+            &config.sock_dir,
+            token.clone(),
+        );
         let cache = Arc::new(MinionCache::open(&config.minion_cache_dir())?);
         let jobs = Arc::new(jobs);
         let (tx, rx) = mpsc::unbounded_channel();
@@ -119,6 +129,7 @@ impl Master {
         let pending_rate = super::auth::PendingRate::new(config.pending_key_rate);
         Ok((
             Master {
+                access,
                 pending_rate,
                 events,
                 mine,

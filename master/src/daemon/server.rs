@@ -89,6 +89,38 @@ fn fit_to_descriptors(mut limits: Limits) -> Limits {
     limits
 }
 
+/// `publisher_acl` or `external_auth`: let local users reach the master —
+/// `sock_dir` searchable (0711, not listable), the CLI socket 0666 (each
+/// request still proves its user with their key file, 0400 and theirs),
+/// and a copy of `master.pub` there to check the answers with. The event
+/// socket stays the master's user's alone.
+fn open_to_local_users(master: &Master, socket: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = &master.config.sock_dir;
+    let set = |p: &std::path::Path, mode: u32| {
+        if let Err(e) = std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)) {
+            tracing::warn!(
+                "publisher_acl: cannot open {} to local users: {e}",
+                p.display()
+            );
+        }
+    };
+    set(dir, 0o711);
+    set(socket, 0o666);
+    if let Err(e) =
+        brine_protocol::keys::write_public(&dir.join("master.pub"), &master.key.public())
+    {
+        tracing::warn!(
+            "publisher_acl: cannot leave master.pub in {}: {e}",
+            dir.display()
+        );
+    }
+    tracing::info!(
+        "publisher_acl/external_auth: local users reach the master through {}",
+        socket.display()
+    );
+}
+
 impl Bound {
     pub async fn bind(master: &Master) -> Result<Bound, DaemonError> {
         let limits = fit_to_descriptors(master.config.limits());
@@ -98,7 +130,12 @@ impl Bound {
         let events = events::socket::bind(&master.config.sock_dir)?;
         let path = master.config.local_socket();
         let local = match bind_router_local(&path, &limits).await {
-            Ok(r) => Some((r, path)),
+            Ok(r) => {
+                if master.access.serves_local_users() {
+                    open_to_local_users(master, &path);
+                }
+                Some((r, path))
+            }
             Err(e) => {
                 tracing::warn!("the CLI's local socket: {e}; the CLI uses the ret port");
                 None
@@ -225,6 +262,7 @@ pub async fn serve(
         tokio::spawn(async move {
             while let Some((held, turn)) = lane.next().await {
                 let m = master.clone();
+                let local = matches!(held.item.0, Via::Local);
                 let mut tx = match (held.item.0, &local_tx) {
                     (Via::Local, Some(local)) => local.clone(),
                     _ => router_tx.clone(),
@@ -233,7 +271,12 @@ pub async fn serve(
                 tokio::spawn(async move {
                     // The request stays held (its bytes counted) until its
                     // reply is sent.
-                    let from = brine_protocol::transport::peer_ip(&tx, &held.item.1);
+                    // No address: the local socket (a CLI on this host).
+                    let from = if local {
+                        None
+                    } else {
+                        brine_protocol::transport::peer_ip(&tx, &held.item.1)
+                    };
                     let handled = tokio::task::spawn_blocking(move || {
                         let (reply, authenticated) =
                             m.handle_frame_from(&held.item.2, held.item.3, from);

@@ -6,7 +6,7 @@
 use super::runner::{Answer, Runner, RunnerError};
 use crate::daemon::events::client::Listener;
 use crate::daemon::MasterConfig;
-use brine_compile::matcher::glob::fnmatch;
+use brine_compile::matcher::glob::expr_match;
 use brine_core::sig;
 use brine_core::Value;
 use brine_runtime::modules::Params;
@@ -27,12 +27,6 @@ expression) selecting them: `tag<TAB>data` as JSON (PRETTY: sorted and indented)
 COUNT matched; QUIET prints nothing.",
     run: |config, p| Box::pin(event(config, p)),
 }];
-
-/// Salt's `expr_match`: a glob, else a whole-line regular expression.
-pub fn expr_match(line: &str, expr: &str) -> bool {
-    fnmatch(line, expr)
-        || regex::Regex::new(&format!(r"\A(?:{expr})\z")).is_ok_and(|r| r.is_match(line))
-}
 
 async fn event(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
     let tagmatch = p
@@ -93,7 +87,7 @@ async fn event(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerErr
 
 #[cfg(test)]
 mod tests {
-    use super::expr_match;
+    use brine_compile::matcher::glob::expr_match;
 
     #[test]
     fn tags_match_as_salts_expr_match() {

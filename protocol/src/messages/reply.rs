@@ -52,6 +52,29 @@ pub enum ReplyBody {
     /// Done (an event fired, mine data stored or dropped).
     Ack,
     Mine(MineReply),
+    /// A login's token ([`super::CliLogin`]).
+    Token(TokenReply),
+}
+
+/// The token a CLI login got, and whose it is.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenReply {
+    pub token: String,
+    pub user: String,
+    pub eauth: String,
+    /// Seconds since the epoch.
+    pub start: f64,
+    pub expire: f64,
+}
+
+impl std::fmt::Debug for TokenReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A token never reaches a log.
+        f.debug_struct("TokenReply")
+            .field("user", &self.user)
+            .field("eauth", &self.eauth)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The answer to a mine `get`: the data (a [`brine_core::Value`]) sealed to

@@ -140,6 +140,9 @@ pub enum RequestBody {
     Return(JobReturn),
     Publish(CliPublish),
     GetReturns(GetReturns),
+    /// `brine -a <eauth>`: a login on the master's local socket for a
+    /// token (refused from the network: the password is in the frame).
+    Login(CliLogin),
     /// Another body, sealed to the master (see [`Request::sealed`]).
     Sealed(SealedRequest),
     /// Compile my highstate / these SLS; only accepted inside
@@ -179,7 +182,9 @@ impl RequestBody {
         match self {
             RequestBody::Pillar(_)
             | RequestBody::CompileStates(_)
-            | RequestBody::HieraLookup(_) => Lane::Compile,
+            | RequestBody::HieraLookup(_)
+            // PAM may take seconds to refuse a password.
+            | RequestBody::Login(_) => Lane::Compile,
             RequestBody::Sealed(s) => s.lane,
             RequestBody::Auth(_)
             | RequestBody::File(_)
@@ -404,7 +409,8 @@ pub struct CliPublish {
     pub timeout: u64,
     /// Whom the holder of the root token publishes for (brine-api's
     /// logged-in user): the job's `User` and the minion's `__pub_user`.
-    /// Absent: root.
+    /// Absent: root. With a local user's key as `token` (under
+    /// `publisher_acl`): that user. With an eauth token: unused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
 }
@@ -415,6 +421,9 @@ pub struct CliPublish {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetReturns {
     pub token: String,
+    /// The local user the token is the key of (see [`CliPublish::user`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
     pub jid: String,
     #[serde(default)]
     pub after: u64,
@@ -423,6 +432,24 @@ pub struct GetReturns {
     /// once.
     #[serde(default)]
     pub wait_ms: u64,
+}
+
+/// `brine -a <eauth>`'s credentials, for a token.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub struct CliLogin {
+    pub eauth: String,
+    pub username: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for CliLogin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The password never reaches a log.
+        f.debug_struct("CliLogin")
+            .field("eauth", &self.eauth)
+            .field("username", &self.username)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The longest a master holds a [`GetReturns`] for a return to land.

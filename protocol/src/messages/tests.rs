@@ -66,6 +66,7 @@ fn sample_requests() -> Vec<RequestBody> {
         }),
         RequestBody::GetReturns(GetReturns {
             token: "t".into(),
+            user: None,
             jid: "1".into(),
             after: 0,
             wait_ms: 0,
@@ -202,6 +203,7 @@ fn the_lane_is_read_from_the_frame_as_the_body_says() {
 fn a_request_expires_after_the_wait_its_sender_said() {
     let mut req = Request::new(RequestBody::GetReturns(GetReturns {
         token: "t".into(),
+        user: None,
         jid: "1".into(),
         after: 0,
         wait_ms: 0,
@@ -320,6 +322,7 @@ fn every_request_round_trips_through_a_signed_frame() {
 fn wire_shape_is_named_maps_with_type_tags() {
     let req = Request::new(RequestBody::GetReturns(GetReturns {
         token: "tok".into(),
+        user: None,
         jid: "123".into(),
         after: 0,
         wait_ms: 0,
@@ -422,6 +425,7 @@ fn frame_signed_by_someone_else_is_refused() {
     let mallory = KeyPair::generate().unwrap();
     let req = Request::new(RequestBody::GetReturns(GetReturns {
         token: "t".into(),
+        user: None,
         jid: "1".into(),
         after: 0,
         wait_ms: 0,

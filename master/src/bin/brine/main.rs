@@ -24,8 +24,9 @@ use brine_core::args::parse_input;
 use brine_core::output::highstate::HighstateOptions;
 use brine_core::output::{self, OutputIndent, OutputOptions};
 use brine_core::{Map, Value};
-use brine_master::daemon::client::Client;
+use brine_master::daemon::client::{Client, ClientError};
 use brine_master::daemon::MasterConfig;
+use brine_protocol::messages::ErrorCode;
 use brine_protocol::messages::MinionReturn;
 use std::collections::HashSet;
 use std::io::Write;
@@ -62,6 +63,8 @@ struct Cli {
     batch: Option<String>,
     /// `--batch-wait`: seconds a finished minion's place stays empty.
     batch_wait: f64,
+    /// `-a` and its companions.
+    eauth: Option<brine_cli::eauth::EauthArgs>,
     target: String,
     function: String,
     args: Vec<String>,
@@ -200,6 +203,7 @@ fn command() -> brine_cli::Command {
         ),
     ];
     options.extend(brine_cli::COLOR);
+    options.extend(brine_cli::eauth::OPTIONS);
     options.extend(
         TARGET_TYPES
             .iter()
@@ -264,6 +268,7 @@ fn parse(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
                 ))
             })?,
         },
+        eauth: brine_cli::eauth::EauthArgs::from_matches(&m),
         target: positional.remove(0),
         function: positional.remove(0),
         args: positional,
@@ -353,7 +358,7 @@ enum RunError {
     #[error("{0}")]
     Config(#[from] brine_master::daemon::config::ConfigError),
     #[error("{0}")]
-    Client(#[from] brine_master::daemon::client::ClientError),
+    Client(#[from] ClientError),
     /// The `--out-file` could not be written (Salt fails with a traceback
     /// and exit 1 there).
     #[error("{path}: {source}")]
@@ -585,6 +590,15 @@ fn progress_end(
     0
 }
 
+/// The master's refusal as Salt's CLI prints it: the message alone,
+/// through the outputter (a JSON string with `--out json`).
+fn print_refusal(cli: &Cli, why: &str) {
+    match cli.out.as_deref() {
+        Some("json") => println!("{}", serde_json::Value::String(why.to_string())),
+        _ => println!("{why}"),
+    }
+}
+
 async fn run(cli: &Cli) -> i32 {
     match run_job(cli).await {
         Ok(code) => code,
@@ -598,7 +612,25 @@ async fn run(cli: &Cli) -> i32 {
 async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     let (config, _warnings) = MasterConfig::load(&cli.config_dir)?;
     let timeout = cli.timeout.unwrap_or(config.timeout);
-    let mut client = Client::for_config(&config)?;
+    let mut client = match Client::for_cli(&config, cli.eauth.as_ref()).await {
+        Ok(c) => c,
+        Err(e @ (ClientError::NoKey { .. } | ClientError::Refused(ErrorCode::Unauthorized, _))) => {
+            // Salt says no more than this, on stdout, and exits 0.
+            eprintln!("brine: {e}");
+            print_refusal(cli, "Authentication error occurred.");
+            return Ok(0);
+        }
+        Err(ClientError::UnknownEauth(e)) => {
+            println!(
+                "The specified external authentication system \"{e}\" is not available\n\
+                 Available eauth types: {}",
+                brine_master::eauth::backends::KNOWN.join(", ")
+            );
+            eprintln!("ERROR: Authentication failed");
+            return Ok(EX_USAGE);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let base = base_options(cli, &config);
     // Salt's CLI reads the master's gather_job_timeout, as the runners do.
     let gather = brine_master::runners::jobs::gather_job_timeout(&config);
@@ -609,7 +641,7 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
         return batch::run_batch(cli, &mut client, &base, &sink, timeout, gather).await;
     }
     let call = parse_input(&cli.args);
-    let published = client
+    let published = match client
         .publish(
             target_value(&cli.target, &cli.tgt_type),
             &cli.tgt_type,
@@ -618,7 +650,14 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
             call.kwargs,
             timeout,
         )
-        .await?;
+        .await
+    {
+        Err(ClientError::Refused(ErrorCode::Unauthorized, why)) => {
+            print_refusal(cli, &why);
+            return Ok(0);
+        }
+        other => other?,
+    };
     if published.minions.is_empty() {
         println!("No minions matched the target. No command was sent, no jid was assigned.");
         eprintln!("ERROR: No return received");

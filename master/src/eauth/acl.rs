@@ -1,5 +1,5 @@
-//! Salt's permission expressions (`external_auth`, and later
-//! `publisher_acl`), judged as Salt's master judges them:
+//! Salt's permission expressions (`external_auth`, `publisher_acl`),
+//! judged as Salt's master judges them:
 //!
 //! - a string is a function regex for every minion (`test.*`);
 //! - `{target: [function regexes]}` allows those functions on the minions
@@ -21,9 +21,46 @@ fn matches_start(regex: &str, text: &str) -> bool {
     regex::Regex::new(&format!("^(?:{regex})")).is_ok_and(|r| r.is_match(text))
 }
 
-/// The permissions of `user` (in `groups`) under one backend's table:
-/// theirs, `*`'s and their groups' (`name%`), as Salt sums them.
-pub fn permissions(table: &Map, user: &str, groups: &[String]) -> Vec<Value> {
+/// What `user` (in `groups`) may do under one backend's table, as Salt's
+/// master enforces it: the entries whose key names the user, and their
+/// groups' (`name%`); `*`'s only when no entry names the user.
+pub fn auth_list(table: &Map, user: &str, groups: &[String]) -> Vec<Value> {
+    let mut perms = Vec::new();
+    let mut named = false;
+    for (key, entry) in table {
+        let Value::List(l) = entry else {
+            continue;
+        };
+        if key == "*" {
+            continue;
+        }
+        if let Some(group) = key.strip_suffix('%') {
+            if groups.iter().any(|g| g == group) {
+                perms.extend(l.iter().cloned());
+            }
+        } else if names_user(key, user) {
+            named = true;
+            perms.extend(l.iter().cloned());
+        }
+    }
+    if !named {
+        if let Some(Value::List(l)) = table.get("*") {
+            perms.extend(l.iter().cloned());
+        }
+    }
+    perms
+}
+
+/// Whether a table key names `user`. Salt matches with the user name as
+/// the pattern (a glob, else a whole-key regex) — for a plain name, the
+/// key equal to it.
+fn names_user(key: &str, user: &str) -> bool {
+    brine_compile::matcher::glob::expr_match(key, user)
+}
+
+/// The permissions a login shows (salt-api's sum): the user's entry,
+/// `*`'s and their groups' (`name%`).
+pub fn shown(table: &Map, user: &str, groups: &[String]) -> Vec<Value> {
     let list = |k: &str| match table.get(k) {
         Some(Value::List(l)) => l.clone(),
         _ => Vec::new(),
@@ -33,12 +70,12 @@ pub fn permissions(table: &Map, user: &str, groups: &[String]) -> Vec<Value> {
     for g in groups {
         perms.extend(list(&format!("{g}%")));
     }
-    perms
+    sorted(&perms)
 }
 
 /// Salt's order for showing permissions at login: the strings sorted,
 /// then the rest, duplicates dropped.
-pub fn sorted(perms: &[Value]) -> Vec<Value> {
+fn sorted(perms: &[Value]) -> Vec<Value> {
     let mut strs: Vec<String> = Vec::new();
     let mut rest: Vec<Value> = Vec::new();
     for p in perms {
@@ -285,13 +322,18 @@ mod tests {
             Value::Map(m) => m,
             _ => Map::default(),
         };
-        let p = permissions(&table, "admin", &["ops".into()]);
         assert_eq!(
-            sorted(&p),
+            shown(&table, "admin", &["ops".into()]),
             list(
                 serde_json::json!([".*", "@jobs", "@runner", "@wheel", "test.ping", {"web*": ["grains.item"]}])
             )
         );
-        assert!(permissions(&table, "nobody", &[]).len() == 1);
+        // Enforced: `*` only for whom no entry names.
+        assert_eq!(auth_list(&table, "admin", &[]).len(), 4);
+        assert_eq!(auth_list(&table, "admin", &["ops".into()]).len(), 5);
+        assert_eq!(
+            auth_list(&table, "nobody", &[]),
+            list(serde_json::json!(["test.ping"]))
+        );
     }
 }
