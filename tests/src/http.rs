@@ -91,9 +91,39 @@ pub fn request(
     req.push_str("\r\n");
     s.write_all(req.as_bytes())?;
     s.write_all(body)?;
+    // Read until the answer is whole (its Content-Length, or the last
+    // chunk), not only until the peer closes: some servers keep the
+    // connection open whatever `Connection: close` says.
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw)?;
+    let mut buf = [0u8; 16384];
+    loop {
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+        if complete(&raw) {
+            break;
+        }
+    }
     parse(&raw)
+}
+
+/// Whether `raw` holds a whole answer by its own framing.
+fn complete(raw: &[u8]) -> bool {
+    let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let body = &raw[split + 4..];
+    if let Some(len) = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        return body.len() >= len;
+    }
+    head.contains("transfer-encoding: chunked") && body.ends_with(b"0\r\n\r\n")
 }
 
 /// An answer's status line, headers and (dechunked) body.
@@ -148,4 +178,39 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
         b = &b[(end + 2).min(b.len())..];
     }
     out
+}
+
+/// Tokens, jids and times written as the recording writes them.
+pub fn mask(v: &serde_json::Value, tokens: &[String]) -> serde_json::Value {
+    let jid = regex::Regex::new(r"\b20\d{18}\b").expect("regex");
+    match v {
+        serde_json::Value::Object(m) => serde_json::Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let k2 = jid.replace_all(k, "@JID@").into_owned();
+                    let v2 = match k.as_str() {
+                        "token" if v.is_string() => serde_json::json!("@TOKEN@"),
+                        "start" | "expire" | "_stamp" | "StartTime"
+                            if v.is_number() || v.is_string() =>
+                        {
+                            serde_json::json!("@TIME@")
+                        }
+                        _ => mask(v, tokens),
+                    };
+                    (k2, v2)
+                })
+                .collect(),
+        ),
+        serde_json::Value::Array(l) => {
+            serde_json::Value::Array(l.iter().map(|x| mask(x, tokens)).collect())
+        }
+        serde_json::Value::String(s) => {
+            let mut s = s.clone();
+            for t in tokens.iter().filter(|t| !t.is_empty()) {
+                s = s.replace(t.as_str(), "@TOKEN@");
+            }
+            serde_json::json!(jid.replace_all(&s, "@JID@").into_owned())
+        }
+        other => other.clone(),
+    }
 }

@@ -9,6 +9,7 @@ pub mod daemon;
 pub mod http;
 pub mod partition;
 pub mod recorded;
+pub mod webdriver;
 
 use std::path::PathBuf;
 

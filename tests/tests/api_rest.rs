@@ -6,7 +6,7 @@
 //! and API on 127.0.0.1.
 
 use brine_tests::daemon::{free_port, MasterConf};
-use brine_tests::http::{read_for, request, Answer};
+use brine_tests::http::{mask, read_for, request, Answer};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -15,39 +15,6 @@ use std::time::Duration;
 fn recording() -> Json {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/recorded/api/api.salt.json");
     serde_json::from_str(&std::fs::read_to_string(path).expect("recording")).expect("json")
-}
-
-/// Tokens, jids and times written as the recording writes them.
-fn mask(v: &Json, tokens: &[String]) -> Json {
-    let jid = regex::Regex::new(r"\b20\d{18}\b").expect("regex");
-    match v {
-        Json::Object(m) => Json::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let k2 = jid.replace_all(k, "@JID@").into_owned();
-                    let v2 = match k.as_str() {
-                        "token" if v.is_string() => json!("@TOKEN@"),
-                        "start" | "expire" | "_stamp" | "StartTime"
-                            if v.is_number() || v.is_string() =>
-                        {
-                            json!("@TIME@")
-                        }
-                        _ => mask(v, tokens),
-                    };
-                    (k2, v2)
-                })
-                .collect(),
-        ),
-        Json::Array(l) => Json::Array(l.iter().map(|x| mask(x, tokens)).collect()),
-        Json::String(s) => {
-            let mut s = s.clone();
-            for t in tokens {
-                s = s.replace(t.as_str(), "@TOKEN@");
-            }
-            json!(jid.replace_all(&s, "@JID@").into_owned())
-        }
-        other => other.clone(),
-    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! names: `rest_cherrypy:` (where it listens, TLS, the webhook, body and
 //! connection bounds), `external_auth:`, `token_expire`, `sharedsecret`.
 
+use super::app::AppConfig;
 use crate::daemon::MasterConfig;
 use crate::eauth::Eauth;
 use brine_core::Value;
@@ -39,6 +40,18 @@ pub struct ApiConfig {
     pub token_expire: u64,
     /// `external_auth`, `sharedsecret`, `auth.pam.service`.
     pub eauth: Eauth,
+    /// `app`, `app_path`, `static`, `static_path`: a web console.
+    pub app: AppConfig,
+}
+
+/// A URL path option: `/`-led, no trailing `/`.
+fn url_path(rest: &brine_core::Map, key: &str, default: &str) -> String {
+    match rest.get(key) {
+        Some(Value::Str(p)) if p.starts_with('/') && p.len() > 1 => {
+            p.trim_end_matches('/').to_string()
+        }
+        _ => default.to_string(),
+    }
 }
 
 impl ApiConfig {
@@ -117,6 +130,12 @@ impl ApiConfig {
                 .clamp(1, 10_000),
             token_expire,
             eauth: Eauth::from_opts(o),
+            app: AppConfig {
+                app: path("app"),
+                app_path: url_path(rest, "app_path", "/app"),
+                static_dir: path("static"),
+                static_path: url_path(rest, "static_path", "/static"),
+            },
             master,
         })
     }

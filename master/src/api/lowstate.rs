@@ -57,6 +57,48 @@ fn kwargs(chunk: &Map) -> Map {
     }
 }
 
+/// The keys of a runner or wheel chunk that are not the function's
+/// keyword arguments (Salt's netapi and client keywords).
+const NOT_KWARGS: &[&str] = &[
+    "client",
+    "fun",
+    "arg",
+    "kwarg",
+    "token",
+    "eauth",
+    "username",
+    "password",
+    "user",
+    "key",
+    "cmd",
+    "full_return",
+    "print_event",
+    "timeout",
+    "__jid__",
+    "__tag__",
+    "__user__",
+];
+
+/// A runner or wheel call: `arg`, and `kwarg` with every other key of the
+/// chunk (Salt's old-style lowstate: `{fun: jobs.list_job, jid: ...}`).
+fn call_args(chunk: &Map) -> CallArgs {
+    let mut kw = kwargs(chunk);
+    for (k, v) in chunk {
+        if !NOT_KWARGS.contains(&k.as_str()) && !kw.contains_key(k) {
+            kw.insert(k.clone(), v.clone());
+        }
+    }
+    CallArgs {
+        args: args(chunk),
+        kwargs: kw,
+    }
+}
+
+/// `full_return: True`.
+fn full_return(chunk: &Map) -> bool {
+    chunk.get("full_return").is_some_and(Value::is_truthy)
+}
+
 fn internal(e: impl std::fmt::Display) -> ApiError {
     tracing::error!("{e}");
     ApiError::new(
@@ -84,14 +126,17 @@ pub async fn run(ctx: &Arc<ApiContext>, session: &Session, chunk: &Map) -> Resul
     match client.as_str() {
         "local" | "local_async" => local(ctx, session, chunk, &fun, client == "local").await,
         "runner" | "runner_async" => {
-            check_call(session, "runner", &fun, chunk)?;
-            let call = CallArgs {
-                args: args(chunk),
-                kwargs: kwargs(chunk),
-            };
+            let call = call_args(chunk);
+            check_call(session, "runner", &fun, &call)?;
             let jid = new_jid();
             if client == "runner" {
-                runner(ctx, &session.user, &fun, call, &jid).await
+                let fun_args = brine_core::args::salt_arguments(&call.args, &call.kwargs);
+                let data = runner(ctx, &session.user, &fun, call, &jid).await?;
+                Ok(if full_return(chunk) {
+                    runner_full(&session.user, &fun, fun_args, &jid, data)
+                } else {
+                    data
+                })
             } else {
                 let (c, user) = (ctx.clone(), session.user.clone());
                 let j = jid.clone();
@@ -104,11 +149,8 @@ pub async fn run(ctx: &Arc<ApiContext>, session: &Session, chunk: &Map) -> Resul
             }
         }
         _ => {
-            check_call(session, "wheel", &fun, chunk)?;
-            let call = CallArgs {
-                args: args(chunk),
-                kwargs: kwargs(chunk),
-            };
+            let call = call_args(chunk);
+            check_call(session, "wheel", &fun, &call)?;
             let jid = new_jid();
             if client == "wheel" {
                 wheel_call(ctx, session, &fun, call, &jid).await
@@ -136,9 +178,32 @@ fn async_answer(kind: &str, jid: &str) -> Value {
     Value::Map(m)
 }
 
-fn check_call(session: &Session, form: &str, fun: &str, chunk: &Map) -> Result<(), ApiError> {
-    let kw = kwargs(chunk);
-    if acl::allows_call(&session.perms, form, fun, &args(chunk), Some(&kw)) {
+/// A runner's answer as `full_return: True` gives it: its `ret` event's
+/// data and tag.
+fn runner_full(user: &str, fun: &str, fun_args: Vec<Value>, jid: &str, ret: Value) -> Value {
+    let mut data = Map::default();
+    data.insert("_stamp".into(), Value::Str(stamp()));
+    data.insert("fun".into(), Value::Str(format!("runner.{fun}")));
+    data.insert("fun_args".into(), Value::List(fun_args));
+    data.insert("jid".into(), Value::Str(jid.to_string()));
+    data.insert("return".into(), ret);
+    data.insert("success".into(), Value::Bool(true));
+    data.insert("user".into(), Value::Str(user.to_string()));
+    let mut m = Map::default();
+    m.insert("data".into(), Value::Map(data));
+    m.insert("tag".into(), Value::Str(format!("salt/run/{jid}/ret")));
+    Value::Map(m)
+}
+
+/// An event's `_stamp`: now, as Salt writes it.
+fn stamp() -> String {
+    chrono::Utc::now()
+        .format("%Y-%m-%dT%H:%M:%S%.6f")
+        .to_string()
+}
+
+fn check_call(session: &Session, form: &str, fun: &str, call: &CallArgs) -> Result<(), ApiError> {
+    if acl::allows_call(&session.perms, form, fun, &call.args, Some(&call.kwargs)) {
         Ok(())
     } else {
         Err(ApiError::new(
@@ -209,9 +274,23 @@ async fn local(
         .cmd(tgt, &tgt_type, fun, arg, kwarg, timeout, GATHER_JOB_TIMEOUT)
         .await
         .map_err(internal)?;
+    let full = full_return(chunk);
     let mut out = Map::default();
     for (id, r) in g.returns {
-        out.insert(id, r.ret.unpack());
+        let ret = r.ret.unpack();
+        out.insert(
+            id,
+            if full {
+                // Salt's full return: the jid, the value and its retcode.
+                let mut m = Map::default();
+                m.insert("jid".into(), Value::Str(g.jid.clone()));
+                m.insert("ret".into(), ret);
+                m.insert("retcode".into(), Value::Int(r.retcode));
+                Value::Map(m)
+            } else {
+                ret
+            },
+        );
     }
     Ok(Value::Map(out))
 }
@@ -304,14 +383,7 @@ async fn wheel_call(
     data.insert("jid".into(), Value::Str(jid.to_string()));
     data.insert("tag".into(), Value::Str(tag.clone()));
     data.insert("user".into(), Value::Str(session.user.clone()));
-    data.insert(
-        "_stamp".into(),
-        Value::Str(
-            chrono::Utc::now()
-                .format("%Y-%m-%dT%H:%M:%S%.6f")
-                .to_string(),
-        ),
-    );
+    data.insert("_stamp".into(), Value::Str(stamp()));
     data.insert("return".into(), ret);
     data.insert("success".into(), Value::Bool(success));
     let mut m = Map::default();

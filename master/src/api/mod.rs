@@ -5,9 +5,12 @@
 //! may they) → [`lowstate`] (the netapi clients, through the master's local socket or
 //! in this process) → [`reply`] (JSON/YAML, Salt's error pages).
 //! [`events`] is the event bus over HTTP (`/events`, `/hook`).
-//! [`config`] reads `rest_cherrypy:`, `external_auth:` and friends;
+//! [`app`] serves a web console's files (`app`, `static`), as
+//! rest_cherrypy does for SaltGUI. [`config`] reads `rest_cherrypy:`,
+//! `external_auth:` and friends;
 //! [`context`] is what every request shares.
 
+pub mod app;
 pub mod config;
 pub mod context;
 pub mod events;

@@ -6,6 +6,7 @@
 //! requests served at once (`thread_pool`; past it 503), login attempts
 //! per address (past [`LOGINS_PER_MINUTE`] a minute, 429).
 
+use super::app;
 use super::context::ApiContext;
 use super::events;
 use super::lowstate::{self, CLIENTS};
@@ -26,6 +27,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 type Ctx = State<Arc<Server>>;
+
+/// rest_cherrypy's session cookie lifetime (CherryPy's 600 minutes).
+const SESSION_SECONDS: u64 = 36_000;
 
 /// The server's state: the context every request shares, and the login
 /// counts per address.
@@ -58,8 +62,27 @@ pub fn router(ctx: Arc<ApiContext>) -> Router {
         .route("/keys", get(keys_all))
         .route("/keys/{mid}", get(keys_one))
         .route("/run", post(run))
+        .route("/stats", get(stats))
         .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn_with_state(
+            server.clone(),
+            console,
+        ))
         .with_state(server)
+}
+
+/// A page or file of the web console (`app`, `static`), before any route.
+async fn console(
+    State(s): Ctx,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let page = app::wants_page(req.headers());
+    let (method, path) = (req.method().clone(), req.uri().path().to_string());
+    match app::answer(&s.ctx.cfg.app, &method, &path, page).await {
+        Some(r) => r,
+        None => next.run(req).await,
+    }
 }
 
 /// A request's body as data: JSON, YAML or a form (repeated keys become
@@ -269,11 +292,11 @@ async fn login(
     if let Ok(v) = HeaderValue::from_str(&sess.token) {
         r.headers_mut().insert("x-auth-token", v);
     }
+    // CherryPy's session lasts its own ten hours, whatever token_expire.
     if let Ok(v) = HeaderValue::from_str(&format!(
-        "session_id={}; expires={}; Max-Age={}; Path=/",
+        "session_id={}; expires={}; Max-Age={SESSION_SECONDS}; Path=/",
         sess.token,
-        httpdate(sess.expire),
-        s.ctx.cfg.token_expire
+        httpdate(sess.start + SESSION_SECONDS as f64),
     )) {
         r.headers_mut().insert(header::SET_COOKIE, v);
     }
@@ -392,6 +415,34 @@ fn wheel_return(v: Value) -> Value {
         .and_then(|d| d.get("return"))
         .cloned()
         .unwrap_or(Value::Null)
+}
+
+/// `/stats`: what this server holds now (salt-api shows CherryPy's
+/// counters; brine-api its own), for a logged-in caller.
+async fn stats(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {
+    session(&s, &headers)?;
+    let cfg = &s.ctx.cfg;
+    let mut m = Map::default();
+    let mut put = |k: &str, v: usize| {
+        m.insert(k.into(), Value::Int(i64::try_from(v).unwrap_or(i64::MAX)));
+    };
+    put("Requests At Once", cfg.max_requests);
+    put(
+        "Requests Being Served",
+        cfg.max_requests
+            .saturating_sub(s.ctx.slots.available_permits()),
+    );
+    put("Event Streams At Once", events::MAX_STREAMS);
+    put(
+        "Event Streams Open",
+        events::MAX_STREAMS.saturating_sub(s.streams.available_permits()),
+    );
+    put("Max Request Body", cfg.max_body);
+    Ok(reply::data(
+        &headers,
+        StatusCode::OK,
+        &wrap("brine-api", Value::Map(m)),
+    ))
 }
 
 async fn keys_all(State(s): Ctx, headers: HeaderMap) -> Result<Response, ApiError> {

@@ -8,6 +8,7 @@ use crate::daemon::jobs::{
     format_jid_instance, jid_to_time, JobCache, JobCacheError, RETURNS_PAGE_BYTES,
 };
 use crate::daemon::MasterConfig;
+use brine_compile::matcher::glob::fnmatch;
 use brine_core::output::stream::{Each, Entries, KeyOrder, StreamError};
 use brine_core::sig;
 use brine_core::{Map, Value};
@@ -94,23 +95,56 @@ async fn one_job(
 }
 
 async fn list_jobs_run(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
-    // The job cache keeps no metadata and brine filters no jobs yet: a
-    // search is refused rather than answered with every job.
-    for key in [
-        "search_metadata",
-        "search_function",
-        "search_target",
-        "start_time",
-        "end_time",
-    ] {
+    // The job cache keeps no metadata and brine does not filter by time
+    // yet: such a search is refused rather than answered with every job.
+    for key in ["search_metadata", "start_time", "end_time"] {
         if p.take(key).is_some_and(|v| !v.is_null()) {
             return Err(RunnerError::InvalidArguments(format!(
                 "list_jobs() argument '{key}' is not supported by brine"
             )));
         }
     }
+    let function = p.take("search_function").filter(|v| !v.is_null());
+    let target = p.take("search_target").filter(|v| !v.is_null());
     p.finish()?;
-    list_jobs(&job_cache(config)?)
+    let answer = list_jobs(&job_cache(config)?)?;
+    let (all, outputter) = match answer {
+        Answer::Data {
+            data: Value::Map(all),
+            outputter,
+        } if function.is_some() || target.is_some() => (all, outputter),
+        other => return Ok(other),
+    };
+    // Salt's filters: globs, a comma list or a list of them.
+    let globs = |v: &Option<Value>| -> Option<Vec<String>> {
+        v.as_ref().map(|v| match v {
+            Value::List(l) => l.iter().map(Value::to_python_str).collect(),
+            other => other
+                .to_python_str()
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .collect(),
+        })
+    };
+    let (functions, targets) = (globs(&function), globs(&target));
+    let any = |pats: &[String], text: &str| pats.iter().any(|p| fnmatch(text, p));
+    let kept = all
+        .into_iter()
+        .filter(|(_, job)| {
+            functions.as_ref().is_none_or(|f| {
+                job.get("Function")
+                    .is_some_and(|v| any(f, &v.to_python_str()))
+            }) && targets.as_ref().is_none_or(|t| match job.get("Target") {
+                Some(Value::List(l)) => l.iter().any(|x| any(t, &x.to_python_str())),
+                Some(v) => any(t, &v.to_python_str()),
+                None => false,
+            })
+        })
+        .collect();
+    Ok(Answer::Data {
+        data: Value::Map(kept),
+        outputter,
+    })
 }
 
 async fn lookup_jid_run(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {

@@ -85,6 +85,13 @@ their keys.",
         run: |config, p| Box::pin(pinged(config, p, Pinged::Status)),
     },
     Runner {
+        name: "versions",
+        sig: sig!(),
+        doc: "The minions' versions (test.version) against the master's: by 'Up to date', \
+'Minion requires update', 'Minion newer than master', 'Minion offline', and the 'Master''s.",
+        run: |config, p| Box::pin(versions(config, p)),
+    },
+    Runner {
         name: "up",
         sig: sig!(
             tgt = "*",
@@ -145,6 +152,74 @@ async fn presence(config: &MasterConfig, mut p: Params, not: bool) -> Result<Ans
     } else {
         list_state(config, subset.as_deref(), show_ip)?
     }))
+}
+
+/// The Salt release brine's master and minions answer as (the minions'
+/// `saltversion` grain).
+const MASTER_VERSION: &str = brine_runtime::grains::SALT_VERSION;
+
+/// Salt's comparison of two versions: their numbers in order.
+fn version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let nums = |s: &str| -> Vec<u64> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    };
+    nums(a).cmp(&nums(b))
+}
+
+/// Salt's `manage.versions`: the minions that answer `test.version`, by
+/// how their Salt version (their `saltversion` grain, the release they
+/// answer as; brine's own version is `test.version`'s answer) stands
+/// against the master's.
+async fn versions(config: &MasterConfig, p: Params) -> Result<Answer, RunnerError> {
+    p.finish()?;
+    let mut client = Client::for_config(config)?;
+    let gathered = client
+        .cmd(
+            Value::from("*"),
+            "glob",
+            "test.version",
+            Vec::new(),
+            Map::default(),
+            config.timeout,
+            super::jobs::gather_job_timeout(config),
+        )
+        .await?;
+    let cache = MinionCache::open(&config.minion_cache_dir())?;
+    let mut by: std::collections::BTreeMap<i8, Map> = std::collections::BTreeMap::new();
+    for (id, r) in gathered.returns {
+        let ret = r.ret.unpack();
+        let release = cache
+            .get(&id)
+            .and_then(|m| m.grains.get("saltversion").map(Value::to_python_str));
+        let (diff, shown) = match (&ret, release) {
+            (Value::Str(_), Some(v)) if r.retcode == 0 => (
+                match version_cmp(&v, MASTER_VERSION) {
+                    std::cmp::Ordering::Less => -1,
+                    std::cmp::Ordering::Equal => 0,
+                    std::cmp::Ordering::Greater => 1,
+                },
+                Value::Str(v),
+            ),
+            _ => (-2, Value::Bool(false)),
+        };
+        by.entry(diff).or_default().insert(id, shown);
+    }
+    let mut out = Map::default();
+    for (diff, mut minions) in by {
+        minions.sort_keys();
+        let label = match diff {
+            -2 => "Minion offline",
+            -1 => "Minion requires update",
+            0 => "Up to date",
+            _ => "Minion newer than master",
+        };
+        out.insert(label.into(), Value::Map(minions));
+    }
+    out.insert("Master".into(), Value::from(MASTER_VERSION));
+    Ok(Answer::data(Value::Map(out)))
 }
 
 /// What `manage.status` pings.

@@ -1,4 +1,5 @@
-//! `brine-run`'s runners (Salt's `salt-run`): `jobs.*` read the master's
+//! `brine-run`'s runners (Salt's `salt-run`): `cache.*` what the master
+//! holds of its minions; `jobs.*` read the master's
 //! job cache and ask the minions (`jobs.active`); `manage.*` ping the
 //! minions through the master, or read who is connected from the
 //! system's TCP table and the minion cache, as Salt's do; `mine.get`
@@ -9,6 +10,7 @@
 //! One file per runner module lists its functions as descriptors
 //! ([`runner::Runner`]); [`registry`] is the one table.
 
+pub mod cache;
 pub mod event;
 pub mod jobs;
 pub mod manage;

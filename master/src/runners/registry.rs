@@ -1,12 +1,16 @@
 //! Every runner module, in one table, and a call by `module.function`.
 
 use super::runner::{Answer, RunnerError, RunnerModule};
-use super::{event, jobs, manage, mine, state, test};
+use super::{cache, event, jobs, manage, mine, state, test};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 
 /// Every runner module.
 pub static MODULES: &[RunnerModule] = &[
+    RunnerModule {
+        name: "cache",
+        functions: cache::FUNCTIONS,
+    },
     RunnerModule {
         name: "event",
         functions: event::FUNCTIONS,

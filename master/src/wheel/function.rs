@@ -12,6 +12,9 @@ pub enum WheelError {
     NotAvailable(String),
     #[error("Passed invalid arguments: {0}")]
     InvalidArguments(String),
+    /// What the function needed could not be read.
+    #[error("{0}")]
+    Failed(String),
     #[error(transparent)]
     Keys(#[from] crate::keys::KeyStoreError),
 }

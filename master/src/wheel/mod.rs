@@ -1,10 +1,14 @@
 //! Salt's wheel: functions that manage the master itself, run in the
-//! master's process (by the reactor's `wheel.*` reactions). Each wheel
-//! module is one file behind one table ([`FUNCTIONS`]): [`key`], the minion
-//! keys (Salt's `wheel.key`); [`function`] says what a wheel function is.
+//! master's process (by the reactor's `wheel.*` reactions and brine-api).
+//! Each wheel module is one file behind one table ([`FUNCTIONS`]): [`key`],
+//! the minion keys (Salt's `wheel.key`); [`config`], the master's options;
+//! [`minions`], who is connected; [`function`] says what a wheel function
+//! is.
 
+pub mod config;
 pub mod function;
 pub mod key;
+pub mod minions;
 
 pub use function::{WheelError, WheelFn};
 
@@ -14,12 +18,14 @@ use brine_core::Value;
 
 /// Every wheel function, by `module.function`.
 pub const FUNCTIONS: &[(&str, WheelFn)] = &[
+    ("config.values", config::values),
     ("key.accept", key::accept),
     ("key.delete", key::delete),
     ("key.finger", key::finger),
     ("key.list", key::list),
     ("key.list_all", key::list_all),
     ("key.reject", key::reject),
+    ("minions.connected", minions::connected),
 ];
 
 /// Run the wheel function `fun` (`key.accept`).
