@@ -6,7 +6,8 @@
 //! parsed `post` data and `headers`, which the reactor sees.
 //!
 //! Bounded: at most [`MAX_STREAMS`] streams at once; a stream whose
-//! reader falls [`STREAM_BUFFER`] events behind is cut (and the master
+//! reader falls [`STREAM_BUFFER`] events or [`STREAM_BYTES`] bytes behind
+//! is cut (at most 64 × 1 MiB held for readers that do not read; the master
 //! cuts a subscriber that falls behind its own buffer); a stream ends when
 //! its token expires or is logged out.
 
@@ -20,6 +21,14 @@ use std::time::Duration;
 pub const MAX_STREAMS: usize = 64;
 /// Events waiting for one stream's reader before it is cut.
 pub const STREAM_BUFFER: usize = 256;
+/// Bytes waiting for one stream's reader before it is cut (one event
+/// larger than this still goes to a reader that has caught up).
+pub const STREAM_BYTES: usize = 1 << 20;
+
+/// The bytes a stream holds for its reader: added by [`pump`], taken
+/// off as the HTTP body sends them.
+pub type Queued = std::sync::Arc<std::sync::atomic::AtomicUsize>;
+
 /// How often a quiet stream looks at its token (and whether its reader
 /// is gone).
 const QUIET_CHECK: Duration = Duration::from_secs(1);
@@ -47,9 +56,13 @@ pub fn subscribe(sock_dir: PathBuf, max_event_size: usize) -> Result<Listener, S
 pub fn pump(
     mut listener: Listener,
     tx: tokio::sync::mpsc::Sender<String>,
+    queued: Queued,
     still_valid: impl Fn() -> bool,
 ) {
-    if tx.try_send("retry: 400\n".into()).is_err() {
+    use std::sync::atomic::Ordering;
+    let retry = "retry: 400\n";
+    queued.fetch_add(retry.len(), Ordering::AcqRel);
+    if tx.try_send(retry.into()).is_err() {
         return;
     }
     loop {
@@ -61,16 +74,27 @@ pub fn pump(
             return;
         }
         match listener.next(Some(QUIET_CHECK)) {
-            Ok(Some(e)) => match tx.try_send(sse_record(&e)) {
-                Ok(()) => {}
-                Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {
+            Ok(Some(e)) => {
+                let record = sse_record(&e);
+                let held = queued.load(Ordering::Acquire);
+                if held > 0 && held + record.len() > STREAM_BYTES {
                     tracing::warn!(
-                        "/events: a reader fell {STREAM_BUFFER} events behind; its stream is cut"
+                        "/events: a reader fell {STREAM_BYTES} bytes behind; its stream is cut"
                     );
                     return;
                 }
-                Err(_) => return,
-            },
+                queued.fetch_add(record.len(), Ordering::AcqRel);
+                match tx.try_send(record) {
+                    Ok(()) => {}
+                    Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {
+                        tracing::warn!(
+                        "/events: a reader fell {STREAM_BUFFER} events behind; its stream is cut"
+                    );
+                        return;
+                    }
+                    Err(_) => return,
+                }
+            }
             Ok(None) if listener.closed() => return,
             Ok(None) => {}
             Err(e) => {

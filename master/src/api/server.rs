@@ -18,15 +18,20 @@ use crate::eauth::Login;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use brine_core::{Map, Value};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 type Ctx = State<Arc<Server>>;
+
+/// How long a request's body may take to arrive (as its headers may:
+/// [`super::listen::HEADER_TIMEOUT`]).
+pub const BODY_TIMEOUT: Duration = super::listen::HEADER_TIMEOUT;
 
 /// rest_cherrypy's session cookie lifetime (CherryPy's 600 minutes).
 const SESSION_SECONDS: u64 = 36_000;
@@ -66,9 +71,45 @@ pub fn router(ctx: Arc<ApiContext>) -> Router {
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::from_fn_with_state(
             server.clone(),
+            whole_body,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            server.clone(),
             console,
         ))
         .with_state(server)
+}
+
+/// A body must arrive whole within [`BODY_TIMEOUT`] and
+/// `max_request_body_size`: a peer sending it a byte at a time holds its
+/// connection no longer than one sending its headers so (413 past the
+/// size, read no further; 408 past the time).
+async fn whole_body(
+    State(s): Ctx,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let (parts, body) = req.into_parts();
+    let limit = s.ctx.cfg.max_body;
+    match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(bytes)) => {
+            next.run(axum::extract::Request::from_parts(
+                parts,
+                axum::body::Body::from(bytes),
+            ))
+            .await
+        }
+        Ok(Err(_)) => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "The entity sent with the request exceeds the maximum allowed bytes.",
+        )
+        .into_response(),
+        Err(_) => ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "The request body did not arrive in time.",
+        )
+        .into_response(),
+    }
 }
 
 /// A page or file of the web console (`app`, `static`), before any route.
@@ -493,14 +534,16 @@ async fn events_stream(
             )
         })?;
     let ctx = s.ctx.clone();
+    let queued = events::Queued::default();
+    let q = queued.clone();
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        events::pump(listener, tx, || ctx.tokens.get(&token).is_some());
+        events::pump(listener, tx, q, || ctx.tokens.get(&token).is_some());
     });
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
-            .await
-            .map(|s| (Ok::<_, std::convert::Infallible>(s), rx))
+    let stream = futures_util::stream::unfold((rx, queued), |(mut rx, queued)| async move {
+        let s = rx.recv().await?;
+        queued.fetch_sub(s.len(), std::sync::atomic::Ordering::AcqRel);
+        Some((Ok::<_, std::convert::Infallible>(s), (rx, queued)))
     });
     let mut r = Response::new(axum::body::Body::from_stream(stream));
     let h = r.headers_mut();
