@@ -1,10 +1,15 @@
-//! Salt's batch mode (`brine -b N`): which minions run a job now, so that
-//! at most N do at once. The CLI pings the target first; the minions that
-//! answered are run in batches, a finished minion's place going to the next
-//! one (after `--batch-wait` seconds when given), as Salt's `salt.cli.batch`
-//! schedules them. This module is the schedule only; `brine` publishes and
-//! prints.
+//! Salt's batch mode (`brine -b N`, brine-api's `local_batch`): which
+//! minions run a job now, so that at most N do at once. The caller pings
+//! the target first; the minions that answered are run in batches, a
+//! finished minion's place going to the next one (after `--batch-wait`
+//! seconds when given), as Salt's `salt.cli.batch` schedules them.
+//! [`Schedule`] is the schedule; [`drive`] runs it through the master,
+//! each batch its own job published to a list of ids, and tells its caller
+//! of each step (`brine` prints them, brine-api gathers them).
 
+use crate::daemon::client::{Client, ClientError};
+use brine_core::{Map, Value};
+use brine_protocol::messages::MinionReturn;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -119,6 +124,133 @@ impl Schedule {
     pub fn next_free(&self) -> Option<Instant> {
         self.wait.iter().min().copied()
     }
+}
+
+/// What a batch run tells its caller as it goes.
+pub enum Step<'a> {
+    /// A batch was published to these minions.
+    Started(&'a [String]),
+    /// A minion of job `jid` returned.
+    Returned {
+        jid: &'a str,
+        id: &'a str,
+        ret: MinionReturn,
+    },
+    /// A minion of a batch never returned (Salt records an empty return).
+    Lost(&'a str),
+}
+
+/// The job a batch run publishes, and its pace.
+pub struct BatchJob {
+    pub fun: String,
+    pub arg: Vec<Value>,
+    pub kwarg: Map,
+    /// Minions at once ([`BatchSize::of`]).
+    pub size: i64,
+    pub batch_wait: Duration,
+    /// Seconds each batch's job is waited for.
+    pub timeout: u64,
+    /// `gather_job_timeout`: how long a `find_job` is waited for.
+    pub gather: Duration,
+}
+
+/// One batch's job: who has not returned yet, and where its returns stand.
+struct Running {
+    jid: String,
+    pending: Vec<String>,
+    cursor: u64,
+    deadline: Instant,
+}
+
+/// Run `job` on `up` (the minions that answered the ping) a batch at a
+/// time; `on` hears each step, and stops the run by answering true
+/// (`--failhard`).
+pub async fn drive(
+    client: &mut Client,
+    up: Vec<String>,
+    job: &BatchJob,
+    on: &mut dyn FnMut(Step<'_>) -> bool,
+) -> Result<(), ClientError> {
+    let mut schedule = Schedule::new(up, job.size, job.batch_wait);
+    let mut jobs: Vec<Running> = Vec::new();
+    'run: while !schedule.is_finished() {
+        let now = Instant::now();
+        let next = schedule.next_batch(now);
+        if !next.is_empty() {
+            on(Step::Started(&next));
+            let published = client
+                .publish(
+                    Value::List(next.iter().cloned().map(Value::Str).collect()),
+                    "list",
+                    &job.fun,
+                    job.arg.clone(),
+                    job.kwarg.clone(),
+                    job.timeout,
+                )
+                .await?;
+            jobs.push(Running {
+                jid: published.jid,
+                pending: next,
+                cursor: 0,
+                deadline: Instant::now() + Duration::from_secs(job.timeout),
+            });
+        }
+        // With one job running, the master tells of its next return (or
+        // of none, up to when a held place frees); with several, each is
+        // looked at in turn.
+        let single = jobs.len() == 1;
+        let mut heard = false;
+        for running in &mut jobs {
+            let now = Instant::now();
+            let mut wait = Duration::ZERO;
+            if single {
+                wait = running.deadline.saturating_duration_since(now);
+                if let Some(free) = schedule.next_free() {
+                    wait = wait.min(free.saturating_duration_since(now));
+                }
+            }
+            match client
+                .returns_after(&running.jid, running.cursor, wait)
+                .await
+            {
+                Ok(r) => {
+                    running.cursor = r.next;
+                    for (id, ret) in r.returns {
+                        let Some(i) = running.pending.iter().position(|p| *p == id) else {
+                            continue;
+                        };
+                        running.pending.remove(i);
+                        heard = true;
+                        schedule.done(&id, Instant::now());
+                        let jid = running.jid.as_str();
+                        if on(Step::Returned { jid, id: &id, ret }) {
+                            break 'run;
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!("{e}"),
+            }
+            if !running.pending.is_empty() && Instant::now() >= running.deadline {
+                if client
+                    .still_running(&running.jid, &running.pending, job.gather)
+                    .await
+                {
+                    running.deadline = Instant::now() + Duration::from_secs(job.timeout);
+                    continue;
+                }
+                for id in std::mem::take(&mut running.pending) {
+                    schedule.done(&id, Instant::now());
+                    on(Step::Lost(&id));
+                }
+            }
+        }
+        jobs.retain(|j| !j.pending.is_empty());
+        if !heard && !single {
+            // Several jobs, none new: a short pause, as Salt's loop takes.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -10,18 +10,10 @@
 use super::{target_value, with_retcode, write_static, Cli, RunError, Sink, EX_GENERIC};
 use brine_core::output::{self, OutputOptions};
 use brine_core::{Map, Value};
-use brine_master::batch::{invalid_size_message, BatchSize, Schedule};
+use brine_master::batch::{drive, invalid_size_message, BatchJob, BatchSize, Step};
 use brine_master::daemon::client::Client;
 use brine_protocol::messages::MinionReturn;
-use std::time::{Duration, Instant};
-
-/// One batch's job: who has not returned yet, and where its returns stand.
-struct Job {
-    jid: String,
-    pending: Vec<String>,
-    cursor: u64,
-    deadline: Instant,
-}
+use std::time::Duration;
 
 /// What the run has gathered so far.
 struct Run<'a> {
@@ -143,7 +135,15 @@ pub(super) async fn run_batch(
         }
     }
     let batch_wait = Duration::from_secs_f64(cli.batch_wait.max(0.0));
-    let mut schedule = Schedule::new(up.clone(), size.of(up.len()), batch_wait);
+    let job = BatchJob {
+        fun: cli.function.clone(),
+        arg: call.args,
+        kwarg: call.kwargs,
+        size: size.of(up.len()),
+        batch_wait,
+        timeout,
+        gather,
+    };
     let mut run = Run {
         cli,
         base,
@@ -153,78 +153,27 @@ pub(super) async fn run_batch(
         collected: Map::default(),
         first_out: None,
     };
-    let mut jobs: Vec<Job> = Vec::new();
-    'run: while !schedule.is_finished() {
-        let now = Instant::now();
-        let next = schedule.next_batch(now);
-        if !next.is_empty() {
-            if !quiet {
-                println!("\nExecuting run on {}\n", list_repr(&next));
-            }
-            let published = client
-                .publish(
-                    Value::List(next.iter().cloned().map(Value::Str).collect()),
-                    "list",
-                    &cli.function,
-                    call.args.clone(),
-                    call.kwargs.clone(),
-                    timeout,
-                )
-                .await?;
-            jobs.push(Job {
-                jid: published.jid,
-                pending: next,
-                cursor: 0,
-                deadline: Instant::now() + Duration::from_secs(timeout),
-            });
-        }
-        // With one job running, the master tells of its next return (or
-        // of none, up to when a held place frees); with several, each is
-        // looked at in turn.
-        let single = jobs.len() == 1;
-        let mut heard = false;
-        for job in &mut jobs {
-            let now = Instant::now();
-            let mut wait = Duration::ZERO;
-            if single {
-                wait = job.deadline.saturating_duration_since(now);
-                if let Some(free) = schedule.next_free() {
-                    wait = wait.min(free.saturating_duration_since(now));
+    // The first error printing met ends the run and is the run's.
+    let mut failed: Option<RunError> = None;
+    drive(client, up, &job, &mut |step| {
+        let done = match step {
+            Step::Started(next) => {
+                if !quiet {
+                    println!("\nExecuting run on {}\n", list_repr(next));
                 }
+                Ok(false)
             }
-            match client.returns_after(&job.jid, job.cursor, wait).await {
-                Ok(r) => {
-                    job.cursor = r.next;
-                    for (id, ret) in r.returns {
-                        let Some(i) = job.pending.iter().position(|p| *p == id) else {
-                            continue;
-                        };
-                        job.pending.remove(i);
-                        heard = true;
-                        schedule.done(&id, Instant::now());
-                        if run.returned(&job.jid, &id, ret)? {
-                            break 'run;
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!("{e}"),
-            }
-            if !job.pending.is_empty() && Instant::now() >= job.deadline {
-                if client.still_running(&job.jid, &job.pending, gather).await {
-                    job.deadline = Instant::now() + Duration::from_secs(timeout);
-                    continue;
-                }
-                for id in std::mem::take(&mut job.pending) {
-                    schedule.done(&id, Instant::now());
-                    run.lost(&id)?;
-                }
-            }
-        }
-        jobs.retain(|j| !j.pending.is_empty());
-        if !heard && !single {
-            // Several jobs, none new: a short pause, as Salt's loop takes.
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+            Step::Returned { jid, id, ret } => run.returned(jid, id, ret),
+            Step::Lost(id) => run.lost(id).map(|()| false),
+        };
+        done.unwrap_or_else(|e| {
+            failed = Some(e);
+            true
+        })
+    })
+    .await?;
+    if let Some(e) = failed {
+        return Err(e);
     }
     if quiet {
         write_static(
