@@ -42,6 +42,32 @@ pub fn parse_input(tokens: &[String]) -> CallArgs {
     out
 }
 
+/// What a minion does with a published job's arguments, as Salt's
+/// `load_args_and_kwargs`: a string argument `name=value` becomes the
+/// keyword argument `name` (its value loaded as the command line loads
+/// one) when the function takes that name or any keyword; other
+/// arguments stay as they came. A job published through salt-api (pepper
+/// sends `test=True` as it is typed) runs as one from the CLI.
+pub fn published(sig: &crate::signature::Signature, call: CallArgs) -> CallArgs {
+    let mut out = CallArgs {
+        args: Vec::with_capacity(call.args.len()),
+        kwargs: call.kwargs,
+    };
+    for a in call.args {
+        if let Value::Str(s) = &a {
+            if let Some((name, value)) = split_kwarg(s) {
+                if sig.kwargs || sig.index(name).is_some() {
+                    let v = yamlify_arg(value);
+                    out.kwargs.insert(name.to_string(), v);
+                    continue;
+                }
+            }
+        }
+        out.args.push(a);
+    }
+    out
+}
+
 /// `name=value` where name looks like an identifier (`[^\d\W][\w.-]*`) and
 /// the `=` is not the start of `==`.
 fn split_kwarg(tok: &str) -> Option<(&str, &str)> {
@@ -131,5 +157,46 @@ mod tests {
         assert_eq!(yamlify_arg("1_000"), Value::Str("1_000".into()));
         assert_eq!(yamlify_arg("None"), Value::Null);
         assert_eq!(yamlify_arg(""), Value::Str("".into()));
+    }
+}
+
+#[cfg(test)]
+mod published_tests {
+    use super::*;
+    use crate::signature::Signature;
+
+    #[test]
+    fn string_keyword_arguments_as_a_minion_reads_them() {
+        let with_kwargs = Signature {
+            args: &["name"],
+            defaults: "[]",
+            positional: 1,
+            ndefaults: 0,
+            varargs: false,
+            kwargs: true,
+        };
+        let call = CallArgs {
+            args: vec![
+                Value::from("test=True"),
+                Value::from("echo a=b"),
+                Value::from("x==1"),
+                Value::Int(3),
+            ],
+            kwargs: Map::default(),
+        };
+        let got = published(&with_kwargs, call.clone());
+        assert_eq!(got.kwargs.get("test"), Some(&Value::Bool(true)));
+        assert_eq!(
+            got.args,
+            vec![Value::from("echo a=b"), Value::from("x==1"), Value::Int(3)]
+        );
+        // Without **kwargs, only a name the function takes moves.
+        let named_only = Signature {
+            kwargs: false,
+            ..with_kwargs
+        };
+        let got = published(&named_only, call);
+        assert!(got.kwargs.is_empty());
+        assert_eq!(got.args.len(), 4);
     }
 }

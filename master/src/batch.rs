@@ -169,7 +169,7 @@ pub async fn drive(
     client: &mut Client,
     up: Vec<String>,
     job: &BatchJob,
-    on: &mut dyn FnMut(Step<'_>) -> bool,
+    on: &mut (dyn FnMut(Step<'_>) -> bool + Send),
 ) -> Result<(), ClientError> {
     let mut schedule = Schedule::new(up, job.size, job.batch_wait);
     let mut jobs: Vec<Running> = Vec::new();

@@ -1,6 +1,6 @@
 //! Salt's own REST client, `pepper` (salt-pepper from PyPI), against
-//! `brine-api`: login by eauth, the `local`, `local_async`, `runner` and
-//! `wheel` clients, and a call outside the user's permissions refused.
+//! `brine-api`: login by eauth, the `local` (`test.ping`, `state.apply
+//! test=True`), `local_async`, `runner` and `wheel` clients, and a call outside the user's permissions refused.
 //! `scripts/test` installs pepper under `target/pepper`; `BRINE_PEPPER`
 //! names another.
 
@@ -74,6 +74,16 @@ fn json(out: &Output) -> serde_json::Value {
     }
 }
 
+/// A minion's value in pepper's answer: pepper asks for Salt's full
+/// return (`{jid, ret, retcode}`) for the `local` clients.
+fn ret_of(out: &Output, id: &str) -> serde_json::Value {
+    let v = json(out)[id].clone();
+    match v.get("ret") {
+        Some(r) if v.get("retcode").is_some() => r.clone(),
+        _ => v,
+    }
+}
+
 /// A master, web1 and brine-api with `rest` as its `rest_cherrypy`
 /// options (port and host added).
 fn site(rest: &str) -> (MasterConf, Vec<MasterProc>, u16) {
@@ -84,6 +94,13 @@ fn site(rest: &str) -> (MasterConf, Vec<MasterProc>, u16) {
          netapi_enable_clients: [local, local_async, runner, wheel]\n\
          rest_cherrypy: {{port: {port}, host: 127.0.0.1, {rest}}}\n"
     ));
+    conf.serve_base_files(&[
+        ("top.sls", "base:\n  '*':\n    - motd\n"),
+        (
+            "motd.sls",
+            "/tmp/brine-pepper-motd-never-written:\n  file.managed:\n    - contents: hi\n",
+        ),
+    ]);
     let master = conf.start();
     conf.write_minion_conf("web1", "");
     let minion = conf.start_minion(&[]);
@@ -125,7 +142,7 @@ fn pepper_over_tls() {
     ));
     let url = format!("https://127.0.0.1:{port}");
     let out = run_pepper(&url, "admin", &["--ignore-ssl-errors", "*", "test.ping"]);
-    assert_eq!(json(&out)["web1"], true, "{out:?}");
+    assert_eq!(ret_of(&out, "web1"), true, "{out:?}");
     // The server speaks TLS with that certificate.
     let shown = Command::new("openssl")
         .args(["s_client", "-connect", &format!("127.0.0.1:{port}")])
@@ -150,9 +167,9 @@ fn pepper_talks_to_brine_api() {
     let url = format!("http://127.0.0.1:{port}");
 
     let out = run_pepper(&url, "admin", &["*", "test.ping"]);
-    assert_eq!(json(&out)["web1"], true, "{out:?}");
+    assert_eq!(ret_of(&out, "web1"), true, "{out:?}");
     let out = run_pepper(&url, "admin", &["web1", "test.echo", "hello"]);
-    assert_eq!(json(&out)["web1"], "hello");
+    assert_eq!(ret_of(&out, "web1"), "hello");
     for (args, want) in [
         (&["--client", "runner", "manage.up"][..], "web1"),
         (&["--client", "wheel", "key.list_all"][..], "web1"),
@@ -166,9 +183,25 @@ fn pepper_talks_to_brine_api() {
             "{args:?}: {out:?}"
         );
     }
+    // A highstate with test=True: the file it would write, not written.
+    let out = run_pepper(&url, "admin", &["web1", "state.apply", "test=True"]);
+    let states = ret_of(&out, "web1");
+    let file = states
+        .as_object()
+        .and_then(|m| m.values().next())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(file["result"], serde_json::Value::Null, "{out:?}");
+    assert!(
+        file["comment"]
+            .as_str()
+            .is_some_and(|c| c.contains("is set to be changed")),
+        "{out:?}"
+    );
+    assert!(!std::path::Path::new("/tmp/brine-pepper-motd-never-written").exists());
     // Within the user's permissions, and outside them.
     let out = run_pepper(&url, "limited", &["*", "test.ping"]);
-    assert_eq!(json(&out)["web1"], true);
+    assert_eq!(ret_of(&out, "web1"), true);
     let out = run_pepper(&url, "limited", &["*", "cmd.run", "id"]);
     assert!(!out.status.success(), "{out:?}");
     let said = format!(

@@ -1,5 +1,6 @@
 //! One lowstate chunk through Salt's netapi clients: `local` (publish
-//! and gather the returns), `local_async` (the jid and minions), `runner`
+//! and gather the returns), `local_async` (the jid and minions),
+//! `local_batch` (a batch at a time, each return its own answer), `runner`
 //! and `wheel` (run here, against the master's configuration, as
 //! salt-api's do in its own process), `runner_async` and `wheel_async`
 //! (started, their jid and tag answered at once). Each chunk is checked
@@ -24,6 +25,7 @@ use std::sync::Arc;
 pub const CLIENTS: &[&str] = &[
     "local",
     "local_async",
+    "local_batch",
     "runner",
     "runner_async",
     "wheel",
@@ -107,21 +109,46 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
     )
 }
 
-/// Run `chunk` for `session`.
-pub async fn run(ctx: &Arc<ApiContext>, session: &Session, chunk: &Map) -> Result<Value, ApiError> {
-    let client =
-        text(chunk, "client").ok_or_else(|| ApiError::bad_request("No client specified"))?;
-    if !CLIENTS.contains(&client.as_str()) {
+/// Run `chunk` for `session`, its answers added to `out`: one, or for
+/// `local_batch` one per minion (salt-api flattens them into the list of
+/// answers).
+pub async fn run_into(
+    ctx: &Arc<ApiContext>,
+    session: &Session,
+    chunk: &Map,
+    out: &mut Vec<Value>,
+) -> Result<(), ApiError> {
+    if text(chunk, "client").as_deref() == Some("local_batch") {
+        check_client(ctx, "local_batch")?;
+        let fun = text(chunk, "fun").ok_or_else(|| ApiError::bad_request("Missing fun"))?;
+        out.extend(local_batch(ctx, session, chunk, &fun).await?);
+        return Ok(());
+    }
+    out.push(run(ctx, session, chunk).await?);
+    Ok(())
+}
+
+/// Whether `client` is one brine-api serves and the master enables.
+fn check_client(ctx: &ApiContext, client: &str) -> Result<(), ApiError> {
+    if !CLIENTS.contains(&client) {
         return Err(ApiError::bad_request(format!(
             "Invalid client specified: '{client}'"
         )));
     }
-    if !ctx.client_enabled(&client) {
+    if !ctx.client_enabled(client) {
         return Err(ApiError::bad_request(format!(
             "Client disabled: '{client}'. Add to 'netapi_enable_clients' master config option \
              to enable."
         )));
     }
+    Ok(())
+}
+
+/// Run `chunk` for `session`: its one answer.
+pub async fn run(ctx: &Arc<ApiContext>, session: &Session, chunk: &Map) -> Result<Value, ApiError> {
+    let client =
+        text(chunk, "client").ok_or_else(|| ApiError::bad_request("No client specified"))?;
+    check_client(ctx, &client)?;
     let fun = text(chunk, "fun").ok_or_else(|| ApiError::bad_request("Missing fun"))?;
     match client.as_str() {
         "local" | "local_async" => local(ctx, session, chunk, &fun, client == "local").await,
@@ -216,13 +243,14 @@ fn check_call(session: &Session, form: &str, fun: &str, call: &CallArgs) -> Resu
     }
 }
 
-async fn local(
+/// The target of a `local*` chunk, checked against the caller's
+/// permissions: (tgt, tgt_type, arg, kwarg).
+async fn permitted_job(
     ctx: &Arc<ApiContext>,
     session: &Session,
     chunk: &Map,
     fun: &str,
-    wait: bool,
-) -> Result<Value, ApiError> {
+) -> Result<(Value, String, Vec<Value>, Map), ApiError> {
     let tgt = chunk
         .get("tgt")
         .cloned()
@@ -250,6 +278,76 @@ async fn local(
             "Authorization error occurred.",
         ));
     }
+    Ok((tgt, tgt_type, arg, kwarg))
+}
+
+/// `local_batch`: the target pinged, then the job run on the minions that
+/// answered a batch at a time (`batch`, Salt's default 10%), each return
+/// `{id: return}` in the order they came; the silent are left out.
+async fn local_batch(
+    ctx: &Arc<ApiContext>,
+    session: &Session,
+    chunk: &Map,
+    fun: &str,
+) -> Result<Vec<Value>, ApiError> {
+    let (tgt, tgt_type, arg, kwarg) = permitted_job(ctx, session, chunk, fun).await?;
+    let size_text = match chunk.get("batch") {
+        None | Some(Value::Null) => "10%".to_string(),
+        Some(v) => v.to_python_str(),
+    };
+    let size = crate::batch::BatchSize::parse(&size_text)
+        .ok_or_else(|| internal(crate::batch::invalid_size_message(&size_text)))?;
+    let timeout = match chunk.get("timeout") {
+        Some(Value::Int(i)) if *i > 0 => *i as u64,
+        _ => ctx.cfg.master.timeout,
+    };
+    let batch_wait = match chunk.get("batch_wait") {
+        Some(Value::Int(i)) if *i > 0 => std::time::Duration::from_secs(*i as u64),
+        Some(Value::Float(f)) if *f > 0.0 && f.is_finite() => {
+            std::time::Duration::from_secs_f64(*f)
+        }
+        _ => std::time::Duration::ZERO,
+    };
+    let mut client = ctx.client().map_err(internal)?;
+    client.user = Some(session.user.clone());
+    let pinged = client
+        .ping(tgt, &tgt_type, timeout, GATHER_JOB_TIMEOUT)
+        .await
+        .map_err(internal)?;
+    if pinged.up.is_empty() {
+        return Ok(Vec::new());
+    }
+    let job = crate::batch::BatchJob {
+        fun: fun.to_string(),
+        arg,
+        kwarg,
+        size: size.of(pinged.up.len()),
+        batch_wait,
+        timeout,
+        gather: GATHER_JOB_TIMEOUT,
+    };
+    let mut out = Vec::new();
+    crate::batch::drive(&mut client, pinged.up, &job, &mut |step| {
+        if let crate::batch::Step::Returned { id, ret, .. } = step {
+            let mut m = Map::default();
+            m.insert(id.to_string(), ret.ret.unpack());
+            out.push(Value::Map(m));
+        }
+        false
+    })
+    .await
+    .map_err(internal)?;
+    Ok(out)
+}
+
+async fn local(
+    ctx: &Arc<ApiContext>,
+    session: &Session,
+    chunk: &Map,
+    fun: &str,
+    wait: bool,
+) -> Result<Value, ApiError> {
+    let (tgt, tgt_type, arg, kwarg) = permitted_job(ctx, session, chunk, fun).await?;
     let timeout = match chunk.get("timeout") {
         Some(Value::Int(i)) if *i > 0 => *i as u64,
         Some(Value::Str(s)) => s.trim().parse().unwrap_or(LOCAL_TIMEOUT),

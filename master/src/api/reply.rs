@@ -72,6 +72,14 @@ pub fn error_page(status: StatusCode, message: &str) -> String {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        // An error inside a call is data in salt-api, not CherryPy's page:
+        // `{return: "An unexpected error occurred", status: 500}`.
+        if self.status == StatusCode::INTERNAL_SERVER_ERROR {
+            let mut m = brine_core::Map::default();
+            m.insert("return".into(), Value::Str(self.message));
+            m.insert("status".into(), Value::Int(500));
+            return data(&HeaderMap::new(), self.status, &Value::Map(m));
+        }
         let mut r = (self.status, error_page(self.status, &self.message)).into_response();
         r.headers_mut().insert(
             header::CONTENT_TYPE,

@@ -239,7 +239,7 @@ async fn index(headers: HeaderMap) -> Response {
 async fn run_chunks(s: &Server, sess: &Session, chunks: Vec<Map>) -> Result<Vec<Value>, ApiError> {
     let mut out = Vec::with_capacity(chunks.len());
     for c in &chunks {
-        out.push(lowstate::run(&s.ctx, sess, c).await?);
+        lowstate::run_into(&s.ctx, sess, c, &mut out).await?;
     }
     Ok(out)
 }
@@ -625,7 +625,7 @@ async fn run(
             perms: login.perms,
             groups: login.groups,
         };
-        out.push(lowstate::run(&s.ctx, &sess, &c).await?);
+        lowstate::run_into(&s.ctx, &sess, &c, &mut out).await?;
     }
     Ok(returned(&headers, Value::List(out)))
 }

@@ -761,9 +761,13 @@ fn given_args(publ: &Publication, pillar_part: Option<Value>) -> CallArgs {
     if let Some(p) = pillar_part {
         kwargs.insert("pillar".into(), p);
     }
-    CallArgs {
+    let given = CallArgs {
         args: publ.arg.clone(),
         kwargs,
+    };
+    match modules::find(&publ.fun) {
+        Some(f) => brine_core::args::published(&f.sig, given),
+        None => given,
     }
 }
 
