@@ -350,6 +350,7 @@ impl ScriptedMinion {
             out: None,
             schedule: None,
             called: false,
+            user: None,
         });
         Request::sealed(&self.master.x25519, &self.id, &body).expect("sealed")
     }

@@ -214,3 +214,27 @@ pub fn mask(v: &serde_json::Value, tokens: &[String]) -> serde_json::Value {
         other => other.clone(),
     }
 }
+
+/// How a recorded step's status or content type differs from `got`'s
+/// (a recording's `status`, `content_type`), as a failure line.
+pub fn status_and_type_differ(
+    label: &str,
+    got: &Answer,
+    step: &serde_json::Value,
+) -> Option<String> {
+    let want_status = step["status"].as_u64().unwrap_or(0) as u16;
+    if got.status != want_status {
+        return Some(format!(
+            "{label}: status {} (Salt {want_status}): {}",
+            got.status, got.body
+        ));
+    }
+    let want_type = step["content_type"].as_str().unwrap_or_default();
+    if got.header("content-type") != Some(want_type) {
+        return Some(format!(
+            "{label}: content type {:?} (Salt {want_type})",
+            got.header("content-type")
+        ));
+    }
+    None
+}

@@ -6,7 +6,7 @@
 //! and API on 127.0.0.1.
 
 use brine_tests::daemon::{free_port, MasterConf};
-use brine_tests::http::{mask, read_for, request, Answer};
+use brine_tests::http::{mask, read_for, request, status_and_type_differ, Answer};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -95,20 +95,8 @@ fn brine_api_answers_as_salt_api() {
                 .into();
             std::thread::sleep(Duration::from_secs(2));
         }
-        let want_status = step["status"].as_u64().unwrap_or(0) as u16;
-        if got.status != want_status {
-            failures.push(format!(
-                "{label}: status {} (Salt {want_status}): {}",
-                got.status, got.body
-            ));
-            continue;
-        }
-        let want_type = step["content_type"].as_str().unwrap_or_default();
-        if got.header("content-type") != Some(want_type) {
-            failures.push(format!(
-                "{label}: content type {:?} (Salt {want_type})",
-                got.header("content-type")
-            ));
+        if let Some(why) = status_and_type_differ(label, &got, step) {
+            failures.push(why);
             continue;
         }
         let known: Vec<String> = tokens.values().cloned().collect();
@@ -303,6 +291,18 @@ fn events_as_salt(addr: SocketAddr, steps: &[Json]) -> Vec<String> {
         .unwrap_or(Json::Null);
     if run_new["data"]["fun"] != "runner.test.arg" || run_new["data"]["user"] != "admin" {
         failures.push(format!("runner announcement: {run_new}"));
+    }
+    // The job's return event names its publisher, as Salt's does.
+    let ret = stream
+        .body
+        .lines()
+        .skip_while(|l| !(l.starts_with("tag: salt/job/") && l.ends_with("/ret/web1")))
+        .nth(1)
+        .and_then(|l| l.strip_prefix("data: "))
+        .and_then(|j| serde_json::from_str::<Json>(j).ok())
+        .unwrap_or(Json::Null);
+    if ret["data"]["user"] != "admin" || ret["data"]["return"] != "sse" {
+        failures.push(format!("return event: {ret}"));
     }
     let head = step("events stream headers");
     if Some(stream.status as u64) != head["status"].as_u64()

@@ -10,7 +10,7 @@
 //! [`NOT_YET`]; they are still sent and must not fail the request.
 
 use brine_tests::daemon::{free_port, MasterConf};
-use brine_tests::http::{mask, request, Answer};
+use brine_tests::http::{mask, request, status_and_type_differ, Answer};
 use serde_json::{json, Value as Json};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -188,26 +188,14 @@ fn brine_api_answers_saltgui_as_salt_api() {
                 .into();
             std::thread::sleep(Duration::from_secs(2));
         }
-        let want_status = step["status"].as_u64().unwrap_or(0) as u16;
         if let Some((_, why)) = NOT_YET.iter().find(|(l, _)| *l == label) {
             if got.status >= 500 {
                 failures.push(format!("{label} ({why}): status {}", got.status));
             }
             continue;
         }
-        if got.status != want_status {
-            failures.push(format!(
-                "{label}: status {} (Salt {want_status}): {}",
-                got.status, got.body
-            ));
-            continue;
-        }
-        let want_type = step["content_type"].as_str().unwrap_or_default();
-        if got.header("content-type") != Some(want_type) {
-            failures.push(format!(
-                "{label}: content type {:?} (Salt {want_type})",
-                got.header("content-type")
-            ));
+        if let Some(why) = status_and_type_differ(label, &got, step) {
+            failures.push(why);
             continue;
         }
         // The console's files: ours stand in for SaltGUI's.

@@ -430,6 +430,7 @@ impl Master {
                         out: Some("nested".into()),
                         schedule: r.schedule.clone(),
                         called: r.called,
+                        user: r.user.clone(),
                     };
                     self.jobs.add_return(&oversized, crypto::now_ms())
                 };
@@ -614,7 +615,7 @@ impl Master {
             retcode: r.retcode,
             success: r.success,
             out: r.out.as_deref(),
-            user: PUBLISHING_USER,
+            user: r.user.as_deref().unwrap_or(PUBLISHING_USER),
             schedule: r.schedule.as_deref(),
         }
         .event();
@@ -1045,6 +1046,7 @@ mod tests {
             out: None,
             schedule: None,
             called: false,
+            user: None,
         });
         let mx = m.key.public().x25519;
         let (answer, waited) = std::thread::scope(|sc| {
@@ -1103,6 +1105,7 @@ mod tests {
             out: None,
             schedule: None,
             called: false,
+            user: None,
         });
         let r = reply(m, &kp, &Request::sealed(&mx, "web1", &ret).unwrap()).unwrap();
         assert_eq!(r.msg, ReplyBody::ReturnAck);

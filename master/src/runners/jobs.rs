@@ -116,17 +116,8 @@ async fn list_jobs_run(config: &MasterConfig, mut p: Params) -> Result<Answer, R
         other => return Ok(other),
     };
     // Salt's filters: globs, a comma list or a list of them.
-    let globs = |v: &Option<Value>| -> Option<Vec<String>> {
-        v.as_ref().map(|v| match v {
-            Value::List(l) => l.iter().map(Value::to_python_str).collect(),
-            other => other
-                .to_python_str()
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .collect(),
-        })
-    };
-    let (functions, targets) = (globs(&function), globs(&target));
+    let functions = function.as_ref().map(brine_core::args::split_input);
+    let targets = target.as_ref().map(brine_core::args::split_input);
     let any = |pats: &[String], text: &str| pats.iter().any(|p| fnmatch(text, p));
     let kept = all
         .into_iter()
@@ -485,6 +476,7 @@ mod tests {
                 out: None,
                 schedule: None,
                 called: false,
+                user: None,
             },
             2,
         )
@@ -608,6 +600,7 @@ mod tests {
                 out: None,
                 schedule: None,
                 called: false,
+                user: None,
             };
             jobs.add_return(&r, 10 + n as u64).unwrap();
         }

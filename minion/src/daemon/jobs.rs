@@ -581,6 +581,7 @@ pub fn cut_short(id: &str, proc_data: &Map, grace: Duration) -> JobReturn {
         out: Some("nested".into()),
         schedule: None,
         called: false,
+        user: None,
     }
 }
 
@@ -922,6 +923,8 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
         out,
         schedule: None,
         called: false,
+        // Root's (the CLI's) is the master's default: not sent.
+        user: (publ.user != "root").then(|| publ.user.clone()),
     }
 }
 

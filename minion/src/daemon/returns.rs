@@ -358,6 +358,7 @@ mod tests {
             out: None,
             schedule: None,
             called: false,
+            user: None,
         }
     }
 

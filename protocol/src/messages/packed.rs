@@ -297,6 +297,7 @@ mod tests {
             out: None,
             schedule: None,
             called: false,
+            user: None,
         }
     }
 

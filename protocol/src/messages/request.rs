@@ -388,6 +388,11 @@ pub struct JobReturn {
     /// return, as for a scheduled run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub called: bool,
+    /// Who published the job (the publication's user), for the
+    /// `salt/job/<jid>/ret/<id>` event as Salt's minion reports it.
+    /// Absent: root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
 }
 
 /// The CLI (`brine`) asks the master to publish a job.

@@ -53,6 +53,7 @@ fn sample_requests() -> Vec<RequestBody> {
             out: None,
             schedule: None,
             called: false,
+            user: None,
         }),
         RequestBody::Publish(CliPublish {
             token: "t".into(),
@@ -503,6 +504,7 @@ fn oversized_messages_are_refused_both_ways() {
         out: None,
         schedule: None,
         called: false,
+        user: None,
     }))
     .unwrap();
     assert!(matches!(encode(&req), Err(WireError::TooLarge { .. })));

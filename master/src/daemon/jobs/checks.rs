@@ -35,6 +35,7 @@ pub fn ret(jid: &str, id: &str, v: Value) -> JobReturn {
         out: Some("highstate".into()),
         schedule: None,
         called: false,
+        user: None,
     }
 }
 
