@@ -17,6 +17,7 @@
 //! its help) and reads the [`Matches`] it gets back.
 
 pub mod daemonize;
+pub mod docs;
 pub mod eauth;
 pub mod logging;
 pub mod start;
@@ -129,6 +130,12 @@ pub const COLOR: [Opt; 4] = [
     Opt::flag("force-colour", None, "same as --force-color"),
 ];
 
+/// brine's version and the commit it was built from (`0.1.0 (1a2b3c4d5e6f)`),
+/// as `--version` and the packages name it.
+pub fn version() -> String {
+    format!("{} ({})", env!("CARGO_PKG_VERSION"), env!("BRINE_COMMIT"))
+}
+
 /// A command: its name, usage line, description and options. `--help` and
 /// `--version` are always there.
 #[derive(Debug, Clone)]
@@ -162,6 +169,10 @@ pub enum Parsed {
     Run(Matches),
     Help,
     Version,
+    /// `--man-page`: the manual page ([`docs`]).
+    ManPage,
+    /// `--completion SHELL`.
+    Completion(String),
 }
 
 /// The options given, in command-line order, and the positional words.
@@ -239,6 +250,11 @@ impl Command {
                 }
                 Arg::Long("help") | Arg::Short('h') => return Ok(Parsed::Help),
                 Arg::Long("version") => return Ok(Parsed::Version),
+                Arg::Long("man-page") => return Ok(Parsed::ManPage),
+                Arg::Long("completion") => {
+                    let shell = parser.value().map_err(lexopt_error)?;
+                    return Ok(Parsed::Completion(text("--completion", shell)?));
+                }
                 Arg::Long(name) => {
                     let shown = format!("--{name}");
                     let opt = self.options.iter().find(|o| o.long == name);
@@ -280,9 +296,23 @@ impl Command {
                 std::process::exit(0)
             }
             Ok(Parsed::Version) => {
-                println!("{} {}", self.name, env!("CARGO_PKG_VERSION"));
+                println!("{} {}", self.name, version());
                 std::process::exit(0)
             }
+            Ok(Parsed::ManPage) => {
+                print!("{}", self.man_page());
+                std::process::exit(0)
+            }
+            Ok(Parsed::Completion(shell)) => match self.completion(&shell) {
+                Some(text) => {
+                    print!("{text}");
+                    std::process::exit(0)
+                }
+                None => self.exit_usage(&CliError::Invalid(format!(
+                    "--completion: {shell:?} is not one of {}",
+                    docs::SHELLS.join(", ")
+                ))),
+            },
             Err(e) => self.exit_usage(&e),
         }
     }

@@ -7,13 +7,14 @@ use brine_tests::bin;
 use brine_tests::daemon::{json_out, MasterConf};
 use std::process::Command;
 
-const BINARIES: [&str; 6] = [
+const BINARIES: [&str; 7] = [
     "brine",
     "brine-key",
     "brine-run",
     "brine-master",
     "brine-minion",
     "brine-call",
+    "brine-api",
 ];
 
 #[test]
@@ -33,10 +34,47 @@ fn every_binary_answers_help_version_and_unknown_options_alike() {
             .output()
             .expect("run");
         assert_eq!(version.status.code(), Some(0), "{name} --version");
-        assert_eq!(
-            String::from_utf8_lossy(&version.stdout).trim(),
-            format!("{name} {}", env!("CARGO_PKG_VERSION"))
+        // The version and the commit built from.
+        let shown = String::from_utf8_lossy(&version.stdout).trim().to_string();
+        let commit = Command::new("git")
+            .args(["rev-parse", "--short=12", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        let prefix = format!("{name} {} (", env!("CARGO_PKG_VERSION"));
+        assert!(
+            shown.starts_with(&prefix) && shown.ends_with(')'),
+            "{shown}"
         );
+        if let Some(c) = commit {
+            // Built from this checkout (a commit made since builds anew).
+            assert!(shown.len() == prefix.len() + c.len() + 1, "{shown} vs {c}");
+        }
+
+        // The manual page and completions come from the same option table.
+        let man = Command::new(bin(name))
+            .arg("--man-page")
+            .output()
+            .expect("run");
+        let man = String::from_utf8_lossy(&man.stdout);
+        assert!(
+            man.starts_with(&format!(".TH {} 1", name.to_uppercase())),
+            "{name}: {man}"
+        );
+        assert!(man.contains("\\-\\-config\\-dir"), "{name}: {man}");
+        for shell in ["bash", "zsh"] {
+            let c = Command::new(bin(name))
+                .args(["--completion", shell])
+                .output()
+                .expect("run");
+            assert_eq!(c.status.code(), Some(0), "{name} --completion {shell}");
+            assert!(
+                String::from_utf8_lossy(&c.stdout).contains("--config-dir"),
+                "{name} {shell}"
+            );
+        }
 
         let bogus = Command::new(bin(name))
             .arg("--bogus")

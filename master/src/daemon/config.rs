@@ -272,10 +272,16 @@ fn limits_from(o: &Map, max_message_size: usize) -> Result<Limits, ConfigError> 
 }
 
 impl MasterConfig {
-    /// Read `config_dir/master` (missing: Salt's defaults). Returns the
-    /// config and the loader's warnings (unknown options).
+    /// Read `config_dir/master` (missing: Salt's defaults), then the
+    /// `master.d/*.conf` beside it in name order over it, as Salt's
+    /// `default_include` does. Returns the config and the loader's
+    /// warnings (unknown options, includes left out).
     pub fn load(config_dir: &Path) -> Result<(MasterConfig, Vec<String>), ConfigError> {
-        let mut loaded = opts::load(&config_dir.join("master"), master_defaults())?;
+        let mut loaded = opts::load_including(
+            &config_dir.join("master"),
+            master_defaults(),
+            Some(&config_dir.join("master.d")),
+        )?;
         let o = &mut loaded.opts;
         // Salt's master names itself after its host, as a minion would,
         // with `_master` after it (ext_pillars see it as opts['id']).
@@ -571,5 +577,39 @@ mod tests {
             opts::get_str(&l.opts, "pki_dir"),
             Some("/tmp/r/etc/brine/pki/master")
         );
+    }
+
+    #[test]
+    fn master_d_conf_files_are_read_over_the_master_file() {
+        let td = tempfile::tempdir().unwrap();
+        std::fs::write(
+            td.path().join("master"),
+            "ret_port: 1234
+timeout: 9
+",
+        )
+        .unwrap();
+        std::fs::create_dir(td.path().join("master.d")).unwrap();
+        std::fs::write(
+            td.path().join("master.d/10-ports.conf"),
+            "ret_port: 2222
+",
+        )
+        .unwrap();
+        std::fs::write(
+            td.path().join("master.d/20-more.conf"),
+            "ret_port: 3333
+",
+        )
+        .unwrap();
+        std::fs::write(
+            td.path().join("master.d/notes.txt"),
+            "ret_port: 1
+",
+        )
+        .unwrap();
+        let (c, _) = MasterConfig::load(td.path()).unwrap();
+        assert_eq!(c.opts.get("ret_port"), Some(&Value::Int(3333)));
+        assert_eq!(c.opts.get("timeout"), Some(&Value::Int(9)));
     }
 }

@@ -127,7 +127,7 @@ pub fn parse(argv: &[String]) -> Result<Option<Args>, brine_cli::CliError> {
     use brine_cli::CliError;
     let m = match command().parse(argv)? {
         brine_cli::Parsed::Run(m) => m,
-        brine_cli::Parsed::Help | brine_cli::Parsed::Version => return Ok(None),
+        _ => return Ok(None),
     };
     if let Some(extra) = m.positionals.first() {
         return Err(CliError::Invalid(format!("unexpected argument: {extra}")));
@@ -352,15 +352,34 @@ fn render(args: &Args, listing: &Listing) -> String {
 
 pub fn main_with(argv: &[String], io: &mut Io) -> i32 {
     let cmd = command();
+    // What is answered without running: help, version, the manual page
+    // and completions.
+    let told = match cmd.parse(argv) {
+        Ok(brine_cli::Parsed::Help) => Some(cmd.help()),
+        Ok(brine_cli::Parsed::Version) => Some(format!("brine-key {}\n", brine_cli::version())),
+        Ok(brine_cli::Parsed::ManPage) => Some(cmd.man_page()),
+        Ok(brine_cli::Parsed::Completion(shell)) => match cmd.completion(&shell) {
+            Some(t) => Some(t),
+            None => {
+                let _ = writeln!(
+                    io.stderr,
+                    "{}\n\nbrine-key: error: --completion: {shell:?} is not one of {}",
+                    cmd.usage_line(),
+                    brine_cli::docs::SHELLS.join(", ")
+                );
+                return EX_USAGE;
+            }
+        },
+        _ => None,
+    };
+    if let Some(text) = told {
+        let _ = io.stdout.write_all(text.as_bytes());
+        return 0;
+    }
     let args = match parse(argv) {
         Ok(Some(a)) => a,
         Ok(None) => {
-            let text = if argv.iter().any(|a| a == "--version") {
-                format!("brine-key {}\n", env!("CARGO_PKG_VERSION"))
-            } else {
-                cmd.help()
-            };
-            let _ = io.stdout.write_all(text.as_bytes());
+            let _ = io.stdout.write_all(cmd.help().as_bytes());
             return 0;
         }
         Err(e) => {
