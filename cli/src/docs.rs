@@ -6,9 +6,6 @@
 
 use super::{Command, Opt};
 
-/// Which shells completions are made for.
-pub const SHELLS: [&str; 2] = ["bash", "zsh"];
-
 /// roff's text: backslashes and leading dots escaped, dashes literal.
 fn roff(text: &str) -> String {
     let t = text.replace('\\', "\\e").replace('-', "\\-");

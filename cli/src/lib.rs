@@ -130,6 +130,9 @@ pub const COLOR: [Opt; 4] = [
     Opt::flag("force-colour", None, "same as --force-color"),
 ];
 
+/// The shells [`Command::completion`] makes completions for.
+pub const SHELLS: [&str; 2] = ["bash", "zsh"];
+
 /// brine's version and the commit it was built from (`0.1.0 (1a2b3c4d5e6f)`),
 /// as `--version` and the packages name it.
 pub fn version() -> String {
@@ -310,7 +313,7 @@ impl Command {
                 }
                 None => self.exit_usage(&CliError::Invalid(format!(
                     "--completion: {shell:?} is not one of {}",
-                    docs::SHELLS.join(", ")
+                    SHELLS.join(", ")
                 ))),
             },
             Err(e) => self.exit_usage(&e),

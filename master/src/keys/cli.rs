@@ -365,7 +365,7 @@ pub fn main_with(argv: &[String], io: &mut Io) -> i32 {
                     io.stderr,
                     "{}\n\nbrine-key: error: --completion: {shell:?} is not one of {}",
                     cmd.usage_line(),
-                    brine_cli::docs::SHELLS.join(", ")
+                    brine_cli::SHELLS.join(", ")
                 );
                 return EX_USAGE;
             }
