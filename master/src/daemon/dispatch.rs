@@ -237,7 +237,6 @@ impl Master {
                 if let Err(e) = self.fresh(&Requester::Cli, req) {
                     return ReplyBody::Error(e);
                 }
-                let args = brine_core::args::salt_arguments(&p.arg, &p.kwarg);
                 let expand = |tgt: &Value, tgt_type: &str| {
                     publisher::expected_minions(
                         &self.keys,
@@ -248,16 +247,27 @@ impl Master {
                     )
                     .unwrap_or_default()
                 };
-                if let Err(why) =
-                    self.access
-                        .may_publish(&caller, &p.fun, &args, &p.tgt, &p.tgt_type, &expand)
-                {
+                if let Err(why) = self.access.may_publish(
+                    &caller,
+                    &p.fun,
+                    &p.arg,
+                    &p.kwarg,
+                    &p.tgt,
+                    &p.tgt_type,
+                    &expand,
+                ) {
                     tracing::warn!("refused a publication: {why}");
                     return error(ErrorCode::Unauthorized, why.salt_message());
                 }
-                let mut p = p.clone();
-                p.user = Some(caller.name().to_string());
-                self.publish(&p)
+                match caller {
+                    // The root token's holder names its user itself (none: root).
+                    crate::eauth::caller::Caller::Root { .. } => self.publish(p),
+                    other => {
+                        let mut p = p.clone();
+                        p.user = Some(other.name().to_string());
+                        self.publish(&p)
+                    }
+                }
             }
             RequestBody::GetReturns(g) => {
                 if self.access.caller(&g.token, g.user.as_deref()).is_none() {

@@ -188,13 +188,15 @@ impl Access {
         self.tokens.get(token).map(Caller::Token)
     }
 
-    /// May `caller` publish `fun` with `args` (Salt's form, kwargs last)
-    /// to what `tgt` selects? `expand` lists the minions a target selects.
+    /// May `caller` publish `fun` with `arg` and `kwarg` to what `tgt`
+    /// selects? `expand` lists the minions a target selects.
+    #[allow(clippy::too_many_arguments)]
     pub fn may_publish(
         &self,
         caller: &Caller,
         fun: &str,
-        args: &[Value],
+        arg: &[Value],
+        kwarg: &brine_core::Map,
         tgt: &Value,
         tgt_type: &str,
         expand: &dyn Fn(&Value, &str) -> Vec<String>,
@@ -218,8 +220,11 @@ impl Access {
             }
             Caller::Token(s) => s.perms.clone(),
         };
-        // Salt lets everyone ask after their own job.
-        if fun == "saltutil.find_job" || acl::allows_job(&perms, fun, args, tgt, tgt_type, expand) {
+        // Salt lets everyone ask after their own job; the check sees the
+        // arguments in Salt's form (kwargs last), made only when checked.
+        let args = brine_core::args::salt_arguments(arg, kwarg);
+        if fun == "saltutil.find_job" || acl::allows_job(&perms, fun, &args, tgt, tgt_type, expand)
+        {
             Ok(())
         } else {
             Err(Refusal::Forbidden {
@@ -277,28 +282,76 @@ mod tests {
         let web = Value::Str("web1".into());
         let root = Caller::Root { user: None };
         assert!(a
-            .may_publish(&root, "test.ping", &[], &web, "glob", &expand)
+            .may_publish(
+                &root,
+                "test.ping",
+                &[],
+                &brine_core::Map::default(),
+                &web,
+                "glob",
+                &expand
+            )
             .is_ok());
         // The blacklist binds root too.
         assert!(matches!(
-            a.may_publish(&root, "cmd.run", &[], &web, "glob", &expand),
+            a.may_publish(
+                &root,
+                "cmd.run",
+                &[],
+                &brine_core::Map::default(),
+                &web,
+                "glob",
+                &expand
+            ),
             Err(Refusal::Blacklisted { .. })
         ));
         let nobody = Caller::Local("nobody".into());
         assert!(a
-            .may_publish(&nobody, "test.ping", &[], &web, "glob", &expand)
+            .may_publish(
+                &nobody,
+                "test.ping",
+                &[],
+                &brine_core::Map::default(),
+                &web,
+                "glob",
+                &expand
+            )
             .is_ok());
         let db = Value::Str("db1".into());
-        let e = a.may_publish(&nobody, "test.ping", &[], &db, "glob", &expand);
+        let e = a.may_publish(
+            &nobody,
+            "test.ping",
+            &[],
+            &brine_core::Map::default(),
+            &db,
+            "glob",
+            &expand,
+        );
         assert!(matches!(e, Err(Refusal::Forbidden { .. })));
         let everyone = Value::Str("*".into());
         assert!(a
-            .may_publish(&nobody, "test.ping", &[], &everyone, "glob", &expand)
+            .may_publish(
+                &nobody,
+                "test.ping",
+                &[],
+                &brine_core::Map::default(),
+                &everyone,
+                "glob",
+                &expand
+            )
             .is_err());
         let stranger = Caller::Local("stranger".into());
         assert_eq!(
-            a.may_publish(&stranger, "test.ping", &[], &web, "glob", &expand)
-                .map_err(|e| e.salt_message()),
+            a.may_publish(
+                &stranger,
+                "test.ping",
+                &[],
+                &brine_core::Map::default(),
+                &web,
+                "glob",
+                &expand
+            )
+            .map_err(|e| e.salt_message()),
             Err("Authentication error occurred.")
         );
         // A CLI login mints a token the master then knows its owner by.
@@ -309,10 +362,26 @@ mod tests {
         assert!(matches!(&c, Some(Caller::Token(t)) if t.user == "ops"));
         let c = c.unwrap_or(root);
         assert!(a
-            .may_publish(&c, "grains.items", &[], &db, "glob", &expand)
+            .may_publish(
+                &c,
+                "grains.items",
+                &[],
+                &brine_core::Map::default(),
+                &db,
+                "glob",
+                &expand
+            )
             .is_ok());
         assert!(a
-            .may_publish(&c, "test.ping", &[], &db, "glob", &expand)
+            .may_publish(
+                &c,
+                "test.ping",
+                &[],
+                &brine_core::Map::default(),
+                &db,
+                "glob",
+                &expand
+            )
             .is_err());
         assert!(matches!(
             a.login(None, "pam_nope", "ops", ""),
