@@ -20,6 +20,9 @@ pub mod mount;
 pub mod pkg;
 pub mod pkgrepo;
 pub mod service;
+pub mod ssh;
+pub mod ssh_auth;
+pub mod ssh_known_hosts;
 pub mod sysctl;
 pub mod test;
 pub mod timezone;
@@ -50,6 +53,8 @@ pub static MODULES: &[&StateModule] = &[
     &pkg::MODULE,
     &pkgrepo::MODULE,
     &service::MODULE,
+    &ssh_auth::MODULE,
+    &ssh_known_hosts::MODULE,
     &sysctl::MODULE,
     &test::MODULE,
     &timezone::MODULE,

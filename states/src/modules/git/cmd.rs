@@ -142,6 +142,151 @@ impl Git {
             .map(|r| r.stdout)
     }
 
+    /// `git ARGS` in `cwd` (none for `--global` questions), whatever its
+    /// exit code: the config functions read the code (1: no such key).
+    fn run_any(
+        &self,
+        cwd: Option<&Path>,
+        args: &[String],
+    ) -> Result<exec::CommandResult, GitError> {
+        let spec = self.spec(cwd, args, Vec::new());
+        exec::run(&spec)
+            .map_err(|e| GitError(format!("Command 'git {}' failed: {e}", args.join(" "))))
+    }
+
+    /// `git config --global` or `--local` (a repository's own file), as
+    /// Salt's `_which_git_config` chooses for a git this new.
+    fn scope(global: bool) -> String {
+        if global { "--global" } else { "--local" }.to_string()
+    }
+
+    /// Salt's `config_get(all=True)`: every value of KEY, None when unset.
+    pub fn config_get_all(
+        &self,
+        cwd: Option<&Path>,
+        key: &str,
+        global: bool,
+    ) -> Result<Option<Vec<String>>, GitError> {
+        let args = vec![
+            "config".into(),
+            Self::scope(global),
+            "--get-all".into(),
+            key.into(),
+        ];
+        let r = self.run_any(cwd, &args)?;
+        if r.retcode == 1 {
+            return Ok(None);
+        }
+        Ok(Some(r.stdout.lines().map(str::to_string).collect()))
+    }
+
+    /// Salt's `config_get_regexp`: the keys matching the KEY pattern (as
+    /// git names them) → their values matching VALUE_REGEX.
+    pub fn config_get_regexp(
+        &self,
+        cwd: Option<&Path>,
+        key: &str,
+        value_regex: Option<&str>,
+        global: bool,
+    ) -> Result<Vec<(String, Vec<String>)>, GitError> {
+        let mut args = vec![
+            "config".into(),
+            Self::scope(global),
+            "--get-regexp".into(),
+            key.into(),
+        ];
+        args.extend(value_regex.map(str::to_string));
+        let r = self.run_any(cwd, &args)?;
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        if r.retcode == 1 {
+            return Ok(out);
+        }
+        for line in r.stdout.lines() {
+            let mut words = line.trim_start().splitn(2, char::is_whitespace);
+            let (Some(param), Some(value)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let value = value.trim_start().to_string();
+            match out.iter_mut().find(|(k, _)| k == param) {
+                Some((_, vs)) => vs.push(value),
+                None => out.push((param.to_string(), vec![value])),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Salt's `config_set`: VALUES replace KEY's (the first with
+    /// `--replace-all`, the others `--add`ed); the values after.
+    pub fn config_set(
+        &self,
+        cwd: Option<&Path>,
+        key: &str,
+        values: &[String],
+        global: bool,
+    ) -> Result<Option<Vec<String>>, GitError> {
+        for (i, v) in values.iter().enumerate() {
+            let mut args = vec!["config".to_string()];
+            if global {
+                args.push("--global".into());
+            }
+            args.push(if i == 0 { "--replace-all" } else { "--add" }.into());
+            args.push(key.into());
+            args.push(v.clone());
+            self.run_full(cwd, &args, false, false)?;
+        }
+        self.config_get_all(cwd, key, global)
+    }
+
+    /// Salt's `config_unset`: KEY's values (those VALUE_REGEX matches)
+    /// removed; git's exit codes worded as Salt words them.
+    pub fn config_unset(
+        &self,
+        cwd: Option<&Path>,
+        key: &str,
+        value_regex: Option<&str>,
+        all: bool,
+        global: bool,
+    ) -> Result<(), GitError> {
+        let mut args = vec![
+            "config".to_string(),
+            if all { "--unset-all" } else { "--unset" }.to_string(),
+            Self::scope(global),
+            key.to_string(),
+        ];
+        args.extend(value_regex.map(str::to_string));
+        let r = self.run_any(cwd, &args)?;
+        match r.retcode {
+            0 => Ok(()),
+            1 => Err(GitError("Section or key is invalid".into())),
+            5 => {
+                let args = vec![
+                    "config".into(),
+                    Self::scope(global),
+                    "--get-all".into(),
+                    key.into(),
+                ];
+                let exists = self.run_any(cwd, &args)?.retcode != 1;
+                Err(GitError(if !exists {
+                    format!("Key '{key}' does not exist")
+                } else if value_regex.is_some() {
+                    format!("Multiple values exist for key '{key}' and value_regex matches multiple values")
+                } else {
+                    format!("Multiple values exist for key '{key}'")
+                }))
+            }
+            6 => Err(GitError("The value_regex is invalid".into())),
+            code => {
+                let mut msg =
+                    format!("Failed to unset key '{key}', git config returned exit code {code}");
+                if !r.stderr.is_empty() {
+                    msg.push_str("; ");
+                    msg.push_str(&r.stderr);
+                }
+                Err(GitError(msg))
+            }
+        }
+    }
+
     /// `git ls-remote URL` (Salt's `remote_refs`): ref name → sha1.
     pub fn remote_refs(&self, url: &str) -> Result<Map, GitError> {
         let args = vec!["ls-remote".to_string(), url.to_string()];

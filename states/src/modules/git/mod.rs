@@ -12,6 +12,7 @@
 mod cloned;
 pub mod cmd;
 mod common;
+mod config;
 mod latest;
 
 use crate::{StateFunction, StateModule};
@@ -40,6 +41,38 @@ pub static MODULE: StateModule = StateModule {
             "Make sure the repository NAME is cloned at TARGET (checked out to \
 BRANCH when given); an existing clone is not updated.",
             cloned::cloned,
+        ),
+        StateFunction::new(
+            "config_set",
+            sig!(
+                name,
+                value = null,
+                multivar = null,
+                repo = null,
+                user = null,
+                password = null,
+                output_encoding = null,
+                **kwargs
+            ),
+            "Set the git configuration key NAME to VALUE, or to the values of \
+MULTIVAR (a list, or a comma-separated string), in the repository REPO or, with \
+global=True, in USER's global configuration.",
+            config::config_set,
+        ),
+        StateFunction::new(
+            "config_unset",
+            sig!(
+                name,
+                value_regex = null,
+                repo = null,
+                user = null,
+                password = null,
+                output_encoding = null,
+                **kwargs
+            ),
+            "Unset the git configuration keys the pattern NAME matches (only the \
+values VALUE_REGEX matches); a key with several values only with all=True.",
+            config::config_unset,
         ),
         StateFunction::new(
             "latest",

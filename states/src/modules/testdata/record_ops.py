@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-# The recorder of module.json, grains.json and git.json (MODULE_CASES,
-# GRAINS_CASES, GIT_CASES and their `high` steps), kept beside record.py as
+# The recorder of module.json, grains.json, git.json and ssh.json (MODULE_CASES,
+# GRAINS_CASES, GIT_CASES, SSH_CASES and their `high` steps), kept beside record.py as
 # the i31-ops branch wrote it: its file/cmd sets are older than record.py's,
 # so file.json and cmd.json are recorded with record.py. Folding the recorders
 # into one is left to do.
@@ -20,7 +20,7 @@ tests can compare real effects too; a `state` step runs one state, a
 `high` step a whole high data (requisites and all) and records every
 state's return.
 """
-import json, os, shutil, subprocess, sys
+import json, os, re, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -671,6 +671,7 @@ GIT_PUSH = GIT_ENV + "cd @TMP@/src && echo d >> f && git commit -qam d && git pu
 GL = "git.latest"
 URL = "file://@TMP@/remote.git"
 SHA_A = "5c930c4ab809eab47120f4b30716c1dde9e9a7b3"
+GIT_CFG = "git -C @TMP@/r config --local --get-regexp '^(user|x)\\.'"
 GIT_HEAD = "git -C @TMP@/{0} rev-parse HEAD; git -C @TMP@/{0} rev-parse --abbrev-ref HEAD; ls @TMP@/{0}"
 GIT_CASES = {
     "git_latest": [
@@ -770,7 +771,375 @@ GIT_CASES = {
         {"state": "git.cloned", "args": {"name": URL, "target": "@TMP@/notgit"}},
         {"state": "git.cloned", "args": {"name": "file://@TMP@/missing.git", "target": "@TMP@/c4"}},
     ],
+    "git_config": [
+        # git.config_set/config_unset on a repository's own config
+        # (--local). global: True is left out: git would write the caller's
+        # ~/.gitconfig, and neither this recorder nor the replay can point
+        # HOME at the scratch folder for one state call.
+        {"sh": "git init -q -b main @TMP@/r && mkdir @TMP@/notgit"},
+        {"state": "git.config_set", "args": {"name": "user.name", "value": "Tester", "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_set", "args": {"name": "user.name", "value": "Tester", "repo": "@TMP@/r"}},
+        {"check": GIT_CFG},
+        {"state": "git.config_set", "args": {"name": "user.name", "value": "Tester", "repo": "@TMP@/r"}},
+        {"state": "git.config_set", "args": {"name": "user.name", "value": "Tester", "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_set", "args": {"name": "user.name", "value": "Other One", "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_set", "args": {"name": "user.name", "value": "Other One", "repo": "@TMP@/r"}},
+        {"state": "git.config_set", "args": {"name": "x.num", "value": 5, "repo": "@TMP@/r"}},
+        {"check": GIT_CFG},
+        {"state": "git.config_set", "args": {"name": "x.multi", "multivar": ["a", "b"], "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_set", "args": {"name": "x.multi", "multivar": ["a", "b"], "repo": "@TMP@/r"}},
+        {"check": GIT_CFG},
+        {"state": "git.config_set", "args": {"name": "x.multi", "multivar": ["a", "b"], "repo": "@TMP@/r"}},
+        {"state": "git.config_set", "args": {"name": "x.multi", "multivar": "a,b,c", "repo": "@TMP@/r"}},
+        {"state": "git.config_set", "args": {"name": "x.multi", "multivar": ["a", 2, "c"], "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_set", "args": {"name": "x.single", "value": "v", "repo": "@TMP@/r"}},
+        {"state": "git.config_set", "args": {"name": "x.single", "multivar": ["v", "w"], "repo": "@TMP@/r"}},
+        {"check": GIT_CFG},
+        {"state": "git.config_set", "args": {"name": "x.both", "value": "v", "multivar": ["v"], "repo": "@TMP@/r"}},
+        {"state": "git.config_set", "args": {"name": "x.norepo", "value": "v"}},
+        {"state": "git.config_set", "args": {"name": "x.bad", "value": "v", "repo": "@TMP@/r", "bogus": 1}},
+        {"state": "git.config_set", "args": {"name": "x.notgit", "value": "v", "repo": "@TMP@/notgit"}},
+        {"state": "git.config_unset", "args": {"name": "user.name", "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_unset", "args": {"name": "user.name", "repo": "@TMP@/r"}},
+        {"check": GIT_CFG},
+        {"state": "git.config_unset", "args": {"name": "user.name", "repo": "@TMP@/r"}},
+        {"state": "git.config_unset", "args": {"name": "user.name", "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_unset", "args": {"name": "x.multi", "repo": "@TMP@/r"}},
+        {"state": "git.config_unset", "args": {"name": "x.multi", "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_unset", "args": {"name": "x.multi", "value_regex": "^b$", "repo": "@TMP@/r"}},
+        {"check": GIT_CFG},
+        {"state": "git.config_unset", "args": {"name": "x.multi", "value_regex": "^[ac]$", "repo": "@TMP@/r"}},
+        {"state": "git.config_unset", "args": {"name": "x.multi", "all": True, "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_unset", "args": {"name": "x.multi", "all": True, "repo": "@TMP@/r"}},
+        {"check": GIT_CFG},
+        {"state": "git.config_unset", "args": {"name": "x.none", "repo": "@TMP@/r"}},
+        {"state": "git.config_unset", "args": {"name": "x.none", "repo": "@TMP@/r"}, "test": True},
+        {"state": "git.config_unset", "args": {"name": "x\\.s.*", "repo": "@TMP@/r", "all": True}},
+        {"check": GIT_CFG},
+        {"state": "git.config_unset", "args": {"name": "x.num"}},
+        {"state": "git.config_unset", "args": {"name": "x.num", "repo": "@TMP@/r", "bogus": 1}},
+    ],
 }
+
+
+# ssh_auth and ssh_known_hosts, all in the case's folder: `user: root` with
+# an absolute `config` (Salt's ssh module takes an absolute config as it
+# is, a relative one under the user's home, which would be /root/.ssh).
+# Fixed public keys, made once with ssh-keygen (ed25519, rsa 2048, ecdsa
+# 256); FP_ED2 is ED2's sha256 fingerprint as Salt's _fingerprint writes it.
+ED1 = "AAAAC3NzaC1lZDI1NTE5AAAAIIHMvL1WqR89RfVbIREUcqTRsO+2R4HYObeOz7fT3ea9"
+ED2 = "AAAAC3NzaC1lZDI1NTE5AAAAIFyhSP9zkwNTxMARL+Ac3Aax9VaqYYlOQf6XV3cs8IH1"
+RSA1 = ("AAAAB3NzaC1yc2EAAAADAQABAAABAQCh7Ae2jB5+Bg8ICzbEHThPbVIrGNttDSxuHajgcOsICpBX4MQBg81LGI5AUe47e9Q+"
+        "evnoHHKmICU8vC+Rbv2mV6BVD+DwwrBGEA59jCn+uy0UKUlxHpLq0At1VyRwCgrZv6MMzdkcr23jl5WMF6R7PvxTEvhRz9x"
+        "MiyS9W9Ct7N3jjD4VmFu7s8dFAw1Bu0DkMJxZ/06LRRVoGSgpW/pQm/Fdfl07jh4PqMj/+e9zwSh8Yy8GjQ/cAn/z1LeR61"
+        "GMZ0sPSTz7U7huCSo0B79wWvCp2YyTiI17BtXSQgsIktnvnEnGybNlrhiHw16OWyK9ijCBNm0uGHbzhqPVVC8J")
+EC1 = ("AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBHJOHKx5uy/v7gxW39r35Y0FLKOBMIUSXxxnQqsNIwOKy"
+       "gYjupBz3dhliTYh747FsfHIrXFX5yD9Tj10sYZz2Wk=")
+FP_ED2 = "7a:9f:ad:aa:40:ed:e4:ba:39:a9:a3:ed:4b:7a:37:58:24:5a:77:14:dd:5b:eb:e7:c9:e8:0c:0f:d4:36:36:eb"
+# Key files served as salt://ssh/... (ssh.json's file_roots only).
+SSH_FILE_ROOTS = {
+    "base/ssh/keys.pub": f"ssh-ed25519 {ED1} a\nssh-rsa {RSA1} r\n",
+    "base/ssh/opts.pub": f'no-pty,command="/bin/true" ssh-ed25519 {ED2} b\n',
+    "base/ssh/bad.pub": "not a key\n",
+}
+SA, SK = "ssh_auth", "ssh_known_hosts"
+AK = "@TMP@/ak"
+
+
+def auth(fun, name, test=False, **args):
+    step = {"state": f"{SA}.{fun}", "args": {"name": name, "user": "root", "config": AK, **args}}
+    if test:
+        step["test"] = True
+    return step
+
+
+AK_CAT = "cat @TMP@/ak; stat -c %a @TMP@/ak"
+SSH_AUTH_CASES = {
+    "ssh_auth_present": [
+        auth("present", ED1, True, enc="ssh-ed25519", comment="a", config="@TMP@/sub/ak"),
+        auth("present", ED1, enc="ssh-ed25519", comment="a", config="@TMP@/sub/ak"),
+        {"check": "cat @TMP@/sub/ak; stat -c '%a %U' @TMP@/sub @TMP@/sub/ak"},
+        auth("present", ED1, enc="ssh-ed25519", comment="a", config="@TMP@/sub/ak"),
+        auth("present", ED1, True, enc="ssh-ed25519", comment="a", config="@TMP@/sub/ak"),
+        auth("present", ED1, True, enc="ssh-ed25519", comment="a2", config="@TMP@/sub/ak"),
+        auth("present", ED1, enc="ssh-ed25519", comment="a2", config="@TMP@/sub/ak"),
+        {"check": "cat @TMP@/sub/ak"},
+        auth("present", ED1, True, enc="ed25519", comment="a2", config="@TMP@/sub/ak",
+             options=["no-pty", 'command="/bin/true"']),
+        auth("present", ED1, enc="ed25519", comment="a2", config="@TMP@/sub/ak",
+             options=["no-pty", 'command="/bin/true"']),
+        {"check": "cat @TMP@/sub/ak; stat -c %a @TMP@/sub/ak"},
+        auth("present", ED1, enc="ed25519", comment="a2", config="@TMP@/sub/ak",
+             options=["no-pty", 'command="/bin/true"']),
+        # enc defaults to ssh-rsa: the same key body as another type
+        auth("present", ED1, comment="a2", config="@TMP@/sub/ak"),
+        {"check": "cat @TMP@/sub/ak"},
+        # whole lines as the name: enc, key and comment (and options) from it
+        auth("present", f"ssh-rsa {RSA1} r@host"),
+        auth("present", f"ssh-rsa {RSA1} r@host"),
+        auth("present", f"ssh-rsa {RSA1} r@host", True),
+        auth("present", f'no-agent-forwarding,from="10.0.0.1" ssh-ed25519 {ED2} b c d'),
+        auth("present", f'no-agent-forwarding,from="10.0.0.1" ssh-ed25519 {ED2} b c d'),
+        auth("present", f'no-agent-forwarding,from="10.0.0.1" ssh-ed25519 {ED2} b c d', True),
+        auth("present", f"ecdsa-sha2-nistp256 {EC1}", comment="ignored"),
+        {"check": AK_CAT},
+        # "KEY comment" as the name
+        auth("present", f"{ED2} other comment", enc="ssh-ed25519"),
+        auth("present", f"{ED2} other", True, enc="ssh-ed25519"),
+        {"check": "cat @TMP@/ak"},
+        auth("present", ED2, enc="ssh-ed25519", comment="other comment", fingerprint_hash_type="md5"),
+        # a file without a trailing newline gets one before the new key
+        {"sh": "printf '# keep me\\nssh-ed25519 %s x' " + ED1 + " > @TMP@/nonl"},
+        auth("present", EC1, enc="ecdsa", comment="e", config="@TMP@/nonl"),
+        {"check": "cat @TMP@/nonl"},
+        auth("present", ED1, enc="ssh-ed25519", comment="y", config="@TMP@/nonl"),
+        {"check": "cat @TMP@/nonl"},
+    ],
+    "ssh_auth_errors": [
+        auth("present", "not base64!!", enc="ssh-ed25519"),
+        auth("present", "@@@@", enc="ssh-ed25519"),
+        auth("present", "@@@@", True, enc="ssh-ed25519"),
+        auth("present", ED1, enc="foo"),
+        auth("present", ED1, True, enc="foo"),
+        auth("present", f"ssh-foo {ED1} x"),
+        auth("present", ED1, enc="ssh-ed25519", fingerprint_hash_type="nope"),
+        {"check": "ls @TMP@"},
+        {"state": f"{SA}.present", "args": {"name": ED1, "user": "nosuchuser1", "enc": "ssh-ed25519",
+                                            "config": AK}},
+        {"state": f"{SA}.present", "args": {"name": ED1, "user": "nosuchuser1", "enc": "ssh-ed25519",
+                                            "config": AK}, "test": True},
+        {"state": f"{SA}.absent", "args": {"name": ED1, "user": "nosuchuser1", "config": AK}},
+        auth("present", ED1, enc="ssh-ed25519", config="%x/ak"),
+        auth("present", ED1, enc="ssh-ed25519", config="@TMP@/ak%"),
+        auth("absent", ED1, enc="foo"),
+        auth("absent", ED1, True, enc="foo"),
+        {"state": f"{SA}.present", "args": {"name": ED1, "enc": "ssh-ed25519", "config": AK}},
+        {"check": "ls @TMP@"},
+    ],
+    "ssh_auth_source": [
+        auth("present", "keys", True, source="salt://ssh/keys.pub"),
+        auth("present", "keys", source="salt://ssh/keys.pub"),
+        {"check": AK_CAT},
+        auth("present", "keys", source="salt://ssh/keys.pub"),
+        auth("present", "keys", True, source="salt://ssh/keys.pub"),
+        # a line with options goes through set_auth_key_from_file
+        auth("present", "opts", True, source="salt://ssh/opts.pub"),
+        auth("present", "opts", source="salt://ssh/opts.pub"),
+        {"check": "cat @TMP@/ak"},
+        auth("present", "keys", True, source="salt://ssh/keys.pub", options=["no-pty"]),
+        auth("present", "keys", source="salt://ssh/keys.pub", options=["no-pty"]),
+        {"check": "cat @TMP@/ak"},
+        auth("present", "bad", source="salt://ssh/bad.pub"),
+        auth("present", "bad", True, source="salt://ssh/bad.pub"),
+        auth("present", "none", source="salt://ssh/none.pub"),
+        auth("present", "none", True, source="salt://ssh/none.pub"),
+        auth("absent", "keys", True, source="salt://ssh/keys.pub"),
+        auth("absent", "keys", source="salt://ssh/keys.pub"),
+        {"check": "cat @TMP@/ak"},
+        auth("absent", "keys", source="salt://ssh/keys.pub"),
+        auth("absent", "keys", True, source="salt://ssh/keys.pub"),
+        auth("absent", "opts", source="salt://ssh/opts.pub"),
+        {"check": AK_CAT},
+        auth("absent", "bad", source="salt://ssh/bad.pub"),
+        auth("absent", "bad", True, source="salt://ssh/bad.pub"),
+        auth("absent", "none", source="salt://ssh/none.pub"),
+    ],
+    "ssh_auth_names": [
+        {"high": {"keys": {SA: ["present", {"user": "root"}, {"config": AK}, {"enc": "ssh-ed25519"},
+                                {"comment": "shared"}, {"options": ["no-pty"]},
+                                {"names": [ED1, f"ssh-rsa {RSA1} r", f"{ED2} own"]}]}},
+         "test": True},
+        {"high": {"keys": {SA: ["present", {"user": "root"}, {"config": AK}, {"enc": "ssh-ed25519"},
+                                {"comment": "shared"}, {"options": ["no-pty"]},
+                                {"names": [ED1, f"ssh-rsa {RSA1} r", f"{ED2} own"]}]}}},
+        {"check": AK_CAT},
+        {"high": {"keys": {SA: ["present", {"user": "root"}, {"config": AK}, {"enc": "ssh-ed25519"},
+                                {"comment": "shared"}, {"options": ["no-pty"]},
+                                {"names": [ED1, f"ssh-rsa {RSA1} r", f"{ED2} own"]}]}}},
+        # (`names` on ssh_auth.absent makes salt-call fail before any state
+        # runs: "Passed invalid arguments: 'name_order' is an invalid keyword
+        # argument for 'ssh_auth.absent'" -- absent takes no **kwargs -- so
+        # the removals are three states here.)
+        {"high": {ED1: {SA: ["absent", {"user": "root"}, {"config": AK}]},
+                  f"ssh-rsa {RSA1} r": {SA: ["absent", {"user": "root"}, {"config": AK}]},
+                  EC1: {SA: ["absent", {"user": "root"}, {"config": AK}]}}, "test": True},
+        {"high": {ED1: {SA: ["absent", {"user": "root"}, {"config": AK}]},
+                  f"ssh-rsa {RSA1} r": {SA: ["absent", {"user": "root"}, {"config": AK}]},
+                  EC1: {SA: ["absent", {"user": "root"}, {"config": AK}]}}},
+        {"check": AK_CAT},
+    ],
+    "ssh_auth_absent": [
+        {"sh": f"printf '# comment line\\n\\nssh-ed25519 {ED1} a\\nno-pty ssh-rsa {RSA1} r\\n"
+               f"ssh-ed25519 {ED2} b c\\nnot a key line\\n' > @TMP@/ak; chmod 640 @TMP@/ak"},
+        auth("absent", ED1, True),
+        auth("absent", ED1),
+        {"check": AK_CAT},
+        auth("absent", ED1),
+        auth("absent", ED1, True),
+        auth("absent", f"ssh-rsa {RSA1} r", True),
+        auth("absent", f"ssh-rsa {RSA1} whatever"),
+        {"check": AK_CAT},
+        auth("absent", f"{ED2} b", True, enc="ssh-ed25519"),
+        auth("absent", f"{ED2} b c", enc="ssh-ed25519"),
+        {"check": AK_CAT},
+        auth("absent", EC1, config="@TMP@/none"),
+        auth("absent", EC1, True, config="@TMP@/none"),
+        {"check": "ls @TMP@"},
+    ],
+    "ssh_auth_manage": [
+        {"state": f"{SA}.manage", "args": {"name": "m", "user": "root", "config": AK, "enc": "ssh-ed25519",
+                                           "ssh_keys": [ED1, f"ssh-rsa {RSA1} r"]}, "test": True},
+        {"state": f"{SA}.manage", "args": {"name": "m", "user": "root", "config": AK, "enc": "ssh-ed25519",
+                                           "ssh_keys": [ED1, f"ssh-rsa {RSA1} r"]}},
+        {"check": AK_CAT},
+        {"sh": f"echo 'ssh-ed25519 {ED2} b' >> @TMP@/ak"},
+        # one key to remove in test mode: Salt walks a set, and only the
+        # last removal's comment is kept
+        {"state": f"{SA}.manage", "args": {"name": "m", "user": "root", "config": AK, "enc": "ssh-ed25519",
+                                           "ssh_keys": [ED1, f"ssh-rsa {RSA1} r"]}, "test": True},
+        {"state": f"{SA}.manage", "args": {"name": "m", "user": "root", "config": AK, "enc": "ssh-ed25519",
+                                           "ssh_keys": [ED1, f"ssh-rsa {RSA1} r"]}},
+        {"check": AK_CAT},
+        {"state": f"{SA}.manage", "args": {"name": "m", "user": "root", "config": AK, "enc": "ssh-ed25519",
+                                           "ssh_keys": [ED1, f"ssh-rsa {RSA1} r"]}},
+        {"state": f"{SA}.manage", "args": {"name": "m", "user": "root", "config": AK, "enc": "ssh-ed25519",
+                                           "ssh_keys": [ED1, f"ssh-rsa {RSA1} r"]}, "test": True},
+        {"state": f"{SA}.manage", "args": {"name": "m", "user": "root", "config": AK, "enc": "ssh-ed25519",
+                                           "comment": "c", "ssh_keys": [f"{ED1} a", EC1]}},
+        {"check": AK_CAT},
+        {"state": f"{SA}.manage", "args": {"name": "m", "user": "root", "config": AK, "ssh_keys": []}},
+        {"check": AK_CAT},
+    ],
+}
+
+
+def known(fun, name, test=False, **args):
+    step = {"state": f"{SK}.{fun}", "args": {"name": name, "user": "root", "config": "@TMP@/kh", **args}}
+    if test:
+        step["test"] = True
+    return step
+
+
+def plain(name, test=False, **args):
+    return known("present", name, test, hash_known_hosts=False, **args)
+
+
+# A hashed known_hosts line starts |1|salt|hash, the salt random: the
+# checks print it as <hashed>, and where a hashed name shows in a state's
+# return the recorder writes <hashed> too and marks the step
+# "masked": "hashed" (see mask_hashed), for the replay to do the same.
+KH_CAT = "sed -E 's/\\|1\\|[^| ]+\\|[^ ]+/<hashed>/' @TMP@/kh; stat -c %a @TMP@/kh"
+SSH_KNOWN_CASES = {
+    "ssh_known_hosts_plain": [
+        plain("host1", True, key=ED1, enc="ssh-ed25519"),
+        plain("host1", key=ED1, enc="ssh-ed25519"),
+        {"check": KH_CAT + "; ls @TMP@"},
+        plain("host1", key=ED1, enc="ssh-ed25519"),
+        plain("host1", True, key=ED1, enc="ssh-ed25519"),
+        plain("host1", True, key=ED2, enc="ssh-ed25519"),
+        plain("host1", key=ED2, enc="ssh-ed25519"),
+        {"check": KH_CAT},
+        # another type for the same host: a second line
+        plain("host1", key=RSA1, enc="ssh-rsa"),
+        {"check": KH_CAT},
+        plain("host1", key=RSA1, enc="ssh-rsa"),
+        plain("host1", key=ED2, enc="ssh-ed25519", port=22),
+        # fingerprint alone, already stored: no lookup
+        plain("host1", fingerprint=FP_ED2),
+        plain("host1", True, fingerprint=FP_ED2),
+        plain("host1", True, fingerprint=FP_ED2, fingerprint_hash_type="sha256"),
+        plain("host1", True, key=ED2, enc="ssh-ed25519", fingerprint=FP_ED2),
+        # fingerprint and key: the key is written, the fingerprint unchecked
+        plain("host2", key=ED1, enc="ssh-ed25519", fingerprint=FP_ED2),
+        plain("host2", key=ED1, enc="ssh-ed25519", fingerprint=FP_ED2),
+        {"check": KH_CAT},
+        # another port: [host]:port
+        plain("host1", True, key=ED1, enc="ssh-ed25519", port=2222),
+        plain("host1", key=ED1, enc="ssh-ed25519", port=2222),
+        {"check": KH_CAT},
+        plain("host1", key=ED1, enc="ssh-ed25519", port=2222),
+        plain("host1", True, key=ED1, enc="ssh-ed25519", port=2222),
+        known("present", "host1", key=ED1, enc="ssh-ed25519", port=2222),
+        known("present", "host1", True, key=ED1, enc="ssh-ed25519", port=2222),
+        # a key without enc (test mode refuses it, a real run writes the
+        # type "None" after dropping every line of the host), in a file of
+        # its own: ssh-keygen -R then refuses the whole file
+        plain("host3", True, key=ED1, config="@TMP@/kh3"),
+        plain("host3", key=ED1, enc="ssh-ed25519", config="@TMP@/kh3"),
+        plain("host7", key=ED2, enc="ssh-ed25519", config="@TMP@/kh3"),
+        plain("host3", key=RSA1, config="@TMP@/kh3"),
+        {"check": "cat @TMP@/kh3"},
+        known("absent", "host7", config="@TMP@/kh3"),
+        {"check": "cat @TMP@/kh3"},
+        # a user that does not exist, with an absolute config
+        {"state": f"{SK}.present", "args": {"name": "host8", "user": "nosuchuser1", "key": ED1,
+                                            "enc": "ssh-ed25519", "hash_known_hosts": False,
+                                            "config": "@TMP@/kh4"}},
+        # (Salt fails at the chown after the line is written, so the file
+        # keeps the umask's mode: not checked)
+        {"check": "cat @TMP@/kh4"},
+        {"state": f"{SK}.absent", "args": {"name": "host8", "user": "nosuchuser1", "config": "@TMP@/kh4"}},
+        {"check": "cat @TMP@/kh4; ls @TMP@"},
+        {"state": f"{SK}.absent", "args": {"name": "host8", "user": "nosuchuser1",
+                                           "config": "@TMP@/kh4"}, "test": True},
+        # without a user: an absolute config is needed
+        {"state": f"{SK}.present", "args": {"name": "host4", "key": ED1, "enc": "ssh-ed25519",
+                                            "hash_known_hosts": False, "config": "kh"}},
+        {"state": f"{SK}.present", "args": {"name": "host4", "key": ED1, "enc": "ssh-ed25519",
+                                            "hash_known_hosts": False, "config": "@TMP@/kh2"}},
+        {"check": "cat @TMP@/kh2; stat -c %a @TMP@/kh2"},
+        {"state": f"{SK}.absent", "args": {"name": "host4", "config": "kh"}},
+        plain("host5", key=ED1, enc="ssh-ed25519", config="@TMP@/sub/kh"),
+        {"check": "cat @TMP@/sub/kh; stat -c %a @TMP@/sub @TMP@/sub/kh"},
+        {"sh": "chmod 644 @TMP@/kh"},
+        plain("host6", key=ED1, enc="ssh-ed25519"),
+        {"check": KH_CAT},
+        # absent
+        known("absent", "host1", True),
+        known("absent", "host1"),
+        {"check": KH_CAT + "; ls @TMP@"},
+        known("absent", "host1"),
+        known("absent", "host1", True),
+        known("absent", "[host1]:2222", True),
+        known("absent", "[host1]:2222"),
+        {"check": KH_CAT},
+        known("absent", "host1", config="@TMP@/none"),
+        known("absent", "host1", True, config="@TMP@/none"),
+    ],
+    "ssh_known_hosts_hashed": [
+        known("present", "host1", True, key=ED1, enc="ssh-ed25519"),
+        known("present", "host1", key=ED1, enc="ssh-ed25519"),
+        {"check": KH_CAT + "; ls @TMP@; ssh-keygen -F host1 -f @TMP@/kh | grep -c ssh-ed25519"},
+        known("present", "host1", key=ED1, enc="ssh-ed25519"),
+        known("present", "host1", True, key=ED1, enc="ssh-ed25519"),
+        known("present", "host1", True, key=ED2, enc="ssh-ed25519"),
+        known("present", "host1", key=ED2, enc="ssh-ed25519"),
+        {"check": KH_CAT},
+        known("present", "host2", key=RSA1, enc="ssh-rsa", hash_known_hosts=True),
+        {"check": KH_CAT},
+        known("present", "host1", fingerprint=FP_ED2),
+        # a plain entry added to a hashed file
+        plain("host3", key=ED1, enc="ssh-ed25519"),
+        {"check": KH_CAT},
+        known("absent", "host1", True),
+        known("absent", "host1"),
+        {"check": KH_CAT},
+        known("absent", "host1"),
+    ],
+}
+SSH_CASES = {**SSH_AUTH_CASES, **SSH_KNOWN_CASES}
+HASHED = re.compile(r"\|1\|[A-Za-z0-9+/=]+\|[A-Za-z0-9+/=]+")
+
+
+def mask_hashed(step):
+    """A hashed known_hosts name (random salt) in a return: <hashed>."""
+    if "expect" in step:
+        text = json.dumps(step["expect"])
+        masked = HASHED.sub("<hashed>", text)
+        if masked != text:
+            step["expect"] = json.loads(masked)
+            step["masked"] = "hashed"
+    return step
 
 
 def mask_pids(changes):
@@ -838,7 +1207,11 @@ SETS = [
     ("module.json", MODULE_CASES),
     ("grains.json", GRAINS_CASES),
     ("git.json", GIT_CASES),
+    ("ssh.json", SSH_CASES),
 ]
+# Files a set's scenarios serve beyond FILE_ROOTS (written with the others,
+# named in that set's file_roots only).
+EXTRA_ROOTS = {"ssh.json": SSH_FILE_ROOTS}
 
 
 def main():
@@ -846,7 +1219,7 @@ def main():
     only = set(sys.argv[3:])
     shutil.rmtree(work, ignore_errors=True)
     roots = os.path.join(work, "file_roots")
-    for rel, text in FILE_ROOTS.items():
+    for rel, text in {**FILE_ROOTS, **SSH_FILE_ROOTS}.items():
         path = os.path.join(roots, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
@@ -886,8 +1259,11 @@ def main():
             if os.path.exists(grains_file):
                 os.remove(grains_file)
             recorded[case] = [run_step(step, salt, work, tmp) for step in steps]
+            if cases is SSH_CASES:
+                recorded[case] = [mask_hashed(step) for step in recorded[case]]
             print(case, len(recorded[case]), file=sys.stderr)
-        data = {"file_roots": FILE_ROOTS, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
+        served = {**FILE_ROOTS, **EXTRA_ROOTS.get(out_name, {})}
+        data = {"file_roots": served, "pillar": PILLAR, "grains": GRAINS, "cases": recorded}
         with open(out_path, "w") as f:
             json.dump(data, f, indent=1, ensure_ascii=False)
             f.write("\n")
