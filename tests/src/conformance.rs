@@ -473,7 +473,9 @@ impl Daemon {
             procs: Vec::new(),
         };
         let log = tmp.join("daemons.log");
-        for (name, pause) in [("brine-master", 300), ("brine-minion", 0)] {
+        // The minion starts with the master (it retries until the master
+        // listens); the master's port check waits for both.
+        for name in ["brine-master", "brine-minion"] {
             let out = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -488,16 +490,14 @@ impl Daemon {
                 .spawn()
                 .map_err(|e| format!("cannot start {name}: {e}"))?;
             d.procs.push(child);
-            std::thread::sleep(std::time::Duration::from_millis(pause));
-            // The master exits at once when a port is taken.
-            if name == "brine-master" {
-                if let Some(Ok(Some(_))) = d.procs.first_mut().map(|p| p.try_wait()) {
-                    let log = std::fs::read_to_string(&log).unwrap_or_default();
-                    return Err(Started::PortTaken(format!(
-                        "brine-master did not start: {log:.500}"
-                    )));
-                }
-            }
+        }
+        // The master exits at once when a port is taken.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        if let Some(Ok(Some(_))) = d.procs.first_mut().map(|p| p.try_wait()) {
+            let log = std::fs::read_to_string(&log).unwrap_or_default();
+            return Err(Started::PortTaken(format!(
+                "brine-master did not start: {log:.500}"
+            )));
         }
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while std::time::Instant::now() < deadline {
@@ -517,7 +517,7 @@ impl Daemon {
                     return Ok(d);
                 }
             }
-            std::thread::sleep(std::time::Duration::from_millis(500));
+            std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let log = std::fs::read_to_string(&log).unwrap_or_default();
         Err(Started::Failed(format!(
