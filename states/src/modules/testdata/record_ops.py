@@ -1207,6 +1207,7 @@ SETS = [
     ("module.json", MODULE_CASES),
     ("grains.json", GRAINS_CASES),
     ("git.json", GIT_CASES),
+    ("pip.json", PIP_CASES),
     ("ssh.json", SSH_CASES),
 ]
 # Files a set's scenarios serve beyond FILE_ROOTS (written with the others,
