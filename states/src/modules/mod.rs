@@ -17,6 +17,7 @@ pub mod kmod;
 pub mod locale;
 pub mod module;
 pub mod mount;
+pub mod pip;
 pub mod pkg;
 pub mod pkgrepo;
 pub mod service;
@@ -50,6 +51,7 @@ pub static MODULES: &[&StateModule] = &[
     &locale::MODULE,
     &module::MODULE,
     &mount::MODULE,
+    &pip::MODULE,
     &pkg::MODULE,
     &pkgrepo::MODULE,
     &service::MODULE,
