@@ -46,6 +46,7 @@ mod pillar;
 mod pkg;
 mod proctable;
 mod ps;
+mod random;
 mod registry;
 mod run;
 mod saltutil;

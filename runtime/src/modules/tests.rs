@@ -112,6 +112,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
             "pillar",
             "pkg",
             "ps",
+            "random",
             "saltutil",
             "schedule",
             "service",

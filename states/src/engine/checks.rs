@@ -76,7 +76,13 @@ impl<'a> CmdOpts<'a> {
             spec.cwd = Some(cwd.to_python_str().into());
         }
         if let Some(user) = self.arg("runas") {
-            spec.runas = Some(user.to_python_str());
+            // As cmd.retcode: a user that does not exist is an error
+            // (the condition's own reading of a command that cannot run).
+            let user = user.to_python_str();
+            if brine_host::accounts::user_by_name(&user).is_none() {
+                return Err(format!("User '{user}' is not available"));
+            }
+            spec.runas = Some(user);
         }
         if let Some(env) = self.arg("env") {
             spec.env = env_pairs(env);

@@ -183,7 +183,12 @@ pub(crate) fn register(env: &mut Environment<'static>) {
     env.add_test("match", |v: MjValue, a: Rest<MjValue>| {
         regex_find(&v, &a, true).map(|m| !m.is_none())
     });
+    env.add_filter("random", random_filter);
     env.add_test("list", |v: MjValue| is_list(&v));
+    // Jinja2's `number` is `isinstance(v, Number)`: booleans are numbers.
+    env.add_test("number", |v: MjValue| {
+        matches!(v.kind(), ValueKind::Number | ValueKind::Bool)
+    });
     env.add_test("callable", |v: MjValue| {
         super::salt_functions::is_callable(&v)
     });
@@ -372,6 +377,28 @@ fn unique(items: Vec<MjValue>) -> Vec<MjValue> {
         }
     }
     out
+}
+
+/// Jinja2's `random`: one item of a sequence (a string's character),
+/// chosen at random (not for secrets: a hasher's random keys).
+fn random_filter(v: MjValue) -> Result<MjValue, minijinja::Error> {
+    use std::hash::{BuildHasher, Hasher};
+    let items: Vec<MjValue> = match v.kind() {
+        ValueKind::String => py_str(&v)
+            .chars()
+            .map(|c| MjValue::from(c.to_string()))
+            .collect(),
+        _ => v.try_iter()?.collect(),
+    };
+    if items.is_empty() {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            "No random item, sequence was empty.",
+        ));
+    }
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_usize(items.len());
+    Ok(items[(h.finish() % items.len() as u64) as usize].clone())
 }
 
 fn is_list(v: &MjValue) -> bool {

@@ -98,6 +98,10 @@ fn rewrite_unified(src: &str) -> Result<Cow<'_, str>, PreprocessError> {
                     "set" => rewrite_set(content).map(|c| format!("{{%{lmod}{c}{rmod}%}}")),
                     "import_yaml" | "import_json" | "import_text" => {
                         let kind = &keyword["import_".len()..];
+                        // Jinja's `with context` / `without context` ends
+                        // the tag; a data file has no use for either.
+                        let content = strip_context(content);
+                        let content = content.as_str();
                         let Some(name) = import_target(content) else {
                             return Err(PreprocessError {
                                 message: format!("expected '{{% {keyword} <file> as <name> %}}'"),
@@ -184,6 +188,22 @@ fn first_word(content: &str) -> &str {
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(t.len());
     &t[..end]
+}
+
+/// The tag without a trailing `with context` or `without context`.
+fn strip_context(content: &str) -> String {
+    let trimmed = content.trim_end();
+    let words: Vec<&str> = trimmed.split_whitespace().collect();
+    match words.as_slice() {
+        [.., "with" | "without", "context"] if words.len() >= 6 => {
+            let cut = trimmed
+                .rfind(words[words.len() - 2])
+                .unwrap_or(trimmed.len());
+            let tail = &content[trimmed.len()..];
+            format!("{}{tail}", trimmed[..cut].trim_end())
+        }
+        _ => content.to_string(),
+    }
 }
 
 /// The `NAME` of `import_yaml EXPR as NAME`.

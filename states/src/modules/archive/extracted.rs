@@ -9,7 +9,7 @@ use super::owner;
 use crate::modules::file::fsutil::{self, Owner};
 use crate::modules::file::managed::first_source;
 use crate::modules::file::remote::{self, Fetcher};
-use crate::modules::file::source_hash::get_source_sum;
+use crate::modules::file::source_hash::{get_source_sum, SumError};
 use crate::modules::file::{failed, Args};
 use crate::{StateCall, StateReturn};
 use brine_core::{Map, Value};
@@ -226,6 +226,14 @@ fn run(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateReturn, Str
             text("source_hash_name").as_deref(),
         ) {
             Ok(s) => Some(s),
+            // Salt catches only CommandExecutionError here: a failed
+            // download of the hash file raises out of the state.
+            Err(SumError::Fetch(e)) => {
+                return fail(
+                    ret,
+                    crate::raised(format!("salt.exceptions.MinionError: {e}")),
+                )
+            }
             Err(e) => return fail(ret, e.to_string()),
         },
         None => None,

@@ -139,10 +139,11 @@ fn check_dir_meta(
 
 /// Salt's `check_include_exclude(path, None, exclude_pat)`: `false` when
 /// the path matches the exclusion (glob, or regex with `E@`).
-fn not_excluded(rel: &str, exclude_pat: Option<&str>) -> bool {
-    exclude_pat
+fn not_excluded(rel: &str, exclude_pat: &[String]) -> bool {
+    !exclude_pat
+        .iter()
         .filter(|p| !p.is_empty())
-        .is_none_or(|pat| !super::pattern::pattern_matches(rel, pat))
+        .any(|pat| super::pattern::pattern_matches(rel, pat))
 }
 
 /// Files a `clean` keeps: those of the `file` states this one requires
@@ -207,7 +208,7 @@ struct DirArgs<'a> {
     file_mode: Option<String>,
     clean: bool,
     require: Option<&'a Value>,
-    exclude_pat: Option<String>,
+    exclude_pat: Vec<String>,
     max_depth: Option<i64>,
     follow_symlinks: bool,
     children_only: bool,
@@ -288,7 +289,7 @@ fn check_directory(a: &DirArgs) -> (Option<bool>, String, Map) {
             for f in w.files.iter().chain(&w.dirs) {
                 let path = join(&w.root, f);
                 let rel = path.strip_prefix(&format!("{name}/")).unwrap_or(&path);
-                if !keep.contains(&path) && not_excluded(rel, a.exclude_pat.as_deref()) {
+                if !keep.contains(&path) && not_excluded(rel, &a.exclude_pat) {
                     let mut m = Map::default();
                     m.insert("removed".into(), Value::Str("Removed due to clean".into()));
                     changes.insert(path, Value::Map(m));
@@ -442,7 +443,11 @@ pub fn directory(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateR
         }
     }
 
-    let exclude_pat = args.string("exclude_pat")?;
+    // One pattern, or a list of them (any match excludes).
+    let exclude_pat: Vec<String> = match args.get("exclude_pat") {
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        _ => args.string("exclude_pat")?.into_iter().collect(),
+    };
     let follow_symlinks = args.truthy("follow_symlinks", false);
     let children_only = args.truthy("children_only", false);
     let recurse = args.get("recurse");
@@ -609,7 +614,7 @@ pub fn directory(call: &StateCall, args: &Args, raw_name: &str) -> Result<StateR
         let keep = keep_files(&name, args.get("require"), &walked);
         let keep = real_keep(&name, &keep);
         let mut removed = Vec::new();
-        clean_dir(&name, &name, &keep, exclude_pat.as_deref(), &mut removed);
+        clean_dir(&name, &name, &keep, &exclude_pat, &mut removed);
         if !removed.is_empty() {
             ret.changes.insert("removed".into(), Value::List(removed));
             ret.comment = format!("Files cleaned from directory {name}");
@@ -646,7 +651,7 @@ fn clean_dir(
     top: &str,
     root: &str,
     keep: &HashSet<String>,
-    exclude_pat: Option<&str>,
+    exclude_pat: &[String],
     removed: &mut Vec<Value>,
 ) {
     let Ok(rd) = std::fs::read_dir(root) else {
