@@ -818,6 +818,51 @@ pub fn checked(families: &[Family], name: &str, cmd: &str) -> bool {
     }
 }
 
+/// Cases that read or change what the whole host shares — the package
+/// database (`apt-get update` in the formulas' `pkg` states, which also
+/// read services, users and crontabs), root's crontab, users and groups,
+/// `/etc` files, the clock's zone — run one after another on one lane;
+/// the others (scratch folders only) on a second lane beside it.
+fn shares_the_host(name: &str) -> bool {
+    const SHARED: &[&str] = &[
+        "formula-",
+        "exec-cron",
+        "exec-host-admin",
+        "exec-hosts",
+        "exec-mount",
+        "exec-pkg",
+        "exec-service",
+        "exec-sysctl",
+        "exec-timezone",
+        "exec-user",
+    ];
+    SHARED.iter().any(|p| name.starts_with(p))
+}
+
+/// Run `one` on every case of `dirs` on two lanes ([`shares_the_host`]
+/// decides which); the outcomes in `dirs`' order.
+pub fn run_lanes(dirs: &[PathBuf], one: impl Fn(&Path) -> Vec<Outcome> + Sync) -> Vec<Outcome> {
+    let name = |d: &PathBuf| {
+        d.file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let (shared, own): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        dirs.iter().partition(|d| shares_the_host(&name(d)));
+    let run = |lane: Vec<&PathBuf>| -> Vec<(String, Vec<Outcome>)> {
+        lane.into_iter().map(|d| (name(d), one(d))).collect()
+    };
+    let (mut a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| run(own));
+        let a = run(shared);
+        (a, other.join().unwrap_or_default())
+    });
+    a.extend(b);
+    a.sort_by(|x, y| x.0.cmp(&y.0));
+    a.into_iter().flat_map(|(_, o)| o).collect()
+}
+
 /// Print outcomes the way run.py does and return (passed, failed).
 pub fn report(outcomes: &[Outcome]) -> (usize, usize) {
     let (mut passed, mut failed) = (0, 0);

@@ -32,19 +32,17 @@ fn conformance_daemon() {
         .collect();
     dirs.sort();
     assert!(!dirs.is_empty(), "no conformance cases found");
-    let mut outcomes = Vec::new();
-    for d in &dirs {
+    let bins = bin_dir();
+    let outcomes = conformance::run_lanes(&dirs, |d| {
         let name = d
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        outcomes.extend(conformance::run_case_daemon_checking(
-            d,
-            &bin_dir(),
-            |cmd| conformance::checked(&families, &name, cmd),
-        ));
-    }
+        conformance::run_case_daemon_checking(d, &bins, |cmd| {
+            conformance::checked(&families, &name, cmd)
+        })
+    });
     let (passed, failed) = conformance::report(&outcomes);
     println!("conformance (daemon): {passed} passed, {failed} failed");
     assert_eq!(

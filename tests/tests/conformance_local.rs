@@ -51,8 +51,7 @@ fn conformance_local() {
         .collect();
     dirs.sort();
     assert!(!dirs.is_empty(), "no conformance cases found");
-    let mut outcomes = Vec::new();
-    for d in &dirs {
+    let outcomes = conformance::run_lanes(&dirs, |d| {
         let name = d
             .file_name()
             .unwrap_or_default()
@@ -63,12 +62,10 @@ fn conformance_local() {
             .find(|(f, _)| name.starts_with(f))
             .map(|(_, funs)| *funs)
             .unwrap_or(&[]);
-        outcomes.extend(conformance::run_case_local_checking(
-            d,
-            &brine_call,
-            |cmd| checked.is_empty() || checked.iter().any(|f| cmd.starts_with(f)),
-        ));
-    }
+        conformance::run_case_local_checking(d, &brine_call, |cmd| {
+            checked.is_empty() || checked.iter().any(|f| cmd.starts_with(f))
+        })
+    });
     let (passed, failed) = conformance::report(&outcomes);
     println!("conformance: {passed} passed, {failed} failed");
     assert_eq!(
