@@ -1,0 +1,7 @@
+## Automate tasks in logical sequence ...
+
+include:
+  - .delete
+  - .set
+  - .create
+  - .add

@@ -1,0 +1,7 @@
+# -*- coding: utf-8 -*-
+# vim: ft=yaml
+
+nextcloud-cron-cron-absent:
+  cron.absent:
+    - identifier: nextcloud_cron
+

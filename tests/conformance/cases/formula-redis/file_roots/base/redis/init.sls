@@ -1,0 +1,3 @@
+include:
+  - redis.common
+  - redis.server
