@@ -62,6 +62,16 @@ impl Git {
         spec
     }
 
+    /// Salt's cmd module refuses to run as a user that does not exist.
+    fn check_user(&self) -> Result<(), GitError> {
+        match &self.user {
+            Some(u) if brine_host::accounts::user_by_name(u).is_none() => {
+                Err(GitError(format!("User '{u}' is not available")))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Run `git ARGS` in `cwd`; its output, or Salt's failure text.
     /// `merged`: stderr into stdout (Salt's `redirect_stderr`).
     pub fn run_full(
@@ -71,6 +81,7 @@ impl Git {
         merged: bool,
         remote: bool,
     ) -> Result<exec::CommandResult, GitError> {
+        self.check_user()?;
         let shown = format!("git {}", args.join(" "));
         if remote && !self.identity.is_empty() {
             return self.run_with_identity(cwd, args, merged);
@@ -149,6 +160,7 @@ impl Git {
         cwd: Option<&Path>,
         args: &[String],
     ) -> Result<exec::CommandResult, GitError> {
+        self.check_user()?;
         let spec = self.spec(cwd, args, Vec::new());
         exec::run(&spec)
             .map_err(|e| GitError(format!("Command 'git {}' failed: {e}", args.join(" "))))

@@ -76,6 +76,11 @@ impl Scope {
     }
 }
 
+/// A git error the state does not catch (its first lookups'): raised.
+fn uncaught(e: &GitError) -> String {
+    crate::raised(format!("salt.exceptions.CommandExecutionError: {e}"))
+}
+
 const SET_ARGS: &[&str] = &[
     "name",
     "value",
@@ -129,7 +134,7 @@ pub fn config_set(call: &StateCall) -> StateReturn {
     };
     let pre = match scope.git.config_get_all(scope.cwd(), &name, scope.global) {
         Ok(p) => p,
-        Err(e) => return fail(r, e.stripped()),
+        Err(e) => return fail(r, uncaught(&e)),
     };
     if pre.as_ref() == Some(&desired) {
         let mut r = r;
@@ -227,7 +232,7 @@ pub fn config_unset(call: &StateCall) -> StateReturn {
     };
     let pre_matches = match get(value_regex.as_deref()) {
         Ok(m) => m,
-        Err(e) => return fail(r, e.stripped()),
+        Err(e) => return fail(r, uncaught(&e)),
     };
     if pre_matches.is_empty() {
         return r;
