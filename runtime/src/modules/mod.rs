@@ -43,6 +43,7 @@ mod mount;
 mod network;
 mod params;
 mod pillar;
+mod pip;
 mod pkg;
 mod proctable;
 mod ps;

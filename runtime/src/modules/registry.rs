@@ -7,9 +7,9 @@ use super::function::{all_of, find_in, CallError, Ctx, Function, Module, Return,
 use super::params::Params;
 use super::{
     alternatives, archive, cmd, config, cp, cron, defaults, disk, event, file, git, grains,
-    grains_set, group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pkg, ps,
-    random, saltutil, saltutil_sync, schedule, service, slsutil, state, state_request, state_run,
-    status, sys, sysctl, test, timezone, user,
+    grains_set, group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pip, pkg,
+    ps, random, saltutil, saltutil_sync, schedule, service, slsutil, state, state_request,
+    state_run, status, sys, sysctl, test, timezone, user,
 };
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
@@ -43,6 +43,7 @@ pub static MODULES: &[Module] = &[
     Module::new("mount", mount::FUNCTIONS),
     Module::new("network", network::FUNCTIONS),
     Module::new("pillar", pillar::FUNCTIONS),
+    Module::new("pip", pip::FUNCTIONS),
     Module::new("pkg", pkg::FUNCTIONS),
     Module::new("ps", ps::FUNCTIONS),
     Module::new("random", random::FUNCTIONS),

@@ -110,6 +110,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
             "mount",
             "network",
             "pillar",
+            "pip",
             "pkg",
             "ps",
             "random",

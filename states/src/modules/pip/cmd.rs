@@ -4,6 +4,7 @@
 //! the running user's home, `VIRTUAL_ENV` set for a virtualenv.
 
 use super::version::Version;
+use brine_core::Value;
 use brine_host::exec::{self, CommandResult, CommandSpec};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -241,4 +242,172 @@ impl Pip {
         versions.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(versions.into_iter().map(|(_, v)| v).collect())
     }
+}
+
+/// How a function reads one of its arguments (a state's low chunk, an
+/// execution call's keywords).
+pub type Arg<'a> = &'a dyn Fn(&str) -> Option<&'a Value>;
+
+/// A string argument (None when missing, None or empty).
+pub fn string(arg: Arg<'_>, k: &str) -> Option<String> {
+    arg(k)
+        .filter(|v| !v.is_null())
+        .map(Value::to_python_str)
+        .filter(|s| !s.is_empty())
+}
+
+pub fn flag(arg: Arg<'_>, k: &str) -> bool {
+    arg(k).is_some_and(Value::is_truthy)
+}
+
+/// A string split on commas, or a list (Salt's list-or-string arguments).
+pub fn words(arg: Arg<'_>, k: &str) -> Vec<String> {
+    match arg(k) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(v) => v
+            .to_python_str()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .collect(),
+    }
+}
+
+impl Pip {
+    /// The pip `bin_env` (or `pip_bin`) names, run as `user` in `cwd`
+    /// with `env_vars`.
+    pub fn from_args(arg: Arg<'_>) -> Result<Pip, PipError> {
+        let bin_env = string(arg, "bin_env").or_else(|| string(arg, "pip_bin"));
+        let mut pip = Pip::locate(bin_env.as_deref())?;
+        pip.user = string(arg, "user");
+        pip.cwd = string(arg, "cwd").map(Into::into);
+        if let Some(Value::Map(m)) = arg("env_vars") {
+            pip.env_vars = m
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_python_str()))
+                .collect();
+        }
+        Ok(pip)
+    }
+}
+
+/// `pip install`'s words for the options ARG gives (a state's or an
+/// execution call's), in Salt's order.
+pub fn install_args(
+    arg: Arg<'_>,
+    pkgs: &[String],
+    requirements: &[String],
+) -> Result<Vec<String>, String> {
+    let mut a: Vec<String> = vec!["install".into()];
+    for r in requirements {
+        a.extend(["--requirement".into(), r.clone()]);
+    }
+    for (k, opt) in [
+        ("log", "--log"),
+        ("proxy", "--proxy"),
+        ("timeout", "--timeout"),
+    ] {
+        if let Some(v) = string(arg, k) {
+            a.extend([opt.into(), v]);
+        }
+    }
+    for link in words(arg, "find_links") {
+        let url = ["http://", "https://", "ftp://", "file://"]
+            .iter()
+            .any(|p| link.starts_with(p));
+        if !url && !Path::new(&link).exists() {
+            return Err(format!("'{link}' is not a valid URL or path"));
+        }
+        a.extend(["--find-links".into(), link]);
+    }
+    let index_url = string(arg, "index_url");
+    let extra = string(arg, "extra_index_url");
+    if flag(arg, "no_index") && (index_url.is_some() || extra.is_some()) {
+        return Err(
+            "'no_index' and ('index_url' or 'extra_index_url') are mutually exclusive.".into(),
+        );
+    }
+    if let Some(u) = index_url {
+        a.extend(["--index-url".into(), u]);
+    }
+    if let Some(u) = extra {
+        a.extend(["--extra-index-url".into(), u]);
+    }
+    if flag(arg, "no_index") {
+        a.push("--no-index".into());
+    }
+    a.push("--disable-pip-version-check".into());
+    for (k, opt) in [
+        ("build", "--build"),
+        ("target", "--target"),
+        ("download", "--download"),
+        ("cache_dir", "--cache-dir"),
+        ("source", "--source"),
+    ] {
+        if let Some(v) = string(arg, k) {
+            a.extend([opt.into(), v]);
+        }
+    }
+    for (k, opt) in [
+        ("upgrade", "--upgrade"),
+        ("force_reinstall", "--force-reinstall"),
+        ("ignore_installed", "--ignore-installed"),
+    ] {
+        if flag(arg, k) {
+            a.push(opt.into());
+        }
+    }
+    if let Some(x) = string(arg, "exists_action") {
+        if !matches!(x.as_str(), "s" | "i" | "w" | "b") {
+            return Err(format!("The exists_action pip option only supports the values s, i, w, and b. '{x}' is not valid."));
+        }
+        a.extend(["--exists-action".into(), x]);
+    }
+    for (k, opt) in [
+        ("no_deps", "--no-deps"),
+        ("no_install", "--no-install"),
+        ("no_download", "--no-download"),
+        ("no_cache_dir", "--no-cache-dir"),
+        ("pre_releases", "--pre"),
+    ] {
+        if flag(arg, k) {
+            a.push(opt.into());
+        }
+    }
+    if let Some(c) = string(arg, "cert") {
+        a.extend(["--cert".into(), c]);
+    }
+    for o in words(arg, "global_options") {
+        a.extend(["--global-option".into(), o]);
+    }
+    for o in words(arg, "install_options") {
+        a.extend(["--install-option".into(), o]);
+    }
+    a.extend(pkgs.iter().map(|p| p.replace(';', ",")));
+    for e in words(arg, "editable") {
+        a.extend(["--editable".into(), e]);
+    }
+    for h in words(arg, "trusted_host") {
+        a.extend(["--trusted-host".into(), h]);
+    }
+    match arg("extra_args") {
+        Some(Value::List(l)) => {
+            for item in l {
+                match item {
+                    Value::Map(m) => {
+                        for (k, v) in m {
+                            a.push(k.clone());
+                            if !v.is_null() {
+                                a.push(v.to_python_str());
+                            }
+                        }
+                    }
+                    other => a.push(other.to_python_str()),
+                }
+            }
+        }
+        Some(Value::Null) | None => {}
+        Some(other) => a.push(other.to_python_str()),
+    }
+    Ok(a)
 }

@@ -1,175 +1,20 @@
 //! `pip.installed`: the packages (or a requirements file) installed in
 //! the environment `bin_env` names, through its pip.
 
-use super::cmd::{Pip, PipError};
+use super::cmd::{flag, install_args, string, words, Pip, PipError};
 use super::version::{Requirement, Version};
 use crate::{StateCall, StateReturn};
 use brine_core::Value;
+
+/// The pip a state names.
+pub fn pip_of(call: &StateCall) -> Result<Pip, PipError> {
+    Pip::from_args(&|k| call.arg(k))
+}
 
 fn fail(mut r: StateReturn, comment: String) -> StateReturn {
     r.result = Some(false);
     r.comment = comment;
     r
-}
-
-fn string(call: &StateCall, k: &str) -> Option<String> {
-    call.arg(k)
-        .filter(|v| !v.is_null())
-        .map(Value::to_python_str)
-        .filter(|s| !s.is_empty())
-}
-
-fn flag(call: &StateCall, k: &str) -> bool {
-    call.arg(k).is_some_and(Value::is_truthy)
-}
-
-/// A string split on commas, or a list (Salt's list-or-string arguments).
-pub(super) fn words(call: &StateCall, k: &str) -> Vec<String> {
-    match call.arg(k) {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-        Some(v) => v
-            .to_python_str()
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .collect(),
-    }
-}
-
-/// The pip a state's `bin_env` (or `pip_bin`), `user`, `cwd` and
-/// `env_vars` name.
-pub fn pip_of(call: &StateCall) -> Result<Pip, PipError> {
-    let bin_env = string(call, "bin_env").or_else(|| string(call, "pip_bin"));
-    let mut pip = Pip::locate(bin_env.as_deref())?;
-    pip.user = string(call, "user");
-    pip.cwd = string(call, "cwd").map(Into::into);
-    if let Some(Value::Map(m)) = call.arg("env_vars") {
-        pip.env_vars = m
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_python_str()))
-            .collect();
-    }
-    Ok(pip)
-}
-
-/// `pip install`'s words for the state's options, in Salt's order.
-fn install_args(
-    call: &StateCall,
-    pkgs: &[String],
-    requirements: &[String],
-) -> Result<Vec<String>, String> {
-    let mut a: Vec<String> = vec!["install".into()];
-    for r in requirements {
-        a.extend(["--requirement".into(), r.clone()]);
-    }
-    for (k, opt) in [
-        ("log", "--log"),
-        ("proxy", "--proxy"),
-        ("timeout", "--timeout"),
-    ] {
-        if let Some(v) = string(call, k) {
-            a.extend([opt.into(), v]);
-        }
-    }
-    for link in words(call, "find_links") {
-        let url = ["http://", "https://", "ftp://", "file://"]
-            .iter()
-            .any(|p| link.starts_with(p));
-        if !url && !std::path::Path::new(&link).exists() {
-            return Err(format!("'{link}' is not a valid URL or path"));
-        }
-        a.extend(["--find-links".into(), link]);
-    }
-    let index_url = string(call, "index_url");
-    let extra = string(call, "extra_index_url");
-    if flag(call, "no_index") && (index_url.is_some() || extra.is_some()) {
-        return Err(
-            "'no_index' and ('index_url' or 'extra_index_url') are mutually exclusive.".into(),
-        );
-    }
-    if let Some(u) = index_url {
-        a.extend(["--index-url".into(), u]);
-    }
-    if let Some(u) = extra {
-        a.extend(["--extra-index-url".into(), u]);
-    }
-    if flag(call, "no_index") {
-        a.push("--no-index".into());
-    }
-    a.push("--disable-pip-version-check".into());
-    for (k, opt) in [
-        ("build", "--build"),
-        ("target", "--target"),
-        ("download", "--download"),
-        ("cache_dir", "--cache-dir"),
-        ("source", "--source"),
-    ] {
-        if let Some(v) = string(call, k) {
-            a.extend([opt.into(), v]);
-        }
-    }
-    for (k, opt) in [
-        ("upgrade", "--upgrade"),
-        ("force_reinstall", "--force-reinstall"),
-        ("ignore_installed", "--ignore-installed"),
-    ] {
-        if flag(call, k) {
-            a.push(opt.into());
-        }
-    }
-    if let Some(x) = string(call, "exists_action") {
-        if !matches!(x.as_str(), "s" | "i" | "w" | "b") {
-            return Err(format!("The exists_action pip option only supports the values s, i, w, and b. '{x}' is not valid."));
-        }
-        a.extend(["--exists-action".into(), x]);
-    }
-    for (k, opt) in [
-        ("no_deps", "--no-deps"),
-        ("no_install", "--no-install"),
-        ("no_download", "--no-download"),
-        ("no_cache_dir", "--no-cache-dir"),
-        ("pre_releases", "--pre"),
-    ] {
-        if flag(call, k) {
-            a.push(opt.into());
-        }
-    }
-    if let Some(c) = string(call, "cert") {
-        a.extend(["--cert".into(), c]);
-    }
-    for o in words(call, "global_options") {
-        a.extend(["--global-option".into(), o]);
-    }
-    for o in words(call, "install_options") {
-        a.extend(["--install-option".into(), o]);
-    }
-    a.extend(pkgs.iter().map(|p| p.replace(';', ",")));
-    for e in words(call, "editable") {
-        a.extend(["--editable".into(), e]);
-    }
-    for h in words(call, "trusted_host") {
-        a.extend(["--trusted-host".into(), h]);
-    }
-    match call.arg("extra_args") {
-        Some(Value::List(l)) => {
-            for item in l {
-                match item {
-                    Value::Map(m) => {
-                        for (k, v) in m {
-                            a.push(k.clone());
-                            if !v.is_null() {
-                                a.push(v.to_python_str());
-                            }
-                        }
-                    }
-                    other => a.push(other.to_python_str()),
-                }
-            }
-        }
-        Some(Value::Null) | None => {}
-        Some(other) => a.push(other.to_python_str()),
-    }
-    Ok(a)
 }
 
 /// The `Error: STDOUT STDERR` text of a failed pip run.
@@ -200,8 +45,8 @@ pub fn installed(call: &StateCall) -> StateReturn {
     if let Err(e) = as_minion.version() {
         return fail(r, format!("Error installing '{name}': {e}"));
     }
-    let requirements = words(call, "requirements");
-    let editable = words(call, "editable");
+    let requirements = words(&|k| call.arg(k), "requirements");
+    let editable = words(&|k| call.arg(k), "editable");
     let plain = requirements.is_empty() && editable.is_empty();
     // Each package read as pip reads a requirement line.
     let mut reqs: Vec<(String, Option<Requirement>)> = Vec::new();
@@ -240,13 +85,13 @@ pub fn installed(call: &StateCall) -> StateReturn {
         r.comment = parts.join(" ");
         return r;
     }
-    let upgrade = flag(call, "upgrade");
+    let upgrade = flag(&|k| call.arg(k), "upgrade");
     let mut already: Vec<String> = Vec::new();
     let mut targets: Vec<String> = Vec::new();
     if plain {
         let installed = pip.list(None).ok();
-        let index_url = string(call, "index_url");
-        let extra = string(call, "extra_index_url");
+        let index_url = string(&|k| call.arg(k), "index_url");
+        let extra = string(&|k| call.arg(k), "extra_index_url");
         for (text, req) in &reqs {
             match already_installed(
                 call,
@@ -283,7 +128,7 @@ pub fn installed(call: &StateCall) -> StateReturn {
             return r;
         }
     }
-    let args = match install_args(call, &targets, &requirements) {
+    let args = match install_args(&|k| call.arg(k), &targets, &requirements) {
         Ok(a) => a,
         Err(e) => {
             return fail(
@@ -412,7 +257,7 @@ fn already_installed(
     let Some(req) = req else {
         return Ok(None);
     };
-    if flag(call, "ignore_installed") || flag(call, "force_reinstall") {
+    if flag(&|k| call.arg(k), "ignore_installed") || flag(&|k| call.arg(k), "force_reinstall") {
         return Ok(None);
     }
     let owned;

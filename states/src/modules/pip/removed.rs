@@ -1,7 +1,8 @@
 //! `pip.removed`: a package uninstalled from the environment `bin_env`
 //! names.
 
-use super::installed::{pip_of, words};
+use super::cmd::words;
+use super::installed::pip_of;
 use crate::{StateCall, StateReturn};
 use brine_core::Value;
 
@@ -29,7 +30,7 @@ pub fn removed(call: &StateCall) -> StateReturn {
         return r;
     }
     let mut args: Vec<String> = vec!["uninstall".into(), "-y".into()];
-    for f in words(call, "requirements") {
+    for f in words(&|k| call.arg(k), "requirements") {
         args.extend(["--requirement".into(), f]);
     }
     for (k, opt) in [
