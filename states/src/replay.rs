@@ -332,6 +332,7 @@ fn sls_high(sls: &str, text: &str) -> Map {
 /// the minion trusts (`ca_bundle`), and over https with one it does not.
 struct Served {
     http: brine_host::http::testserver::Http,
+    ftp: brine_host::http::testserver::Ftp,
     good: Option<brine_host::http::testserver::Https>,
     bad: Option<brine_host::http::testserver::Https>,
 }
@@ -339,9 +340,10 @@ struct Served {
 impl Served {
     /// Serve `root/cases` (every case's folder lies in it).
     fn start(root: &Path, tls: &Path) -> Served {
-        use brine_host::http::testserver::{Http, Https};
+        use brine_host::http::testserver::{Ftp, Http, Https};
         Served {
             http: Http::serve(&root.join("cases")).unwrap(),
+            ftp: Ftp::serve(&root.join("cases")).unwrap(),
             good: Https::serve(&root.join("cases"), &tls.join("good")),
             bad: Https::serve(&root.join("cases"), &tls.join("bad")),
         }
@@ -350,7 +352,14 @@ impl Served {
     /// The placeholders of one case (its folder is `<root>/cases/<rel>`)
     /// and what they stand for here.
     fn placeholders(&self, rel: &str, cachedir: &Path) -> Vec<(String, String)> {
-        let mut out = vec![("@URL@".to_string(), format!("{}/{rel}", self.http.url()))];
+        let mut out = vec![
+            ("@URL@".to_string(), format!("{}/{rel}", self.http.url())),
+            ("@FTPURL@".to_string(), format!("{}/{rel}", self.ftp.url())),
+            (
+                "@FTPNETLOC@".to_string(),
+                format!("127.0.0.1{}", self.ftp.port),
+            ),
+        ];
         for (key, srv) in [("@SURL@", &self.good), ("@BADURL@", &self.bad)] {
             if let Some(s) = srv {
                 out.push((key.to_string(), format!("{}/{rel}", s.url())));

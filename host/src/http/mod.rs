@@ -11,9 +11,9 @@
 //! filling the disk). What is read into memory (hash files, signing keys)
 //! is further capped at [`MEMORY_CAP`].
 //!
-//! `ftp://` is refused with [`HttpError::Unsupported`]: no maintained
-//! blocking FTP client small enough to take on was judged worth it, and
-//! brine says so rather than pretending (see the crate's README).
+//! `ftp://` sources go through [`ftp`] (passive mode, anonymous unless the
+//! URL names a user, as Salt's ftplib), with the same bounds; `s3://` and
+//! `swift://` are refused with [`HttpError::Unsupported`].
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -64,7 +64,10 @@ pub enum HttpError {
     /// The body is larger than `max_body`.
     #[error("the body of {url} is larger than the {limit} bytes allowed (http_max_body)")]
     TooLarge { url: String, limit: u64 },
-    /// A scheme brine does not fetch (`ftp`, `s3`, `swift`).
+    /// An `ftp://` fetch failed: Salt's words, ftplib's reason.
+    #[error("Could not retrieve {url} from FTP server. Exception: {reason}")]
+    Ftp { url: String, reason: String },
+    /// A scheme brine does not fetch (`s3`, `swift`).
     #[error("{scheme}:// sources are not supported by brine ({url})")]
     Unsupported { scheme: String, url: String },
     /// Writing the download failed.
@@ -249,6 +252,9 @@ fn copy_bounded(
 /// Fetch `url` into the file `dest` (through `dest.part`, renamed when
 /// whole, as Salt's file client does); the number of bytes.
 pub fn fetch_to(url: &str, dest: &Path, limits: &Limits) -> Result<u64, HttpError> {
+    if scheme(url) == "ftp" {
+        return ftp_to(url, dest, limits);
+    }
     let resp = get(url, limits)?;
     if let Some(len) = resp.body().content_length() {
         if len > limits.max_body {
@@ -288,8 +294,45 @@ pub fn fetch_to(url: &str, dest: &Path, limits: &Limits) -> Result<u64, HttpErro
     result
 }
 
+/// [`fetch_to`] for an `ftp://` URL: written straight to `dest`, opened
+/// once logged in, as Salt's file client does (a refused file leaves it
+/// empty, and Salt's cache then holds that empty copy).
+fn ftp_to(url: &str, dest: &Path, limits: &Limits) -> Result<u64, HttpError> {
+    let io = |source| HttpError::Io {
+        path: dest.display().to_string(),
+        source,
+    };
+    if let Some(dir) = dest.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut open =
+        || -> std::io::Result<Box<dyn Write>> { Ok(Box::new(std::fs::File::create(dest)?)) };
+    ftp::retrieve(url, limits, &mut open, limits.max_body)
+}
+
+/// A buffer an FTP download writes into and the caller keeps.
+#[derive(Clone)]
+struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Fetch `url` into memory (at most `max_body` and [`MEMORY_CAP`] bytes).
 pub fn fetch_bytes(url: &str, limits: &Limits) -> Result<Vec<u8>, HttpError> {
+    if scheme(url) == "ftp" {
+        let out = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let sink = Shared(out.clone());
+        let mut open = || -> std::io::Result<Box<dyn Write>> { Ok(Box::new(sink.clone())) };
+        ftp::retrieve(url, limits, &mut open, limits.max_body.min(MEMORY_CAP))?;
+        return Ok(out.take());
+    }
     let resp = get(url, limits)?;
     let limit = limits.max_body.min(MEMORY_CAP);
     let mut out = Vec::new();
@@ -301,6 +344,9 @@ pub fn fetch_bytes(url: &str, limits: &Limits) -> Result<Vec<u8>, HttpError> {
 /// Whether `url` answers a `HEAD` without an error (Salt's check of an
 /// http item in a source list).
 pub fn exists(url: &str, limits: &Limits) -> bool {
+    if scheme(url) == "ftp" {
+        return ftp::exists(url, limits);
+    }
     if check_scheme(url).is_err() {
         return false;
     }
@@ -328,6 +374,8 @@ pub fn system_ca_bundle() -> Option<PathBuf> {
     .map(PathBuf::from)
     .find(|p| p.exists())
 }
+
+mod ftp;
 
 #[cfg(any(test, feature = "test-server"))]
 pub mod testserver;

@@ -1,4 +1,4 @@
-use super::testserver::{Http, Https};
+use super::testserver::{Ftp, Http, Https};
 use super::*;
 
 fn limits() -> Limits {
@@ -48,7 +48,7 @@ fn fetches_over_http_with_bounds() {
 #[test]
 fn refuses_what_it_cannot_fetch() {
     assert!(matches!(
-        fetch_bytes("ftp://127.0.0.1/x", &limits()),
+        fetch_bytes("s3://bucket/x", &limits()),
         Err(HttpError::Unsupported { .. })
     ));
     // Nothing listens on port 1.
@@ -83,4 +83,53 @@ fn https_verifies_certificates() {
         ..limits()
     };
     assert_eq!(fetch_bytes(&url, &unchecked).unwrap(), b"secret\n");
+}
+
+/// ftp:// as Salt's ftplib fetches it: anonymous, passive, bounded; its
+/// failures in Salt's words with the server's reply.
+#[test]
+fn fetches_over_ftp_with_bounds() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("d")).unwrap();
+    std::fs::write(tmp.path().join("d/a.txt"), "over ftp\n").unwrap();
+    std::fs::write(tmp.path().join("big"), vec![7u8; 300_000]).unwrap();
+    let srv = Ftp::serve(tmp.path()).unwrap();
+    let url = format!("{}/d/a.txt", srv.url());
+    assert_eq!(fetch_bytes(&url, &limits()).unwrap(), b"over ftp\n");
+    let dest = tmp.path().join("out/a.txt");
+    assert_eq!(fetch_to(&url, &dest, &limits()).unwrap(), 9);
+    assert_eq!(std::fs::read(&dest).unwrap(), b"over ftp\n");
+    assert!(exists(&url, &limits()));
+    let missing = format!("{}/nope", srv.url());
+    assert!(!exists(&missing, &limits()));
+    assert_eq!(
+        fetch_bytes(&missing, &limits()).unwrap_err().to_string(),
+        format!(
+            "Could not retrieve {missing} from FTP server. Exception: 550 Failed to open file."
+        )
+    );
+    let small = Limits {
+        max_body: 1000,
+        ..limits()
+    };
+    let big = format!("{}/big", srv.url());
+    assert!(matches!(
+        fetch_to(&big, &tmp.path().join("big.out"), &small),
+        Err(HttpError::TooLarge { limit: 1000, .. })
+    ));
+    // As Salt's: the destination is opened before the transfer.
+    let refused = tmp.path().join("nope.out");
+    assert!(fetch_to(&missing, &refused, &limits()).is_err());
+    assert_eq!(std::fs::read(&refused).unwrap(), b"");
+    let user = format!("ftp://bob:pw@127.0.0.1:{}/d/a.txt", srv.port);
+    assert!(fetch_bytes(&user, &limits())
+        .unwrap_err()
+        .to_string()
+        .ends_with("Exception: 530 This FTP server is anonymous only."));
+    let e = fetch_bytes("ftp://127.0.0.1:1/x", &limits()).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("Exception: [Errno 111] Connection refused"),
+        "{e}"
+    );
 }

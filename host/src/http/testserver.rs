@@ -231,3 +231,113 @@ impl Drop for Https {
         let _ = self.child.wait();
     }
 }
+
+/// A folder served over FTP from a thread (anonymous login, passive mode,
+/// `RETR` of a file under it, 550 for what is not there): the `ftp://`
+/// sources' tests.
+pub struct Ftp {
+    pub port: u16,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ftp {
+    /// Serve `root` on an ephemeral port.
+    pub fn serve(root: &Path) -> std::io::Result<Ftp> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let port = listener.local_addr()?.port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let root = root.to_path_buf();
+        let thread = std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if flag.load(Ordering::SeqCst) {
+                    break;
+                }
+                if let Ok(conn) = conn {
+                    let _ = ftp_session(conn, &root);
+                }
+            }
+        });
+        Ok(Ftp {
+            port,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// `ftp://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        format!("ftp://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Ftp {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One FTP control connection, its commands answered in turn.
+fn ftp_session(conn: TcpStream, root: &Path) -> std::io::Result<()> {
+    conn.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut out = conn.try_clone()?;
+    let mut reader = BufReader::new(conn.take(64 * 1024));
+    out.write_all(b"220 brine test ftp\r\n")?;
+    let mut passive: Option<TcpListener> = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let line = line.trim_end();
+        let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
+        match cmd.to_ascii_uppercase().as_str() {
+            "USER" if arg == "anonymous" => {
+                out.write_all(b"331 Please specify the password.\r\n")?
+            }
+            "USER" => out.write_all(b"530 This FTP server is anonymous only.\r\n")?,
+            "PASS" => out.write_all(b"230 Login successful.\r\n")?,
+            "TYPE" => out.write_all(b"200 Switching to Binary mode.\r\n")?,
+            "PASV" => {
+                let l = TcpListener::bind("127.0.0.1:0")?;
+                let p = l.local_addr()?.port();
+                passive = Some(l);
+                out.write_all(
+                    format!(
+                        "227 Entering Passive Mode (127,0,0,1,{},{}).\r\n",
+                        p / 256,
+                        p % 256
+                    )
+                    .as_bytes(),
+                )?;
+            }
+            "RETR" => {
+                let path = root.join(arg.trim_start_matches('/'));
+                let Some(l) = passive.take() else {
+                    out.write_all(b"425 Use PORT or PASV first.\r\n")?;
+                    continue;
+                };
+                match std::fs::read(&path) {
+                    Ok(body) if path.is_file() => {
+                        out.write_all(b"150 Opening BINARY mode data connection.\r\n")?;
+                        let (mut data, _) = l.accept()?;
+                        data.write_all(&body)?;
+                        drop(data);
+                        out.write_all(b"226 Transfer complete.\r\n")?;
+                    }
+                    _ => out.write_all(b"550 Failed to open file.\r\n")?,
+                }
+            }
+            "QUIT" => {
+                out.write_all(b"221 Goodbye.\r\n")?;
+                return Ok(());
+            }
+            _ => out.write_all(b"502 Command not implemented.\r\n")?,
+        }
+    }
+}

@@ -414,7 +414,10 @@ fn run(
                 source_hash: hash.or(m.source_hash.clone()),
                 ..m
             },
-            Err(e) => return Ok(failed(name, format!("Unable to manage file: {e}"))),
+            Err(ListError::Comment(e)) => {
+                return Ok(failed(name, format!("Unable to manage file: {e}")))
+            }
+            Err(ListError::Raised(e)) => return Ok(failed(name, crate::raised(e))),
         },
     };
 
@@ -513,21 +516,50 @@ pub fn check_user(user: Option<&Owner>, group: Option<&Owner>, test: bool) -> St
     }
 }
 
+/// Why a source list gives no source: a comment, or what Salt raises.
+enum ListError {
+    Comment(String),
+    Raised(String),
+}
+
 /// Salt's `file.source_list` as the state calls it: a single source as
 /// is, or the first source of a list that exists.
-fn source_list(m: &Managed, source: &Value) -> Result<(String, Option<String>), String> {
+fn source_list(m: &Managed, source: &Value) -> Result<(String, Option<String>), ListError> {
     let items = match source {
         Value::Str(s) => return Ok((s.clone(), None)),
         Value::List(items) => items,
-        other => return Err(super::bad_arg("source", "a string or a list", other)),
+        other => {
+            return Err(ListError::Comment(super::bad_arg(
+                "source",
+                "a string or a list",
+                other,
+            )))
+        }
     };
     // Salt 3007.8's state fails on `{url: hash}` items (it lowercases every
     // item to look for http sources first).
     if items.iter().any(|i| matches!(i, Value::Map(_))) {
-        return Err("each item of a source list must be a string in Salt 3007.8".into());
+        return Err(ListError::Comment(
+            "each item of a source list must be a string in Salt 3007.8".into(),
+        ));
     }
-    let (url, _) = first_source(&m.fetcher(), items, &Value::Null)?;
-    Ok((url, None))
+    // Salt asks about an ftp:// item with its http client, which raises
+    // on the scheme: a list reaching one fails the state.
+    let ftp_at = items.iter().position(|i| {
+        i.as_str()
+            .is_some_and(|u| brine_host::http::scheme(u) == "ftp")
+    });
+    let checked = items
+        .get(..ftp_at.unwrap_or(items.len()))
+        .unwrap_or_default();
+    match (first_source(&m.fetcher(), checked, &Value::Null), ftp_at) {
+        (Ok((url, _)), _) => Ok((url, None)),
+        (Err(_), Some(at)) => Err(ListError::Raised(format!(
+            "ValueError: Unsupported url scheme: {}",
+            items.get(at).map(Value::to_python_str).unwrap_or_default()
+        ))),
+        (Err(e), None) => Err(ListError::Comment(e)),
+    }
 }
 
 impl Managed<'_> {

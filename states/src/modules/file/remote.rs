@@ -147,7 +147,7 @@ fn url_path(url: &str) -> String {
 /// Salt's message for a failed download (`MinionError` of `get_url`).
 pub fn fetch_error(url: &str, e: &HttpError) -> String {
     match e {
-        HttpError::Unsupported { .. } => e.to_string(),
+        HttpError::Unsupported { .. } | HttpError::Ftp { .. } => e.to_string(),
         _ => format!("Error: {e} reading {}", url_path(url)),
     }
 }
@@ -216,12 +216,9 @@ impl Fetcher<'_> {
     }
 
     /// The bytes behind `url` (a hash file, a key), bounded in size: a
-    /// remote URL fetched, `salt://` through the file client, else a local
-    /// file.
+    /// remote URL downloaded into the cache as Salt's `cp.cache_file` keeps
+    /// it, `salt://` through the file client, else a local file.
     pub fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
-        if is_remote(url) {
-            return http::fetch_bytes(url, &self.limits()).map_err(|e| fetch_error(url, &e));
-        }
         let path = self.cache_file(url, None)?;
         let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         if meta.len() > http::MEMORY_CAP {

@@ -310,8 +310,23 @@ pub fn cached(call: &StateCall, args: &Args, name: &str) -> Result<StateReturn, 
         },
     };
     let cachedir = brine_compile::opts::cachedir(&call.ctx.opts);
+    // A remote URL is cached where Salt's file client keeps downloads
+    // (extrn_files), fetched with the state's verify_ssl.
+    let fetcher = super::remote::Fetcher {
+        opts: &call.ctx.opts,
+        client: call.ctx.fileclient.as_ref(),
+        saltenv: &saltenv,
+        verify_ssl: args.truthy("verify_ssl", true),
+    };
+    let cached_copy = |name: &str| {
+        if remote {
+            fetcher.is_cached(name)
+        } else {
+            is_cached(&cachedir, name, &saltenv)
+        }
+    };
     if call.test {
-        ret.comment = match is_cached(&cachedir, name, &saltenv) {
+        ret.comment = match cached_copy(name) {
             Some(copy) => match &sum {
                 Some((_, hsum)) if hash_of(&copy, &hash_type).as_deref() == Some(hsum.as_str()) => {
                     format!("File already cached: {name}")
@@ -358,7 +373,26 @@ pub fn cached(call: &StateCall, args: &Args, name: &str) -> Result<StateReturn, 
         }
         return Ok(ret);
     }
-    let pre_hash = is_cached(&cachedir, name, &saltenv).and_then(|p| hash_of(&p, &sum_type));
+    let pre_hash = cached_copy(name).and_then(|p| hash_of(&p, &sum_type));
+    if remote {
+        let want = sum.as_ref().map(|(_, h)| h.as_str());
+        match fetcher.cache_file(name, want) {
+            Ok(copy) => {
+                return Ok(cached_answer(
+                    ret,
+                    &copy,
+                    pre_hash,
+                    &sum_type,
+                    skip_verify,
+                    &sum,
+                ))
+            }
+            Err(e) => {
+                ret.comment = e;
+                return Ok(ret);
+            }
+        }
+    }
     let copy = match cache_into(call.ctx.fileclient.as_ref(), &cachedir, name, &saltenv) {
         Ok(Some(p)) => p,
         Ok(None) => {
@@ -370,7 +404,27 @@ pub fn cached(call: &StateCall, args: &Args, name: &str) -> Result<StateReturn, 
             return Ok(ret);
         }
     };
-    let post_hash = hash_of(&copy, &sum_type);
+    Ok(cached_answer(
+        ret,
+        &copy,
+        pre_hash,
+        &sum_type,
+        skip_verify,
+        &sum,
+    ))
+}
+
+/// Salt's answer once the copy is cached: the hash's change, and whether
+/// it is the one asked for.
+fn cached_answer(
+    mut ret: StateReturn,
+    copy: &Path,
+    pre_hash: Option<String>,
+    sum_type: &str,
+    skip_verify: bool,
+    sum: &Option<(String, String)>,
+) -> StateReturn {
+    let post_hash = hash_of(copy, sum_type);
     if pre_hash != post_hash {
         let mut m = brine_core::Map::default();
         let opt = |h: Option<String>| h.map_or(Value::Null, Value::Str);
@@ -389,11 +443,11 @@ pub fn cached(call: &StateCall, args: &Args, name: &str) -> Result<StateReturn, 
                 "File is cached to {shown}, but the hash ({post}) does not match the specified hash ({hsum})"
             );
         }
-        return Ok(ret);
+        return ret;
     }
     ret.result = Some(true);
     ret.comment = format!("File is cached to {shown}");
-    Ok(ret)
+    ret
 }
 
 #[cfg(test)]

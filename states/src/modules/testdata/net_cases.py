@@ -4,8 +4,10 @@ file.managed with http(s) sources (net.json) and archive.extracted
 (archive.json). record_net.py serves each case's folder over http on
 127.0.0.1 (written @URL@ in scenarios and answers), and over https with a
 certificate the minion trusts through `ca_bundle` (@SURL@) and with one it
-does not (@BADURL@). @NETLOC@ is the http server's host and port as
-Salt's download cache names its folder, @CACHE@ the minion's cachedir. Hash files are made by `sh` steps (sha256sum), so no
+does not (@BADURL@), and over ftp (@FTPURL@: anonymous, passive; a
+missing file is "550 Failed to open file.", vsftpd's words). @NETLOC@ and
+@FTPNETLOC@ are the http and ftp servers' host and port as Salt's download
+cache names its folder, @CACHE@ the minion's cachedir. Hash files are made by `sh` steps (sha256sum), so no
 digest of a generated archive is written here.
 """
 import hashlib
@@ -17,6 +19,11 @@ HELLO = "hello from the web\n"
 HELLO_MD5 = hashlib.md5(HELLO.encode()).hexdigest()
 HELLO_SHA256 = hashlib.sha256(HELLO.encode()).hexdigest()
 WRONG_SHA256 = "0" * 64
+TWO_SHA256 = hashlib.sha256(b"second\n").hexdigest()
+THREE_SHA256 = hashlib.sha256(b"third\n").hexdigest()
+# What remote_ftp rewrites www/hello.txt to.
+HELLO2 = "changed over ftp\n"
+HELLO2_SHA256 = hashlib.sha256(HELLO2.encode()).hexdigest()
 
 # Writes @TMP@/www/hello.txt (and a second file) plus hash files.
 WWW = (
@@ -60,6 +67,41 @@ NET_CASES = {
         {"state": M, "args": {"name": "@TMP@/e", "source": "@URL@/www/hello.txt", "source_hash": "@TMP@/www/MD5SUMS"}},
         {"state": M, "args": {"name": "@TMP@/f", "source": "@URL@/www/hello.txt", "source_hash": "salt://net/hashes.txt"}},
         {"check": "ls @TMP@"},
+    ],
+    # ftp:// sources: Salt's fileclient logs in anonymously and sends
+    # `RETR <case>/www/...` (the url's path without its leading /).
+    "remote_ftp": [
+        {"sh": WWW},
+        {"state": M, "args": {"name": "@TMP@/a", "source": "@FTPURL@/www/hello.txt", "source_hash": HELLO_SHA256}, "test": True},
+        {"state": M, "args": {"name": "@TMP@/a", "source": "@FTPURL@/www/hello.txt", "source_hash": HELLO_SHA256}},
+        {"check": "stat -c %a @TMP@/a; cat @TMP@/a"},
+        {"state": M, "args": {"name": "@TMP@/a", "source": "@FTPURL@/www/hello.txt", "source_hash": HELLO_SHA256}},
+        {"state": M, "args": {"name": "@TMP@/a", "source": "@FTPURL@/www/hello.txt", "source_hash": HELLO_SHA256}, "test": True},
+        {"sh": "printf 'changed over ftp\\n' > @TMP@/www/hello.txt"},
+        {"state": M, "args": {"name": "@TMP@/a", "source": "@FTPURL@/www/hello.txt", "source_hash": HELLO2_SHA256}, "test": True},
+        {"state": M, "args": {"name": "@TMP@/a", "source": "@FTPURL@/www/hello.txt", "source_hash": HELLO2_SHA256}},
+        {"check": "cat @TMP@/a"},
+        {"state": M, "args": {"name": "@TMP@/b", "source": "@FTPURL@/www/hello.txt", "skip_verify": True}},
+        {"check": "cat @TMP@/b"},
+        {"state": M, "args": {"name": "@TMP@/c", "source": "@FTPURL@/www/hello.txt", "source_hash": WRONG_SHA256}},
+        {"state": M, "args": {"name": "@TMP@/d", "source": "@FTPURL@/www/two.txt", "source_hash": "@FTPURL@/www/SHA256SUMS"}},
+        {"check": "cat @TMP@/d"},
+        {"state": M, "args": {"name": "@TMP@/e", "source": "@FTPURL@/www/nope.txt", "skip_verify": True}},
+        {"state": M, "args": {"name": "@TMP@/e", "source": "@FTPURL@/www/nope.txt", "skip_verify": True}, "test": True},
+        {"state": M, "args": {"name": "@TMP@/f", "source": ["@FTPURL@/www/nope.txt", "@FTPURL@/www/hello.txt"], "skip_verify": True}},
+        {"check": "cat @TMP@/f; ls @TMP@"},
+        # file.cached: two.txt is in the cache already (step d), three.txt not.
+        {"state": "file.cached", "args": {"name": "@FTPURL@/www/two.txt", "source_hash": TWO_SHA256}},
+        {"sh": "printf 'third\\n' > @TMP@/www/three.txt"},
+        {"state": "file.cached", "args": {"name": "@FTPURL@/www/three.txt", "source_hash": THREE_SHA256}, "test": True},
+        {"state": "file.cached", "args": {"name": "@FTPURL@/www/three.txt", "source_hash": THREE_SHA256}},
+        {"check": "cat @CACHE@/extrn_files/base/@FTPNETLOC@/remote_ftp/www/three.txt"},
+        {"state": "file.cached", "args": {"name": "@FTPURL@/www/three.txt", "source_hash": THREE_SHA256}},
+        {"state": "file.cached", "args": {"name": "@FTPURL@/www/three.txt", "source_hash": WRONG_SHA256}},
+        {"state": "file.cached", "args": {"name": "@FTPURL@/www/nope.txt"}},
+        {"state": "file.cached", "args": {"name": "@FTPURL@/www/nope.txt", "skip_verify": True}},
+        # A failed RETR leaves an empty file in Salt's cache.
+        {"check": "cd @CACHE@/extrn_files/base/@FTPNETLOC@/remote_ftp/www && stat -c '%n %s' * | sort"},
     ],
     "remote_errors": [
         {"sh": WWW},

@@ -484,8 +484,8 @@ CMD_CASES = {
 
 
 # Placeholders besides @TMP@ (the case's folder): the case's folder served
-# over http / https (trusted through ca_bundle) / https (untrusted), filled
-# in by serve() for each case.
+# over http / https (trusted through ca_bundle) / https (untrusted) / ftp,
+# filled in by serve() for each case.
 URLS = {}
 
 
@@ -513,10 +513,61 @@ def unsubst(obj, tmp):
     return obj
 
 
-def serve(work):
+def _import_pyftpdlib(salt_call):
+    """pyftpdlib, from this Python or else from the Salt venv's (installed
+    there with `pip install pyftpdlib`): its site-packages is appended to
+    sys.path, after this Python's own."""
+    try:
+        import pyftpdlib  # noqa: F401
+    except ImportError:
+        with open(salt_call) as f:
+            interp = f.readline()[2:].strip().split()[0]
+        out = subprocess.run([interp, "-c", "import os, pyftpdlib; "
+                              "print(os.path.dirname(os.path.dirname(pyftpdlib.__file__)))"],
+                             check=True, capture_output=True, text=True)
+        sys.path.append(out.stdout.strip())
+    # Quiet: with a handler of its own pyftpdlib does not set up logging.
+    import logging
+    log = logging.getLogger("pyftpdlib")
+    log.addHandler(logging.NullHandler())
+    log.propagate = False
+
+
+def serve_ftp(root, salt_call):
+    """Serve root over ftp on 127.0.0.1 (anonymous, read only, passive
+    mode) in a daemon thread; returns its port. Salt's fileclient sends
+    `RETR <url path without the leading />`, so ftp://host:port/<case>/x
+    is root/<case>/x."""
+    import threading
+    _import_pyftpdlib(salt_call)
+    from pyftpdlib.authorizers import DummyAuthorizer
+    from pyftpdlib.handlers import FTPHandler
+    from pyftpdlib.servers import FTPServer
+
+    class Handler(FTPHandler):
+        # pyftpdlib answers a missing file with strerror ("550 No such file
+        # or directory."); vsftpd, and brine's test server, say "550 Failed
+        # to open file.", which Salt puts in its comment.
+        def ftp_RETR(self, file):
+            if not os.path.isfile(file):
+                self.respond("550 Failed to open file.")
+                return None
+            return super().ftp_RETR(file)
+
+    auth = DummyAuthorizer()
+    auth.add_anonymous(root)
+    Handler.authorizer = auth
+    Handler.banner = "ready."
+    srv = FTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv.address[1]
+
+
+def serve(work, salt_call):
     """Serve work/cases on 127.0.0.1: http, https with a certificate the
-    minion trusts (ca_bundle) and https with one it does not. Daemon
-    threads: they end with this process."""
+    minion trusts (ca_bundle), https with one it does not, and ftp
+    (anonymous, passive; see serve_ftp). Daemon threads: they end with
+    this process."""
     import http.server, ssl, threading, functools
     root = os.path.join(work, "cases")
     os.makedirs(root, exist_ok=True)
@@ -549,6 +600,7 @@ def serve(work):
             scheme = "https"
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         ports[key] = "%s://127.0.0.1:%d" % (scheme, srv.server_address[1])
+    ports["@FTPURL@"] = "ftp://127.0.0.1:%d" % serve_ftp(root, salt_call)
     return ports, os.path.join(tls, "good.crt")
 
 
@@ -572,7 +624,7 @@ def main():
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write(text)
-    ports, ca_bundle = serve(work)
+    ports, ca_bundle = serve(work, salt_call)
     os.makedirs(os.path.join(work, "etc"))
     conf = {
         "ca_bundle": ca_bundle,
