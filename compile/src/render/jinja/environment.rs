@@ -500,9 +500,12 @@ pub(super) fn jinja_error(top_name: &str, err: &minijinja::Error) -> JinjaError 
             }
         }
     };
+    // Salt names no file for an error in the template being rendered
+    // (its "; line N" and excerpt follow); one in an imported or included
+    // template is named with its line.
     let in_top = name == top_name;
-    message.push_str(&format!(" in {name}"));
     if !in_top {
+        message.push_str(&format!(" in {name}"));
         if let Some(l) = err.line() {
             message.push_str(&format!(" line {l}"));
         }
