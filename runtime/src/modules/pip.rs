@@ -7,7 +7,7 @@ use super::function::{sig, CallError, Ctx, Function, Return};
 use super::params::Params;
 use brine_core::{Map, Value};
 use brine_host::exec::CommandResult;
-use brine_states::modules::pip::cmd::{install_args, words, Pip, PipError};
+use brine_states::modules::pip::cmd::{install_args, uninstall_args, words, Pip, PipError};
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::acts(
@@ -354,29 +354,12 @@ fn uninstall(_: &Ctx<'_>, mut p: Params) -> Result<Return, CallError> {
     );
     p.finish()?;
     let get = |k: &str| args.get(k);
-    let mut words_: Vec<String> = vec!["uninstall".into(), "-y".into()];
-    for f in words(&get, "requirements") {
-        words_.extend(["--requirement".into(), f]);
+    let mut all = args.clone();
+    if let Some(v) = pkgs {
+        all.insert("pkgs".into(), v);
     }
-    for (k, opt) in [
-        ("log", "--log"),
-        ("proxy", "--proxy"),
-        ("timeout", "--timeout"),
-    ] {
-        if let Some(v) = args.get(k).filter(|v| !v.is_null()) {
-            words_.extend([opt.into(), v.to_python_str()]);
-        }
-    }
-    let pkgs: Vec<String> = match pkgs {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-        Some(v) => v
-            .to_python_str()
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .collect(),
-    };
-    words_.extend(pkgs);
+    let pkgs = words(&|k| all.get(k), "pkgs");
+    let words_ = uninstall_args(&get, &pkgs);
     let r = pip_of(&args)?.run(&words_, true, false).map_err(failed)?;
     Ok(run_all(r))
 }

@@ -19,6 +19,24 @@ use nix::unistd::{access, AccessFlags};
 use std::path::Path;
 use std::time::Duration;
 
+/// The locale variables Salt's commands get as `C` unless the caller
+/// set them (its `reset_system_locale`): English messages to parse.
+pub const C_LOCALE: &[&str] = &[
+    "LC_CTYPE",
+    "LC_NUMERIC",
+    "LC_TIME",
+    "LC_COLLATE",
+    "LC_MONETARY",
+    "LC_MESSAGES",
+    "LC_PAPER",
+    "LC_NAME",
+    "LC_ADDRESS",
+    "LC_TELEPHONE",
+    "LC_MEASUREMENT",
+    "LC_IDENTIFICATION",
+    "LANGUAGE",
+];
+
 /// The `cmd` state module.
 /// The signature several functions here share (Salt's, recorded).
 const WAIT_SIG: Signature = sig!(
@@ -468,21 +486,7 @@ fn run_program(program: Program, shown: &str, o: &RunOpts) -> Result<Map, String
         }
     }
     // Salt's reset_system_locale: English messages unless asked otherwise.
-    for k in [
-        "LC_CTYPE",
-        "LC_NUMERIC",
-        "LC_TIME",
-        "LC_COLLATE",
-        "LC_MONETARY",
-        "LC_MESSAGES",
-        "LC_PAPER",
-        "LC_NAME",
-        "LC_ADDRESS",
-        "LC_TELEPHONE",
-        "LC_MEASUREMENT",
-        "LC_IDENTIFICATION",
-        "LANGUAGE",
-    ] {
+    for &k in C_LOCALE {
         if !env.iter().any(|(ek, _)| ek == k) {
             env.push((k.into(), "C".into()));
         }

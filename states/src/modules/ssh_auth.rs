@@ -76,6 +76,13 @@ struct Key {
     options: Vec<String>,
 }
 
+/// `fingerprint_hash_type`, when given.
+fn hash_type(call: &StateCall) -> Option<String> {
+    call.arg("fingerprint_hash_type")
+        .filter(|v| !v.is_null())
+        .map(Value::to_python_str)
+}
+
 fn str_arg(call: &StateCall, k: &str, default: &str) -> String {
     match call.arg(k) {
         None | Some(Value::Null) => default.to_string(),
@@ -173,10 +180,7 @@ fn present(call: &StateCall) -> StateReturn {
     let user = str_arg(call, "user", "");
     let config = str_arg(call, "config", ".ssh/authorized_keys");
     let source = str_arg(call, "source", "");
-    let hash = call
-        .arg("fingerprint_hash_type")
-        .filter(|v| !v.is_null())
-        .map(Value::to_python_str);
+    let hash = hash_type(call);
     let hash = hash.as_deref();
     let mut r = StateReturn::new(call.name());
     if call.test {
@@ -422,10 +426,7 @@ fn absent(call: &StateCall) -> StateReturn {
     let user = str_arg(call, "user", "");
     let config = str_arg(call, "config", ".ssh/authorized_keys");
     let source = str_arg(call, "source", "");
-    let hash = call
-        .arg("fingerprint_hash_type")
-        .filter(|v| !v.is_null())
-        .map(Value::to_python_str);
+    let hash = hash_type(call);
     let hash = hash.as_deref();
     let mut r = StateReturn::new(call.name());
     let mut changed = call.name().to_string();
@@ -554,10 +555,7 @@ fn manage(call: &StateCall) -> StateReturn {
     let words: Vec<&str> = keys.iter().flat_map(|k| k.split(' ')).collect();
     let user = str_arg(call, "user", "");
     let config = str_arg(call, "config", ".ssh/authorized_keys");
-    let hash = call
-        .arg("fingerprint_hash_type")
-        .filter(|v| !v.is_null())
-        .map(Value::to_python_str);
+    let hash = hash_type(call);
     let existing = match authorized::auth_keys(&user, &config, hash.as_deref()) {
         Ok(k) => k,
         Err(e) => return crashed("", e),

@@ -374,34 +374,27 @@ pub fn cached(call: &StateCall, args: &Args, name: &str) -> Result<StateReturn, 
         return Ok(ret);
     }
     let pre_hash = cached_copy(name).and_then(|p| hash_of(&p, &sum_type));
-    if remote {
+    let copy = if remote {
         let want = sum.as_ref().map(|(_, h)| h.as_str());
         match fetcher.cache_file(name, want) {
-            Ok(copy) => {
-                return Ok(cached_answer(
-                    ret,
-                    &copy,
-                    pre_hash,
-                    &sum_type,
-                    skip_verify,
-                    &sum,
-                ))
-            }
+            Ok(copy) => copy,
             Err(e) => {
                 ret.comment = e;
                 return Ok(ret);
             }
         }
-    }
-    let copy = match cache_into(call.ctx.fileclient.as_ref(), &cachedir, name, &saltenv) {
-        Ok(Some(p)) => p,
-        Ok(None) => {
-            ret.comment = format!("Failed to cache {name}, check minion log for more information");
-            return Ok(ret);
-        }
-        Err(e) => {
-            ret.comment = e.to_string();
-            return Ok(ret);
+    } else {
+        match cache_into(call.ctx.fileclient.as_ref(), &cachedir, name, &saltenv) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                ret.comment =
+                    format!("Failed to cache {name}, check minion log for more information");
+                return Ok(ret);
+            }
+            Err(e) => {
+                ret.comment = e.to_string();
+                return Ok(ret);
+            }
         }
     };
     Ok(cached_answer(

@@ -51,23 +51,6 @@ fn normpath(p: &Path) -> String {
     }
 }
 
-/// The C locale Salt gives pip where the caller set none.
-const LOCALE: &[&str] = &[
-    "LC_CTYPE",
-    "LC_NUMERIC",
-    "LC_TIME",
-    "LC_COLLATE",
-    "LC_MONETARY",
-    "LC_MESSAGES",
-    "LC_PAPER",
-    "LC_NAME",
-    "LC_ADDRESS",
-    "LC_TELEPHONE",
-    "LC_MEASUREMENT",
-    "LC_IDENTIFICATION",
-    "LANGUAGE",
-];
-
 impl Pip {
     /// Salt's `_get_pip_bin`: the pip `bin_env` names (none: the host's
     /// `python3 -m pip`).
@@ -138,7 +121,7 @@ impl Pip {
             }
             env.extend(self.env_vars.iter().cloned());
         }
-        for k in LOCALE {
+        for k in crate::modules::cmd::C_LOCALE {
             if !env.iter().any(|(e, _)| e == k) {
                 env.push((k.to_string(), "C".into()));
             }
@@ -410,4 +393,24 @@ pub fn install_args(
         Some(other) => a.push(other.to_python_str()),
     }
     Ok(a)
+}
+
+/// `pip uninstall -y`'s words for the options ARG gives and PKGS (a
+/// comma-separated string or a list), in Salt's order.
+pub fn uninstall_args(arg: Arg<'_>, pkgs: &[String]) -> Vec<String> {
+    let mut a: Vec<String> = vec!["uninstall".into(), "-y".into()];
+    for f in words(arg, "requirements") {
+        a.extend(["--requirement".into(), f]);
+    }
+    for (k, opt) in [
+        ("log", "--log"),
+        ("proxy", "--proxy"),
+        ("timeout", "--timeout"),
+    ] {
+        if let Some(v) = string(arg, k) {
+            a.extend([opt.into(), v]);
+        }
+    }
+    a.extend(pkgs.iter().cloned());
+    a
 }

@@ -1,7 +1,7 @@
 //! `pip.removed`: a package uninstalled from the environment `bin_env`
 //! names.
 
-use super::cmd::words;
+use super::cmd::uninstall_args;
 use super::installed::pip_of;
 use crate::{StateCall, StateReturn};
 use brine_core::Value;
@@ -29,20 +29,7 @@ pub fn removed(call: &StateCall) -> StateReturn {
         r.comment = format!("Package {name} is set to be removed");
         return r;
     }
-    let mut args: Vec<String> = vec!["uninstall".into(), "-y".into()];
-    for f in words(&|k| call.arg(k), "requirements") {
-        args.extend(["--requirement".into(), f]);
-    }
-    for (k, opt) in [
-        ("log", "--log"),
-        ("proxy", "--proxy"),
-        ("timeout", "--timeout"),
-    ] {
-        if let Some(v) = call.arg(k).filter(|v| !v.is_null()) {
-            args.extend([opt.into(), v.to_python_str()]);
-        }
-    }
-    args.push(name.clone());
+    let args = uninstall_args(&|k| call.arg(k), std::slice::from_ref(&name));
     // Salt reports success whatever pip answered.
     let _ = pip.run(&args, true, false);
     r.result = Some(true);
