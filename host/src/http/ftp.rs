@@ -6,10 +6,24 @@
 //! reply line at most 8 KiB and a reply at most 64 KiB, the body at most
 //! the caller's limit.
 
-use super::{HttpError, Limits};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// The bounds of one retrieval (the http fetches' limits, as they apply
+/// to ftp).
+pub struct Bounds {
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+}
+
+/// Why a retrieval failed: ftplib's exception text, or the body passing
+/// the limit.
+#[derive(Debug)]
+pub enum FtpError {
+    Failed(String),
+    TooLarge,
+}
 
 const MAX_LINE: usize = 8 * 1024;
 const MAX_REPLY: usize = 64 * 1024;
@@ -164,7 +178,7 @@ fn io_text(e: std::io::Error) -> String {
     }
 }
 
-fn connect(host: &str, port: u16, limits: &Limits) -> Result<TcpStream, String> {
+fn connect(host: &str, port: u16, limits: &Bounds) -> Result<TcpStream, String> {
     let addrs: Vec<SocketAddr> = (host, port)
         .to_socket_addrs()
         .map_err(|_| "[Errno -2] Name or service not known".to_string())?
@@ -199,13 +213,7 @@ fn pasv_port(text: &str) -> Option<u16> {
 
 /// Log in, RETR the URL's file and copy it to `out` (at most `limit`
 /// bytes); ftplib's exception text on failure.
-fn session(
-    t: &Target,
-    limits: &Limits,
-    open: Opener<'_>,
-    limit: u64,
-    url: &str,
-) -> Result<u64, Failure> {
+fn session(t: &Target, limits: &Bounds, open: Opener<'_>, limit: u64) -> Result<u64, Failure> {
     let started = Instant::now();
     let stream = connect(&t.host, t.port, limits).map_err(Failure::Text)?;
     let mut c = Control {
@@ -256,10 +264,7 @@ fn session(
         }
         total += n as u64;
         if total > limit {
-            return Err(Failure::TooLarge(HttpError::TooLarge {
-                url: url.to_string(),
-                limit,
-            }));
+            return Err(Failure::TooLarge);
         }
         out.write_all(buf.get(..n).unwrap_or_default())
             .map_err(|e| Failure::Write(e.to_string()))?;
@@ -274,44 +279,27 @@ fn session(
 }
 
 /// Opens where the download goes (called once logged in).
-pub(super) type Opener<'a> = &'a mut dyn FnMut() -> std::io::Result<Box<dyn Write + 'a>>;
+pub type Opener<'a> = &'a mut dyn FnMut() -> std::io::Result<Box<dyn Write + 'a>>;
 
 enum Failure {
     Text(String),
     Write(String),
-    TooLarge(HttpError),
+    TooLarge,
 }
 
 /// Fetch the `ftp://` URL into what `open` gives, at most `limit` bytes.
-pub(super) fn retrieve(
-    url: &str,
-    limits: &Limits,
-    open: Opener<'_>,
-    limit: u64,
-) -> Result<u64, HttpError> {
-    let t = parse(url).map_err(|reason| HttpError::Ftp {
-        url: url.to_string(),
-        reason,
-    })?;
-    session(&t, limits, open, limit, url).map_err(|f| match f {
-        Failure::TooLarge(e) => e,
-        Failure::Text(reason) | Failure::Write(reason) => HttpError::Ftp {
-            url: url.to_string(),
-            reason,
-        },
+pub fn retrieve(url: &str, limits: &Bounds, open: Opener<'_>, limit: u64) -> Result<u64, FtpError> {
+    let t = parse(url).map_err(FtpError::Failed)?;
+    session(&t, limits, open, limit).map_err(|f| match f {
+        Failure::TooLarge => FtpError::TooLarge,
+        Failure::Text(reason) | Failure::Write(reason) => FtpError::Failed(reason),
     })
 }
 
 /// Whether the URL's file can be fetched (a whole retrieval into
 /// nothing, bounded by `limits`).
-pub(super) fn exists(url: &str, limits: &Limits) -> bool {
-    retrieve(
-        url,
-        limits,
-        &mut || Ok(Box::new(std::io::sink())),
-        limits.max_body,
-    )
-    .is_ok()
+pub fn exists(url: &str, limits: &Bounds, max_body: u64) -> bool {
+    retrieve(url, limits, &mut || Ok(Box::new(std::io::sink())), max_body).is_ok()
 }
 
 #[cfg(test)]

@@ -307,7 +307,33 @@ fn ftp_to(url: &str, dest: &Path, limits: &Limits) -> Result<u64, HttpError> {
     }
     let mut open =
         || -> std::io::Result<Box<dyn Write>> { Ok(Box::new(std::fs::File::create(dest)?)) };
-    ftp::retrieve(url, limits, &mut open, limits.max_body)
+    ftp_retrieve(url, limits, &mut open, limits.max_body)
+}
+
+/// [`ftp::retrieve`] with these limits, its failure as an [`HttpError`].
+fn ftp_retrieve(
+    url: &str,
+    limits: &Limits,
+    open: ftp::Opener<'_>,
+    limit: u64,
+) -> Result<u64, HttpError> {
+    ftp::retrieve(url, &ftp_bounds(limits), open, limit).map_err(|e| match e {
+        ftp::FtpError::Failed(reason) => HttpError::Ftp {
+            url: url.to_string(),
+            reason,
+        },
+        ftp::FtpError::TooLarge => HttpError::TooLarge {
+            url: url.to_string(),
+            limit,
+        },
+    })
+}
+
+fn ftp_bounds(limits: &Limits) -> ftp::Bounds {
+    ftp::Bounds {
+        connect_timeout: limits.connect_timeout,
+        request_timeout: limits.request_timeout,
+    }
 }
 
 /// A buffer an FTP download writes into and the caller keeps.
@@ -330,7 +356,7 @@ pub fn fetch_bytes(url: &str, limits: &Limits) -> Result<Vec<u8>, HttpError> {
         let out = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let sink = Shared(out.clone());
         let mut open = || -> std::io::Result<Box<dyn Write>> { Ok(Box::new(sink.clone())) };
-        ftp::retrieve(url, limits, &mut open, limits.max_body.min(MEMORY_CAP))?;
+        ftp_retrieve(url, limits, &mut open, limits.max_body.min(MEMORY_CAP))?;
         return Ok(out.take());
     }
     let resp = get(url, limits)?;
@@ -345,7 +371,7 @@ pub fn fetch_bytes(url: &str, limits: &Limits) -> Result<Vec<u8>, HttpError> {
 /// http item in a source list).
 pub fn exists(url: &str, limits: &Limits) -> bool {
     if scheme(url) == "ftp" {
-        return ftp::exists(url, limits);
+        return ftp::exists(url, &ftp_bounds(limits), limits.max_body);
     }
     if check_scheme(url).is_err() {
         return false;
