@@ -81,11 +81,13 @@ impl Git {
         merged: bool,
         remote: bool,
     ) -> Result<exec::CommandResult, GitError> {
-        self.check_user()?;
         let shown = format!("git {}", args.join(" "));
+        // Salt looks for the identity files before it runs anything, so a
+        // missing key is the error even for a user that does not exist.
         if remote && !self.identity.is_empty() {
             return self.run_with_identity(cwd, args, merged);
         }
+        self.check_user()?;
         let mut spec = self.spec(cwd, args, Vec::new());
         spec.merge_stderr = merged;
         let r = exec::run(&spec).map_err(|e| GitError(format!("Command '{shown}' failed: {e}")))?;
@@ -114,6 +116,7 @@ impl Git {
                 missing.push(key.clone());
                 continue;
             }
+            self.check_user()?;
             let ssh = format!(
                 "ssh -oStrictHostKeyChecking=no -oPasswordAuthentication=no \
                  -oKbdInteractiveAuthentication=no -oChallengeResponseAuthentication=no -i {}",

@@ -95,6 +95,8 @@ CRON = {"overlay": ["/var/spool/cron"]}
 CP = "cron.present"
 CA = "cron.absent"
 TMPFILE_MASK = ["/tmp/__salt\\.tmp\\.[A-Za-z0-9_]{8}", "/tmp/__salt.tmp.<random>"]
+# A kernel release names the host the answer was recorded on.
+KERNEL_MASK = ["/lib/modules/[^\\s\"/]+", "/lib/modules/<kernel release>"]
 
 SYS_CASES.update({
     "cron_present": {"isolate": CRON, "masks": [TMPFILE_MASK], "steps": [
@@ -544,14 +546,15 @@ CONF_LS = "cat /etc/brine-kmod/loaded; echo --; cat /etc/modules-load.d/salt_man
 
 SYS_CASES.update({
     # This container's kernel: no /proc/modules, no /lib/modules.
-    "kmod_real": {"isolate": {"overlay": ["/etc"]}, "steps": [
+    "kmod_real": {"isolate": {"overlay": ["/etc"]}, "masks": [KERNEL_MASK], "steps": [
         {"state": KP, "args": {"name": "dummy"}, "test": True},
         {"state": KP, "args": {"name": "dummy"}},
         {"state": KP, "args": {"name": "dummy", "persist": True}},
         {"state": KA, "args": {"name": "dummy"}},
         {"state": KA, "args": {"name": "dummy", "persist": True}, "test": True},
     ]},
-    "kmod_simulated": {"isolate": {"overlay": ["/etc", "/usr/sbin", "/usr/lib"]}, "steps": [
+    "kmod_simulated": {"isolate": {"overlay": ["/etc", "/usr/sbin", "/usr/lib"]}, "masks": [KERNEL_MASK],
+                       "steps": [
         {"sh": FAKE_KMOD},
         {"state": KP, "args": {"name": "mii"}},
         {"state": KP, "args": {"name": "dummy"}, "test": True},
