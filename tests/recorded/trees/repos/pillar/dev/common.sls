@@ -1,0 +1,4 @@
+common: from-dev
+branch: dev
+list_key:
+  - dev

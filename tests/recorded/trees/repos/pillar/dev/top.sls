@@ -1,0 +1,4 @@
+dev:
+  '*':
+    - common
+    - dev_only

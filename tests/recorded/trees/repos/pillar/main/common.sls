@@ -1,0 +1,4 @@
+common: from-main
+branch: main
+list_key:
+  - main

@@ -1,0 +1,2 @@
+multi: from-multi
+multi_saltenv: {{ saltenv }}

@@ -1,0 +1,1 @@
+mounted: from-pillar_mount

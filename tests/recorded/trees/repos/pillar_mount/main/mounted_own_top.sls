@@ -1,0 +1,1 @@
+mounted_own_top: true

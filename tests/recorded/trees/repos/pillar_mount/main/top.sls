@@ -1,0 +1,3 @@
+base:
+  '*':
+    - mounted_own_top

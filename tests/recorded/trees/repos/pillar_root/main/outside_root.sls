@@ -1,0 +1,1 @@
+outside_root: true

@@ -1,0 +1,1 @@
+rooted: from-pillar_root

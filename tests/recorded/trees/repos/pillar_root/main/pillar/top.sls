@@ -1,0 +1,4 @@
+base:
+  '*':
+    - rooted
+    - mnt.sub.mounted

@@ -1,0 +1,3 @@
+base:
+  '*':
+    - outside_root
