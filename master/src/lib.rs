@@ -28,6 +28,7 @@ pub mod batch;
 pub mod daemon;
 pub mod eauth;
 pub mod keys;
+pub mod orchestrate;
 pub mod postgres;
 pub mod reactor;
 pub mod runners;

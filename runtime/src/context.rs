@@ -57,6 +57,59 @@ pub struct Minion {
     /// minion's own event bus is here (`event.fire`). None under
     /// `brine-call`, which hands those functions to a running daemon.
     pub schedule: Option<crate::schedule::Handle>,
+    /// The master this minion runs inside (the orchestrate runner's
+    /// master minion): what `saltutil.cmd`, `saltutil.runner` and
+    /// `saltutil.wheel` ask of it. None on every other minion.
+    pub master: MasterHandle,
+}
+
+/// What a minion that runs on the master itself asks of it (Salt's
+/// `MasterMinion`, the orchestrate runner's): publish a job and gather
+/// its returns, run a runner or a wheel function, and fire an event of
+/// the run's own job (Salt's `__jid_event__`). Called from the thread
+/// running a state, so the calls may block.
+pub trait MasterCalls: Send + Sync {
+    /// `saltutil.cmd`: the returns as Salt's `cmd_iter` gathers them,
+    /// `{minion: {ret, out, retcode, jid}}` (or `{failed: True}` for an
+    /// expected minion that did not answer).
+    fn cmd(&self, req: CmdRequest) -> Result<Value, FunctionError>;
+    /// `saltutil.runner`: a runner's return.
+    fn runner(&self, name: &str, args: CallArgs) -> Result<Value, FunctionError>;
+    /// `saltutil.wheel`: a wheel function's return.
+    fn wheel(&self, name: &str, args: CallArgs) -> Result<Value, FunctionError>;
+    /// `salt/run/<jid>/<suffix>` for the run this minion serves.
+    fn jid_event(&self, suffix: &str, data: Value);
+}
+
+/// A job `saltutil.cmd` publishes (Salt's `LocalClient.cmd_iter` /
+/// `cmd_batch` arguments).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CmdRequest {
+    pub tgt: Value,
+    pub fun: String,
+    pub arg: Vec<Value>,
+    pub kwarg: Map,
+    pub tgt_type: String,
+    /// Seconds to wait for returns; the master's `timeout` when unset.
+    pub timeout: Option<u64>,
+    /// A batch size (`10%`, `2`): the job runs a batch at a time.
+    pub batch: Option<String>,
+    /// Whether an expected minion that does not answer is reported
+    /// (`{failed: True}`) rather than left out.
+    pub expect_minions: bool,
+}
+
+/// The [`MasterCalls`] a minion carries: none but the master minion's.
+#[derive(Clone, Default)]
+pub struct MasterHandle(pub Option<Arc<dyn MasterCalls>>);
+
+impl std::fmt::Debug for MasterHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            Some(_) => "MasterHandle",
+            None => "MasterHandle(none)",
+        })
+    }
 }
 
 /// The registry's entry points a state run needs.
@@ -194,7 +247,16 @@ impl Minion {
             opts::minion_defaults(),
             Some(&confdir.join("minion.d")),
         )?;
-        let mut opts = loaded.opts;
+        Ok((
+            Minion::from_opts(loaded.opts, conf, functions),
+            loaded.warnings,
+        ))
+    }
+
+    /// A minion of the options `opts` (read from `conf`): its id (the
+    /// fqdn unless set), `conf_file`, `__cli`, and its grains collected.
+    pub fn from_opts(opts: Map, conf: &Path, functions: Functions) -> Minion {
+        let mut opts = opts;
         // The id defaults to the fqdn; server_id and friends need the id.
         let id = match opts::get_str(&opts, "id") {
             Some(id) => id.to_string(),
@@ -215,7 +277,7 @@ impl Minion {
             opts.insert("__cli".into(), Value::Str("salt-call".into()));
         }
         let grains = collect_grains(&id, &opts);
-        let minion = Minion {
+        Minion {
             id,
             opts: Arc::new(opts),
             grains: Arc::new(grains),
@@ -225,8 +287,8 @@ impl Minion {
             jobs: Default::default(),
             registry: None,
             schedule: None,
-        };
-        Ok((minion, loaded.warnings))
+            master: Default::default(),
+        }
     }
 
     /// Read the grains again (Salt's `saltutil.refresh_grains`): the
@@ -572,6 +634,7 @@ mod tests {
             jobs: Default::default(),
             registry: None,
             schedule: None,
+            master: Default::default(),
         };
         (m, fake)
     }

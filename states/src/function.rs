@@ -56,6 +56,12 @@ pub trait MinionFunctions: Send + Sync {
     /// here may have written some (`grains.setval`), and Salt's later
     /// states see them.
     fn grains(&self) -> Option<Arc<Map>>;
+    /// Fire `suffix` on the bus as an event of the job this run serves
+    /// (Salt's `__jid_event__`: an orchestration's `salt/run/<jid>/args`).
+    /// Nothing outside an orchestration.
+    fn jid_event(&self, suffix: &str, data: Value) {
+        let _ = (suffix, data);
+    }
 }
 
 /// The handle a [`StateContext`] carries; without one (tests, compiles)
@@ -76,6 +82,13 @@ impl MinionCalls {
     /// The minion's grains now, when there is a minion.
     pub fn grains(&self) -> Option<Arc<Map>> {
         self.0.as_ref()?.grains()
+    }
+
+    /// An event of the job this run serves ([`MinionFunctions::jid_event`]).
+    pub fn jid_event(&self, suffix: &str, data: Value) {
+        if let Some(f) = &self.0 {
+            f.jid_event(suffix, data);
+        }
     }
 
     /// Call `fun` as the running minion.

@@ -59,7 +59,7 @@ def fallback(fun):
 
 
 # State modules whose file is not named as the module is (its __virtualname__).
-STATE_FILES = {"ini": "ini_manage", "debconf": "debconfmod", "pip": "pip_state"}
+STATE_FILES = {"ini": "ini_manage", "debconf": "debconfmod", "pip": "pip_state", "salt": "saltmod"}
 
 
 def state_function(fun):

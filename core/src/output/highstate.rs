@@ -41,18 +41,65 @@ const OFF: Colors = Colors {
 /// The text for `data` (the `{minion_id: ret}` wrapper); `None` where
 /// Salt's outputter would raise and salt-call falls back to `nested`.
 pub fn output(data: &Value, opts: &OutputOptions) -> Option<String> {
-    let hosts = data.as_map()?;
+    output_at(data, opts, 1)
+}
+
+/// [`output`] at a nesting depth: an orchestration step that ran another
+/// orchestration (`salt.runner state.orchestrate`) prints its hosts one
+/// level in.
+fn output_at(data: &Value, opts: &OutputOptions, indent_level: usize) -> Option<String> {
+    let data = unwrap_envelope(data);
+    let hosts = match data {
+        // Salt hands these back as they are (its output() is recursive).
+        Value::Int(_) | Value::Bool(_) | Value::Str(_) => return Some(data.to_python_str()),
+        Value::Null => return Some("None".into()),
+        other => other.as_map()?,
+    };
+    // The orchestrate runner's return carries its retcode beside the
+    // master minion's states: not a host.
+    let masters = hosts.keys().filter(|k| k.ends_with("_master")).count();
+    let orchestrator = hosts.contains_key("retcode") && masters == 1;
     let mut out = String::new();
-    for (n, (host, hostdata)) in hosts.iter().enumerate() {
-        let text = format_host(host, hostdata, opts)?;
-        if n == 0 {
-            out = text;
-        } else {
-            out.push('\n');
-            out.push_str(&text);
+    let mut n = 0;
+    for (host, hostdata) in hosts {
+        if orchestrator && host == "retcode" {
+            continue;
         }
+        let (text, _) = format_host(host, hostdata, opts, indent_level)?;
+        if n > 0 {
+            out.push('\n');
+        }
+        out.push_str(&text);
+        n += 1;
     }
     Some(out)
+}
+
+/// The data inside a runner's or a job lookup's envelope: `return`, then
+/// the orchestrate runner's `data`, then a `jobs.lookup_jid` answer's one
+/// job (`{id: {jid, fun, return: {data: ...}}}`).
+fn unwrap_envelope(data: &Value) -> &Value {
+    let mut data = data;
+    if let Some(inner) = data.as_map().and_then(|m| m.get("return")) {
+        data = inner;
+    }
+    if let Some(inner) = data.as_map().and_then(|m| m.get("data")) {
+        data = inner;
+    }
+    if let Some(m) = data.as_map().filter(|m| m.len() == 1) {
+        if let Some(Value::Map(job)) = m.values().next() {
+            if job.contains_key("jid") && job.contains_key("fun") {
+                let ret = job.get("return").and_then(Value::as_map);
+                if let Some(inner) = ret.and_then(|r| r.get("data")) {
+                    data = inner;
+                } else if ret.is_some() {
+                    // Salt's `.get("data", data)` on the job's return.
+                    return data;
+                }
+            }
+        }
+    }
+    data
 }
 
 /// Python's `str.strip()`.
@@ -172,7 +219,14 @@ fn wrap_warnings(text: &str) -> String {
     lines.join("\n").trim_start().to_string()
 }
 
-fn format_host(host: &str, data: &Value, opts: &OutputOptions) -> Option<String> {
+/// One host's block, and whether any of its states changed something
+/// (Salt's `_format_host`).
+fn format_host(
+    host: &str,
+    data: &Value,
+    opts: &OutputOptions,
+    indent_level: usize,
+) -> Option<(String, bool)> {
     let hs = &opts.highstate;
     let c = if opts.color { &ON } else { &OFF };
     let mut hcolor = c.green;
@@ -243,7 +297,23 @@ fn format_host(host: &str, data: &Value, opts: &OutputOptions) -> Option<String>
                 // Salt raises (and salt-call falls back to nested) on a
                 // return without changes or comment.
                 let changes = ret.get("changes")?;
-                let (schanged, ctext) = format_changes(changes, opts);
+                let orchestration = matches!(
+                    ret.get("name").and_then(Value::as_str),
+                    Some("state.orch" | "state.orchestrate" | "state.sls")
+                );
+                let (schanged, ctext) = if orchestration {
+                    // A step that ran an orchestration: its hosts one level in.
+                    let nested = output_at(changes, opts, indent_level + 1)?;
+                    let pad = " ".repeat(14 * indent_level);
+                    let text = format!("\n{nested}")
+                        .split('\n')
+                        .map(|l| format!("{pad}{l}"))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    (true, text)
+                } else {
+                    format_changes(changes, opts)?
+                };
                 if schanged {
                     nchanges += 1;
                 }
@@ -369,7 +439,7 @@ fn format_host(host: &str, data: &Value, opts: &OutputOptions) -> Option<String>
     }
     let mut text = hstrs.into_text();
     text.insert_str(0, &head);
-    Some(text)
+    Some((text, nchanges > 0))
 }
 
 /// The Summary block.
@@ -643,15 +713,35 @@ fn split_keep_ends(s: &str) -> Vec<&str> {
 
 /// `_format_changes`: nothing for no changes, else the nested outputter
 /// at indent 14 on its own lines.
-fn format_changes(changes: &Value, opts: &OutputOptions) -> (bool, String) {
+fn format_changes(changes: &Value, opts: &OutputOptions) -> Option<(bool, String)> {
     if !changes.is_truthy() {
-        return (false, String::new());
+        return Some((false, String::new()));
     }
     if !matches!(changes, Value::Map(_)) {
-        return (
+        return Some((
             true,
             format!("Invalid Changes data: {}", changes.to_python_str()),
-        );
+        ));
+    }
+    // The states a step ran on minions (`salt.state` in an
+    // orchestration): each minion's block, 14 columns in.
+    if let (Some(Value::Map(hosts)), Some("highstate")) = (
+        changes.get("ret"),
+        changes.get("out").and_then(Value::as_str),
+    ) {
+        let mut text = String::new();
+        let mut changed = false;
+        for (host, hostdata) in hosts {
+            let (s, c) = format_host(host, hostdata, opts, 1)?;
+            text.push('\n');
+            let lines: Vec<String> = python_splitlines(&s)
+                .into_iter()
+                .map(|l| format!("{:14}{l}", ""))
+                .collect();
+            text.push_str(&lines.join("\n"));
+            changed |= c;
+        }
+        return Some((changed, text));
     }
     let inner = OutputOptions {
         color: opts.color,
@@ -660,7 +750,7 @@ fn format_changes(changes: &Value, opts: &OutputOptions) -> (bool, String) {
     };
     let text = nested::output(changes, &inner);
     let text = text.trim_end_matches(super::python_is_space);
-    (true, format!("\n{text}"))
+    Some((true, format!("\n{text}")))
 }
 
 /// `_format_terse`: one line per state.

@@ -5,6 +5,7 @@
 
 use brine_core::args::parse_input;
 use brine_core::output::{self, stream, OutputOptions};
+use brine_core::Value;
 use brine_master::daemon::events::announce::Announce;
 use brine_master::daemon::events::tags::MasterSide;
 use brine_master::daemon::jobs::JobCacheError;
@@ -73,21 +74,25 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         .enable_all()
         .build()
         .map_err(RunError::Runtime)?;
-    let announce = Announce::new(
+    let mut call = call;
+    let mut announce = Announce::new(
         &config.sock_dir,
         MasterSide::Runner,
         &cli.function,
         "root",
         &call,
     );
-    announce.fire_new();
-    let answer = match rt.block_on(runners::run(&config, &cli.function, call)) {
-        Ok(a) => {
-            if let Answer::Data { data, .. } = &a {
-                announce.fire_ret(data.clone(), true);
-            }
-            a
-        }
+    // Salt's runner client hands an orchestration its own job's id.
+    if matches!(
+        cli.function.as_str(),
+        "state.orchestrate" | "state.orch" | "state.sls"
+    ) {
+        let jid = Value::Str(announce.jid.clone());
+        call.kwargs.insert("orchestration_jid".into(), jid.clone());
+        announce.add_kwarg("orchestration_jid", jid);
+    }
+    let answer = match rt.block_on(runners::job::run(&config, &announce, &cli.function, call)) {
+        Ok(a) => a,
         // Salt prints a call that does not fit the runner on stdout and
         // exits 0.
         Err(RunnerError::InvalidArguments(msg)) => {
@@ -104,6 +109,9 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
     match answer {
         Answer::Data { data, outputter } => {
             print!("{}", output::render_data(&out(outputter), &data, &opts)?);
+            // salt-run exits with a runner's retcode (the orchestrate
+            // runner's: 1 when a step failed).
+            return Ok(retcode(&data));
         }
         // A job's returns are printed as they are read from the job cache.
         Answer::Returns {
@@ -116,6 +124,19 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         }
     }
     Ok(0)
+}
+
+/// The exit code a runner's answer asks for: its `retcode`, or its
+/// data's (older runners), else 0.
+fn retcode(data: &Value) -> i32 {
+    let code = |v: Option<&Value>| match v {
+        Some(Value::Int(c)) => i32::try_from(*c).ok(),
+        _ => None,
+    };
+    let m = data.as_map();
+    code(m.and_then(|m| m.get("retcode")))
+        .or_else(|| code(m.and_then(|m| m.get("data")).and_then(|d| d.get("retcode"))))
+        .unwrap_or(0)
 }
 
 fn main() {

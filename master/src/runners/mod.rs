@@ -12,6 +12,7 @@
 
 pub mod cache;
 pub mod event;
+pub mod job;
 pub mod jobs;
 pub mod manage;
 pub mod mine;

@@ -1,4 +1,7 @@
-//! Salt's `state.event` runner: the master's events as they come, read
+//! Salt's `state` runners: the orchestrate runner (`state.orchestrate`,
+//! its names `state.orch` and `state.sls`, `orchestrate_single`,
+//! `orchestrate_high`, `orchestrate_show_sls`), run by
+//! [`crate::orchestrate`]; and `state.event`, the master's events as they come, read
 //! from the event socket in `sock_dir` (only the master's user may open
 //! it), printed one per line as `tag<TAB>data-as-JSON` (`pretty=True`:
 //! keys sorted, indented by 4), until `count` matched (never, by default).
@@ -6,27 +9,283 @@
 use super::runner::{Answer, Runner, RunnerError};
 use crate::daemon::events::client::Listener;
 use crate::daemon::MasterConfig;
+use crate::orchestrate::run;
+use crate::orchestrate::{OrchestrateError, Orchestration};
 use brine_compile::matcher::glob::expr_match;
+use brine_core::args::CallArgs;
 use brine_core::sig;
 use brine_core::Value;
 use brine_runtime::modules::Params;
 use std::io::Write;
 
-pub(super) const FUNCTIONS: &[Runner] = &[Runner {
-    name: "event",
-    sig: sig!(
-        tagmatch = "*",
-        count = -1,
-        quiet = false,
-        sock_dir = null,
-        pretty = false,
-        node = "master"
-    ),
-    doc: "Print the master's events as they come, TAGMATCH (a glob, else a regular \
+/// The orchestrate runner's parameters (Salt's `state.orchestrate`).
+const ORCHESTRATE_SIG: brine_core::signature::Signature = sig!(
+    mods,
+    saltenv = "base",
+    test = null,
+    exclude = null,
+    pillar = null,
+    pillarenv = null,
+    pillar_enc = null,
+    orchestration_jid = null
+);
+
+const ORCHESTRATE_DOC: &str = "Run the orchestration SLS MODS on the master: its \
+salt.state, salt.function, salt.runner and salt.wheel steps in requisite order, as the \
+master's own minion (<host>_master) runs them. TEST=True says what would run; PILLAR \
+(a dict) is the orchestration's pillar override; SALTENV and PILLARENV choose the trees. \
+Exits 1 when a step failed.\n\n    brine-run state.orchestrate deploy\n    \
+brine-run state.orchestrate deploy test=True pillar='{version: 2}'";
+
+const SHOW_SLS_SIG: brine_core::signature::Signature = sig!(
+    mods,
+    saltenv = "base",
+    test = null,
+    queue = false,
+    pillar = null,
+    pillarenv = null,
+    pillar_enc = null
+);
+
+pub(super) const FUNCTIONS: &[Runner] = &[
+    Runner {
+        name: "orch",
+        sig: ORCHESTRATE_SIG,
+        doc: ORCHESTRATE_DOC,
+        run: |config, p| Box::pin(orchestrate(config, p)),
+    },
+    Runner {
+        name: "orch_show_sls",
+        sig: SHOW_SLS_SIG,
+        doc: "state.orchestrate_show_sls.",
+        run: |config, p| Box::pin(show_sls(config, p)),
+    },
+    Runner {
+        name: "orchestrate",
+        sig: ORCHESTRATE_SIG,
+        doc: ORCHESTRATE_DOC,
+        run: |config, p| Box::pin(orchestrate(config, p)),
+    },
+    Runner {
+        name: "orchestrate_high",
+        sig: sig!(data, test = null, queue = false, pillar = null, **kwargs),
+        doc: "Run orchestration high data DATA ({id: {salt.state: [{tgt: ...}, {sls: \
+...}]}}) on the master, as state.orchestrate runs an SLS.",
+        run: |config, p| Box::pin(high(config, p)),
+    },
+    Runner {
+        name: "orchestrate_show_sls",
+        sig: SHOW_SLS_SIG,
+        doc: "The orchestration SLS MODS as the master's own minion renders it (its \
+high data), without running it.",
+        run: |config, p| Box::pin(show_sls(config, p)),
+    },
+    Runner {
+        name: "orchestrate_single",
+        sig: sig!(
+            fun,
+            name,
+            test = null,
+            queue = false,
+            pillar = null,
+            **kwargs
+        ),
+        doc: "Run one orchestration step, FUN (salt.function, salt.wheel...) on NAME \
+with the other keyword arguments, on the master.\n\n    brine-run \
+state.orchestrate_single fun=salt.wheel name=key.list_all",
+        run: |config, p| Box::pin(single(config, p)),
+    },
+    Runner {
+        name: "sls",
+        sig: ORCHESTRATE_SIG,
+        doc: ORCHESTRATE_DOC,
+        run: |config, p| Box::pin(orchestrate(config, p)),
+    },
+    Runner {
+        name: "event",
+        sig: sig!(
+            tagmatch = "*",
+            count = -1,
+            quiet = false,
+            sock_dir = null,
+            pretty = false,
+            node = "master"
+        ),
+        doc: "Print the master's events as they come, TAGMATCH (a glob, else a regular \
 expression) selecting them: `tag<TAB>data` as JSON (PRETTY: sorted and indented), until \
 COUNT matched; QUIET prints nothing.",
-    run: |config, p| Box::pin(event(config, p)),
-}];
+        run: |config, p| Box::pin(event(config, p)),
+    },
+];
+
+/// A keyword argument given (not None).
+fn given(p: &mut Params, key: &str) -> Option<Value> {
+    p.take(key).filter(|v| !v.is_null())
+}
+
+/// The orchestration's job id: the runner job's, as brine-run hands it
+/// on, else a new one.
+fn orchestration_jid(p: &mut Params) -> String {
+    given(p, "orchestration_jid")
+        .map(|v| v.to_python_str())
+        .unwrap_or_else(|| brine_host::time::jid(brine_host::time::now_micros(), false))
+}
+
+/// Run `orch` on a blocking thread (the state engine is synchronous).
+async fn on_master(
+    config: &MasterConfig,
+    orch: Orchestration,
+) -> Result<(String, Value), RunnerError> {
+    let config = config.clone();
+    tokio::task::spawn_blocking(move || orch.run(&config))
+        .await
+        .map_err(|e| RunnerError::Failed(format!("the orchestration stopped: {e}")))?
+        .map_err(orchestrate_error)
+}
+
+fn orchestrate_error(e: OrchestrateError) -> RunnerError {
+    match e {
+        OrchestrateError::PillarNotDict => RunnerError::InvalidArguments(e.to_string()),
+        OrchestrateError::Function(f) => RunnerError::from(f),
+    }
+}
+
+fn kwargs(pairs: Vec<(&str, Option<Value>)>) -> brine_core::Map {
+    pairs
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+        .collect()
+}
+
+async fn orchestrate(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
+    let mods = p.require("mods")?;
+    let saltenv = given(&mut p, "saltenv");
+    let test = p.take("test").unwrap_or(Value::Null);
+    let exclude = p.take("exclude").unwrap_or(Value::Null);
+    let pillar = given(&mut p, "pillar");
+    let pillarenv = given(&mut p, "pillarenv");
+    let pillar_enc = given(&mut p, "pillar_enc");
+    let jid = orchestration_jid(&mut p);
+    p.finish()?;
+    Orchestration::check_pillar(pillar.as_ref()).map_err(orchestrate_error)?;
+    let call = CallArgs {
+        args: vec![mods, test, exclude],
+        kwargs: kwargs(vec![
+            ("pillar", pillar),
+            ("saltenv", saltenv),
+            ("pillarenv", pillarenv),
+            ("pillar_enc", pillar_enc),
+            ("__pub_jid", Some(Value::Str(jid.clone()))),
+            ("orchestration_jid", Some(Value::Str(jid.clone()))),
+        ]),
+    };
+    let orch = Orchestration {
+        jid,
+        user: "root".into(),
+        fun: "state.sls",
+        call,
+    };
+    let (id, running) = on_master(config, orch).await?;
+    Ok(Answer::Data {
+        data: run::answer(id, running),
+        outputter: Some("highstate".into()),
+    })
+}
+
+async fn show_sls(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
+    let mods = p.require("mods")?;
+    let saltenv = given(&mut p, "saltenv");
+    let test = p.take("test").unwrap_or(Value::Null);
+    let queue = p.take("queue").unwrap_or(Value::Bool(false));
+    let pillar = given(&mut p, "pillar");
+    let pillarenv = given(&mut p, "pillarenv");
+    let pillar_enc = given(&mut p, "pillar_enc");
+    p.finish()?;
+    Orchestration::check_pillar(pillar.as_ref()).map_err(orchestrate_error)?;
+    let call = CallArgs {
+        args: vec![mods, test, queue],
+        kwargs: kwargs(vec![
+            ("pillar", pillar),
+            ("pillarenv", pillarenv),
+            ("pillar_enc", pillar_enc),
+            ("saltenv", saltenv),
+        ]),
+    };
+    let orch = Orchestration {
+        jid: brine_host::time::jid(brine_host::time::now_micros(), false),
+        user: "root".into(),
+        fun: "state.show_sls",
+        call,
+    };
+    let (id, ret) = on_master(config, orch).await?;
+    let mut m = brine_core::Map::default();
+    m.insert(id, ret);
+    Ok(Answer::data(Value::Map(m)))
+}
+
+async fn single(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
+    let fun = p.require("fun")?;
+    let name = p.require("name")?;
+    let _test = p.take("test");
+    let _queue = p.take("queue");
+    let pillar = given(&mut p, "pillar");
+    let mut rest = p.kwargs_with_pub("state.orchestrate_single");
+    rest.retain(|k, _| !k.starts_with("__"));
+    Orchestration::check_pillar(pillar.as_ref()).map_err(orchestrate_error)?;
+    if let Some(pillar) = pillar {
+        rest.insert("pillar".into(), pillar);
+    }
+    // Salt hands the step test=None and queue=False whatever is given.
+    rest.insert("queue".into(), Value::Bool(false));
+    let call = CallArgs {
+        args: vec![fun, name],
+        kwargs: rest,
+    };
+    let orch = Orchestration {
+        jid: brine_host::time::jid(brine_host::time::now_micros(), false),
+        user: "root".into(),
+        fun: "state.single",
+        call,
+    };
+    let (id, running) = on_master(config, orch).await?;
+    let mut m = brine_core::Map::default();
+    m.insert(id, running);
+    Ok(Answer::Data {
+        data: Value::Map(m),
+        outputter: Some("highstate".into()),
+    })
+}
+
+async fn high(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
+    let data = p.require("data")?;
+    let _test = p.take("test");
+    let _queue = p.take("queue");
+    let pillar = given(&mut p, "pillar");
+    let mut rest = p.kwargs_with_pub("state.orchestrate_high");
+    rest.retain(|k, _| !k.starts_with("__"));
+    Orchestration::check_pillar(pillar.as_ref()).map_err(orchestrate_error)?;
+    if let Some(pillar) = pillar {
+        rest.insert("pillar".into(), pillar);
+    }
+    rest.insert("queue".into(), Value::Bool(false));
+    let call = CallArgs {
+        args: vec![data],
+        kwargs: rest,
+    };
+    let orch = Orchestration {
+        jid: brine_host::time::jid(brine_host::time::now_micros(), false),
+        user: "root".into(),
+        fun: "state.high",
+        call,
+    };
+    let (id, running) = on_master(config, orch).await?;
+    let mut m = brine_core::Map::default();
+    m.insert(id, running);
+    Ok(Answer::Data {
+        data: Value::Map(m),
+        outputter: Some("highstate".into()),
+    })
+}
 
 async fn event(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
     let tagmatch = p

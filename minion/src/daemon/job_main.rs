@@ -84,6 +84,7 @@ async fn run(h: Handoff, table: Arc<RunningTable>) -> Report {
         jobs: Jobs::default(),
         registry: None,
         schedule: None,
+        master: Default::default(),
     };
     let config = match DaemonConfig::from_minion(&base) {
         Ok(c) => c,

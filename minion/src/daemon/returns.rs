@@ -446,6 +446,7 @@ mod tests {
             jobs: Default::default(),
             registry: None,
             schedule: None,
+            master: Default::default(),
         };
         let ident = crate::daemon::make_identity(
             &link,

@@ -552,6 +552,7 @@ mod tests {
             jobs: Default::default(),
             registry: None,
             schedule: None,
+            master: Default::default(),
         };
         let args = brine_core::args::parse_input(&[
             zpath.display().to_string(),

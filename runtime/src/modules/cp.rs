@@ -704,6 +704,7 @@ mod tests {
             jobs: Default::default(),
             registry: None,
             schedule: None,
+            master: Default::default(),
         };
         let cached = cache.join("files/base/web/a.conf").display().to_string();
         assert_eq!(run(&mut m, "cp.list_minion", &[]), serde_json::json!([]));

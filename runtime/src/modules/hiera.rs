@@ -106,6 +106,7 @@ mod tests {
             jobs: Default::default(),
             registry: None,
             schedule: None,
+            master: Default::default(),
         }
     }
 

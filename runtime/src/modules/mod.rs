@@ -51,6 +51,7 @@ mod random;
 mod registry;
 mod run;
 mod saltutil;
+mod saltutil_master;
 mod saltutil_sync;
 mod schedule;
 mod service;

@@ -8,8 +8,8 @@ use super::params::Params;
 use super::{
     alternatives, archive, cmd, config, cp, cron, defaults, disk, event, file, git, grains,
     grains_set, group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pip, pkg,
-    ps, random, saltutil, saltutil_sync, schedule, service, slsutil, state, state_request,
-    state_run, status, sys, sysctl, test, timezone, user,
+    ps, random, saltutil, saltutil_master, saltutil_sync, schedule, service, slsutil, state,
+    state_request, state_run, status, sys, sysctl, test, timezone, user,
 };
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
@@ -49,6 +49,7 @@ pub static MODULES: &[Module] = &[
     Module::new("random", random::FUNCTIONS),
     Module::new("saltutil", saltutil::FUNCTIONS),
     Module::new("saltutil", saltutil_sync::FUNCTIONS),
+    Module::new("saltutil", saltutil_master::FUNCTIONS),
     Module::new("schedule", schedule::FUNCTIONS),
     Module::new("service", service::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),

@@ -88,24 +88,6 @@ True, or False when a file cannot be removed.\n\n    brine '*' saltutil.clear_ca
         clear_cache,
     ),
     Function::minion(
-        "cmd",
-        sig!(
-            tgt,
-            fun,
-            arg = [],
-            timeout = null,
-            tgt_type = "glob",
-            ret = "",
-            kwarg = null,
-            ssh = false,
-            **kwargs
-        ),
-        "Salt runs a job on other minions from here, through a master client on this \
-host. A brine minion has no master client: it answers as a Salt minion that cannot reach \
-a master.\n\n    brine '*' saltutil.cmd '*' test.ping",
-        cmd,
-    ),
-    Function::minion(
         "is_running",
         sig!(fun),
         "The data of the running jobs whose function matches FUN (a glob), as a list \
@@ -283,17 +265,4 @@ fn remove_files(dir: &std::path::Path) -> bool {
         }
     }
     true
-}
-
-fn cmd(_: &mut Minion, mut p: Params) -> Result<Return, CallError> {
-    p.require("tgt")?;
-    p.require("fun")?;
-    for name in ["arg", "timeout", "tgt_type", "ret", "kwarg", "ssh"] {
-        p.take(name);
-    }
-    p.open_kwargs = true;
-    p.finish()?;
-    Err(CallError::Invocation(
-        "The salt master could not be contacted. Is master running?".into(),
-    ))
 }

@@ -22,6 +22,7 @@ pub(crate) fn minion() -> Minion {
         jobs: Default::default(),
         registry: None,
         schedule: None,
+        master: Default::default(),
     }
 }
 

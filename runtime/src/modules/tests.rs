@@ -23,6 +23,7 @@ fn minion() -> Minion {
         jobs: Default::default(),
         registry: None,
         schedule: None,
+        master: Default::default(),
     }
 }
 

@@ -20,6 +20,7 @@ pub mod mount;
 pub mod pip;
 pub mod pkg;
 pub mod pkgrepo;
+pub mod salt;
 pub mod service;
 pub mod ssh;
 pub mod ssh_auth;
@@ -54,6 +55,7 @@ pub static MODULES: &[&StateModule] = &[
     &pip::MODULE,
     &pkg::MODULE,
     &pkgrepo::MODULE,
+    &salt::MODULE,
     &service::MODULE,
     &ssh_auth::MODULE,
     &ssh_known_hosts::MODULE,

@@ -60,7 +60,38 @@ impl<'a> Announce<'a> {
         }
     }
 
-    fn fire(&self, (tag, data): (String, Map)) {
+    /// The function as the events name it (`runner.state.orchestrate`).
+    pub fn full_fun(&self) -> String {
+        format!("{}.{}", self.side.client(), self.fun)
+    }
+
+    /// Who runs it.
+    pub fn user(&self) -> &str {
+        self.user
+    }
+
+    /// A keyword argument the run is given besides its caller's (Salt's
+    /// `orchestration_jid`), shown in `fun_args` as the call's own are.
+    pub fn add_kwarg(&mut self, key: &str, value: Value) {
+        match self.fun_args.last_mut() {
+            Some(Value::Map(kw)) => {
+                kw.insert(key.into(), value);
+            }
+            _ => {
+                let mut kw = Map::default();
+                kw.insert(key.into(), value);
+                self.fun_args.push(Value::Map(kw));
+            }
+        }
+    }
+
+    /// The `.../ret` event: its tag and data.
+    pub fn ret_data(&self, ret: Value, success: bool) -> (String, Map) {
+        self.run().ret(ret, success)
+    }
+
+    /// Fire one event (best effort).
+    pub fn fire(&self, (tag, data): (String, Map)) {
         let ev = Event {
             tag,
             data: Value::Map(data),
@@ -77,6 +108,6 @@ impl<'a> Announce<'a> {
 
     /// `.../ret`: what it returned, and whether it succeeded.
     pub fn fire_ret(&self, ret: Value, success: bool) {
-        self.fire(self.run().ret(ret, success));
+        self.fire(self.ret_data(ret, success));
     }
 }

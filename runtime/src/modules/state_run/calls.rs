@@ -39,6 +39,13 @@ impl MinionFunctions for RunningMinion {
     fn grains(&self) -> Option<Arc<Map>> {
         Some(Arc::clone(&self.lock().grains))
     }
+
+    fn jid_event(&self, suffix: &str, data: Value) {
+        let master = self.lock().master.0.clone();
+        if let Some(master) = master {
+            master.jid_event(suffix, data);
+        }
+    }
 }
 
 /// The handle for a run of `m` with `pillar`; none when `m` was not

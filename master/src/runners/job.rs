@@ -1,0 +1,114 @@
+//! A runner run as Salt's `RunnerClient` runs one: a job of its own, its
+//! `salt/run/<jid>/new` and `.../ret` on the bus, and its return kept in
+//! the job cache under the master's id, so `jobs.list_jobs` lists it and
+//! `jobs.lookup_jid` shows it (as `runner.<fun>`, target the master's id,
+//! target type `list`, no arguments: what Salt 3007.8 stores).
+
+use super::runner::{Answer, RunnerError};
+use crate::daemon::events::announce::Announce;
+use crate::daemon::jobs::Job;
+use crate::daemon::MasterConfig;
+use brine_core::args::CallArgs;
+use brine_core::{Map, Value};
+use brine_protocol::messages::{JobReturn, PackedValue};
+
+/// Run `fun` with `call` as the job `announce` announces: `new` fired,
+/// the runner run, and for an answer given whole its `ret` fired and the
+/// job stored. A streamed answer (a job's returns read from the cache) is
+/// passed on as it is, announced but not stored: it is already the job
+/// cache's.
+pub async fn run(
+    config: &MasterConfig,
+    announce: &Announce<'_>,
+    fun: &str,
+    call: CallArgs,
+) -> Result<Answer, RunnerError> {
+    announce.fire_new();
+    let started = now_us();
+    let answer = super::registry::run(config, fun, call).await;
+    match &answer {
+        Ok(Answer::Data { data, .. }) => {
+            let success = succeeded(data);
+            let ret = announce.ret_data(data.clone(), success);
+            announce.fire(ret.clone());
+            store(config, announce, started, ret.1, success);
+        }
+        Ok(Answer::Returns { .. }) => {}
+        Err(RunnerError::InvalidArguments(_)) => {}
+        Err(e) => {
+            let ret = announce.ret_data(Value::Str(e.to_string()), false);
+            announce.fire(ret);
+        }
+    }
+    answer
+}
+
+/// Whether a runner's answer says it succeeded: an orchestration's (or
+/// any runner's) `retcode` when it has one, else yes.
+pub fn succeeded(data: &Value) -> bool {
+    match data.as_map().and_then(|m| m.get("retcode")) {
+        Some(Value::Int(code)) => *code == 0,
+        _ => true,
+    }
+}
+
+/// Keep the run in the job cache: the job, and the `ret` event's data as
+/// the master's return. Best effort, as Salt's `store_job` logs and goes
+/// on: a master that never ran has no job cache to keep it in.
+fn store(config: &MasterConfig, announce: &Announce<'_>, started_us: u64, ret: Map, success: bool) {
+    let Ok(cache) = super::runner::job_cache(config) else {
+        return;
+    };
+    let id = master_id(config);
+    let job = Job {
+        jid: announce.jid.clone(),
+        fun: announce.full_fun(),
+        arg: Vec::new(),
+        kwarg: Map::default(),
+        tgt: Value::Str(id.clone()),
+        tgt_type: "list".into(),
+        user: announce.user().to_string(),
+        start_ms: started_us / 1000,
+    };
+    let packed = match PackedValue::pack(&Value::Map(ret)) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!("runner job {}: cannot keep its return: {e}", job.jid);
+            return;
+        }
+    };
+    let stored = cache
+        .add_job(&job, std::slice::from_ref(&id))
+        .and_then(|()| {
+            cache.add_return(
+                &JobReturn {
+                    jid: job.jid.clone(),
+                    id,
+                    fun: job.fun.clone(),
+                    fun_args: Vec::new(),
+                    ret: packed,
+                    retcode: i64::from(!success),
+                    success,
+                    out: None,
+                    schedule: None,
+                    called: false,
+                    user: None,
+                },
+                now_us() / 1000,
+            )
+        });
+    if let Err(e) = stored {
+        tracing::warn!("runner job {}: not kept in the job cache: {e}", job.jid);
+    }
+}
+
+fn now_us() -> u64 {
+    u64::try_from(brine_host::time::now_micros()).unwrap_or(0)
+}
+
+/// The master's own id (`<host>_master`), whom its runner jobs are for.
+pub fn master_id(config: &MasterConfig) -> String {
+    brine_compile::opts::get_str(&config.opts, "id")
+        .unwrap_or("master")
+        .to_string()
+}
