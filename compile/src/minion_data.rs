@@ -52,6 +52,11 @@ pub enum FunctionError {
     /// `KeyError`, ...): its message.
     #[error("{0}")]
     Failed(String),
+    /// The function raised an exception that is not one of Salt's own
+    /// (`test.exception`'s `Exception`): its type and message, which a
+    /// published job answers as "The minion function caused an exception".
+    #[error("{0}")]
+    Raised(String),
     /// The call itself is wrong in a way Salt reports as a
     /// `SaltInvocationError` (keywords the function does not take, an ID
     /// found nowhere): its message.
@@ -66,6 +71,7 @@ impl FunctionError {
             FunctionError::NotAvailable(_) => 255,
             FunctionError::InvalidArguments(_)
             | FunctionError::NotInTemplates(_)
+            | FunctionError::Raised(_)
             | FunctionError::Failed(_)
             | FunctionError::Invocation(_) => 1,
         }

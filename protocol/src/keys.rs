@@ -165,7 +165,8 @@ pub fn public_from_text(path: &Path, text: &str) -> Result<PublicKeys, KeyFileEr
     Ok(keys)
 }
 
-fn secret_to_text(kp: &KeyPair) -> String {
+/// Text of a private key file.
+pub fn secret_to_text(kp: &KeyPair) -> String {
     let (ed, x) = kp.secret_bytes();
     format!(
         "ed25519-secret: {}\nx25519-secret: {}\n",

@@ -7,6 +7,7 @@
 pub mod conformance;
 pub mod daemon;
 pub mod http;
+pub mod orch;
 pub mod partition;
 pub mod recorded;
 pub mod webdriver;

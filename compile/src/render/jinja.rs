@@ -61,6 +61,8 @@ fn render_with(
     let vars = SlsVars::new(ctx);
     let settings = Settings::of(ctx, &vars);
     let context = build_context(ctx, &vars);
+    // Kept for the words of an undefined error (what the lookup lacked).
+    let looked_up = context.clone();
     // A fetching loader belongs to one client: not kept across renders.
     let keep = keep && ctx.fetch.is_none();
     let mut out = budget::BudgetWriter::new(&ctx.minion.opts);
@@ -94,7 +96,7 @@ fn render_with(
                 ),
                 line: e.line(),
             },
-            _ => jinja_error(name, &e),
+            _ => jinja_error(name, &e, Some(&looked_up)),
         });
     }
     // minijinja writes whole `str`s: the bytes are UTF-8.

@@ -237,6 +237,8 @@ fn format_host(
     match data {
         // A bool is an int to Python.
         Value::Int(_) | Value::Bool(_) => {
+            // saltmod's data for a minion that failed: a change to Salt.
+            nchanges = 1;
             hstrs.line(format_args!(
                 "{}    {}{}",
                 hcolor,
@@ -246,6 +248,8 @@ fn format_host(
             hcolor = c.cyan;
         }
         Value::Str(s) => {
+            // Data in this form comes from saltmod.function: a change.
+            nchanges = 1;
             for line in python_splitlines(s) {
                 hstrs.line(format_args!("{}    {line}{}", hcolor, c.endc));
             }
@@ -517,7 +521,8 @@ fn summary(
         c.cyan
     ));
     if hs.state_output_profile {
-        let mut sum: f64 = rdurations.iter().sum();
+        // Python's sum() of nothing is 0 (Rust's f64 sum starts at -0.0).
+        let mut sum: f64 = rdurations.iter().fold(0.0, |a, b| a + b);
         let mut unit = "ms";
         if sum > 999.0 {
             sum /= 1000.0;

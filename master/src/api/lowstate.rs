@@ -443,7 +443,7 @@ async fn runner(
 fn runner_error(e: RunnerError) -> ApiError {
     match e {
         RunnerError::NotAvailable(f) => ApiError::bad_request(format!("'{f}' is not available")),
-        RunnerError::InvalidArguments(m) => {
+        RunnerError::InvalidArguments(m) | RunnerError::InvalidKeywords(m) => {
             ApiError::bad_request(format!("Passed invalid arguments: {m}"))
         }
         e => internal(e),

@@ -20,10 +20,24 @@ struct Cli {
     color: Option<bool>,
     function: String,
     args: Vec<String>,
+    doc: bool,
 }
 
+/// `-d/--doc`: print the runners' documentation instead of running one.
+const DOC: brine_cli::Opt = brine_cli::Opt::flag(
+    "doc",
+    Some('d'),
+    "print the documentation of the runner named (of all of a module's, given a module; \
+of every runner, given none) and exit",
+);
+
 fn command() -> brine_cli::Command {
-    let mut options = vec![brine_cli::CONFIG_DIR, brine_cli::OUT, brine_cli::OUTPUT];
+    let mut options = vec![
+        brine_cli::CONFIG_DIR,
+        brine_cli::OUT,
+        brine_cli::OUTPUT,
+        DOC,
+    ];
     options.extend(brine_cli::COLOR);
     brine_cli::Command {
         name: "brine-run",
@@ -38,10 +52,14 @@ manage.not_present, manage.list_state, manage.list_not_state, manage.joined.",
 
 fn parse(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
     let mut positional = m.positionals.clone();
-    if positional.is_empty() {
+    let doc = m.flag("doc");
+    if positional.is_empty() && !doc {
         return Err(brine_cli::CliError::Invalid(
             "a function is required".into(),
         ));
+    }
+    if positional.is_empty() {
+        positional.push(String::new());
     }
     Ok(Cli {
         config_dir: PathBuf::from(m.value("config-dir").unwrap_or("/etc/brine")),
@@ -49,6 +67,7 @@ fn parse(m: brine_cli::Matches) -> Result<Cli, brine_cli::CliError> {
         color: m.color(),
         function: positional.remove(0),
         args: positional,
+        doc,
     })
 }
 
@@ -68,6 +87,15 @@ enum RunError {
 }
 
 fn run(cli: &Cli) -> Result<i32, RunError> {
+    if cli.doc {
+        // Salt's print_docs: each runner named by the argument (itself, or
+        // a module's), `name:` then its documentation.
+        for (name, doc) in runners::job::docs_of(&cli.function) {
+            let doc: Vec<String> = doc.lines().map(|l| format!("    {l}")).collect();
+            println!("{name}:\n{}\n", doc.join("\n"));
+        }
+        return Ok(0);
+    }
     let (config, _) = MasterConfig::load(&cli.config_dir)?;
     let call = parse_input(&cli.args);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -93,11 +121,11 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
     }
     let answer = match rt.block_on(runners::job::run(&config, &announce, &cli.function, call)) {
         Ok(a) => a,
-        // Salt prints a call that does not fit the runner on stdout and
-        // exits 0.
-        Err(RunnerError::InvalidArguments(msg)) => {
-            println!("\nPassed invalid arguments: {msg}\n");
-            return Ok(0);
+        // A runner that failed while it ran: salt-run prints what it
+        // raised, and exits 1.
+        Err(e @ RunnerError::Failed(_)) => {
+            println!("Exception occurred in runner {}: {e}", cli.function);
+            return Ok(1);
         }
         Err(e) => return Err(e.into()),
     };
@@ -107,7 +135,21 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         opts.color = c;
     }
     match answer {
-        Answer::Data { data, outputter } => {
+        Answer::Data {
+            data,
+            outputter,
+            progress,
+            ordered_from,
+        } => {
+            opts.ordered_from_depth = ordered_from;
+            // salt-run prints a runner's progress events as they come,
+            // with the outputter each names.
+            if let Some((event, shown_with)) = progress {
+                print!(
+                    "{}",
+                    output::render_data(&out(Some(shown_with)), &event, &opts)?
+                );
+            }
             print!("{}", output::render_data(&out(outputter), &data, &opts)?);
             // salt-run exits with a runner's retcode (the orchestrate
             // runner's: 1 when a step failed).

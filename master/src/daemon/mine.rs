@@ -71,6 +71,17 @@ impl Mine {
         self.jobs.mine_delete(id, fun)
     }
 
+    /// What the master holds of minion `id`'s mine, as stored (Salt's
+    /// `cache.mine`): function → data.
+    pub fn cached(&self, id: &str) -> Result<Map, JobCacheError> {
+        Ok(self
+            .jobs
+            .mine_of(id)?
+            .into_iter()
+            .map(|(fun, packed)| (fun, rmp_serde::from_slice(&packed).unwrap_or(Value::Null)))
+            .collect())
+    }
+
     /// `mine.get tgt fun tgt_type` asked by `requester` (a minion id, or
     /// the master's own for runners).
     pub fn get(

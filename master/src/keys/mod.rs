@@ -319,6 +319,27 @@ impl KeyStore {
         }
     }
 
+    /// File `keys` as `id`'s accepted key (Salt's `key.gen_accept`):
+    /// false, and nothing written, when `id` already has a key in any
+    /// state and `force` is not given.
+    pub fn add_accepted(
+        &self,
+        id: &str,
+        keys: &PublicKeys,
+        force: bool,
+    ) -> Result<bool, KeyStoreError> {
+        keyfiles::validate_id(id)?;
+        if !force {
+            for state in KeyState::ALL {
+                if self.has(state, id)? {
+                    return Ok(false);
+                }
+            }
+        }
+        self.write(KeyState::Accepted, id, keys)?;
+        Ok(true)
+    }
+
     /// Whether `id` has a key in `state` (a directory where the key file
     /// would be is an error, not a key).
     pub fn has(&self, state: KeyState, id: &str) -> Result<bool, KeyStoreError> {

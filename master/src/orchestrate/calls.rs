@@ -95,15 +95,19 @@ impl MasterLink {
                 gather,
             };
             let mut on = |step: Step<'_>| {
-                if let Step::Returned { jid, id, ret } = step {
+                if let Step::Returned { id, ret, .. } = step {
                     // Salt's batch returns: each minion's return under
-                    // `ret`, with the outputter it asked for.
-                    let out_name = ret.out.clone().unwrap_or_else(|| "highstate".into());
+                    // `ret` and the outputter it names (a state run's
+                    // return names none: highstate) — no jid, no retcode.
+                    let value = ret.ret.unpack();
+                    let out_name = value
+                        .get("out")
+                        .and_then(Value::as_str)
+                        .unwrap_or("highstate")
+                        .to_string();
                     let mut m = Map::default();
                     m.insert("out".into(), Value::Str(out_name));
-                    m.insert("ret".into(), ret.ret.unpack());
-                    m.insert("jid".into(), Value::Str(jid.to_string()));
-                    m.insert("retcode".into(), Value::Int(ret.retcode));
+                    m.insert("ret".into(), value);
                     out.insert(id.to_string(), Value::Map(m));
                 }
                 false
@@ -125,6 +129,11 @@ impl MasterLink {
             )
             .await
             .map_err(client_error)?;
+        if g.minions.is_empty() {
+            // What Salt's LocalClient prints (on stdout) for a target that
+            // matched no minion.
+            println!("No minions matched the target. No command was sent, no jid was assigned.");
+        }
         let jid = g.jid.clone();
         for (id, r) in g.returns {
             out.insert(id, entry(&jid, r));
@@ -151,6 +160,10 @@ impl MasterCalls for MasterLink {
     }
 
     fn runner(&self, name: &str, args: CallArgs) -> Result<Value, FunctionError> {
+        // Salt's runner client looks the runner up in its functions.
+        if runners::registry::find(name).is_none() {
+            return Err(FunctionError::Raised(format!("KeyError: '{name}'")));
+        }
         let mut args = args;
         // A nested orchestration is part of this one.
         if matches!(name, "state.orchestrate" | "state.orch" | "state.sls") {
@@ -189,6 +202,10 @@ impl MasterCalls for MasterLink {
     }
 
     fn wheel(&self, name: &str, args: CallArgs) -> Result<Value, FunctionError> {
+        // Salt's wheel client looks the function up in its functions.
+        if !crate::wheel::FUNCTIONS.iter().any(|(n, _)| *n == name) {
+            return Err(FunctionError::Raised(format!("KeyError: '{name}'")));
+        }
         let mut fired = Map::default();
         fired.insert("type".into(), Value::from("wheel"));
         fired.insert("name".into(), Value::from(name));

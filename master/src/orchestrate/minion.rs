@@ -13,8 +13,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The master minion of `config`, its `saltutil` functions reaching the
-/// master through `side`.
-pub fn master_minion(config: &MasterConfig, side: Option<MasterLink>) -> Minion {
+/// master through `side`, its pillar compiled when `with_pillar` (an
+/// orchestration's always is; `salt.cmd`'s only when asked).
+pub fn master_minion(config: &MasterConfig, side: Option<MasterLink>, with_pillar: bool) -> Minion {
     let mut opts = brine_compile::opts::minion_defaults();
     for (k, v) in &config.opts {
         opts.insert(k.clone(), v.clone());
@@ -29,6 +30,8 @@ pub fn master_minion(config: &MasterConfig, side: Option<MasterLink>) -> Minion 
     if let Some(side) = side {
         minion.master = MasterHandle(Some(Arc::new(side)));
     }
-    minion.pillar = Arc::new(minion.compile_pillar(&FreshPillar::default(), false));
+    if with_pillar {
+        minion.pillar = Arc::new(minion.compile_pillar(&FreshPillar::default(), false));
+    }
     minion
 }

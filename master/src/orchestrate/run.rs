@@ -47,7 +47,7 @@ impl Orchestration {
     /// function returned, under the minion's id.
     pub fn run(self, config: &MasterConfig) -> Result<(String, Value), OrchestrateError> {
         let link = MasterLink::new(config.clone(), self.jid, self.user);
-        let mut minion = master_minion(config, Some(link));
+        let mut minion = master_minion(config, Some(link), true);
         let id = minion.id.clone();
         let ret = modules::call(&mut minion, self.fun, self.call)?;
         Ok((id, ret.value))

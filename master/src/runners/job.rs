@@ -25,7 +25,30 @@ pub async fn run(
 ) -> Result<Answer, RunnerError> {
     announce.fire_new();
     let started = now_us();
-    let answer = super::registry::run(config, fun, call).await;
+    let answer = match super::registry::run(config, fun, call).await {
+        // Salt's runner client answers a call that does not fit with the
+        // runner's usage, as data: the run itself succeeded.
+        Err(RunnerError::InvalidArguments(msg)) => Ok(Answer::data(Value::Str(usage(fun, &msg)))),
+        // What salt-run refuses before running anything (no such runner,
+        // keywords it does not take): a failed run on the bus, and the
+        // documentation of the runners named like it, else why.
+        Err(e @ (RunnerError::NotAvailable(_) | RunnerError::InvalidKeywords(_))) => {
+            announce.fire(announce.ret_data(Value::Str(e.to_string()), false));
+            let docs = docs_like(fun);
+            let data = if docs.is_empty() {
+                Value::Str(e.to_string())
+            } else {
+                Value::Map(docs)
+            };
+            return Ok(Answer::Data {
+                data,
+                outputter: Some("nested".into()),
+                progress: None,
+                ordered_from: None,
+            });
+        }
+        other => other,
+    };
     match &answer {
         Ok(Answer::Data { data, .. }) => {
             let success = succeeded(data);
@@ -34,13 +57,56 @@ pub async fn run(
             store(config, announce, started, ret.1, success);
         }
         Ok(Answer::Returns { .. }) => {}
-        Err(RunnerError::InvalidArguments(_)) => {}
         Err(e) => {
             let ret = announce.ret_data(Value::Str(e.to_string()), false);
             announce.fire(ret);
         }
     }
     answer
+}
+
+/// What Salt answers for arguments that do not fit a runner: why, then
+/// the runner's documentation (brine's words).
+pub fn usage(fun: &str, why: &str) -> String {
+    let doc = super::registry::find(fun).map_or("", |r| r.doc);
+    let doc: Vec<String> = doc.lines().map(|l| format!("    {l}")).collect();
+    format!(
+        "\nPassed invalid arguments: {why}\n\nUsage:\n\n{}\n",
+        doc.join("\n")
+    )
+}
+
+/// Every runner whose name starts with `fun`, with its documentation
+/// (Salt's `get_docs("fun*")`).
+fn docs_like(fun: &str) -> Map {
+    super::registry::names()
+        .into_iter()
+        .filter(|n| n.starts_with(fun))
+        .filter_map(|n| {
+            let doc = super::registry::find(&n)?.doc;
+            Some((n, Value::from(doc)))
+        })
+        .collect()
+}
+
+/// The runners `-d NAME` documents (Salt's `get_docs`): NAME itself and
+/// those of module NAME, or every runner for an empty NAME; a `*` globs.
+pub fn docs_of(name: &str) -> Vec<(String, &'static str)> {
+    let module = format!("{}.", name.trim_end_matches('.'));
+    super::registry::names()
+        .into_iter()
+        .filter(|n| {
+            if name.contains('*') {
+                brine_compile::matcher::glob::fnmatch(n, name)
+            } else {
+                name.is_empty() || n == name || n.starts_with(&module)
+            }
+        })
+        .filter_map(|n| {
+            let doc = super::registry::find(&n)?.doc;
+            Some((n, doc))
+        })
+        .collect()
 }
 
 /// Whether a runner's answer says it succeeded: an orchestration's (or

@@ -112,6 +112,7 @@ async fn list_jobs_run(config: &MasterConfig, mut p: Params) -> Result<Answer, R
         Answer::Data {
             data: Value::Map(all),
             outputter,
+            ..
         } if function.is_some() || target.is_some() => (all, outputter),
         other => return Ok(other),
     };
@@ -135,6 +136,8 @@ async fn list_jobs_run(config: &MasterConfig, mut p: Params) -> Result<Answer, R
     Ok(Answer::Data {
         data: Value::Map(kept),
         outputter,
+        progress: None,
+        ordered_from: None,
     })
 }
 
@@ -277,7 +280,13 @@ fn describe(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
     };
     let mut m = format_jid_instance(&job);
     let start = m.shift_remove("StartTime");
-    let minions = jobs.expected(jid)?;
+    // A runner's job (kept by the runner client, not published) names no
+    // minions, as Salt's store_job saves none.
+    let minions = if is_runner_job(&job.fun) {
+        Vec::new()
+    } else {
+        jobs.expected(jid)?
+    };
     if !minions.is_empty() {
         m.insert(
             "Minions".into(),
@@ -290,12 +299,23 @@ fn describe(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
     Ok(m)
 }
 
+/// A job a runner client kept (`runner.state.orchestrate`).
+fn is_runner_job(fun: &str) -> bool {
+    fun.starts_with("runner.")
+}
+
 /// Salt's `get_jid` of the local job cache: minion → `return`, `retcode`,
 /// `success` (and `out` when the minion named its outputter).
 fn results(jobs: &JobCache, jid: &str) -> Result<Map, RunnerError> {
     let mut out = Map::default();
     for (id, r) in jobs.returns(jid)? {
         let mut m = Map::default();
+        if is_runner_job(&r.fun) {
+            // The runner's whole `ret` event is its return.
+            m.insert("return".into(), r.ret);
+            out.insert(id, Value::Map(m));
+            continue;
+        }
         m.insert("return".into(), r.ret);
         m.insert("retcode".into(), Value::Int(r.retcode));
         m.insert("success".into(), Value::Bool(r.success));

@@ -3,7 +3,10 @@
 //! job cache and ask the minions (`jobs.active`); `manage.*` ping the
 //! minions through the master, or read who is connected from the
 //! system's TCP table and the minion cache, as Salt's do; `mine.get`
-//! reads the mine store; `state.event` prints the master's events and
+//! reads the mine store; `fileserver.*` lists what the file server
+//! serves; `pillar.show_pillar` compiles a pillar; `salt.cmd` runs an
+//! execution function on the master; `state.orchestrate` runs an
+//! orchestration (`crate::orchestrate`); `state.event` prints the master's events and
 //! `event.send` fires one; `test.*` hand their arguments back. Each answers
 //! with Salt's data shape; `brine-run` prints it with the outputter.
 //!
@@ -12,12 +15,15 @@
 
 pub mod cache;
 pub mod event;
+pub mod fileserver;
 pub mod job;
 pub mod jobs;
 pub mod manage;
 pub mod mine;
+pub mod pillar;
 pub mod registry;
 pub mod runner;
+pub mod salt;
 pub mod state;
 pub mod test;
 

@@ -1,7 +1,7 @@
 //! Every runner module, in one table, and a call by `module.function`.
 
-use super::runner::{Answer, RunnerError, RunnerModule};
-use super::{cache, event, jobs, manage, mine, state, test};
+use super::runner::{Answer, Runner, RunnerError, RunnerModule};
+use super::{cache, event, fileserver, jobs, manage, mine, pillar, salt, state, test};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 
@@ -16,6 +16,10 @@ pub static MODULES: &[RunnerModule] = &[
         functions: event::FUNCTIONS,
     },
     RunnerModule {
+        name: "fileserver",
+        functions: fileserver::FUNCTIONS,
+    },
+    RunnerModule {
         name: "jobs",
         functions: jobs::FUNCTIONS,
     },
@@ -26,6 +30,14 @@ pub static MODULES: &[RunnerModule] = &[
     RunnerModule {
         name: "mine",
         functions: mine::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "pillar",
+        functions: pillar::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "salt",
+        functions: salt::FUNCTIONS,
     },
     RunnerModule {
         name: "state",
@@ -51,20 +63,23 @@ pub fn names() -> Vec<String> {
     out
 }
 
+/// The runner `module.function`, if there is one.
+pub fn find(function: &str) -> Option<&'static Runner> {
+    let (module, name) = function.split_once('.')?;
+    MODULES
+        .iter()
+        .filter(|m| m.name == module)
+        .flat_map(|m| m.functions)
+        .find(|f| f.name == name)
+}
+
 /// Run `function` with `call`'s arguments against the master of `config`.
 pub async fn run(
     config: &MasterConfig,
     function: &str,
     call: CallArgs,
 ) -> Result<Answer, RunnerError> {
-    let not_available = || RunnerError::NotAvailable(function.to_string());
-    let (module, name) = function.split_once('.').ok_or_else(not_available)?;
-    let f = MODULES
-        .iter()
-        .filter(|m| m.name == module)
-        .flat_map(|m| m.functions)
-        .find(|f| f.name == name)
-        .ok_or_else(not_available)?;
+    let f = find(function).ok_or_else(|| RunnerError::NotAvailable(function.to_string()))?;
     let mut call = call;
     call.kwargs.retain(|k, _| !k.starts_with("__"));
     (f.run)(

@@ -31,7 +31,11 @@ pub enum RunnerError {
     /// "Passed invalid arguments: ...").
     #[error("{0}")]
     InvalidArguments(String),
-    #[error("'{0}' is not available")]
+    /// Keyword arguments the runner does not take, refused before it runs
+    /// (Salt's `SaltInvocationError` from loading the arguments).
+    #[error("{0}")]
+    InvalidKeywords(String),
+    #[error("'{0}' is not available.")]
     NotAvailable(String),
     /// A runner that could not do its work (the event socket closed).
     #[error("{0}")]
@@ -43,6 +47,7 @@ impl From<CallError> for RunnerError {
     fn from(e: CallError) -> RunnerError {
         match e {
             CallError::InvalidArguments(m) => RunnerError::InvalidArguments(m),
+            CallError::Invocation(m) => RunnerError::InvalidKeywords(m),
             other => RunnerError::InvalidArguments(other.to_string()),
         }
     }
@@ -54,6 +59,13 @@ pub enum Answer {
     Data {
         data: Value,
         outputter: Option<String>,
+        /// A `progress` event the runner fired before its answer (Salt's
+        /// `__jid_event__`), which salt-run prints first: the event's
+        /// data and its outputter.
+        progress: Option<(Value, String)>,
+        /// Mappings this deep or deeper are ordered as they came (Salt's
+        /// `OrderedDict`s: high data); shallower ones print sorted.
+        ordered_from: Option<usize>,
     },
     /// A job's returns, printed one minion at a time as they are read
     /// (`brine_core::output::stream`).
@@ -68,6 +80,8 @@ impl Answer {
         Answer::Data {
             data,
             outputter: None,
+            progress: None,
+            ordered_from: None,
         }
     }
 }

@@ -189,6 +189,8 @@ async fn orchestrate(config: &MasterConfig, mut p: Params) -> Result<Answer, Run
     Ok(Answer::Data {
         data: run::answer(id, running),
         outputter: Some("highstate".into()),
+        progress: None,
+        ordered_from: None,
     })
 }
 
@@ -220,7 +222,14 @@ async fn show_sls(config: &MasterConfig, mut p: Params) -> Result<Answer, Runner
     let (id, ret) = on_master(config, orch).await?;
     let mut m = brine_core::Map::default();
     m.insert(id, ret);
-    Ok(Answer::data(Value::Map(m)))
+    // High data: in the order the SLS gave it (the answer is printed
+    // whole, so its first level is depth -1).
+    Ok(Answer::Data {
+        data: Value::Map(m),
+        outputter: None,
+        progress: None,
+        ordered_from: Some(0),
+    })
 }
 
 async fn single(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
@@ -248,16 +257,45 @@ async fn single(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerEr
         call,
     };
     let (id, running) = on_master(config, orch).await?;
+    Ok(progressed(id, running))
+}
+
+/// What orchestrate_single and orchestrate_high answer: the master
+/// minion's states by its id, after the `progress` event Salt's runners
+/// fire with them (`{data, outputter: highstate}`), which salt-run prints
+/// first.
+fn progressed(id: String, running: Value) -> Answer {
     let mut m = brine_core::Map::default();
     m.insert(id, running);
-    Ok(Answer::Data {
-        data: Value::Map(m),
-        outputter: Some("highstate".into()),
-    })
+    let data = Value::Map(m);
+    let mut event = brine_core::Map::default();
+    event.insert("data".into(), data.clone());
+    event.insert("outputter".into(), Value::from("highstate"));
+    event.insert(
+        "_stamp".into(),
+        Value::Str(crate::daemon::events::bus::stamp()),
+    );
+    let mut shown = brine_core::Map::default();
+    shown.insert("suffix".into(), Value::from("progress"));
+    shown.insert("event".into(), Value::Map(event));
+    Answer::Data {
+        data,
+        outputter: None,
+        progress: Some((Value::Map(shown), "highstate".into())),
+        ordered_from: None,
+    }
 }
 
 async fn high(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
     let data = p.require("data")?;
+    // Salt's orchestrate_high reads DATA's items (and raises on anything
+    // else).
+    if !matches!(data, Value::Map(_)) {
+        return Err(RunnerError::Failed(format!(
+            "AttributeError: '{}' object has no attribute 'items'",
+            data.type_name()
+        )));
+    }
     let _test = p.take("test");
     let _queue = p.take("queue");
     let pillar = given(&mut p, "pillar");
@@ -279,12 +317,7 @@ async fn high(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerErro
         call,
     };
     let (id, running) = on_master(config, orch).await?;
-    let mut m = brine_core::Map::default();
-    m.insert(id, running);
-    Ok(Answer::Data {
-        data: Value::Map(m),
-        outputter: Some("highstate".into()),
-    })
+    Ok(progressed(id, running))
 }
 
 async fn event(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {

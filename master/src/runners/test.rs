@@ -20,6 +20,12 @@ pub(super) const FUNCTIONS: &[Runner] = &[
         run: |config, p| Box::pin(async move { arg(config, p) }),
     },
     Runner {
+        name: "metasyntactic",
+        sig: sig!(locality = "us"),
+        doc: "Common placeholder names of LOCALITY (us or uk); None for another.",
+        run: |config, p| Box::pin(async move { metasyntactic(config, p) }),
+    },
+    Runner {
         name: "raw_arg",
         sig: sig!(*args, **kwargs),
         doc: "The arguments given, unparsed, as {args, kwargs}.",
@@ -28,10 +34,44 @@ pub(super) const FUNCTIONS: &[Runner] = &[
     Runner {
         name: "sleep",
         sig: sig!(s_time = 10),
-        doc: "Sleep S_TIME seconds, then answer True.",
+        doc: "Print S_TIME, sleep S_TIME seconds, then answer True.",
         run: |config, p| Box::pin(async move { sleep(config, p).await }),
     },
+    Runner {
+        name: "stdout_print",
+        sig: sig!(),
+        doc: "Print 'foo', answer 'bar' (what a runner printing as it runs looks like).",
+        run: |config, p| Box::pin(async move { stdout_print(config, p) }),
+    },
 ];
+
+/// Placeholder names, by locality (the lists of Salt's runner).
+const METASYNTACTIC_US: &[&str] = &[
+    "foo", "bar", "baz", "qux", "quux", "quuz", "corge", "grault", "garply", "waldo", "fred",
+    "plugh", "xyzzy", "thud",
+];
+const METASYNTACTIC_UK: &[&str] = &["wibble", "wobble", "wubble", "flob"];
+
+fn metasyntactic(_config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
+    let locality = p
+        .take("locality")
+        .map_or_else(|| "us".to_string(), |v| v.to_python_str());
+    p.finish()?;
+    let names = match locality.as_str() {
+        "us" => METASYNTACTIC_US,
+        "uk" => METASYNTACTIC_UK,
+        _ => return Ok(Answer::data(Value::Null)),
+    };
+    Ok(Answer::data(Value::List(
+        names.iter().map(|n| Value::from(*n)).collect(),
+    )))
+}
+
+fn stdout_print(_config: &MasterConfig, p: Params) -> Result<Answer, RunnerError> {
+    p.finish()?;
+    println!("foo");
+    Ok(Answer::data(Value::from("bar")))
+}
 
 fn arg(_config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
     let args = p.rest();
@@ -61,6 +101,8 @@ async fn sleep(_config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerEr
             "s_time must be a number of seconds".into(),
         ));
     };
+    // Salt's runner prints how long it sleeps.
+    println!("{secs}");
     tokio::time::sleep(Duration::from_secs(secs.min(MAX_SLEEP_SECONDS))).await;
     Ok(Answer::data(Value::Bool(true)))
 }

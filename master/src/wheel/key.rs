@@ -81,26 +81,32 @@ pub fn list_all(config: &MasterConfig, _call: CallArgs) -> Result<Value, WheelEr
     Ok(Value::Map(out))
 }
 
-/// The keys of one state (`accepted`/`acc`, `pre`/`unaccepted`/`un`,
-/// `rejected`/`rej`, `den`/`denied`, `all`), as a list.
+/// The keys of one state, `{minions: [...]}` and the like, as Salt's
+/// `list_status` reads the state's name: `acc...`, `pre...`/`un...`,
+/// `rej...`, `den...`, and `all...` for every state and the local keys;
+/// nothing for another word.
 pub fn list(config: &MasterConfig, call: CallArgs) -> Result<Value, WheelError> {
     let which = pattern(&call)?;
     let store = store(config)?;
-    let state = match which.as_str() {
-        "pre" | "un" | "unaccepted" => KeyState::Pending,
-        "acc" | "accepted" => KeyState::Accepted,
-        "rej" | "rejected" => KeyState::Rejected,
-        "den" | "denied" => KeyState::Denied,
-        "all" => return list_all(config, call),
-        other => {
-            return Err(WheelError::InvalidArguments(format!(
-                "no key state {other:?} (pre, acc, rej, den or all)"
-            )))
-        }
+    let state = if which.starts_with("acc") {
+        KeyState::Accepted
+    } else if which.starts_with("pre") || which.starts_with("un") {
+        KeyState::Pending
+    } else if which.starts_with("rej") {
+        KeyState::Rejected
+    } else if which.starts_with("den") {
+        KeyState::Denied
+    } else if which.starts_with("all") {
+        return list_all(config, call);
+    } else {
+        return Ok(Value::Map(Map::default()));
     };
-    Ok(Value::List(
-        store.list(state)?.into_iter().map(Value::Str).collect(),
-    ))
+    let mut out = Map::default();
+    out.insert(
+        state.dir_name().to_string(),
+        Value::List(store.list(state)?.into_iter().map(Value::Str).collect()),
+    );
+    Ok(Value::Map(out))
 }
 
 /// Move the matching keys of `from` states to `to`, announcing each;
@@ -158,8 +164,8 @@ pub fn reject(config: &MasterConfig, call: CallArgs) -> Result<Value, WheelError
     transition(config, &pat, &from, KeyState::Rejected, "reject")
 }
 
-/// Delete the matching keys, whatever their state; Salt answers with what
-/// matched before.
+/// Delete the matching keys, whatever their state; Salt 3007.8 answers
+/// with nothing (`{}`).
 pub fn delete(config: &MasterConfig, call: CallArgs) -> Result<Value, WheelError> {
     let pat = pattern(&call)?;
     let store = store(config)?;
@@ -172,7 +178,37 @@ pub fn delete(config: &MasterConfig, call: CallArgs) -> Result<Value, WheelError
             }
         }
     }
-    Ok(listing(matched))
+    Ok(Value::Map(Map::default()))
+}
+
+/// Salt's `key.gen_accept`: a new key pair for minion `id_`, its public
+/// half accepted, both halves answered (`{pub, priv}`: brine's key files,
+/// for the minion's `pki_dir`); nothing (`{}`) when `id_` already has a
+/// key and `force` is not set. `keysize` is RSA's and has no meaning here.
+pub fn gen_accept(config: &MasterConfig, call: CallArgs) -> Result<Value, WheelError> {
+    let id = arg(&call, 0, "id_").ok_or_else(|| {
+        WheelError::InvalidArguments(
+            "gen_accept() missing 1 required positional argument: 'id_'".into(),
+        )
+    })?;
+    let id = id.to_python_str();
+    let force = flag(&call, 2, "force");
+    let pair = brine_protocol::crypto::KeyPair::generate()
+        .map_err(|e| WheelError::Failed(format!("cannot make a key pair: {e}")))?;
+    if !store(config)?.add_accepted(&id, &pair.public(), force)? {
+        return Ok(Value::Map(Map::default()));
+    }
+    announce(config, &id, "accept");
+    let mut out = Map::default();
+    out.insert(
+        "pub".into(),
+        Value::Str(brine_protocol::keys::public_to_text(&pair.public())),
+    );
+    out.insert(
+        "priv".into(),
+        Value::Str(brine_protocol::keys::secret_to_text(&pair)),
+    );
+    Ok(Value::Map(out))
 }
 
 /// The fingerprints of the matching keys, by state.
@@ -180,6 +216,23 @@ pub fn finger(config: &MasterConfig, call: CallArgs) -> Result<Value, WheelError
     let pat = pattern(&call)?;
     let store = store(config)?;
     let mut out = Map::default();
+    // The master's own key files, when the pattern names them (Salt's
+    // name_match with the local keys).
+    let mut local = Map::default();
+    for name in store.local_keys()? {
+        if pat
+            .split(',')
+            .any(|p| brine_compile::matcher::glob::fnmatch(&name, p.trim()))
+        {
+            local.insert(
+                name.clone(),
+                Value::Str(store.read_local(&name)?.fingerprint()),
+            );
+        }
+    }
+    if !local.is_empty() {
+        out.insert("local".into(), Value::Map(local));
+    }
     for (state, ids) in store.matching(&pat)? {
         let mut prints = Map::default();
         for id in ids {
@@ -244,9 +297,9 @@ mod tests {
         .unwrap_or(Value::Null));
         assert_eq!(got, serde_json::json!({"minions": ["db1"]}));
         let got = j(delete(&config, call(&["web2,db1"], &[])).unwrap_or(Value::Null));
-        assert_eq!(got, serde_json::json!({"minions": ["db1", "web2"]}));
+        assert_eq!(got, serde_json::json!({}));
         let got = j(list(&config, call(&["acc"], &[])).unwrap_or(Value::Null));
-        assert_eq!(got, serde_json::json!(["web1"]));
+        assert_eq!(got, serde_json::json!({"minions": ["web1"]}));
         let prints = j(finger(&config, call(&["web1"], &[])).unwrap_or(Value::Null));
         assert!(prints["minions"]["web1"].is_string(), "{prints}");
         assert!(matches!(

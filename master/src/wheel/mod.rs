@@ -22,6 +22,7 @@ pub const FUNCTIONS: &[(&str, WheelFn)] = &[
     ("key.accept", key::accept),
     ("key.delete", key::delete),
     ("key.finger", key::finger),
+    ("key.gen_accept", key::gen_accept),
     ("key.list", key::list),
     ("key.list_all", key::list_all),
     ("key.reject", key::reject),

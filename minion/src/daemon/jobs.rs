@@ -893,6 +893,12 @@ pub fn job_return(publ: &Publication, id: &str, outcome: Outcome) -> JobReturn {
         Outcome::Done(Err(e @ (CallError::Failed(_) | CallError::NotInTemplates(_)))) => {
             (Value::Str(format!("ERROR: {e}")), 1, nested)
         }
+        // Salt gives the traceback, which ends with the exception's line.
+        Outcome::Done(Err(CallError::Raised(why))) => (
+            Value::Str(format!("The minion function caused an exception: {why}\n")),
+            1,
+            nested,
+        ),
         Outcome::Crashed(why) => (
             Value::Str(format!("The minion function caused an exception: {why}")),
             1,

@@ -73,7 +73,7 @@ mod user;
 
 pub use function::{CallError, Daemon, Function, Output, Return};
 pub use params::{invalid_kwargs, Params};
-pub use registry::{all, call, find, functions, MODULES};
+pub use registry::{all, call, call_from_code, find, functions, MODULES};
 
 #[cfg(test)]
 mod tests;

@@ -178,11 +178,21 @@ impl Params {
                 self.fun
             )));
         }
-        let left = self.args.len().saturating_sub(self.sig.positional);
-        if left > 0 && !self.rest_taken && !self.sig.varargs {
+        let given = self.args.len();
+        if given > self.sig.positional && !self.rest_taken && !self.sig.varargs {
+            // Python's words for it (CPython's too_many_positional).
+            let max = self.sig.positional;
+            let min = max.saturating_sub(self.sig.ndefaults);
+            let takes = if min == max {
+                max.to_string()
+            } else {
+                format!("from {min} to {max}")
+            };
             return Err(CallError::InvalidArguments(format!(
-                "{}() got {left} unexpected positional argument(s)",
-                self.fun
+                "{}() takes {takes} positional argument{} but {given} {} given",
+                self.fun,
+                if max == 1 { "" } else { "s" },
+                if given == 1 { "was" } else { "were" }
             )));
         }
         Ok(())

@@ -80,13 +80,19 @@ pub fn call(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, Ca
     run_on(minion, f, f.params(args))
 }
 
-/// Run `fun` for a state (its `__salt__`): Python binds the arguments, so
-/// its wording applies, and no publish metadata comes with them.
-fn call_from_state(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Value, CallError> {
+/// Run `fun` as Python code calls it (a state's `__salt__`, the master's
+/// `salt.cmd` runner): no publish metadata comes with the arguments.
+pub fn call_from_code(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Return, CallError> {
     let f = find(fun).ok_or_else(|| CallError::NotAvailable(fun.to_string()))?;
     let mut p = f.params(args);
     p.from_template = true;
-    run_on(minion, f, p).map(|r| r.value)
+    run_on(minion, f, p)
+}
+
+/// Run `fun` for a state (its `__salt__`): Python binds the arguments, so
+/// its wording applies, and no publish metadata comes with them.
+fn call_from_state(minion: &mut Minion, fun: &str, args: CallArgs) -> Result<Value, CallError> {
+    call_from_code(minion, fun, args).map(|r| r.value)
 }
 
 fn run_on(minion: &mut Minion, f: &'static Function, p: Params) -> Result<Return, CallError> {

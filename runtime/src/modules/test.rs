@@ -240,7 +240,7 @@ fn answer(p: Params, b: bool) -> Result<Returned<'static>, CallError> {
 fn echo<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
     let text = p.require("text")?;
     p.finish()?;
-    Ok(Returned::New(Value::Str(text.to_python_str())))
+    Ok(Returned::New(text))
 }
 
 fn arg<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
@@ -392,7 +392,7 @@ fn exception<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
         .take("message")
         .map_or_else(|| "Test Exception".to_string(), |m| m.to_python_str());
     p.finish()?;
-    Err(CallError::Failed(format!("Exception: {message}")))
+    Err(CallError::Raised(format!("Exception: {message}")))
 }
 
 fn retcode<'c>(_: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {

@@ -214,7 +214,7 @@ fn arguments_bind_like_salt() {
             "test.ping",
             &["x"],
             Err((
-                "Passed invalid arguments: ping() got 1 unexpected positional argument(s)",
+                "Passed invalid arguments: ping() takes 0 positional arguments but 1 was given",
                 1,
             )),
         ),

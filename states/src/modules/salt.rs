@@ -507,7 +507,8 @@ fn function(call: &StateCall) -> StateReturn {
                     );
                     match verdict {
                         Ok(v) => v.is_truthy(),
-                        Err(e) => return failed(name, e.to_string()),
+                        // Salt's `__salt__[fail_function](m_ret)` raises.
+                        Err(e) => return failed(name, crate::raised(python_exception(&e))),
                     }
                 }
             };
@@ -544,6 +545,17 @@ fn function(call: &StateCall) -> StateReturn {
             .push_str(&format!(" Function {name} ran on {}.", joined(&ran_on)));
     }
     ret
+}
+
+/// A function call's failure as the Python exception Salt's state would
+/// raise: a missing function is `__salt__`'s KeyError, arguments that do
+/// not bind a TypeError.
+fn python_exception(e: &FunctionError) -> String {
+    match e {
+        FunctionError::NotAvailable(f) => format!("KeyError: '{f}'"),
+        FunctionError::InvalidArguments(m) => format!("TypeError: {m}"),
+        other => other.to_string(),
+    }
 }
 
 /// The step's keyword arguments less the state system's own keywords:

@@ -458,12 +458,64 @@ impl Object for Names {
     }
 }
 
+/// Jinja2's words for what `expr` (`a.b['c']`, a name and its attribute
+/// or key lookups) lacks in `context`: the first step that fails —
+/// `'a' is undefined`, or `'dict object' has no attribute 'c'` where `a.b`
+/// is a dict without `c`. None for anything else (a variable the template
+/// set itself, calls, filters): the caller words those.
+fn missing_in(context: &MjValue, expr: &str) -> Option<String> {
+    static STEP: OnceLock<regex::Regex> = OnceLock::new();
+    let step = STEP.get_or_init(|| {
+        regex::Regex::new(r#"^(?:\.([A-Za-z_]\w*)|\[\s*'([^']*)'\s*\]|\[\s*"([^"]*)"\s*\])"#)
+            .unwrap_or_else(|_| unreachable!("a fixed pattern"))
+    });
+    let root_len = expr
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(expr.len());
+    let root = &expr[..root_len];
+    if root.is_empty() || root.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut rest = &expr[root_len..];
+    let mut names = Vec::new();
+    while !rest.is_empty() {
+        let c = step.captures(rest)?;
+        let name = c.get(1).or(c.get(2)).or(c.get(3))?.as_str();
+        names.push(name.to_string());
+        rest = &rest[c.get(0)?.end()..];
+    }
+    let mut v = context.get_attr(root).ok().filter(|v| !v.is_undefined())?;
+    for name in names {
+        match v.get_attr(&name).ok().filter(|x| !x.is_undefined()) {
+            Some(next) => v = next,
+            None => {
+                let kind = match v.kind() {
+                    minijinja::value::ValueKind::Map => "dict",
+                    minijinja::value::ValueKind::Seq => "list",
+                    minijinja::value::ValueKind::String => "str",
+                    minijinja::value::ValueKind::Bool => "bool",
+                    minijinja::value::ValueKind::None => "NoneType",
+                    minijinja::value::ValueKind::Number if v.is_integer() => "int",
+                    minijinja::value::ValueKind::Number => "float",
+                    _ => return None,
+                };
+                return Some(format!("'{kind} object' has no attribute '{name}'"));
+            }
+        }
+    }
+    None
+}
+
 /// A minijinja error worded like Salt's (`Jinja variable ... is undefined`,
 /// `Jinja syntax error: ...`, `Jinja error: ...`), naming the template, the
 /// failing expression when known, and the line. `line` is only set when the
 /// error is in the rendered template itself; errors inside an imported
 /// template name that template and its line in the message.
-pub(super) fn jinja_error(top_name: &str, err: &minijinja::Error) -> JinjaError {
+pub(super) fn jinja_error(
+    top_name: &str,
+    err: &minijinja::Error,
+    context: Option<&MjValue>,
+) -> JinjaError {
     let name = err.name().unwrap_or(top_name);
     // The failing expression, as written in the template.
     let expr = err
@@ -475,7 +527,12 @@ pub(super) fn jinja_error(top_name: &str, err: &minijinja::Error) -> JinjaError 
     let detail = err.detail().map(str::to_string);
     let mut message = match err.kind() {
         ErrorKind::UndefinedError => match &expr {
-            Some(e) => format!("Jinja variable '{e}' is undefined"),
+            Some(e) => format!(
+                "Jinja variable {}",
+                context
+                    .and_then(|c| missing_in(c, e))
+                    .unwrap_or_else(|| format!("'{e}' is undefined"))
+            ),
             None => "Jinja variable is undefined".to_string(),
         },
         ErrorKind::SyntaxError => format!("Jinja syntax error: {}", detail.unwrap_or_default()),

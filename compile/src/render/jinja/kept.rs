@@ -114,7 +114,7 @@ pub(super) fn environment(
         Some(loaded.clone()),
     );
     env.add_template_owned(name.to_string(), source_ext.into_owned())
-        .map_err(|e| jinja_error(name, &e))?;
+        .map_err(|e| jinja_error(name, &e, None))?;
     let env = Arc::new(env);
     if source.len() <= MAX_SOURCE {
         let kept = Arc::new(Kept {

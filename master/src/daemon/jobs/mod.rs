@@ -184,6 +184,11 @@ impl JobCache {
         on_store!(self, s => s.mine_entries(funs))
     }
 
+    /// Every mine entry of minion `id`: (fun, packed), by function.
+    pub fn mine_of(&self, id: &str) -> Result<Vec<(String, Vec<u8>)>, JobCacheError> {
+        on_store!(self, s => s.mine_of(id))
+    }
+
     /// Drop minion `id`'s mine entry `fun`, or all its entries.
     pub fn mine_delete(&self, id: &str, fun: Option<&str>) -> Result<(), JobCacheError> {
         on_store!(self, s => s.mine_delete(id, fun))

@@ -564,6 +564,20 @@ impl PgJobs {
         })?)
     }
 
+    /// Every mine entry of minion `id`: (fun, packed), by function.
+    pub fn mine_of(&self, id: &str) -> Result<Vec<(String, Vec<u8>)>, JobCacheError> {
+        let id = id.to_string();
+        Ok(self.pg.run("read mine data", move |conn| async move {
+            let rows = conn
+                .query(
+                    "SELECT fun, data FROM brine_mine WHERE id = $1 ORDER BY fun COLLATE \"C\"",
+                    &[&id],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })?)
+    }
+
     /// Drop `id`'s mine entry `fun`, or all of them.
     pub fn mine_delete(&self, id: &str, fun: Option<&str>) -> Result<(), JobCacheError> {
         let id = id.to_string();

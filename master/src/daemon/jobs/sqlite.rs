@@ -602,6 +602,20 @@ impl SqliteJobs {
         })
     }
 
+    /// Every entry of minion `id`: (fun, packed), by function.
+    pub fn mine_of(&self, id: &str) -> Result<Vec<(String, Vec<u8>)>, JobCacheError> {
+        self.with(|c| {
+            let mut st =
+                c.prepare_cached("SELECT fun, data FROM mine WHERE id = ?1 ORDER BY fun")?;
+            let rows = st.query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let mut out = Vec::new();
+            for row in rows {
+                out.push(row?);
+            }
+            Ok(out)
+        })
+    }
+
     /// Drop `id`'s entry `fun`, or all its entries (`None`).
     pub fn mine_delete(&self, id: &str, fun: Option<&str>) -> Result<(), JobCacheError> {
         self.with(|c| {
