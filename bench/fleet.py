@@ -12,7 +12,10 @@ pillar_roots and the stack from the tree, auto_accept) and S swarm
 processes sharing N minion identities; waits until every minion answers
 `test.ping`. Then, for each of `test.ping`, `saltutil.refresh_pillar`,
 `state.apply` and `state.apply test=True`, it runs
-`brine --out json --out-indent -1 -t T '*' FUN` and prints:
+`brine --out json --out-indent -1 -t T '*' FUN` — and then the same
+highstate as an orchestration, `brine-run state.orchestrate orch.fleet`
+(one `salt.state` step with `tgt: '*'`, `highstate: True`, counting the
+minions the step reports) — and prints:
 
   - seconds until the CLI exits (it exits when the last return is shown),
   - returns the CLI printed (one JSON document per minion, read as a
@@ -136,6 +139,33 @@ def start_postgres(tmp):
     return d, stop_pg
 
 
+# The orchestration's line: `brine-run state.orchestrate orch.fleet`.
+ORCHESTRATE = ["state.orchestrate", "orch.fleet"]
+
+
+def orchestrate(bindir, etc, timeout):
+    """Run the fleet orchestration (one salt.state step, highstate on '*');
+    its seconds, the minions the step reports (changed or not), and the
+    exit code."""
+    argv = [os.path.join(bindir, "brine-run"), "-c", etc, "--out", "json",
+            "state.orchestrate", "orch.fleet"]
+    t0 = time.time()
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       timeout=timeout * 2 + 120)
+    secs = time.time() - t0
+    shown = 0
+    try:
+        data = json.loads(p.stdout)["data"]
+        step = next(iter(next(iter(data.values())).values()))
+        shown = len(step.get("changes", {}).get("ret", {}))
+        comment = step.get("comment", "")
+        if "No changes made to " in comment:
+            shown += len(comment.split("No changes made to ", 1)[1].rstrip(".").split(", "))
+    except (ValueError, KeyError, StopIteration, AttributeError):
+        pass
+    return secs, shown, p.returncode
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--minions", type=int, default=1000)
@@ -161,6 +191,18 @@ def main():
     etc = os.path.join(tmp, "etc")
     os.makedirs(etc)
     write_tree_master(os.path.join(etc, "master"), tree, pub, ret, os.path.join(tmp, "m"))
+    # The orchestration the fleet runs next to the plain state.apply: one
+    # step applying the highstate to every minion, from a root of its own
+    # beside the tree's (a --tree given is not written to).
+    orch_root = os.path.join(tmp, "orch_root")
+    os.makedirs(os.path.join(orch_root, "orch"))
+    with open(os.path.join(orch_root, "orch", "fleet.sls"), "w") as f:
+        f.write("fleet_highstate:\n  salt.state:\n    - tgt: '*'\n    - highstate: True\n")
+    with open(os.path.join(etc, "master")) as f:
+        text = f.read()
+    with open(os.path.join(etc, "master"), "w") as f:
+        f.write(text.replace("file_roots: {base: [%s/salt]}" % tree,
+                             "file_roots: {base: [%s/salt, %s]}" % (tree, orch_root)))
     if a.minions > 900:
         # The swarms connect from one address: room for all of them.
         with open(os.path.join(etc, "master"), "a") as f:
@@ -221,7 +263,7 @@ def main():
         if not a.ping_only:
             funs += [["saltutil.refresh_pillar"]]
         if not (a.skip_apply or a.ping_only):
-            funs += [["state.apply"], ["state.apply", "test=True"]]
+            funs += [["state.apply"], ["state.apply", "test=True"], ORCHESTRATE]
         if a.mine:
             funs += [["mine.update"]]
         funs = [f for f in funs for _ in range(a.repeat)]
@@ -245,8 +287,11 @@ def main():
                     [os.path.join(bindir, "brine-run"), "-c", etc, "state.event",
                      "salt/job/*"], stdout=seen_file, stderr=log)
                 time.sleep(1)
-            secs, docs, rc = run_cli(brine + ["--out", "json", "--out-indent", "-1", "-t",
-                                              str(a.timeout), "*"] + fun, a.timeout + 120)
+            if fun is ORCHESTRATE:
+                secs, docs, rc = orchestrate(bindir, etc, a.timeout)
+            else:
+                secs, docs, rc = run_cli(brine + ["--out", "json", "--out-indent", "-1", "-t",
+                                                  str(a.timeout), "*"] + fun, a.timeout + 120)
             if listener:
                 # The listener may still be writing what the bus holds for
                 # it: wait until its file stops growing (at most a minute).

@@ -8,11 +8,14 @@
 //!   [`StateModule`], [`StateFunction`], [`StateCall`], [`StateReturn`].
 //! - [`fileclient`]: `salt://` sources, resolved in `file_roots` (or fetched
 //!   from the master by the daemon).
+//! - [`outcome`]: whether a running dictionary succeeded (Salt's
+//!   `check_result`), for a run's exit code and an orchestration step.
 
 pub mod engine;
 pub mod fileclient;
 pub mod function;
 pub mod modules;
+pub mod outcome;
 pub mod posixpath;
 pub mod random;
 #[cfg(any(test, feature = "replay"))]

@@ -427,3 +427,152 @@ fn show_sls_single_and_high_answer_as_salts() {
 fn the_runners_orchestrations_use_answer_as_salts() {
     check("runners", FLEET, &[]);
 }
+
+/// The events of an orchestration as the bus carries them: the run's own
+/// (`salt/run/<jid>/new`, an `args` per step, `ret`) with their data as
+/// Salt's, and each step's job (`salt/job/<jid>/new`, a return per
+/// minion) between them.
+#[test]
+fn an_orchestration_is_a_job_on_the_bus() {
+    let rec = recorded::load("orch/orch_ok.salt.json");
+    let fleet = Fleet::start(&rec, FLEET, 3);
+    let tmp_s = fleet.conf.dir.path().display().to_string();
+    let listener = fleet.conf.listen_events();
+    let out = fleet
+        .conf
+        .cli("brine-run", &["state.orchestrate", "orch.ok"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let lines = listener.finish();
+    let ours: Vec<(String, Json)> = lines
+        .lines()
+        .filter_map(|l| {
+            let (tag, data) = l.split_once('\t')?;
+            Some((tag.to_string(), serde_json::from_str(data).ok()?))
+        })
+        .collect();
+    // Salt's events of the same orchestration (its first, `ok-text`).
+    let step = &rec["steps"][0];
+    let (from, to) = (
+        step["events"][0].as_u64().unwrap_or(0) as usize,
+        step["events"][1].as_u64().unwrap_or(0) as usize,
+    );
+    let theirs: Vec<(String, Json)> = rec["events"].as_array().expect("events")[from..to]
+        .iter()
+        .map(|e| {
+            (
+                e["tag"].as_str().unwrap_or_default().to_string(),
+                e["data"].clone(),
+            )
+        })
+        .collect();
+    let run = |evs: &[(String, Json)], tmp: &str| -> Vec<(String, Json)> {
+        evs.iter()
+            .filter(|(t, _)| t.starts_with("salt/run/"))
+            .map(|(t, d)| {
+                let suffix = t.rsplit('/').next().unwrap_or_default().to_string();
+                let mut d = normalize_json(d, tmp);
+                // The whole return is compared by the replays.
+                if let Some(m) = d.as_object_mut() {
+                    m.remove("return");
+                }
+                (suffix, d)
+            })
+            .collect()
+    };
+    let (want, got) = (run(&theirs, "@TMP@"), run(&ours, &tmp_s));
+    assert_eq!(
+        want.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(),
+        ["new", "args", "args", "args", "ret"]
+    );
+    for ((wt, wd), (gt, gd)) in want.iter().zip(&got) {
+        assert_eq!((wt, wd), (gt, gd), "Salt {wt} {wd}\nbrine {gt} {gd}");
+    }
+    assert_eq!(want.len(), got.len(), "{got:?}");
+    // Each step's job: published, and answered by its minions.
+    let jobs = |evs: &[(String, Json)]| -> Vec<String> {
+        evs.iter()
+            .filter(|(t, _)| {
+                t.starts_with("salt/job/") && (t.ends_with("/new") || t.contains("/ret/"))
+            })
+            .map(|(t, _)| {
+                let parts: Vec<&str> = t.split('/').collect();
+                match parts.as_slice() {
+                    [_, _, _, "ret", id] => format!("ret {id}"),
+                    _ => "new".to_string(),
+                }
+            })
+            .collect()
+    };
+    let mut w = jobs(&theirs);
+    let mut g = jobs(&ours);
+    w.sort();
+    g.sort();
+    assert_eq!(w, g);
+}
+
+/// `salt.parallel_runners` runs each runner (at once) and passes when all
+/// do — what Salt 3007.8's fails to do (#66022, see KNOWN): a nested
+/// orchestration and a runner, their returns under the runners' ids.
+#[test]
+fn parallel_runners_run_each_runner() {
+    let rec = recorded::load("orch/orch_ok.salt.json");
+    let fleet = Fleet::start(&rec, FLEET, 3);
+    let tmp = fleet.conf.dir.path().to_path_buf();
+    std::fs::write(
+        tmp.join("srv/salt/orch/both.sls"),
+        "together:\n  salt.parallel_runners:\n    - runners:\n        inner:\n          \
+         - name: state.orchestrate\n          - kwarg:\n              mods: orch.ok\n        \
+         echo:\n          - name: test.arg\n          - kwarg:\n              x: 1\n",
+    )
+    .expect("orchestration");
+    let out = fleet.conf.cli(
+        "brine-run",
+        &["--out", "json", "state.orchestrate", "orch.both"],
+    );
+    let got = json_docs(&out.stdout).expect("json");
+    assert_eq!(out.status.code(), Some(0), "{got}");
+    let step = &got["data"]["vm_master"]["salt_|-together_|-together_|-parallel_runners"];
+    assert_eq!(step["result"], Json::Bool(true), "{step}");
+    assert_eq!(
+        step["comment"],
+        Json::from("All runner functions executed successfully.")
+    );
+    // test.arg's answer is not an orchestration's: each return as it is.
+    assert_eq!(
+        step["changes"]["ret"]["echo"]["kwargs"]["x"],
+        Json::from(1),
+        "{step}"
+    );
+    assert!(
+        step["changes"]["ret"]["inner"]["data"]["vm_master"].is_object(),
+        "{step}"
+    );
+    // Two failing runners: the step fails, naming them.
+    std::fs::write(
+        tmp.join("srv/salt/orch/both_fail.sls"),
+        "together:\n  salt.parallel_runners:\n    - runners:\n        one:\n          \
+         - name: state.orchestrate\n          - kwarg:\n              mods: orch.nosuch\n        \
+         two:\n          - name: state.orchestrate\n          - kwarg:\n              \
+         mods: orch.nosuch\n",
+    )
+    .expect("orchestration");
+    let out = fleet.conf.cli(
+        "brine-run",
+        &["--out", "json", "state.orchestrate", "orch.both_fail"],
+    );
+    let got = json_docs(&out.stdout).expect("json");
+    assert_eq!(out.status.code(), Some(1), "{got}");
+    let step = &got["data"]["vm_master"]["salt_|-together_|-together_|-parallel_runners"];
+    assert_eq!(step["result"], Json::Bool(false), "{step}");
+    let comment = step["comment"].as_str().unwrap_or_default();
+    assert!(
+        comment.contains("Runner one failed with return value:")
+            && comment.contains("Runner two failed with return value:"),
+        "{comment}"
+    );
+}

@@ -415,7 +415,10 @@ async fn runner(
     call: CallArgs,
     jid: &str,
 ) -> Result<Value, ApiError> {
-    let a = announce(ctx, MasterSide::Runner, user, fun, &call, jid);
+    let mut call = call;
+    let mut a = announce(ctx, MasterSide::Runner, user, fun, &call, jid);
+    runners::job::hand_jid(fun, &mut call, &mut a);
+    runners::job::install_steps();
     // The event socket is a blocking client.
     tokio::task::block_in_place(|| a.fire_new());
     let answer = runners::run(&ctx.cfg.master, fun, call).await;

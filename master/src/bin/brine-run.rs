@@ -110,15 +110,7 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         "root",
         &call,
     );
-    // Salt's runner client hands an orchestration its own job's id.
-    if matches!(
-        cli.function.as_str(),
-        "state.orchestrate" | "state.orch" | "state.sls"
-    ) {
-        let jid = Value::Str(announce.jid.clone());
-        call.kwargs.insert("orchestration_jid".into(), jid.clone());
-        announce.add_kwarg("orchestration_jid", jid);
-    }
+    runners::job::hand_jid(&cli.function, &mut call, &mut announce);
     let answer = match rt.block_on(runners::job::run(&config, &announce, &cli.function, call)) {
         Ok(a) => a,
         // A runner that failed while it ran: salt-run prints what it

@@ -580,9 +580,7 @@ pub struct Pinged {
     pub down: Vec<String>,
 }
 
-/// Salt's `gather_job_timeout` default: how long `saltutil.find_job` may
-/// take to answer.
-pub const GATHER_JOB_TIMEOUT: Duration = Duration::from_secs(10);
+pub use super::config::GATHER_JOB_TIMEOUT;
 
 /// What [`Client::cmd`] gathered.
 #[derive(Debug, Clone)]

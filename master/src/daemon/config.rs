@@ -271,7 +271,23 @@ fn limits_from(o: &Map, max_message_size: usize) -> Result<Limits, ConfigError> 
     })
 }
 
+/// Salt's `gather_job_timeout` default: how long `saltutil.find_job` may
+/// take to answer.
+pub const GATHER_JOB_TIMEOUT: Duration = Duration::from_secs(10);
+
 impl MasterConfig {
+    /// `gather_job_timeout`: how long a `saltutil.find_job` may take to
+    /// answer (Salt's default: 10 seconds).
+    pub fn gather_job_timeout(&self) -> Duration {
+        let secs = match self.opts.get("gather_job_timeout") {
+            Some(Value::Int(i)) => u64::try_from(*i).ok(),
+            Some(Value::Float(f)) if *f >= 0.0 => Some(*f as u64),
+            Some(Value::Str(s)) => s.trim().parse().ok(),
+            _ => None,
+        };
+        secs.map(Duration::from_secs).unwrap_or(GATHER_JOB_TIMEOUT)
+    }
+
     /// Read `config_dir/master` (missing: Salt's defaults), then the
     /// `master.d/*.conf` beside it in name order over it, as Salt's
     /// `default_include` does. Returns the config and the loader's

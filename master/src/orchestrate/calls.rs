@@ -15,13 +15,27 @@ use crate::daemon::events::client as events;
 use crate::daemon::events::tags::MasterSide as Side;
 use crate::daemon::events::wire::Event;
 use crate::daemon::MasterConfig;
-use crate::runners::{self, Answer};
 use brine_compile::minion_data::FunctionError;
 use brine_core::args::CallArgs;
-use brine_core::output::stream::KeyOrder;
 use brine_core::{Map, Value};
 use brine_protocol::messages::MinionReturn;
 use brine_runtime::context::{CmdRequest, MasterCalls};
+
+/// How an orchestration runs a runner: by name, for a user, with a call;
+/// its full return (the `ret` event's data: `jid`, `return`, `success`
+/// ...), or Salt's exception when there is no such runner. The runner
+/// table lies above this module — the orchestrate runner is one of its
+/// runners — so the table installs it ([`install_runners`]) before it
+/// runs one.
+pub type RunRunner = fn(&MasterConfig, &str, &str, CallArgs) -> Result<Value, FunctionError>;
+
+static RUNNERS: std::sync::OnceLock<RunRunner> = std::sync::OnceLock::new();
+
+/// The runner table's way of running a runner, for the orchestrations of
+/// this process.
+pub fn install_runners(run: RunRunner) {
+    let _ = RUNNERS.set(run);
+}
 
 /// The master, as its own minion reaches it during one orchestration.
 pub struct MasterLink {
@@ -76,7 +90,7 @@ impl MasterLink {
     async fn gather(&self, req: CmdRequest) -> Result<Value, FunctionError> {
         let mut client = Client::for_config(&self.config).map_err(client_error)?;
         let timeout = req.timeout.unwrap_or(self.config.timeout);
-        let gather = runners::jobs::gather_job_timeout(&self.config);
+        let gather = self.config.gather_job_timeout();
         let mut out = Map::default();
         if let Some(size) = &req.batch {
             let size_of = BatchSize::parse(size)
@@ -160,12 +174,9 @@ impl MasterCalls for MasterLink {
     }
 
     fn runner(&self, name: &str, args: CallArgs) -> Result<Value, FunctionError> {
-        // Salt's runner client looks the runner up in its functions.
-        if runners::registry::find(name).is_none() {
-            return Err(FunctionError::Raised(format!("KeyError: '{name}'")));
-        }
         let mut args = args;
-        // A nested orchestration is part of this one.
+        // A nested orchestration is part of this one (Salt's
+        // saltutil.runner hands it this orchestration's jid).
         if matches!(name, "state.orchestrate" | "state.orch" | "state.sls") {
             args.kwargs
                 .insert("orchestration_jid".into(), Value::Str(self.jid.clone()));
@@ -176,29 +187,10 @@ impl MasterCalls for MasterLink {
         fired.insert("args".into(), Value::List(args.args.clone()));
         fired.insert("kwargs".into(), Value::Map(args.kwargs.clone()));
         self.fire_args(fired);
-        let announce = Announce::new(&self.config.sock_dir, Side::Runner, name, &self.user, &args);
-        let answer = self.block_on(async {
-            runners::job::run(&self.config, &announce, name, args)
-                .await
-                .map_err(|e| FunctionError::Failed(e.to_string()))
+        let run = RUNNERS.get().ok_or_else(|| {
+            FunctionError::Failed("no runner table is installed in this process".into())
         })?;
-        let (data, success) = match answer {
-            Answer::Data { data, .. } => {
-                let ok = runners::job::succeeded(&data);
-                (data, ok)
-            }
-            Answer::Returns { mut returns, .. } => {
-                let mut m = Map::default();
-                returns
-                    .for_each(KeyOrder::AsGiven, &mut |k, v| {
-                        m.insert(k.to_string(), v);
-                        Ok(())
-                    })
-                    .map_err(|e| FunctionError::Failed(e.to_string()))?;
-                (Value::Map(m), true)
-            }
-        };
-        Ok(Value::Map(announce.ret_data(data, success).1))
+        run(&self.config, name, &self.user, args)
     }
 
     fn wheel(&self, name: &str, args: CallArgs) -> Result<Value, FunctionError> {

@@ -11,7 +11,7 @@ use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 use brine_core::{Map, Value};
 use brine_runtime::modules;
-use brine_states::engine::check_result;
+use brine_states::outcome::check_result;
 
 /// Why an orchestration gave no answer.
 #[derive(Debug, thiserror::Error)]

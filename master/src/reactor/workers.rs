@@ -139,22 +139,17 @@ async fn react(config: &MasterConfig, client: &mut Option<MasterClient>, r: Reac
             }
         }
         Client::Runner => {
-            let call = CallArgs {
+            let mut call = CallArgs {
                 args: r.arg.clone(),
                 kwargs: r.kwarg.clone(),
             };
-            let announce =
+            let mut announce =
                 Announce::new(&config.sock_dir, MasterSide::Runner, &r.fun, REACTOR, &call);
-            announce.fire_new();
-            match crate::runners::run(config, &r.fun, call).await {
-                Ok(answer) => {
-                    if let crate::runners::Answer::Data { data, .. } = answer {
-                        announce.fire_ret(data, true);
-                    }
-                    tracing::info!("reaction {} for {}: runner {} ran", r.id, r.tag, r.fun)
-                }
+            // As Salt's reactor runs it: a job of the runner client's.
+            crate::runners::job::hand_jid(&r.fun, &mut call, &mut announce);
+            match crate::runners::job::run(config, &announce, &r.fun, call).await {
+                Ok(_) => tracing::info!("reaction {} for {}: runner {} ran", r.id, r.tag, r.fun),
                 Err(e) => {
-                    announce.fire_ret(Value::Str(e.to_string()), false);
                     tracing::error!("reaction {} for {}: runner {}: {e}", r.id, r.tag, r.fun)
                 }
             }

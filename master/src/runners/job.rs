@@ -6,11 +6,73 @@
 
 use super::runner::{Answer, RunnerError};
 use crate::daemon::events::announce::Announce;
+use crate::daemon::events::tags::MasterSide as Side;
 use crate::daemon::jobs::Job;
 use crate::daemon::MasterConfig;
+use brine_compile::minion_data::FunctionError;
 use brine_core::args::CallArgs;
+use brine_core::output::stream::KeyOrder;
 use brine_core::{Map, Value};
 use brine_protocol::messages::{JobReturn, PackedValue};
+
+/// How an orchestration's steps run runners (`salt.runner`,
+/// `salt.parallel_runners`; installed for this process by [`run`]): each
+/// as a job of its own, as Salt's runner client runs them, answered with
+/// its `ret` event's data; a runner brine lacks is Salt's KeyError.
+fn run_step(
+    config: &MasterConfig,
+    name: &str,
+    user: &str,
+    call: CallArgs,
+) -> Result<Value, FunctionError> {
+    {
+        if super::registry::find(name).is_none() {
+            return Err(FunctionError::Raised(format!("KeyError: '{name}'")));
+        }
+        let announce = Announce::new(&config.sock_dir, Side::Runner, name, user, &call);
+        let failed = |e: String| FunctionError::Failed(e);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| failed(format!("cannot start the runner: {e}")))?;
+        let answer = runtime
+            .block_on(run(config, &announce, name, call))
+            .map_err(|e| failed(e.to_string()))?;
+        let (data, success) = match answer {
+            Answer::Data { data, .. } => {
+                let ok = succeeded(&data);
+                (data, ok)
+            }
+            Answer::Returns { mut returns, .. } => {
+                let mut m = Map::default();
+                returns
+                    .for_each(KeyOrder::AsGiven, &mut |k, v| {
+                        m.insert(k.to_string(), v);
+                        Ok(())
+                    })
+                    .map_err(|e| failed(e.to_string()))?;
+                (Value::Map(m), true)
+            }
+        };
+        Ok(Value::Map(announce.ret_data(data, success).1))
+    }
+}
+
+/// Let this process's orchestrations run runners as jobs ([`run_step`]).
+pub fn install_steps() {
+    crate::orchestrate::calls::install_runners(run_step);
+}
+
+/// Salt's runner client hands an orchestration (`state.orchestrate` and
+/// its names) its own job's id, `orchestration_jid`, which its events and
+/// `fun_args` show.
+pub fn hand_jid(fun: &str, call: &mut CallArgs, announce: &mut Announce<'_>) {
+    if matches!(fun, "state.orchestrate" | "state.orch" | "state.sls") {
+        let jid = Value::Str(announce.jid.clone());
+        call.kwargs.insert("orchestration_jid".into(), jid.clone());
+        announce.add_kwarg("orchestration_jid", jid);
+    }
+}
 
 /// Run `fun` with `call` as the job `announce` announces: `new` fired,
 /// the runner run, and for an answer given whole its `ret` fired and the
@@ -23,6 +85,7 @@ pub async fn run(
     fun: &str,
     call: CallArgs,
 ) -> Result<Answer, RunnerError> {
+    install_steps();
     announce.fire_new();
     let started = now_us();
     let answer = match super::registry::run(config, fun, call).await {

@@ -3,7 +3,7 @@
 //! minions report them running (`active`).
 
 use super::runner::{job_cache, Answer, Runner, RunnerError};
-use crate::daemon::client::{Client, GATHER_JOB_TIMEOUT};
+use crate::daemon::client::Client;
 use crate::daemon::jobs::{
     format_jid_instance, jid_to_time, JobCache, JobCacheError, RETURNS_PAGE_BYTES,
 };
@@ -13,7 +13,6 @@ use brine_core::output::stream::{Each, Entries, KeyOrder, StreamError};
 use brine_core::sig;
 use brine_core::{Map, Value};
 use brine_runtime::modules::Params;
-use std::time::Duration;
 
 pub(super) const FUNCTIONS: &[Runner] = &[
     Runner {
@@ -383,7 +382,7 @@ pub async fn active(
             Vec::new(),
             Map::default(),
             config.timeout,
-            gather_job_timeout(config),
+            config.gather_job_timeout(),
         )
         .await?;
     let mut out = Map::default();
@@ -447,16 +446,6 @@ fn describe_running(jid: &str, job: &Map) -> Map {
     }
     m.insert("StartTime".into(), Value::Str(jid_to_time(jid)));
     m
-}
-
-/// The master's `gather_job_timeout` (Salt's default: 10 seconds).
-pub fn gather_job_timeout(config: &MasterConfig) -> Duration {
-    config
-        .opts
-        .get("gather_job_timeout")
-        .and_then(super::runner::seconds)
-        .map(Duration::from_secs)
-        .unwrap_or(GATHER_JOB_TIMEOUT)
 }
 
 #[cfg(test)]

@@ -184,7 +184,7 @@ async fn versions(config: &MasterConfig, p: Params) -> Result<Answer, RunnerErro
             Vec::new(),
             Map::default(),
             config.timeout,
-            super::jobs::gather_job_timeout(config),
+            config.gather_job_timeout(),
         )
         .await?;
     let cache = MinionCache::open(&config.minion_cache_dir())?;
@@ -242,7 +242,7 @@ pub async fn ping_with(
         .gather_job_timeout
         .filter(|t| *t > 0)
         .map(std::time::Duration::from_secs)
-        .unwrap_or_else(|| super::jobs::gather_job_timeout(config));
+        .unwrap_or_else(|| config.gather_job_timeout());
     let pinged = client
         .ping(p.tgt.clone(), &p.tgt_type, timeout, gather)
         .await?;

@@ -301,7 +301,7 @@ mod tests {
                 &["a", "b"],
                 &[],
                 &["key"],
-                "get() got 1 unexpected positional argument(s)",
+                "get() takes 1 positional argument but 2 were given",
             ),
             (
                 &ONE,

@@ -16,7 +16,7 @@ use brine_compile::envs::Envs;
 use brine_compile::state::{compile, render, StateRequest};
 use brine_core::args::{split_input, CallArgs};
 use brine_core::{Map, Value};
-use brine_states::engine::check_result;
+use brine_states::outcome::check_result;
 
 /// Salt's `EX_STATE_COMPILER_ERROR`.
 const EX_STATE_COMPILER_ERROR: i32 = 1;

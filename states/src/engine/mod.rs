@@ -8,7 +8,6 @@
 //! - [`call`]: one state function call (argument checks, `unless` /
 //!   `onlyif` / `creates` / `check_cmd`, `retry`, timing, `__run_num__`).
 //! - [`listen`]: `listen` / `listen_in`, run after all chunks.
-//! - [`outcome`]: whether a running dictionary succeeded.
 //!
 //! The running dictionary maps the tag `state_|-id_|-name_|-fun` to the
 //! state's return plus `__run_num__`, `__sls__`, `__id__`, `start_time`
@@ -20,13 +19,11 @@ mod chunk;
 mod clock;
 mod index;
 mod listen;
-mod outcome;
 mod requisites;
 mod runtime;
 
 pub use call::verify_data;
 pub use chunk::{gen_tag, RuntimeError};
-pub use outcome::check_result;
 use runtime::Runtime;
 
 use super::StateContext;

@@ -7,7 +7,7 @@
 //! [`crate::MinionCalls`]). A step's verdict is Salt's: a minion whose
 //! return failed, or that did not answer while expected, fails it.
 
-use crate::engine::check_result;
+use crate::outcome::check_result;
 use crate::{StateCall, StateFunction, StateModule, StateReturn};
 use brine_compile::minion_data::FunctionError;
 use brine_core::args::CallArgs;
@@ -773,13 +773,15 @@ fn parallel_runners(call: &StateCall) -> StateReturn {
     let mut changes = Map::default();
     let failed_ids: Vec<String>;
     if highstate {
+        // Salt's code reads the retcode inside `data`, where the
+        // orchestrate runner no longer puts it (its 3007.8 never gets this
+        // far: saltstack/salt#66022); an orchestration's own retcode is
+        // read too, so a failed one fails the step.
+        let code = |v: Option<&Value>| !matches!(v, None | Some(Value::Int(0)));
         failed_ids = outs
             .iter()
             .filter(|(_, o)| {
-                !matches!(
-                    o.get("data").and_then(|d| d.get("retcode")),
-                    None | Some(Value::Int(0))
-                )
+                code(o.get("data").and_then(|d| d.get("retcode"))) || code(o.get("retcode"))
             })
             .map(|(id, _)| id.clone())
             .collect();

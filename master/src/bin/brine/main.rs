@@ -633,7 +633,7 @@ async fn run_job(cli: &Cli) -> Result<i32, RunError> {
     };
     let base = base_options(cli, &config);
     // Salt's CLI reads the master's gather_job_timeout, as the runners do.
-    let gather = brine_master::runners::jobs::gather_job_timeout(&config);
+    let gather = config.gather_job_timeout();
     let sink = Sink {
         file: cli.out_file.as_deref(),
     };

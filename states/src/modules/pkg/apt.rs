@@ -191,8 +191,11 @@ pub fn parse_dpkg_query(out: &str, osarch: &str, cpuarch: &str) -> PkgDb {
     db
 }
 
-/// Candidate versions from `apt-cache policy` ("" for `(none)`).
-pub fn parse_policy(out: &str, names: &[String]) -> IndexMap<String, String> {
+/// Candidate versions from `apt-cache policy` ("" for `(none)`). A
+/// `Candidate:` line before any heading naming an asked package is where
+/// Salt 3007.8's `latest_version` raises (its `this_pkg` is unset: apt
+/// answered under another name, `php7.3-common:` for `php7.3`).
+pub fn parse_policy(out: &str, names: &[String]) -> Result<IndexMap<String, String>, PkgError> {
     let short: Vec<&str> = names
         .iter()
         .map(|n| n.split(':').next().unwrap_or(n))
@@ -218,12 +221,21 @@ pub fn parse_policy(out: &str, names: &[String]) -> IndexMap<String, String> {
             if cand.to_lowercase() == "(none)" {
                 cand.clear();
             }
-            if let Some(t) = &this {
-                cands.insert(t.clone(), cand);
+            match &this {
+                Some(t) => {
+                    cands.insert(t.clone(), cand);
+                }
+                None => {
+                    return Err(PkgError::Raised(
+                        "UnboundLocalError: cannot access local variable 'this_pkg' where it \
+                         is not associated with a value"
+                            .into(),
+                    ))
+                }
             }
         }
     }
-    cands
+    Ok(cands)
 }
 
 /// Versions by package from `apt-cache show`.
@@ -351,7 +363,7 @@ impl PkgProvider for Apt {
             argv.extend(["-o".into(), format!("APT::Default-Release={repo}")]);
         }
         let out = self.call_apt(&argv, false, None);
-        let cands = parse_policy(&out.stdout, names);
+        let cands = parse_policy(&out.stdout, names)?;
         for name in names {
             let cand = cands.get(name).cloned().unwrap_or_default();
             let installed = pkgs.get(name).cloned().unwrap_or_default();
@@ -1025,7 +1037,7 @@ mod tests {
         let policy = "sl:\n  Installed: (none)\n  Candidate: 5.02-1+b1\n  Version table:\n     5.02-1+b1 500\n\
                       nosuch:\n  Installed: (none)\n  Candidate: (none)\n";
         let names = vec!["sl".to_string(), "nosuch".to_string()];
-        let c = parse_policy(policy, &names);
+        let c = parse_policy(policy, &names).unwrap_or_default();
         assert_eq!(c.get("sl").map(String::as_str), Some("5.02-1+b1"));
         assert_eq!(c.get("nosuch").map(String::as_str), Some(""));
         let show =

@@ -95,6 +95,10 @@ pub enum PkgError {
     /// Salt's `SaltInvocationError`: the call cannot go on as asked.
     #[error("{0}")]
     Invocation(String),
+    /// Salt's code itself raised here (a Python exception its states do
+    /// not catch): its type and message. The state fails as raised.
+    #[error("{0}")]
+    Raised(String),
     /// An error with the changes already made and the tool's messages.
     #[error("{message}")]
     WithInfo {
@@ -109,7 +113,7 @@ impl PkgError {
     /// as the nested outputter prints it.
     pub fn strerror_without_changes(&self) -> String {
         match self {
-            PkgError::Command(m) | PkgError::Invocation(m) => m.clone(),
+            PkgError::Command(m) | PkgError::Invocation(m) | PkgError::Raised(m) => m.clone(),
             PkgError::WithInfo {
                 message, errors, ..
             } => {
@@ -137,7 +141,7 @@ impl PkgError {
     pub fn changes(&self) -> Option<&Map> {
         match self {
             PkgError::WithInfo { changes, .. } => Some(changes),
-            PkgError::Command(_) | PkgError::Invocation(_) => None,
+            PkgError::Command(_) | PkgError::Invocation(_) | PkgError::Raised(_) => None,
         }
     }
 }

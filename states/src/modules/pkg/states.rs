@@ -1,7 +1,7 @@
 //! The `pkg` state functions: `installed`, `latest`, `removed` and
 //! `purged`, as Salt's `salt/states/pkg.py` runs them over a provider.
 
-use super::provider::{stringify, InstallRequest, PkgProvider};
+use super::provider::{stringify, InstallRequest, PkgError, PkgProvider};
 use super::refresh::check_refresh;
 use super::support::{add_warnings, desired_pkg, list_arg, new_old, ret};
 use super::targets::{
@@ -115,12 +115,11 @@ pub fn installed(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, A
                     changes.insert(k.clone(), new_old("installed", ""));
                 }
             } else {
-                changes.extend(installable_versions(
-                    p,
-                    &targets,
-                    &IndexMap::new(),
-                    fromrepo.as_deref(),
-                ));
+                match installable_versions(p, name, &targets, &IndexMap::new(), fromrepo.as_deref())
+                {
+                    Ok(c) => changes.extend(c),
+                    Err(raised) => return Ok(raised),
+                }
             }
             comment.push(format!(
                 "The following packages would be installed/updated: {}",
@@ -396,6 +395,7 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
     };
     let avail = match p.latest_version(&desired, refresh, fromrepo.as_deref(), false) {
         Ok(a) => a,
+        Err(PkgError::Raised(e)) => return Ok(failed(name, crate::raised(e))),
         Err(e) => {
             return Ok(ret(
                 name,
@@ -478,7 +478,10 @@ pub fn latest(p: &dyn PkgProvider, call: &StateCall) -> Result<StateReturn, ArgE
                 ));
             }
         }
-        let changes = installable_versions(p, &targets, &cur, fromrepo.as_deref());
+        let changes = match installable_versions(p, name, &targets, &cur, fromrepo.as_deref()) {
+            Ok(c) => c,
+            Err(raised) => return Ok(raised),
+        };
         return Ok(ret(name, None, comments.join("\n"), changes));
     }
     let mut req = InstallRequest {

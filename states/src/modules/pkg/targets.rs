@@ -3,7 +3,7 @@
 //! fetched, the install targets settled against what is installed and
 //! available, and the check after an install.
 
-use super::provider::{PkgList, PkgProvider};
+use super::provider::{PkgError, PkgList, PkgProvider};
 use super::support::{add_warnings, desired_pkg, new_old, ret};
 use super::version;
 use crate::fileclient::FileClientError;
@@ -196,7 +196,10 @@ pub fn find_install_targets(
         if !wants_latest.is_empty() {
             let resolved = p
                 .latest_version(&wants_latest, refresh, fromrepo, false)
-                .map_err(|e| failed(name, e.strerror_without_changes()))?;
+                .map_err(|e| match e {
+                    PkgError::Raised(m) => failed(name, crate::raised(m)),
+                    e => failed(name, e.strerror_without_changes()),
+                })?;
             if refresh {
                 was_refreshed = true;
                 refresh = false;
@@ -306,13 +309,16 @@ pub fn find_install_targets(
     })
 }
 
-/// Salt's `_get_installable_versions`: the versions test mode shows.
+/// Salt's `_get_installable_versions`: the versions test mode shows; Err
+/// with the state's return where Salt's lookup raises.
+#[allow(clippy::result_large_err)] // the state's return, as find_targets gives it
 pub fn installable_versions(
     p: &dyn PkgProvider,
+    name: &str,
     targets: &IndexMap<String, Option<String>>,
     current: &IndexMap<String, String>,
     fromrepo: Option<&str>,
-) -> Map {
+) -> Result<Map, StateReturn> {
     let mut found: IndexMap<String, String> = IndexMap::new();
     let latest: Vec<String> = targets
         .iter()
@@ -321,8 +327,11 @@ pub fn installable_versions(
         .collect();
     if !latest.is_empty() {
         // Salt asks with the default refresh=True here, even in test mode.
-        if let Ok(v) = p.latest_version(&latest, true, fromrepo, false) {
-            found.extend(v);
+        match p.latest_version(&latest, true, fromrepo, false) {
+            Ok(v) => found.extend(v),
+            // Salt's own code raised there: the state fails with it.
+            Err(PkgError::Raised(m)) => return Err(failed(name, crate::raised(m))),
+            Err(_) => {}
         }
     }
     let explicit: Vec<String> = targets
@@ -358,7 +367,7 @@ pub fn installable_versions(
             new_old(&new, current.get(k).map(String::as_str).unwrap_or("")),
         );
     }
-    out
+    Ok(out)
 }
 
 /// Salt's `_verify_install`: which desired packages are now installed at
