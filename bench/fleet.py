@@ -161,6 +161,8 @@ def orchestrate(bindir, etc, timeout):
         comment = step.get("comment", "")
         if "No changes made to " in comment:
             shown += len(comment.split("No changes made to ", 1)[1].rstrip(".").split(", "))
+        if step.get("result") is False:
+            print("  the step failed: %.300s" % comment)
     except (ValueError, KeyError, StopIteration, AttributeError):
         pass
     return secs, shown, p.returncode
@@ -197,7 +199,9 @@ def main():
     orch_root = os.path.join(tmp, "orch_root")
     os.makedirs(os.path.join(orch_root, "orch"))
     with open(os.path.join(orch_root, "orch", "fleet.sls"), "w") as f:
-        f.write("fleet_highstate:\n  salt.state:\n    - tgt: '*'\n    - highstate: True\n")
+        # The step waits as long as the CLI's commands do (-t).
+        f.write("fleet_highstate:\n  salt.state:\n    - tgt: '*'\n    - highstate: True\n"
+                "    - timeout: %d\n" % a.timeout)
     with open(os.path.join(etc, "master")) as f:
         text = f.read()
     with open(os.path.join(etc, "master"), "w") as f:
