@@ -73,9 +73,11 @@ pub trait MasterCalls: Send + Sync {
     /// `{minion: {ret, out, retcode, jid}}` (or `{failed: True}` for an
     /// expected minion that did not answer).
     fn cmd(&self, req: CmdRequest) -> Result<Value, FunctionError>;
-    /// `saltutil.runner`: a runner's return.
+    /// `saltutil.runner`: a runner's full return (its `ret` event's data:
+    /// `jid`, `return`, `success`...).
     fn runner(&self, name: &str, args: CallArgs) -> Result<Value, FunctionError>;
-    /// `saltutil.wheel`: a wheel function's return.
+    /// `saltutil.wheel`: a wheel function's full return (`jid`,
+    /// `return`, `success`...).
     fn wheel(&self, name: &str, args: CallArgs) -> Result<Value, FunctionError>;
     /// `salt/run/<jid>/<suffix>` for the run this minion serves.
     fn jid_event(&self, suffix: &str, data: Value);

@@ -235,26 +235,33 @@ async fn show_sls(config: &MasterConfig, mut p: Params) -> Result<Answer, Runner
 async fn single(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
     let fun = p.require("fun")?;
     let name = p.require("name")?;
+    one_off(config, p, "state.single", vec![fun, name]).await
+}
+
+/// orchestrate_single and orchestrate_high: the master minion's `fun`
+/// with `args`, the call's pillar and other keywords; Salt hands the
+/// function test=None and queue=False whatever is given.
+async fn one_off(
+    config: &MasterConfig,
+    mut p: Params,
+    fun: &'static str,
+    args: Vec<Value>,
+) -> Result<Answer, RunnerError> {
     let _test = p.take("test");
     let _queue = p.take("queue");
     let pillar = given(&mut p, "pillar");
-    let mut rest = p.kwargs_with_pub("state.orchestrate_single");
+    let mut rest = p.kwargs_with_pub(fun);
     rest.retain(|k, _| !k.starts_with("__"));
     Orchestration::check_pillar(pillar.as_ref()).map_err(orchestrate_error)?;
     if let Some(pillar) = pillar {
         rest.insert("pillar".into(), pillar);
     }
-    // Salt hands the step test=None and queue=False whatever is given.
     rest.insert("queue".into(), Value::Bool(false));
-    let call = CallArgs {
-        args: vec![fun, name],
-        kwargs: rest,
-    };
     let orch = Orchestration {
         jid: brine_host::time::jid(brine_host::time::now_micros(), false),
         user: "root".into(),
-        fun: "state.single",
-        call,
+        fun,
+        call: CallArgs { args, kwargs: rest },
     };
     let (id, running) = on_master(config, orch).await?;
     Ok(progressed(id, running))
@@ -296,28 +303,7 @@ async fn high(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerErro
             data.type_name()
         )));
     }
-    let _test = p.take("test");
-    let _queue = p.take("queue");
-    let pillar = given(&mut p, "pillar");
-    let mut rest = p.kwargs_with_pub("state.orchestrate_high");
-    rest.retain(|k, _| !k.starts_with("__"));
-    Orchestration::check_pillar(pillar.as_ref()).map_err(orchestrate_error)?;
-    if let Some(pillar) = pillar {
-        rest.insert("pillar".into(), pillar);
-    }
-    rest.insert("queue".into(), Value::Bool(false));
-    let call = CallArgs {
-        args: vec![data],
-        kwargs: rest,
-    };
-    let orch = Orchestration {
-        jid: brine_host::time::jid(brine_host::time::now_micros(), false),
-        user: "root".into(),
-        fun: "state.high",
-        call,
-    };
-    let (id, running) = on_master(config, orch).await?;
-    Ok(progressed(id, running))
+    one_off(config, p, "state.high", vec![data]).await
 }
 
 async fn event(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {

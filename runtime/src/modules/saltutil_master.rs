@@ -131,7 +131,7 @@ fn runner(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
     if let Some(Value::Map(kw)) = p.take("kwarg") {
         call.kwargs.extend(kw);
     }
-    let _ = p.take("full_return");
+    let full = truthy(p.take("full_return"));
     let _ = p.take("saltenv");
     let _ = p.take("jid");
     // Keyword arguments beside arg/kwarg go to the runner, as Salt's
@@ -141,7 +141,13 @@ fn runner(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {
             call.kwargs.insert(k, v);
         }
     }
-    Ok(Return::from(master(m)?.runner(&name, call)?))
+    let out = master(m)?.runner(&name, call)?;
+    // The job's data (jid, return, success...) only when asked.
+    Ok(Return::from(if full {
+        out
+    } else {
+        out.get("return").cloned().unwrap_or(Value::Null)
+    }))
 }
 
 fn wheel(m: &mut Minion, mut p: Params) -> Result<Return, CallError> {

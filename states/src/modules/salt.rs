@@ -589,50 +589,39 @@ fn full_return(out: &Value) -> (Value, bool, Option<Value>) {
 }
 
 fn runner(call: &StateCall) -> StateReturn {
-    let name = call.name();
-    if call.test {
-        let mut ret = StateReturn::new(name);
-        ret.result = None;
-        ret.comment = format!("Runner function '{name}' would be executed.");
-        return ret;
-    }
-    let mut kwargs = passed_kwargs(call);
-    kwargs.insert("name".into(), Value::from(name));
-    kwargs.insert("full_return".into(), Value::Bool(true));
-    let out = match call.ctx.minion.call(
-        "saltutil.runner",
-        CallArgs {
-            args: Vec::new(),
-            kwargs,
-        },
-    ) {
-        Ok(o) => o,
-        Err(e) => return failed(name, crate::raised(e)),
-    };
-    master_side_return(name, "Runner", &out)
+    master_side(call, "Runner", "saltutil.runner")
 }
 
 fn wheel(call: &StateCall) -> StateReturn {
+    master_side(call, "Wheel", "saltutil.wheel")
+}
+
+/// A `salt.runner` or `salt.wheel` step: in test mode what would run,
+/// else the function run on the master through `through`
+/// (`saltutil.runner`, `saltutil.wheel`) with the step's other keywords.
+fn master_side(call: &StateCall, kind: &str, through: &str) -> StateReturn {
     let name = call.name();
     if call.test {
         let mut ret = StateReturn::new(name);
         ret.result = None;
-        ret.comment = format!("Wheel function '{name}' would be executed.");
+        ret.comment = format!("{kind} function '{name}' would be executed.");
         return ret;
     }
     let mut kwargs = passed_kwargs(call);
     kwargs.insert("name".into(), Value::from(name));
-    let out = match call.ctx.minion.call(
-        "saltutil.wheel",
-        CallArgs {
-            args: Vec::new(),
-            kwargs,
-        },
-    ) {
-        Ok(o) => o,
-        Err(e) => return failed(name, crate::raised(e)),
+    // saltutil.wheel always gives the full return; saltutil.runner when
+    // asked, as Salt's salt.runner asks.
+    if kind == "Runner" {
+        kwargs.insert("full_return".into(), Value::Bool(true));
+    }
+    let args = CallArgs {
+        args: Vec::new(),
+        kwargs,
     };
-    master_side_return(name, "Wheel", &out)
+    match call.ctx.minion.call(through, args) {
+        Ok(out) => master_side_return(name, kind, &out),
+        Err(e) => failed(name, crate::raised(e)),
+    }
 }
 
 /// A runner's or wheel function's step: its return under `changes`.
