@@ -112,11 +112,29 @@ fn mask_keys(v: &Json, masks: &[(String, String)]) -> Json {
     }
 }
 
+/// Masks every case has: a name that does not resolve (a formula's
+/// download URL, unreachable from the test host) fails in the host
+/// resolver's words — Errno -2 "Name or service not known" with no network
+/// at all, -3 "Temporary failure in name resolution" while a resolver is
+/// still tried, or no answer before the request's timeout on a loaded
+/// host — compared as one text.
+fn host_masks() -> Vec<(regex::Regex, String)> {
+    vec![(
+        regex::Regex::new(
+            r"Error: (?:\[Errno -(?:2|3)\] (?:Name or service not known|Temporary failure in name resolution)|Timeout) reading ",
+        )
+        .unwrap_or_else(|_| unreachable!("a fixed pattern")),
+        "Error: <the name does not resolve> reading ".to_string(),
+    )]
+}
+
 fn masks(spec: &Value) -> Result<Vec<(regex::Regex, String)>, String> {
     let Some(list) = spec.get("masks").and_then(Value::as_list) else {
-        return Ok(Vec::new());
+        return Ok(host_masks());
     };
-    list.iter()
+    let mut out = host_masks();
+    let own: Result<Vec<_>, String> = list
+        .iter()
         .filter(|m| m.get("key").is_none())
         .map(|m| {
             let re = m.get("regex").map(Value::to_python_str).unwrap_or_default();
@@ -128,7 +146,9 @@ fn masks(spec: &Value) -> Result<Vec<(regex::Regex, String)>, String> {
                     .unwrap_or_default(),
             ))
         })
-        .collect()
+        .collect();
+    out.extend(own?);
+    Ok(out)
 }
 
 /// Every string (keys too) with `f` applied.

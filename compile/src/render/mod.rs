@@ -1,7 +1,9 @@
 //! The render pipeline: source text → data, as chosen by the shebang line
-//! (`#!jinja|yaml` by default, `#!yaml`, `#!jinja|json`, `#!json`).
+//! (`#!jinja|yaml` by default, `#!yaml`, `#!jinja|json`, `#!json`, and
+//! `|gpg` after any of them: [`gpg`]).
 //! Shared by pillar SLS, state SLS, top files and PillarStack.
 
+pub mod gpg;
 pub mod jinja;
 use brine_core::yaml;
 
@@ -33,7 +35,12 @@ pub enum RenderError {
         path: PathBuf,
         source: serde_json::Error,
     },
-    #[error("{path}: unknown renderer '{name}' in '#!{pipeline}' (supported: jinja, yaml, json)")]
+    /// A block the gpg renderer could not decrypt (Salt's words).
+    #[error("{path}: {message}")]
+    Gpg { path: PathBuf, message: String },
+    #[error(
+        "{path}: unknown renderer '{name}' in '#!{pipeline}' (supported: jinja, yaml, json, gpg)"
+    )]
     UnknownRenderer {
         path: PathBuf,
         name: String,
@@ -47,6 +54,7 @@ enum Stage {
     Jinja,
     Yaml,
     Json,
+    Gpg,
 }
 
 /// The pipeline a file asks for with its first line (`#!jinja|yaml`), or the
@@ -70,6 +78,7 @@ fn pipeline<'a>(path: &Path, text: &'a str) -> Result<(Vec<Stage>, &'a str), Ren
             "jinja" => Stage::Jinja,
             "yaml" => Stage::Yaml,
             "json" => Stage::Json,
+            "gpg" => Stage::Gpg,
             other => {
                 return Err(RenderError::UnknownRenderer {
                     path: path.to_path_buf(),
@@ -114,6 +123,18 @@ pub fn render_text(path: &Path, text: &str, ctx: &TemplateContext) -> Result<Val
                         source,
                     })?
                 });
+            }
+            Stage::Gpg => {
+                let opts = ctx.minion.opts.as_map().cloned().unwrap_or_default();
+                let input = data
+                    .take()
+                    .unwrap_or_else(|| Value::Str(current.to_string()));
+                data = Some(gpg::Gpg::of(&opts).decrypt(input).map_err(|message| {
+                    RenderError::Gpg {
+                        path: path.to_path_buf(),
+                        message,
+                    }
+                })?);
             }
         }
     }
@@ -205,8 +226,9 @@ pub fn render_file(path: &Path, ctx: &TemplateContext) -> Result<Value, RenderEr
         path: path.to_path_buf(),
         source,
     })?;
-    // Templates never enter the table: they do not take its lock.
-    if !static_files::context_free(&text) {
+    // Templates never enter the table: they do not take its lock. Nor do
+    // encrypted files: their plaintext depends on a keyring.
+    if !static_files::context_free(&text) || uses_gpg(&text) {
         return render_text(path, &text, ctx);
     }
     if let Some(v) = static_files::get(path, &text) {
@@ -215,6 +237,16 @@ pub fn render_file(path: &Path, ctx: &TemplateContext) -> Result<Value, RenderEr
     let value = render_text(path, &text, ctx)?;
     static_files::put(path, text.to_string(), &value);
     Ok(value)
+}
+
+/// Does the file's shebang pipeline hold the gpg renderer?
+fn uses_gpg(text: &str) -> bool {
+    text.strip_prefix("#!")
+        .and_then(|r| r.lines().next())
+        .is_some_and(|l| {
+            l.split('|')
+                .any(|s| s.split_whitespace().next() == Some("gpg"))
+        })
 }
 
 /// Parsed files whose data cannot depend on the minion, the environment

@@ -501,6 +501,8 @@ fn render_error_text(e: &render::RenderError, path: &std::path::Path) -> String 
                 _ => source.message.clone(),
             }
         }
+        // The gpg renderer's own words (Salt's SaltRenderError message).
+        render::RenderError::Gpg { message, .. } => message.clone(),
         other => other.to_string(),
     }
 }

@@ -131,6 +131,25 @@ fn fresh_request(
     ))
 }
 
+/// A `pillar=` override given with `pillar_enc=RENDERER`, decrypted here
+/// — on the minion, as Salt's does, even when the master compiles — or
+/// Salt's error for it.
+pub(crate) fn decrypted_override(
+    opts: &Map,
+    pillar_override: Option<Value>,
+    pillar_enc: Option<Value>,
+) -> Result<Option<Value>, CallError> {
+    let Some(enc) = pillar_enc.filter(|e| !e.is_null()) else {
+        return Ok(pillar_override);
+    };
+    let Some(data) = pillar_override else {
+        return Ok(None);
+    };
+    brine_compile::render::gpg::decrypt_override(opts, data, &enc.to_python_str())
+        .map(Some)
+        .map_err(|e| CallError::Failed(format!("Failed to decrypt pillar override: {e}")))
+}
+
 /// A fresh compile in the environments the call's options give.
 fn configured(cx: &Ctx<'_>) -> FreshPillar {
     FreshPillar::new(Envs::of_pillar_call(cx.opts, None, None), None)
@@ -297,7 +316,8 @@ fn items<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         return item(cx, params_of(FUNCTIONS, "item", call));
     }
     let pillar_override = p.take("pillar");
-    p.kw("pillar_enc");
+    let pillar_enc = p.kw("pillar_enc");
+    let pillar_override = decrypted_override(cx.opts, pillar_override, pillar_enc)?;
     let req = fresh_request(cx, &mut p, pillar_override);
     p.finish()?;
     Ok(match cx.running() {

@@ -102,6 +102,8 @@ struct CallOpts {
     saltenv: Option<String>,
     pillarenv: Option<String>,
     pillar_override: Option<Value>,
+    /// `pillar_enc=`: the override is encrypted with that renderer.
+    pillar_enc: Option<Value>,
     /// `force=True` skips the pillar error check.
     force: bool,
 }
@@ -112,12 +114,13 @@ fn call_opts(m: &Minion, p: &mut Params) -> CallOpts {
     p.kw("pillarenv");
     // Salt's `env` is not supported and silently dropped.
     p.kw("env");
-    p.kw("pillar_enc");
+    let pillar_enc = p.kw("pillar_enc");
     p.kw("localconfig");
     CallOpts {
         saltenv,
         pillarenv,
         pillar_override: None,
+        pillar_enc,
         force: p.kw("force").is_some_and(|v| v.is_truthy()),
     }
 }
@@ -127,6 +130,18 @@ fn call_opts(m: &Minion, p: &mut Params) -> CallOpts {
 /// `pillarenv` or passes `pillar=` (then a fresh compile, as Salt's
 /// `State` does when it gets no `initial_pillar`).
 fn request(m: &Minion, co: &CallOpts) -> Result<StateRequest, CallError> {
+    let pillar_override = super::pillar::decrypted_override(
+        &m.opts,
+        co.pillar_override.clone(),
+        co.pillar_enc.clone(),
+    )?;
+    let co = &CallOpts {
+        pillar_override,
+        saltenv: co.saltenv.clone(),
+        pillarenv: co.pillarenv.clone(),
+        pillar_enc: None,
+        force: co.force,
+    };
     let override_given = co.pillar_override.as_ref().is_some_and(|v| v.is_truthy());
     if let Some(v) = &co.pillar_override {
         if !matches!(v, Value::Map(_) | Value::Null) {

@@ -73,7 +73,11 @@ impl RunOpts {
         kwargs: &Map,
     ) -> Result<RunOpts, CallError> {
         let Envs { saltenv, pillarenv } = Envs::of_state_run(&m.opts, kwargs);
-        let pillar_override = kwargs.get("pillar").filter(|v| !v.is_null()).cloned();
+        let pillar_override = crate::modules::pillar::decrypted_override(
+            &m.opts,
+            kwargs.get("pillar").filter(|v| !v.is_null()).cloned(),
+            kwargs.get("pillar_enc").cloned(),
+        )?;
         if pillar_override
             .as_ref()
             .is_some_and(|p| !matches!(p, Value::Map(_)))

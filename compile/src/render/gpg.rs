@@ -1,0 +1,292 @@
+//! Salt's `gpg` renderer (`#!yaml|gpg`, `#!jinja|yaml|gpg`): every
+//! `-----BEGIN PGP MESSAGE----- … -----END PGP MESSAGE-----` block found
+//! in the rendered data's strings, anywhere it sits, decrypted by the
+//! host's `gpg` with the keyring in `gpg_keydir` (default: `gpgkeys` beside
+//! the configuration file), as Salt's renderer runs it. A string that held
+//! a block loses its trailing newlines once decrypted (Salt strips them).
+//! A block that does not decrypt fails the render while
+//! `gpg_decrypt_must_succeed` (Salt 3007's default) is on, and is left as
+//! it was, with a warning, when it is off.
+//!
+//! `gpg` is a program of the host, run with a time and size bound; its
+//! answer depends on a keyring outside the tree, so a compile that used it
+//! is never given again from what it read ([`crate::inputs`]).
+
+use brine_core::{Map, Value};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The start and end of an ASCII-armoured message.
+const BEGIN: &str = "-----BEGIN PGP MESSAGE-----";
+const END: &str = "-----END PGP MESSAGE-----";
+
+/// How long one decryption may take (gpg asks nobody: a key without
+/// passphrase, `--no-tty`).
+const GPG_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most a decrypted block may hold.
+const MAX_PLAINTEXT: usize = 16 << 20;
+
+/// What the renderer needs of the options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gpg {
+    /// The GnuPG home holding the keys.
+    pub keydir: PathBuf,
+    /// `gpg_decrypt_must_succeed` (default true).
+    pub must_succeed: bool,
+}
+
+impl Gpg {
+    /// From the options a render sees: `gpg_keydir`, else `gpgkeys` in
+    /// `config_dir` (or the folder of `conf_file`).
+    pub fn of(opts: &Map) -> Gpg {
+        let text = |k: &str| {
+            opts.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let keydir = match text("gpg_keydir") {
+            Some(d) => PathBuf::from(d),
+            None => {
+                let dir = text("config_dir").map(PathBuf::from).or_else(|| {
+                    text("conf_file").and_then(|f| Path::new(f).parent().map(Path::to_path_buf))
+                });
+                dir.unwrap_or_else(|| PathBuf::from("/etc/salt"))
+                    .join("gpgkeys")
+            }
+        };
+        let must_succeed = opts
+            .get("gpg_decrypt_must_succeed")
+            .is_none_or(Value::is_truthy);
+        Gpg {
+            keydir,
+            must_succeed,
+        }
+    }
+
+    /// Every block in `v` decrypted (Salt's `_decrypt_object`).
+    pub fn decrypt(&self, v: Value) -> Result<Value, String> {
+        Ok(match v {
+            Value::Str(s) => Value::Str(self.decrypt_text(&s)?),
+            Value::List(l) => Value::List(
+                l.into_iter()
+                    .map(|x| self.decrypt(x))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Map(m) => Value::Map(
+                m.into_iter()
+                    .map(|(k, x)| Ok((k, self.decrypt(x)?)))
+                    .collect::<Result<Map, String>>()?,
+            ),
+            other => other,
+        })
+    }
+
+    /// The blocks of one string decrypted in place; with any found, the
+    /// trailing newlines taken off.
+    pub fn decrypt_text(&self, s: &str) -> Result<String, String> {
+        if !s.contains(BEGIN) {
+            return Ok(s.to_string());
+        }
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        let mut found = false;
+        while let Some(at) = rest.find(BEGIN) {
+            let Some(len) = rest[at..].find(END) else {
+                break;
+            };
+            let block = &rest[at..at + len + END.len()];
+            out.push_str(&rest[..at]);
+            out.push_str(&self.decrypt_block(block)?);
+            rest = &rest[at + len + END.len()..];
+            found = true;
+        }
+        out.push_str(rest);
+        if found {
+            let trimmed = out.trim_end_matches('\n').len();
+            out.truncate(trimmed);
+        }
+        Ok(out)
+    }
+
+    /// One block through `gpg -d`; the block itself when it cannot be
+    /// decrypted and that may pass.
+    fn decrypt_block(&self, block: &str) -> Result<String, String> {
+        crate::inputs::volatile(|| "a gpg block was decrypted".into());
+        let (plain, status) = match run_gpg(&self.keydir, block.as_bytes()) {
+            Ok(out) => out,
+            Err(e) => (Vec::new(), e.into_bytes()),
+        };
+        if !plain.is_empty() {
+            return Ok(String::from_utf8_lossy(&plain).into_owned());
+        }
+        let why = format!(
+            "Could not decrypt cipher {}, received: {}",
+            bytes_repr(block.as_bytes()),
+            bytes_repr(&status)
+        );
+        if self.must_succeed {
+            return Err(why);
+        }
+        tracing::warn!("{why}");
+        Ok(block.to_string())
+    }
+}
+
+/// Salt's `salt.utils.crypt.decrypt` of a `pillar=` override given with
+/// `pillar_enc=RENDERER`: the renderer must be one of
+/// `decrypt_pillar_renderers` (default `[gpg]`); a literal `\n` in the
+/// ciphertexts stands for a newline (a command line cannot hold one).
+pub fn decrypt_override(opts: &Map, data: Value, renderer: &str) -> Result<Value, String> {
+    let valid: Vec<String> = match opts.get("decrypt_pillar_renderers") {
+        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(Value::Str(s)) => s.split(',').map(|r| r.trim().to_string()).collect(),
+        _ => vec!["gpg".to_string()],
+    };
+    if !valid.iter().any(|v| v == renderer) {
+        return Err(format!(
+            "'{renderer}' is not a valid decryption renderer. Valid choices are: {}",
+            valid.join(", ")
+        ));
+    }
+    if renderer != "gpg" {
+        return Err(format!(
+            "brine decrypts with the gpg renderer only, not '{renderer}'"
+        ));
+    }
+    Gpg::of(opts).decrypt(translated(data))
+}
+
+/// A literal backslash-n made a newline, in every string of `v`.
+fn translated(v: Value) -> Value {
+    match v {
+        Value::Str(s) => Value::Str(s.replace("\\n", "\n")),
+        Value::List(l) => Value::List(l.into_iter().map(translated).collect()),
+        Value::Map(m) => Value::Map(m.into_iter().map(|(k, x)| (k, translated(x))).collect()),
+        other => other,
+    }
+}
+
+/// Python's `repr()` of bytes (`b'...'`), as Salt's messages show them.
+fn bytes_repr(b: &[u8]) -> String {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = format!("b{quote}");
+    for &c in b {
+        match c {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            c if c as char == quote => {
+                out.push('\\');
+                out.push(quote);
+            }
+            0x20..=0x7e => out.push(c as char),
+            c => out.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// `gpg --homedir KEYDIR --status-fd 2 --no-tty -d`, `input` on stdin:
+/// stdout and stderr, bounded in time and size.
+fn run_gpg(keydir: &Path, input: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let mut child = Command::new("gpg")
+        .arg("--homedir")
+        .arg(keydir)
+        .args(["--status-fd", "2", "--no-tty", "-d"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("GPG unavailable: {e}"))?;
+    let mut stdin = child.stdin.take();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        if let Some(s) = stdin.as_mut() {
+            let _ = s.write_all(&input);
+        }
+    });
+    let read = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(r) = r {
+                let _ = r.take(MAX_PLAINTEXT as u64 + 1).read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = read(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let err = read(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + GPG_TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "gpg did not answer within {}s",
+                    GPG_TIMEOUT.as_secs()
+                ));
+            }
+        }
+    }
+    let _ = writer.join();
+    let plain = out.join().unwrap_or_default();
+    let status = err.join().unwrap_or_default();
+    if plain.len() > MAX_PLAINTEXT {
+        return Err(format!(
+            "a decrypted block is larger than {MAX_PLAINTEXT} bytes"
+        ));
+    }
+    Ok((plain, status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_as_salt_reads_them() {
+        let mut o = Map::default();
+        o.insert("conf_file".into(), Value::from("/etc/brine/minion"));
+        assert_eq!(Gpg::of(&o).keydir, PathBuf::from("/etc/brine/gpgkeys"));
+        assert!(Gpg::of(&o).must_succeed);
+        o.insert("gpg_keydir".into(), Value::from("/k"));
+        o.insert("gpg_decrypt_must_succeed".into(), Value::Bool(false));
+        assert_eq!(
+            Gpg::of(&o),
+            Gpg {
+                keydir: "/k".into(),
+                must_succeed: false
+            }
+        );
+    }
+
+    #[test]
+    fn text_without_a_block_is_left_alone() {
+        let g = Gpg::of(&Map::default());
+        assert_eq!(g.decrypt_text("plain\n").unwrap(), "plain\n");
+        // Python: repr(b"a\n'b'\x01") == 'b"a\\n\'b\'\\x01"'
+        assert_eq!(bytes_repr(b"a\n'b'\x01"), "b\"a\\n'b'\\x01\"");
+    }
+}
