@@ -284,7 +284,18 @@ pub fn diff(exp: &Json, got: &Json, path: &str) -> Option<String> {
         }
         (Json::Number(a), Json::Number(b)) if a.as_f64() == b.as_f64() => None,
         (a, b) if a == b => None,
-        (a, b) => Some(format!("{path}: expected {a}, got {b}")),
+        // brine's answer first, each cut short: a report line is read
+        // cut at a few hundred characters.
+        (a, b) => {
+            let short = |v: &Json| {
+                let s = v.to_string();
+                match s.char_indices().nth(400) {
+                    Some((i, _)) => format!("{}…", &s[..i]),
+                    None => s,
+                }
+            };
+            Some(format!("{path}: got {}, expected {}", short(b), short(a)))
+        }
     }
 }
 
