@@ -292,9 +292,19 @@ fn a_failover_minion_moves_to_the_other_master_and_loses_no_return() {
     let _held = hold_ports(&a);
     let at = Instant::now();
     // Within the alive interval plus a second or two (the link's loss
-    // brings the check forward).
-    until_pinged(&b, Duration::from_secs(7), "after A was killed", &logs);
+    // brings the check forward). Timed on the minion's own word: one
+    // missed ping costs the CLI a whole gather timeout.
+    let switched = "Re-initialising subsystems for new master 127.0.0.2";
+    while !a.minion_log().contains(switched) {
+        assert!(
+            at.elapsed() < Duration::from_secs(7),
+            "web1 did not fail over within 7 s\n{}",
+            logs()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     eprintln!("failover took {:?}", at.elapsed());
+    until_pinged(&b, Duration::from_secs(30), "after A was killed", &logs);
 
     let got = stored_within(&b, &jids, Duration::from_secs(40));
     assert_eq!(got, jids.len(), "returns lost across the kill\n{}", logs());

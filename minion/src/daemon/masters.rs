@@ -229,20 +229,40 @@ async fn lost(addr: SocketAddr, interval: Duration, mut losses: tokio::sync::wat
         return std::future::pending().await;
     }
     loop {
-        tokio::select! {
-            _ = tokio::time::sleep(interval) => {}
+        let broke = tokio::select! {
+            _ = tokio::time::sleep(interval) => false,
             changed = losses.changed() => {
                 if changed.is_err() {
                     // The link is gone; the timer alone then.
                     tokio::time::sleep(interval).await;
                 }
+                changed.is_ok()
             }
-        }
+        };
         if !reachable(addr).await {
             return;
         }
+        // A killed master's connections close before its listener does:
+        // a probe right after the loss can still be accepted. Look again
+        // shortly rather than only after a whole interval.
+        if broke {
+            for wait in AFTER_LOSS_PROBES {
+                tokio::time::sleep(wait.min(interval)).await;
+                if !reachable(addr).await {
+                    return;
+                }
+            }
+        }
     }
 }
+
+/// When to probe again after the link broke and a first probe still got
+/// through.
+const AFTER_LOSS_PROBES: [Duration; 3] = [
+    Duration::from_millis(250),
+    Duration::from_millis(500),
+    Duration::from_millis(1000),
+];
 
 /// Resolves once `primary` (when there is one to go back to) can be
 /// reached again, checked every `master_failback_interval`.
