@@ -17,6 +17,7 @@
 //!
 //! It knows nothing of sockets, keys or running states.
 
+pub mod command;
 pub mod envs;
 pub mod file_text;
 pub mod inputs;

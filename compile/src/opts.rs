@@ -43,6 +43,9 @@ enum Kind {
     Roots,
     /// A string or a list of strings (`master`).
     StrOrList,
+    /// Any value: the option's reader says what it makes of it
+    /// (`decrypt_pillar`'s malformed forms are a pillar error, as Salt's).
+    Any,
 }
 
 impl Kind {
@@ -56,6 +59,7 @@ impl Kind {
             Kind::List => "a list",
             Kind::Roots => "a mapping of environment: [directories]",
             Kind::StrOrList => "a string or a list of strings",
+            Kind::Any => "any value",
         }
     }
 
@@ -73,6 +77,7 @@ impl Kind {
             }),
             (Kind::StrOrList, Value::Str(_)) => true,
             (Kind::StrOrList, Value::List(l)) => l.iter().all(|d| matches!(d, Value::Str(_))),
+            (Kind::Any, _) => true,
             _ => false,
         }
     }
@@ -95,6 +100,12 @@ const KNOWN: &[(&str, Kind)] = &[
     ("pillarenv", Kind::OptStr),
     ("pillarenv_from_saltenv", Kind::Bool),
     ("ext_pillar", Kind::List),
+    ("gpg_keydir", Kind::Str),
+    ("gpg_decrypt_must_succeed", Kind::Bool),
+    ("decrypt_pillar", Kind::Any),
+    ("decrypt_pillar_delimiter", Kind::Str),
+    ("decrypt_pillar_default", Kind::Str),
+    ("decrypt_pillar_renderers", Kind::StrOrList),
     ("ext_pillar_first", Kind::Bool),
     ("pillar_opts", Kind::Bool),
     ("pillar_safe_render_error", Kind::Bool),

@@ -1,12 +1,13 @@
 //! Shared by the end-to-end tests: locating the built binaries, a relay
 //! that can cut a minion off its master (`partition`), the real fleet's
-//! recordings they replay (`recorded`), and the
+//! recordings they replay (`recorded`; masterless ones: `masterless`), and the
 //! conformance runner that replays `tests/conformance/cases` (copied from
 //! what real Salt 3007.8 answered) against brine and compares.
 
 pub mod conformance;
 pub mod daemon;
 pub mod http;
+pub mod masterless;
 pub mod orch;
 pub mod partition;
 pub mod recorded;

@@ -3,7 +3,7 @@
 //! each environment in top order, and running the ext_pillars.
 
 use super::merge::{merge, MergeStrategy};
-use super::{hiera, stack};
+use super::{cmd, hiera, stack};
 use crate::matcher::glob::{fnmatch_filter, has_glob};
 use crate::render;
 use crate::roots::{Roots, SlsFile};
@@ -147,6 +147,8 @@ impl Compiler<'_> {
                         )
                         .map_err(ExtPillarError::from)
                     }
+                    "cmd_yaml" => Ok(cmd::ext_pillar(cmd::Format::Yaml, &self.minion.id, conf)),
+                    "cmd_json" => Ok(cmd::ext_pillar(cmd::Format::Json, &self.minion.id, conf)),
                     other => {
                         tracing::error!("Specified ext_pillar interface {other} is unavailable");
                         continue;

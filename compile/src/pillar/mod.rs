@@ -1,12 +1,15 @@
 //! Pillar compilation, in Salt's order: top files (all environments, or the
 //! `pillarenv` one) → matched SLS rendered and merged → ext_pillars →
 //! `pillar_opts` → the in-memory pillar under it (a minion's
-//! `ssh_merge_pillar`) → `_errors` → the `pillar=` override on top.
+//! `ssh_merge_pillar`) → `_errors` → the `pillar=` override on top →
+//! `decrypt_pillar` ([`decrypt`]).
 //!
 //! Errors never abort the compile: each is reported under `_errors` the way
 //! Salt words it, and every other key still compiles.
 
+mod cmd;
 mod compiler;
+pub mod decrypt;
 pub mod hiera;
 pub mod merge;
 mod sls;
@@ -232,6 +235,15 @@ fn compile_with(req: &PillarRequest, prerender_workers: usize) -> Map {
             strategy,
             merge_lists,
         );
+    }
+    let decrypt_errors = decrypt::apply(o, &mut pillar);
+    if !decrypt_errors.is_empty() {
+        let errors = pillar
+            .entry("_errors".to_string())
+            .or_insert_with(|| Value::List(Vec::new()));
+        if let Value::List(l) = errors {
+            l.extend(decrypt_errors.into_iter().map(Value::Str));
+        }
     }
     pillar
 }

@@ -13,10 +13,9 @@
 //! is never given again from what it read ([`crate::inputs`]).
 
 use brine_core::{Map, Value};
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// The start and end of an ASCII-armoured message.
 const BEGIN: &str = "-----BEGIN PGP MESSAGE-----";
@@ -84,6 +83,19 @@ impl Gpg {
         })
     }
 
+    /// Every block in `v` decrypted where it sits, in order: what was
+    /// decrypted before a block that fails stays decrypted, as Salt's
+    /// renderer leaves a mutable pillar value it worked on in place.
+    pub fn decrypt_in_place(&self, v: &mut Value) -> Result<(), String> {
+        match v {
+            Value::Str(s) => *s = self.decrypt_text(s)?,
+            Value::List(l) => l.iter_mut().try_for_each(|x| self.decrypt_in_place(x))?,
+            Value::Map(m) => m.values_mut().try_for_each(|x| self.decrypt_in_place(x))?,
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// The blocks of one string decrypted in place; with any found, the
     /// trailing newlines taken off.
     pub fn decrypt_text(&self, s: &str) -> Result<String, String> {
@@ -135,40 +147,6 @@ impl Gpg {
     }
 }
 
-/// Salt's `salt.utils.crypt.decrypt` of a `pillar=` override given with
-/// `pillar_enc=RENDERER`: the renderer must be one of
-/// `decrypt_pillar_renderers` (default `[gpg]`); a literal `\n` in the
-/// ciphertexts stands for a newline (a command line cannot hold one).
-pub fn decrypt_override(opts: &Map, data: Value, renderer: &str) -> Result<Value, String> {
-    let valid: Vec<String> = match opts.get("decrypt_pillar_renderers") {
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-        Some(Value::Str(s)) => s.split(',').map(|r| r.trim().to_string()).collect(),
-        _ => vec!["gpg".to_string()],
-    };
-    if !valid.iter().any(|v| v == renderer) {
-        return Err(format!(
-            "'{renderer}' is not a valid decryption renderer. Valid choices are: {}",
-            valid.join(", ")
-        ));
-    }
-    if renderer != "gpg" {
-        return Err(format!(
-            "brine decrypts with the gpg renderer only, not '{renderer}'"
-        ));
-    }
-    Gpg::of(opts).decrypt(translated(data))
-}
-
-/// A literal backslash-n made a newline, in every string of `v`.
-fn translated(v: Value) -> Value {
-    match v {
-        Value::Str(s) => Value::Str(s.replace("\\n", "\n")),
-        Value::List(l) => Value::List(l.into_iter().map(translated).collect()),
-        Value::Map(m) => Value::Map(m.into_iter().map(|(k, x)| (k, translated(x))).collect()),
-        other => other,
-    }
-}
-
 /// Python's `repr()` of bytes (`b'...'`), as Salt's messages show them.
 fn bytes_repr(b: &[u8]) -> String {
     let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
@@ -198,67 +176,15 @@ fn bytes_repr(b: &[u8]) -> String {
 /// `gpg --homedir KEYDIR --status-fd 2 --no-tty -d`, `input` on stdin:
 /// stdout and stderr, bounded in time and size.
 fn run_gpg(keydir: &Path, input: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
-    let mut child = Command::new("gpg")
-        .arg("--homedir")
+    let mut cmd = Command::new("gpg");
+    cmd.arg("--homedir")
         .arg(keydir)
-        .args(["--status-fd", "2", "--no-tty", "-d"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("GPG unavailable: {e}"))?;
-    let mut stdin = child.stdin.take();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        if let Some(s) = stdin.as_mut() {
-            let _ = s.write_all(&input);
-        }
-    });
-    let read = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(r) = r {
-                let _ = r.take(MAX_PLAINTEXT as u64 + 1).read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let out = read(
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
-    let err = read(
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + GPG_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "gpg did not answer within {}s",
-                    GPG_TIMEOUT.as_secs()
-                ));
-            }
-        }
-    }
-    let _ = writer.join();
-    let plain = out.join().unwrap_or_default();
-    let status = err.join().unwrap_or_default();
-    if plain.len() > MAX_PLAINTEXT {
-        return Err(format!(
-            "a decrypted block is larger than {MAX_PLAINTEXT} bytes"
-        ));
-    }
-    Ok((plain, status))
+        .args(["--status-fd", "2", "--no-tty", "-d"]);
+    let out = crate::command::run(cmd, input, GPG_TIMEOUT, MAX_PLAINTEXT).map_err(|e| match e {
+        crate::command::CommandError::Spawn(e) => format!("GPG unavailable: {e}"),
+        other => other.to_string(),
+    })?;
+    Ok((out.stdout, out.stderr))
 }
 
 #[cfg(test)]

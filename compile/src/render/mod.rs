@@ -3,6 +3,7 @@
 //! `|gpg` after any of them: [`gpg`]).
 //! Shared by pillar SLS, state SLS, top files and PillarStack.
 
+pub mod decrypt;
 pub mod gpg;
 pub mod jinja;
 use brine_core::yaml;

@@ -145,7 +145,7 @@ pub(crate) fn decrypted_override(
     let Some(data) = pillar_override else {
         return Ok(None);
     };
-    brine_compile::render::gpg::decrypt_override(opts, data, &enc.to_python_str())
+    brine_compile::render::decrypt::decrypt_override(opts, data, &enc.to_python_str())
         .map(Some)
         .map_err(|e| CallError::Failed(format!("Failed to decrypt pillar override: {e}")))
 }
