@@ -28,6 +28,7 @@ pub mod pillar;
 pub mod render;
 pub mod request;
 pub mod roots;
+pub mod sdb;
 pub mod state;
 
 pub use minion_data::MinionData;

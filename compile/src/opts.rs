@@ -316,15 +316,22 @@ pub fn load_including(
     include_dir: Option<&Path>,
 ) -> Result<Loaded, OptsError> {
     let mut loaded = load_file(path, defaults)?;
-    let Some(dir) = include_dir else {
-        return Ok(loaded);
-    };
+    if let Some(dir) = include_dir {
+        include(&mut loaded, dir);
+    }
+    loaded.opts = finish(std::mem::take(&mut loaded.opts));
+    crate::sdb::apply(&mut loaded.opts);
+    Ok(loaded)
+}
+
+/// The `*.conf` files of `dir` over `loaded`, in name order.
+fn include(loaded: &mut Loaded, dir: &Path) {
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(rd) => rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
             .collect(),
-        Err(_) => return Ok(loaded),
+        Err(_) => return,
     };
     files.sort();
     for file in files {
@@ -348,8 +355,6 @@ pub fn load_including(
                 .push(format!("{}: {e}; left out", file.display())),
         }
     }
-    loaded.opts = finish(loaded.opts);
-    Ok(loaded)
 }
 
 fn load_file(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
@@ -398,6 +403,8 @@ fn load_file(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
                 })
             }
             Some(_) => {}
+            // An sdb profile (`myvault: {driver: vault, ...}`).
+            None if val.as_map().is_some_and(|m| m.contains_key("driver")) => {}
             None => warnings.push(format!(
                 "{}: unknown option '{key}' (kept, but brine does not use it)",
                 path.display()

@@ -84,7 +84,13 @@ fn split_kwarg(tok: &str) -> Option<(&str, &str)> {
     if !chars.all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '-') {
         return None;
     }
-    Some((name, rest))
+    // Salt's `(.*)$` does not cross a line: a value may end in one
+    // newline (which it loses) and hold no other.
+    match rest.find('\n') {
+        None => Some((name, rest)),
+        Some(at) if at + 1 == rest.len() => Some((name, &rest[..at])),
+        Some(_) => None,
+    }
 }
 
 /// Salt's `yamlify_arg`: load a string argument as YAML unless doing so
@@ -150,6 +156,8 @@ mod tests {
         assert_eq!(split_kwarg("a b=c"), None);
         assert_eq!(split_kwarg("x.y-z=1"), Some(("x.y-z", "1")));
         assert_eq!(split_kwarg("plain"), None);
+        assert_eq!(split_kwarg("a=b\n"), Some(("a", "b")));
+        assert_eq!(split_kwarg("a=b\nc"), None);
     }
 
     #[test]

@@ -174,6 +174,15 @@ pub fn run(cli: &Cli) -> i32 {
             eprintln!("Error running '{}': {msg}", cli.function);
             1
         }
+        // Arguments that do not bind (Python's TypeError): salt-call
+        // names the error on stderr and prints the function's doc.
+        Err(modules::CallError::InvalidArguments(msg)) => {
+            eprint!("\nPassed invalid arguments: {msg}.\n\nUsage:\n");
+            if let Some(f) = modules::find(&cli.function) {
+                println!("{}", f.doc);
+            }
+            1
+        }
         // Salt's SaltInvocationError: salt-call exits with its message.
         Err(modules::CallError::Invocation(msg)) => {
             eprintln!("{msg}");

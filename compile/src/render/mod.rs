@@ -58,11 +58,16 @@ enum Stage {
     Gpg,
 }
 
-/// The pipeline a file asks for with its first line (`#!jinja|yaml`), or the
-/// default one, and the text to feed it (the shebang line itself is dropped).
-fn pipeline<'a>(path: &Path, text: &'a str) -> Result<(Vec<Stage>, &'a str), RenderError> {
+/// The pipeline a file asks for with its first line (`#!jinja|yaml`), or
+/// `default` (a pipeline spelled as after `#!`), and the text to feed it
+/// (the shebang line itself is dropped).
+fn pipeline<'a>(
+    path: &Path,
+    text: &'a str,
+    default: &str,
+) -> Result<(Vec<Stage>, &'a str), RenderError> {
     let Some(rest) = text.strip_prefix("#!") else {
-        return Ok((vec![Stage::Jinja, Stage::Yaml], text));
+        return Ok((stages(path, default)?, text));
     };
     // The body keeps the shebang line's newline so that line numbers in
     // errors stay those of the file.
@@ -70,7 +75,11 @@ fn pipeline<'a>(path: &Path, text: &'a str) -> Result<(Vec<Stage>, &'a str), Ren
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
-    let spec = line.trim();
+    Ok((stages(path, line.trim())?, body))
+}
+
+/// The renderers `spec` (`jinja|yaml`) names.
+fn stages(path: &Path, spec: &str) -> Result<Vec<Stage>, RenderError> {
     let mut stages = Vec::new();
     for name in spec.split('|') {
         // Renderer options (`#!jinja --some-option`) are accepted and ignored.
@@ -89,12 +98,23 @@ fn pipeline<'a>(path: &Path, text: &'a str) -> Result<(Vec<Stage>, &'a str), Ren
             }
         });
     }
-    Ok((stages, body))
+    Ok(stages)
 }
 
 /// Render `text` (the contents of `path`) through its pipeline.
 pub fn render_text(path: &Path, text: &str, ctx: &TemplateContext) -> Result<Value, RenderError> {
-    let (stages, body) = pipeline(path, text)?;
+    render_text_with_default(path, text, ctx, "jinja|yaml")
+}
+
+/// [`render_text`] with `default` the pipeline of a text without a
+/// shebang line (`slsutil.renderer`'s `default_renderer`).
+pub fn render_text_with_default(
+    path: &Path,
+    text: &str,
+    ctx: &TemplateContext,
+    default: &str,
+) -> Result<Value, RenderError> {
+    let (stages, body) = pipeline(path, text, default)?;
     let mut current = std::borrow::Cow::Borrowed(body);
     let mut data: Option<Value> = None;
     for stage in stages {

@@ -48,7 +48,7 @@ grains, else its pillar, else pillar['master'], else Salt's built-in module defa
 DEFAULT (default '') when none has it. OMIT_OPTS, OMIT_GRAINS, OMIT_PILLAR and \
 OMIT_MASTER skip a layer. With MERGE ('recurse' or 'overwrite') the layers are merged \
 first (opts over grains over pillar over pillar['master'] over the defaults) and KEY is \
-looked up in the result. brine does not read sdb:// values.\n\n    \
+looked up in the result. A value that is an sdb:// uri is what it names.\n\n    \
 brine-call config.get id\n    brine-call config.get pkg:web default=apache2\n    \
 brine-call config.get users merge=recurse",
         get,
@@ -133,9 +133,7 @@ fn get<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {
         }
         if let Some((node, mut path)) = traverse(data, &key, &delimiter) {
             if node.as_str().is_some_and(|s| s.starts_with("sdb://")) {
-                return Err(CallError::Failed(
-                    "config.get: sdb:// values are not supported by brine".into(),
-                ));
+                return sdb_value(cx, node);
             }
             if let Some(top) = under {
                 path.insert(0, Step::Key(top.to_string()));
@@ -188,9 +186,20 @@ fn merged_get<'c>(
         merge(&mut data, layer, strategy, false);
     }
     match traverse(&data, key, delimiter) {
-        Some((node, _)) => Returned::New(node.clone()),
+        Some((node, _)) => sdb_value(cx, node).unwrap_or_else(|e| {
+            tracing::error!("config.get {key}: {e}");
+            Returned::New(node.clone())
+        }),
         None => default_or_empty(default),
     }
+}
+
+/// What an `sdb://` value found by `config.get` names (the value itself
+/// when it names nothing).
+fn sdb_value<'c>(cx: &Ctx<'c>, node: &Value) -> Result<Returned<'c>, CallError> {
+    brine_compile::sdb::get(node, cx.opts, cx.pillar, false)
+        .map(Returned::New)
+        .map_err(|e| CallError::Raised(e.to_string()))
 }
 
 pub(super) fn option<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Returned<'c>, CallError> {

@@ -210,6 +210,14 @@ fn fetch(
     brine_states::fileclient::cache_into(fc, &opts::cachedir(cx.opts), url, saltenv).map_err(failed)
 }
 
+/// `url` (`salt://...`) cached from the minion's file client, as
+/// `cp.cache_file` does: its local path, or None when there is no such
+/// file.
+pub(super) fn cached(cx: &Ctx<'_>, url: &str, saltenv: &str) -> Result<Option<PathBuf>, CallError> {
+    let fc = client(cx);
+    fetch(cx, fc.as_ref(), url, saltenv)
+}
+
 /// Copy `src` to `dest` through a temporary file in its folder.
 fn copy_file(src: &Path, dest: &Path, makedirs: bool) -> Result<(), CallError> {
     let dir = dest.parent().unwrap_or(Path::new("/"));
@@ -387,7 +395,11 @@ fn write_to(
 
 /// The Jinja context of a template rendered for this minion in `saltenv`
 /// (grains, pillar, opts, `salt`), with `vars` on top.
-fn template_context(cx: &Ctx<'_>, saltenv: &str, vars: Vec<(String, Value)>) -> TemplateContext {
+pub(super) fn template_context(
+    cx: &Ctx<'_>,
+    saltenv: &str,
+    vars: Vec<(String, Value)>,
+) -> TemplateContext {
     TemplateContext {
         minion: Arc::new(cx.minion_data().into_owned()),
         saltenv: saltenv.to_string(),

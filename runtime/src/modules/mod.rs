@@ -55,6 +55,7 @@ mod saltutil_master;
 mod saltutil_sync;
 mod schedule;
 mod service;
+mod sdb;
 mod slsutil;
 mod state;
 #[cfg(test)]

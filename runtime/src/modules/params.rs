@@ -134,6 +134,13 @@ impl Params {
         self.args.split_off(from)
     }
 
+    /// The keyword arguments not taken by name (`**kwargs`), without the
+    /// publish metadata.
+    pub fn take_kwargs(&mut self) -> Map {
+        self.open_kwargs = true;
+        std::mem::take(&mut self.kwargs)
+    }
+
     /// The keyword arguments with the publish metadata, as Salt's functions
     /// with `**kwargs` receive them. `brine-call` publishes nothing: it
     /// shows what salt-call adds (fun, pid, jid, tgt); Python code calling

@@ -33,7 +33,7 @@ brine '*' random.rand_int 1 100",
     ),
 ];
 
-fn random_u64() -> Result<u64, CallError> {
+pub(super) fn random_u64() -> Result<u64, CallError> {
     let mut b = [0u8; 8];
     getrandom::fill(&mut b)
         .map_err(|e| CallError::Failed(format!("no randomness available: {e}")))?;

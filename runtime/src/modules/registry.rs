@@ -8,7 +8,7 @@ use super::params::Params;
 use super::{
     alternatives, archive, cmd, config, cp, cron, defaults, disk, event, file, git, grains,
     grains_set, group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pip, pkg,
-    ps, random, saltutil, saltutil_master, saltutil_sync, schedule, service, slsutil, state,
+    ps, random, saltutil, saltutil_master, saltutil_sync, schedule, sdb, service, slsutil, state,
     state_request, state_run, status, sys, sysctl, test, timezone, user,
 };
 use crate::context::{Minion, RegistryCalls};
@@ -51,6 +51,7 @@ pub static MODULES: &[Module] = &[
     Module::new("saltutil", saltutil_sync::FUNCTIONS),
     Module::new("saltutil", saltutil_master::FUNCTIONS),
     Module::new("schedule", schedule::FUNCTIONS),
+    Module::new("sdb", sdb::FUNCTIONS),
     Module::new("service", service::FUNCTIONS),
     Module::new("slsutil", slsutil::FUNCTIONS),
     Module::new("state", state::FUNCTIONS),
