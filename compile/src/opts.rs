@@ -100,6 +100,7 @@ const KNOWN: &[(&str, Kind)] = &[
     ("pillarenv", Kind::OptStr),
     ("pillarenv_from_saltenv", Kind::Bool),
     ("ext_pillar", Kind::List),
+    ("gather_job_timeout", Kind::Int),
     ("gpg_keydir", Kind::Str),
     ("gpg_decrypt_must_succeed", Kind::Bool),
     ("decrypt_pillar", Kind::Any),

@@ -352,16 +352,16 @@ mod tests {
     #[test]
     fn shebang_selects_the_pipeline() {
         let p = Path::new("x.sls");
-        let (st, body) = pipeline(p, "#!yaml\na: 1\n").unwrap();
+        let (st, body) = pipeline(p, "#!yaml\na: 1\n", "jinja|yaml").unwrap();
         assert_eq!(st, vec![Stage::Yaml]);
         assert_eq!(body, "\na: 1\n");
-        let (st, _) = pipeline(p, "#!jinja|json\n{}").unwrap();
+        let (st, _) = pipeline(p, "#!jinja|json\n{}", "jinja|yaml").unwrap();
         assert_eq!(st, vec![Stage::Jinja, Stage::Json]);
-        let (st, body) = pipeline(p, "a: 1").unwrap();
+        let (st, body) = pipeline(p, "a: 1", "jinja|yaml").unwrap();
         assert_eq!(st, vec![Stage::Jinja, Stage::Yaml]);
         assert_eq!(body, "a: 1");
         assert!(matches!(
-            pipeline(p, "#!py\n"),
+            pipeline(p, "#!py\n", "jinja|yaml"),
             Err(RenderError::UnknownRenderer { .. })
         ));
     }

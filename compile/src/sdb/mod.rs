@@ -52,7 +52,9 @@ fn profile<'a>(name: &str, opts: &'a Map, pillar: &'a Map) -> Option<&'a Map> {
 }
 
 fn driver(p: &Map) -> String {
-    p.get("driver").map(Value::to_python_str).unwrap_or_default()
+    p.get("driver")
+        .map(Value::to_python_str)
+        .unwrap_or_default()
 }
 
 /// What Salt's loader raises for a driver function it does not have.

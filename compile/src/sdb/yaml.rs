@@ -48,7 +48,9 @@ fn values(profile: &Map) -> Map {
         let name = f.to_python_str();
         let text = match std::fs::metadata(&name) {
             Ok(m) if m.len() > MAX_FILE => {
-                tracing::error!("Error deserializing sdb file '{name}': larger than {MAX_FILE} bytes");
+                tracing::error!(
+                    "Error deserializing sdb file '{name}': larger than {MAX_FILE} bytes"
+                );
                 continue;
             }
             Ok(_) => std::fs::read_to_string(&name),

@@ -111,21 +111,28 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         &call,
     );
     runners::job::hand_jid(&cli.function, &mut call, &mut announce);
-    let answer = match rt.block_on(runners::job::run(&config, &announce, &cli.function, call)) {
-        Ok(a) => a,
-        // A runner that failed while it ran: salt-run prints what it
-        // raised, and exits 1.
-        Err(e @ RunnerError::Failed(_)) => {
-            println!("Exception occurred in runner {}: {e}", cli.function);
-            return Ok(1);
-        }
-        Err(e) => return Err(e.into()),
-    };
     let out = |asked: Option<String>| cli.out.clone().or(asked).unwrap_or_else(|| "nested".into());
     let mut opts = OutputOptions::for_stdout();
     if let Some(c) = cli.color {
         opts.color = c;
     }
+    let answer = match rt.block_on(runners::job::run(&config, &announce, &cli.function, call)) {
+        Ok(a) => a,
+        // A runner that failed while it ran: salt-run answers what it
+        // raised (through the outputter, as its return), and exits 1.
+        Err(e @ (RunnerError::Failed(_) | RunnerError::NotImplemented)) => {
+            let said = match e {
+                RunnerError::NotImplemented => String::new(),
+                e => format!("Exception occurred in runner {}: {e}", cli.function),
+            };
+            print!(
+                "{}",
+                output::render_data(&out(None), &Value::Str(said), &opts)?
+            );
+            return Ok(1);
+        }
+        Err(e) => return Err(e.into()),
+    };
     match answer {
         Answer::Data {
             data,

@@ -5,7 +5,9 @@
 //! system's TCP table and the minion cache, as Salt's do; `mine.get`
 //! reads the mine store; `fileserver.*` lists what the file server
 //! serves; `pillar.show_pillar` compiles a pillar; `salt.cmd` runs an
-//! execution function on the master; `state.orchestrate` runs an
+//! execution function on the master; `config.get` reads one of the
+//! master's options and `sdb.*` values kept outside the tree;
+//! `state.orchestrate` runs an
 //! orchestration (`crate::orchestrate`); `state.event` prints the master's events and
 //! `event.send` fires one; `test.*` hand their arguments back. Each answers
 //! with Salt's data shape; `brine-run` prints it with the outputter.
@@ -14,6 +16,7 @@
 //! ([`runner::Runner`]); [`registry`] is the one table.
 
 pub mod cache;
+pub mod config;
 pub mod event;
 pub mod fileserver;
 pub mod job;
@@ -24,6 +27,7 @@ pub mod pillar;
 pub mod registry;
 pub mod runner;
 pub mod salt;
+pub mod sdb;
 pub mod state;
 pub mod test;
 

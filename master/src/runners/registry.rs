@@ -1,7 +1,7 @@
 //! Every runner module, in one table, and a call by `module.function`.
 
 use super::runner::{Answer, Runner, RunnerError, RunnerModule};
-use super::{cache, event, fileserver, jobs, manage, mine, pillar, salt, state, test};
+use super::{cache, config, event, fileserver, jobs, manage, mine, pillar, salt, sdb, state, test};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 
@@ -10,6 +10,10 @@ pub static MODULES: &[RunnerModule] = &[
     RunnerModule {
         name: "cache",
         functions: cache::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "config",
+        functions: config::FUNCTIONS,
     },
     RunnerModule {
         name: "event",
@@ -38,6 +42,10 @@ pub static MODULES: &[RunnerModule] = &[
     RunnerModule {
         name: "salt",
         functions: salt::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "sdb",
+        functions: sdb::FUNCTIONS,
     },
     RunnerModule {
         name: "state",

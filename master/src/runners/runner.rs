@@ -37,9 +37,13 @@ pub enum RunnerError {
     InvalidKeywords(String),
     #[error("'{0}' is not available.")]
     NotAvailable(String),
-    /// A runner that could not do its work (the event socket closed).
+    /// A runner that could not do its work (the event socket closed), or
+    /// raised: salt-run answers "Exception occurred in runner ...".
     #[error("{0}")]
     Failed(String),
+    /// Salt's `NotImplemented` raised: salt-run answers its empty words.
+    #[error("")]
+    NotImplemented,
 }
 
 impl From<CallError> for RunnerError {

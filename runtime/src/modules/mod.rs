@@ -54,8 +54,8 @@ mod saltutil;
 mod saltutil_master;
 mod saltutil_sync;
 mod schedule;
-mod service;
 mod sdb;
+mod service;
 mod slsutil;
 mod state;
 #[cfg(test)]

@@ -51,7 +51,11 @@ Neither the yaml nor the env driver deletes.\n\n    brine '*' sdb.delete sdb://m
     ),
     Function::acts(
         "get_or_set_hash",
-        sig!(uri, length = 8, chars = "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)"),
+        sig!(
+            uri,
+            length = 8,
+            chars = "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)"
+        ),
         "The value URI names; when it has none, a random string of LENGTH \
 characters from CHARS, stored under URI first. False when URI is not an sdb uri.\n\n    \
 brine '*' sdb.get_or_set_hash sdb://myenv/SECRET",

@@ -11,24 +11,29 @@ use std::path::Path;
 
 pub(super) const FUNCTIONS: &[Function] = &[
     Function::reads(
-    "merge",
-    sig!(
-        obj_a,
-        obj_b,
-        strategy = "smart",
-        renderer = "yaml",
-        merge_lists = false
-    ),
-    "A copy of the dict OBJ_A with OBJ_B merged in, the way the renderer RENDERER \
+        "merge",
+        sig!(
+            obj_a,
+            obj_b,
+            strategy = "smart",
+            renderer = "yaml",
+            merge_lists = false
+        ),
+        "A copy of the dict OBJ_A with OBJ_B merged in, the way the renderer RENDERER \
 (default 'yaml') merges pillar with STRATEGY (default 'smart'; brine merges \
 recursively: 'recurse', 'overwrite', or 'smart' with a YAML renderer). MERGE_LISTS \
 extends lists instead of replacing them.\n\n    \
 {% set web = salt['slsutil.merge'](defaults, salt['pillar.get']('web', {})) %}",
-    merge,
+        merge,
     ),
     Function::reads(
         "renderer",
-        sig!(path = null, string = null, default_renderer = "jinja|yaml", **kwargs),
+        sig!(
+            path = null,
+            string = null,
+            default_renderer = "jinja|yaml",
+            **kwargs
+        ),
         "The file PATH (salt://, or an absolute local path) or the text STRING run \
 through the render pipeline its shebang line names, else DEFAULT_RENDERER (default \
 'jinja|yaml'); further keyword arguments are variables of the template.\n\n    \

@@ -117,6 +117,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
             "random",
             "saltutil",
             "schedule",
+            "sdb",
             "service",
             "slsutil",
             "state",
@@ -130,7 +131,9 @@ fn sys_answers_from_the_table_in_salts_shapes() {
     );
     assert_eq!(
         run(&mut m, "sys.list_modules", &["s*"]).unwrap(),
-        json!(["saltutil", "schedule", "service", "slsutil", "state", "status", "sys", "sysctl"])
+        json!([
+            "saltutil", "schedule", "sdb", "service", "slsutil", "state", "status", "sys", "sysctl"
+        ])
     );
     let all_names: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
     assert_eq!(
