@@ -20,6 +20,7 @@
 pub mod command;
 pub mod envs;
 pub mod file_text;
+pub mod gitfs_trees;
 pub mod inputs;
 pub mod matcher;
 pub mod minion_data;

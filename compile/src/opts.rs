@@ -100,6 +100,18 @@ const KNOWN: &[(&str, Kind)] = &[
     ("pillarenv", Kind::OptStr),
     ("pillarenv_from_saltenv", Kind::Bool),
     ("ext_pillar", Kind::List),
+    ("fileserver_backend", Kind::StrOrList),
+    ("gitfs_remotes", Kind::List),
+    ("gitfs_root", Kind::OptStr),
+    ("gitfs_mountpoint", Kind::OptStr),
+    ("gitfs_base", Kind::Str),
+    ("gitfs_saltenv", Kind::List),
+    ("gitfs_saltenv_whitelist", Kind::Any),
+    ("gitfs_saltenv_blacklist", Kind::Any),
+    ("gitfs_update_interval", Kind::Int),
+    ("gitfs_provider", Kind::Str),
+    ("gitfs_disable_saltenv_mapping", Kind::Bool),
+    ("gitfs_ref_types", Kind::List),
     ("gather_job_timeout", Kind::Int),
     ("gpg_keydir", Kind::Str),
     ("gpg_decrypt_must_succeed", Kind::Bool),
@@ -321,7 +333,6 @@ pub fn load_including(
         include(&mut loaded, dir);
     }
     loaded.opts = finish(std::mem::take(&mut loaded.opts));
-    crate::sdb::apply(&mut loaded.opts);
     Ok(loaded)
 }
 
@@ -472,6 +483,16 @@ pub fn rooted(o: &Map, path: &str) -> PathBuf {
 
 /// `file_roots` / `pillar_roots` as environment → directories, in config order.
 pub fn roots(opts: &Map, key: &str) -> IndexMap<String, Vec<PathBuf>> {
+    let configured = configured_roots(opts, key);
+    if key == "file_roots" {
+        return crate::gitfs_trees::compose(opts, configured, None);
+    }
+    configured
+}
+
+/// `key`'s folders as the configuration gives them (for `file_roots`, the
+/// `roots` backend alone).
+pub fn configured_roots(opts: &Map, key: &str) -> IndexMap<String, Vec<PathBuf>> {
     let mut out = IndexMap::new();
     if let Some(Value::Map(m)) = opts.get(key) {
         for (env, dirs) in m {

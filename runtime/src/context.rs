@@ -244,11 +244,13 @@ impl Minion {
         functions: Functions,
     ) -> Result<(Minion, Vec<String>), OptsError> {
         let confdir = conf.parent().unwrap_or(Path::new("."));
-        let loaded = opts::load_including(
+        let mut loaded = opts::load_including(
             conf,
             opts::minion_defaults(),
             Some(&confdir.join("minion.d")),
         )?;
+        // Salt's apply_sdb: sdb:// options resolved as they are read.
+        brine_compile::sdb::apply(&mut loaded.opts);
         Ok((
             Minion::from_opts(loaded.opts, conf, functions),
             loaded.warnings,

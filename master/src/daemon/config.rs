@@ -298,6 +298,8 @@ impl MasterConfig {
             master_defaults(),
             Some(&config_dir.join("master.d")),
         )?;
+        // Salt's apply_sdb: sdb:// options resolved as they are read.
+        brine_compile::sdb::apply(&mut loaded.opts);
         let o = &mut loaded.opts;
         // Salt's master names itself after its host, as a minion would,
         // with `_master` after it (ext_pillars see it as opts['id']).
@@ -319,6 +321,17 @@ impl MasterConfig {
     }
 
     pub fn from_opts(o: Map) -> Result<MasterConfig, ConfigError> {
+        let mut o = o;
+        // Compiles and the file server find the trees gitfs exported
+        // through this (brine_compile::gitfs_trees).
+        if crate::gitfs::enabled(&o) {
+            let cachedir =
+                PathBuf::from(opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"));
+            o.insert(
+                brine_compile::gitfs_trees::MANIFEST_OPTION.into(),
+                Value::Str(crate::gitfs::manifest_path(&cachedir).display().to_string()),
+            );
+        }
         let iface = opts::get_str(&o, "interface").unwrap_or("0.0.0.0");
         let interface = iface.parse().map_err(|_| ConfigError::Interface {
             key: "interface",

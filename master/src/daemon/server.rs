@@ -185,6 +185,14 @@ pub async fn serve(
         .config
         .presence_events
         .then(|| tokio::spawn(presence::watch(master.clone())));
+    // gitfs fetched at start and every gitfs_update_interval, off the
+    // request path.
+    let gitfs = crate::gitfs::enabled(&master.config.opts).then(|| {
+        tokio::spawn(crate::gitfs::watch(
+            master.config.opts.clone(),
+            master.config.cachedir.clone(),
+        ))
+    });
     let (router, _) = bound.router.into_parts();
     let (mut pub_socket, _) = bound.publisher.into_parts();
     let (router_tx, mut router_rx) = router.split();
@@ -341,6 +349,9 @@ pub async fn serve(
     tracing::info!("brine-master shutting down");
     cleaner.abort();
     event_socket.abort();
+    if let Some(g) = gitfs {
+        g.abort();
+    }
     if let Some(p) = presence {
         p.abort();
     }

@@ -29,6 +29,8 @@ const EX_STATE_FAILURE: i64 = 2;
 /// targets are named. The minion's values for these are replaced.
 pub const MASTER_OWNED: &[&str] = &[
     "file_roots",
+    "fileserver_backend",
+    brine_compile::gitfs_trees::MANIFEST_OPTION,
     "pillar_roots",
     "ext_pillar",
     "ext_pillar_first",

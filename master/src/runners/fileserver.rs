@@ -1,7 +1,8 @@
 //! Salt's `fileserver` runner: what the master's file server serves —
 //! its environments and, per environment, its files, folders, empty
-//! folders and links (the `roots` backend: `file_roots`), and `update`,
-//! which has nothing to fetch for local roots.
+//! folders and links (the `roots` backend: `file_roots`; `gitfs`: the
+//! trees its last update exported, `crate::gitfs`), and `update`, which
+//! fetches gitfs's remotes (local roots are read as they are).
 
 use super::runner::{Answer, Runner, RunnerError};
 use crate::daemon::MasterConfig;
@@ -59,18 +60,38 @@ enum List {
     Links,
 }
 
-fn roots(config: &MasterConfig) -> Roots {
-    Roots::new(opts::roots(&config.opts, "file_roots")).following_links(&config.opts)
-}
-
-/// `backend=`: the roots backend (`roots`, or none given) is the one
-/// brine's file server has; another serves nothing here.
-fn roots_asked(p: &mut Params) -> bool {
-    match p.take("backend") {
-        None | Some(Value::Null) => true,
-        Some(v) => brine_core::args::split_input(&v)
-            .iter()
-            .any(|b| b.trim_start_matches('-') == "roots" || b == "roots"),
+/// The folders per saltenv of the backend asked (`backend=`: one name,
+/// or a list; none: every configured backend, in order).
+fn served(
+    config: &MasterConfig,
+    p: &mut Params,
+) -> indexmap::IndexMap<String, Vec<std::path::PathBuf>> {
+    let asked: Option<Vec<String>> = match p.take("backend") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            brine_core::args::split_input(&v)
+                .iter()
+                .map(|b| b.trim_start_matches('-').to_string())
+                .collect(),
+        ),
+    };
+    let configured = opts::configured_roots(&config.opts, "file_roots");
+    match asked {
+        None => brine_compile::gitfs_trees::compose(&config.opts, configured, None),
+        Some(names) => {
+            let mut out = indexmap::IndexMap::new();
+            for name in names {
+                let part = brine_compile::gitfs_trees::compose(
+                    &config.opts,
+                    configured.clone(),
+                    Some(&name),
+                );
+                for (env, dirs) in part {
+                    out.entry(env).or_insert_with(Vec::new).extend(dirs);
+                }
+            }
+            out
+        }
     }
 }
 
@@ -79,16 +100,10 @@ fn strings(v: Vec<String>) -> Value {
 }
 
 fn envs(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
-    let asked = roots_asked(&mut p);
+    let served = served(config, &mut p);
     let _sources = p.take("sources");
     p.finish()?;
-    if !asked {
-        return Ok(Answer::data(Value::List(Vec::new())));
-    }
-    let mut names: Vec<String> = opts::roots(&config.opts, "file_roots")
-        .keys()
-        .cloned()
-        .collect();
+    let mut names: Vec<String> = served.keys().cloned().collect();
     names.sort();
     names.dedup();
     Ok(Answer::data(strings(names)))
@@ -99,10 +114,10 @@ fn listing(config: &MasterConfig, mut p: Params, what: List) -> Result<Answer, R
         .take("saltenv")
         .filter(|v| !v.is_null())
         .map_or_else(|| "base".to_string(), |v| v.to_python_str());
-    let asked = roots_asked(&mut p);
+    let served = served(config, &mut p);
     p.finish()?;
-    let roots = roots(config);
-    let dirs = if asked { roots.dirs(&saltenv) } else { &[] };
+    let roots = Roots::new(served).following_links(&config.opts);
+    let dirs = roots.dirs(&saltenv);
     Ok(Answer::data(match what {
         List::Files => strings(brine_states::fileclient::list_files(dirs, "")),
         List::Dirs => strings(brine_states::fileclient::list_dirs(dirs, "")),
@@ -125,9 +140,19 @@ fn listing(config: &MasterConfig, mut p: Params, what: List) -> Result<Answer, R
     }))
 }
 
-fn update(_config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
-    let _ = p.take("backend");
+fn update(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
+    let gitfs_asked = match p.take("backend") {
+        None | Some(Value::Null) => true,
+        Some(v) => brine_core::args::split_input(&v)
+            .iter()
+            .any(|b| b.trim_start_matches('-') == "gitfs"),
+    };
     let _ = p.kwargs_with_pub("fileserver.update");
     p.finish()?;
+    if gitfs_asked && crate::gitfs::enabled(&config.opts) {
+        crate::gitfs::Gitfs::from_opts(&config.opts, &config.cachedir)
+            .and_then(|g| g.update())
+            .map_err(|e| RunnerError::Failed(e.to_string()))?;
+    }
     Ok(Answer::data(Value::Bool(true)))
 }

@@ -41,6 +41,13 @@ Answers the cached paths.\n\n    brine-call cp.cache_dir salt://web/files",
         cache_dir,
     ),
     Function::acts(
+        "get_file_str",
+        sig!(path, saltenv = null),
+        "The text of the file server's PATH (salt://...), cached first; False when it \
+is not there.\n\n    brine '*' cp.get_file_str salt://motd",
+        get_file_str,
+    ),
+    Function::acts(
         "cache_file",
         sig!(
             path,
@@ -245,6 +252,24 @@ fn cache_file<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
     let fc = client(cx);
     Ok(match fetch(cx, fc.as_ref(), &path, &env)? {
         Some(dest) => path_value(&dest),
+        None => {
+            tracing::error!("Unable to cache file '{path}' from saltenv '{env}'.");
+            Value::Bool(false)
+        }
+    }
+    .into())
+}
+
+fn get_file_str<'c>(cx: &Ctx<'c>, mut p: Params) -> Result<Return, CallError> {
+    let path = p.require("path")?.to_python_str();
+    let env = saltenv(cx, p.take("saltenv"));
+    p.finish()?;
+    let fc = client(cx);
+    Ok(match fetch(cx, fc.as_ref(), &path, &env)? {
+        Some(local) => match std::fs::read(&local) {
+            Ok(bytes) => Value::Str(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(_) => Value::Bool(false),
+        },
         None => {
             tracing::error!("Unable to cache file '{path}' from saltenv '{env}'.");
             Value::Bool(false)
