@@ -3,8 +3,9 @@
 //! each environment in top order, and running the ext_pillars.
 
 use super::merge::{merge, MergeStrategy};
-use super::{cmd, hiera, stack};
+use super::{cmd, git, hiera, stack};
 use crate::matcher::glob::{fnmatch_filter, has_glob};
+use crate::opts;
 use crate::render;
 use crate::roots::{Roots, SlsFile};
 use crate::MinionData;
@@ -20,6 +21,8 @@ pub enum ExtPillarError {
     Stack(#[from] stack::StackError),
     #[error(transparent)]
     Hiera(#[from] hiera::HieraError),
+    #[error(transparent)]
+    Git(#[from] git::GitPillarError),
 }
 
 /// Per-environment memory of rendered SLS (their own keys, without their
@@ -147,6 +150,15 @@ impl Compiler<'_> {
                         )
                         .map_err(ExtPillarError::from)
                     }
+                    "git" => git::ext_pillar(&git::Call {
+                        opts: self.opts,
+                        minion_id: &self.minion.id,
+                        grains: &self.minion.grains,
+                        pillarenv: self.pillarenv.as_deref(),
+                        saltenv: opts::get_str(self.opts, "saltenv"),
+                        functions: &self.minion.functions,
+                    })
+                    .map_err(ExtPillarError::from),
                     "cmd_yaml" => Ok(cmd::ext_pillar(cmd::Format::Yaml, &self.minion.id, conf)),
                     "cmd_json" => Ok(cmd::ext_pillar(cmd::Format::Json, &self.minion.id, conf)),
                     other => {

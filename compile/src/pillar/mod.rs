@@ -10,6 +10,7 @@
 mod cmd;
 mod compiler;
 pub mod decrypt;
+pub mod git;
 pub mod hiera;
 pub mod merge;
 mod sls;

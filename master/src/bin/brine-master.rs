@@ -52,6 +52,18 @@ fn main() {
     for w in warnings {
         tracing::warn!("{w}");
     }
+    // Salt's pre-flight: git_pillar's remotes are checked and fetched
+    // before the master serves; a bad remote stops it.
+    if brine_master::git_pillar::enabled(&config.opts) {
+        let fetched =
+            brine_master::git_pillar::GitPillar::from_opts(&config.opts, &config.cachedir)
+                .and_then(|g| g.update(None, None));
+        if let Err(e) = fetched {
+            tracing::error!("{e}");
+            eprintln!("[CRITICAL] {e}\n[CRITICAL] Failed to load git_pillar\n[CRITICAL] Master failed pre flight checks, exiting");
+            std::process::exit(1);
+        }
+    }
     if let Err(e) = run(config) {
         tracing::error!("{e}");
         eprintln!("brine-master: {e}");

@@ -322,11 +322,13 @@ impl MasterConfig {
 
     pub fn from_opts(o: Map) -> Result<MasterConfig, ConfigError> {
         let mut o = o;
-        // Compiles and the file server find the trees gitfs exported
-        // through this (brine_compile::gitfs_trees).
+        // Compiles and the file server find the trees gitfs and
+        // git_pillar exported through these (brine_compile::gitfs_trees,
+        // brine_compile::pillar::git).
+        let cachedir =
+            PathBuf::from(opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"));
+        crate::git_pillar::name_manifest(&mut o, &cachedir);
         if crate::gitfs::enabled(&o) {
-            let cachedir =
-                PathBuf::from(opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"));
             o.insert(
                 brine_compile::gitfs_trees::MANIFEST_OPTION.into(),
                 Value::Str(crate::gitfs::manifest_path(&cachedir).display().to_string()),

@@ -185,6 +185,12 @@ pub async fn serve(
         .config
         .presence_events
         .then(|| tokio::spawn(presence::watch(master.clone())));
+    let git_pillar = crate::git_pillar::enabled(&master.config.opts).then(|| {
+        tokio::spawn(crate::git_pillar::watch(
+            master.config.opts.clone(),
+            master.config.cachedir.clone(),
+        ))
+    });
     // gitfs fetched at start and every gitfs_update_interval, off the
     // request path.
     let gitfs = crate::gitfs::enabled(&master.config.opts).then(|| {
@@ -350,6 +356,9 @@ pub async fn serve(
     cleaner.abort();
     event_socket.abort();
     if let Some(g) = gitfs {
+        g.abort();
+    }
+    if let Some(g) = git_pillar {
         g.abort();
     }
     if let Some(p) = presence {

@@ -31,6 +31,7 @@ pub const MASTER_OWNED: &[&str] = &[
     "file_roots",
     "fileserver_backend",
     brine_compile::gitfs_trees::MANIFEST_OPTION,
+    brine_compile::pillar::git::MANIFEST_OPTION,
     "pillar_roots",
     "ext_pillar",
     "ext_pillar_first",

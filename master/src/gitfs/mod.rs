@@ -353,7 +353,7 @@ impl Gitfs {
 }
 
 /// Export into a scratch folder beside `dest`, then move it into place.
-fn export_tree(
+pub(crate) fn export_tree(
     mirror: &Path,
     commit: &str,
     root: &str,

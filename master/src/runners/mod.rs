@@ -7,7 +7,8 @@
 //! serves; `pillar.show_pillar` compiles a pillar; `salt.cmd` runs an
 //! execution function on the master; `config.get` reads one of the
 //! master's options and `sdb.*` values kept outside the tree;
-//! `state.orchestrate` runs an
+//! `git_pillar.update` fetches git_pillar's remotes; `state.orchestrate`
+//! runs an
 //! orchestration (`crate::orchestrate`); `state.event` prints the master's events and
 //! `event.send` fires one; `test.*` hand their arguments back. Each answers
 //! with Salt's data shape; `brine-run` prints it with the outputter.
@@ -19,6 +20,7 @@ pub mod cache;
 pub mod config;
 pub mod event;
 pub mod fileserver;
+pub mod git_pillar;
 pub mod job;
 pub mod jobs;
 pub mod manage;

@@ -1,7 +1,10 @@
 //! Every runner module, in one table, and a call by `module.function`.
 
 use super::runner::{Answer, Runner, RunnerError, RunnerModule};
-use super::{cache, config, event, fileserver, jobs, manage, mine, pillar, salt, sdb, state, test};
+use super::{
+    cache, config, event, fileserver, git_pillar, jobs, manage, mine, pillar, salt, sdb, state,
+    test,
+};
 use crate::daemon::MasterConfig;
 use brine_core::args::CallArgs;
 
@@ -22,6 +25,10 @@ pub static MODULES: &[RunnerModule] = &[
     RunnerModule {
         name: "fileserver",
         functions: fileserver::FUNCTIONS,
+    },
+    RunnerModule {
+        name: "git_pillar",
+        functions: git_pillar::FUNCTIONS,
     },
     RunnerModule {
         name: "jobs",

@@ -1,0 +1,343 @@
+//! git_pillar: `ext_pillar: [{git: [...]}]` with Salt 3007's syntax —
+//! `BRANCH URL` (or `__env__ URL`), per remote `env`, `root`, `mountpoint`,
+//! `name`, `base` (with `__env__` only), `all_saltenvs` — fetched by the
+//! host's git off the request path (the master before it serves, every
+//! `git_pillar_update_interval`, `brine-run git_pillar.update`). Each
+//! remote's served refs (its branch; every branch and tag for `__env__`)
+//! are exported once into folders, and a manifest the compile's `git`
+//! ext_pillar reads is written atomically
+//! (`brine_compile::pillar::git`). A remote that fails keeps its last
+//! good trees, with one log line.
+
+use crate::gitfs::git;
+use brine_compile::opts;
+use brine_compile::pillar::git::{Remote, MANIFEST_OPTION};
+use brine_core::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Salt's default `git_pillar_update_interval` (seconds).
+pub const DEFAULT_UPDATE_INTERVAL: u64 = 60;
+
+/// The per-remote parameters Salt's git_pillar accepts.
+const VALID: &[&str] = &[
+    "base",
+    "env",
+    "root",
+    "ssl_verify",
+    "refspecs",
+    "fallback",
+    "name",
+    "mountpoint",
+    "all_saltenvs",
+];
+
+/// Why git_pillar cannot be configured or updated (Salt's words).
+#[derive(Debug, thiserror::Error)]
+pub enum GitPillarError {
+    #[error("{0}")]
+    Config(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("Specified remote(s) cannot be found")]
+    NoMatch,
+}
+
+/// One configured remote.
+#[derive(Debug, Clone)]
+struct Configured {
+    remote: Remote,
+    url: String,
+    root: String,
+    mountpoint: String,
+    name: Option<String>,
+}
+
+/// The configured git_pillar.
+#[derive(Debug, Clone)]
+pub struct GitPillar {
+    remotes: Vec<Configured>,
+    dir: PathBuf,
+}
+
+/// Where the manifest lives.
+pub fn manifest_path(cachedir: &Path) -> PathBuf {
+    cachedir.join("git_pillar").join("brine_remotes.json")
+}
+
+/// The `git:` entries of `ext_pillar`, in order.
+fn git_entries(o: &Map) -> Vec<Value> {
+    let Some(Value::List(l)) = o.get("ext_pillar") else {
+        return Vec::new();
+    };
+    l.iter()
+        .filter_map(Value::as_map)
+        .filter_map(|m| m.get("git"))
+        .flat_map(|v| v.as_list().map(<[Value]>::to_vec).unwrap_or_default())
+        .collect()
+}
+
+/// Whether `opts` configure git_pillar.
+pub fn enabled(o: &Map) -> bool {
+    !git_entries(o).is_empty()
+}
+
+impl GitPillar {
+    /// git_pillar as `o` configure it, kept under `cachedir`; a bad
+    /// remote is Salt's CRITICAL message.
+    pub fn from_opts(o: &Map, cachedir: &Path) -> Result<GitPillar, GitPillarError> {
+        let base = opts::get_str(o, "git_pillar_base")
+            .unwrap_or("master")
+            .to_string();
+        let default_branch = opts::get_str(o, "git_pillar_branch")
+            .unwrap_or("master")
+            .to_string();
+        let global_root = opts::get_str(o, "git_pillar_root")
+            .unwrap_or("")
+            .trim_matches('/')
+            .to_string();
+        let mut remotes = Vec::new();
+        for entry in git_entries(o) {
+            let (id, params): (String, Vec<(String, Value)>) = match &entry {
+                Value::Str(s) => (s.clone(), Vec::new()),
+                Value::Map(m) if m.len() == 1 => {
+                    let (k, v) = m
+                        .iter()
+                        .next()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .unwrap_or_default();
+                    let params = match v {
+                        Value::List(l) => l
+                            .iter()
+                            .filter_map(Value::as_map)
+                            .flat_map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    (k, params)
+                }
+                other => {
+                    return Err(GitPillarError::Config(format!(
+                        "Invalid git_pillar remote {}",
+                        other.to_python_repr()
+                    )))
+                }
+            };
+            let id = id.trim().to_string();
+            let mut words = id.split_whitespace();
+            let (branch, url) = match (words.next(), words.next()) {
+                (Some(b), Some(u)) => (b.to_string(), u.to_string()),
+                (Some(u), None) => (default_branch.clone(), u.to_string()),
+                _ => {
+                    return Err(GitPillarError::Config(
+                        "Invalid git_pillar remote ''".into(),
+                    ))
+                }
+            };
+            let mut c = Configured {
+                remote: Remote {
+                    id: id.clone(),
+                    branch: branch.clone(),
+                    env: None,
+                    base: base.clone(),
+                    all_saltenvs: None,
+                    mounted: false,
+                    trees: Default::default(),
+                },
+                url,
+                root: global_root.clone(),
+                mountpoint: String::new(),
+                name: None,
+            };
+            for (k, v) in params {
+                if !VALID.contains(&k.as_str()) {
+                    return Err(GitPillarError::Config(format!(
+                        "Invalid git_pillar configuration parameter '{k}' in remote '{id}'. \
+Valid parameters are: {}.",
+                        VALID.join(", ")
+                    )));
+                }
+                let text = v.to_python_str();
+                match k.as_str() {
+                    "base" if branch != "__env__" => {
+                        return Err(GitPillarError::Config(format!(
+                            "Invalid per-remote configuration for git_pillar remote '{id}'. \
+base can only be specified if __env__ is specified as the branch name."
+                        )))
+                    }
+                    "base" => c.remote.base = text,
+                    "env" => c.remote.env = Some(text),
+                    "root" => c.root = text.trim_matches('/').to_string(),
+                    "mountpoint" => {
+                        c.mountpoint = text
+                            .trim_start_matches("salt://")
+                            .trim_matches('/')
+                            .to_string()
+                    }
+                    "name" => c.name = Some(text),
+                    "all_saltenvs" => c.remote.all_saltenvs = Some(text),
+                    _ => {}
+                }
+            }
+            c.remote.mounted = !c.mountpoint.is_empty();
+            remotes.push(c);
+        }
+        Ok(GitPillar {
+            remotes,
+            dir: cachedir.join("git_pillar"),
+        })
+    }
+
+    /// Fetch the remotes `branch` and `repo` (a name or url) select (all
+    /// by default) and export what they serve; the manifest rewritten.
+    /// Each remote's answer: True when it fetched something new, None
+    /// when not, False when it failed.
+    pub fn update(
+        &self,
+        branch: Option<&str>,
+        repo: Option<&str>,
+    ) -> Result<Vec<(String, Value)>, GitPillarError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| GitPillarError::Io { path, source }
+        };
+        let trees = self.dir.join("trees");
+        std::fs::create_dir_all(&trees).map_err(io(&trees))?;
+        let manifest = manifest_path(self.dir.parent().unwrap_or(&self.dir));
+        let previous = brine_compile::pillar::git::read(&manifest).unwrap_or_default();
+        let selected = |c: &Configured| {
+            branch.is_none_or(|b| c.remote.branch == b)
+                && repo.is_none_or(|r| c.name.as_deref() == Some(r) || c.url == r)
+        };
+        if !self.remotes.iter().any(selected) {
+            return Err(GitPillarError::NoMatch);
+        }
+        let mut answers = Vec::new();
+        let mut out = Vec::new();
+        for c in &self.remotes {
+            let kept = previous.iter().find(|p| p.id == c.remote.id).cloned();
+            if !selected(c) {
+                out.push(kept.unwrap_or_else(|| c.remote.clone()));
+                continue;
+            }
+            match self.fetch(c, &trees) {
+                Ok((changed, r)) => {
+                    answers.push((
+                        c.remote.id.clone(),
+                        if changed {
+                            Value::Bool(true)
+                        } else {
+                            Value::Null
+                        },
+                    ));
+                    out.push(r);
+                }
+                Err(e) => {
+                    tracing::error!(
+                        "git_pillar remote {}: {e}; serving what its last update fetched",
+                        c.remote.id
+                    );
+                    answers.push((c.remote.id.clone(), Value::Bool(false)));
+                    out.push(kept.unwrap_or_else(|| c.remote.clone()));
+                }
+            }
+        }
+        let text = serde_json::to_string_pretty(&out).map_err(|e| GitPillarError::Io {
+            path: manifest.clone(),
+            source: e.into(),
+        })?;
+        let tmp = manifest.with_extension("json.tmp");
+        std::fs::write(&tmp, text).map_err(io(&tmp))?;
+        std::fs::rename(&tmp, &manifest).map_err(io(&manifest))?;
+        let keep: Vec<PathBuf> = out
+            .iter()
+            .chain(previous.iter())
+            .flat_map(|r| r.trees.values().cloned())
+            .collect();
+        if let Ok(rd) = std::fs::read_dir(&trees) {
+            for e in rd.flatten() {
+                if !keep.contains(&e.path()) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        Ok(answers)
+    }
+
+    /// One remote synced and exported: whether it changed, and its
+    /// manifest entry.
+    fn fetch(&self, c: &Configured, trees: &Path) -> Result<(bool, Remote), git::GitError> {
+        let key = blake3::hash(c.remote.id.as_bytes()).to_hex().to_string();
+        let mirror = self.dir.join(&key[..32]).join("mirror.git");
+        if let Some(parent) = mirror.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let fresh = !mirror.join("HEAD").is_file();
+        let changed = git::sync(&c.url, &mirror)? && !fresh;
+        let refs = git::refs(&mirror)?;
+        let mut r = c.remote.clone();
+        r.trees.clear();
+        for rf in &refs {
+            let wanted = if c.remote.branch == "__env__" {
+                true
+            } else {
+                !rf.is_tag && rf.name == c.remote.branch
+            };
+            if !wanted || r.trees.contains_key(&rf.name) {
+                continue;
+            }
+            let id = blake3::hash(
+                format!(
+                    "{}\0{}\0{}\0{}",
+                    c.remote.id, rf.commit, c.root, c.mountpoint
+                )
+                .as_bytes(),
+            )
+            .to_hex()
+            .to_string();
+            let dest = trees.join(&id[..32]);
+            if !dest.is_dir() {
+                crate::gitfs::export_tree(&mirror, &rf.commit, &c.root, &c.mountpoint, &dest)?;
+            }
+            r.trees.insert(rf.name.clone(), dest);
+        }
+        Ok((changed, r))
+    }
+}
+
+/// The master's options with the manifest named, when git_pillar is on.
+pub fn name_manifest(o: &mut Map, cachedir: &Path) {
+    if enabled(o) {
+        o.insert(
+            MANIFEST_OPTION.into(),
+            Value::Str(manifest_path(cachedir).display().to_string()),
+        );
+    }
+}
+
+/// Update git_pillar every `git_pillar_update_interval` seconds, forever
+/// (the first update is the master's before it serves).
+pub async fn watch(o: Map, cachedir: PathBuf) {
+    let every = match o.get("git_pillar_update_interval") {
+        Some(Value::Int(i)) if *i > 0 => u64::try_from(*i).unwrap_or(DEFAULT_UPDATE_INTERVAL),
+        _ => DEFAULT_UPDATE_INTERVAL,
+    };
+    let Ok(gp) = GitPillar::from_opts(&o, &cachedir) else {
+        return;
+    };
+    let gp = std::sync::Arc::new(gp);
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(every));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        let g = gp.clone();
+        match tokio::task::spawn_blocking(move || g.update(None, None)).await {
+            Ok(Err(e)) => tracing::error!("git_pillar update: {e}"),
+            Err(e) => tracing::error!("git_pillar update: {e}"),
+            Ok(Ok(_)) => {}
+        }
+    }
+}
