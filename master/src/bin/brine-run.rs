@@ -97,6 +97,15 @@ fn run(cli: &Cli) -> Result<i32, RunError> {
         return Ok(0);
     }
     let (config, _) = MasterConfig::load(&cli.config_dir)?;
+    // salt-run logs to the console at log_level (a runner's warnings, a
+    // gitfs remote that failed); never to the master's log file.
+    let mut log = brine_cli::logging::LogConfig::from_options(
+        |k| brine_compile::opts::text_of(&config.opts, k),
+        None,
+        PathBuf::new(),
+    );
+    log.file = None;
+    brine_cli::logging::init(&log);
     let call = parse_input(&cli.args);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -31,6 +31,17 @@ const VALID: &[&str] = &[
     "all_saltenvs",
 ];
 
+/// Accepted as well, though Salt's message does not list them: the ssh
+/// and https credentials of a remote.
+const CREDENTIALS: &[&str] = &[
+    "privkey",
+    "pubkey",
+    "passphrase",
+    "user",
+    "password",
+    "insecure_auth",
+];
+
 /// Why git_pillar cannot be configured or updated (Salt's words).
 #[derive(Debug, thiserror::Error)]
 pub enum GitPillarError {
@@ -53,6 +64,7 @@ struct Configured {
     root: String,
     mountpoint: String,
     name: Option<String>,
+    git: git::Git,
 }
 
 /// The configured git_pillar.
@@ -150,9 +162,13 @@ impl GitPillar {
                 root: global_root.clone(),
                 mountpoint: String::new(),
                 name: None,
+                git: git::Git {
+                    timeout: crate::gitfs::fetch_timeout(o),
+                    privkey: opts::get_str(o, "git_pillar_privkey").map(PathBuf::from),
+                },
             };
             for (k, v) in params {
-                if !VALID.contains(&k.as_str()) {
+                if !VALID.contains(&k.as_str()) && !CREDENTIALS.contains(&k.as_str()) {
                     return Err(GitPillarError::Config(format!(
                         "Invalid git_pillar configuration parameter '{k}' in remote '{id}'. \
 Valid parameters are: {}.",
@@ -178,6 +194,7 @@ base can only be specified if __env__ is specified as the branch name."
                     }
                     "name" => c.name = Some(text),
                     "all_saltenvs" => c.remote.all_saltenvs = Some(text),
+                    "privkey" => c.git.privkey = Some(PathBuf::from(text)),
                     _ => {}
                 }
             }
@@ -275,8 +292,8 @@ base can only be specified if __env__ is specified as the branch name."
             let _ = std::fs::create_dir_all(parent);
         }
         let fresh = !mirror.join("HEAD").is_file();
-        let changed = git::sync(&c.url, &mirror)? && !fresh;
-        let refs = git::refs(&mirror)?;
+        let changed = c.git.sync(&c.url, &mirror)? && !fresh;
+        let refs = c.git.refs(&mirror)?;
         let mut r = c.remote.clone();
         r.trees.clear();
         for rf in &refs {
@@ -299,7 +316,14 @@ base can only be specified if __env__ is specified as the branch name."
             .to_string();
             let dest = trees.join(&id[..32]);
             if !dest.is_dir() {
-                crate::gitfs::export_tree(&mirror, &rf.commit, &c.root, &c.mountpoint, &dest)?;
+                crate::gitfs::export_tree(
+                    &c.git,
+                    &mirror,
+                    &rf.commit,
+                    &c.root,
+                    &c.mountpoint,
+                    &dest,
+                )?;
             }
             r.trees.insert(rf.name.clone(), dest);
         }

@@ -1,13 +1,32 @@
-//! The host's `git`, as gitfs runs it: a mirror cloned once and fetched
-//! after, its refs listed, one commit's tree exported into a folder. Every
-//! command is bounded in time and never asks a terminal for anything.
+//! The host's `git`, as gitfs and git_pillar run it: a mirror cloned once
+//! and fetched after, its refs listed, one commit's tree exported into a
+//! folder. Every command is bounded in time (`git_fetch_timeout`, default
+//! five minutes) and never asks a terminal for anything; an ssh remote
+//! authenticates with the remote's `privkey` only.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long one clone, fetch or export may take.
-pub const TIMEOUT: Duration = Duration::from_secs(300);
+/// How long one clone, fetch or export may take unless configured.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How git is run for one remote.
+#[derive(Debug, Clone)]
+pub struct Git {
+    pub timeout: Duration,
+    /// The ssh private key of the remote (`privkey`).
+    pub privkey: Option<PathBuf>,
+}
+
+impl Default for Git {
+    fn default() -> Git {
+        Git {
+            timeout: DEFAULT_TIMEOUT,
+            privkey: None,
+        }
+    }
+}
 
 /// Why a git command failed.
 #[derive(Debug, thiserror::Error)]
@@ -17,8 +36,8 @@ pub enum GitError {
         program: &'static str,
         source: std::io::Error,
     },
-    #[error("{what} did not finish within {}s", TIMEOUT.as_secs())]
-    Timeout { what: String },
+    #[error("{what} did not finish within {}s", .timeout.as_secs())]
+    Timeout { what: String, timeout: Duration },
     #[error("{what} failed: {stderr}")]
     Failed { what: String, stderr: String },
 }
@@ -32,185 +51,211 @@ pub struct Ref {
     pub commit: String,
 }
 
-fn git(dir: Option<&Path>) -> Command {
-    let mut c = Command::new("git");
-    if let Some(d) = dir {
-        c.arg("--git-dir").arg(d);
-    }
-    c.env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_ASKPASS", "/bin/true")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null());
-    c
-}
-
-/// Wait for `child` until the deadline; its stdout and stderr.
-fn finish(mut child: Child, what: &str) -> Result<(Vec<u8>, bool, String), GitError> {
-    use std::io::Read;
-    let out = child.stdout.take().map(|mut s| {
-        std::thread::spawn(move || {
-            let mut b = Vec::new();
-            let _ = s.read_to_end(&mut b);
-            b
-        })
-    });
-    let err = child.stderr.take().map(|mut s| {
-        std::thread::spawn(move || {
-            let mut b = Vec::new();
-            let _ = (&mut s).take(64 << 10).read_to_end(&mut b);
-            b
-        })
-    });
-    let deadline = Instant::now() + TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(GitError::Timeout { what: what.into() });
-            }
+impl Git {
+    fn git(&self, dir: Option<&Path>) -> Command {
+        let mut c = Command::new("git");
+        if let Some(d) = dir {
+            c.arg("--git-dir").arg(d);
         }
-    };
-    let stdout = out.and_then(|h| h.join().ok()).unwrap_or_default();
-    let stderr = err.and_then(|h| h.join().ok()).unwrap_or_default();
-    Ok((
-        stdout,
-        status.success(),
-        String::from_utf8_lossy(&stderr).trim().to_string(),
-    ))
-}
-
-fn run(mut cmd: Command, what: String) -> Result<Vec<u8>, GitError> {
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| GitError::Spawn {
-            program: "git",
-            source,
-        })?;
-    match finish(child, &what)? {
-        (out, true, _) => Ok(out),
-        (_, false, stderr) => Err(GitError::Failed { what, stderr }),
+        c.env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_ASKPASS", "/bin/true")
+            .env("LC_ALL", "C")
+            .stdin(Stdio::null());
+        if let Some(key) = &self.privkey {
+            c.env(
+                "GIT_SSH_COMMAND",
+                format!(
+                    "ssh -i '{}' -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=30",
+                    key.display().to_string().replace('\'', "")
+                ),
+            );
+        }
+        c
     }
-}
 
-/// Clone `url` as a mirror into `dir`, or fetch into the one there.
-/// Whether anything changed.
-pub fn sync(url: &str, dir: &Path) -> Result<bool, GitError> {
-    if !dir.join("HEAD").is_file() {
-        let mut c = git(None);
-        c.args(["clone", "--mirror", "--quiet", "--", url]).arg(dir);
-        run(c, format!("git clone {url}"))?;
-        return Ok(true);
-    }
-    let before = refs(dir)?;
-    let mut c = git(Some(dir));
-    c.args(["fetch", "--prune", "--quiet", "origin"]);
-    run(c, format!("git fetch {url}"))?;
-    let after = refs(dir)?;
-    let key = |r: &[Ref]| {
-        r.iter()
-            .map(|x| (x.name.clone(), x.is_tag, x.commit.clone()))
-            .collect::<Vec<_>>()
-    };
-    Ok(key(&before) != key(&after))
-}
-
-/// The branches and tags of the mirror at `dir`.
-pub fn refs(dir: &Path) -> Result<Vec<Ref>, GitError> {
-    let mut c = git(Some(dir));
-    c.args([
-        "for-each-ref",
-        "--format=%(refname)\t%(objectname)\t%(*objectname)",
-        "refs/heads",
-        "refs/tags",
-    ]);
-    let out = run(c, "git for-each-ref".into())?;
-    let mut refs = Vec::new();
-    for line in String::from_utf8_lossy(&out).lines() {
-        let mut parts = line.split('\t');
-        let (Some(name), Some(obj)) = (parts.next(), parts.next()) else {
-            continue;
+    /// Wait for `child` until the deadline; its stdout and stderr.
+    fn finish(&self, mut child: Child, what: &str) -> Result<(Vec<u8>, bool, String), GitError> {
+        use std::io::Read;
+        let out = child.stdout.take().map(|mut s| {
+            std::thread::spawn(move || {
+                let mut b = Vec::new();
+                let _ = s.read_to_end(&mut b);
+                b
+            })
+        });
+        let err = child.stderr.take().map(|mut s| {
+            std::thread::spawn(move || {
+                let mut b = Vec::new();
+                let _ = (&mut s).take(64 << 10).read_to_end(&mut b);
+                b
+            })
+        });
+        let deadline = Instant::now() + self.timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break s,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(GitError::Timeout {
+                        what: what.into(),
+                        timeout: self.timeout,
+                    });
+                }
+            }
         };
-        let peeled = parts.next().filter(|p| !p.is_empty());
-        let (is_tag, short) = match (
-            name.strip_prefix("refs/heads/"),
-            name.strip_prefix("refs/tags/"),
-        ) {
-            (Some(b), _) => (false, b),
-            (_, Some(t)) => (true, t),
-            _ => continue,
+        let stdout = out.and_then(|h| h.join().ok()).unwrap_or_default();
+        let stderr = err.and_then(|h| h.join().ok()).unwrap_or_default();
+        // One line for the log: git's first (`fatal: ...`).
+        let said = String::from_utf8_lossy(&stderr);
+        let first = said
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .to_string();
+        Ok((stdout, status.success(), first))
+    }
+
+    fn run(&self, mut cmd: Command, what: String) -> Result<Vec<u8>, GitError> {
+        let child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|source| GitError::Spawn {
+                program: "git",
+                source,
+            })?;
+        match self.finish(child, &what)? {
+            (out, true, _) => Ok(out),
+            (_, false, stderr) => Err(GitError::Failed { what, stderr }),
+        }
+    }
+
+    /// Clone `url` as a mirror into `dir`, or fetch into the one there.
+    /// Whether anything changed.
+    pub fn sync(&self, url: &str, dir: &Path) -> Result<bool, GitError> {
+        if !dir.join("HEAD").is_file() {
+            let mut c = self.git(None);
+            c.args(["clone", "--mirror", "--quiet", "--", url]).arg(dir);
+            self.run(c, format!("git clone {url}"))?;
+            return Ok(true);
+        }
+        let before = self.refs(dir)?;
+        let mut c = self.git(Some(dir));
+        c.args(["fetch", "--prune", "--quiet", "origin"]);
+        self.run(c, format!("git fetch {url}"))?;
+        let after = self.refs(dir)?;
+        let key = |r: &[Ref]| {
+            r.iter()
+                .map(|x| (x.name.clone(), x.is_tag, x.commit.clone()))
+                .collect::<Vec<_>>()
         };
-        refs.push(Ref {
-            name: short.to_string(),
-            is_tag,
-            commit: peeled.unwrap_or(obj).to_string(),
-        });
+        Ok(key(&before) != key(&after))
     }
-    Ok(refs)
-}
 
-/// Whether `commit` has the folder `root` (the whole tree when empty).
-pub fn has_root(dir: &Path, commit: &str, root: &str) -> bool {
-    if root.is_empty() {
-        return true;
+    /// The branches and tags of the mirror at `dir`.
+    pub fn refs(&self, dir: &Path) -> Result<Vec<Ref>, GitError> {
+        let mut c = self.git(Some(dir));
+        c.args([
+            "for-each-ref",
+            "--format=%(refname)\t%(objectname)\t%(*objectname)",
+            "refs/heads",
+            "refs/tags",
+        ]);
+        let out = self.run(c, "git for-each-ref".into())?;
+        let mut refs = Vec::new();
+        for line in String::from_utf8_lossy(&out).lines() {
+            let mut parts = line.split('\t');
+            let (Some(name), Some(obj)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let peeled = parts.next().filter(|p| !p.is_empty());
+            let (is_tag, short) = match (
+                name.strip_prefix("refs/heads/"),
+                name.strip_prefix("refs/tags/"),
+            ) {
+                (Some(b), _) => (false, b),
+                (_, Some(t)) => (true, t),
+                _ => continue,
+            };
+            refs.push(Ref {
+                name: short.to_string(),
+                is_tag,
+                commit: peeled.unwrap_or(obj).to_string(),
+            });
+        }
+        Ok(refs)
     }
-    let mut c = git(Some(dir));
-    c.args(["cat-file", "-e", &format!("{commit}:{root}")]);
-    run(c, "git cat-file".into()).is_ok()
-}
 
-/// Export `commit`'s folder `root` (the whole tree when empty) into
-/// `dest`, which exists: `git archive` piped into `tar -x`.
-pub fn export(dir: &Path, commit: &str, root: &str, dest: &Path) -> Result<(), GitError> {
-    let tree = if root.is_empty() {
-        commit.to_string()
-    } else {
-        format!("{commit}:{root}")
-    };
-    let mut archive = git(Some(dir));
-    let mut archive = archive
-        .args(["archive", "--format=tar", &tree])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| GitError::Spawn {
-            program: "git",
-            source,
-        })?;
-    let Some(tar_in) = archive.stdout.take() else {
-        let _ = archive.kill();
-        return Err(GitError::Failed {
-            what: "git archive".into(),
-            stderr: "no output pipe".into(),
-        });
-    };
-    let tar = Command::new("tar")
-        .arg("-x")
-        .arg("-C")
-        .arg(dest)
-        .stdin(Stdio::from(tar_in))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| GitError::Spawn {
-            program: "tar",
-            source,
-        })?;
-    let what = format!("git archive {tree}");
-    let (_, ok, stderr) = finish(archive, &what)?;
-    let (_, tar_ok, tar_err) = finish(tar, "tar -x")?;
-    if !ok {
-        return Err(GitError::Failed { what, stderr });
+    /// Whether `commit` has the folder `root` (the whole tree when empty).
+    pub fn has_root(&self, dir: &Path, commit: &str, root: &str) -> bool {
+        if root.is_empty() {
+            return true;
+        }
+        let mut c = self.git(Some(dir));
+        c.args(["cat-file", "-e", &format!("{commit}:{root}")]);
+        self.run(c, "git cat-file".into()).is_ok()
     }
-    if !tar_ok {
-        return Err(GitError::Failed {
-            what: "tar -x".into(),
-            stderr: tar_err,
-        });
+
+    /// Export `commit`'s folder `root` (the whole tree when empty) into
+    /// `dest`, which exists: `git archive` piped into `tar -x`.
+    pub fn export(
+        &self,
+        dir: &Path,
+        commit: &str,
+        root: &str,
+        dest: &Path,
+    ) -> Result<(), GitError> {
+        let tree = if root.is_empty() {
+            commit.to_string()
+        } else {
+            format!("{commit}:{root}")
+        };
+        let mut archive = self.git(Some(dir));
+        let mut archive = archive
+            .args(["archive", "--format=tar", &tree])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|source| GitError::Spawn {
+                program: "git",
+                source,
+            })?;
+        let Some(tar_in) = archive.stdout.take() else {
+            let _ = archive.kill();
+            return Err(GitError::Failed {
+                what: "git archive".into(),
+                stderr: "no output pipe".into(),
+            });
+        };
+        let tar = Command::new("tar")
+            .arg("-x")
+            .arg("-C")
+            .arg(dest)
+            .stdin(Stdio::from(tar_in))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|source| GitError::Spawn {
+                program: "tar",
+                source,
+            })?;
+        let what = format!("git archive {tree}");
+        let (_, ok, stderr) = self.finish(archive, &what)?;
+        let (_, tar_ok, tar_err) = self.finish(tar, "tar -x")?;
+        if !ok {
+            return Err(GitError::Failed { what, stderr });
+        }
+        if !tar_ok {
+            return Err(GitError::Failed {
+                what: "tar -x".into(),
+                stderr: tar_err,
+            });
+        }
+        Ok(())
     }
-    Ok(())
 }

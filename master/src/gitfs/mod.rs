@@ -56,6 +56,7 @@ struct Remote {
     base: String,
     saltenv: IndexMap<String, EnvConf>,
     disable_saltenv_mapping: bool,
+    git: git::Git,
 }
 
 /// The configured gitfs.
@@ -177,6 +178,10 @@ impl Gitfs {
                 base: global_base.clone(),
                 saltenv: IndexMap::new(),
                 disable_saltenv_mapping: global_disable,
+                git: git::Git {
+                    timeout: fetch_timeout(o),
+                    privkey: opts::get_str(o, "gitfs_privkey").map(PathBuf::from),
+                },
             };
             for (k, v) in per {
                 match k.as_str() {
@@ -185,10 +190,11 @@ impl Gitfs {
                     "base" => r.base = text(&v),
                     "saltenv" => r.saltenv = saltenv_map(Some(&v)),
                     "disable_saltenv_mapping" => r.disable_saltenv_mapping = v.is_truthy(),
+                    "privkey" => r.git.privkey = Some(PathBuf::from(text(&v))),
                     // Accepted as Salt's: they change nothing brine does.
                     "name" | "update_interval" | "ssl_verify" | "refspecs" | "fallback"
-                    | "user" | "password" | "insecure_auth" | "pubkey" | "privkey"
-                    | "passphrase" | "ref_types" => {}
+                    | "user" | "password" | "insecure_auth" | "pubkey" | "passphrase"
+                    | "ref_types" => {}
                     other => tracing::warn!("gitfs remote {}: unknown option '{other}'", r.url),
                 }
             }
@@ -277,8 +283,8 @@ impl Gitfs {
         if let Some(parent) = mirror.parent() {
             let _ = std::fs::create_dir_all(parent);
         }
-        git::sync(&r.url, &mirror)?;
-        let refs = git::refs(&mirror)?;
+        r.git.sync(&r.url, &mirror)?;
+        let refs = r.git.refs(&mirror)?;
         // ref → the saltenvs mapped to it.
         let mut revmap: IndexMap<String, Vec<String>> = IndexMap::new();
         for (env, c) in r.saltenv.iter().chain(self.global_saltenv.iter()) {
@@ -344,7 +350,7 @@ impl Gitfs {
                 .to_string();
             let dest = trees.join(&id[..32]);
             if !dest.is_dir() {
-                export_tree(&mirror, &commit, &root, &mount, &dest)?;
+                export_tree(&r.git, &mirror, &commit, &root, &mount, &dest)?;
             }
             out.insert(env, Some(dest));
         }
@@ -354,6 +360,7 @@ impl Gitfs {
 
 /// Export into a scratch folder beside `dest`, then move it into place.
 pub(crate) fn export_tree(
+    git: &git::Git,
     mirror: &Path,
     commit: &str,
     root: &str,
@@ -372,8 +379,8 @@ pub(crate) fn export_tree(
         tmp.join(mount)
     };
     std::fs::create_dir_all(&into).map_err(failed)?;
-    if git::has_root(mirror, commit, root) {
-        git::export(mirror, commit, root, &into)?;
+    if git.has_root(mirror, commit, root) {
+        git.export(mirror, commit, root, &into)?;
     }
     match std::fs::rename(&tmp, dest) {
         // Another update (the master's, a brine-run's) exported it first.
@@ -382,6 +389,17 @@ pub(crate) fn export_tree(
             Ok(())
         }
         other => other.map_err(failed),
+    }
+}
+
+/// `git_fetch_timeout` (seconds; brine's own option): how long one git
+/// command of gitfs or git_pillar may take.
+pub(crate) fn fetch_timeout(o: &Map) -> std::time::Duration {
+    match o.get("git_fetch_timeout") {
+        Some(Value::Int(i)) if *i > 0 => {
+            std::time::Duration::from_secs(u64::try_from(*i).unwrap_or(300))
+        }
+        _ => git::DEFAULT_TIMEOUT,
     }
 }
 
