@@ -104,7 +104,7 @@ fn encrypted_pillar_through_the_daemons_answers_as_salts() {
                 homes.push(to);
             } else if let Some(change) = text.strip_prefix("master (re)started with: ") {
                 let change: serde_json::Map<String, Json> =
-                    serde_json::from_str(&change).expect("note");
+                    serde_json::from_str(change).expect("note");
                 for (k, v) in change {
                     if v.is_null() {
                         current.remove(&k);
