@@ -73,12 +73,36 @@ def bench_tree(here, tmp, tree):
     return os.path.abspath(tree)
 
 
-def write_tree_master(path, tree, pub, ret, root):
+def git_repo(src, dest):
+    """A git repository at dest holding src's files on branch master (one
+    commit, fixed identity): gitfs and git_pillar benchmarks serve it."""
+    shutil.copytree(src, dest)
+    env = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
+               GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid",
+               GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
+    for argv in (["git", "init", "-q", "-b", "master", "."], ["git", "add", "-A"],
+                 ["git", "commit", "-q", "-m", "bench tree"]):
+        subprocess.run(argv, cwd=dest, env=env, check=True)
+    return "file://" + dest
+
+
+def write_tree_master(path, tree, pub, ret, root, gitfs=None):
     """CONF/master serving the bench tree: roots and the stack the tree's
-    own minion config names (the master compiles, so it reads them)."""
+    own minion config names (the master compiles, so it reads them). With
+    gitfs (a scratch folder), the states are served by gitfs and the
+    pillar SLS by git_pillar from git repositories made of the tree."""
     with open(path, "w") as f:
-        f.write("file_roots: {base: [%s/salt]}\npillar_roots: {base: [%s/pillar]}\n"
-                "ext_pillar:\n  - stack: %s/stack/stack.cfg\n" % (tree, tree, tree))
+        if gitfs:
+            states = git_repo(os.path.join(tree, "salt"), os.path.join(gitfs, "states.git"))
+            pillar = git_repo(os.path.join(tree, "pillar"), os.path.join(gitfs, "pillar.git"))
+            # roots after gitfs, empty: where fleet.py adds its orchestration.
+            f.write("fileserver_backend: [gitfs, roots]\ngitfs_remotes: ['%s']\n"
+                    "file_roots: {base: []}\npillar_roots: {}\n"
+                    "ext_pillar:\n  - git: ['master %s']\n  - stack: %s/stack/stack.cfg\n"
+                    % (states, pillar, tree))
+        else:
+            f.write("file_roots: {base: [%s/salt]}\npillar_roots: {base: [%s/pillar]}\n"
+                    "ext_pillar:\n  - stack: %s/stack/stack.cfg\n" % (tree, tree, tree))
         f.write("interface: 127.0.0.1\npublish_port: %d\nret_port: %d\nroot_dir: %s\n"
                 "auto_accept: True\nlog_level: warning\n" % (pub, ret, root))
 

@@ -3,7 +3,7 @@
 through a real brine-master and brine-minion on 127.0.0.1, beside
 `brine-call --local state.apply` on the same tree (the work without the bus).
 
-usage: daemon_apply.py [--runs R] [--brine DIR] [--tree DIR]
+usage: daemon_apply.py [--runs R] [--brine DIR] [--tree DIR] [--gitfs]
 
 Generates the tree with mktree.py (2000 states, 500 pillar SLS, a 200-file
 PillarStack) unless --tree names one, starts the master (file_roots and
@@ -28,13 +28,16 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--brine", default=os.path.join(here, "..", "target", "release"))
     ap.add_argument("--tree")
+    ap.add_argument("--gitfs", action="store_true",
+                    help="serve the states through gitfs and the pillar SLS through git_pillar")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="brine-apply-")
     tree = bench_tree(here, tmp, a.tree)
     pub, ret = free_port(), free_port()
     etc = os.path.join(tmp, "etc")
     os.makedirs(etc)
-    write_tree_master(os.path.join(etc, "master"), tree, pub, ret, os.path.join(tmp, "m"))
+    write_tree_master(os.path.join(etc, "master"), tree, pub, ret, os.path.join(tmp, "m"),
+                      gitfs=tmp if a.gitfs else None)
     with open(os.path.join(etc, "minion"), "w") as f:
         f.write("id: bench1\nmaster: 127.0.0.1\npublish_port: %d\nmaster_port: %d\n"
                 "root_dir: %s\nacceptance_wait_time: 1\nlog_level: warning\n"
@@ -53,6 +56,9 @@ def main():
             if time.time() > deadline:
                 sys.exit("the minion never answered: " + p.stdout + p.stderr)
             time.sleep(0.5)
+        if a.gitfs:
+            # The master's own first gitfs update runs beside its start.
+            timed([b("brine-run"), "-c", etc, "fileserver.update"])
         daemon, local_t = [], []
         for _ in range(a.runs):
             t, p = timed([b("brine"), "-c", etc, "--out", "quiet", "-t", "60", "bench1",

@@ -2,7 +2,7 @@
 """Fleet benchmark: one brine-master and N minions (`brine-minion --swarm`
 processes) on the benchmark tree, on this machine's loopback.
 
-usage: fleet.py [--minions N] [--swarms S] [--brine DIR] [--tree DIR]
+usage: fleet.py [--minions N] [--swarms S] [--brine DIR] [--tree DIR] [--gitfs]
                 [--timeout T] [--skip-apply | --ping-only] [--repeat R]
                 [--hold SECONDS] [--postgres]
 
@@ -184,6 +184,8 @@ def main():
                     help="also mine.update on every minion and the mine.get runner over all")
     ap.add_argument("--events", action="store_true",
                     help="count the job events a state.event listener sees per command")
+    ap.add_argument("--gitfs", action="store_true",
+                    help="serve the states through gitfs and the pillar SLS through git_pillar")
     ap.add_argument("--postgres", action="store_true",
                     help="keep jobs, returns and keys in a private PostgreSQL (pgjsonb)")
     a = ap.parse_args()
@@ -192,7 +194,8 @@ def main():
     pub, ret = free_port(), free_port()
     etc = os.path.join(tmp, "etc")
     os.makedirs(etc)
-    write_tree_master(os.path.join(etc, "master"), tree, pub, ret, os.path.join(tmp, "m"))
+    write_tree_master(os.path.join(etc, "master"), tree, pub, ret, os.path.join(tmp, "m"),
+                      gitfs=tmp if a.gitfs else None)
     # The orchestration the fleet runs next to the plain state.apply: one
     # step applying the highstate to every minion, from a root of its own
     # beside the tree's (a --tree given is not written to).
@@ -206,7 +209,8 @@ def main():
         text = f.read()
     with open(os.path.join(etc, "master"), "w") as f:
         f.write(text.replace("file_roots: {base: [%s/salt]}" % tree,
-                             "file_roots: {base: [%s/salt, %s]}" % (tree, orch_root)))
+                             "file_roots: {base: [%s/salt, %s]}" % (tree, orch_root))
+                .replace("file_roots: {base: []}", "file_roots: {base: [%s]}" % orch_root))
     if a.minions > 900:
         # The swarms connect from one address: room for all of them.
         with open(os.path.join(etc, "master"), "a") as f:
@@ -254,6 +258,9 @@ def main():
             if time.time() - start > 900:
                 sys.exit("only %d of %d minions answered" % (docs, a.minions))
             time.sleep(1)
+        if a.gitfs:
+            # The master's own first gitfs update runs beside its start.
+            run_cli([os.path.join(bindir, "brine-run"), "-c", etc, "fileserver.update"], 600)
         print("%d minions (%d swarm process%s) up after %.1f s" % (
             a.minions, a.swarms, "" if a.swarms == 1 else "es", time.time() - start))
         # Minions answer test.ping before their start-up pillar arrives:
