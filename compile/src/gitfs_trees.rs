@@ -5,7 +5,8 @@
 //! (`__gitfs_trees`, a JSON file: each saltenv and its folders, one per
 //! remote that has it, in remote order) atomically; a compile reads the
 //! folders like any root, so a tree from git is served as fast as one
-//! from disk. The manifest is read again only when it changed.
+//! from disk. The manifest is read again only when it changed, and is an
+//! input of every compile that served files from it.
 
 use brine_core::{Map, Value};
 use indexmap::IndexMap;
@@ -44,7 +45,14 @@ pub fn compose(opts: &Map, configured: Envs, only: Option<&str>) -> Envs {
         let add: Envs = match name.as_str() {
             "roots" => configured.clone(),
             "gitfs" => match opts.get(MANIFEST_OPTION).and_then(Value::as_str) {
-                Some(path) => (*read(Path::new(path))).clone(),
+                Some(path) => {
+                    // An update that moves a saltenv to new trees is seen by
+                    // the next compile, never replayed past.
+                    let path = Path::new(path);
+                    let meta = std::fs::metadata(path).ok();
+                    crate::inputs::note(path, meta.as_ref().map(crate::inputs::Stamp::of));
+                    (*read(path)).clone()
+                }
                 None => Envs::new(),
             },
             other => {
@@ -123,6 +131,16 @@ pub fn write(path: &Path, envs: &Envs) -> std::io::Result<()> {
         );
     }
     let text = serde_json::to_string_pretty(&serde_json::Value::Object(m))?;
+    write_if_changed(path, &text)
+}
+
+/// Write `text` at `path` through a temporary file, unless the file holds
+/// it already: an update that changed nothing leaves the manifest's stamp
+/// alone, so the compiles that read it stay replayable.
+pub fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)

@@ -222,3 +222,65 @@ fn remotes_over_http_that_fail_or_hang_as_salt_operators_expect() {
         serde_json::json!("over http\n")
     );
 }
+
+/// A commit fetched by `fileserver.update` is what the next compile
+/// serves: the master's replayed state compile gives way (the gitfs
+/// manifest is one of its inputs).
+#[test]
+fn a_fetched_commit_is_seen_by_the_next_compile() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    let src = w.join("states");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    std::fs::write(
+        src.join("hello.sls"),
+        "greet:\n  test.succeed_without_changes:\n    - name: one\n",
+    )
+    .expect("sls");
+    sh(&format!(
+        "set -e; cd {}; git init -q -b master .; git add -A; git commit -q -m one",
+        src.display()
+    ));
+    let conf = MasterConf::new(&format!(
+        "fileserver_backend: [gitfs]\ngitfs_update_interval: 3600\ngitfs_remotes:\n  - file://{}\n",
+        src.display()
+    ));
+    let _master = conf.start();
+    let _minion = minion(&conf);
+    conf.accept_and_ping("web1");
+    let _ = conf.cli("brine-run", &["fileserver.update"]);
+    let name = || {
+        let out = conf.cli(
+            "brine",
+            &[
+                "--out",
+                "json",
+                "-t",
+                "20",
+                "web1",
+                "state.show_sls",
+                "hello",
+            ],
+        );
+        json_docs(&out.stdout)
+            .ok()
+            .map(|j| j["web1"]["greet"]["test"][0]["name"].clone())
+    };
+    for _ in 0..3 {
+        assert_eq!(name(), Some(serde_json::json!("one")));
+    }
+    // Past the settling margin of the files the compile read.
+    std::thread::sleep(Duration::from_millis(2100));
+    std::fs::write(
+        src.join("hello.sls"),
+        "greet:\n  test.succeed_without_changes:\n    - name: two\n",
+    )
+    .expect("sls");
+    sh(&format!(
+        "set -e; cd {}; git commit -q -a -m two",
+        src.display()
+    ));
+    let _ = conf.cli("brine-run", &["fileserver.update"]);
+    assert_eq!(name(), Some(serde_json::json!("two")));
+    let _ = PathBuf::new();
+}

@@ -265,9 +265,7 @@ base can only be specified if __env__ is specified as the branch name."
             path: manifest.clone(),
             source: e.into(),
         })?;
-        let tmp = manifest.with_extension("json.tmp");
-        std::fs::write(&tmp, text).map_err(io(&tmp))?;
-        std::fs::rename(&tmp, &manifest).map_err(io(&manifest))?;
+        brine_compile::gitfs_trees::write_if_changed(&manifest, &text).map_err(io(&manifest))?;
         let keep: Vec<PathBuf> = out
             .iter()
             .chain(previous.iter())

@@ -417,9 +417,7 @@ fn read_state(path: &Path) -> State {
 }
 
 fn write_state(path: &Path, state: &State) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string(state)?)?;
-    std::fs::rename(&tmp, path)
+    gitfs_trees::write_if_changed(path, &serde_json::to_string(state)?)
 }
 
 /// Update gitfs now and every `gitfs_update_interval` seconds, forever
