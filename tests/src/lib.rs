@@ -11,6 +11,7 @@ pub mod masterless;
 pub mod orch;
 pub mod partition;
 pub mod recorded;
+pub mod replay;
 pub mod webdriver;
 
 use std::path::PathBuf;

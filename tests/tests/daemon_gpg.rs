@@ -14,48 +14,14 @@
 //! the minion has no keyring; brine compiles states on the master, with
 //! the master's keyring (step `minion-no-keys-show-sls-secret_file`).
 
-use brine_tests::daemon::{json_docs, MasterConf, MasterProc};
-use brine_tests::{bin, masterless, recorded};
+use brine_tests::daemon::{MasterConf, MasterProc};
+use brine_tests::replay::{self, BASE_KEYS};
+use brine_tests::{masterless, recorded};
 use serde_json::Value as Json;
 use std::path::PathBuf;
-use std::process::Command;
-use std::time::{Duration, Instant};
 
 /// The step whose answer depends on where state files are rendered.
 const RENDERED_ON_THE_MINION: &str = "minion-no-keys-show-sls-secret_file";
-
-const BASE_KEYS: &[&str] = &[
-    "file_roots",
-    "pillar_roots",
-    "gather_job_timeout",
-    "timeout",
-    "worker_threads",
-    "log_level_logfile",
-];
-
-fn write_master(conf: &MasterConf, own: &str, opts: &serde_json::Map<String, Json>) {
-    let mut text = own.to_string();
-    for (k, v) in opts {
-        text.push_str(&format!("{k}: {v}\n"));
-    }
-    std::fs::write(conf.conf_dir().join("master"), text).expect("master config");
-}
-
-fn until_pinged(conf: &MasterConf) {
-    let deadline = Instant::now() + Duration::from_secs(40);
-    while Instant::now() < deadline {
-        let out = conf.cli("brine", &["--out", "json", "-t", "3", "web1", "test.ping"]);
-        if json_docs(&out.stdout)
-            .ok()
-            .and_then(|j| j.get("web1").cloned())
-            == Some(Json::Bool(true))
-        {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    panic!("web1 never answered after a restart\n{}", conf.log());
-}
 
 #[test]
 fn encrypted_pillar_through_the_daemons_answers_as_salts() {
@@ -65,19 +31,8 @@ fn encrypted_pillar_through_the_daemons_answers_as_salts() {
     let tmp = conf.dir.path().to_path_buf();
     let tmp_s = tmp.display().to_string();
     masterless::write_tree(&rec, &tmp);
-    let recorded_master: serde_json::Map<String, Json> = {
-        let text = recorded::tree(&rec, "@TMP@/etc/master", &tmp)
-            .replace("@PUB@", "0")
-            .replace("@RET@", "0");
-        let v = brine_core::yaml::load(&text).expect("recorded master config");
-        v.to_json().as_object().cloned().unwrap_or_default()
-    };
     // The first master: the recorded one, less what later restarts set.
-    let mut current: serde_json::Map<String, Json> = recorded_master
-        .iter()
-        .filter(|(k, _)| BASE_KEYS.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let mut current = replay::only(&replay::recorded_master(&rec, &tmp), BASE_KEYS);
     current.insert(
         "gpg_keydir".into(),
         Json::String(format!("{tmp_s}/gpgkeys-master")),
@@ -116,72 +71,29 @@ fn encrypted_pillar_through_the_daemons_answers_as_salts() {
             }
         }
         if restart {
-            drop(master.take());
-            write_master(&conf, &own, &current);
-            master = Some(conf.start());
-            match minion {
-                None => {
-                    minion = Some(recorded::start_minion(&conf, &rec, "web1"));
-                    conf.accept_and_ping("web1");
-                }
-                Some(_) => until_pinged(&conf),
-            }
+            replay::restart(&conf, &rec, &own, &current, &mut master, &mut minion);
         }
         let label = step["label"].as_str().unwrap_or_default();
         let argv = recorded::argv(step, &tmp);
-        let tool = match argv.first().map(String::as_str) {
-            Some("salt") => "brine",
-            Some("salt-run") => "brine-run",
+        match argv.first().map(String::as_str) {
             Some("cat") => {
                 checked += 1;
                 if let Some(d) = recorded::cat_differs(step, &argv) {
                     failures.push(format!("[{i}] cat:\n{d}"));
                 }
-                continue;
             }
-            _ => continue,
-        };
-        if label == RENDERED_ON_THE_MINION {
-            continue;
-        }
-        let out = Command::new(bin(tool))
-            .arg("-c")
-            .arg(conf.conf_dir())
-            .args(&argv[1..])
-            .output()
-            .expect("cli runs");
-        let want = json_docs(
-            step["stdout"]
-                .as_str()
-                .unwrap_or_default()
-                .replace("@TMP@", &tmp_s)
-                .as_bytes(),
-        );
-        checked += 1;
-        match (want, json_docs(&out.stdout)) {
-            (Ok(mut w), Ok(mut g)) => {
-                masterless::strip_times(&mut w);
-                masterless::strip_times(&mut g);
-                if w != g {
-                    failures.push(format!(
-                        "[{i} {label}] {argv:?}:\n  salt:  {w}\n  brine: {g}\n  stderr: {}",
-                        String::from_utf8_lossy(&out.stderr)
-                    ));
-                }
+            Some("salt" | "salt-run") if label != RENDERED_ON_THE_MINION => {
+                checked += 1;
+                failures.extend(replay::compare_step(
+                    &conf,
+                    i,
+                    step,
+                    &argv,
+                    &tmp,
+                    &|_, v| masterless::strip_times(v),
+                ));
             }
-            (Ok(w), Err(e)) => failures.push(format!(
-                "[{i} {label}] no json ({e}): {}{}\n  salt: {w}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )),
             _ => {}
-        }
-        let code = out.status.code().unwrap_or(-1);
-        if Some(i64::from(code)) != step["code"].as_i64() {
-            failures.push(format!(
-                "[{i} {label}] exit code {code}, Salt's {}",
-                step["code"]
-            ));
         }
     }
     drop(minion);

@@ -12,10 +12,9 @@
 //! minion function caused an exception:" is Python's, and is cut off on
 //! both sides.
 
-use brine_tests::daemon::{json_docs, MasterConf};
-use brine_tests::{bin, masterless, recorded};
+use brine_tests::daemon::MasterConf;
+use brine_tests::{masterless, recorded, replay};
 use serde_json::Value as Json;
-use std::process::Command;
 
 const VAR: &str = "BRINE_SDB_VAR";
 
@@ -51,7 +50,6 @@ fn sdb_through_the_daemons_answers_as_salts() {
     std::env::set_var(VAR, "from-environment");
     let conf = MasterConf::new("");
     let tmp = conf.dir.path().to_path_buf();
-    let tmp_s = tmp.display().to_string();
     let master_conf = conf.conf_dir().join("master");
     let mut text = std::fs::read_to_string(&master_conf).expect("master config");
     masterless::write_tree(&rec, &tmp);
@@ -84,52 +82,26 @@ fn sdb_through_the_daemons_answers_as_salts() {
     let mut checked = 0;
     for (i, step) in rec["steps"].as_array().expect("steps").iter().enumerate() {
         let argv = recorded::argv(step, &tmp);
-        let tool = match argv.first().map(String::as_str) {
-            Some("salt") => "brine",
-            Some("salt-run") => "brine-run",
-            _ => continue,
-        };
-        let mut cmd = Command::new(bin(tool));
-        cmd.arg("-c").arg(conf.conf_dir()).args(&argv[1..]);
-        if tool == "brine-run" && step["env"].get(VAR).is_none() {
-            cmd.env_remove(VAR);
+        if !matches!(argv.first().map(String::as_str), Some("salt" | "salt-run")) {
+            continue;
         }
-        let out = cmd.output().expect("cli runs");
-        let label = step["label"].as_str().unwrap_or_default();
-        let want = json_docs(
-            step["stdout"]
-                .as_str()
-                .unwrap_or_default()
-                .replace("@TMP@", &tmp_s)
-                .as_bytes(),
-        );
+        // A runner runs in brine-run's process: its environment is the
+        // step's.
+        let runner_without_var = argv[0] == "salt-run" && step["env"].get(VAR).is_none();
         checked += 1;
-        match (want, json_docs(&out.stdout)) {
-            (Ok(mut w), Ok(mut g)) => {
-                cut_tracebacks(&mut w);
-                cut_tracebacks(&mut g);
-                if w != g {
-                    failures.push(format!(
-                        "[{i} {label}] {argv:?}:\n  salt:  {w}\n  brine: {g}\n  stderr: {}",
-                        String::from_utf8_lossy(&out.stderr)
-                    ));
+        failures.extend(replay::compare_step_with(
+            &conf,
+            i,
+            step,
+            &argv,
+            &tmp,
+            &|_, v| cut_tracebacks(v),
+            &|cmd| {
+                if runner_without_var {
+                    cmd.env_remove(VAR);
                 }
-            }
-            (Ok(w), Err(e)) => failures.push(format!(
-                "[{i} {label}] no json ({e}): {}{}\n  salt: {w}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )),
-            _ => {}
-        }
-        let code = out.status.code().unwrap_or(-1);
-        if Some(i64::from(code)) != step["code"].as_i64() {
-            failures.push(format!(
-                "[{i} {label}] exit code {code}, Salt's {}\n  stderr: {}",
-                step["code"],
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
+            },
+        ));
     }
     masterless::stop_agents(&[keys]);
     assert!(checked >= 29, "only {checked} steps compared");

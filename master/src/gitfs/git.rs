@@ -121,14 +121,7 @@ impl Git {
     }
 
     fn run(&self, mut cmd: Command, what: String) -> Result<Vec<u8>, GitError> {
-        let child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| GitError::Spawn {
-                program: "git",
-                source,
-            })?;
+        let child = spawn(cmd.stdout(Stdio::piped()), "git")?;
         match self.finish(child, &what)? {
             (out, true, _) => Ok(out),
             (_, false, stderr) => Err(GitError::Failed { what, stderr }),
@@ -216,15 +209,12 @@ impl Git {
             format!("{commit}:{root}")
         };
         let mut archive = self.git(Some(dir));
-        let mut archive = archive
-            .args(["archive", "--format=tar", &tree])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| GitError::Spawn {
-                program: "git",
-                source,
-            })?;
+        let mut archive = spawn(
+            archive
+                .args(["archive", "--format=tar", &tree])
+                .stdout(Stdio::piped()),
+            "git",
+        )?;
         let Some(tar_in) = archive.stdout.take() else {
             let _ = archive.kill();
             return Err(GitError::Failed {
@@ -232,18 +222,15 @@ impl Git {
                 stderr: "no output pipe".into(),
             });
         };
-        let tar = Command::new("tar")
-            .arg("-x")
-            .arg("-C")
-            .arg(dest)
-            .stdin(Stdio::from(tar_in))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| GitError::Spawn {
-                program: "tar",
-                source,
-            })?;
+        let tar = spawn(
+            Command::new("tar")
+                .arg("-x")
+                .arg("-C")
+                .arg(dest)
+                .stdin(Stdio::from(tar_in))
+                .stdout(Stdio::null()),
+            "tar",
+        )?;
         let what = format!("git archive {tree}");
         let (_, ok, stderr) = self.finish(archive, &what)?;
         let (_, tar_ok, tar_err) = self.finish(tar, "tar -x")?;
@@ -258,4 +245,11 @@ impl Git {
         }
         Ok(())
     }
+}
+
+/// Start `cmd` with its stderr piped (read by [`Git::finish`]).
+fn spawn(cmd: &mut Command, program: &'static str) -> Result<Child, GitError> {
+    cmd.stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| GitError::Spawn { program, source })
 }
