@@ -122,6 +122,8 @@ const KNOWN: &[(&str, Kind)] = &[
     ("git_pillar_pubkey", Kind::Str),
     ("gitfs_privkey", Kind::Str),
     ("gitfs_pubkey", Kind::Str),
+    ("gitfs_ssl_verify", Kind::Bool),
+    ("git_pillar_ssl_verify", Kind::Bool),
     ("git_fetch_timeout", Kind::Int),
     ("gather_job_timeout", Kind::Int),
     ("gpg_keydir", Kind::Str),

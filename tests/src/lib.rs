@@ -6,6 +6,7 @@
 
 pub mod conformance;
 pub mod daemon;
+pub mod gitserve;
 pub mod http;
 pub mod masterless;
 pub mod orch;

@@ -6,104 +6,8 @@
 //! `git_fetch_timeout` while the other remotes are served.
 
 use brine_tests::daemon::{json_docs, MasterConf};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use brine_tests::gitserve::{bare_copy, repo, sh, silent_server, static_server};
 use std::time::{Duration, Instant};
-
-fn sh(script: &str) {
-    let ok = Command::new("sh")
-        .args(["-c", script])
-        .env("GIT_AUTHOR_NAME", "brine test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "brine test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .status()
-        .expect("sh")
-        .success();
-    assert!(ok, "{script}");
-}
-
-/// A repository at `dir` with `file` holding `text` on branch master.
-fn repo(dir: &Path, file: &str, text: &str) {
-    sh(&format!(
-        "set -e; mkdir -p {d}; cd {d}; git init -q -b master .; printf '{text}' > {file}; \
-         git add -A; git commit -q -m one",
-        d = dir.display()
-    ));
-}
-
-/// Serve the files under `root` over HTTP/1.0 on 127.0.0.1 (GET only),
-/// for at most `life`; the port.
-fn static_server(root: PathBuf, life: Duration) -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = l.local_addr().expect("addr").port();
-    l.set_nonblocking(true).expect("nonblocking");
-    std::thread::spawn(move || {
-        let end = Instant::now() + life;
-        while Instant::now() < end {
-            let Ok((mut s, _)) = l.accept() else {
-                std::thread::sleep(Duration::from_millis(10));
-                continue;
-            };
-            let _ = s.set_nonblocking(false);
-            let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
-            let mut line = String::new();
-            let mut r = BufReader::new(s.try_clone().expect("clone"));
-            if r.read_line(&mut line).is_err() {
-                continue;
-            }
-            loop {
-                let mut h = String::new();
-                if r.read_line(&mut h).map_or(true, |n| n == 0) || h == "\r\n" {
-                    break;
-                }
-            }
-            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let rel = path.split('?').next().unwrap_or("").trim_start_matches('/');
-            let file = root.join(rel);
-            let body = (!rel.contains(".."))
-                .then(|| std::fs::read(&file).ok())
-                .flatten();
-            let _ = match body {
-                Some(b) => s
-                    .write_all(
-                        format!("HTTP/1.0 200 OK\r\nContent-Length: {}\r\n\r\n", b.len())
-                            .as_bytes(),
-                    )
-                    .and_then(|()| s.write_all(&b)),
-                None => s.write_all(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
-            };
-        }
-    });
-    port
-}
-
-/// A listener that accepts and never answers, for `life`; the port.
-fn silent_server(life: Duration) -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = l.local_addr().expect("addr").port();
-    l.set_nonblocking(true).expect("nonblocking");
-    std::thread::spawn(move || {
-        let end = Instant::now() + life;
-        let mut held = Vec::new();
-        while Instant::now() < end {
-            match l.accept() {
-                Ok((s, _)) => held.push(s),
-                Err(_) => std::thread::sleep(Duration::from_millis(10)),
-            }
-            for s in &mut held {
-                let mut b = [0u8; 512];
-                let _ = s.set_nonblocking(true);
-                let _ = s.read(&mut b);
-            }
-        }
-    });
-    port
-}
 
 fn file_str(conf: &MasterConf, path: &str) -> serde_json::Value {
     let out = conf.cli(
@@ -143,10 +47,7 @@ fn remotes_over_http_that_fail_or_hang_as_salt_operators_expect() {
     let w = work.path();
     // An http remote: a bare copy with the dumb protocol's index.
     repo(&w.join("src-http"), "http.txt", "over http\\n");
-    sh(&format!(
-        "set -e; git clone -q --bare {0}/src-http {0}/www/repo.git; cd {0}/www/repo.git; git update-server-info",
-        w.display()
-    ));
+    bare_copy(&w.join("src-http"), &w.join("www/repo.git"));
     let http = static_server(w.join("www"), Duration::from_secs(120));
     // A remote that goes away after its first update.
     repo(&w.join("gone"), "gone.txt", "was here\\n");
@@ -282,5 +183,4 @@ fn a_fetched_commit_is_seen_by_the_next_compile() {
     ));
     let _ = conf.cli("brine-run", &["fileserver.update"]);
     assert_eq!(name(), Some(serde_json::json!("two")));
-    let _ = PathBuf::new();
 }

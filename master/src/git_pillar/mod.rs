@@ -165,6 +165,7 @@ impl GitPillar {
                 git: git::Git {
                     timeout: crate::gitfs::fetch_timeout(o),
                     privkey: opts::get_str(o, "git_pillar_privkey").map(PathBuf::from),
+                    ssl_verify: opts::get_bool(o, "git_pillar_ssl_verify", true),
                 },
             };
             for (k, v) in params {
@@ -195,6 +196,7 @@ base can only be specified if __env__ is specified as the branch name."
                     "name" => c.name = Some(text),
                     "all_saltenvs" => c.remote.all_saltenvs = Some(text),
                     "privkey" => c.git.privkey = Some(PathBuf::from(text)),
+                    "ssl_verify" => c.git.ssl_verify = v.is_truthy(),
                     _ => {}
                 }
             }

@@ -2,7 +2,8 @@
 //! and fetched after, its refs listed, one commit's tree exported into a
 //! folder. Every command is bounded in time (`git_fetch_timeout`, default
 //! five minutes) and never asks a terminal for anything; an ssh remote
-//! authenticates with the remote's `privkey` only.
+//! authenticates with the remote's `privkey` only, and an https remote's
+//! certificate is checked unless the remote says `ssl_verify: False`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -17,6 +18,9 @@ pub struct Git {
     pub timeout: Duration,
     /// The ssh private key of the remote (`privkey`).
     pub privkey: Option<PathBuf>,
+    /// Whether an https remote's certificate is checked (`ssl_verify`,
+    /// git's `http.sslVerify`).
+    pub ssl_verify: bool,
 }
 
 impl Default for Git {
@@ -24,6 +28,7 @@ impl Default for Git {
         Git {
             timeout: DEFAULT_TIMEOUT,
             privkey: None,
+            ssl_verify: true,
         }
     }
 }
@@ -54,6 +59,9 @@ pub struct Ref {
 impl Git {
     fn git(&self, dir: Option<&Path>) -> Command {
         let mut c = Command::new("git");
+        if !self.ssl_verify {
+            c.args(["-c", "http.sslVerify=false"]);
+        }
         if let Some(d) = dir {
             c.arg("--git-dir").arg(d);
         }

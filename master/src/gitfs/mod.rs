@@ -181,6 +181,7 @@ impl Gitfs {
                 git: git::Git {
                     timeout: fetch_timeout(o),
                     privkey: opts::get_str(o, "gitfs_privkey").map(PathBuf::from),
+                    ssl_verify: opts::get_bool(o, "gitfs_ssl_verify", true),
                 },
             };
             for (k, v) in per {
@@ -191,10 +192,10 @@ impl Gitfs {
                     "saltenv" => r.saltenv = saltenv_map(Some(&v)),
                     "disable_saltenv_mapping" => r.disable_saltenv_mapping = v.is_truthy(),
                     "privkey" => r.git.privkey = Some(PathBuf::from(text(&v))),
+                    "ssl_verify" => r.git.ssl_verify = v.is_truthy(),
                     // Accepted as Salt's: they change nothing brine does.
-                    "name" | "update_interval" | "ssl_verify" | "refspecs" | "fallback"
-                    | "user" | "password" | "insecure_auth" | "pubkey" | "passphrase"
-                    | "ref_types" => {}
+                    "name" | "update_interval" | "refspecs" | "fallback" | "user" | "password"
+                    | "insecure_auth" | "pubkey" | "passphrase" | "ref_types" => {}
                     other => tracing::warn!("gitfs remote {}: unknown option '{other}'", r.url),
                 }
             }
