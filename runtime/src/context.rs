@@ -20,6 +20,7 @@ use brine_compile::pillar::{self, PillarRequest};
 use brine_compile::request::{
     CompileStage, CompileStates, CompiledStates, HieraLookup, HieraResult, MineOp,
 };
+use brine_compile::state::deferred_gpg;
 use brine_compile::state::render::{self, Rendered};
 use brine_compile::state::{top, StateRequest};
 use brine_compile::MinionData;
@@ -413,6 +414,7 @@ impl Minion {
     ) -> Result<CompiledStates, RemoteError> {
         let test = opts::test_mode(&req.opts);
         r.compile_states(self.states_request(req, stage, mods, Value::Null, test))
+            .map(|c| deferred_gpg::open(c, &self.opts))
     }
 
     /// Salt's `show_top`: the top matches for this minion, and errors.
@@ -486,13 +488,15 @@ impl Minion {
             errors: vec![e.to_string()],
             retcode: 1,
         };
+        // The master left the state files' gpg blocks to this minion.
+        let open = |c| deferred_gpg::open(c, &self.opts);
         let Some(fresh) = fresh else {
-            return Some((None, r.compile_states(cs).unwrap_or_else(failed)));
+            return Some((None, r.compile_states(cs).map_or_else(failed, open)));
         };
         cs.pillar = Map::default();
         cs.fresh_pillar = Some(fresh);
         Some(match r.compile_pillar_and_states(cs) {
-            Ok((pillar, compiled)) => (Some(pillar), compiled),
+            Ok((pillar, compiled)) => (Some(pillar), open(compiled)),
             Err(e) => {
                 let e = match e {
                     RemoteError::NoAnswer { cause, .. } => RemoteError::NoAnswer {

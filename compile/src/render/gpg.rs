@@ -11,6 +11,12 @@
 //! `gpg` is a program of the host, run with a time and size bound; its
 //! answer depends on a keyring outside the tree, so a compile that used it
 //! is never given again from what it read ([`crate::inputs`]).
+//!
+//! Salt renders state files on the minion, with the minion's keyring;
+//! brine's master compiles them. So a state compile the master runs for a
+//! minion ([`DEFER_OPTION`]) decrypts nothing: each string holding a block
+//! is marked ([`defer`]) and the minion opens it with its own keyring
+//! ([`Gpg::open_deferred`], `crate::state::deferred_gpg`).
 
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -27,6 +33,26 @@ const GPG_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The most a decrypted block may hold.
 const MAX_PLAINTEXT: usize = 16 << 20;
+
+/// Set in the options of a state compile the master runs for a minion:
+/// the minion decrypts the state files' blocks.
+pub const DEFER_OPTION: &str = "__gpg_on_minion";
+
+/// Starts a string whose blocks the minion decrypts (private-use
+/// characters, which no YAML or Jinja source yields by accident).
+const DEFERRED: &str = "\u{F8FF}brine-gpg\u{F8FF}";
+
+/// Every string of `v` that holds a block, marked for the minion.
+pub fn defer(v: Value) -> Value {
+    match v {
+        Value::Str(s) if s.contains(BEGIN) && !s.starts_with(DEFERRED) => {
+            Value::Str(format!("{DEFERRED}{s}"))
+        }
+        Value::List(l) => Value::List(l.into_iter().map(defer).collect()),
+        Value::Map(m) => Value::Map(m.into_iter().map(|(k, x)| (k, defer(x))).collect()),
+        other => other,
+    }
+}
 
 /// What the renderer needs of the options.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,6 +120,27 @@ impl Gpg {
             _ => {}
         }
         Ok(())
+    }
+
+    /// The marked strings of `v` ([`defer`]) decrypted where they sit; the
+    /// first failure's words. Whether any was found.
+    pub fn open_deferred(&self, v: &mut Value) -> Result<bool, String> {
+        match v {
+            Value::Str(s) => match s.strip_prefix(DEFERRED) {
+                Some(marked) => {
+                    *s = self.decrypt_text(marked)?;
+                    Ok(true)
+                }
+                None => Ok(false),
+            },
+            Value::List(l) => l
+                .iter_mut()
+                .try_fold(false, |found, x| Ok(self.open_deferred(x)? || found)),
+            Value::Map(m) => m
+                .values_mut()
+                .try_fold(false, |found, x| Ok(self.open_deferred(x)? || found)),
+            _ => Ok(false),
+        }
     }
 
     /// The blocks of one string decrypted in place; with any found, the

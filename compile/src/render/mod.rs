@@ -146,16 +146,24 @@ pub fn render_text_with_default(
                 });
             }
             Stage::Gpg => {
-                let opts = ctx.minion.opts.as_map().cloned().unwrap_or_default();
                 let input = data
                     .take()
                     .unwrap_or_else(|| Value::Str(current.to_string()));
-                data = Some(gpg::Gpg::of(&opts).decrypt(input).map_err(|message| {
-                    RenderError::Gpg {
-                        path: path.to_path_buf(),
-                        message,
-                    }
-                })?);
+                let opts = ctx.minion.opts.as_map();
+                let deferred = opts
+                    .and_then(|o| o.get(gpg::DEFER_OPTION))
+                    .is_some_and(Value::is_truthy);
+                data = Some(if deferred {
+                    gpg::defer(input)
+                } else {
+                    let opts = opts.cloned().unwrap_or_default();
+                    gpg::Gpg::of(&opts)
+                        .decrypt(input)
+                        .map_err(|message| RenderError::Gpg {
+                            path: path.to_path_buf(),
+                            message,
+                        })?
+                });
             }
         }
     }

@@ -7,9 +7,11 @@
 //!   `use`, `prereq`, `extend` reconciliation, `names`, `order` →
 //!   **low chunks**, sorted as Salt runs them.
 //!
-//! Shared by the master daemon and `brine-call --local`.
+//! Shared by the master daemon and `brine-call --local`; a minion opens
+//! the gpg blocks of what its master compiled ([`deferred_gpg`]).
 
 pub mod compile;
+pub mod deferred_gpg;
 pub mod render;
 pub mod top;
 pub mod vocabulary;

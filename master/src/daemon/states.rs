@@ -43,8 +43,8 @@ pub const MASTER_OWNED: &[&str] = &[
 ];
 
 /// The options the compile runs with: the minion's, with the master-owned
-/// keys from the master, the run's envs and test mode, and the
-/// authenticated id.
+/// keys from the master, the run's envs and test mode, the authenticated
+/// id, and gpg blocks left for the minion.
 pub fn compile_opts(master_opts: &Map, req: &CompileStates) -> Map {
     let mut o = req.opts.clone();
     for key in MASTER_OWNED {
@@ -54,6 +54,12 @@ pub fn compile_opts(master_opts: &Map, req: &CompileStates) -> Map {
         };
     }
     o.insert("id".into(), Value::Str(req.id.clone()));
+    // Salt renders state files on the minion: their gpg blocks are the
+    // minion's to decrypt, with its keyring.
+    o.insert(
+        brine_compile::render::gpg::DEFER_OPTION.into(),
+        Value::Bool(true),
+    );
     brine_compile::envs::Envs {
         saltenv: req.saltenv.clone(),
         pillarenv: req.pillarenv.clone(),

@@ -1,0 +1,170 @@
+//! The gpg blocks of state files, opened on the minion: the master
+//! compiled the states and marked each string holding a block
+//! ([`crate::render::gpg::defer`]); the minion decrypts them with its own
+//! keyring and `gpg_decrypt_must_succeed`, as Salt's minion renders them.
+//! A block it cannot decrypt fails its SLS in Salt's words ("Rendering
+//! SLS 'ENV:SLS' failed: ..."): a run or a high-data stage then answers
+//! with the errors, as a render error on the minion does in Salt.
+
+use crate::render::gpg::Gpg;
+use crate::request::CompiledStates;
+use brine_core::{Map, Value};
+
+/// What one state (a high-data entry or a low chunk) came from.
+fn origin(state: &Value) -> (String, String) {
+    let field = |k: &str| {
+        state
+            .as_map()
+            .and_then(|m| m.get(k))
+            .map(Value::to_python_str)
+            .unwrap_or_default()
+    };
+    (field("__env__"), field("__sls__"))
+}
+
+/// Open every marked string of `states`; the SLS that failed, with the
+/// error, in order (one each).
+fn open_all<'a>(
+    gpg: &Gpg,
+    states: impl Iterator<Item = &'a mut Value>,
+    failed: &mut Vec<((String, String), String)>,
+) {
+    for state in states {
+        let from = origin(state);
+        if failed.iter().any(|(f, _)| *f == from) {
+            continue;
+        }
+        if let Err(e) = gpg.open_deferred(state) {
+            failed.push((from, e));
+        }
+    }
+}
+
+fn words(failed: &[((String, String), String)]) -> Vec<String> {
+    failed
+        .iter()
+        .map(|((env, sls), e)| format!("Rendering SLS '{env}:{sls}' failed: {e}"))
+        .collect()
+}
+
+/// `compiled` (the master's answer) with its marked strings decrypted
+/// with the keyring of the minion whose options are `opts`.
+pub fn open(compiled: CompiledStates, opts: &Map) -> CompiledStates {
+    let gpg = Gpg::of(opts);
+    let mut failed = Vec::new();
+    match compiled {
+        CompiledStates::Chunks {
+            mut chunks,
+            mut high,
+        } => {
+            let mut values: Vec<Value> = chunks.drain(..).map(Value::Map).collect();
+            open_all(&gpg, values.iter_mut(), &mut failed);
+            open_all(&gpg, high.values_mut(), &mut failed);
+            if !failed.is_empty() {
+                return CompiledStates::Errors {
+                    errors: words(&failed),
+                    retcode: 1,
+                };
+            }
+            let chunks = values
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::Map(m) => Some(m),
+                    _ => None,
+                })
+                .collect();
+            CompiledStates::Chunks { chunks, high }
+        }
+        CompiledStates::Rendered {
+            mut high,
+            mut errors,
+        } => {
+            open_all(&gpg, high.values_mut(), &mut failed);
+            if !failed.is_empty() {
+                // The failed SLS gives no states, as a render error does.
+                high.retain(|_, state| !failed.iter().any(|(f, _)| *f == origin(state)));
+                errors.extend(words(&failed));
+            }
+            CompiledStates::Rendered { high, errors }
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::gpg::defer;
+
+    fn block() -> String {
+        "-----BEGIN PGP MESSAGE-----\n\nnot a real message\n-----END PGP MESSAGE-----".into()
+    }
+
+    #[test]
+    fn a_block_the_minion_cannot_decrypt_fails_its_sls() {
+        let state = serde_json::json!({
+            "__sls__": "secret", "__env__": "base",
+            "file": [{"contents": block()}, "managed"]
+        });
+        let plain = serde_json::json!({"__sls__": "open", "__env__": "base", "test": ["nop"]});
+        let mut high = Map::default();
+        high.insert("s".into(), defer(Value::from_json(&state)));
+        high.insert("p".into(), Value::from_json(&plain));
+        let mut opts = Map::default();
+        opts.insert("gpg_keydir".into(), Value::from("/nonexistent/brine-keys"));
+        let out = open(
+            CompiledStates::Rendered {
+                high: high.clone(),
+                errors: vec![],
+            },
+            &opts,
+        );
+        let CompiledStates::Rendered { high: left, errors } = out else {
+            panic!("{out:?}")
+        };
+        assert_eq!(left.keys().collect::<Vec<_>>(), ["p"]);
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].starts_with("Rendering SLS 'base:secret' failed: Could not decrypt cipher"),
+            "{errors:?}"
+        );
+        // With gpg_decrypt_must_succeed off, the block stays as it was.
+        opts.insert("gpg_decrypt_must_succeed".into(), Value::Bool(false));
+        let out = open(
+            CompiledStates::Rendered {
+                high,
+                errors: vec![],
+            },
+            &opts,
+        );
+        let CompiledStates::Rendered { high, errors } = out else {
+            panic!("{out:?}")
+        };
+        assert!(errors.is_empty());
+        let contents = high["s"].as_map().unwrap()["file"].as_list().unwrap()[0]
+            .as_map()
+            .unwrap()["contents"]
+            .clone();
+        assert_eq!(contents, Value::Str(block()));
+    }
+
+    #[test]
+    fn unmarked_blocks_are_left_alone() {
+        let chunk: Map = serde_json::from_value(serde_json::json!({
+            "__sls__": "a", "__env__": "base", "state": "file", "fun": "managed",
+            "contents": block()
+        }))
+        .expect("chunk");
+        let out = open(
+            CompiledStates::Chunks {
+                chunks: vec![chunk.clone()],
+                high: Map::default(),
+            },
+            &Map::default(),
+        );
+        let CompiledStates::Chunks { chunks, .. } = out else {
+            panic!("{out:?}")
+        };
+        assert_eq!(chunks, vec![chunk]);
+    }
+}
