@@ -1,7 +1,7 @@
 //! The file server's backends as a compile sees them. `fileserver_backend`
 //! lists `roots` (the configured `file_roots`) and `gitfs` in the order a
-//! file is looked for. gitfs trees are exported to plain folders by the
-//! master's update (`brine_master::gitfs`), which writes their manifest
+//! file is looked for. gitfs trees are exported to plain folders by an
+//! update (`crate::git_remotes::gitfs`), which writes their manifest
 //! (`__gitfs_trees`, a JSON file: each saltenv and its folders, one per
 //! remote that has it, in remote order) atomically; a compile reads the
 //! folders like any root, so a tree from git is served as fast as one

@@ -14,12 +14,16 @@
 //! - [`pillar`]: top files + SLS + ext_pillars → one minion's pillar.
 //! - [`state`]: top files + SLS → high data → low chunks.
 //! - [`request`]: what a minion asks a remote compile for, and the answers.
+//! - [`git_remotes`]: gitfs's and git_pillar's remotes fetched and exported
+//!   (by the master, `brine-run`, or a masterless minion); [`gitfs_trees`]
+//!   and [`pillar::git`] read what they exported.
 //!
 //! It knows nothing of sockets, keys or running states.
 
 pub mod command;
 pub mod envs;
 pub mod file_text;
+pub mod git_remotes;
 pub mod gitfs_trees;
 pub mod inputs;
 pub mod matcher;

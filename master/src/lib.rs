@@ -27,8 +27,6 @@ pub mod backend;
 pub mod batch;
 pub mod daemon;
 pub mod eauth;
-pub mod git_pillar;
-pub mod gitfs;
 pub mod keys;
 pub mod orchestrate;
 pub mod postgres;

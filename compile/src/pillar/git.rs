@@ -1,6 +1,6 @@
 //! The `git` ext_pillar (Salt 3007's git_pillar), as a compile runs it on
-//! the master: the remotes' trees are exported by the master's update
-//! (`brine_master::git_pillar`), which writes their manifest
+//! the master: the remotes' trees are exported by an update (`crate::git_remotes::pillar`),
+//! which writes their manifest
 //! (`__git_pillar_trees`: each remote in order, its branch, options and
 //! the folder of each ref it serves). Here each remote's folder gets its
 //! pillarenv — `env`, else `base` for the base branch, else the branch;

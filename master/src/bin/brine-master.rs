@@ -54,10 +54,12 @@ fn main() {
     }
     // Salt's pre-flight: git_pillar's remotes are checked and fetched
     // before the master serves; a bad remote stops it.
-    if brine_master::git_pillar::enabled(&config.opts) {
-        let fetched =
-            brine_master::git_pillar::GitPillar::from_opts(&config.opts, &config.cachedir)
-                .and_then(|g| g.update(None, None));
+    if brine_compile::git_remotes::pillar::enabled(&config.opts) {
+        let fetched = brine_compile::git_remotes::pillar::GitPillar::from_opts(
+            &config.opts,
+            &config.cachedir,
+        )
+        .and_then(|g| g.update(None, None));
         if let Err(e) = fetched {
             tracing::error!("{e}");
             eprintln!("[CRITICAL] {e}\n[CRITICAL] Failed to load git_pillar\n[CRITICAL] Master failed pre flight checks, exiting");

@@ -327,11 +327,15 @@ impl MasterConfig {
         // brine_compile::pillar::git).
         let cachedir =
             PathBuf::from(opts::get_str(&o, "cachedir").unwrap_or("/var/cache/brine/master"));
-        crate::git_pillar::name_manifest(&mut o, &cachedir);
-        if crate::gitfs::enabled(&o) {
+        brine_compile::git_remotes::pillar::name_manifest(&mut o, &cachedir);
+        if brine_compile::git_remotes::gitfs::enabled(&o) {
             o.insert(
                 brine_compile::gitfs_trees::MANIFEST_OPTION.into(),
-                Value::Str(crate::gitfs::manifest_path(&cachedir).display().to_string()),
+                Value::Str(
+                    brine_compile::git_remotes::gitfs::manifest_path(&cachedir)
+                        .display()
+                        .to_string(),
+                ),
             );
         }
         let iface = opts::get_str(&o, "interface").unwrap_or("0.0.0.0");

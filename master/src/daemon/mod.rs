@@ -14,6 +14,7 @@
 //! - [`mine`]: the mine's entries, and `mine.get` over them.
 //! - [`functions`]: what templates rendered here call (`mine.get` from
 //!   the mine).
+//! - [`git_updates`]: gitfs and git_pillar fetched every interval.
 //! - [`replay`]: a pillar given again while nothing it was compiled from
 //!   changed.
 //! - [`publisher`]: jids, expected minions, per-minion `pillar=` secrets.
@@ -35,6 +36,7 @@ pub mod events;
 pub mod fileserver;
 pub mod freshness;
 pub mod functions;
+pub mod git_updates;
 pub mod hiera;
 pub mod jobs;
 pub mod lanes;

@@ -185,16 +185,16 @@ pub async fn serve(
         .config
         .presence_events
         .then(|| tokio::spawn(presence::watch(master.clone())));
-    let git_pillar = crate::git_pillar::enabled(&master.config.opts).then(|| {
-        tokio::spawn(crate::git_pillar::watch(
+    let git_pillar = brine_compile::git_remotes::pillar::enabled(&master.config.opts).then(|| {
+        tokio::spawn(super::git_updates::git_pillar(
             master.config.opts.clone(),
             master.config.cachedir.clone(),
         ))
     });
     // gitfs fetched at start and every gitfs_update_interval, off the
     // request path.
-    let gitfs = crate::gitfs::enabled(&master.config.opts).then(|| {
-        tokio::spawn(crate::gitfs::watch(
+    let gitfs = brine_compile::git_remotes::gitfs::enabled(&master.config.opts).then(|| {
+        tokio::spawn(super::git_updates::gitfs(
             master.config.opts.clone(),
             master.config.cachedir.clone(),
         ))

@@ -149,8 +149,8 @@ fn update(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
     };
     let _ = p.kwargs_with_pub("fileserver.update");
     p.finish()?;
-    if gitfs_asked && crate::gitfs::enabled(&config.opts) {
-        crate::gitfs::Gitfs::from_opts(&config.opts, &config.cachedir)
+    if gitfs_asked && brine_compile::git_remotes::gitfs::enabled(&config.opts) {
+        brine_compile::git_remotes::gitfs::Gitfs::from_opts(&config.opts, &config.cachedir)
             .and_then(|g| g.update())
             .map_err(|e| RunnerError::Failed(e.to_string()))?;
     }

@@ -21,9 +21,10 @@ fn update(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerError> {
     let branch = text(p.take("branch"));
     let repo = text(p.take("repo"));
     p.finish()?;
-    let answers = crate::git_pillar::GitPillar::from_opts(&config.opts, &config.cachedir)
-        .and_then(|g| g.update(branch.as_deref(), repo.as_deref()))
-        .map_err(|e| RunnerError::Failed(e.to_string()))?;
+    let answers =
+        brine_compile::git_remotes::pillar::GitPillar::from_opts(&config.opts, &config.cachedir)
+            .and_then(|g| g.update(branch.as_deref(), repo.as_deref()))
+            .map_err(|e| RunnerError::Failed(e.to_string()))?;
     Ok(Answer::data(Value::Map(
         answers.into_iter().collect::<Map>(),
     )))

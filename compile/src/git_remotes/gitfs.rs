@@ -7,19 +7,18 @@
 //! `gitfs_saltenv_whitelist` / `blacklist` hiding a saltenv's files.
 //!
 //! Updates run off the request path (the master at start and every
-//! `gitfs_update_interval`, and `brine-run fileserver.update`): the host's
-//! `git` mirrors each remote under the cachedir ([`git`]), each saltenv's
-//! commit is exported once into a folder of its own, and a manifest
-//! naming each saltenv's folders is written atomically
-//! (`brine_compile::gitfs_trees`, which the file server and compiles
-//! read as more roots). A remote that fails or hangs keeps the folders of
-//! its last good update, with one log line.
+//! `gitfs_update_interval`, `brine-run fileserver.update`, and a
+//! masterless minion once per process, as Salt's local file client does):
+//! the host's `git` mirrors each remote under the cachedir ([`git`]), each
+//! saltenv's commit is exported once into a folder of its own, and a
+//! manifest naming each saltenv's folders is written atomically (read by
+//! `crate::gitfs_trees` as more roots). A remote that fails or hangs keeps the
+//! folders of its last good update, with one log line.
 
-pub mod git;
-
-use brine_compile::gitfs_trees::{self, Envs};
-use brine_compile::matcher::glob::fnmatch;
-use brine_compile::opts;
+use super::git;
+use crate::gitfs_trees::{self, Envs};
+use crate::matcher::glob::fnmatch;
+use crate::opts;
 use brine_core::{Map, Value};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
@@ -419,31 +418,4 @@ fn read_state(path: &Path) -> State {
 
 fn write_state(path: &Path, state: &State) -> std::io::Result<()> {
     gitfs_trees::write_if_changed(path, &serde_json::to_string(state)?)
-}
-
-/// Update gitfs now and every `gitfs_update_interval` seconds, forever
-/// (the master's own updates; each runs on a blocking thread).
-pub async fn watch(o: Map, cachedir: PathBuf) {
-    let every = match o.get("gitfs_update_interval") {
-        Some(Value::Int(i)) if *i > 0 => u64::try_from(*i).unwrap_or(DEFAULT_UPDATE_INTERVAL),
-        _ => DEFAULT_UPDATE_INTERVAL,
-    };
-    let gitfs = match Gitfs::from_opts(&o, &cachedir) {
-        Ok(g) => std::sync::Arc::new(g),
-        Err(e) => {
-            tracing::error!("{e}; gitfs serves nothing");
-            return;
-        }
-    };
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(every));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        let g = gitfs.clone();
-        match tokio::task::spawn_blocking(move || g.update()).await {
-            Ok(Err(e)) => tracing::error!("gitfs update: {e}"),
-            Err(e) => tracing::error!("gitfs update: {e}"),
-            Ok(Ok(())) => {}
-        }
-    }
 }

@@ -2,16 +2,17 @@
 //! `BRANCH URL` (or `__env__ URL`), per remote `env`, `root`, `mountpoint`,
 //! `name`, `base` (with `__env__` only), `all_saltenvs` — fetched by the
 //! host's git off the request path (the master before it serves, every
-//! `git_pillar_update_interval`, `brine-run git_pillar.update`). Each
+//! `git_pillar_update_interval`, `brine-run git_pillar.update`; a
+//! masterless minion before each pillar compile, as Salt's does). Each
 //! remote's served refs (its branch; every branch and tag for `__env__`)
 //! are exported once into folders, and a manifest the compile's `git`
 //! ext_pillar reads is written atomically
-//! (`brine_compile::pillar::git`). A remote that fails keeps its last
+//! (`crate::pillar::git`). A remote that fails keeps its last
 //! good trees, with one log line.
 
-use crate::gitfs::git;
-use brine_compile::opts;
-use brine_compile::pillar::git::{Remote, MANIFEST_OPTION};
+use super::git;
+use crate::opts;
+use crate::pillar::git::{Remote, MANIFEST_OPTION};
 use brine_core::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -163,7 +164,7 @@ impl GitPillar {
                 mountpoint: String::new(),
                 name: None,
                 git: git::Git {
-                    timeout: crate::gitfs::fetch_timeout(o),
+                    timeout: super::gitfs::fetch_timeout(o),
                     privkey: opts::get_str(o, "git_pillar_privkey").map(PathBuf::from),
                     ssl_verify: opts::get_bool(o, "git_pillar_ssl_verify", true),
                 },
@@ -225,7 +226,7 @@ base can only be specified if __env__ is specified as the branch name."
         let trees = self.dir.join("trees");
         std::fs::create_dir_all(&trees).map_err(io(&trees))?;
         let manifest = manifest_path(self.dir.parent().unwrap_or(&self.dir));
-        let previous = brine_compile::pillar::git::read(&manifest).unwrap_or_default();
+        let previous = crate::pillar::git::read(&manifest).unwrap_or_default();
         let selected = |c: &Configured| {
             branch.is_none_or(|b| c.remote.branch == b)
                 && repo.is_none_or(|r| c.name.as_deref() == Some(r) || c.url == r)
@@ -267,7 +268,7 @@ base can only be specified if __env__ is specified as the branch name."
             path: manifest.clone(),
             source: e.into(),
         })?;
-        brine_compile::gitfs_trees::write_if_changed(&manifest, &text).map_err(io(&manifest))?;
+        crate::gitfs_trees::write_if_changed(&manifest, &text).map_err(io(&manifest))?;
         let keep: Vec<PathBuf> = out
             .iter()
             .chain(previous.iter())
@@ -316,7 +317,7 @@ base can only be specified if __env__ is specified as the branch name."
             .to_string();
             let dest = trees.join(&id[..32]);
             if !dest.is_dir() {
-                crate::gitfs::export_tree(
+                super::gitfs::export_tree(
                     &c.git,
                     &mirror,
                     &rf.commit,
@@ -338,30 +339,5 @@ pub fn name_manifest(o: &mut Map, cachedir: &Path) {
             MANIFEST_OPTION.into(),
             Value::Str(manifest_path(cachedir).display().to_string()),
         );
-    }
-}
-
-/// Update git_pillar every `git_pillar_update_interval` seconds, forever
-/// (the first update is the master's before it serves).
-pub async fn watch(o: Map, cachedir: PathBuf) {
-    let every = match o.get("git_pillar_update_interval") {
-        Some(Value::Int(i)) if *i > 0 => u64::try_from(*i).unwrap_or(DEFAULT_UPDATE_INTERVAL),
-        _ => DEFAULT_UPDATE_INTERVAL,
-    };
-    let Ok(gp) = GitPillar::from_opts(&o, &cachedir) else {
-        return;
-    };
-    let gp = std::sync::Arc::new(gp);
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(every));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    tick.tick().await;
-    loop {
-        tick.tick().await;
-        let g = gp.clone();
-        match tokio::task::spawn_blocking(move || g.update(None, None)).await {
-            Ok(Err(e)) => tracing::error!("git_pillar update: {e}"),
-            Err(e) => tracing::error!("git_pillar update: {e}"),
-            Ok(Ok(_)) => {}
-        }
     }
 }
