@@ -96,10 +96,8 @@ pub fn run(cli: &Cli) -> i32 {
     }
     let through_master = !cli.local && !brine_compile::opts::masterless(&minion.opts);
     if !through_master {
-        // Masterless: the pillar of the local trees.
-        minion.pillar = std::sync::Arc::new(
-            minion.compile_pillar(&brine_runtime::context::FreshPillar::default(), false),
-        );
+        // Masterless: gitfs fetched, the pillar of the local trees.
+        minion.start_masterless();
     }
     // `--out highstate` keeps the function's own outputter (Salt's
     // get_printout lets every other `--out` win).

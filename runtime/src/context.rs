@@ -14,6 +14,7 @@
 
 use crate::grains;
 use brine_compile::envs::Envs;
+use brine_compile::git_remotes;
 use brine_compile::minion_data::{FunctionError, Functions};
 use brine_compile::opts::{self, OptsError};
 use brine_compile::pillar::{self, PillarRequest};
@@ -221,13 +222,21 @@ impl Minion {
         functions: Functions,
     ) -> Result<(Minion, Vec<String>), OptsError> {
         let (mut minion, warnings) = Minion::load(confdir, functions)?;
-        minion.pillar = Arc::new(minion.compile_pillar(&FreshPillar::default(), false));
+        minion.start_masterless();
         // What the compile's threads freed is not handed back here: the
         // state compile that usually follows reuses it (handing it back
         // cost `show_lowstate` a millisecond of purging and faulting pages
         // in again, for 0.2 MB of peak). A state run hands it back before
         // it runs (`state_run`), where the peak is.
         Ok((minion, warnings))
+    }
+
+    /// A masterless start (`brine-call --local`): gitfs updated once, as
+    /// Salt's local file client updates its file server when it starts,
+    /// then the start-up pillar compiled.
+    pub fn start_masterless(&mut self) {
+        git_remotes::gitfs::fetch_for_local(Arc::make_mut(&mut self.opts));
+        self.pillar = Arc::new(self.compile_pillar(&FreshPillar::default(), false));
     }
 
     /// Read `CONFDIR/minion` and collect grains; the pillar is left empty
@@ -308,8 +317,11 @@ impl Minion {
     pub fn compile_pillar(&self, req: &FreshPillar, on_demand: bool) -> Map {
         let remote = match &self.source {
             CompileSource::Local => {
+                let mut opts = Map::clone(&self.opts);
+                // Salt's masterless minion fetches git_pillar at each compile.
+                git_remotes::pillar::fetch_for_local(&mut opts);
                 return pillar::compile(&PillarRequest {
-                    opts: Map::clone(&self.opts),
+                    opts,
                     minion_id: self.id.clone(),
                     grains: Value::Map(Map::clone(&self.grains)),
                     pillarenv: req.pillarenv.clone(),
@@ -317,7 +329,7 @@ impl Minion {
                     pillar_override: req.pillar_override.clone(),
                     known_pillar: on_demand.then(|| Map::clone(&self.pillar)),
                     functions: self.functions.clone(),
-                })
+                });
             }
             CompileSource::Master(r) => r,
         };

@@ -119,6 +119,19 @@ pub fn replay(rel: &str, normalize: &dyn Fn(&str, &mut Json)) -> Replayed {
                 }
                 continue;
             }
+            // A git script of the recording (building or changing its
+            // repositories), run again: its output must be Salt's run's.
+            Some("sh")
+                if step["label"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("git-")) =>
+            {
+                let env = crate::replay::git_env(&rec);
+                if let Some(d) = crate::replay::compare_sh(i, step, &argv, &tmp, &env) {
+                    failures.push(d);
+                }
+                continue;
+            }
             Some("salt-call") => {}
             _ => continue,
         }

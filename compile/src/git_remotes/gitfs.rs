@@ -419,3 +419,21 @@ fn read_state(path: &Path) -> State {
 fn write_state(path: &Path, state: &State) -> std::io::Result<()> {
     gitfs_trees::write_if_changed(path, &serde_json::to_string(state)?)
 }
+
+/// A masterless minion's gitfs (`o` its options): the remotes fetched once
+/// for this process, as Salt's local file client updates its file server
+/// when it starts, under the minion's `cachedir`, and the manifest named
+/// in `o` so its roots serve from it.
+pub fn fetch_for_local(o: &mut Map) {
+    if !enabled(o) || o.contains_key(gitfs_trees::MANIFEST_OPTION) {
+        return;
+    }
+    let cachedir = opts::cachedir(o);
+    if let Err(e) = Gitfs::from_opts(o, &cachedir).and_then(|g| g.update()) {
+        tracing::error!("gitfs update: {e}");
+    }
+    o.insert(
+        gitfs_trees::MANIFEST_OPTION.into(),
+        Value::Str(manifest_path(&cachedir).display().to_string()),
+    );
+}

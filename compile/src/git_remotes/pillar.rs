@@ -341,3 +341,19 @@ pub fn name_manifest(o: &mut Map, cachedir: &Path) {
         );
     }
 }
+
+/// A masterless minion's git_pillar (`o` its options): the remotes
+/// fetched now, as Salt's minion fetches them at each compile without a
+/// master, under its `cachedir`, and the manifest named in `o`. A remote
+/// that fails keeps its last trees (one log line each); a configuration
+/// Salt refuses is logged, and the compile then finds no trees.
+pub fn fetch_for_local(o: &mut Map) {
+    if !enabled(o) || o.contains_key(MANIFEST_OPTION) {
+        return;
+    }
+    let cachedir = opts::cachedir(o);
+    if let Err(e) = GitPillar::from_opts(o, &cachedir).and_then(|g| g.update(None, None)) {
+        tracing::error!("{e}");
+    }
+    name_manifest(o, &cachedir);
+}

@@ -1,6 +1,7 @@
-//! The `git` ext_pillar (Salt 3007's git_pillar), as a compile runs it on
-//! the master: the remotes' trees are exported by an update (`crate::git_remotes::pillar`),
-//! which writes their manifest
+//! The `git` ext_pillar (Salt 3007's git_pillar), as a compile runs it:
+//! the remotes' trees are exported by an update (the master's, or a
+//! masterless minion's: `crate::git_remotes::pillar`), which writes their
+//! manifest
 //! (`__git_pillar_trees`: each remote in order, its branch, options and
 //! the folder of each ref it serves). Here each remote's folder gets its
 //! pillarenv — `env`, else `base` for the base branch, else the branch;
@@ -40,8 +41,10 @@ pub struct Remote {
 /// Why the git ext_pillar gives nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum GitPillarError {
-    #[error("git_pillar's trees are fetched by a brine-master; a masterless minion cannot use it")]
-    NoMaster,
+    /// No update named its manifest (the master's and a masterless
+    /// minion's always do).
+    #[error("git_pillar's trees were not fetched: no manifest is named in the options")]
+    NotFetched,
     #[error("{path}: {why}")]
     Manifest { path: PathBuf, why: String },
 }
@@ -102,7 +105,7 @@ pub struct Call<'a> {
 
 /// The pillar the remotes give this call.
 pub fn ext_pillar(call: &Call<'_>) -> Result<Value, GitPillarError> {
-    let path = opts::get_str(call.opts, MANIFEST_OPTION).ok_or(GitPillarError::NoMaster)?;
+    let path = opts::get_str(call.opts, MANIFEST_OPTION).ok_or(GitPillarError::NotFetched)?;
     let remotes = read(Path::new(path))?;
     let dirs: Vec<(PathBuf, String, bool)> = remotes
         .iter()

@@ -839,10 +839,62 @@ def scenario_gitfs(out):
         fl.cleanup()
 
 
+# ---------------------------------------------------------------------------
+def scenario_git_masterless(out):
+    """gitfs and git_pillar on a masterless minion (salt-call --local):
+    gitfs updated once per salt-call, git_pillar fetched at each pillar
+    compile, so a commit is seen by the next call."""
+    fl = Trees("git_masterless", out, master=False)
+    try:
+        fl.build_repos(["states", "pillar"])
+        S, P = fl.url("states"), fl.url("pillar")
+        fl.local_conf("local", {
+            "fileserver_backend": ["gitfs"], "gitfs_provider": "gitpython",
+            "gitfs_remotes": [S], "git_pillar_provider": "gitpython",
+            "ext_pillar": [{"git": ["main " + P, "dev " + P]}],
+            "grains": {"outdir": os.path.join(fl.work, "out")},
+        })
+
+        def c(label, *argv):
+            return fl.lcall(label, "local", *argv)
+        c("pillar-items", "pillar.items")
+        c("pillar-items-pillarenv-dev", "pillar.items", "pillarenv=dev")
+        c("pillar-items-pillarenv-main", "pillar.items", "pillarenv=main")
+        c("pillar-get-common", "pillar.get", "common")
+        c("cp-list-master", "cp.list_master")
+        c("cp-list-master-dev", "cp.list_master", "saltenv=dev")
+        c("cp-list-master-tag", "cp.list_master", "saltenv=v1.0")
+        c("cp-get-file-str-both", "cp.get_file_str", "salt://both.txt")
+        c("cp-get-file-str-both-dev", "cp.get_file_str", "salt://both.txt", "saltenv=dev")
+        c("cp-get-file-str-deep", "cp.get_file_str", "salt://sub/deep.txt")
+        c("cp-get-file-str-missing", "cp.get_file_str", "salt://devonly.txt")
+        c("show-top", "state.show_top")
+        c("show-sls-hello-dev", "state.show_sls", "hello", "saltenv=dev")
+        c("apply", "state.apply")
+        fl.run("cat-hello-base", "cat", os.path.join(fl.work, "out", "hello-base.txt"))
+        script = ("set -e\ncd @TMP@/repos/pillar\ngit checkout -q dev\n"
+                  "printf 'updated: true\\n' > dev_only.sls\n"
+                  "git commit -q -a -m update\ngit checkout -q main\n"
+                  "cd @TMP@/repos/states\nprintf 'both, changed\\n' > both.txt\n"
+                  "git commit -q -a -m change\ngit show-ref\n")
+        step = fl.run("git-commit-on-both", "sh", "-c", script.replace("@TMP@", fl.work),
+                      env_add=GIT_ENV)
+        step["argv"] = ["sh", "-c", script]
+        fl.git["scripts"]["commit-on-both"] = script
+        c("pillar-items-pillarenv-dev-after-commit", "pillar.items", "pillarenv=dev")
+        c("cp-get-file-str-both-after-commit", "cp.get_file_str", "salt://both.txt")
+        fl.grep("local-log", fl.local_log("local"), r"(?i)git|\[WARNING|\[ERROR|\[CRITICAL")
+    finally:
+        fl.close()
+        fl.save()
+        fl.cleanup()
+
+
 SCENARIOS = {"gpg_pillar": scenario_gpg_pillar,
              "gpg_pillar_master": scenario_gpg_pillar_master, "decrypt_pillar": scenario_decrypt_pillar,
              "sdb": scenario_sdb, "sdb_master": scenario_sdb_master,
-             "git_pillar": scenario_git_pillar, "gitfs": scenario_gitfs}
+             "git_pillar": scenario_git_pillar, "gitfs": scenario_gitfs,
+             "git_masterless": scenario_git_masterless}
 
 
 def main():
