@@ -382,12 +382,14 @@ fn include(loaded: &mut Loaded, dir: &Path) {
     }
 }
 
+/// `path` read over `defaults`, not yet [`finish`]ed (the `*.d` files go
+/// on top first).
 fn load_file(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Loaded {
-                opts: finish(defaults),
+                opts: defaults,
                 warnings: vec![format!(
                     "{}: no such config file, using defaults",
                     path.display()
@@ -437,10 +439,7 @@ fn load_file(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
         }
         opts.insert(key, val);
     }
-    Ok(Loaded {
-        opts: finish(opts),
-        warnings,
-    })
+    Ok(Loaded { opts, warnings })
 }
 
 /// Normalize what Salt normalizes after loading: `null` maps and lists
