@@ -23,8 +23,7 @@ pub type Envs = IndexMap<String, Vec<PathBuf>>;
 /// The backends `opts` names, in order (`roots` when unset).
 pub fn backends(opts: &Map) -> Vec<String> {
     match opts.get("fileserver_backend") {
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-        Some(Value::Str(s)) => s.split(',').map(|b| b.trim().to_string()).collect(),
+        Some(v @ (Value::List(_) | Value::Str(_))) => brine_core::args::split_input(v),
         _ => vec!["roots".to_string()],
     }
 }

@@ -255,6 +255,85 @@ impl Git {
     }
 }
 
+/// The mirror of the remote named `name` (its url, or git_pillar's
+/// `BRANCH URL`) under `dir`, its folder made.
+pub fn mirror_dir(dir: &Path, name: &str) -> PathBuf {
+    let folder = dir.join(short_hash(name));
+    let _ = std::fs::create_dir_all(&folder);
+    folder.join("mirror.git")
+}
+
+/// The folder under `trees` holding `commit`'s `root` of the remote named
+/// `name`, mounted at `mount`: exported from `mirror` unless an update
+/// already did (the same four give the same folder, whoever exports it).
+pub fn exported(
+    git: &Git,
+    mirror: &Path,
+    trees: &Path,
+    name: &str,
+    commit: &str,
+    root: &str,
+    mount: &str,
+) -> Result<PathBuf, GitError> {
+    let dest = trees.join(short_hash(&format!("{name}\0{commit}\0{root}\0{mount}")));
+    if !dest.is_dir() {
+        export_tree(git, mirror, commit, root, mount, &dest)?;
+    }
+    Ok(dest)
+}
+
+/// A folder name for `text`: half of its blake3 hash, in hex.
+fn short_hash(text: &str) -> String {
+    let mut hex = blake3::hash(text.as_bytes()).to_hex().to_string();
+    hex.truncate(32);
+    hex
+}
+
+/// Export into a scratch folder beside `dest`, then move it into place.
+fn export_tree(
+    git: &Git,
+    mirror: &Path,
+    commit: &str,
+    root: &str,
+    mount: &str,
+    dest: &Path,
+) -> Result<(), GitError> {
+    let failed = |e: std::io::Error| GitError::Failed {
+        what: format!("export to {}", dest.display()),
+        stderr: e.to_string(),
+    };
+    let tmp = dest.with_extension(format!("tmp{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let into = if mount.is_empty() {
+        tmp.clone()
+    } else {
+        tmp.join(mount)
+    };
+    std::fs::create_dir_all(&into).map_err(failed)?;
+    if git.has_root(mirror, commit, root) {
+        git.export(mirror, commit, root, &into)?;
+    }
+    match std::fs::rename(&tmp, dest) {
+        // Another update (the master's, a brine-run's) exported it first.
+        Err(_) if dest.is_dir() => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Ok(())
+        }
+        other => other.map_err(failed),
+    }
+}
+
+/// `git_fetch_timeout` (seconds; brine's own option): how long one git
+/// command of gitfs or git_pillar may take.
+pub fn fetch_timeout(o: &brine_core::Map) -> std::time::Duration {
+    match o.get("git_fetch_timeout") {
+        Some(brine_core::Value::Int(i)) if *i > 0 => {
+            std::time::Duration::from_secs(u64::try_from(*i).unwrap_or(300))
+        }
+        _ => DEFAULT_TIMEOUT,
+    }
+}
+
 /// Start `cmd` with its stderr piped (read by [`Git::finish`]).
 fn spawn(cmd: &mut Command, program: &'static str) -> Result<Child, GitError> {
     cmd.stderr(Stdio::piped())

@@ -123,10 +123,8 @@ fn saltenv_map(v: Option<&Value>) -> IndexMap<String, EnvConf> {
 
 fn string_list(v: Option<&Value>) -> Vec<String> {
     match v {
-        Some(Value::List(l)) => l.iter().map(text).collect(),
-        Some(Value::Str(s)) if !s.is_empty() => {
-            s.split(',').map(|x| x.trim().to_string()).collect()
-        }
+        Some(v @ Value::List(_)) => brine_core::args::split_input(v),
+        Some(v @ Value::Str(s)) if !s.is_empty() => brine_core::args::split_input(v),
         _ => Vec::new(),
     }
 }
@@ -178,7 +176,7 @@ impl Gitfs {
                 saltenv: IndexMap::new(),
                 disable_saltenv_mapping: global_disable,
                 git: git::Git {
-                    timeout: fetch_timeout(o),
+                    timeout: git::fetch_timeout(o),
                     privkey: opts::get_str(o, "gitfs_privkey").map(PathBuf::from),
                     ssl_verify: opts::get_bool(o, "gitfs_ssl_verify", true),
                 },
@@ -233,7 +231,7 @@ impl Gitfs {
         let mut state: IndexMap<String, IndexMap<String, Option<PathBuf>>> = IndexMap::new();
         for r in &self.remotes {
             let key = blake3::hash(r.url.as_bytes()).to_hex().to_string();
-            let served = match self.remote_trees(r, &key, &trees) {
+            let served = match self.remote_trees(r, &trees) {
                 Ok(s) => s,
                 Err(e) => {
                     tracing::error!(
@@ -276,13 +274,9 @@ impl Gitfs {
     fn remote_trees(
         &self,
         r: &Remote,
-        key: &str,
         trees: &Path,
     ) -> Result<IndexMap<String, Option<PathBuf>>, git::GitError> {
-        let mirror = self.dir.join(key).join("mirror.git");
-        if let Some(parent) = mirror.parent() {
-            let _ = std::fs::create_dir_all(parent);
-        }
+        let mirror = git::mirror_dir(&self.dir, &r.url);
         r.git.sync(&r.url, &mirror)?;
         let refs = r.git.refs(&mirror)?;
         // ref → the saltenvs mapped to it.
@@ -345,61 +339,10 @@ impl Gitfs {
             let mount = conf
                 .and_then(|c| c.mountpoint.clone())
                 .unwrap_or_else(|| r.mountpoint.clone());
-            let id = blake3::hash(format!("{}\0{commit}\0{root}\0{mount}", r.url).as_bytes())
-                .to_hex()
-                .to_string();
-            let dest = trees.join(&id[..32]);
-            if !dest.is_dir() {
-                export_tree(&r.git, &mirror, &commit, &root, &mount, &dest)?;
-            }
+            let dest = git::exported(&r.git, &mirror, trees, &r.url, &commit, &root, &mount)?;
             out.insert(env, Some(dest));
         }
         Ok(out)
-    }
-}
-
-/// Export into a scratch folder beside `dest`, then move it into place.
-pub(crate) fn export_tree(
-    git: &git::Git,
-    mirror: &Path,
-    commit: &str,
-    root: &str,
-    mount: &str,
-    dest: &Path,
-) -> Result<(), git::GitError> {
-    let failed = |e: std::io::Error| git::GitError::Failed {
-        what: format!("export to {}", dest.display()),
-        stderr: e.to_string(),
-    };
-    let tmp = dest.with_extension(format!("tmp{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let into = if mount.is_empty() {
-        tmp.clone()
-    } else {
-        tmp.join(mount)
-    };
-    std::fs::create_dir_all(&into).map_err(failed)?;
-    if git.has_root(mirror, commit, root) {
-        git.export(mirror, commit, root, &into)?;
-    }
-    match std::fs::rename(&tmp, dest) {
-        // Another update (the master's, a brine-run's) exported it first.
-        Err(_) if dest.is_dir() => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            Ok(())
-        }
-        other => other.map_err(failed),
-    }
-}
-
-/// `git_fetch_timeout` (seconds; brine's own option): how long one git
-/// command of gitfs or git_pillar may take.
-pub(crate) fn fetch_timeout(o: &Map) -> std::time::Duration {
-    match o.get("git_fetch_timeout") {
-        Some(Value::Int(i)) if *i > 0 => {
-            std::time::Duration::from_secs(u64::try_from(*i).unwrap_or(300))
-        }
-        _ => git::DEFAULT_TIMEOUT,
     }
 }
 

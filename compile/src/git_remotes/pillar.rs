@@ -164,7 +164,7 @@ impl GitPillar {
                 mountpoint: String::new(),
                 name: None,
                 git: git::Git {
-                    timeout: super::gitfs::fetch_timeout(o),
+                    timeout: git::fetch_timeout(o),
                     privkey: opts::get_str(o, "git_pillar_privkey").map(PathBuf::from),
                     ssl_verify: opts::get_bool(o, "git_pillar_ssl_verify", true),
                 },
@@ -287,11 +287,7 @@ base can only be specified if __env__ is specified as the branch name."
     /// One remote synced and exported: whether it changed, and its
     /// manifest entry.
     fn fetch(&self, c: &Configured, trees: &Path) -> Result<(bool, Remote), git::GitError> {
-        let key = blake3::hash(c.remote.id.as_bytes()).to_hex().to_string();
-        let mirror = self.dir.join(&key[..32]).join("mirror.git");
-        if let Some(parent) = mirror.parent() {
-            let _ = std::fs::create_dir_all(parent);
-        }
+        let mirror = git::mirror_dir(&self.dir, &c.remote.id);
         let fresh = !mirror.join("HEAD").is_file();
         let changed = c.git.sync(&c.url, &mirror)? && !fresh;
         let refs = c.git.refs(&mirror)?;
@@ -306,26 +302,15 @@ base can only be specified if __env__ is specified as the branch name."
             if !wanted || r.trees.contains_key(&rf.name) {
                 continue;
             }
-            let id = blake3::hash(
-                format!(
-                    "{}\0{}\0{}\0{}",
-                    c.remote.id, rf.commit, c.root, c.mountpoint
-                )
-                .as_bytes(),
-            )
-            .to_hex()
-            .to_string();
-            let dest = trees.join(&id[..32]);
-            if !dest.is_dir() {
-                super::gitfs::export_tree(
-                    &c.git,
-                    &mirror,
-                    &rf.commit,
-                    &c.root,
-                    &c.mountpoint,
-                    &dest,
-                )?;
-            }
+            let dest = git::exported(
+                &c.git,
+                &mirror,
+                trees,
+                &c.remote.id,
+                &rf.commit,
+                &c.root,
+                &c.mountpoint,
+            )?;
             r.trees.insert(rf.name.clone(), dest);
         }
         Ok((changed, r))

@@ -10,8 +10,7 @@ use brine_core::{yaml, Map, Value};
 /// The renderers `opts` lets decryption use (`decrypt_pillar_renderers`).
 pub fn valid_renderers(opts: &Map) -> Vec<String> {
     match opts.get("decrypt_pillar_renderers") {
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
-        Some(Value::Str(s)) => s.split(',').map(|r| r.trim().to_string()).collect(),
+        Some(v @ (Value::List(_) | Value::Str(_))) => brine_core::args::split_input(v),
         _ => vec!["gpg".to_string()],
     }
 }

@@ -128,8 +128,7 @@ fn failed(name: &str, comment: impl Into<String>) -> StateReturn {
 fn fail_minions(call: &StateCall, ret: &mut StateReturn) -> Vec<String> {
     match call.arg("fail_minions") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Str(s)) => s.split(',').map(|m| m.trim().to_string()).collect(),
-        Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
+        Some(v @ (Value::Str(_) | Value::List(_))) => brine_core::args::split_input(v),
         Some(_) => {
             warn(
                 ret,
