@@ -1,7 +1,7 @@
 //! Git remotes the gitfs and git_pillar tests fetch from, all on
 //! 127.0.0.1 and all ended with the test: a static web server for git's
-//! dumb http protocol (plain or over TLS with a self-signed certificate
-//! made by openssl at test time), a listener that never answers, and a
+//! dumb http protocol (plain or over TLS with a self-signed certificate:
+//! [`crate::http::self_signed`]), a listener that never answers, and a
 //! private `sshd` that lets one key in.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -101,30 +101,6 @@ pub fn static_server(root: PathBuf, life: Duration) -> u16 {
     listen(life, move |s| serve_one(s, &root))
 }
 
-/// A self-signed certificate for 127.0.0.1 made by openssl under `dir`:
-/// the certificate's and the key's paths.
-pub fn self_signed(dir: &Path) -> (PathBuf, PathBuf) {
-    let (crt, key) = (dir.join("crt.pem"), dir.join("key.pem"));
-    let made = Command::new("openssl")
-        .args([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-        ])
-        .args([
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-        ])
-        .arg("-keyout")
-        .arg(&key)
-        .arg("-out")
-        .arg(&crt)
-        .output()
-        .expect("openssl");
-    assert!(made.status.success(), "{made:?}");
-    (crt, key)
-}
-
 /// [`static_server`] over TLS with the certificate `crt` and key `key`.
 pub fn tls_server(root: PathBuf, crt: &Path, key: &Path, life: Duration) -> u16 {
     use rustls::pki_types::pem::PemObject;
@@ -191,8 +167,8 @@ pub struct Sshd {
 }
 
 impl Sshd {
-    /// Start one (Debian's `/usr/sbin/sshd`, which the test command
-    /// installs). Root's `~/.ssh/known_hosts` gains the server's host key
+    /// Start one (Debian's sshd, which the test command unpacks under
+    /// `target/sshd`). Root's `~/.ssh/known_hosts` gains the server's host key
     /// for `[127.0.0.1]:PORT`, as an operator's `ssh-keyscan` would add it.
     pub fn start(dir: &Path) -> Sshd {
         std::fs::create_dir_all(dir).expect("sshd dir");
@@ -226,20 +202,40 @@ impl Sshd {
             ),
         )
         .expect("sshd_config");
-        // sshd's privilege-separation folder.
-        std::fs::create_dir_all("/run/sshd").expect("/run/sshd");
+        // sshd runs as root and wants its privilege-separation user and
+        // folder: both exist only in a private mount namespace (a copy of
+        // /etc/passwd with the user, a tmpfs over /run), so the host gains
+        // neither.
+        let passwd = dir.join("passwd");
+        let mut users = std::fs::read_to_string("/etc/passwd").expect("/etc/passwd");
+        if !users.lines().any(|l| l.starts_with("sshd:")) {
+            users.push_str("sshd:x:64999:65534::/run/sshd:/usr/sbin/nologin\n");
+        }
+        std::fs::write(&passwd, users).expect("passwd copy");
+        let (sshd, libs) = sshd_program();
         let log = std::fs::File::create(dir.join("sshd.log")).expect("sshd log");
-        let child = Command::new("/usr/sbin/sshd")
-            .args(["-D", "-e", "-f"])
-            .arg(&config)
+        let child = Command::new("unshare")
+            .args(["-m", "--propagation", "private", "sh", "-c"])
+            .arg(format!(
+                "set -e; mount --bind '{}' /etc/passwd; mount -t tmpfs tmpfs /run; \
+                 mkdir -m 755 /run/sshd; exec '{}' -D -e -f '{}'",
+                passwd.display(),
+                sshd.display(),
+                config.display()
+            ))
+            .env("LD_LIBRARY_PATH", libs)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
-            .expect("/usr/sbin/sshd (the test command installs openssh-server)");
+            .expect("unshare (util-linux)");
         let deadline = Instant::now() + Duration::from_secs(10);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "sshd did not listen on {port}");
+            assert!(
+                Instant::now() < deadline,
+                "sshd did not listen on {port}: {}",
+                std::fs::read_to_string(dir.join("sshd.log")).unwrap_or_default()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         let host = std::fs::read_to_string(dir.join("host_key.pub")).expect("host key");
@@ -270,6 +266,26 @@ impl Sshd {
             known_hosts,
         }
     }
+}
+
+/// Debian's sshd as the test command unpacked it under `target/sshd`
+/// (`BRINE_SSHD`: another root holding `usr/sbin/sshd`), and the folders
+/// of the libraries it brings.
+fn sshd_program() -> (PathBuf, String) {
+    let root = std::env::var_os("BRINE_SSHD").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/sshd"),
+        PathBuf::from,
+    );
+    let sshd = root.join("usr/sbin/sshd");
+    assert!(
+        sshd.is_file(),
+        "{} is missing: scripts/test unpacks Debian's openssh-server there",
+        sshd.display()
+    );
+    let libs = ["lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu"]
+        .map(|l| root.join(l).display().to_string())
+        .join(":");
+    (sshd, libs)
 }
 
 impl Drop for Sshd {

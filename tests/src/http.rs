@@ -1,6 +1,6 @@
 //! A small HTTP/1.1 client for the API tests: one request per connection
 //! (`Connection: close`), the answer read whole (Content-Length or
-//! chunked).
+//! chunked); and the self-signed certificate TLS tests serve.
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -237,4 +237,28 @@ pub fn status_and_type_differ(
         ));
     }
     None
+}
+
+/// A self-signed certificate for 127.0.0.1 made by openssl under `dir`:
+/// the certificate's and the key's paths.
+pub fn self_signed(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (crt, key) = (dir.join("crt.pem"), dir.join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&crt)
+        .output()
+        .expect("openssl");
+    assert!(made.status.success(), "{made:?}");
+    (crt, key)
 }

@@ -115,26 +115,7 @@ fn site(rest: &str) -> (MasterConf, Vec<MasterProc>, u16) {
 #[test]
 fn pepper_over_tls() {
     let certs = tempfile::tempdir().expect("certs");
-    let (crt, key) = (certs.path().join("crt.pem"), certs.path().join("key.pem"));
-    let made = Command::new("openssl")
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=127.0.0.1",
-        ])
-        .arg("-keyout")
-        .arg(&key)
-        .arg("-out")
-        .arg(&crt)
-        .output()
-        .expect("openssl");
-    assert!(made.status.success(), "{made:?}");
+    let (crt, key) = brine_tests::http::self_signed(certs.path());
     let (_conf, _procs, port) = site(&format!(
         "ssl_crt: {}, ssl_key: {}",
         crt.display(),

@@ -254,24 +254,40 @@ fn the_bus_refuses_and_cuts_past_its_bounds() {
     // 400 events of ~1 KB: six times the stalled subscribers' budget.
     let n = 400;
     let body = "x".repeat(1000);
+    // Fired in batches of 20 (20 KB, under a subscriber's budget), each
+    // once the reader has had the last: a reader that reads is never cut,
+    // however slow the machine, while the stalled ones pass their budget.
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = seen.clone();
     let got = std::thread::spawn(move || {
-        let mut seen = 0;
-        while seen < n {
+        let mut total = 0;
+        while total < n {
             match reader.next(Some(Duration::from_secs(10))) {
-                Ok(Some(e)) if e.tag.starts_with("load/") => seen += 1,
+                Ok(Some(e)) if e.tag.starts_with("load/") => {
+                    total += 1;
+                    counted.store(total, std::sync::atomic::Ordering::SeqCst);
+                }
                 Ok(Some(_)) => {}
                 _ => break,
             }
         }
-        seen
+        total
     });
-    let events: Vec<Event> = (0..n)
-        .map(|i| Event {
-            tag: format!("load/{i}"),
-            data: brine_core::Value::from_json(&serde_json::json!({ "body": body })),
-        })
-        .collect();
-    fire(&sock_dir, &events).expect("fire");
+    for batch in 0..n / 20 {
+        let events: Vec<Event> = (batch * 20..batch * 20 + 20)
+            .map(|i| Event {
+                tag: format!("load/{i}"),
+                data: brine_core::Value::from_json(&serde_json::json!({ "body": body })),
+            })
+            .collect();
+        fire(&sock_dir, &events).expect("fire");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while seen.load(std::sync::atomic::Ordering::SeqCst) < batch * 20 + 20
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
     assert_eq!(
         got.join().expect("reader"),
         n,

@@ -7,7 +7,8 @@
 //! while the other remotes are served.
 
 use brine_tests::daemon::{json_docs, MasterConf};
-use brine_tests::gitserve::{bare_copy, repo, self_signed, tls_server, Sshd};
+use brine_tests::gitserve::{bare_copy, repo, tls_server, Sshd};
+use brine_tests::http::self_signed;
 use std::time::Duration;
 
 fn ask(conf: &MasterConf, args: &[&str]) -> serde_json::Value {
