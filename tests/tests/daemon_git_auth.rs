@@ -27,6 +27,23 @@ fn run(conf: &MasterConf, fun: &str) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()
 }
 
+/// A bare pillar repository at `dest` whose top gives every minion the
+/// SLS `sls`, which sets `key: True`.
+fn pillar_repo(w: &std::path::Path, sls: &str, key: &str, dest: &std::path::Path) {
+    let src = w.join(format!("pillar-{sls}"));
+    repo(
+        &src,
+        "top.sls",
+        &format!("base:\\n  \\047*\\047:\\n    - {sls}\\n"),
+    );
+    std::fs::write(src.join(format!("{sls}.sls")), format!("{key}: yes\n")).expect("pillar sls");
+    brine_tests::gitserve::sh(&format!(
+        "set -e; cd {}; git add -A; git commit -q -m pillar",
+        src.display()
+    ));
+    bare_copy(&src, dest);
+}
+
 fn start(conf: &MasterConf) -> Vec<brine_tests::daemon::MasterProc> {
     let master = conf.start();
     conf.write_minion_conf("web1", "");
@@ -41,17 +58,7 @@ fn https_remotes_check_the_certificate_unless_ssl_verify_is_off() {
     let w = work.path();
     repo(&w.join("src"), "https.txt", "over https\\n");
     bare_copy(&w.join("src"), &w.join("www/repo.git"));
-    repo(
-        &w.join("psrc"),
-        "top.sls",
-        "base:\\n  \\047*\\047:\\n    - tls\\n",
-    );
-    std::fs::write(w.join("psrc/tls.sls"), "from_https: yes\n").expect("tls.sls");
-    brine_tests::gitserve::sh(&format!(
-        "set -e; cd {}/psrc; git add -A; git commit -q -m pillar",
-        w.display()
-    ));
-    bare_copy(&w.join("psrc"), &w.join("www/pillar.git"));
+    pillar_repo(w, "tls", "from_https", &w.join("www/pillar.git"));
     let (crt, key) = self_signed(w);
     let port = tls_server(w.join("www"), &crt, &key, Duration::from_secs(180));
     let url = format!("https://127.0.0.1:{port}/repo.git");
@@ -119,17 +126,7 @@ fn ssh_remotes_authenticate_with_the_remotes_privkey() {
     bare_copy(&w.join("src"), &w.join("states.git"));
     repo(&w.join("src2"), "other.txt", "never served\\n");
     bare_copy(&w.join("src2"), &w.join("other.git"));
-    repo(
-        &w.join("psrc"),
-        "top.sls",
-        "base:\\n  \\047*\\047:\\n    - ssh\\n",
-    );
-    std::fs::write(w.join("psrc/ssh.sls"), "from_ssh: yes\n").expect("ssh.sls");
-    brine_tests::gitserve::sh(&format!(
-        "set -e; cd {}/psrc; git add -A; git commit -q -m pillar",
-        w.display()
-    ));
-    bare_copy(&w.join("psrc"), &w.join("pillar.git"));
+    pillar_repo(w, "ssh", "from_ssh", &w.join("pillar.git"));
     let at = |repo: &str| format!("ssh://root@127.0.0.1:{}{}/{repo}", sshd.port, w.display());
     let stranger = w.join("sshd/stranger");
     let conf = MasterConf::new(&format!(

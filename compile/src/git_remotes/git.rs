@@ -57,6 +57,31 @@ pub struct Ref {
 }
 
 impl Git {
+    /// How `o` says to run git for the remotes of `prefix` (`gitfs` or
+    /// `git_pillar`): `git_fetch_timeout`, `PREFIX_privkey`,
+    /// `PREFIX_ssl_verify`; a remote's own options go on top ([`Git::set`]).
+    pub fn of(o: &brine_core::Map, prefix: &str) -> Git {
+        let get = |k: &str| o.get(&format!("{prefix}_{k}"));
+        Git {
+            timeout: fetch_timeout(o),
+            privkey: get("privkey")
+                .and_then(brine_core::Value::as_str)
+                .map(PathBuf::from),
+            ssl_verify: get("ssl_verify").is_none_or(brine_core::Value::is_truthy),
+        }
+    }
+
+    /// A remote's own `key: v` if it is one of git's (`privkey`,
+    /// `ssl_verify`); whether it was.
+    pub fn set(&mut self, key: &str, v: &brine_core::Value) -> bool {
+        match key {
+            "privkey" => self.privkey = Some(PathBuf::from(v.to_python_str())),
+            "ssl_verify" => self.ssl_verify = v.is_truthy(),
+            _ => return false,
+        }
+        true
+    }
+
     fn git(&self, dir: Option<&Path>) -> Command {
         let mut c = Command::new("git");
         if !self.ssl_verify {

@@ -78,8 +78,8 @@ pub fn manifest_path(cachedir: &Path) -> PathBuf {
     cachedir.join("gitfs").join("brine_trees.json")
 }
 
-/// `salt://a/b/` → `a/b`.
-fn mountpoint(v: &str) -> String {
+/// `salt://a/b/` → `a/b` (a `mountpoint` of gitfs or git_pillar).
+pub(crate) fn mountpoint(v: &str) -> String {
     v.trim_start_matches("salt://")
         .trim_matches('/')
         .to_string()
@@ -175,21 +175,18 @@ impl Gitfs {
                 base: global_base.clone(),
                 saltenv: IndexMap::new(),
                 disable_saltenv_mapping: global_disable,
-                git: git::Git {
-                    timeout: git::fetch_timeout(o),
-                    privkey: opts::get_str(o, "gitfs_privkey").map(PathBuf::from),
-                    ssl_verify: opts::get_bool(o, "gitfs_ssl_verify", true),
-                },
+                git: git::Git::of(o, "gitfs"),
             };
             for (k, v) in per {
+                if r.git.set(&k, &v) {
+                    continue;
+                }
                 match k.as_str() {
                     "root" => r.root = text(&v).trim_matches('/').to_string(),
                     "mountpoint" => r.mountpoint = mountpoint(&text(&v)),
                     "base" => r.base = text(&v),
                     "saltenv" => r.saltenv = saltenv_map(Some(&v)),
                     "disable_saltenv_mapping" => r.disable_saltenv_mapping = v.is_truthy(),
-                    "privkey" => r.git.privkey = Some(PathBuf::from(text(&v))),
-                    "ssl_verify" => r.git.ssl_verify = v.is_truthy(),
                     // Accepted as Salt's: they change nothing brine does.
                     "name" | "update_interval" | "refspecs" | "fallback" | "user" | "password"
                     | "insecure_auth" | "pubkey" | "passphrase" | "ref_types" => {}

@@ -163,11 +163,7 @@ impl GitPillar {
                 root: global_root.clone(),
                 mountpoint: String::new(),
                 name: None,
-                git: git::Git {
-                    timeout: git::fetch_timeout(o),
-                    privkey: opts::get_str(o, "git_pillar_privkey").map(PathBuf::from),
-                    ssl_verify: opts::get_bool(o, "git_pillar_ssl_verify", true),
-                },
+                git: git::Git::of(o, "git_pillar"),
             };
             for (k, v) in params {
                 if !VALID.contains(&k.as_str()) && !CREDENTIALS.contains(&k.as_str()) {
@@ -188,17 +184,12 @@ base can only be specified if __env__ is specified as the branch name."
                     "base" => c.remote.base = text,
                     "env" => c.remote.env = Some(text),
                     "root" => c.root = text.trim_matches('/').to_string(),
-                    "mountpoint" => {
-                        c.mountpoint = text
-                            .trim_start_matches("salt://")
-                            .trim_matches('/')
-                            .to_string()
-                    }
+                    "mountpoint" => c.mountpoint = super::gitfs::mountpoint(&text),
                     "name" => c.name = Some(text),
                     "all_saltenvs" => c.remote.all_saltenvs = Some(text),
-                    "privkey" => c.git.privkey = Some(PathBuf::from(text)),
-                    "ssl_verify" => c.git.ssl_verify = v.is_truthy(),
-                    _ => {}
+                    key => {
+                        c.git.set(key, &v);
+                    }
                 }
             }
             c.remote.mounted = !c.mountpoint.is_empty();

@@ -11,31 +11,39 @@ use crate::request::CompiledStates;
 use brine_core::{Map, Value};
 
 /// What one state (a high-data entry or a low chunk) came from.
-fn origin(state: &Value) -> (String, String) {
-    let field = |k: &str| {
-        state
-            .as_map()
-            .and_then(|m| m.get(k))
-            .map(Value::to_python_str)
-            .unwrap_or_default()
-    };
+fn origin(state: &Map) -> (String, String) {
+    let field = |k: &str| state.get(k).map(Value::to_python_str).unwrap_or_default();
     (field("__env__"), field("__sls__"))
 }
 
-/// Open every marked string of `states`; the SLS that failed, with the
-/// error, in order (one each).
-fn open_all<'a>(
+/// What a high-data value came from (nothing for `__extend__` and the
+/// other lists the render stage stashes).
+fn origin_of(v: &Value) -> (String, String) {
+    v.as_map().map(origin).unwrap_or_default()
+}
+
+/// Open the marked strings of one state (`values`, from `from`), unless
+/// its SLS already failed; a failure recorded once per SLS, in order.
+fn open_state<'a>(
     gpg: &Gpg,
-    states: impl Iterator<Item = &'a mut Value>,
+    from: (String, String),
+    mut values: impl Iterator<Item = &'a mut Value>,
     failed: &mut Vec<((String, String), String)>,
 ) {
-    for state in states {
-        let from = origin(state);
-        if failed.iter().any(|(f, _)| *f == from) {
-            continue;
-        }
-        if let Err(e) = gpg.open_deferred(state) {
-            failed.push((from, e));
+    if failed.iter().any(|(f, _)| *f == from) {
+        return;
+    }
+    if let Err(e) = values.try_for_each(|v| gpg.open_deferred(v).map(drop)) {
+        failed.push((from, e));
+    }
+}
+
+/// Open every entry of `high`.
+fn open_high(gpg: &Gpg, high: &mut Map, failed: &mut Vec<((String, String), String)>) {
+    for v in high.values_mut() {
+        match v {
+            Value::Map(m) => open_state(gpg, origin(m), m.values_mut(), failed),
+            other => open_state(gpg, Default::default(), std::iter::once(other), failed),
         }
     }
 }
@@ -57,32 +65,26 @@ pub fn open(compiled: CompiledStates, opts: &Map) -> CompiledStates {
             mut chunks,
             mut high,
         } => {
-            let mut values: Vec<Value> = chunks.drain(..).map(Value::Map).collect();
-            open_all(&gpg, values.iter_mut(), &mut failed);
-            open_all(&gpg, high.values_mut(), &mut failed);
+            for c in chunks.iter_mut() {
+                open_state(&gpg, origin(c), c.values_mut(), &mut failed);
+            }
+            open_high(&gpg, &mut high, &mut failed);
             if !failed.is_empty() {
                 return CompiledStates::Errors {
                     errors: words(&failed),
                     retcode: 1,
                 };
             }
-            let chunks = values
-                .into_iter()
-                .filter_map(|v| match v {
-                    Value::Map(m) => Some(m),
-                    _ => None,
-                })
-                .collect();
             CompiledStates::Chunks { chunks, high }
         }
         CompiledStates::Rendered {
             mut high,
             mut errors,
         } => {
-            open_all(&gpg, high.values_mut(), &mut failed);
+            open_high(&gpg, &mut high, &mut failed);
             if !failed.is_empty() {
                 // The failed SLS gives no states, as a render error does.
-                high.retain(|_, state| !failed.iter().any(|(f, _)| *f == origin(state)));
+                high.retain(|_, state| !failed.iter().any(|(f, _)| *f == origin_of(state)));
                 errors.extend(words(&failed));
             }
             CompiledStates::Rendered { high, errors }

@@ -7,59 +7,74 @@ use brine_compile::git_remotes::gitfs as gitfs_update;
 use brine_compile::git_remotes::pillar as git_pillar_update;
 use brine_core::{Map, Value};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Update gitfs now and every `gitfs_update_interval` seconds, forever
-/// (the master's own updates; each runs on a blocking thread).
+/// (the master's own updates).
 pub async fn gitfs(o: Map, cachedir: PathBuf) {
-    let every = match o.get("gitfs_update_interval") {
-        Some(Value::Int(i)) if *i > 0 => {
-            u64::try_from(*i).unwrap_or(gitfs_update::DEFAULT_UPDATE_INTERVAL)
-        }
-        _ => gitfs_update::DEFAULT_UPDATE_INTERVAL,
-    };
     let gitfs = match gitfs_update::Gitfs::from_opts(&o, &cachedir) {
-        Ok(g) => std::sync::Arc::new(g),
+        Ok(g) => Arc::new(g),
         Err(e) => {
             tracing::error!("{e}; gitfs serves nothing");
             return;
         }
     };
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(every));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        let g = gitfs.clone();
-        match tokio::task::spawn_blocking(move || g.update()).await {
-            Ok(Err(e)) => tracing::error!("gitfs update: {e}"),
-            Err(e) => tracing::error!("gitfs update: {e}"),
-            Ok(Ok(())) => {}
-        }
-    }
+    let every = seconds(
+        &o,
+        "gitfs_update_interval",
+        gitfs_update::DEFAULT_UPDATE_INTERVAL,
+    );
+    every_interval("gitfs", every, false, move || {
+        gitfs.update().map_err(|e| e.to_string())
+    })
+    .await;
 }
 
 /// Update git_pillar every `git_pillar_update_interval` seconds, forever
 /// (the first update is the master's before it serves).
 pub async fn git_pillar(o: Map, cachedir: PathBuf) {
-    let every = match o.get("git_pillar_update_interval") {
-        Some(Value::Int(i)) if *i > 0 => {
-            u64::try_from(*i).unwrap_or(git_pillar_update::DEFAULT_UPDATE_INTERVAL)
-        }
-        _ => git_pillar_update::DEFAULT_UPDATE_INTERVAL,
-    };
     let Ok(gp) = git_pillar_update::GitPillar::from_opts(&o, &cachedir) else {
         return;
     };
-    let gp = std::sync::Arc::new(gp);
+    let gp = Arc::new(gp);
+    let every = seconds(
+        &o,
+        "git_pillar_update_interval",
+        git_pillar_update::DEFAULT_UPDATE_INTERVAL,
+    );
+    every_interval("git_pillar", every, true, move || {
+        gp.update(None, None).map(drop).map_err(|e| e.to_string())
+    })
+    .await;
+}
+
+/// A positive whole number of seconds `key` gives, else `default`.
+fn seconds(o: &Map, key: &str, default: u64) -> u64 {
+    match o.get(key) {
+        Some(Value::Int(i)) if *i > 0 => u64::try_from(*i).unwrap_or(default),
+        _ => default,
+    }
+}
+
+/// Run `update` on a blocking thread every `every` seconds, forever, the
+/// first at once unless `skip_first`; a failure is one log line.
+async fn every_interval<F>(what: &'static str, every: u64, skip_first: bool, update: F)
+where
+    F: Fn() -> Result<(), String> + Send + Sync + 'static,
+{
+    let update = Arc::new(update);
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(every));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    tick.tick().await;
+    if skip_first {
+        tick.tick().await;
+    }
     loop {
         tick.tick().await;
-        let g = gp.clone();
-        match tokio::task::spawn_blocking(move || g.update(None, None)).await {
-            Ok(Err(e)) => tracing::error!("git_pillar update: {e}"),
-            Err(e) => tracing::error!("git_pillar update: {e}"),
-            Ok(Ok(_)) => {}
+        let u = update.clone();
+        match tokio::task::spawn_blocking(move || u()).await {
+            Ok(Err(e)) => tracing::error!("{what} update: {e}"),
+            Err(e) => tracing::error!("{what} update: {e}"),
+            Ok(Ok(())) => {}
         }
     }
 }
