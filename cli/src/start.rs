@@ -21,6 +21,17 @@ pub const OPTIONS: [Opt; 6] = [
     LOG_FILE_LEVEL,
 ];
 
+/// `--check-salt-config FILE` (brine-master, brine-minion): say which keys
+/// of an existing Salt config brine reads, ignores or does not know, and
+/// exit (1 when some key is unknown or wrongly typed).
+pub const CHECK_SALT_CONFIG: Opt = Opt::value(
+    "check-salt-config",
+    None,
+    "FILE",
+    "check a Salt config (/etc/salt/master or minion, with its .d/*.conf): \
+     which keys brine reads, ignores or does not know; then exit",
+);
+
 /// Command-line options that stand for options of the configuration:
 /// (long option, option key).
 const OPTION_KEYS: [(&str, &str); 3] = [
@@ -40,6 +51,8 @@ pub struct DaemonStart {
     /// `--pid-file`, `--log-file`, `--log-file-level`: these options of
     /// the configuration (option key, value), which they override.
     pub overrides: Vec<(&'static str, String)>,
+    /// `--check-salt-config FILE`: check that file instead of starting.
+    pub check_salt_config: Option<PathBuf>,
 }
 
 impl DaemonStart {
@@ -57,6 +70,7 @@ impl DaemonStart {
                 .iter()
                 .filter_map(|(long, key)| m.value(long).map(|v| (*key, v.to_string())))
                 .collect(),
+            check_salt_config: m.value("check-salt-config").map(PathBuf::from),
         })
     }
 

@@ -4,7 +4,8 @@
 //! minion's pillar and low chunks. `brine-master` calls it for its minions;
 //! `brine-call --local` calls it for itself. The pipeline, in the order data
 //! flows:
-//! - [`opts`]: Salt's configuration (defaults + config file) as `opts`.
+//! - [`opts`]: Salt's configuration (defaults + config file) as `opts`;
+//!   [`config_check`] says which of a Salt config's keys brine reads.
 //! - [`roots`]: finding SLS files in `file_roots`/`pillar_roots`.
 //! - [`file_text`]: their bytes, kept across compiles while unchanged.
 //! - [`inputs`]: what a compile read from disk, to tell whether its answer
@@ -21,6 +22,7 @@
 //! It knows nothing of sockets, keys or running states.
 
 pub mod command;
+pub mod config_check;
 pub mod envs;
 pub mod file_text;
 pub mod git_remotes;

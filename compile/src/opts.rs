@@ -343,20 +343,21 @@ pub fn load_including(
 ) -> Result<Loaded, OptsError> {
     let mut loaded = load_file(path, defaults)?;
     if let Some(dir) = include_dir {
-        include(&mut loaded, dir);
+        include(&mut loaded, dir)?;
     }
     loaded.opts = finish(std::mem::take(&mut loaded.opts));
     Ok(loaded)
 }
 
-/// The `*.conf` files of `dir` over `loaded`, in name order.
-fn include(loaded: &mut Loaded, dir: &Path) {
+/// The `*.conf` files of `dir` over `loaded`, in name order; a known
+/// option of the wrong kind there is an error naming the file.
+fn include(loaded: &mut Loaded, dir: &Path) -> Result<(), OptsError> {
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(rd) => rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
             .collect(),
-        Err(_) => return,
+        Err(_) => return Ok(()),
     };
     files.sort();
     for file in files {
@@ -364,11 +365,7 @@ fn include(loaded: &mut Loaded, dir: &Path) {
             .map_err(|e| e.to_string())
             .and_then(|t| yaml::load(&t).map_err(|e| e.to_string()));
         match included {
-            Ok(Value::Map(m)) => {
-                for (k, v) in m {
-                    loaded.opts.insert(k, v);
-                }
-            }
+            Ok(Value::Map(m)) => put(loaded, &file, m)?,
             Ok(Value::Null) => {}
             Ok(other) => loaded.warnings.push(format!(
                 "{}: not a mapping but {}; left out",
@@ -380,6 +377,7 @@ fn include(loaded: &mut Loaded, dir: &Path) {
                 .push(format!("{}: {e}; left out", file.display())),
         }
     }
+    Ok(())
 }
 
 /// `path` read over `defaults`, not yet [`finish`]ed (the `*.d` files go
@@ -417,29 +415,47 @@ fn load_file(path: &Path, defaults: Map) -> Result<Loaded, OptsError> {
             })
         }
     };
-    let mut opts = defaults;
-    let mut warnings = Vec::new();
+    let mut loaded = Loaded {
+        opts: defaults,
+        warnings: Vec::new(),
+    };
+    put(&mut loaded, path, file)?;
+    Ok(loaded)
+}
+
+/// One file's options over `loaded`: each known key's type checked, an
+/// unknown one kept with a warning naming the file.
+fn put(loaded: &mut Loaded, path: &Path, file: Map) -> Result<(), OptsError> {
     for (key, val) in file {
-        match KNOWN.iter().find(|(k, _)| *k == key) {
-            Some((_, kind)) if !kind.accepts(&val) => {
-                return Err(OptsError::WrongType {
-                    path: path.to_path_buf(),
-                    key,
-                    expected: kind.describe(),
-                    found: format!("{} {}", val.type_name(), val.to_python_repr()),
-                })
-            }
-            Some(_) => {}
-            // An sdb profile (`myvault: {driver: vault, ...}`).
-            None if val.as_map().is_some_and(|m| m.contains_key("driver")) => {}
-            None => warnings.push(format!(
+        if let Some(e) = wrong_type(path, &key, &val) {
+            return Err(e);
+        }
+        if !is_read(&key, &val) {
+            loaded.warnings.push(format!(
                 "{}: unknown option '{key}' (kept, but brine does not use it)",
                 path.display()
-            )),
+            ));
         }
-        opts.insert(key, val);
+        loaded.opts.insert(key, val);
     }
-    Ok(Loaded { opts, warnings })
+    Ok(())
+}
+
+/// Whether brine reads option `key` (given `val`): a known option, or an
+/// sdb profile (`myvault: {driver: vault, ...}`).
+pub fn is_read(key: &str, val: &Value) -> bool {
+    KNOWN.iter().any(|(k, _)| *k == key) || val.as_map().is_some_and(|m| m.contains_key("driver"))
+}
+
+/// The error of a known option given a value of the wrong kind.
+pub fn wrong_type(path: &Path, key: &str, val: &Value) -> Option<OptsError> {
+    let (_, kind) = KNOWN.iter().find(|(k, _)| *k == key)?;
+    (!kind.accepts(val)).then(|| OptsError::WrongType {
+        path: path.to_path_buf(),
+        key: key.to_string(),
+        expected: kind.describe(),
+        found: format!("{} {}", val.type_name(), val.to_python_repr()),
+    })
 }
 
 /// Normalize what Salt normalizes after loading: `null` maps and lists

@@ -190,3 +190,77 @@ fn log_files_carry_no_colour_codes() {
     assert!(!log.is_empty(), "the minion logged nothing");
     assert!(!log.contains('\x1b'), "ANSI codes in the log:\n{log}");
 }
+
+/// `--check-salt-config`: a Salt shop's config, key by key, and its `.d`
+/// files; exit 1 while a key is unknown to both or wrongly typed.
+#[test]
+fn daemons_check_a_salt_config() {
+    let td = tempfile::tempdir().expect("tempdir");
+    let master = td.path().join("master");
+    std::fs::write(
+        &master,
+        "interface: 0.0.0.0\nfile_roots:\n  base: [/srv/salt]\ntransport: zeromq\n\
+         worker_threads: 8\n",
+    )
+    .expect("master");
+    std::fs::create_dir(td.path().join("master.d")).expect("master.d");
+    std::fs::write(
+        td.path().join("master.d/gitfs.conf"),
+        "gitfs_remotes: []\nfile_rotos: x\n",
+    )
+    .expect("conf");
+    let out = Command::new(bin("brine-master"))
+        .args(["--check-salt-config", master.to_str().expect("path")])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "{}:\n  read by brine (3):\n    interface\n    file_roots\n    worker_threads\n  \
+             Salt's, ignored by brine (1):\n    transport\n",
+            master.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("gitfs.conf:\n  read by brine (1):\n    gitfs_remotes\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not an option of Salt 3007.8 or brine (1):\n    file_rotos\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("4 read, 1 ignored, 1 unknown, 0 errors\n"),
+        "{text}"
+    );
+
+    let minion = td.path().join("minion");
+    std::fs::write(
+        &minion,
+        "master: salt.example.com\nipv6: False\nmaster_port: no\n",
+    )
+    .expect("minion");
+    let out = Command::new(bin("brine-minion"))
+        .args(["--check-salt-config", minion.to_str().expect("path")])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error:") && text.contains("'master_port' must be an integer"),
+        "{text}"
+    );
+    std::fs::write(&minion, "master: salt.example.com\nipv6: False\n").expect("minion");
+    let out = Command::new(bin("brine-minion"))
+        .args(["--check-salt-config", minion.to_str().expect("path")])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

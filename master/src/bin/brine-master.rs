@@ -12,7 +12,11 @@ fn command() -> brine_cli::Command {
         name: "brine-master",
         usage: "[options]",
         about: "The brine master daemon (Salt's salt-master); runs in the foreground unless -d.",
-        options: brine_cli::start::OPTIONS.to_vec(),
+        options: [
+            &brine_cli::start::OPTIONS[..],
+            &[brine_cli::start::CHECK_SALT_CONFIG],
+        ]
+        .concat(),
     }
 }
 
@@ -24,6 +28,9 @@ fn main() {
     let cmd = command();
     let args = parse(cmd.parse_or_exit(std::env::args_os().skip(1)))
         .unwrap_or_else(|e| cmd.exit_usage(&e));
+    if let Some(path) = &args.check_salt_config {
+        std::process::exit(brine_compile::config_check::main(path));
+    }
     let (mut config, warnings) = match MasterConfig::load(&args.config_dir) {
         Ok(c) => c,
         Err(e) => {

@@ -32,6 +32,9 @@ fn main() {
     let cmd = daemon::command();
     let args = daemon::from_matches(cmd.parse_or_exit(std::env::args_os().skip(1)))
         .unwrap_or_else(|e| cmd.exit_usage(&e));
+    if let Some(path) = &args.start.check_salt_config {
+        std::process::exit(brine_compile::config_check::main(path));
+    }
     let mut opts = brine_minion::logging::options(&args.start.config_dir);
     for (key, value) in &args.start.overrides {
         opts.insert((*key).into(), brine_core::Value::Str(value.clone()));

@@ -230,6 +230,7 @@ pub struct DaemonArgs {
 /// salt-minion's options (the ones brine reads), and `--swarm`.
 pub fn command() -> brine_cli::Command {
     let mut options = brine_cli::start::OPTIONS.to_vec();
+    options.push(brine_cli::start::CHECK_SALT_CONFIG);
     options.push(brine_cli::Opt::value(
         "swarm",
         None,
