@@ -40,6 +40,10 @@ pub enum Command {
     /// reads them as `minion.key`/`minion.pub` in its pki_dir), kept if
     /// `NAME.key` exists already.
     GenKeys { name: String, dir: PathBuf },
+    /// `--import-salt-pki DIR`: accept the pending keys of the ids a Salt
+    /// master (its `pki_dir`, DIR) accepted, reject those of the ids it
+    /// rejected or denied (see [`super::salt_import`]).
+    ImportSaltPki(PathBuf),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +107,13 @@ pub fn command() -> brine_cli::Command {
                 "write a key pair NAME.key/NAME.pub (for pre-seeding a minion)",
             ),
             Opt::value("gen-keys-dir", None, "DIR", "where --gen-keys writes [.]"),
+            Opt::value(
+                "import-salt-pki",
+                None,
+                "DIR",
+                "from a Salt master's pki_dir (/etc/salt/pki/master): accept the pending keys \
+                 of the ids Salt accepted, reject those of the ids it rejected or denied",
+            ),
             Opt::flag("yes", Some('y'), "answer yes to all questions"),
             Opt::flag("include-rejected", None, "accept rejected keys too (-a/-A)"),
             Opt::flag("include-accepted", None, "reject accepted keys too (-r/-R)"),
@@ -171,6 +182,7 @@ pub fn parse(argv: &[String]) -> Result<Option<Args>, brine_cli::CliError> {
     // salt-key's precedence when several commands are given.
     let order = [
         "gen_keys",
+        "import_salt_pki",
         "list",
         "list_all",
         "print",
@@ -196,6 +208,7 @@ pub fn parse(argv: &[String]) -> Result<Option<Args>, brine_cli::CliError> {
                 name: arg(v),
                 dir: PathBuf::from(m.value("gen-keys-dir").unwrap_or(".")),
             },
+            "import_salt_pki" => Command::ImportSaltPki(PathBuf::from(arg(v))),
             "list" => Command::List(arg(v)),
             "list_all" => Command::ListAll,
             "print" => Command::Print(arg(v)),
@@ -407,6 +420,8 @@ pub enum KeyCliError {
     Backend(#[from] crate::backend::BackendError),
     #[error("{0}: {1}")]
     GenKeys(PathBuf, brine_protocol::keys::KeyFileError),
+    #[error(transparent)]
+    SaltImport(#[from] super::salt_import::SaltImportError),
 }
 
 /// The master's `pki_dir` from `<config_dir>/master` (Salt's defaults and
@@ -419,7 +434,12 @@ pub fn pki_dir(
     defaults.insert("root_dir".into(), Value::from("/"));
     defaults.insert("pki_dir".into(), Value::from(DEFAULT_PKI_DIR));
     defaults.insert("cachedir".into(), Value::from("/var/cache/brine/master"));
-    let loaded = opts::load(&config_dir.join("master"), defaults)?;
+    // master.d/*.conf over master, as the daemon reads them.
+    let loaded = opts::load_including(
+        &config_dir.join("master"),
+        defaults,
+        Some(&config_dir.join("master.d")),
+    )?;
     let cachedir =
         PathBuf::from(opts::get_str(&loaded.opts, "cachedir").unwrap_or("/var/cache/brine/master"));
     let backend = crate::backend::Backend::of(&loaded.opts, &cachedir)?;
@@ -508,6 +528,7 @@ fn run(args: &Args, io: &mut Io) -> Result<i32, KeyCliError> {
         Command::Accept(pattern) | Command::Reject(pattern) | Command::Delete(pattern) => {
             failed |= change(&store, args, pattern, io)?;
         }
+        Command::ImportSaltPki(dir) => failed |= import_salt_pki(&store, args, dir, io)?,
     }
     Ok(if failed { 1 } else { 0 })
 }
@@ -707,54 +728,147 @@ fn change(store: &KeyStore, args: &Args, pattern: &str, io: &mut Io) -> Result<b
     let shown = render(args, &listing);
     let _ = io.stdout.write_all(shown.as_bytes());
 
-    if !args.yes {
-        // Accepting and rejecting default to yes, deleting to no, as in
-        // salt-key. No answer at all (EOF: no terminal, closed stdin) is no.
-        let (prompt, default_yes) = if verb == "delete" {
-            ("Proceed? [N/y] ", false)
-        } else {
-            ("Proceed? [n/Y] ", true)
-        };
-        let _ = io.stdout.write_all(prompt.as_bytes());
-        let _ = io.stdout.flush();
-        let mut line = String::new();
-        match io.stdin.read_line(&mut line) {
-            Ok(0) | Err(_) => {
-                let _ = writeln!(io.stderr, "Error: EOF when reading a line");
-                return Ok(false);
-            }
-            Ok(_) => {}
-        }
-        let answer = line.trim_end_matches(['\n', '\r']);
-        let yes = if answer.is_empty() {
-            default_yes
-        } else {
-            answer.to_lowercase().starts_with('y')
-        };
-        if !yes {
-            return Ok(false);
-        }
+    // Accepting and rejecting default to yes, deleting to no, as in
+    // salt-key.
+    if !confirm(args, io, verb != "delete") {
+        return Ok(false);
     }
-
     let mut failed = false;
     for (state, ids) in &chosen {
         for id in ids {
-            let result = match verb {
-                "accept" => store.accept(id, *state),
-                "reject" => store.reject(id, *state),
-                _ => store.delete(id, *state),
-            };
-            match result {
-                Ok(()) => {
-                    let _ = writeln!(io.stdout, "Key for minion {id} {past}.");
-                    io.events.changed(&args.config_dir, id, verb);
-                }
-                Err(e) => {
-                    let _ = writeln!(io.stderr, "Error: {e}");
-                    failed = true;
-                }
+            failed |= !act(store, args, io, verb, id, *state);
+        }
+    }
+    Ok(failed)
+}
+
+/// salt-key's "Proceed?" unless `-y`. No answer at all (EOF: no terminal,
+/// closed stdin) is no.
+fn confirm(args: &Args, io: &mut Io, default_yes: bool) -> bool {
+    if args.yes {
+        return true;
+    }
+    let prompt = if default_yes {
+        "Proceed? [n/Y] "
+    } else {
+        "Proceed? [N/y] "
+    };
+    let _ = io.stdout.write_all(prompt.as_bytes());
+    let _ = io.stdout.flush();
+    let mut line = String::new();
+    match io.stdin.read_line(&mut line) {
+        Ok(0) | Err(_) => {
+            let _ = writeln!(io.stderr, "Error: EOF when reading a line");
+            return false;
+        }
+        Ok(_) => {}
+    }
+    let answer = line.trim_end_matches(['\n', '\r']);
+    if answer.is_empty() {
+        default_yes
+    } else {
+        answer.to_lowercase().starts_with('y')
+    }
+}
+
+/// Accept, reject or delete `id`'s key in `state`, say so, fire the event.
+/// Returns whether it worked.
+fn act(store: &KeyStore, args: &Args, io: &mut Io, verb: &str, id: &str, state: KeyState) -> bool {
+    let (result, past) = match verb {
+        "accept" => (store.accept(id, state), "accepted"),
+        "reject" => (store.reject(id, state), "rejected"),
+        _ => (store.delete(id, state), "deleted"),
+    };
+    match result {
+        Ok(()) => {
+            let _ = writeln!(io.stdout, "Key for minion {id} {past}.");
+            io.events.changed(&args.config_dir, id, verb);
+            true
+        }
+        Err(e) => {
+            let _ = writeln!(io.stderr, "Error: {e}");
+            false
+        }
+    }
+}
+
+/// `--import-salt-pki DIR`: say what Salt's `pki_dir` holds and what that
+/// means here, confirm, then accept and reject (see
+/// [`super::salt_import`]). Returns whether some key failed.
+fn import_salt_pki(
+    store: &KeyStore,
+    args: &Args,
+    dir: &std::path::Path,
+    io: &mut Io,
+) -> Result<bool, KeyCliError> {
+    use super::salt_import::{plan, read_salt_pki};
+    let salt = read_salt_pki(dir)?;
+    let count = |s| salt.of(s).len();
+    let _ = writeln!(
+        io.stdout,
+        "Salt's keys in {}: {} accepted, {} pending, {} rejected, {} denied.",
+        dir.display(),
+        count(KeyState::Accepted),
+        count(KeyState::Pending),
+        count(KeyState::Rejected),
+        count(KeyState::Denied),
+    );
+    for path in &salt.skipped {
+        let _ = writeln!(
+            io.stderr,
+            "Warning: {}: not a minion key file, left out",
+            path.display()
+        );
+    }
+    let p = plan(&salt, store)?;
+    let say = |io: &mut Io, title: &str, ids: &[String]| {
+        if !ids.is_empty() {
+            let _ = writeln!(io.stdout, "{title}");
+            for id in ids {
+                let _ = writeln!(io.stdout, "{id}");
             }
         }
+    };
+    say(io, "Accepted here and in Salt:", &p.already);
+    say(
+        io,
+        "Accepted in Salt, no brine key yet (run this again once their brine-minion has \
+         started):",
+        &p.waiting,
+    );
+    say(
+        io,
+        "Pending here, not accepted or refused in Salt (left pending):",
+        &p.undecided,
+    );
+    say(
+        io,
+        "Accepted here but rejected or denied in Salt (left accepted; brine-key -r to change):",
+        &p.refused_there,
+    );
+    if p.accept.is_empty() && p.reject.is_empty() {
+        let _ = writeln!(io.stdout, "No pending key to accept or reject.");
+        return Ok(false);
+    }
+    say(
+        io,
+        "The following keys are going to be accepted (Salt accepted their ids):",
+        &p.accept,
+    );
+    say(
+        io,
+        "The following keys are going to be rejected (Salt rejected or denied their ids):",
+        &p.reject,
+    );
+    if !confirm(args, io, true) {
+        return Ok(false);
+    }
+    let mut failed = false;
+    for id in &p.accept {
+        failed |= !act(store, args, io, "accept", id, KeyState::Pending);
+    }
+    for id in &p.reject {
+        failed |= !act(store, args, io, "reject", id, KeyState::Pending);
     }
     Ok(failed)
 }

@@ -22,6 +22,7 @@
 
 pub mod cli;
 pub mod postgres;
+pub mod salt_import;
 mod state;
 
 pub use state::KeyState;

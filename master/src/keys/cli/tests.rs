@@ -508,3 +508,99 @@ fn gen_keys_writes_a_pair_once() {
     );
     assert_eq!(run(&env, "--gen-keys ../x").code, EX_USAGE);
 }
+
+/// A Salt master's pki_dir: web1 and acc1 accepted, bad1 rejected, db1
+/// pending there (brine's env has web1, web2, db1 pending).
+fn salt_pki(env: &Env) -> PathBuf {
+    let dir = env.conf.join("salt-pki");
+    for (sub, ids) in [
+        ("minions", &["web1", "acc1", "later1"][..]),
+        ("minions_pre", &["db1"][..]),
+        ("minions_rejected", &["web2"][..]),
+    ] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for id in ids {
+            std::fs::write(dir.join(sub).join(id), "-----BEGIN PUBLIC KEY-----\n").unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn import_salt_pki_accepts_and_rejects_by_salts_decisions() {
+    let e = env();
+    let salt = salt_pki(&e);
+    // Asked first; "n" changes nothing.
+    let o = run_with_stdin(&e, &format!("--import-salt-pki {}", salt.display()), "n\n");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.starts_with(&format!(
+            "Salt's keys in {}: 3 accepted, 1 pending, 1 rejected, 0 denied.\n",
+            salt.display()
+        )),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("Accepted here and in Salt:\nacc1\n"));
+    assert!(o.stdout.contains(
+        "no brine key yet (run this again once their brine-minion has started):\nlater1\n"
+    ));
+    assert!(o.stdout.contains("(left pending):\ndb1\n"));
+    assert!(o
+        .stdout
+        .contains("going to be accepted (Salt accepted their ids):\nweb1\n"));
+    assert!(o
+        .stdout
+        .contains("going to be rejected (Salt rejected or denied their ids):\nweb2\n"));
+    assert!(o.stdout.ends_with("Proceed? [n/Y] "), "{}", o.stdout);
+    let before = state(&e);
+    assert!(before.contains("web1"));
+    let o = run(&e, &format!("--import-salt-pki {} -y", salt.display()));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .ends_with("Key for minion web1 accepted.\nKey for minion web2 rejected.\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(e.store.has(KeyState::Accepted, "web1").unwrap());
+    assert!(e.store.has(KeyState::Rejected, "web2").unwrap());
+    assert!(e.store.has(KeyState::Pending, "db1").unwrap());
+    // Again: nothing left to do; Salt's files untouched.
+    let o = run(&e, &format!("--import-salt-pki {} -y", salt.display()));
+    assert!(
+        o.stdout.ends_with("No pending key to accept or reject.\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(salt.join("minions/web1").is_file() && salt.join("minions_rejected/web2").is_file());
+    // Not a Salt pki_dir: an error naming it.
+    let o = run(&e, &format!("--import-salt-pki {}", e.conf.display()));
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("not a Salt master's pki_dir"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn the_key_store_is_found_through_master_d() {
+    let e = env();
+    // The pki_dir named in master.d/*.conf wins over master's, as the
+    // daemon reads them.
+    let other = e.conf.parent().unwrap().join("root/other-pki");
+    KeyStore::create(&other).unwrap();
+    std::fs::create_dir_all(e.conf.join("master.d")).unwrap();
+    std::fs::write(
+        e.conf.join("master.d/pki.conf"),
+        format!("pki_dir: {}\n", other.display()),
+    )
+    .unwrap();
+    let o = run(&e, "-L");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout,
+        "Accepted Keys:\nDenied Keys:\nUnaccepted Keys:\nRejected Keys:\n"
+    );
+}
