@@ -94,6 +94,7 @@ pub fn run(cli: &Cli) -> i32 {
     for w in warnings {
         tracing::warn!("{w}");
     }
+    minion.key_finger = Some(crate::daemon::keys::finger);
     let through_master = !cli.local && !brine_compile::opts::masterless(&minion.opts);
     if !through_master {
         // Masterless: gitfs fetched, the pillar of the local trees.

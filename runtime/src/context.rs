@@ -63,7 +63,16 @@ pub struct Minion {
     /// master minion): what `saltutil.cmd`, `saltutil.runner` and
     /// `saltutil.wheel` ask of it. None on every other minion.
     pub master: MasterHandle,
+    /// Reads a key file's fingerprint for `key.finger` and
+    /// `key.finger_master` (the key formats are brine-protocol's, which
+    /// this crate does not name): the minion crate hands it in. None
+    /// where no minion key is kept (the master's own minion, tests).
+    pub key_finger: Option<KeyFinger>,
 }
+
+/// The fingerprint of the public key file `name` (`minion.pub`,
+/// `minion_master.pub`) in `pki_dir`, or why there is none.
+pub type KeyFinger = fn(pki_dir: &Path, name: &str) -> Result<String, String>;
 
 /// What a minion that runs on the master itself asks of it (Salt's
 /// `MasterMinion`, the orchestrate runner's): publish a job and gather
@@ -302,6 +311,7 @@ impl Minion {
             registry: None,
             schedule: None,
             master: Default::default(),
+            key_finger: None,
         }
     }
 
@@ -655,6 +665,7 @@ mod tests {
             registry: None,
             schedule: None,
             master: Default::default(),
+            key_finger: None,
         };
         (m, fake)
     }

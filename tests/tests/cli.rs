@@ -264,3 +264,41 @@ fn daemons_check_a_salt_config() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// `key.finger` on the minion shows what `brine-key -f` shows on the
+/// master (what an operator compares before accepting, and before
+/// `--import-salt-pki`); `key.finger_master` the master's own.
+#[test]
+fn key_finger_matches_brine_key() {
+    let conf = MasterConf::new("");
+    let _master = conf.start();
+    conf.write_minion_conf("web1", "");
+    let _minion = conf.start_minion(&[]);
+    conf.accept_and_ping("web1");
+    let json = |args: &[&str]| json_out(&conf.cli(args[0], &args[1..]));
+    let on_master = json(&["brine-key", "-f", "web1", "--out", "json"]);
+    let on_minion = json(&["brine-call", "--local", "--out", "json", "key.finger"]);
+    let finger = on_master["minions"]["web1"].as_str().expect("brine-key -f");
+    assert_eq!(finger.len(), 95, "{finger}");
+    assert_eq!(on_minion["local"], finger);
+    // Through the master too: the daemon reads its own key.
+    let (through, _) = conf.call("web1", &["key.finger"]);
+    assert_eq!(through, finger);
+    let master = json(&["brine-key", "-F", "--out", "json"]);
+    let pinned = json(&[
+        "brine-call",
+        "--local",
+        "--out",
+        "json",
+        "key.finger_master",
+    ]);
+    assert_eq!(pinned["local"], master["local"]["master.pub"], "{master}");
+    let bad = conf.cli("brine-call", &["--local", "key.finger", "hash_type=md5"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&bad.stdout),
+        String::from_utf8_lossy(&bad.stderr)
+    );
+    assert!(said.contains("hash_type 'md5' is not offered"), "{said}");
+    assert_ne!(bad.status.code(), Some(0), "{said}");
+}

@@ -85,6 +85,7 @@ async fn run(h: Handoff, table: Arc<RunningTable>) -> Report {
         registry: None,
         schedule: None,
         master: Default::default(),
+        key_finger: Some(super::keys::finger),
     };
     let config = match DaemonConfig::from_minion(&base) {
         Ok(c) => c,

@@ -975,6 +975,7 @@ mod tests {
             registry: None,
             schedule: None,
             master: Default::default(),
+            key_finger: None,
         }
     }
 

@@ -54,6 +54,19 @@ pub enum MasterTrust {
 }
 
 /// The minion's key pair, created (with `pki_dir`, 0700) on first start.
+/// The fingerprint of the public key file `name` in `pki_dir`, '' when
+/// there is none (Salt's `key.finger`): the reader the minion hands its
+/// functions ([`brine_runtime::context::KeyFinger`]).
+pub fn finger(pki_dir: &Path, name: &str) -> Result<String, String> {
+    let path = pki_dir.join(name);
+    if !path.is_file() {
+        return Ok(String::new());
+    }
+    keyfiles::read_public(&path)
+        .map(|k| k.fingerprint())
+        .map_err(|e| e.to_string())
+}
+
 pub fn load_or_create(pki_dir: &Path) -> Result<KeyPair, MinionKeyError> {
     Ok(keyfiles::load_or_create_pair(pki_dir, MINION_KEY_NAME)?)
 }

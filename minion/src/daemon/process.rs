@@ -20,6 +20,7 @@ pub fn main(args: &DaemonArgs) -> i32 {
                 return EX_CONFIG;
             }
         };
+    base.key_finger = Some(super::keys::finger);
     // Salt's opts say which program runs the functions: state runs of the
     // daemon compile a fresh pillar, salt-call's use the one in memory.
     Arc::make_mut(&mut base.opts).insert("__cli".into(), Value::Str("salt-minion".into()));

@@ -447,6 +447,7 @@ mod tests {
             registry: None,
             schedule: None,
             master: Default::default(),
+            key_finger: None,
         };
         let ident = crate::daemon::make_identity(
             &link,

@@ -553,6 +553,7 @@ mod tests {
             registry: None,
             schedule: None,
             master: Default::default(),
+            key_finger: None,
         };
         let args = brine_core::args::parse_input(&[
             zpath.display().to_string(),

@@ -742,6 +742,7 @@ mod tests {
             registry: None,
             schedule: None,
             master: Default::default(),
+            key_finger: None,
         };
         let cached = cache.join("files/base/web/a.conf").display().to_string();
         assert_eq!(run(&mut m, "cp.list_minion", &[]), serde_json::json!([]));

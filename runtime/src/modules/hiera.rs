@@ -107,6 +107,7 @@ mod tests {
             registry: None,
             schedule: None,
             master: Default::default(),
+            key_finger: None,
         }
     }
 

@@ -35,6 +35,7 @@ mod grains_set;
 mod group;
 mod hiera;
 mod hosts;
+mod key;
 mod locale;
 mod log;
 mod match_;

@@ -7,9 +7,9 @@ use super::function::{all_of, find_in, CallError, Ctx, Function, Module, Return,
 use super::params::Params;
 use super::{
     alternatives, archive, cmd, config, cp, cron, defaults, disk, event, file, git, grains,
-    grains_set, group, hiera, hosts, locale, log, match_, mine, mount, network, pillar, pip, pkg,
-    ps, random, saltutil, saltutil_master, saltutil_sync, schedule, sdb, service, slsutil, state,
-    state_request, state_run, status, sys, sysctl, test, timezone, user,
+    grains_set, group, hiera, hosts, key, locale, log, match_, mine, mount, network, pillar, pip,
+    pkg, ps, random, saltutil, saltutil_master, saltutil_sync, schedule, sdb, service, slsutil,
+    state, state_request, state_run, status, sys, sysctl, test, timezone, user,
 };
 use crate::context::{Minion, RegistryCalls};
 use brine_compile::minion_data::{ExecFunctions, Functions, Returned};
@@ -36,6 +36,7 @@ pub static MODULES: &[Module] = &[
     Module::new("group", group::FUNCTIONS),
     Module::new("hiera", hiera::FUNCTIONS),
     Module::new("hosts", hosts::FUNCTIONS),
+    Module::new("key", key::FUNCTIONS),
     Module::new("locale", locale::FUNCTIONS),
     Module::new("log", log::FUNCTIONS),
     Module::new("match", match_::FUNCTIONS),

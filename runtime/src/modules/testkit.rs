@@ -23,6 +23,7 @@ pub(crate) fn minion() -> Minion {
         registry: None,
         schedule: None,
         master: Default::default(),
+        key_finger: None,
     }
 }
 

@@ -24,6 +24,7 @@ fn minion() -> Minion {
         registry: None,
         schedule: None,
         master: Default::default(),
+        key_finger: None,
     }
 }
 
@@ -104,6 +105,7 @@ fn sys_answers_from_the_table_in_salts_shapes() {
             "group",
             "hiera",
             "hosts",
+            "key",
             "locale",
             "log",
             "match",
