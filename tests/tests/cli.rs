@@ -182,7 +182,7 @@ fn strip_times(mut v: serde_json::Value) -> serde_json::Value {
 fn log_files_carry_no_colour_codes() {
     // A minion with no master to reach logs warnings to its (redirected) stderr.
     let conf = MasterConf::new("");
-    conf.write_minion_conf("lonely", "log_level: info\n");
+    conf.write_minion_conf("lonely", "");
     let mut minion = conf.start_minion(&[]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     minion.stop();
