@@ -18,6 +18,17 @@ use std::time::{Duration, Instant};
 
 const MINION_ID: &str = "pkgtest-minion";
 
+/// Every binary the two packages install, each with its manual page.
+const BINARIES: [&str; 7] = [
+    "brine",
+    "brine-master",
+    "brine-key",
+    "brine-run",
+    "brine-api",
+    "brine-minion",
+    "brine-call",
+];
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -305,15 +316,7 @@ fn packages_install_run_upgrade_and_purge() {
     // The version and commit, the manual pages and the completions.
     let shown = ok("/usr/bin/brine", &["--version"]);
     assert!(shown.contains(commit.trim()), "{shown}");
-    for page in [
-        "brine",
-        "brine-master",
-        "brine-key",
-        "brine-run",
-        "brine-api",
-        "brine-minion",
-        "brine-call",
-    ] {
+    for page in BINARIES {
         let out = Command::new("man")
             .args(["-P", "cat", page])
             .env("MANWIDTH", "80")
@@ -327,15 +330,7 @@ fn packages_install_run_upgrade_and_purge() {
         );
     }
     // man-db's cache of the pages just rendered (man's, not the package's).
-    for page in [
-        "brine",
-        "brine-master",
-        "brine-key",
-        "brine-run",
-        "brine-api",
-        "brine-minion",
-        "brine-call",
-    ] {
+    for page in BINARIES {
         let _ = std::fs::remove_file(format!("/var/cache/man/cat1/{page}.1.gz"));
     }
     let completes = ok(
@@ -444,15 +439,7 @@ fn packages_install_run_upgrade_and_purge() {
         "/etc/systemd/system/multi-user.target.wants/brine-minion.service",
         "/usr/share/man/man1/brine.1.gz",
     ]);
-    for b in [
-        "brine",
-        "brine-master",
-        "brine-key",
-        "brine-run",
-        "brine-api",
-        "brine-minion",
-        "brine-call",
-    ] {
+    for b in BINARIES {
         left.extend(exists_any(&[&format!("/usr/bin/{b}")]));
     }
     for dir in ["/srv/salt", "/srv/pillar"] {
@@ -482,6 +469,7 @@ impl Drop for Cleanup {
         let _ = Command::new("dpkg")
             .args(["--purge", "brine-minion", "brine-master"])
             .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .status();
     }
 }
