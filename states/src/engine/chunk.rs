@@ -69,7 +69,10 @@ impl Chunk {
         }
         let mut small = Map::with_capacity_and_hasher(KEPT_AFTER_RUN.len(), Default::default());
         for key in KEPT_AFTER_RUN {
-            if let Some(v) = self.low.shift_remove(*key) {
+            // The rest is dropped, so the order left behind is of no
+            // matter: swap_remove is O(1) where shift_remove moved every
+            // later entry (2.5 % of a fleet swarm's highstate CPU).
+            if let Some(v) = self.low.swap_remove(*key) {
                 small.insert((*key).to_string(), v);
             }
         }
