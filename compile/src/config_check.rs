@@ -66,14 +66,7 @@ impl FileReport {
 pub fn check(path: &Path) -> Vec<FileReport> {
     let mut reports = vec![check_file(path)];
     let dir = PathBuf::from(format!("{}.d", path.display()));
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        let mut files: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
-            .collect();
-        files.sort();
-        reports.extend(files.iter().map(|f| check_file(f)));
-    }
+    reports.extend(opts::conf_files(&dir).iter().map(|f| check_file(f)));
     reports
 }
 

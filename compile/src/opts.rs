@@ -352,15 +352,7 @@ pub fn load_including(
 /// The `*.conf` files of `dir` over `loaded`, in name order; a known
 /// option of the wrong kind there is an error naming the file.
 fn include(loaded: &mut Loaded, dir: &Path) -> Result<(), OptsError> {
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
-            .collect(),
-        Err(_) => return Ok(()),
-    };
-    files.sort();
-    for file in files {
+    for file in conf_files(dir) {
         let included = std::fs::read_to_string(&file)
             .map_err(|e| e.to_string())
             .and_then(|t| yaml::load(&t).map_err(|e| e.to_string()));
@@ -378,6 +370,20 @@ fn include(loaded: &mut Loaded, dir: &Path) -> Result<(), OptsError> {
         }
     }
     Ok(())
+}
+
+/// The `*.conf` files of an include folder (`master.d`), in name order;
+/// none when it cannot be listed.
+pub fn conf_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
+            .collect(),
+        Err(_) => return Vec::new(),
+    };
+    files.sort();
+    files
 }
 
 /// `path` read over `defaults`, not yet [`finish`]ed (the `*.d` files go
