@@ -70,9 +70,18 @@ pub struct Minion {
     pub key_finger: Option<KeyFinger>,
 }
 
-/// The fingerprint of the public key file `name` (`minion.pub`,
-/// `minion_master.pub`) in `pki_dir`, or why there is none.
-pub type KeyFinger = fn(pki_dir: &Path, name: &str) -> Result<String, String>;
+/// Which of the minion's public keys [`KeyFinger`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhichKey {
+    /// The minion's own (`minion.pub`).
+    Minion,
+    /// The master key it pinned (`minion_master.pub`).
+    PinnedMaster,
+}
+
+/// The fingerprint of one of the minion's public keys in `pki_dir` ('' when
+/// there is none), or why it cannot be read.
+pub type KeyFinger = fn(pki_dir: &Path, which: WhichKey) -> Result<String, String>;
 
 /// What a minion that runs on the master itself asks of it (Salt's
 /// `MasterMinion`, the orchestrate runner's): publish a job and gather

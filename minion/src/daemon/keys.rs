@@ -13,6 +13,7 @@
 
 use brine_protocol::crypto::{KeyPair, PublicKeys};
 use brine_protocol::keys::{self as keyfiles, KeyFileError};
+use brine_runtime::context::WhichKey;
 use std::path::{Path, PathBuf};
 
 /// Base name of the minion's key files (`minion.key`, `minion.pub`).
@@ -54,11 +55,14 @@ pub enum MasterTrust {
 }
 
 /// The minion's key pair, created (with `pki_dir`, 0700) on first start.
-/// The fingerprint of the public key file `name` in `pki_dir`, '' when
-/// there is none (Salt's `key.finger`): the reader the minion hands its
-/// functions ([`brine_runtime::context::KeyFinger`]).
-pub fn finger(pki_dir: &Path, name: &str) -> Result<String, String> {
-    let path = pki_dir.join(name);
+/// The fingerprint of the minion's key or of the master key it pinned, ''
+/// when there is none (Salt's `key.finger`): the reader the minion hands
+/// its functions ([`brine_runtime::context::KeyFinger`]).
+pub fn finger(pki_dir: &Path, which: WhichKey) -> Result<String, String> {
+    let path = match which {
+        WhichKey::Minion => pki_dir.join(format!("{MINION_KEY_NAME}.pub")),
+        WhichKey::PinnedMaster => pki_dir.join(MASTER_PUB_FILE),
+    };
     if !path.is_file() {
         return Ok(String::new());
     }

@@ -6,6 +6,7 @@
 
 use super::function::{sig, CallError, Ctx, Function};
 use super::params::Params;
+use crate::context::WhichKey;
 use brine_compile::minion_data::Returned;
 use brine_compile::opts;
 use brine_core::Value;
@@ -30,14 +31,14 @@ Local Keys; '' before the first contact.\n\n    brine-call --local key.finger_ma
 ];
 
 fn finger<'c>(cx: &Ctx<'c>, p: Params) -> Result<Returned<'c>, CallError> {
-    of_file(cx, p, "minion.pub")
+    of_key(cx, p, WhichKey::Minion)
 }
 
 fn finger_master<'c>(cx: &Ctx<'c>, p: Params) -> Result<Returned<'c>, CallError> {
-    of_file(cx, p, "minion_master.pub")
+    of_key(cx, p, WhichKey::PinnedMaster)
 }
 
-fn of_file<'c>(cx: &Ctx<'c>, mut p: Params, name: &str) -> Result<Returned<'c>, CallError> {
+fn of_key<'c>(cx: &Ctx<'c>, mut p: Params, which: WhichKey) -> Result<Returned<'c>, CallError> {
     let hash_type = p.take("hash_type").filter(|v| !matches!(v, Value::Null));
     p.finish()?;
     if let Some(h) = hash_type.map(|v| v.to_python_str()) {
@@ -51,10 +52,8 @@ fn of_file<'c>(cx: &Ctx<'c>, mut p: Params, name: &str) -> Result<Returned<'c>, 
     let reader = cx.running().and_then(|m| m.key_finger).ok_or_else(|| {
         CallError::Failed("key fingerprints are read by a running minion only".into())
     })?;
-    let pki_dir = opts::rooted(
-        cx.opts,
-        opts::get_str(cx.opts, "pki_dir").unwrap_or("/etc/brine/pki/minion"),
-    );
-    let finger = reader(&pki_dir, name).map_err(CallError::Failed)?;
+    // Salt's minion defaults always set pki_dir (rooted when loaded).
+    let pki_dir = opts::get_str(cx.opts, "pki_dir").unwrap_or_default();
+    let finger = reader(std::path::Path::new(pki_dir), which).map_err(CallError::Failed)?;
     Ok(Returned::New(Value::Str(finger)))
 }
