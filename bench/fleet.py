@@ -4,7 +4,7 @@ processes) on the benchmark tree, on this machine's loopback.
 
 usage: fleet.py [--minions N] [--swarms S] [--brine DIR] [--tree DIR] [--gitfs]
                 [--timeout T] [--skip-apply | --ping-only] [--repeat R]
-                [--hold SECONDS] [--postgres]
+                [--hold SECONDS] [--postgres [both]]
 
 Generates the tree with mktree.py (2000 states, 500 pillar SLS, a 200-file
 PillarStack) unless --tree names one; starts the master (file_roots,
@@ -29,6 +29,15 @@ minions the step reports) — and prints:
 (initdb in the run's temporary folder, a Unix socket, Debian's postgresql
 package; run as the postgres user when the script runs as root) through
 `master_job_cache: pgjsonb`, instead of the default SQLite file.
+
+--postgres both runs the whole fleet twice, on SQLite and then on
+PostgreSQL, and ends with the two side by side.
+
+Each line says whether it is the command's first run since the master
+started ("first": nothing kept from an earlier compile) or a repeated one
+("again": compiled states and pillars may be sent again); with --repeat,
+a closing table gives per command the first run and the median of the
+repeated ones, one column pair per job cache.
 
 It also prints the master's RSS once every minion is up and idle.
 --repeat runs each command R times (one line each); --hold keeps the fleet
@@ -186,9 +195,41 @@ def main():
                     help="count the job events a state.event listener sees per command")
     ap.add_argument("--gitfs", action="store_true",
                     help="serve the states through gitfs and the pillar SLS through git_pillar")
-    ap.add_argument("--postgres", action="store_true",
-                    help="keep jobs, returns and keys in a private PostgreSQL (pgjsonb)")
+    ap.add_argument("--postgres", nargs="?", const="only", choices=["only", "both"],
+                    help="keep jobs, returns and keys in a private PostgreSQL (pgjsonb); "
+                         "'both': run the fleet on SQLite, then on PostgreSQL, and "
+                         "print the two side by side")
     a = ap.parse_args()
+    caches = {None: [False], "only": [True], "both": [False, True]}[a.postgres]
+    results = [(pg, fleet(a, pg)) for pg in caches]
+    summary(results)
+
+
+def summary(results):
+    """Per command, the first run after start and the median of the runs
+    after it, for each job cache run."""
+    import statistics
+    print()
+    names = ["PostgreSQL" if pg else "SQLite" for pg, _ in results]
+    print("%-26s %s" % ("seconds", " ".join("%22s" % n for n in names)))
+    print("%-26s %s" % ("", " ".join("%10s %11s" % ("first", "repeated") for _ in names)))
+    order = []
+    for _, rows in results:
+        for r in rows:
+            if r["command"] not in order:
+                order.append(r["command"])
+    for cmd in order:
+        cells = []
+        for _, rows in results:
+            secs = [r["seconds"] for r in rows if r["command"] == cmd]
+            again = "%11.2f" % statistics.median(secs[1:]) if len(secs) > 1 else "%11s" % "-"
+            cells.append(("%10.2f" % secs[0] if secs else "%10s" % "-") + " " + again)
+        print("%-26s %s" % (cmd, " ".join(cells)))
+
+
+def fleet(a, postgres):
+    """One fleet up, its commands run, and down; a row per command run."""
+    rows = []
     tmp = tempfile.mkdtemp(prefix="brine-fleet-")
     tree = bench_tree(here, tmp, a.tree)
     pub, ret = free_port(), free_port()
@@ -217,7 +258,7 @@ def main():
             f.write("max_connections: %d\nmax_connections_per_address: %d\n"
                     % (a.minions + 100, a.minions + 100))
     stop_pg = None
-    if a.postgres:
+    if postgres:
         sock, stop_pg = start_postgres(tmp)
         with open(os.path.join(etc, "master"), "a") as f:
             f.write("master_job_cache: pgjsonb\nreturner.pgjsonb.host: %s\n"
@@ -278,7 +319,8 @@ def main():
         if a.mine:
             funs += [["mine.update"]]
         funs = [f for f in funs for _ in range(a.repeat)]
-        print("%-26s %9s %9s %12s %11s %13s %12s %10s" % ("command", "seconds", "shown",
+        print("%-26s %6s %9s %9s %12s %11s %13s %12s %10s" % ("command", "run", "seconds",
+                                                          "shown",
                                                           "master peak", "swarm peak",
                                                           "master cpu/m", "swarm cpu/m",
                                                           "returns/s"))
@@ -330,9 +372,13 @@ def main():
             scpu = sum(cpu_seconds(s.pid) for s in swarms) - scpu0
             mpeak = status_kb(master.pid, "VmHWM") / 1024
             speak = sum(status_kb(s.pid, "VmHWM") for s in swarms) / 1024
-            print("%-26s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms %9.2f ms %10.0f" % (
-                " ".join(fun), secs, docs, mpeak, speak, cpu / a.minions * 1000,
-                scpu / a.minions * 1000, docs / secs if secs > 0 else 0), flush=True)
+            name = " ".join(fun)
+            runs = sum(1 for r in rows if r["command"] == name)
+            rows.append({"command": name, "seconds": secs})
+            print("%-26s %6s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms %9.2f ms %10.0f" % (
+                name, "first" if runs == 0 else "again", secs, docs, mpeak, speak,
+                cpu / a.minions * 1000, scpu / a.minions * 1000,
+                docs / secs if secs > 0 else 0), flush=True)
             if rc not in (0, 1):
                 print("  (brine exited %d)" % rc)
         if a.mine:
@@ -357,6 +403,7 @@ def main():
         if stop_pg:
             stop_pg()
         shutil.rmtree(tmp, ignore_errors=True)
+    return rows
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 //! same second as the run before, so a cache keyed on whole-second mtimes
 //! would miss them; through a real brine-master and brine-minion. The
 //! master gives a minion's pillar again while none of its files changed
-//! (its pillar replay): a file rewritten after a replay is seen at once.
+//! (its pillar replay), and its compiled states likewise (its state
+//! replay): a file rewritten after a replay is seen at once.
 
 use brine_tests::daemon::{write_tree, MasterConf};
 use serde_json::json;
@@ -138,6 +139,14 @@ fn a_replayed_pillar_gives_way_to_a_file_rewritten_at_once() {
         "the second run was not replayed:\n{}",
         conf.log()
     );
+    // The compiled states too (the master's state replay).
+    let states_sent = || {
+        conf.log()
+            .matches("the compiled states of m1 are sent again")
+            .count()
+    };
+    let sent = states_sent();
+    assert_eq!(sent, 1, "{}", conf.log());
 
     // Same size, at once: only the stamps tell.
     write_tree(&pillar, &[("base/p.sls", "word: two\n")]);
@@ -145,4 +154,19 @@ fn a_replayed_pillar_gives_way_to_a_file_rewritten_at_once() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(names(&ret), ["word two"]);
     assert_eq!(replays(), before, "{}", conf.log());
+    assert_eq!(states_sent(), sent, "{}", conf.log());
+
+    // An SLS, same size, at once.
+    let files = conf.dir.path().join("files").join("base");
+    write_tree(
+        &files,
+        &[(
+            "web.sls",
+            "hello:\n  test.succeed_without_changes:\n    - name: \"WORD {{ pillar['word'] }}\"\n",
+        )],
+    );
+    let (ret, out) = conf.call("m1", &["state.apply"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(names(&ret), ["WORD two"]);
+    assert_eq!(states_sent(), sent, "{}", conf.log());
 }

@@ -13,9 +13,12 @@
 //! a pillar replay). The master's memory per minion is its grains, plus
 //! about 100 bytes when its pillar can be replayed: the digest of its file
 //! and what its compile was given (the grains shared, not copied; the file
-//! set shared by every minion that read the same files).
+//! set shared by every minion that read the same files). Its last compiled
+//! states, when they may be sent again, are in `states.p` beside
+//! `data.p` ([`state_replay`]: about 150 bytes of memory more).
 
 use super::replay::{Given, InputsTable, Replay};
+use super::state_replay::{self, StateReplays};
 use brine_compile::inputs::Inputs;
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
@@ -117,6 +120,8 @@ pub struct MinionCache {
     writes: Mutex<HashMap<String, Written>>,
     /// The file sets of those replays, shared.
     inputs: Mutex<InputsTable>,
+    /// Compiled states kept to be sent again ([`state_replay`]).
+    states: Mutex<StateReplays>,
 }
 
 /// A minion's file as last written.
@@ -157,6 +162,9 @@ impl MinionCache {
             if validate_id(&id).is_err() || !entry.path().is_dir() {
                 continue;
             }
+            // Kept compiled states are known to this process only: an
+            // earlier one's are not sent, and go so the disk stays bounded.
+            let _ = std::fs::remove_file(entry.path().join(state_replay::FILE));
             let path = entry.path().join(DATA_FILE);
             match std::fs::read(&path)
                 .map_err(|e| e.to_string())
@@ -181,6 +189,7 @@ impl MinionCache {
             map: RwLock::new(map),
             writes: Mutex::new(HashMap::new()),
             inputs: Mutex::default(),
+            states: Mutex::default(),
         })
     }
 
@@ -330,6 +339,69 @@ impl MinionCache {
         }
     }
 
+    /// The compiled states kept for `id` (encoded), when they were
+    /// compiled from `given` and every file that compile read is unchanged
+    /// for a request that arrived at `received`.
+    pub fn states_replayed(
+        &self,
+        id: &str,
+        given: state_replay::Given,
+        received: Instant,
+    ) -> Option<Vec<u8>> {
+        let c = self.state_replays().candidate(id, given)?;
+        // Checked outside the lock: other minions' compiles go on.
+        if !c.inputs.unchanged_since(received) {
+            return None;
+        }
+        let bytes = std::fs::read(self.dir.join(id).join(state_replay::FILE)).ok()?;
+        (blake3::hash(&bytes) == c.digest).then_some(bytes)
+    }
+
+    /// Keep `encoded`, the states just compiled for `id` from `given`
+    /// after reading `inputs` (`keep`; `None`: not to be sent again), when
+    /// the bounds allow; what was kept before goes.
+    pub fn keep_states(
+        &self,
+        id: &str,
+        keep: Option<(state_replay::Given, Inputs)>,
+        encoded: &[u8],
+    ) -> Result<(), CacheError> {
+        validate_id(id)?;
+        let admitted = {
+            let mut states = self.state_replays();
+            match keep {
+                Some((given, inputs)) => states.admit(id, given, inputs, encoded),
+                None => {
+                    let had = states.kept(id);
+                    states.forget(id);
+                    // Nothing to remove: no file to look for.
+                    if !had {
+                        return Ok(());
+                    }
+                    false
+                }
+            }
+        };
+        if !admitted {
+            // Past the bounds: the file of an earlier answer goes too.
+            let _ = std::fs::remove_file(self.dir.join(id).join(state_replay::FILE));
+            return Ok(());
+        }
+        self.write_private(id, state_replay::FILE, encoded)
+            .inspect_err(|_| self.state_replays().forget(id))
+    }
+
+    fn state_replays(&self) -> std::sync::MutexGuard<'_, StateReplays> {
+        self.states.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Bytes and minions of the kept compiled states.
+    #[cfg(test)]
+    pub fn states_kept(&self) -> (u64, usize) {
+        let s = self.state_replays();
+        (s.bytes(), s.len())
+    }
+
     /// Paths held by the kept replays, all file sets together.
     #[cfg(test)]
     pub fn replay_paths(&self) -> usize {
@@ -346,6 +418,7 @@ impl MinionCache {
         }
         let mut written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         written.remove(id);
+        self.state_replays().forget(id);
         self.map
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -380,6 +453,14 @@ impl MinionCache {
         // Forgotten until this write succeeds: a failed write is tried
         // again by the next change.
         written.remove(id);
+        self.write_private(id, DATA_FILE, &bytes)?;
+        written.insert(id.to_string(), Written { digest, replay });
+        Ok(())
+    }
+
+    /// Write `bytes` to `name` in `id`'s folder atomically: a private
+    /// temporary file, then rename.
+    fn write_private(&self, id: &str, name: &str, bytes: &[u8]) -> Result<(), CacheError> {
         let mut suffix = [0u8; 8];
         brine_protocol::crypto::fill_random(&mut suffix).map_err(|e| CacheError::Io {
             path: self.dir.clone(),
@@ -391,7 +472,7 @@ impl MinionCache {
             source: std::io::Error::other(e.to_string()),
         })?;
         let tmp = folder.join(format!(
-            ".data.{}.tmp",
+            ".{name}.{}.tmp",
             suffix
                 .iter()
                 .map(|b| format!("{b:02x}"))
@@ -403,18 +484,16 @@ impl MinionCache {
                 .create_new(true)
                 .mode(0o600)
                 .open(&tmp)?;
-            f.write_all(&bytes)?;
-            std::fs::rename(&tmp, self.path(id))
+            f.write_all(bytes)?;
+            std::fs::rename(&tmp, folder.join(name))
         };
         write().map_err(|source| {
             let _ = std::fs::remove_file(&tmp);
             CacheError::Io {
-                path: self.path(id),
+                path: folder.join(name),
                 source,
             }
-        })?;
-        written.insert(id.to_string(), Written { digest, replay });
-        Ok(())
+        })
     }
 
     /// What the matchers know of `id`: of its grains, pillar (empty maps

@@ -17,6 +17,7 @@
 //! - [`git_updates`]: gitfs and git_pillar fetched every interval.
 //! - [`replay`]: a pillar given again while nothing it was compiled from
 //!   changed.
+//! - [`state_replay`]: compiled states sent again, likewise.
 //! - [`publisher`]: jids, expected minions, per-minion `pillar=` secrets.
 //! - [`session`]: the key publications are encrypted with, rotated when a
 //!   minion holding it is deleted or rejected.
@@ -49,6 +50,7 @@ pub mod publisher;
 pub mod replay;
 pub mod server;
 pub mod session;
+pub mod state_replay;
 pub mod states;
 
 pub use config::MasterConfig;

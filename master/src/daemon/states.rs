@@ -7,6 +7,7 @@
 //! minion: chunks hold pillar data.
 
 use super::minion_cache::MinionCache;
+use super::state_replay::Given;
 use brine_compile::minion_data::Functions;
 use brine_compile::state::compile::compile_high_data_owned;
 use brine_compile::state::render::{self, render_matches};
@@ -15,8 +16,8 @@ use brine_compile::state::StateRequest;
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
 use brine_protocol::messages::{
-    aad, seal_data, CompileStage, CompileStates, CompiledStates, ErrorCode, ErrorReply, ReplyBody,
-    StateReply,
+    aad, seal_encoded, CompileStage, CompileStates, CompiledStates, ErrorCode, ErrorReply,
+    ReplyBody, StateReply,
 };
 use std::sync::Arc;
 
@@ -140,7 +141,23 @@ pub fn compile(
     req: &CompileStates,
     pillar: Map,
 ) -> CompiledStates {
-    let o = compile_opts(master_opts, req);
+    compile_with(
+        compile_opts(master_opts, req),
+        functions,
+        grains,
+        req,
+        pillar,
+    )
+}
+
+/// [`compile`] with the options [`compile_opts`] gave.
+fn compile_with(
+    o: Map,
+    functions: &Functions,
+    grains: Value,
+    req: &CompileStates,
+    pillar: Map,
+) -> CompiledStates {
     let saltenv = match &req.mods {
         // state.sls runs in base unless told otherwise.
         Some(_) => req.saltenv.clone().or_else(|| Some("base".into())),
@@ -212,6 +229,58 @@ pub fn compile(
     }
 }
 
+/// Where compiled states came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Compiled,
+    /// The answer kept from an earlier compile ([`super::state_replay`]).
+    Replayed,
+}
+
+/// The answer to `req`, encoded: the one kept for the minion when nothing
+/// it was compiled from has changed, else compiled now (and kept when it
+/// read nothing volatile and ran to chunks). `settled`: how long before
+/// the compile a file must have changed to be trusted later.
+#[allow(clippy::too_many_arguments)]
+fn replayed_or_compiled(
+    master_opts: &Map,
+    cache: &MinionCache,
+    functions: &Functions,
+    grains: Value,
+    req: &CompileStates,
+    pillar: Map,
+    received: std::time::Instant,
+    settled: std::time::Duration,
+) -> Result<(Vec<u8>, Source), rmp_serde::encode::Error> {
+    let o = compile_opts(master_opts, req);
+    let given = Given::of(&o, &grains, &pillar, req);
+    if let Some(encoded) = given.and_then(|g| cache.states_replayed(&req.id, g, received)) {
+        tracing::debug!("the compiled states of {} are sent again", req.id);
+        return Ok((encoded, Source::Replayed));
+    }
+    let (compiled, inputs) = brine_compile::inputs::record_settled(settled, || {
+        compile_with(o, functions, grains, req, pillar)
+    });
+    let encoded = rmp_serde::to_vec_named(&compiled)?;
+    // Errors may be passing ones (a file unreadable for a moment): only
+    // chunks are kept.
+    let keep = match (given, inputs) {
+        (Some(given), Ok(inputs)) if matches!(compiled, CompiledStates::Chunks { .. }) => {
+            Some((given, inputs))
+        }
+        (_, Err(why)) => {
+            tracing::debug!("the states of {} will be compiled again: {why}", req.id);
+            None
+        }
+        _ => None,
+    };
+    // Also when not kept: an earlier answer is stale now.
+    if let Err(e) = cache.keep_states(&req.id, keep, &encoded) {
+        tracing::warn!("{e}");
+    }
+    Ok((encoded, Source::Compiled))
+}
+
 /// Answer a compile request of minion `keys` (already checked to be `req.id`).
 pub fn handle(
     master_opts: &Map,
@@ -240,8 +309,25 @@ pub fn handle(
             }
         }
     };
-    let compiled = compile(master_opts, functions, grains, req, pillar);
-    match seal_data(&to.keys.x25519, &compiled, &aad::states(&req.id, to.nonce)) {
+    let encoded = match replayed_or_compiled(
+        master_opts,
+        cache,
+        functions,
+        grains,
+        req,
+        pillar,
+        received,
+        brine_compile::inputs::SETTLED,
+    ) {
+        Ok((encoded, _)) => encoded,
+        Err(e) => {
+            return ReplyBody::Error(ErrorReply {
+                code: ErrorCode::Internal,
+                message: format!("cannot encode the compiled states: {e}"),
+            })
+        }
+    };
+    match seal_encoded(&to.keys.x25519, &encoded, &aad::states(&req.id, to.nonce)) {
         Ok(sealed) => ReplyBody::States(StateReply {
             compiled: sealed,
             pillar: sealed_pillar,
@@ -459,5 +545,209 @@ mod tests {
         assert!(errors[0].contains("bad"), "{errors:?}");
         let c = compiled(&o, debian(), &request(Some(vec!["missing".into()])));
         assert!(matches!(c, CompiledStates::Errors { .. }), "{c:?}");
+    }
+}
+
+#[cfg(test)]
+mod replay_tests {
+    use super::*;
+    use serde_json::json;
+    use std::time::{Duration, Instant};
+
+    /// A master whose file_roots hold `web.sls` (reading the pillar, a
+    /// grain, an option and `defaults.yaml` through Jinja) matched by grain.
+    fn tree() -> (tempfile::TempDir, Map, MinionCache) {
+        let td = tempfile::tempdir().unwrap();
+        let base = td.path().join("base");
+        std::fs::create_dir_all(&base).unwrap();
+        std::fs::write(
+            base.join("top.sls"),
+            "base:\n  'os:Debian':\n    - match: grain\n    - web\n",
+        )
+        .unwrap();
+        std::fs::write(base.join("web.sls"), WEB).unwrap();
+        std::fs::write(base.join("defaults.yaml"), "port: 80\n").unwrap();
+        let mut o = crate::daemon::config::master_defaults();
+        o.insert(
+            "file_roots".into(),
+            Value::from_json(&json!({"base": [base.display().to_string()]})),
+        );
+        let cache = MinionCache::open(&td.path().join("minions")).unwrap();
+        (td, o, cache)
+    }
+
+    const WEB: &str = "{% import_yaml 'defaults.yaml' as d %}\n\
+        greet:\n  test.succeed_without_changes:\n    - name: \"{{ pillar['who'] }} {{ grains['host'] }} {{ d.port }} {{ opts['renderer'] }}\"\n";
+
+    fn request() -> CompileStates {
+        let mut pillar = Map::default();
+        pillar.insert("who".into(), "alice".into());
+        CompileStates {
+            id: "web1".into(),
+            mods: None,
+            saltenv: None,
+            pillarenv: None,
+            exclude: Value::Null,
+            test: false,
+            opts: brine_compile::opts::minion_defaults(),
+            pillar,
+            stage: CompileStage::Run,
+            fresh_pillar: None,
+        }
+    }
+
+    fn grains(host: &str) -> Value {
+        Value::from_json(&json!({"id": "web1", "os": "Debian", "host": host}))
+    }
+
+    /// The answer and where it came from; a name of the first chunk.
+    fn ask(o: &Map, cache: &MinionCache, g: Value, req: &CompileStates) -> (String, Source) {
+        let (encoded, source) = replayed_or_compiled(
+            o,
+            cache,
+            &brine_runtime::modules::functions(),
+            g,
+            req,
+            req.pillar.clone(),
+            Instant::now(),
+            Duration::ZERO,
+        )
+        .unwrap();
+        let answer = match rmp_serde::from_slice::<CompiledStates>(&encoded).unwrap() {
+            CompiledStates::Chunks { chunks, .. } => chunks[0].get("name").unwrap().to_python_str(),
+            other => format!("{other:?}"),
+        };
+        (answer, source)
+    }
+
+    /// A change a clock tick after the file's last one (stamps differ).
+    fn rewrite(path: &std::path::Path, text: &str) {
+        std::thread::sleep(Duration::from_millis(30));
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn unchanged_states_are_sent_again_and_any_change_is_seen_at_once() {
+        let (td, mut o, cache) = tree();
+        let base = td.path().join("base");
+        let req = request();
+        let compiled = |name: &str| (name.to_string(), Source::Compiled);
+        let replayed = |name: &str| (name.to_string(), Source::Replayed);
+        let g = grains("h1");
+        assert_eq!(
+            ask(&o, &cache, g.clone(), &req),
+            compiled("alice h1 80 jinja|yaml")
+        );
+        assert_eq!(
+            ask(&o, &cache, g.clone(), &req),
+            replayed("alice h1 80 jinja|yaml")
+        );
+        let kept = std::fs::metadata(td.path().join("minions/web1/states.p")).unwrap();
+        assert_eq!(cache.states_kept(), (kept.len(), 1));
+
+        // An SLS.
+        rewrite(&base.join("web.sls"), &WEB.replace("greet", "hello"));
+        assert_eq!(
+            ask(&o, &cache, g.clone(), &req),
+            compiled("alice h1 80 jinja|yaml")
+        );
+        assert_eq!(ask(&o, &cache, g.clone(), &req).1, Source::Replayed);
+        // A file a template reads.
+        rewrite(&base.join("defaults.yaml"), "port: 81\n");
+        assert_eq!(
+            ask(&o, &cache, g.clone(), &req),
+            compiled("alice h1 81 jinja|yaml")
+        );
+        // The top file.
+        rewrite(
+            &base.join("top.sls"),
+            "base:\n  'os:Arch':\n    - match: grain\n    - web\n",
+        );
+        let (answer, source) = ask(&o, &cache, g.clone(), &req);
+        assert!(answer.contains("No Top file"), "{answer}");
+        assert_eq!(source, Source::Compiled);
+        rewrite(&base.join("top.sls"), "base:\n  '*':\n    - web\n");
+        assert_eq!(
+            ask(&o, &cache, g.clone(), &req),
+            compiled("alice h1 81 jinja|yaml")
+        );
+        assert_eq!(ask(&o, &cache, g.clone(), &req).1, Source::Replayed);
+        // A grain.
+        assert_eq!(
+            ask(&o, &cache, grains("h2"), &req),
+            compiled("alice h2 81 jinja|yaml")
+        );
+        assert_eq!(ask(&o, &cache, grains("h2"), &req).1, Source::Replayed);
+        // The pillar.
+        let mut other = request();
+        other.pillar.insert("who".into(), "bob".into());
+        assert_eq!(
+            ask(&o, &cache, grains("h2"), &other),
+            compiled("bob h2 81 jinja|yaml")
+        );
+        // An option of the minion's, and test mode.
+        let mut other = request();
+        other.opts.insert("renderer".into(), "yaml".into());
+        assert_eq!(ask(&o, &cache, grains("h2"), &other).1, Source::Compiled);
+        let mut other = request();
+        other.test = true;
+        assert_eq!(ask(&o, &cache, grains("h2"), &other).1, Source::Compiled);
+        assert_eq!(ask(&o, &cache, grains("h2"), &other).1, Source::Replayed);
+        // An option of the master's: a root before the first one.
+        let early = td.path().join("early");
+        std::fs::create_dir_all(&early).unwrap();
+        std::fs::write(early.join("defaults.yaml"), "port: 82\n").unwrap();
+        o.insert(
+            "file_roots".into(),
+            Value::from_json(
+                &json!({"base": [early.display().to_string(), base.display().to_string()]}),
+            ),
+        );
+        assert_eq!(
+            ask(&o, &cache, grains("h2"), &req),
+            compiled("alice h2 82 jinja|yaml")
+        );
+        assert_eq!(ask(&o, &cache, grains("h2"), &req).1, Source::Replayed);
+        // A file appearing where the compile looked and found nothing: an
+        // SLS of the same name in the first root.
+        std::fs::write(
+            early.join("web.sls"),
+            "early:\n  test.succeed_without_changes:\n    - name: from-early\n",
+        )
+        .unwrap();
+        assert_eq!(ask(&o, &cache, grains("h2"), &req), compiled("from-early"));
+        // One minion's answer is kept at a time, and the cap is counted.
+        let kept = std::fs::metadata(td.path().join("minions/web1/states.p")).unwrap();
+        assert_eq!(cache.states_kept(), (kept.len(), 1));
+    }
+
+    #[test]
+    fn a_volatile_compile_is_not_kept_and_a_restart_forgets() {
+        let (td, o, cache) = tree();
+        let base = td.path().join("base");
+        let req = request();
+        assert_eq!(ask(&o, &cache, grains("h1"), &req).1, Source::Compiled);
+        assert_eq!(ask(&o, &cache, grains("h1"), &req).1, Source::Replayed);
+        // A call to something other than the minion's data, or a random
+        // pick: compiled every time, and the earlier answer is let go.
+        for text in [
+            "x:\n  test.nop:\n    - name: {{ salt['test.random_hash']() }}\n",
+            "x:\n  test.nop:\n    - name: {{ ['a', 'b', 'c', 'd'] | random }}\n",
+        ] {
+            rewrite(&base.join("web.sls"), text);
+            assert_eq!(ask(&o, &cache, grains("h1"), &req).1, Source::Compiled);
+            assert_eq!(ask(&o, &cache, grains("h1"), &req).1, Source::Compiled);
+            assert_eq!(cache.states_kept(), (0, 0));
+            assert!(!td.path().join("minions/web1/states.p").exists());
+        }
+        rewrite(&base.join("web.sls"), WEB);
+        assert_eq!(ask(&o, &cache, grains("h1"), &req).1, Source::Compiled);
+        assert!(td.path().join("minions/web1/states.p").exists());
+        // A master started again sends nothing an earlier one kept.
+        drop(cache);
+        let cache = MinionCache::open(&td.path().join("minions")).unwrap();
+        assert!(!td.path().join("minions/web1/states.p").exists());
+        assert_eq!(ask(&o, &cache, grains("h1"), &req).1, Source::Compiled);
+        assert_eq!(ask(&o, &cache, grains("h1"), &req).1, Source::Replayed);
     }
 }

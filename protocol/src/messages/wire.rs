@@ -149,8 +149,14 @@ pub fn seal_data<T: Serialize>(
         kind: "sealed data",
         source,
     })?;
+    seal_encoded(recipient, &bytes, aad)
+}
+
+/// Seal a value already encoded as [`seal_data`] encodes it (a reply kept
+/// encoded, to be sent again).
+pub fn seal_encoded(recipient: &[u8; 32], bytes: &[u8], aad: &[u8]) -> Result<Sealed, WireError> {
     check_size(bytes.len())?;
-    Ok(crypto::seal(recipient, &bytes, aad)?)
+    Ok(crypto::seal(recipient, bytes, aad)?)
 }
 
 /// Open data sealed with [`seal_data`].

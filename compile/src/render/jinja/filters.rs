@@ -383,6 +383,8 @@ fn unique(items: Vec<MjValue>) -> Vec<MjValue> {
 /// chosen at random (not for secrets: a hasher's random keys).
 fn random_filter(v: MjValue) -> Result<MjValue, minijinja::Error> {
     use std::hash::{BuildHasher, Hasher};
+    // Another pick next time: a compile using it is never given again.
+    crate::inputs::volatile(|| "used the random filter".into());
     let items: Vec<MjValue> = match v.kind() {
         ValueKind::String => py_str(&v)
             .chars()
