@@ -54,38 +54,39 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
     if !errors.is_empty() {
         return errors;
     }
-    let state = low
-        .get("state")
-        .map(Value::to_python_str)
-        .unwrap_or_default();
-    let fun = low.get("fun").map(Value::to_python_str).unwrap_or_default();
-    let full = format!("{state}.{fun}");
-    match find(&state, &fun) {
-        None => match low.get("__sls__") {
-            Some(sls) => {
-                errors.push(format!(
-                    "State '{full}' was not found in SLS '{}'",
-                    sls.to_python_str()
-                ));
-                errors.push(format!("Reason: '{full}' is not available."));
+    let mod_watch = {
+        let (state, fun) = (text(low.get("state")), text(low.get("fun")));
+        match find(&state, &fun) {
+            None => {
+                let full = format!("{state}.{fun}");
+                match low.get("__sls__") {
+                    Some(sls) => {
+                        errors.push(format!(
+                            "State '{full}' was not found in SLS '{}'",
+                            sls.to_python_str()
+                        ));
+                        errors.push(format!("Reason: '{full}' is not available."));
+                    }
+                    None => errors.push(format!("Specified state '{full}' was not found")),
+                }
             }
-            None => errors.push(format!("Specified state '{full}' was not found")),
-        },
-        Some(f) => {
-            for p in f.sig.required() {
-                if !low.contains_key(*p) {
-                    errors.push(format!("Missing parameter {p} for state {full}"));
+            Some(f) => {
+                for p in f.sig.required() {
+                    if !low.contains_key(*p) {
+                        errors.push(format!("Missing parameter {p} for state {state}.{fun}"));
+                    }
                 }
             }
         }
-    }
+        low.contains_key("watch") && find(&state, "mod_watch").is_some()
+    };
     // A state requiring itself would loop; Salt reports it here.
     let mut reqdec = "";
     if low.contains_key("require") {
         reqdec = "require";
     }
     if low.contains_key("watch") {
-        if find(&state, "mod_watch").is_none() {
+        if !mod_watch {
             match (low.shift_remove("watch"), low.get_mut("require")) {
                 (Some(Value::List(w)), Some(Value::List(r))) => r.extend(w),
                 (Some(w), None) => {
@@ -102,6 +103,7 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
         }
     }
     if !reqdec.is_empty() {
+        let state = text(low.get("state"));
         let name = low.get("name").and_then(Value::as_str).unwrap_or("");
         let id = low.get("__id__").and_then(Value::as_str).unwrap_or("");
         for req in low.get(reqdec).and_then(Value::as_list).unwrap_or(&[]) {
@@ -109,7 +111,7 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
             let Some((first, Value::Str(target))) = m.iter().next() else {
                 continue;
             };
-            if *first == state && (fnmatch(name, target) || fnmatch(id, target)) {
+            if *first == *state && (fnmatch(name, target) || fnmatch(id, target)) {
                 errors.push(format!(
                     "Recursive require detected in SLS {} for require {} in ID {}",
                     low.get("__sls__")
@@ -124,6 +126,16 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
         }
     }
     errors
+}
+
+/// A chunk's string field as Salt's `str()` of it, borrowed when it is
+/// a string (always, for a chunk the compiler wrote).
+pub(super) fn text(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
+    match v {
+        Some(Value::Str(s)) => std::borrow::Cow::Borrowed(s),
+        Some(other) => std::borrow::Cow::Owned(other.to_python_str()),
+        None => std::borrow::Cow::Borrowed(""),
+    }
 }
 
 /// Whether the state module `state` has `mod_watch` (for it a `watch`
@@ -166,7 +178,8 @@ pub(super) fn parse_octal(s: &str) -> Option<i64> {
 pub(super) fn check_arguments(
     low: &Map,
     f: &StateFunction,
-    full: &str,
+    state: &str,
+    fun: &str,
 ) -> Result<(), RuntimeError> {
     let sig = &f.sig;
     if sig.kwargs {
@@ -180,10 +193,10 @@ pub(super) fn check_arguments(
     match extra.as_slice() {
         [] => Ok(()),
         [one] => Err(RuntimeError::InvalidArguments(format!(
-            "'{one}' is an invalid keyword argument for '{full}'"
+            "'{one}' is an invalid keyword argument for '{state}.{fun}'"
         ))),
         [init @ .., last] => Err(RuntimeError::InvalidArguments(format!(
-            "{} and '{last}' are invalid keyword arguments for '{full}'",
+            "{} and '{last}' are invalid keyword arguments for '{state}.{fun}'",
             init.iter()
                 .map(|k| format!("'{k}'"))
                 .collect::<Vec<_>>()
@@ -221,12 +234,12 @@ pub fn call(
     // Grains a state before this one wrote are seen from here on.
     let current = ctx.current();
     let ctx: &StateContext = &current;
-    let name = low.get("name").cloned().unwrap_or(Value::Null);
     let errors = verify_data(low);
+    let name = || low.get("name").cloned().unwrap_or(Value::Null);
     if !errors.is_empty() {
         let mut ret = Map::default();
         ret.insert("result".into(), Value::Bool(false));
-        ret.insert("name".into(), name);
+        ret.insert("name".into(), name());
         ret.insert("changes".into(), Value::new_map());
         let comment: String = errors.iter().map(|e| format!("{e}\n")).collect();
         ret.insert("comment".into(), Value::Str(comment));
@@ -237,35 +250,41 @@ pub fn call(
             reset_prereq: false,
         });
     }
-    let state = low
-        .get("state")
-        .map(Value::to_python_str)
-        .unwrap_or_default();
-    let fun = low.get("fun").map(Value::to_python_str).unwrap_or_default();
-    let full = format!("{state}.{fun}");
-    let Some(f) = find(&state, &fun) else {
-        // verify_data found it; a lookup cannot fail twice differently.
-        return Err(RuntimeError::InvalidArguments(format!(
-            "Specified state '{full}' was not found"
-        )));
+    let f = {
+        let (state, fun) = (text(low.get("state")), text(low.get("fun")));
+        let Some(f) = find(&state, &fun) else {
+            // verify_data found it; a lookup cannot fail twice differently.
+            return Err(RuntimeError::InvalidArguments(format!(
+                "Specified state '{state}.{fun}' was not found"
+            )));
+        };
+        check_arguments(low, f, &state, &fun)?;
+        f
     };
-    check_arguments(low, f, &full)?;
     let test = ctx.test || prereq;
 
-    let mut ret = Map::default();
-    ret.insert("result".into(), Value::Bool(false));
-    ret.insert("name".into(), name);
-    ret.insert("changes".into(), Value::new_map());
+    // The `unless` / `onlyif` / `creates` checks answer first; without
+    // them (most states) the function's return is the only one built.
+    let mut checked = None;
     if ["unless", "onlyif", "creates"]
         .iter()
         .any(|k| low.contains_key(*k))
     {
+        let mut ret = Map::default();
+        ret.insert("result".into(), Value::Bool(false));
+        ret.insert("name".into(), name());
+        ret.insert("changes".into(), Value::new_map());
         for (k, v) in checks::run_check(ctx, low) {
             ret.insert(k, v);
         }
+        checked = Some(ret);
     }
+    let mut ret = match checked {
+        Some(ret) if ret.get("result").is_some_and(|r| *r != Value::Bool(false)) => ret,
+        _ => Map::default(),
+    };
     let mut parallel = false;
-    if ret.get("result").is_none_or(|r| *r == Value::Bool(false)) {
+    if ret.is_empty() {
         // `parallel: True` runs here, in order: the return is what Salt's
         // separate process would have sent back.
         parallel = !prereq && low.get("parallel").is_some_and(Value::is_truthy);

@@ -1,11 +1,10 @@
 //! The requisite index: which chunks a requisite names, looked up by id,
-//! name and SLS through hash maps (never by scanning every chunk), and
+//! name and SLS through sorted digests (never by scanning every chunk), and
 //! the outcomes a requisite check can have.
 
 use super::chunk::Chunk;
 use brine_compile::matcher::glob::fnmatch;
 use brine_core::{Map, Value};
-use foldhash::{HashMap, HashMapExt};
 
 /// The requisite kinds, as the state vocabulary names them.
 pub use brine_compile::state::vocabulary::Requisite as Kind;
@@ -25,45 +24,78 @@ pub enum Status {
     Change,
 }
 
-/// Chunks by `__id__`, `name`, `__sls__` and `__sls_included_from__`.
+/// Chunks by `__id__`, `name`, `__sls__` and `__sls_included_from__`:
+/// for each, `(digest of the string, chunk)` pairs sorted, so a lookup is
+/// a binary search and building the index copies no string and makes no
+/// list per key (it was a tenth of a fleet minion's highstate). A digest
+/// only narrows the search: every hit is checked against the chunk.
 pub struct Index {
-    by_id: HashMap<String, Vec<usize>>,
-    by_name: HashMap<String, Vec<usize>>,
-    by_sls: HashMap<String, Vec<usize>>,
-    by_included_from: HashMap<String, Vec<usize>>,
+    by_id: Vec<(u64, usize)>,
+    by_name: Vec<(u64, usize)>,
+    by_sls: Vec<(u64, usize)>,
+    by_included_from: Vec<(u64, usize)>,
 }
 
 pub(super) fn is_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
+/// The digest the index sorts by (fixed: the index is rebuilt per run and
+/// every hit is checked, so nothing depends on it being secret).
+fn digest(s: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x6272_696e_6521).hash_one(s)
+}
+
+/// The chunks under `s` in one of the index's sorted lists, ascending.
+fn lookup<'a>(list: &'a [(u64, usize)], s: &str) -> impl Iterator<Item = usize> + 'a {
+    let d = digest(s);
+    let from = list.partition_point(|&(h, _)| h < d);
+    list[from..]
+        .iter()
+        .take_while(move |&&(h, _)| h == d)
+        .map(|&(_, i)| i)
+}
+
+fn str_of<'a>(low: &'a Map, key: &str) -> Option<&'a str> {
+    low.get(key).and_then(Value::as_str)
+}
+
 impl Index {
     pub fn build(chunks: &[Chunk]) -> Index {
+        let n = chunks.len();
         let mut ix = Index {
-            by_id: HashMap::new(),
-            by_name: HashMap::new(),
-            by_sls: HashMap::new(),
-            by_included_from: HashMap::new(),
+            by_id: Vec::with_capacity(n),
+            by_name: Vec::with_capacity(n),
+            by_sls: Vec::with_capacity(n),
+            by_included_from: Vec::new(),
         };
         for (i, c) in chunks.iter().enumerate() {
             let low = &c.low;
-            if let Some(id) = low.get("__id__").and_then(Value::as_str) {
-                ix.by_id.entry(id.to_string()).or_default().push(i);
+            if let Some(id) = str_of(low, "__id__") {
+                ix.by_id.push((digest(id), i));
             }
-            if let Some(name) = low.get("name").and_then(Value::as_str) {
-                ix.by_name.entry(name.to_string()).or_default().push(i);
+            if let Some(name) = str_of(low, "name") {
+                ix.by_name.push((digest(name), i));
             }
-            if let Some(sls) = low.get("__sls__").and_then(Value::as_str) {
-                ix.by_sls.entry(sls.to_string()).or_default().push(i);
+            if let Some(sls) = str_of(low, "__sls__") {
+                ix.by_sls.push((digest(sls), i));
             }
             if let Some(from) = low.get("__sls_included_from__").and_then(Value::as_list) {
                 for f in from.iter().filter_map(Value::as_str) {
-                    let v = ix.by_included_from.entry(f.to_string()).or_default();
-                    if v.last() != Some(&i) {
-                        v.push(i);
-                    }
+                    ix.by_included_from.push((digest(f), i));
                 }
             }
+        }
+        for list in [
+            &mut ix.by_id,
+            &mut ix.by_name,
+            &mut ix.by_sls,
+            &mut ix.by_included_from,
+        ] {
+            // Chunk order within a digest: lookups return ascending lists.
+            list.sort_unstable();
+            list.dedup();
         }
         ix
     }
@@ -74,35 +106,36 @@ impl Index {
     /// `key` (any module for `id`).
     pub fn matching(&self, chunks: &[Chunk], key: &str, val: &str) -> Vec<usize> {
         let mut out: Vec<usize> = Vec::new();
+        let field_is = |i: usize, field: &str| {
+            chunks
+                .get(i)
+                .is_some_and(|c| str_of(&c.low, field) == Some(val))
+        };
         if key == "sls" {
             if is_glob(val) {
                 for (i, c) in chunks.iter().enumerate() {
-                    let sls_match = c
-                        .low
-                        .get("__sls__")
-                        .and_then(Value::as_str)
-                        .is_some_and(|s| fnmatch(s, val));
-                    let included = c
-                        .low
-                        .get("__sls_included_from__")
-                        .and_then(Value::as_list)
-                        .is_some_and(|l| l.iter().any(|f| f.as_str() == Some(val)));
-                    if sls_match || included {
+                    let sls_match = str_of(&c.low, "__sls__").is_some_and(|s| fnmatch(s, val));
+                    if sls_match || included_from(c, val) {
                         out.push(i);
                     }
                 }
                 return out;
             }
-            merge_sorted(&mut out, self.by_sls.get(val));
-            merge_sorted(&mut out, self.by_included_from.get(val));
+            let sls: Vec<usize> = lookup(&self.by_sls, val)
+                .filter(|&i| field_is(i, "__sls__"))
+                .collect();
+            let from: Vec<usize> = lookup(&self.by_included_from, val)
+                .filter(|&i| chunks.get(i).is_some_and(|c| included_from(c, val)))
+                .collect();
+            merge_sorted(&mut out, Some(&sls));
+            merge_sorted(&mut out, Some(&from));
             return out;
         }
-        let state_ok =
-            |c: &Chunk| key == "id" || c.low.get("state").and_then(Value::as_str) == Some(key);
+        let state_ok = |c: &Chunk| key == "id" || str_of(&c.low, "state") == Some(key);
         if is_glob(val) {
             for (i, c) in chunks.iter().enumerate() {
-                let name = c.low.get("name").and_then(Value::as_str);
-                let id = c.low.get("__id__").and_then(Value::as_str);
+                let name = str_of(&c.low, "name");
+                let id = str_of(&c.low, "__id__");
                 let hit =
                     name.is_some_and(|n| fnmatch(n, val)) || id.is_some_and(|n| fnmatch(n, val));
                 if hit && state_ok(c) {
@@ -111,11 +144,25 @@ impl Index {
             }
             return out;
         }
-        merge_sorted(&mut out, self.by_name.get(val));
-        merge_sorted(&mut out, self.by_id.get(val));
+        let names: Vec<usize> = lookup(&self.by_name, val)
+            .filter(|&i| field_is(i, "name"))
+            .collect();
+        let ids: Vec<usize> = lookup(&self.by_id, val)
+            .filter(|&i| field_is(i, "__id__"))
+            .collect();
+        merge_sorted(&mut out, Some(&names));
+        merge_sorted(&mut out, Some(&ids));
         out.retain(|&i| chunks.get(i).is_some_and(state_ok));
         out
     }
+}
+
+/// Whether SLS `sls` included the chunk's SLS.
+fn included_from(c: &Chunk, sls: &str) -> bool {
+    c.low
+        .get("__sls_included_from__")
+        .and_then(Value::as_list)
+        .is_some_and(|l| l.iter().any(|f| f.as_str() == Some(sls)))
 }
 
 /// Merge an ascending index list into `out` (ascending, no duplicates).

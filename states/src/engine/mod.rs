@@ -3,7 +3,7 @@
 //! `call_listen` do.
 //!
 //! - [`requisites`]: the requisite index (requisites are looked up by id,
-//!   name or SLS through hash maps, never by scanning every chunk) and the
+//!   name or SLS by binary search over sorted digests, never by scanning every chunk) and the
 //!   evaluation of a chunk's requisites against the running dictionary.
 //! - [`call`]: one state function call (argument checks, `unless` /
 //!   `onlyif` / `creates` / `check_cmd`, `retry`, timing, `__run_num__`).

@@ -175,27 +175,36 @@ pub(super) struct Runtime<'c> {
 impl<'c> Runtime<'c> {
     pub(super) fn new(ctx: &'c StateContext, mut lows: Vec<Map>, mut run_num: i64) -> Runtime<'c> {
         let disabled = take_disabled(ctx, &mut lows, &mut run_num);
-        let mut tags = Vec::new();
-        let mut tag_ids: HashMap<String, usize> = HashMap::with_capacity(lows.len());
-        let mut chunks = Vec::with_capacity(lows.len());
-        for low in lows {
-            let t = gen_tag(&low);
-            let id = match tag_ids.get(&t) {
-                Some(&id) => id,
-                None => {
-                    let id = tags.len();
-                    tag_ids.insert(t.clone(), id);
-                    tags.push(t);
-                    id
-                }
-            };
-            chunks.push(Chunk {
+        // A tag is an index into `tags`; a tag written twice (the same
+        // state twice in a run) is one index. The lookup borrows the tags
+        // generated, so no tag is copied.
+        let generated: Vec<String> = lows.iter().map(gen_tag).collect();
+        let mut ids = Vec::with_capacity(generated.len());
+        let mut first = Vec::with_capacity(generated.len());
+        {
+            let mut seen: HashMap<&str, usize> = HashMap::with_capacity(generated.len());
+            for t in &generated {
+                let next = seen.len();
+                let id = *seen.entry(t.as_str()).or_insert(next);
+                first.push(id == next);
+                ids.push(id);
+            }
+        }
+        let tags: Vec<String> = generated
+            .into_iter()
+            .zip(&first)
+            .filter_map(|(t, &f)| f.then_some(t))
+            .collect();
+        let chunks: Vec<Chunk> = lows
+            .into_iter()
+            .zip(ids)
+            .map(|(low, tag)| Chunk {
                 low,
-                tag: id,
+                tag,
                 prereq: false,
                 prerequired: false,
-            });
-        }
+            })
+            .collect();
         let index = index::Index::build(&chunks);
         let n = tags.len();
         Runtime {

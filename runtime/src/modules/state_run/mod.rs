@@ -168,11 +168,15 @@ pub(super) fn context(m: &Minion, pillar: Map, saltenv: &str, test: bool) -> Sta
 /// A run is over: the minion gets its pillar back, and the grains its
 /// states wrote (`grains.present`) are its own from now on.
 fn end_run(m: &mut Minion, ctx: StateContext, in_memory: bool) {
-    if let Some(g) = ctx.minion.grains() {
+    let StateContext { minion, pillar, .. } = ctx;
+    if let Some(g) = minion.grains() {
         m.grains = g;
     }
+    // The run's functions hold the pillar too: let them go first, so it is
+    // handed back, not copied (a fleet highstate copied every minion's).
+    drop(minion);
     RunPillar {
-        pillar: unshare(ctx.pillar),
+        pillar: unshare(pillar),
         in_memory,
     }
     .restore(m);
