@@ -131,10 +131,9 @@ struct Written {
     replay: Option<Replay<KnownMinion>>,
 }
 
-/// What [`MinionCache::pillar_replayed`] reads of a minion's file.
-#[derive(Deserialize)]
-struct PillarOnly {
-    pillar: Value,
+/// Whether encoded `bytes` start a msgpack map (fixmap, map 16, map 32).
+fn is_map(bytes: &[u8]) -> bool {
+    matches!(bytes.first(), Some(0x80..=0x8f | 0xde | 0xdf))
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
@@ -309,15 +308,17 @@ impl MinionCache {
         )
     }
 
-    /// The pillar in `id`'s file, when it was compiled from `given` and
-    /// every file that compile read is unchanged for a request that
-    /// arrived at `received`: what compiling again would give.
+    /// The pillar in `id`'s file, encoded as it is there (a map, as
+    /// `rmp_serde::to_vec_named` encodes one), when it was compiled from
+    /// `given` and every file that compile read is unchanged for a request
+    /// that arrived at `received`: what compiling again would give. Not
+    /// decoded: it is sealed to the minion as it is.
     pub fn pillar_replayed(
         &self,
         id: &str,
         given: &Given<KnownMinion>,
         received: Instant,
-    ) -> Option<Map> {
+    ) -> Option<Vec<u8>> {
         let (inputs, digest) = {
             let written = self.writes.lock().unwrap_or_else(|p| p.into_inner());
             let w = written.get(id)?;
@@ -333,10 +334,8 @@ impl MinionCache {
         if blake3::hash(&bytes) != digest {
             return None;
         }
-        match rmp_serde::from_slice::<PillarOnly>(&bytes).ok()?.pillar {
-            Value::Map(m) => Some(m),
-            _ => None,
-        }
+        let pillar = brine_protocol::messages::map_field(&bytes, "pillar")?;
+        is_map(pillar).then(|| pillar.to_vec())
     }
 
     /// The compiled states kept for `id` (encoded), when they were
@@ -353,7 +352,7 @@ impl MinionCache {
         if !c.inputs.unchanged_since(received) {
             return None;
         }
-        let bytes = std::fs::read(self.dir.join(id).join(state_replay::FILE)).ok()?;
+        let bytes = std::fs::read(self.states_path(id)).ok()?;
         (blake3::hash(&bytes) == c.digest).then_some(bytes)
     }
 
@@ -371,24 +370,20 @@ impl MinionCache {
             let mut states = self.state_replays();
             match keep {
                 Some((given, inputs)) => states.admit(id, given, inputs, encoded),
-                None => {
-                    let had = states.kept(id);
-                    states.forget(id);
-                    // Nothing to remove: no file to look for.
-                    if !had {
-                        return Ok(());
-                    }
-                    false
-                }
+                // Nothing was kept: no file to look for.
+                None if !states.forget(id) => return Ok(()),
+                None => false,
             }
         };
         if !admitted {
             // Past the bounds: the file of an earlier answer goes too.
-            let _ = std::fs::remove_file(self.dir.join(id).join(state_replay::FILE));
+            let _ = std::fs::remove_file(self.states_path(id));
             return Ok(());
         }
         self.write_private(id, state_replay::FILE, encoded)
-            .inspect_err(|_| self.state_replays().forget(id))
+            .inspect_err(|_| {
+                self.state_replays().forget(id);
+            })
     }
 
     fn state_replays(&self) -> std::sync::MutexGuard<'_, StateReplays> {
@@ -428,6 +423,11 @@ impl MinionCache {
 
     fn path(&self, id: &str) -> PathBuf {
         self.dir.join(id).join(DATA_FILE)
+    }
+
+    /// Where the compiled states kept for `id` are.
+    fn states_path(&self, id: &str) -> PathBuf {
+        self.dir.join(id).join(state_replay::FILE)
     }
 
     /// Write atomically: a private temporary file, then rename. Not

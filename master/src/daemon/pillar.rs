@@ -14,7 +14,7 @@ use brine_compile::pillar::{self, PillarRequest as Compile};
 use brine_core::{Map, Value};
 use brine_protocol::crypto::{Nonce, PublicKeys, Sealed};
 use brine_protocol::messages::{
-    aad, seal_data, ErrorCode, ErrorReply, FreshPillar, PillarReply, PillarRequest, ReplyBody,
+    aad, seal_encoded, ErrorCode, ErrorReply, FreshPillar, PillarReply, PillarRequest, ReplyBody,
 };
 use std::time::Instant;
 
@@ -25,6 +25,40 @@ pub enum Source {
     /// Given again from the minion's cache file: nothing it was compiled
     /// from has changed ([`super::replay`]).
     Replayed,
+}
+
+/// A pillar for a request: compiled for it, or the one compiled earlier,
+/// kept encoded.
+#[derive(Debug)]
+pub enum Pillar {
+    Compiled(Map),
+    /// Encoded as `seal_data` encodes a map: sealed to the minion as it
+    /// is, decoded only if a state compile needs it.
+    Replayed(Vec<u8>),
+}
+
+impl Pillar {
+    pub fn source(&self) -> Source {
+        match self {
+            Pillar::Compiled(_) => Source::Compiled,
+            Pillar::Replayed(_) => Source::Replayed,
+        }
+    }
+
+    pub fn into_map(self) -> Result<Map, rmp_serde::decode::Error> {
+        match self {
+            Pillar::Compiled(m) => Ok(m),
+            Pillar::Replayed(bytes) => rmp_serde::from_slice(&bytes),
+        }
+    }
+
+    /// The pillar encoded, and the map when it was compiled now.
+    pub fn into_encoded(self) -> Result<(Vec<u8>, Option<Map>), rmp_serde::encode::Error> {
+        match self {
+            Pillar::Compiled(m) => Ok((rmp_serde::to_vec_named(&m)?, Some(m))),
+            Pillar::Replayed(bytes) => Ok((bytes, None)),
+        }
+    }
 }
 
 /// Compile `id`'s pillar (no in-memory pillar: the minion merges its own),
@@ -38,7 +72,7 @@ pub fn compile_for(
     id: &str,
     fresh: &FreshPillar,
     received: Instant,
-) -> Map {
+) -> Pillar {
     compile_settled(
         master_opts,
         cache,
@@ -48,7 +82,6 @@ pub fn compile_for(
         received,
         brine_compile::inputs::SETTLED,
     )
-    .0
 }
 
 /// [`compile_for`], trusting files changed `settled` before the compile.
@@ -60,7 +93,7 @@ fn compile_settled(
     fresh: &FreshPillar,
     received: Instant,
     settled: std::time::Duration,
-) -> (Map, Source) {
+) -> Pillar {
     let saltenv = fresh.saltenv.clone();
     let pillar_override = fresh.pillar_override.clone().unwrap_or(Value::Null);
     let cached = cache.get(id);
@@ -80,7 +113,7 @@ fn compile_settled(
         .and_then(|g| cache.pillar_replayed(id, g, received))
     {
         tracing::debug!("the pillar of {id} is given again");
-        return (pillar, Source::Replayed);
+        return Pillar::Replayed(pillar);
     }
     // Copied only for a compile (a replay needs none).
     let grains = cached
@@ -113,7 +146,7 @@ fn compile_settled(
     if let Err(e) = cache.set_pillar(id, &pillar, replay) {
         tracing::warn!("{e}");
     }
-    (pillar, Source::Compiled)
+    Pillar::Compiled(pillar)
 }
 
 /// The minion a reply is sealed to, and the request (its nonce) it answers.
@@ -121,6 +154,15 @@ fn compile_settled(
 pub struct SealFor<'a> {
     pub keys: &'a PublicKeys,
     pub nonce: &'a Nonce,
+}
+
+/// A pillar sealed to the minion that asked.
+pub struct SealedPillar {
+    /// The pillar encoded (what was sealed).
+    pub encoded: Vec<u8>,
+    /// The pillar, when it was compiled for this request.
+    pub compiled: Option<Map>,
+    pub sealed: Sealed,
 }
 
 /// `id`'s pillar compiled for a request (a pillar request, or a state
@@ -135,7 +177,7 @@ pub fn compile_sealed(
     fresh: &FreshPillar,
     received: Instant,
     to: SealFor,
-) -> Result<(Map, Sealed), ErrorReply> {
+) -> Result<SealedPillar, ErrorReply> {
     if !matches!(
         fresh.pillar_override,
         None | Some(Value::Null | Value::Map(_))
@@ -145,13 +187,21 @@ pub fn compile_sealed(
             message: "Pillar data must be formatted as a dictionary".into(),
         });
     }
+    let internal = |message: String| ErrorReply {
+        code: ErrorCode::Internal,
+        message,
+    };
     let pillar = compile_for(master_opts, cache, functions, id, fresh, received);
-    match seal_data(&to.keys.x25519, &pillar, &aad::pillar(id, to.nonce)) {
-        Ok(sealed) => Ok((pillar, sealed)),
-        Err(e) => Err(ErrorReply {
-            code: ErrorCode::Internal,
-            message: format!("cannot seal the pillar: {e}"),
+    let (encoded, compiled) = pillar
+        .into_encoded()
+        .map_err(|e| internal(format!("cannot encode the pillar: {e}")))?;
+    match seal_encoded(&to.keys.x25519, &encoded, &aad::pillar(id, to.nonce)) {
+        Ok(sealed) => Ok(SealedPillar {
+            encoded,
+            compiled,
+            sealed,
         }),
+        Err(e) => Err(internal(format!("cannot seal the pillar: {e}"))),
     }
 }
 
@@ -182,7 +232,7 @@ pub fn handle(
             nonce: request_nonce,
         },
     ) {
-        Ok((_, sealed)) => ReplyBody::Pillar(PillarReply { pillar: sealed }),
+        Ok(p) => ReplyBody::Pillar(PillarReply { pillar: p.sealed }),
         Err(e) => ReplyBody::Error(e),
     }
 }
@@ -259,7 +309,9 @@ mod tests {
             "db1",
             &FreshPillar::default(),
             Instant::now(),
-        );
+        )
+        .into_map()
+        .unwrap();
         assert!(other.is_empty(), "{other:?}");
     }
 }
@@ -275,7 +327,7 @@ mod replay_tests {
             pillar_override: Some(pillar_override),
             ..Default::default()
         };
-        let (p, source) = compile_settled(
+        let p = compile_settled(
             o,
             cache,
             &brine_runtime::modules::functions(),
@@ -284,7 +336,8 @@ mod replay_tests {
             Instant::now(),
             Duration::ZERO,
         );
-        (Value::Map(p), source)
+        let source = p.source();
+        (Value::Map(p.into_map().unwrap()), source)
     }
 
     fn json(v: serde_json::Value) -> Value {
@@ -446,7 +499,7 @@ mod replay_tests {
                 Instant::now(),
                 settled,
             )
-            .1
+            .source()
         };
         assert_eq!(at(brine_compile::inputs::SETTLED), Source::Compiled);
         assert_eq!(at(brine_compile::inputs::SETTLED), Source::Compiled);

@@ -39,17 +39,21 @@ pub struct Given(blake3::Hash);
 
 impl Given {
     /// What a `Run` compile of `req` with `opts` (the compile's options:
-    /// [`super::states::compile_opts`]), `grains` and `pillar` was given;
-    /// `None` for the show stages (rare: never kept).
-    pub fn of(opts: &Map, grains: &Value, pillar: &Map, req: &CompileStates) -> Option<Given> {
+    /// [`super::states::compile_opts`]), `grains` and the pillar (encoded:
+    /// a pillar given again is never decoded for this) was given; `None`
+    /// for the show stages (rare: never kept).
+    pub fn of(opts: &Map, grains: &Value, pillar: &[u8], req: &CompileStates) -> Option<Given> {
         if req.stage != CompileStage::Run {
             return None;
         }
         let mut h = blake3::Hasher::new();
+        // Length first: the pillar's bytes and what follows cannot be
+        // shifted into each other.
+        h.update(&(pillar.len() as u64).to_le_bytes());
+        h.update(pillar);
         // The options carry the id, the envs, test mode and the master's
         // own keys (file_roots...); encoded straight into the hasher.
-        rmp_serde::encode::write_named(&mut h, &(opts, grains, pillar, &req.mods, &req.exclude))
-            .ok()?;
+        rmp_serde::encode::write_named(&mut h, &(opts, grains, &req.mods, &req.exclude)).ok()?;
         Some(Given(h.finalize()))
     }
 }
@@ -133,16 +137,13 @@ impl StateReplays {
         true
     }
 
-    /// Is an answer kept for `id`?
-    pub fn kept(&self, id: &str) -> bool {
-        self.kept.contains_key(id)
-    }
-
-    /// Let go of what is kept for `id`.
-    pub fn forget(&mut self, id: &str) {
-        if let Some(k) = self.kept.remove(id) {
-            self.bytes -= k.len;
-        }
+    /// Let go of what is kept for `id`; whether anything was.
+    pub fn forget(&mut self, id: &str) -> bool {
+        let Some(k) = self.kept.remove(id) else {
+            return false;
+        };
+        self.bytes -= k.len;
+        true
     }
 
     /// Bytes of the kept answers together.
@@ -184,7 +185,7 @@ mod tests {
     #[test]
     fn everything_given_is_in_the_digest() {
         let opts = Map::default();
-        let pillar = Map::default();
+        let pillar = rmp_serde::to_vec_named(&Map::default()).unwrap();
         let req = request();
         let base = Given::of(&opts, &Value::Null, &pillar, &req).unwrap();
         assert_eq!(Some(base), Given::of(&opts, &Value::Null, &pillar, &req));
@@ -193,8 +194,9 @@ mod tests {
         assert_ne!(Some(base), Given::of(&o2, &Value::Null, &pillar, &req));
         let g2 = Value::from_json(&serde_json::json!({"os": "Debian"}));
         assert_ne!(Some(base), Given::of(&opts, &g2, &pillar, &req));
-        let mut p2 = pillar.clone();
+        let mut p2 = Map::default();
         p2.insert("k".into(), Value::Int(1));
+        let p2 = rmp_serde::to_vec_named(&p2).unwrap();
         assert_ne!(Some(base), Given::of(&opts, &Value::Null, &p2, &req));
         let mut r2 = request();
         r2.mods = Some(vec!["web".into()]);
@@ -217,7 +219,7 @@ mod tests {
                 .1
                 .unwrap()
         };
-        let given = Given::of(&Map::default(), &Value::Null, &Map::default(), &request()).unwrap();
+        let given = Given::of(&Map::default(), &Value::Null, &[0x80], &request()).unwrap();
         let mut r = StateReplays::with_limits(250, 100);
         assert!(
             !r.admit("big", given, read(), &[0; 101]),
@@ -232,11 +234,12 @@ mod tests {
         assert!(r.admit("m3", given, read(), &[2; 100]));
         assert_eq!((r.bytes(), r.len()), (250, 3));
         assert!(r.candidate("m3", given).is_some());
-        r.forget("m3");
+        assert!(r.forget("m3"));
+        assert!(!r.forget("m3"), "nothing left to let go");
         assert!(r.candidate("m3", given).is_none());
         assert_eq!(r.bytes(), 150);
         // A different digest finds nothing.
-        let other = Given::of(&Map::default(), &Value::Int(1), &Map::default(), &request());
+        let other = Given::of(&Map::default(), &Value::Int(1), &[0x80], &request());
         assert!(r.candidate("m1", other.unwrap()).is_none());
     }
 }

@@ -237,6 +237,40 @@ pub enum Source {
     Replayed,
 }
 
+/// The pillar a state compile runs with: encoded (so it is part of
+/// [`Given`] without being encoded again), and as a map when it is at hand
+/// (a pillar given again is only decoded when the states are compiled).
+pub(super) struct RunPillar {
+    encoded: Vec<u8>,
+    map: Option<Map>,
+}
+
+impl RunPillar {
+    /// The pillar a minion sent with its request.
+    pub(super) fn of(pillar: &Map) -> Result<RunPillar, AnswerError> {
+        Ok(RunPillar {
+            encoded: rmp_serde::to_vec_named(pillar)?,
+            map: None,
+        })
+    }
+
+    fn into_map(self) -> Result<Map, AnswerError> {
+        match self.map {
+            Some(m) => Ok(m),
+            None => Ok(rmp_serde::from_slice(&self.encoded)?),
+        }
+    }
+}
+
+/// Why a compile request got no answer.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum AnswerError {
+    #[error("cannot encode: {0}")]
+    Encode(#[from] rmp_serde::encode::Error),
+    #[error("cannot decode the pillar: {0}")]
+    Pillar(#[from] rmp_serde::decode::Error),
+}
+
 /// The answer to `req`, encoded: the one kept for the minion when nothing
 /// it was compiled from has changed, else compiled now (and kept when it
 /// read nothing volatile and ran to chunks). `settled`: how long before
@@ -248,16 +282,17 @@ fn replayed_or_compiled(
     functions: &Functions,
     grains: Value,
     req: &CompileStates,
-    pillar: Map,
+    pillar: RunPillar,
     received: std::time::Instant,
     settled: std::time::Duration,
-) -> Result<(Vec<u8>, Source), rmp_serde::encode::Error> {
+) -> Result<(Vec<u8>, Source), AnswerError> {
     let o = compile_opts(master_opts, req);
-    let given = Given::of(&o, &grains, &pillar, req);
+    let given = Given::of(&o, &grains, &pillar.encoded, req);
     if let Some(encoded) = given.and_then(|g| cache.states_replayed(&req.id, g, received)) {
         tracing::debug!("the compiled states of {} are sent again", req.id);
         return Ok((encoded, Source::Replayed));
     }
+    let pillar = pillar.into_map()?;
     let (compiled, inputs) = brine_compile::inputs::record_settled(settled, || {
         compile_with(o, functions, grains, req, pillar)
     });
@@ -292,8 +327,17 @@ pub fn handle(
     received: std::time::Instant,
 ) -> ReplyBody {
     let _compiling = brine_compile::render::compiling();
+    let internal = |e: AnswerError| {
+        ReplyBody::Error(ErrorReply {
+            code: ErrorCode::Internal,
+            message: format!("cannot answer the state compile: {e}"),
+        })
+    };
     let (pillar, sealed_pillar) = match &req.fresh_pillar {
-        None => (req.pillar.clone(), None),
+        None => match RunPillar::of(&req.pillar) {
+            Ok(p) => (p, None),
+            Err(e) => return internal(e),
+        },
         Some(fresh) => {
             match super::pillar::compile_sealed(
                 master_opts,
@@ -304,7 +348,13 @@ pub fn handle(
                 received,
                 to,
             ) {
-                Ok((pillar, sealed)) => (pillar, Some(sealed)),
+                Ok(p) => (
+                    RunPillar {
+                        encoded: p.encoded,
+                        map: p.compiled,
+                    },
+                    Some(p.sealed),
+                ),
                 Err(e) => return ReplyBody::Error(e),
             }
         }
@@ -320,12 +370,7 @@ pub fn handle(
         brine_compile::inputs::SETTLED,
     ) {
         Ok((encoded, _)) => encoded,
-        Err(e) => {
-            return ReplyBody::Error(ErrorReply {
-                code: ErrorCode::Internal,
-                message: format!("cannot encode the compiled states: {e}"),
-            })
-        }
+        Err(e) => return internal(e),
     };
     match seal_encoded(&to.keys.x25519, &encoded, &aad::states(&req.id, to.nonce)) {
         Ok(sealed) => ReplyBody::States(StateReply {
@@ -368,7 +413,7 @@ mod tests {
         (td, o)
     }
 
-    fn request(mods: Option<Vec<String>>) -> CompileStates {
+    pub(super) fn request(mods: Option<Vec<String>>) -> CompileStates {
         let mut pillar = Map::default();
         pillar.insert("who".into(), "alice".into());
         let mut minion_opts = brine_compile::opts::minion_defaults();
@@ -580,20 +625,7 @@ mod replay_tests {
         greet:\n  test.succeed_without_changes:\n    - name: \"{{ pillar['who'] }} {{ grains['host'] }} {{ d.port }} {{ opts['renderer'] }}\"\n";
 
     fn request() -> CompileStates {
-        let mut pillar = Map::default();
-        pillar.insert("who".into(), "alice".into());
-        CompileStates {
-            id: "web1".into(),
-            mods: None,
-            saltenv: None,
-            pillarenv: None,
-            exclude: Value::Null,
-            test: false,
-            opts: brine_compile::opts::minion_defaults(),
-            pillar,
-            stage: CompileStage::Run,
-            fresh_pillar: None,
-        }
+        tests::request(None)
     }
 
     fn grains(host: &str) -> Value {
@@ -608,7 +640,7 @@ mod replay_tests {
             &brine_runtime::modules::functions(),
             g,
             req,
-            req.pillar.clone(),
+            RunPillar::of(&req.pillar).unwrap(),
             Instant::now(),
             Duration::ZERO,
         )

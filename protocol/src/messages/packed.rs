@@ -136,6 +136,33 @@ impl Serialize for Shallow<'_> {
     }
 }
 
+/// The encoded value of field `name` of the msgpack map `bytes` (a
+/// struct encoded with named fields), found by skimming past the other
+/// fields without building them; `None` when `bytes` is not such a map
+/// or has no such field. Values deeper than [`MAX_DEPTH`] are refused.
+pub fn map_field<'a>(bytes: &'a [u8], name: &str) -> Option<&'a [u8]> {
+    let mut cur = std::io::Cursor::new(bytes);
+    let fields = rmp::decode::read_map_len(&mut cur).ok()?;
+    for _ in 0..fields {
+        let len = usize::try_from(rmp::decode::read_str_len(&mut cur).ok()?).ok()?;
+        let at = usize::try_from(cur.position()).ok()?;
+        let key = bytes.get(at..at.checked_add(len)?)?;
+        cur.set_position(u64::try_from(at + len).ok()?);
+        let start = at + len;
+        {
+            // Reads exactly one value from the cursor (no read-ahead).
+            let mut de = rmp_serde::Deserializer::new(&mut cur);
+            de.set_max_depth(MAX_DEPTH);
+            Skim::deserialize(&mut de).ok()?;
+        }
+        let end = usize::try_from(cur.position()).ok()?;
+        if key == name.as_bytes() {
+            return bytes.get(start..end);
+        }
+    }
+    None
+}
+
 /// msgpack's nil.
 const NIL: u8 = 0xc0;
 
@@ -345,6 +372,42 @@ mod tests {
             assert_eq!(packed, PackedValue::pack(v).unwrap());
             assert!(packed.0.capacity() <= 2 * packed.0.len() + 4096);
         }
+    }
+
+    #[test]
+    fn a_field_is_found_in_its_encoded_map_as_its_own_encoding() {
+        #[derive(serde::Serialize)]
+        struct Entry<'a> {
+            grains: &'a Value,
+            pillar: &'a Value,
+            pillarenv: Option<&'a str>,
+        }
+        let mut pillar = Map::default();
+        pillar.insert("k".into(), Value::List(vec![Value::Float(1.5), "x".into()]));
+        pillar.insert("m".into(), Value::Map(Map::default()));
+        let pillar = Value::Map(pillar);
+        let grains = Value::List((0..300).map(Value::Int).collect());
+        let entry = Entry {
+            grains: &grains,
+            pillar: &pillar,
+            pillarenv: Some("dev"),
+        };
+        let bytes = rmp_serde::to_vec_named(&entry).unwrap();
+        let want = rmp_serde::to_vec_named(&pillar).unwrap();
+        assert_eq!(map_field(&bytes, "pillar"), Some(want.as_slice()));
+        let env = map_field(&bytes, "pillarenv").unwrap();
+        assert_eq!(rmp_serde::from_slice::<String>(env).unwrap(), "dev");
+        assert_eq!(map_field(&bytes, "nope"), None);
+        // Not a map, cut short, or too deep: nothing, and no panic.
+        assert_eq!(map_field(&want[..0], "k"), None);
+        assert_eq!(map_field(&bytes[..bytes.len() - 3], "pillarenv"), None);
+        for cut in 0..bytes.len() {
+            let _ = map_field(&bytes[..cut], "pillar");
+        }
+        let mut deep = Map::default();
+        deep.insert("pillar".into(), nested(MAX_DEPTH * 2));
+        let deep = rmp_serde::to_vec_named(&Value::Map(deep)).unwrap();
+        assert_eq!(map_field(&deep, "pillar"), None);
     }
 
     #[test]
