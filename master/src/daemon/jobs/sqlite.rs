@@ -94,12 +94,51 @@ fn with_side_files(path: &Path) -> [PathBuf; 3] {
     [path.to_path_buf(), side("-wal"), side("-shm")]
 }
 
+/// A stored `ret` that is compressed starts with this byte, which msgpack
+/// never uses (0xc1, "never used"): a return stored as packed, as an
+/// earlier brine stored every one, reads as it is.
+const COMPRESSED: u8 = 0xc1;
+
+/// Returns smaller than this are stored as packed (nothing to gain).
+const COMPRESS_FROM: usize = 512;
+
+/// `ret` as the `ret` column holds it: LZ4 (the block format, size first)
+/// behind [`COMPRESSED`] when it is large enough to gain from it.
+fn stored_ret(packed: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if packed.len() < COMPRESS_FROM {
+        return std::borrow::Cow::Borrowed(packed);
+    }
+    let mut out =
+        Vec::with_capacity(1 + 4 + lz4_flex::block::get_maximum_output_size(packed.len()));
+    out.push(COMPRESSED);
+    out.extend_from_slice(&lz4_flex::block::compress_prepend_size(packed));
+    std::borrow::Cow::Owned(out)
+}
+
+/// The packed return a `ret` column holds. A compressed one that does not
+/// open (a damaged file), or that says it is larger than any message,
+/// reads as None, as a damaged packed value does.
+fn read_ret(stored: Vec<u8>) -> Vec<u8> {
+    const NIL: &[u8] = &[0xc0];
+    let Some((&COMPRESSED, body)) = stored.split_first() else {
+        return stored;
+    };
+    let declared = body
+        .get(..4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map_or(usize::MAX, |b| u32::from_le_bytes(b) as usize);
+    if declared > brine_protocol::messages::MAX_MESSAGE_BYTES {
+        return NIL.to_vec();
+    }
+    lz4_flex::block::decompress_size_prepended(body).unwrap_or_else(|_| NIL.to_vec())
+}
+
 /// A stored return from the columns `id, ret, retcode, success, out`,
 /// starting at column `at`.
 fn packed_return(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PackedReturn> {
     Ok(PackedReturn {
         id: r.get(at)?,
-        ret: PackedValue(r.get(at + 1)?),
+        ret: PackedValue(read_ret(r.get(at + 1)?)),
         retcode: r.get(at + 2)?,
         success: r.get(at + 3)?,
         out: r.get(at + 4)?,
@@ -310,7 +349,7 @@ impl SqliteJobs {
                     ret.id,
                     ret.fun,
                     fun_args,
-                    ret.ret.0,
+                    stored_ret(&ret.ret.0),
                     ret.retcode,
                     ret.success,
                     ret.out,
@@ -390,7 +429,7 @@ impl SqliteJobs {
                 Ok(StoredReturn {
                     id: r.get(0)?,
                     fun: r.get(1)?,
-                    ret: unpack(&ret),
+                    ret: unpack(&read_ret(ret)),
                     retcode: r.get(3)?,
                     success: r.get(4)?,
                     out: r.get(5)?,
@@ -653,6 +692,7 @@ mod tests {
     use super::super::checks::{self, job};
     use super::super::JobCache;
     use super::*;
+    use brine_core::Value;
 
     #[test]
     fn a_job_cache_in_sqlite_keeps_what_every_backend_keeps() {
@@ -663,6 +703,67 @@ mod tests {
         checks::returns_come_in_bounded_pages(
             &JobCache::open(&td.path().join("j.sqlite")).unwrap(),
         );
+    }
+
+    #[test]
+    fn large_returns_are_stored_compressed_and_read_as_sent() {
+        let td = tempfile::tempdir().unwrap();
+        let path = td.path().join("j.sqlite");
+        let c = JobCache::open(&path).unwrap();
+        let j = job("20240102030405000009", 1_000);
+        let ids = ["big", "small", "old", "bad"].map(String::from);
+        c.add_job(&j, &ids).unwrap();
+        let mut m = brine_core::Map::default();
+        for i in 0..500 {
+            m.insert(format!("state_|-s{i}_|-n{i}_|-nop"), Value::Int(i));
+        }
+        let big = Value::Map(m);
+        c.add_return(&checks::ret(&j.jid, "big", big.clone()), 2_000)
+            .unwrap();
+        c.add_return(&checks::ret(&j.jid, "small", Value::Bool(true)), 2_001)
+            .unwrap();
+        let packed = PackedValue::pack(&big).unwrap().0;
+        let conn = Connection::open(&path).unwrap();
+        let stored: Vec<u8> = conn
+            .query_row("SELECT ret FROM returns WHERE id = 'big'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stored.first(), Some(&COMPRESSED));
+        assert!(
+            stored.len() * 2 < packed.len(),
+            "{} of {}",
+            stored.len(),
+            packed.len()
+        );
+        // As an earlier brine stored it (packed), and damaged.
+        for (id, ret) in [
+            ("old", packed.clone()),
+            ("bad", vec![COMPRESSED, 9, 9, 9, 9, 9]),
+        ] {
+            conn.execute(
+                "INSERT INTO returns (jid, id, fun, fun_args, ret, retcode, success, out, time_ms)
+                 VALUES (?1, ?2, 'test.echo', x'90', ?3, 0, 1, NULL, 3000)",
+                params![j.jid, id, ret],
+            )
+            .unwrap();
+        }
+        let rs = c.returns(&j.jid).unwrap();
+        assert_eq!(rs["big"].ret, big);
+        assert_eq!(rs["small"].ret, Value::Bool(true));
+        assert_eq!(rs["old"].ret, big);
+        assert_eq!(rs["bad"].ret, Value::Null);
+        let page = c.returns_page(&j.jid, 0, usize::MAX).unwrap();
+        let by_id: HashMap<_, _> = page
+            .returns
+            .iter()
+            .map(|r| (r.id.as_str(), &r.ret))
+            .collect();
+        assert_eq!(by_id["big"].0, packed);
+        assert_eq!(by_id["old"].0, packed);
+        assert_eq!(by_id["bad"].unpack(), Value::Null);
+        // A size past any message is not believed.
+        let mut huge = vec![COMPRESSED];
+        huge.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(read_ret(huge), vec![0xc0]);
     }
 
     #[test]
