@@ -131,11 +131,6 @@ struct Written {
     replay: Option<Replay<KnownMinion>>,
 }
 
-/// Whether encoded `bytes` start a msgpack map (fixmap, map 16, map 32).
-fn is_map(bytes: &[u8]) -> bool {
-    matches!(bytes.first(), Some(0x80..=0x8f | 0xde | 0xdf))
-}
-
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
     move |source| CacheError::Io {
         path: path.to_path_buf(),
@@ -335,7 +330,7 @@ impl MinionCache {
             return None;
         }
         let pillar = brine_protocol::messages::map_field(&bytes, "pillar")?;
-        is_map(pillar).then(|| pillar.to_vec())
+        brine_protocol::messages::is_map(pillar).then(|| pillar.to_vec())
     }
 
     /// The compiled states kept for `id` (encoded), when they were

@@ -45,18 +45,39 @@ impl Pillar {
         }
     }
 
-    pub fn into_map(self) -> Result<Map, rmp_serde::decode::Error> {
+    /// The pillar encoded, and the map when it was compiled now.
+    pub fn into_encoded(self) -> Result<EncodedPillar, rmp_serde::encode::Error> {
         match self {
-            Pillar::Compiled(m) => Ok(m),
-            Pillar::Replayed(bytes) => rmp_serde::from_slice(&bytes),
+            Pillar::Compiled(m) => Ok(EncodedPillar {
+                encoded: rmp_serde::to_vec_named(&m)?,
+                map: Some(m),
+            }),
+            Pillar::Replayed(encoded) => Ok(EncodedPillar { encoded, map: None }),
         }
     }
+}
 
-    /// The pillar encoded, and the map when it was compiled now.
-    pub fn into_encoded(self) -> Result<(Vec<u8>, Option<Map>), rmp_serde::encode::Error> {
-        match self {
-            Pillar::Compiled(m) => Ok((rmp_serde::to_vec_named(&m)?, Some(m))),
-            Pillar::Replayed(bytes) => Ok((bytes, None)),
+/// A pillar encoded (what is sealed to the minion, and what the state
+/// replay's digest takes), and as a map when that was at hand: a replayed
+/// pillar is decoded only if a state compile needs it.
+pub struct EncodedPillar {
+    pub encoded: Vec<u8>,
+    map: Option<Map>,
+}
+
+impl EncodedPillar {
+    /// A pillar a minion sent with its request.
+    pub fn of(pillar: &Map) -> Result<EncodedPillar, rmp_serde::encode::Error> {
+        Ok(EncodedPillar {
+            encoded: rmp_serde::to_vec_named(pillar)?,
+            map: None,
+        })
+    }
+
+    pub fn into_map(self) -> Result<Map, rmp_serde::decode::Error> {
+        match self.map {
+            Some(m) => Ok(m),
+            None => rmp_serde::from_slice(&self.encoded),
         }
     }
 }
@@ -158,10 +179,7 @@ pub struct SealFor<'a> {
 
 /// A pillar sealed to the minion that asked.
 pub struct SealedPillar {
-    /// The pillar encoded (what was sealed).
-    pub encoded: Vec<u8>,
-    /// The pillar, when it was compiled for this request.
-    pub compiled: Option<Map>,
+    pub pillar: EncodedPillar,
     pub sealed: Sealed,
 }
 
@@ -192,15 +210,11 @@ pub fn compile_sealed(
         message,
     };
     let pillar = compile_for(master_opts, cache, functions, id, fresh, received);
-    let (encoded, compiled) = pillar
+    let pillar = pillar
         .into_encoded()
         .map_err(|e| internal(format!("cannot encode the pillar: {e}")))?;
-    match seal_encoded(&to.keys.x25519, &encoded, &aad::pillar(id, to.nonce)) {
-        Ok(sealed) => Ok(SealedPillar {
-            encoded,
-            compiled,
-            sealed,
-        }),
+    match seal_encoded(&to.keys.x25519, &pillar.encoded, &aad::pillar(id, to.nonce)) {
+        Ok(sealed) => Ok(SealedPillar { pillar, sealed }),
         Err(e) => Err(internal(format!("cannot seal the pillar: {e}"))),
     }
 }
@@ -310,6 +324,8 @@ mod tests {
             &FreshPillar::default(),
             Instant::now(),
         )
+        .into_encoded()
+        .unwrap()
         .into_map()
         .unwrap();
         assert!(other.is_empty(), "{other:?}");
@@ -337,7 +353,8 @@ mod replay_tests {
             Duration::ZERO,
         );
         let source = p.source();
-        (Value::Map(p.into_map().unwrap()), source)
+        let map = p.into_encoded().unwrap().into_map().unwrap();
+        (Value::Map(map), source)
     }
 
     fn json(v: serde_json::Value) -> Value {

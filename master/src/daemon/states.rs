@@ -7,6 +7,7 @@
 //! minion: chunks hold pillar data.
 
 use super::minion_cache::MinionCache;
+use super::pillar::EncodedPillar;
 use super::state_replay::Given;
 use brine_compile::minion_data::Functions;
 use brine_compile::state::compile::compile_high_data_owned;
@@ -237,34 +238,9 @@ pub enum Source {
     Replayed,
 }
 
-/// The pillar a state compile runs with: encoded (so it is part of
-/// [`Given`] without being encoded again), and as a map when it is at hand
-/// (a pillar given again is only decoded when the states are compiled).
-pub(super) struct RunPillar {
-    encoded: Vec<u8>,
-    map: Option<Map>,
-}
-
-impl RunPillar {
-    /// The pillar a minion sent with its request.
-    pub(super) fn of(pillar: &Map) -> Result<RunPillar, AnswerError> {
-        Ok(RunPillar {
-            encoded: rmp_serde::to_vec_named(pillar)?,
-            map: None,
-        })
-    }
-
-    fn into_map(self) -> Result<Map, AnswerError> {
-        match self.map {
-            Some(m) => Ok(m),
-            None => Ok(rmp_serde::from_slice(&self.encoded)?),
-        }
-    }
-}
-
 /// Why a compile request got no answer.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum AnswerError {
+enum AnswerError {
     #[error("cannot encode: {0}")]
     Encode(#[from] rmp_serde::encode::Error),
     #[error("cannot decode the pillar: {0}")]
@@ -282,7 +258,7 @@ fn replayed_or_compiled(
     functions: &Functions,
     grains: Value,
     req: &CompileStates,
-    pillar: RunPillar,
+    pillar: EncodedPillar,
     received: std::time::Instant,
     settled: std::time::Duration,
 ) -> Result<(Vec<u8>, Source), AnswerError> {
@@ -334,9 +310,9 @@ pub fn handle(
         })
     };
     let (pillar, sealed_pillar) = match &req.fresh_pillar {
-        None => match RunPillar::of(&req.pillar) {
+        None => match EncodedPillar::of(&req.pillar) {
             Ok(p) => (p, None),
-            Err(e) => return internal(e),
+            Err(e) => return internal(e.into()),
         },
         Some(fresh) => {
             match super::pillar::compile_sealed(
@@ -348,13 +324,7 @@ pub fn handle(
                 received,
                 to,
             ) {
-                Ok(p) => (
-                    RunPillar {
-                        encoded: p.encoded,
-                        map: p.compiled,
-                    },
-                    Some(p.sealed),
-                ),
+                Ok(p) => (p.pillar, Some(p.sealed)),
                 Err(e) => return ReplyBody::Error(e),
             }
         }
@@ -640,7 +610,7 @@ mod replay_tests {
             &brine_runtime::modules::functions(),
             g,
             req,
-            RunPillar::of(&req.pillar).unwrap(),
+            EncodedPillar::of(&req.pillar).unwrap(),
             Instant::now(),
             Duration::ZERO,
         )

@@ -28,7 +28,7 @@ mod wire;
 pub use brine_compile::request::{
     CompileStage, CompileStates, CompiledStates, FreshPillar, HieraLookup, HieraResult, MineOp,
 };
-pub use packed::{map_field, PackedValue};
+pub use packed::{is_map, map_field, PackedValue};
 pub use publication::*;
 pub use reply::*;
 pub use request::*;

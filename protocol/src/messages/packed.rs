@@ -3,7 +3,7 @@
 //! cache and passed to the CLI as those bytes, checked (not built) when a
 //! message carrying it is decoded.
 
-use super::wire::{WireError, MAX_DEPTH};
+use super::wire::{hinted_buffer, WireError, MAX_DEPTH};
 use brine_core::Value;
 use serde::de::IntoDeserializer;
 use serde::{Deserialize, Serialize};
@@ -62,24 +62,18 @@ impl PackedValue {
         thread_local! {
             static LAST_SIZE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         }
-        let hint = LAST_SIZE.with(|c| c.get()).min(MAX_HINT);
-        let mut buf = Vec::with_capacity(hint);
         let deep = std::cell::Cell::new(false);
         let shallow = Shallow {
             v,
             left: MAX_DEPTH / 2,
             deep: &deep,
         };
-        rmp_serde::encode::write_named(&mut buf, &shallow).map_err(|source| WireError::Encode {
-            kind: "packed value",
-            source,
+        let buf = hinted_buffer(&LAST_SIZE, |buf| {
+            rmp_serde::encode::write_named(buf, &shallow).map_err(|source| WireError::Encode {
+                kind: "packed value",
+                source,
+            })
         })?;
-        LAST_SIZE.with(|c| c.set(buf.len()));
-        // A small value after a large one does not keep the large buffer
-        // (returns wait in queues).
-        if buf.capacity() > 2 * buf.len() + 4096 {
-            buf.shrink_to_fit();
-        }
         let packed = PackedValue(buf);
         if deep.get() {
             packed.check()?;
@@ -87,9 +81,6 @@ impl PackedValue {
         Ok(packed)
     }
 }
-
-/// The largest buffer [`PackedValue::pack_checked`] reserves up front.
-const MAX_HINT: usize = 16 << 20;
 
 /// `v` serialized exactly as [`Value`] serializes itself, noting in `deep`
 /// whether anything sits `left` or more levels down.
@@ -161,6 +152,11 @@ pub fn map_field<'a>(bytes: &'a [u8], name: &str) -> Option<&'a [u8]> {
         }
     }
     None
+}
+
+/// Whether encoded `bytes` begin with a msgpack map's header.
+pub fn is_map(bytes: &[u8]) -> bool {
+    rmp::decode::read_map_len(&mut &bytes[..]).is_ok()
 }
 
 /// msgpack's nil.
@@ -395,6 +391,8 @@ mod tests {
         let bytes = rmp_serde::to_vec_named(&entry).unwrap();
         let want = rmp_serde::to_vec_named(&pillar).unwrap();
         assert_eq!(map_field(&bytes, "pillar"), Some(want.as_slice()));
+        assert!(is_map(&want) && !is_map(map_field(&bytes, "grains").unwrap()));
+        assert!(!is_map(&[]));
         let env = map_field(&bytes, "pillarenv").unwrap();
         assert_eq!(rmp_serde::from_slice::<String>(env).unwrap(), "dev");
         assert_eq!(map_field(&bytes, "nope"), None);

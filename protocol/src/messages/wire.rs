@@ -78,31 +78,42 @@ pub(super) fn from_slice<T: DeserializeOwned>(
     T::deserialize(&mut de).map_err(|source| WireError::Decode { kind, source })
 }
 
-/// Encode as a msgpack map with named fields. The buffer starts at the
-/// size of the last message encoded on this thread: growing a
-/// 400 kB reply from empty copied it several times over, a tenth of a
-/// fleet master's CPU with the frame around it.
+/// Write into a buffer that starts at the size of the last one `last`
+/// saw on this thread (capped at [`MAX_HINT`]), and that does not keep a
+/// large capacity after a small value. A fleet's messages and returns are
+/// alike and hundreds of kilobytes: growing each from empty copied it
+/// several times over.
+pub(super) fn hinted_buffer<E>(
+    last: &'static std::thread::LocalKey<std::cell::Cell<usize>>,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<Vec<u8>, E> {
+    let mut buf = Vec::with_capacity(last.with(|c| c.get()).min(MAX_HINT));
+    write(&mut buf)?;
+    last.with(|c| c.set(buf.len()));
+    // Returns and replies wait in queues: none keeps room it does not use.
+    if buf.capacity() > 2 * buf.len() + 4096 {
+        buf.shrink_to_fit();
+    }
+    Ok(buf)
+}
+
+/// The largest buffer [`hinted_buffer`] reserves up front.
+const MAX_HINT: usize = 16 << 20;
+
+/// Encode as a msgpack map with named fields.
 pub fn encode<T: Message>(msg: &T) -> Result<Vec<u8>, WireError> {
     thread_local! {
         static LAST_SIZE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
-    let hint = LAST_SIZE.with(|c| c.get()).min(MAX_HINT);
-    let mut bytes = Vec::with_capacity(hint);
-    rmp_serde::encode::write_named(&mut bytes, msg).map_err(|source| WireError::Encode {
-        kind: T::KIND,
-        source,
+    let bytes = hinted_buffer(&LAST_SIZE, |buf| {
+        rmp_serde::encode::write_named(buf, msg).map_err(|source| WireError::Encode {
+            kind: T::KIND,
+            source,
+        })
     })?;
-    LAST_SIZE.with(|c| c.set(bytes.len()));
     check_size(bytes.len())?;
-    // A small message after a large one does not keep the large buffer.
-    if bytes.capacity() > 2 * bytes.len() + 4096 {
-        bytes.shrink_to_fit();
-    }
     Ok(bytes)
 }
-
-/// The largest buffer [`encode`] reserves up front.
-const MAX_HINT: usize = 16 << 20;
 
 /// A [`Signed`] frame's bytes besides its payload's: the field names, the
 /// key, the signature and the length prefixes (well over what they take).

@@ -78,7 +78,7 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
                 }
             }
         }
-        low.contains_key("watch") && find(&state, "mod_watch").is_some()
+        low.contains_key("watch") && has_mod_watch(&state)
     };
     // A state requiring itself would loop; Salt reports it here.
     let mut reqdec = "";
@@ -263,36 +263,35 @@ pub fn call(
     };
     let test = ctx.test || prereq;
 
-    // The `unless` / `onlyif` / `creates` checks answer first; without
-    // them (most states) the function's return is the only one built.
-    let mut checked = None;
-    if ["unless", "onlyif", "creates"]
+    // The `unless` / `onlyif` / `creates` checks answer first: a result
+    // other than False is the return and the function is not called.
+    // Without them (most states) only the function's return is built.
+    let skipped = ["unless", "onlyif", "creates"]
         .iter()
         .any(|k| low.contains_key(*k))
-    {
-        let mut ret = Map::default();
-        ret.insert("result".into(), Value::Bool(false));
-        ret.insert("name".into(), name());
-        ret.insert("changes".into(), Value::new_map());
-        for (k, v) in checks::run_check(ctx, low) {
-            ret.insert(k, v);
-        }
-        checked = Some(ret);
-    }
-    let mut ret = match checked {
-        Some(ret) if ret.get("result").is_some_and(|r| *r != Value::Bool(false)) => ret,
-        _ => Map::default(),
-    };
+        .then(|| {
+            let mut ret = Map::default();
+            ret.insert("result".into(), Value::Bool(false));
+            ret.insert("name".into(), name());
+            ret.insert("changes".into(), Value::new_map());
+            for (k, v) in checks::run_check(ctx, low) {
+                ret.insert(k, v);
+            }
+            ret
+        })
+        .filter(|ret| ret.get("result").is_some_and(|r| *r != Value::Bool(false)));
     let mut parallel = false;
-    if ret.is_empty() {
-        // `parallel: True` runs here, in order: the return is what Salt's
-        // separate process would have sent back.
-        parallel = !prereq && low.get("parallel").is_some_and(Value::is_truthy);
-        let umask = low.get("__umask__").and_then(Value::as_i64);
-        let call = StateCall { low, test, ctx };
-        let r = with_umask(umask, || (f.run)(&call));
-        ret = ret_to_map(r);
-    }
+    let mut ret = match skipped {
+        Some(ret) => ret,
+        None => {
+            // `parallel: True` runs here, in order: the return is what
+            // Salt's separate process would have sent back.
+            parallel = !prereq && low.get("parallel").is_some_and(Value::is_truthy);
+            let umask = low.get("__umask__").and_then(Value::as_i64);
+            let call = StateCall { low, test, ctx };
+            ret_to_map(with_umask(umask, || (f.run)(&call)))
+        }
+    };
     if low.contains_key("check_cmd") && !f.sig.declares("check_cmd") {
         for (k, v) in checks::run_check_cmd(ctx, low) {
             ret.insert(k, v);

@@ -108,10 +108,10 @@ fn stored_ret(packed: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     if packed.len() < COMPRESS_FROM {
         return std::borrow::Cow::Borrowed(packed);
     }
-    let mut out =
-        Vec::with_capacity(1 + 4 + lz4_flex::block::get_maximum_output_size(packed.len()));
+    let body = lz4_flex::block::compress_prepend_size(packed);
+    let mut out = Vec::with_capacity(1 + body.len());
     out.push(COMPRESSED);
-    out.extend_from_slice(&lz4_flex::block::compress_prepend_size(packed));
+    out.extend_from_slice(&body);
     std::borrow::Cow::Owned(out)
 }
 
