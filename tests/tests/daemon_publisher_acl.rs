@@ -79,15 +79,26 @@ fn brine_for_everyone(dir: &Path) -> PathBuf {
 /// `brine -c CONF ARGS` as nobody, with `home` as HOME.
 fn as_nobody(brine: &Path, conf: &MasterConf, home: &Path, args: &[&str]) -> Output {
     let (uid, gid) = nobody();
-    Command::new(brine)
-        .arg("-c")
-        .arg(conf.conf_dir())
-        .args(args)
-        .env("HOME", home)
-        .uid(uid)
-        .gid(gid)
-        .output()
-        .expect("run brine as nobody")
+    // The copy was just written: a daemon the other test forks at that
+    // moment holds the written file open until its exec, and exec of the
+    // copy then fails with ETXTBSY for that instant. Try again, bounded.
+    for _ in 0..100 {
+        match Command::new(brine)
+            .arg("-c")
+            .arg(conf.conf_dir())
+            .args(args)
+            .env("HOME", home)
+            .uid(uid)
+            .gid(gid)
+            .output()
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.expect("run brine as nobody"),
+        }
+    }
+    panic!("run brine as nobody: the copy stayed busy for 2 s")
 }
 
 fn text(out: &Output) -> (String, String, i32) {
