@@ -192,7 +192,7 @@ pub mod __bench {
     where
         W: AsyncWrite + Unpin + Send + Sync + 'static,
     {
-        let send_queue = ZmqFramedWrite::new(Box::new(writer), ZmqCodec::new());
+        let send_queue = ZmqFramedWrite::new(Box::new(writer));
         write_message_queue(receiver, send_queue).await
     }
 }
@@ -218,7 +218,6 @@ use crate::transport::AcceptStopHandle;
 use util::PeerIdentity;
 
 use async_trait::async_trait;
-use asynchronous_codec::FramedWrite;
 use futures::channel::mpsc;
 use futures::{select, FutureExt};
 use parking_lot::Mutex;

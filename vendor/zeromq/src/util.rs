@@ -1,4 +1,4 @@
-use crate::codec::{CodecResult, FramedIo, ZmqFramedRead};
+use crate::codec::{CodecResult, FramedIo, ZmqFramedRead, ZmqFramedWrite};
 use crate::*;
 
 use bytes::Bytes;
@@ -98,7 +98,7 @@ impl From<PeerIdentity> for Vec<u8> {
 
 pub(crate) struct Peer {
     pub(crate) _identity: PeerIdentity,
-    pub(crate) send_queue: FramedWrite<Box<dyn FrameableWrite>, ZmqCodec>,
+    pub(crate) send_queue: ZmqFramedWrite,
     pub(crate) recv_queue: ZmqFramedRead,
 }
 

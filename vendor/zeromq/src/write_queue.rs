@@ -120,7 +120,7 @@ mod tests {
         let writer = RecordingWrite {
             stats: Arc::clone(&stats),
         };
-        let send_queue = ZmqFramedWrite::new(Box::new(writer), ZmqCodec::new());
+        let send_queue = ZmqFramedWrite::new(Box::new(writer));
 
         write_message_queue(receiver, send_queue)
             .await
@@ -143,7 +143,7 @@ mod tests {
             .expect("send message");
         drop(sender);
 
-        let send_queue = ZmqFramedWrite::new(Box::new(FailingWrite), ZmqCodec::new());
+        let send_queue = ZmqFramedWrite::new(Box::new(FailingWrite));
         let error = write_message_queue(receiver, send_queue)
             .await
             .expect_err("write error");

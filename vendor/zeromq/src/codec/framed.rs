@@ -4,7 +4,8 @@ use crate::SocketOptions;
 use super::error::{CodecError, CodecResult};
 use super::Message;
 
-use asynchronous_codec::{Decoder, FramedWrite};
+use super::framed_write::ZmqFramedWrite;
+use asynchronous_codec::Decoder;
 use bytes::BytesMut;
 use futures::{AsyncRead, AsyncWrite, Stream};
 
@@ -22,7 +23,6 @@ impl<T> FrameableRead for T where T: AsyncRead + Unpin + Send + Sync {}
 pub trait FrameableWrite: AsyncWrite + Unpin + Send + Sync {}
 impl<T> FrameableWrite for T where T: AsyncWrite + Unpin + Send + Sync {}
 
-pub(crate) type ZmqFramedWrite = asynchronous_codec::FramedWrite<Box<dyn FrameableWrite>, ZmqCodec>;
 
 /// ZMTP framed reader with an adaptive read chunk.
 ///
@@ -174,6 +174,20 @@ impl ZmqFramedRead {
     }
 }
 
+impl ZmqFramedRead {
+    /// brine: between messages, with nothing more to read, give back a
+    /// buffer grown past the first read chunk (frames already decoded keep
+    /// their part of it for as long as they live): an idle connection
+    /// holds no buffer sized by the largest message it ever received.
+    fn release_idle_buffer(&mut self) {
+        if !self.codec.mid_message(self.buffer.len())
+            && self.buffer.capacity() > self.options.read_buffer_initial_size
+        {
+            self.buffer = BytesMut::new();
+        }
+    }
+}
+
 impl Drop for ZmqFramedRead {
     fn drop(&mut self) {
         if self.charged > 0 {
@@ -278,6 +292,7 @@ impl ZmqFramedRead {
                 Poll::Ready(n) => n?,
                 Poll::Pending => {
                     this.recharge()?;
+                    this.release_idle_buffer();
                     return match this.poll_deadline(cx) {
                         Poll::Ready(kind) => Poll::Ready(Some(Err(CodecError::Limit(kind)))),
                         Poll::Pending => Poll::Pending,
@@ -370,7 +385,7 @@ impl FramedIo {
         options: Arc<SocketOptions>,
     ) -> Self {
         let read_half = ZmqFramedRead::new(read_half, options);
-        let write_half = FramedWrite::new(write_half, ZmqCodec::new());
+        let write_half = ZmqFramedWrite::new(write_half);
         Self {
             read_half,
             write_half,

@@ -4,6 +4,7 @@
 mod command;
 mod error;
 mod framed;
+mod framed_write;
 mod greeting;
 pub(crate) mod mechanism;
 mod zmq_codec;
@@ -12,7 +13,8 @@ pub(crate) use command::{ZmqCommand, ZmqCommandName};
 pub use error::CodecError;
 pub(crate) use error::CodecResult;
 pub use framed::ZmqFramedRead;
-pub(crate) use framed::{FrameableWrite, FramedIo, ZmqFramedWrite};
+pub(crate) use framed::FramedIo;
+pub(crate) use framed_write::ZmqFramedWrite;
 pub(crate) use greeting::{ZmqGreeting, ZmtpVersion};
 pub use zmq_codec::ZmqCodec;
 

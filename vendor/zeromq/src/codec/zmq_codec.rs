@@ -210,23 +210,28 @@ impl Decoder for ZmqCodec {
     }
 }
 
-fn encode_frame(frame: &Bytes, dst: &mut BytesMut, more: bool) {
-    let mut flags: u8 = 0;
+/// A data frame's ZMTP header (flags and length) and how many of its bytes
+/// are used. brine: shared with `framed_write.rs`, which writes frames
+/// without copying them into a buffer.
+pub(crate) fn frame_header(len: usize, more: bool) -> ([u8; 9], usize) {
+    let mut header = [0u8; 9];
     if more {
-        flags |= 0b0000_0001;
+        header[0] |= 0b0000_0001;
     }
-    let len = frame.len();
     if len > 255 {
-        flags |= 0b0000_0010;
-        dst.reserve(len + 9);
-        let mut header = [0u8; 9];
-        header[0] = flags;
+        header[0] |= 0b0000_0010;
         header[1..].copy_from_slice(&(len as u64).to_be_bytes());
-        dst.extend_from_slice(&header);
+        (header, 9)
     } else {
-        dst.reserve(len + 2);
-        dst.extend_from_slice(&[flags, len as u8]);
+        header[1] = len as u8;
+        (header, 2)
     }
+}
+
+fn encode_frame(frame: &Bytes, dst: &mut BytesMut, more: bool) {
+    let (header, used) = frame_header(frame.len(), more);
+    dst.reserve(used + frame.len());
+    dst.extend_from_slice(&header[..used]);
     dst.extend_from_slice(frame.as_ref());
 }
 
