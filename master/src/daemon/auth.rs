@@ -314,7 +314,7 @@ mod tests {
         let r = auth(false).handle(&[1; 16], &req, &signer);
         assert_eq!(status(r), Some(AuthStatus::Accepted));
         assert_eq!(
-            cache.get("web1").unwrap().grains.to_json(),
+            cache.get("web1").unwrap().grains().to_json(),
             json!({"os": "Debian", "id": "web1"})
         );
         assert_eq!(cache.get("web1").unwrap().pillarenv.as_deref(), Some("dev"));

@@ -11,6 +11,7 @@
 use super::events::tags;
 use super::freshness::Requester;
 use super::master::Master;
+use super::minion_cache::KnownMinion;
 use super::publisher::{self, PublishError};
 use super::{auth, fileserver, pillar, states};
 use crate::keys::KeyState;
@@ -21,6 +22,7 @@ use brine_protocol::messages::{
     PackedValue, PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
     MAX_RETURNS_WAIT_MS,
 };
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A refusal before any work is done: a small value, unlike a ReplyBody,
@@ -357,9 +359,9 @@ impl Master {
     /// The grains `id` sent at auth. None cached (the master's cache was
     /// lost): the minion must authenticate again before anything is
     /// compiled for it, or it would be compiled without its grains.
-    fn cached_grains(&self, id: &str) -> Result<Value, ErrorReply> {
+    fn cached_grains(&self, id: &str) -> Result<Arc<KnownMinion>, ErrorReply> {
         match self.cache.get(id) {
-            Some(c) if matches!(c.grains, Value::Map(_)) => Ok(c.grains.clone()),
+            Some(c) if c.has_grains() => Ok(c),
             _ => {
                 tracing::info!("no cached data for minion {id}; it must authenticate again");
                 Err(refusal(
@@ -488,11 +490,11 @@ impl Master {
                 }
             }
             RequestBody::CompileStates(c) if sealed => match self.cached_grains(&c.id) {
-                Ok(grains) => states::handle(
+                Ok(known) => states::handle(
                     opts,
                     &self.cache,
                     &self.functions,
-                    grains,
+                    &known,
                     c,
                     pillar::SealFor { keys, nonce },
                     received,
@@ -504,7 +506,9 @@ impl Master {
                 "state compiles carry the pillar: send them sealed",
             ),
             RequestBody::HieraLookup(h) if sealed => match self.cached_grains(&h.id) {
-                Ok(grains) => super::hiera::handle(opts, &self.functions, grains, h, nonce, keys),
+                Ok(known) => {
+                    super::hiera::handle(opts, &self.functions, known.grains(), h, nonce, keys)
+                }
                 Err(e) => ReplyBody::Error(e),
             },
             RequestBody::HieraLookup(_) => error(

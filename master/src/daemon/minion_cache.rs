@@ -10,10 +10,11 @@
 //! and most targets read them); a pillar is not: it is the largest thing a
 //! minion has and only pillar targets (`-I`, `-J`, compound) read it, so
 //! they read it from the file as Salt's `localfs` cache does (and so does
-//! a pillar replay). The master's memory per minion is its grains, plus
-//! about 100 bytes when its pillar can be replayed: the digest of its file
-//! and what its compile was given (the grains shared, not copied; the file
-//! set shared by every minion that read the same files). Its last compiled
+//! a pillar replay). The master's memory per minion is its grains (kept
+//! packed: [`KnownMinion`]), plus about 100 bytes when its pillar can be
+//! replayed: the digest of its file and what its compile was given (the
+//! grains shared, not copied; the file set shared by every minion that
+//! read the same files). Its last compiled
 //! states, when they may be sent again, are in `states.p` beside
 //! `data.p` ([`state_replay`]: about 150 bytes of memory more).
 
@@ -23,6 +24,7 @@ use brine_compile::inputs::Inputs;
 use brine_compile::MinionData;
 use brine_core::{Map, Value};
 use brine_protocol::keys::validate_id;
+use brine_protocol::messages::PackedValue;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
@@ -60,19 +62,95 @@ struct CachedMinion {
 
 /// [`CachedMinion`] to write, borrowing what it holds (`P`: the pillar, a
 /// [`Value`] or the [`Map`] a compile gives, which serialize alike).
-#[derive(Serialize)]
 struct CachedMinionRef<'a, P: Serialize> {
-    grains: &'a Value,
+    /// Packed, as [`KnownMinion`] keeps them.
+    grains: &'a PackedValue,
     pillar: &'a P,
     pillarenv: &'a Option<String>,
 }
 
+impl<P: Serialize> CachedMinionRef<'_, P> {
+    /// The file's bytes: what `rmp_serde::to_vec_named` gives for a
+    /// [`CachedMinion`] holding the same values, the packed grains copied
+    /// in as they are.
+    fn encode(&self) -> Result<Vec<u8>, rmp_serde::encode::Error> {
+        let mut bytes = Vec::with_capacity(self.grains.0.len() + 64);
+        let field = |bytes: &mut Vec<u8>, name: &str| rmp::encode::write_str(bytes, name);
+        rmp::encode::write_map_len(&mut bytes, 3)?;
+        field(&mut bytes, "grains")?;
+        bytes.extend_from_slice(&self.grains.0);
+        field(&mut bytes, "pillar")?;
+        rmp_serde::encode::write_named(&mut bytes, self.pillar)?;
+        field(&mut bytes, "pillarenv")?;
+        rmp_serde::encode::write_named(&mut bytes, self.pillarenv)?;
+        Ok(bytes)
+    }
+}
+
 /// What is kept in memory of a minion.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct KnownMinion {
-    pub grains: Value,
+    /// Its grains packed (msgpack): built as a [`Value`] a Debian host's
+    /// took 36 KB of the master's memory (the most of what an idle minion
+    /// cost it), packed they take 4 KB; they are built when a compile or
+    /// a target reads them.
+    grains: PackedValue,
     /// The minion's configured `pillarenv` (sent at auth).
     pub pillarenv: Option<String>,
+}
+
+impl Default for KnownMinion {
+    fn default() -> Self {
+        KnownMinion {
+            grains: PackedValue(vec![NIL]),
+            pillarenv: None,
+        }
+    }
+}
+
+/// msgpack's nil: the grains of a minion the master knows nothing of.
+const NIL: u8 = 0xc0;
+
+impl KnownMinion {
+    /// Its grains (a map; Null when none were cached).
+    pub fn grains(&self) -> Value {
+        self.grains.unpack()
+    }
+
+    /// Whether grains were cached for it (a map).
+    pub fn has_grains(&self) -> bool {
+        brine_protocol::messages::is_map(&self.grains.0)
+    }
+
+    /// One grain, built alone.
+    pub fn grain(&self, name: &str) -> Option<Value> {
+        let field = brine_protocol::messages::map_field(&self.grains.0, name)?;
+        rmp_serde::from_slice(field).ok()
+    }
+
+    /// A minion known by these grains alone.
+    #[cfg(test)]
+    pub fn with_grains(grains: &Value) -> KnownMinion {
+        KnownMinion {
+            grains: pack_grains("test", grains).unwrap(),
+            pillarenv: None,
+        }
+    }
+
+    /// The grains as packed (what a compile's digest takes).
+    pub fn packed_grains(&self) -> &[u8] {
+        &self.grains.0
+    }
+}
+
+/// `grains` packed to be kept, holding no spare capacity.
+fn pack_grains(id: &str, grains: &Value) -> Result<PackedValue, CacheError> {
+    let mut packed = PackedValue::pack(grains).map_err(|source| CacheError::Encode {
+        id: id.to_string(),
+        source,
+    })?;
+    packed.0.shrink_to_fit();
+    Ok(packed)
 }
 
 /// What a target type reads of a minion besides its id.
@@ -164,15 +242,16 @@ impl MinionCache {
                 .map_err(|e| e.to_string())
                 .and_then(|b| rmp_serde::from_slice::<CachedMinion>(&b).map_err(|e| e.to_string()))
             {
-                Ok(c) => {
-                    map.insert(
-                        id,
-                        Arc::new(KnownMinion {
-                            grains: c.grains,
+                Ok(c) => match pack_grains(&id, &c.grains) {
+                    Ok(grains) => {
+                        let known = KnownMinion {
+                            grains,
                             pillarenv: c.pillarenv,
-                        }),
-                    );
-                }
+                        };
+                        map.insert(id, Arc::new(known));
+                    }
+                    Err(e) => tracing::warn!("skipping minion cache {}: {e}", path.display()),
+                },
                 Err(e) => {
                     tracing::warn!("skipping unreadable minion cache {}: {e}", path.display())
                 }
@@ -253,6 +332,7 @@ impl MinionCache {
 
     /// The grains a minion sent when it authenticated.
     pub fn set_grains(&self, id: &str, grains: Value) -> Result<(), CacheError> {
+        let grains = pack_grains(id, &grains)?;
         self.update(id, |c| c.grains = grains)
     }
 
@@ -264,6 +344,7 @@ impl MinionCache {
         grains: Value,
         pillarenv: Option<String>,
     ) -> Result<(), CacheError> {
+        let grains = pack_grains(id, &grains)?;
         self.update(id, |c| {
             c.grains = grains;
             c.pillarenv = pillarenv;
@@ -436,7 +517,7 @@ impl MinionCache {
         replay: Option<Replay<KnownMinion>>,
         written: &mut HashMap<String, Written>,
     ) -> Result<(), CacheError> {
-        let bytes = rmp_serde::to_vec_named(entry).map_err(|source| CacheError::Encode {
+        let bytes = entry.encode().map_err(|source| CacheError::Encode {
             id: id.to_string(),
             source,
         })?;
@@ -501,7 +582,7 @@ impl MinionCache {
         };
         let grains = needs
             .grains
-            .then(|| self.get(id).map(|c| c.grains.clone()))
+            .then(|| self.get(id).map(|c| c.grains()))
             .flatten();
         let pillar = needs.pillar.then(|| self.pillar(id));
         MinionData {
@@ -573,7 +654,7 @@ mod tests {
 
         let c = MinionCache::open(&dir).unwrap();
         let got = c.get("web1").unwrap();
-        assert_eq!(got.grains, Value::Map(g));
+        assert_eq!(got.grains(), Value::Map(g));
         assert_eq!(c.pillar("web1"), Value::Map(p));
         assert_eq!(got.pillarenv.as_deref(), Some("dev"));
         assert!(c.get("junk").is_none());
@@ -595,5 +676,58 @@ mod tests {
         assert_eq!(unknown.grains, Value::new_map());
         c.remove("web1");
         assert!(MinionCache::open(&dir).unwrap().get("web1").is_none());
+    }
+
+    /// What the file held when the grains were kept as a value.
+    #[derive(Serialize)]
+    struct AsValues<'a> {
+        grains: &'a Value,
+        pillar: &'a Value,
+        pillarenv: &'a Option<String>,
+    }
+
+    #[test]
+    fn packed_grains_are_written_and_read_as_the_values_were() {
+        let grains = Value::from_json(&serde_json::json!({
+            "os": "Debian", "id": "web1", "ipv4": ["10.0.0.1", "127.0.0.1"],
+            "nested": {"a": [1, 2.5, null, true]}, "big": "x".repeat(300),
+        }));
+        let pillar = Value::from_json(&serde_json::json!({"role": "web"}));
+        for pillarenv in [None, Some("dev".to_string())] {
+            let packed = pack_grains("web1", &grains).unwrap();
+            let entry = CachedMinionRef {
+                grains: &packed,
+                pillar: &pillar,
+                pillarenv: &pillarenv,
+            };
+            let old = rmp_serde::to_vec_named(&AsValues {
+                grains: &grains,
+                pillar: &pillar,
+                pillarenv: &pillarenv,
+            })
+            .unwrap();
+            assert_eq!(entry.encode().unwrap(), old);
+        }
+        let known = KnownMinion {
+            grains: pack_grains("web1", &grains).unwrap(),
+            pillarenv: None,
+        };
+        assert!(known.has_grains());
+        assert_eq!(known.grains(), grains);
+        assert_eq!(known.grain("os"), Some(Value::from("Debian")));
+        assert_eq!(known.grain("nested"), grains.get("nested").cloned());
+        assert_eq!(known.grain("missing"), None);
+        let unknown = KnownMinion::default();
+        assert!(!unknown.has_grains());
+        assert_eq!(unknown.grains(), Value::Null);
+        // A minion known only by its pillar still writes a whole file.
+        let entry = CachedMinionRef {
+            grains: &unknown.grains,
+            pillar: &pillar,
+            pillarenv: &None,
+        };
+        let back: CachedMinion = rmp_serde::from_slice(&entry.encode().unwrap()).unwrap();
+        assert_eq!(back.grains, Value::Null);
+        assert_eq!(back.pillar, pillar);
     }
 }

@@ -139,7 +139,7 @@ fn compile_settled(
     // Copied only for a compile (a replay needs none).
     let grains = cached
         .as_ref()
-        .map(|c| c.grains.clone())
+        .map(|c| c.grains())
         .filter(|g| matches!(g, Value::Map(_)))
         .unwrap_or_else(Value::new_map);
     let (pillar, inputs) = brine_compile::inputs::record_settled(settled, || {
@@ -416,7 +416,7 @@ mod replay_tests {
             (want.clone(), Source::Replayed)
         );
         // The minion authenticates again with the same grains.
-        let grains = cache.get("web1").unwrap().grains.clone();
+        let grains = cache.get("web1").unwrap().grains();
         cache.set_auth("web1", grains, None).unwrap();
         assert_eq!(
             compile(&o, &cache, Value::Null),

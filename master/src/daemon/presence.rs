@@ -57,7 +57,7 @@ pub fn connected(
             continue;
         };
         let grain = |k: &str| -> Vec<String> {
-            match cached.grains.get(k) {
+            match cached.grain(k) {
                 Some(Value::List(l)) => l.iter().map(Value::to_python_str).collect(),
                 _ => Vec::new(),
             }

@@ -20,7 +20,7 @@
 
 use super::replay::{Checked, InputsTable};
 use brine_compile::inputs::Inputs;
-use brine_core::{Map, Value};
+use brine_core::Map;
 use brine_protocol::messages::{CompileStage, CompileStates};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -39,21 +39,23 @@ pub struct Given(blake3::Hash);
 
 impl Given {
     /// What a `Run` compile of `req` with `opts` (the compile's options:
-    /// [`super::states::compile_opts`]), `grains` and the pillar (encoded:
-    /// a pillar given again is never decoded for this) was given; `None`
-    /// for the show stages (rare: never kept).
-    pub fn of(opts: &Map, grains: &Value, pillar: &[u8], req: &CompileStates) -> Option<Given> {
+    /// [`super::states::compile_opts`]), the grains and the pillar (both
+    /// encoded: neither is decoded for this) was given; `None` for the
+    /// show stages (rare: never kept).
+    pub fn of(opts: &Map, grains: &[u8], pillar: &[u8], req: &CompileStates) -> Option<Given> {
         if req.stage != CompileStage::Run {
             return None;
         }
         let mut h = blake3::Hasher::new();
-        // Length first: the pillar's bytes and what follows cannot be
+        // Lengths first: the encoded values and what follows cannot be
         // shifted into each other.
-        h.update(&(pillar.len() as u64).to_le_bytes());
-        h.update(pillar);
+        for encoded in [pillar, grains] {
+            h.update(&(encoded.len() as u64).to_le_bytes());
+            h.update(encoded);
+        }
         // The options carry the id, the envs, test mode and the master's
         // own keys (file_roots...); encoded straight into the hasher.
-        rmp_serde::encode::write_named(&mut h, &(opts, grains, &req.mods, &req.exclude)).ok()?;
+        rmp_serde::encode::write_named(&mut h, &(opts, &req.mods, &req.exclude)).ok()?;
         Some(Given(h.finalize()))
     }
 }
@@ -165,6 +167,7 @@ impl StateReplays {
 mod tests {
     use super::*;
     use brine_compile::inputs::record_settled;
+    use brine_core::Value;
     use std::time::Duration;
 
     fn request() -> CompileStates {
@@ -182,31 +185,39 @@ mod tests {
         }
     }
 
+    /// msgpack's nil: grains of nothing.
+    const NIL: [u8; 1] = [0xc0];
+
     #[test]
     fn everything_given_is_in_the_digest() {
         let opts = Map::default();
         let pillar = rmp_serde::to_vec_named(&Map::default()).unwrap();
         let req = request();
-        let base = Given::of(&opts, &Value::Null, &pillar, &req).unwrap();
-        assert_eq!(Some(base), Given::of(&opts, &Value::Null, &pillar, &req));
+        let base = Given::of(&opts, &NIL, &pillar, &req).unwrap();
+        assert_eq!(Some(base), Given::of(&opts, &NIL, &pillar, &req));
         let mut o2 = opts.clone();
         o2.insert("test".into(), Value::Bool(true));
-        assert_ne!(Some(base), Given::of(&o2, &Value::Null, &pillar, &req));
-        let g2 = Value::from_json(&serde_json::json!({"os": "Debian"}));
+        assert_ne!(Some(base), Given::of(&o2, &NIL, &pillar, &req));
+        let g2 = rmp_serde::to_vec_named(&serde_json::json!({"os": "Debian"})).unwrap();
         assert_ne!(Some(base), Given::of(&opts, &g2, &pillar, &req));
+        // The grains and the pillar cannot stand in for each other.
+        assert_ne!(
+            Given::of(&opts, &g2, &pillar, &req),
+            Given::of(&opts, &pillar, &g2, &req)
+        );
         let mut p2 = Map::default();
         p2.insert("k".into(), Value::Int(1));
         let p2 = rmp_serde::to_vec_named(&p2).unwrap();
-        assert_ne!(Some(base), Given::of(&opts, &Value::Null, &p2, &req));
+        assert_ne!(Some(base), Given::of(&opts, &NIL, &p2, &req));
         let mut r2 = request();
         r2.mods = Some(vec!["web".into()]);
-        assert_ne!(Some(base), Given::of(&opts, &Value::Null, &pillar, &r2));
+        assert_ne!(Some(base), Given::of(&opts, &NIL, &pillar, &r2));
         let mut r3 = request();
         r3.exclude = Value::from_json(&serde_json::json!(["web"]));
-        assert_ne!(Some(base), Given::of(&opts, &Value::Null, &pillar, &r3));
+        assert_ne!(Some(base), Given::of(&opts, &NIL, &pillar, &r3));
         let mut r4 = request();
         r4.stage = CompileStage::Top;
-        assert_eq!(None, Given::of(&opts, &Value::Null, &pillar, &r4));
+        assert_eq!(None, Given::of(&opts, &NIL, &pillar, &r4));
     }
 
     #[test]
@@ -219,7 +230,7 @@ mod tests {
                 .1
                 .unwrap()
         };
-        let given = Given::of(&Map::default(), &Value::Null, &[0x80], &request()).unwrap();
+        let given = Given::of(&Map::default(), &NIL, &[0x80], &request()).unwrap();
         let mut r = StateReplays::with_limits(250, 100);
         assert!(
             !r.admit("big", given, read(), &[0; 101]),
@@ -239,7 +250,7 @@ mod tests {
         assert!(r.candidate("m3", given).is_none());
         assert_eq!(r.bytes(), 150);
         // A different digest finds nothing.
-        let other = Given::of(&Map::default(), &Value::Int(1), &[0x80], &request());
+        let other = Given::of(&Map::default(), &[0x01], &[0x80], &request());
         assert!(r.candidate("m1", other.unwrap()).is_none());
     }
 }

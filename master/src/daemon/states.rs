@@ -6,7 +6,7 @@
 //! `exclude` → requisites/extend → low chunks). The answer is sealed to the
 //! minion: chunks hold pillar data.
 
-use super::minion_cache::MinionCache;
+use super::minion_cache::{KnownMinion, MinionCache};
 use super::pillar::EncodedPillar;
 use super::state_replay::Given;
 use brine_compile::minion_data::Functions;
@@ -256,21 +256,21 @@ fn replayed_or_compiled(
     master_opts: &Map,
     cache: &MinionCache,
     functions: &Functions,
-    grains: Value,
+    known: &KnownMinion,
     req: &CompileStates,
     pillar: EncodedPillar,
     received: std::time::Instant,
     settled: std::time::Duration,
 ) -> Result<(Vec<u8>, Source), AnswerError> {
     let o = compile_opts(master_opts, req);
-    let given = Given::of(&o, &grains, &pillar.encoded, req);
+    let given = Given::of(&o, known.packed_grains(), &pillar.encoded, req);
     if let Some(encoded) = given.and_then(|g| cache.states_replayed(&req.id, g, received)) {
         tracing::debug!("the compiled states of {} are sent again", req.id);
         return Ok((encoded, Source::Replayed));
     }
     let pillar = pillar.into_map()?;
     let (compiled, inputs) = brine_compile::inputs::record_settled(settled, || {
-        compile_with(o, functions, grains, req, pillar)
+        compile_with(o, functions, known.grains(), req, pillar)
     });
     let encoded = rmp_serde::to_vec_named(&compiled)?;
     // Errors may be passing ones (a file unreadable for a moment): only
@@ -292,12 +292,13 @@ fn replayed_or_compiled(
     Ok((encoded, Source::Compiled))
 }
 
-/// Answer a compile request of minion `keys` (already checked to be `req.id`).
+/// Answer a compile request of minion `keys` (already checked to be
+/// `req.id`), `known` what the master keeps of it (its grains).
 pub fn handle(
     master_opts: &Map,
     cache: &MinionCache,
     functions: &Functions,
-    grains: Value,
+    known: &KnownMinion,
     req: &CompileStates,
     to: super::pillar::SealFor,
     received: std::time::Instant,
@@ -333,7 +334,7 @@ pub fn handle(
         master_opts,
         cache,
         functions,
-        grains,
+        known,
         req,
         pillar,
         received,
@@ -459,7 +460,7 @@ mod tests {
                 &o,
                 &cache,
                 &brine_runtime::modules::functions(),
-                debian(),
+                &cache.get("web1").unwrap(),
                 req,
                 crate::daemon::pillar::SealFor {
                     keys: &kp.public(),
@@ -608,7 +609,7 @@ mod replay_tests {
             o,
             cache,
             &brine_runtime::modules::functions(),
-            g,
+            &KnownMinion::with_grains(&g),
             req,
             EncodedPillar::of(&req.pillar).unwrap(),
             Instant::now(),

@@ -61,7 +61,7 @@ fn cached(config: &MasterConfig, mut p: Params, kind: Kind) -> Result<Answer, Ru
     for id in ids {
         let v = match kind {
             Kind::Grains => match cache.get(&id) {
-                Some(m) => m.grains.clone(),
+                Some(m) => m.grains(),
                 None => continue,
             },
             Kind::Pillar => match cache.pillar(&id) {

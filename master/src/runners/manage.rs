@@ -193,7 +193,7 @@ async fn versions(config: &MasterConfig, p: Params) -> Result<Answer, RunnerErro
         let ret = r.ret.unpack();
         let release = cache
             .get(&id)
-            .and_then(|m| m.grains.get("saltversion").map(Value::to_python_str));
+            .and_then(|m| m.grain("saltversion").as_ref().map(Value::to_python_str));
         let (diff, shown) = match (&ret, release) {
             (Value::Str(_), Some(v)) if r.retcode == 0 => (
                 match version_cmp(&v, MASTER_VERSION) {

@@ -28,7 +28,7 @@ fn show_pillar(config: &MasterConfig, mut p: Params) -> Result<Answer, RunnerErr
     let kwargs = p.kwargs_with_pub("pillar.show_pillar");
     p.finish()?;
     let cache = MinionCache::open(&config.minion_cache_dir())?;
-    let mut grains = match cache.get(&minion).map(|m| m.grains.clone()) {
+    let mut grains = match cache.get(&minion).map(|m| m.grains()) {
         Some(Value::Map(g)) => g,
         _ => {
             let mut g = Map::default();
