@@ -356,10 +356,11 @@ impl Master {
         }
     }
 
-    /// The grains `id` sent at auth. None cached (the master's cache was
-    /// lost): the minion must authenticate again before anything is
-    /// compiled for it, or it would be compiled without its grains.
-    fn cached_grains(&self, id: &str) -> Result<Arc<KnownMinion>, ErrorReply> {
+    /// What the master keeps of `id`, which holds the grains it sent at
+    /// auth. None cached (the master's cache was lost): the minion must
+    /// authenticate again before anything is compiled for it, or it would
+    /// be compiled without its grains.
+    fn cached_minion(&self, id: &str) -> Result<Arc<KnownMinion>, ErrorReply> {
         match self.cache.get(id) {
             Some(c) if c.has_grains() => Ok(c),
             _ => {
@@ -383,7 +384,7 @@ impl Master {
     ) -> ReplyBody {
         let opts = &self.config.opts;
         match body {
-            RequestBody::Pillar(p) => match self.cached_grains(&p.id) {
+            RequestBody::Pillar(p) => match self.cached_minion(&p.id) {
                 Ok(_) => {
                     let reply = pillar::handle(
                         opts,
@@ -489,7 +490,7 @@ impl Master {
                     }
                 }
             }
-            RequestBody::CompileStates(c) if sealed => match self.cached_grains(&c.id) {
+            RequestBody::CompileStates(c) if sealed => match self.cached_minion(&c.id) {
                 Ok(known) => states::handle(
                     opts,
                     &self.cache,
@@ -505,7 +506,7 @@ impl Master {
                 ErrorCode::BadRequest,
                 "state compiles carry the pillar: send them sealed",
             ),
-            RequestBody::HieraLookup(h) if sealed => match self.cached_grains(&h.id) {
+            RequestBody::HieraLookup(h) if sealed => match self.cached_minion(&h.id) {
                 Ok(known) => {
                     super::hiera::handle(opts, &self.functions, known.grains(), h, nonce, keys)
                 }

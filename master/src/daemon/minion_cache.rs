@@ -14,9 +14,9 @@
 //! packed: [`KnownMinion`]), plus about 100 bytes when its pillar can be
 //! replayed: the digest of its file and what its compile was given (the
 //! grains shared, not copied; the file set shared by every minion that
-//! read the same files). Its last compiled
-//! states, when they may be sent again, are in `states.p` beside
-//! `data.p` ([`state_replay`]: about 150 bytes of memory more).
+//! read the same files). Its last compiled states, when they may be sent
+//! again, are in `states.p` beside `data.p` ([`state_replay`]: about 150
+//! bytes of memory more).
 
 use super::replay::{Given, InputsTable, Replay};
 use super::state_replay::{self, StateReplays};
@@ -100,16 +100,14 @@ pub struct KnownMinion {
 }
 
 impl Default for KnownMinion {
+    /// A minion the master knows nothing of: no grains (nil).
     fn default() -> Self {
         KnownMinion {
-            grains: PackedValue(vec![NIL]),
+            grains: PackedValue::nil(),
             pillarenv: None,
         }
     }
 }
-
-/// msgpack's nil: the grains of a minion the master knows nothing of.
-const NIL: u8 = 0xc0;
 
 impl KnownMinion {
     /// Its grains (a map; Null when none were cached).

@@ -21,11 +21,16 @@ impl PackedValue {
         rmp_serde::to_vec_named(v).map(PackedValue)
     }
 
+    /// None (msgpack's nil).
+    pub fn nil() -> PackedValue {
+        PackedValue(vec![NIL])
+    }
+
     /// A string value (an error message in a return's place).
     pub fn text(s: &str) -> PackedValue {
         // A lone string has nothing nested: encoding it cannot fail, but
         // if it ever did, None is still a value.
-        Self::pack(&Value::Str(s.into())).unwrap_or_else(|_| PackedValue(vec![NIL]))
+        Self::pack(&Value::Str(s.into())).unwrap_or_else(|_| Self::nil())
     }
 
     /// The value; bytes that do not decode (a damaged job cache) read as

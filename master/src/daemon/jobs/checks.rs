@@ -29,7 +29,7 @@ pub fn ret(jid: &str, id: &str, v: Value) -> JobReturn {
         id: id.into(),
         fun: "state.apply".into(),
         fun_args: vec![],
-        ret: PackedValue::pack(&v).unwrap_or(PackedValue(vec![0xc0])),
+        ret: PackedValue::pack(&v).unwrap_or_else(|_| PackedValue::nil()),
         retcode: 0,
         success: true,
         out: Some("highstate".into()),

@@ -442,7 +442,7 @@ fn row_return(r: &Row) -> Result<(String, PackedReturn), tokio_postgres::Error> 
         Some(b) => PackedValue(b),
         None => {
             let json: serde_json::Value = r.try_get(3)?;
-            PackedValue::pack(&Value::from_json(&json)).unwrap_or(PackedValue(vec![0xc0]))
+            PackedValue::pack(&Value::from_json(&json)).unwrap_or_else(|_| PackedValue::nil())
         }
     };
     let success: String = r.try_get(5)?;

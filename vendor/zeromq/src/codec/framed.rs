@@ -23,7 +23,6 @@ impl<T> FrameableRead for T where T: AsyncRead + Unpin + Send + Sync {}
 pub trait FrameableWrite: AsyncWrite + Unpin + Send + Sync {}
 impl<T> FrameableWrite for T where T: AsyncWrite + Unpin + Send + Sync {}
 
-
 /// ZMTP framed reader with an adaptive read chunk.
 ///
 /// Starts with a small read chunk and grows only when the transport keeps
