@@ -865,6 +865,58 @@ mod tests {
         server.await.unwrap();
     }
 
+    /// Messages on both sides of the writer's copy bound (zmq.rs's
+    /// `framed_write.rs` copies frames up to 4 KiB and queues larger ones
+    /// as they are), sent in a burst and echoed back, arrive whole and in
+    /// order, over and over on the same connection (the reader gives back
+    /// its grown buffer between messages).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn small_and_large_frames_cross_whole_and_in_order() {
+        let (mut router, mut dealer, _, _) = master_and_minion().await;
+        let limits = Limits::default();
+        let sizes = [
+            0usize,
+            1,
+            255,
+            256,
+            4095,
+            4096,
+            4097,
+            65_536,
+            300_000,
+            2 << 20,
+        ];
+        let frame =
+            |i: usize, size: usize| -> Vec<u8> { (0..size).map(|b| (b * 31 + i) as u8).collect() };
+        let rounds = 3;
+        let server_limits = limits.clone();
+        let server = tokio::spawn(async move {
+            let limits = server_limits;
+            for _ in 0..rounds * sizes.len() {
+                let (peer, got) = recv_request(&mut router.socket, &limits).await.unwrap();
+                send_reply(&mut router.socket, &peer, got, &limits)
+                    .await
+                    .unwrap();
+            }
+        });
+        for _ in 0..rounds {
+            for (i, &size) in sizes.iter().enumerate() {
+                send_frame(&mut dealer.socket, frame(i, size), &limits)
+                    .await
+                    .unwrap();
+            }
+            for (i, &size) in sizes.iter().enumerate() {
+                let echoed = recv_frame(&mut dealer.socket, &limits).await.unwrap();
+                assert_eq!(echoed.len(), size);
+                assert!(
+                    echoed == frame(i, size),
+                    "frame {i} of {size} bytes changed"
+                );
+            }
+        }
+        server.await.unwrap();
+    }
+
     /// Garbage, undecodable msgpack and oversized messages over the real
     /// sockets are errors for that message; the server keeps serving.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

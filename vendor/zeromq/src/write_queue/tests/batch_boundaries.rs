@@ -50,7 +50,7 @@ async fn multiple_batches_preserve_wire_order_across_pending_and_short_writes() 
         bytes: Arc::clone(&bytes),
         pending: true,
     };
-    let sink = ZmqFramedWrite::new(Box::new(writer), ZmqCodec::new());
+    let sink = ZmqFramedWrite::new(Box::new(writer));
 
     write_message_queue(receiver, sink).await.unwrap();
 
