@@ -365,15 +365,17 @@ async fn run_job(
     // stopped mid-way; it runs on and what it returns is dropped.
     // The cancel is looked at first: a job whose commands the signal
     // killed ends at the same moment, and must not return.
-    let outcome = tokio::select! {
+    let ret = tokio::select! {
         biased;
         _ = running.cancel.notified() => {
             tracing::info!("{}: job {} ({}) was stopped", ident.id(), publ.jid, publ.fun);
             return;
         }
-        o = execute(&shared, &ident, &publ, pillar_part) => o,
+        r = execute(&shared, &ident, &publ, pillar_part, {
+            let (publ, id) = (publ.clone(), ident.id().to_string());
+            move |outcome| job_return(&publ, &id, outcome)
+        }) => r,
     };
-    let ret = job_return(&publ, ident.id(), outcome);
     // Still "running" until the return is acknowledged or on disk: a stop
     // waits for that.
     returns::deliver(&ident, ret, running).await;
@@ -518,15 +520,19 @@ pub async fn run_scheduled(
         );
         return;
     };
-    let outcome = tokio::select! {
+    let finish = {
+        let (publ, id, name) = (publ.clone(), ident.id().to_string(), due.name.clone());
+        let return_job = due.return_job;
+        move |outcome| return_job.then(|| scheduled_return(&publ, &id, outcome, &name))
+    };
+    let ret = tokio::select! {
         biased;
         _ = running.cancel.notified() => return,
-        o = execute(&shared, &ident, &publ, None) => o,
+        r = execute(&shared, &ident, &publ, None, finish) => r,
     };
-    if !due.return_job {
+    let Some(ret) = ret else {
         return;
-    }
-    let ret = scheduled_return(&publ, ident.id(), outcome, &due.name);
+    };
     returns::deliver(&ident, ret, running).await;
 }
 
@@ -699,24 +705,31 @@ pub enum Outcome {
 }
 
 /// Run the job's function on a snapshot of the minion, on a blocking
-/// thread (seeing the identity's other running jobs);
-/// `saltutil.refresh_pillar` and `test.sleep` are the daemon's own.
-async fn execute(
+/// thread (seeing the identity's other running jobs), and `finish` its
+/// outcome there; `saltutil.refresh_pillar` and `test.sleep` are the
+/// daemon's own. A job return is packed by `finish` on the thread that
+/// built it: a highstate's running dictionary is thousands of maps, and
+/// packed and freed on the daemon's thread each of them was freed across
+/// threads while that thread was held from the other jobs.
+async fn execute<T: Send + 'static>(
     shared: &Arc<Shared>,
     ident: &Arc<Identity>,
     publ: &Publication,
     pillar_part: Option<Value>,
-) -> Outcome {
+    finish: impl Fn(Outcome) -> T + Clone + Send + 'static,
+) -> T {
     // What the daemon answers itself, as the function's descriptor says.
     let function = modules::find(&publ.fun);
     match function.and_then(|f| f.daemon.map(|d| (f, d))) {
         Some((f, Daemon::RefreshPillar)) => {
-            return Outcome::Done(
+            return finish(Outcome::Done(
                 refresh_pillar(shared, ident, f.params(given_args(publ, pillar_part))).await,
-            )
+            ))
         }
         Some((f, Daemon::Sleep)) => {
-            return Outcome::Done(sleep(f.params(given_args(publ, pillar_part))).await)
+            return finish(Outcome::Done(
+                sleep(f.params(given_args(publ, pillar_part))).await,
+            ))
         }
         None => {}
     }
@@ -725,19 +738,21 @@ async fn execute(
     let fun = publ.fun.clone();
     let jobs = Jobs::new(ident.running.clone(), Some(publ.jid.clone()))
         .with_cachedir(&brine_compile::opts::cachedir(&snapshot.opts));
+    let on_thread = finish.clone();
     let task = tokio::task::spawn_blocking(move || {
         let mut m = (*snapshot).clone();
         m.jobs = jobs;
-        call_noting_grains(&mut m, &fun, args)
+        let (r, grains) = call_noting_grains(&mut m, &fun, args);
+        (on_thread(Outcome::Done(r)), grains)
     });
     match task.await {
-        Ok((r, grains)) => {
+        Ok((done, grains)) => {
             if let Some(g) = grains {
                 ident.set_grains(g);
             }
-            Outcome::Done(r)
+            done
         }
-        Err(e) => Outcome::Crashed(e.to_string()),
+        Err(e) => finish(Outcome::Crashed(e.to_string())),
     }
 }
 
