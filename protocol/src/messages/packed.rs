@@ -208,7 +208,7 @@ fn skim(bytes: &[u8]) -> Result<usize, &'static str> {
                 0
             }
             // Numbers of 1, 2, 4 and 8 bytes.
-            0xca | 0xcb | 0xcc..=0xcf | 0xd0..=0xd3 => {
+            0xca..=0xd3 => {
                 let width = match marker {
                     0xcc | 0xd0 => 1,
                     0xcd | 0xd1 => 2,
@@ -553,7 +553,7 @@ mod tests {
             }
             4 | 5 => {
                 let n = (rng() % 40) as usize;
-                let text: Vec<u8> = if rng() % 4 == 0 {
+                let text: Vec<u8> = if rng().is_multiple_of(4) {
                     blob(rng, n)
                 } else {
                     (0..n).map(|i| b'a' + (i % 26) as u8).collect()
@@ -580,7 +580,7 @@ mod tests {
             8..=11 => out.push(0xc0),
             _ => {
                 let n = (rng() % 5) as usize;
-                let map = rng() % 2 == 0;
+                let map = rng().is_multiple_of(2);
                 match (rng() % 3, map) {
                     (0, false) => out.push(0x90 | n as u8),
                     (0, true) => out.push(0x80 | n as u8),
@@ -639,7 +639,7 @@ mod tests {
             (MAX_DEPTH - 1, 0x80),
             (MAX_DEPTH, 0x90),
         ] {
-            let mut bytes = vec![0x81, 0xa1, b'k'].repeat(depth - 1);
+            let mut bytes = [0x81, 0xa1, b'k'].repeat(depth - 1);
             bytes.push(last);
             let want = decodes_as_a_value(&bytes);
             assert_eq!(PackedValue(bytes).check().is_ok(), want, "depth {depth}");
