@@ -149,7 +149,7 @@ impl MasterClient {
         body: RequestBody,
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
-        self.send(body, true, timeout).await
+        self.send(&body, true, timeout).await
     }
 
     /// Send; when the master answers that it does not know us (key not
@@ -161,7 +161,9 @@ impl MasterClient {
         sealed: bool,
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
-        match self.send(body.clone(), sealed, timeout).await {
+        // Sent by reference: a return is hundreds of kilobytes, and only
+        // an unsealed request (small ones) is copied into its message.
+        match self.send(&body, sealed, timeout).await {
             Err(RequestError::Refused {
                 code: ErrorCode::NotAccepted,
                 message,
@@ -172,7 +174,7 @@ impl MasterClient {
                         message,
                     });
                 }
-                self.send(body, sealed, timeout).await
+                self.send(&body, sealed, timeout).await
             }
             other => other,
         }
@@ -180,16 +182,16 @@ impl MasterClient {
 
     async fn send(
         &self,
-        body: RequestBody,
+        body: &RequestBody,
         sealed: bool,
         timeout: Duration,
     ) -> Result<(Request, ReplyBody), RequestError> {
         let master = self.master_key().ok_or(RequestError::NoMasterKey)?;
         let admission = self.admission();
         let req = match (sealed, &admission.request_key) {
-            (true, Some(key)) => Request::sealed_with_key(key, &self.id, &body)?,
-            (true, None) => Request::sealed(&master.x25519, &self.id, &body)?,
-            (false, _) => Request::new(body)?,
+            (true, Some(key)) => Request::sealed_with_key(key, &self.id, body)?,
+            (true, None) => Request::sealed(&master.x25519, &self.id, body)?,
+            (false, _) => Request::new(body.clone())?,
         }
         .waiting(timeout)
         .to_instance(admission.instance);
