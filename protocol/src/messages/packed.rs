@@ -199,13 +199,15 @@ fn skim(bytes: &[u8]) -> Result<usize, &'static str> {
     loop {
         let marker = *bytes.get(at).ok_or(SHORT)?;
         at += 1;
-        let items: u64 = match marker {
-            0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => 0,
-            0x80..=0x8f => 2 * u64::from(marker & 0x0f),
-            0x90..=0x9f => u64::from(marker & 0x0f),
+        // `Some(n)`: a container holding `n` values (a map's keys and
+        // values both counted); `None`: a value read whole.
+        let container: Option<u64> = match marker {
+            0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => None,
+            0x80..=0x8f => Some(2 * u64::from(marker & 0x0f)),
+            0x90..=0x9f => Some(u64::from(marker & 0x0f)),
             0xa0..=0xbf => {
                 at = skip(at, usize::from(marker & 0x1f))?;
-                0
+                None
             }
             // Numbers of 1, 2, 4 and 8 bytes.
             0xca..=0xd3 => {
@@ -216,7 +218,7 @@ fn skim(bytes: &[u8]) -> Result<usize, &'static str> {
                     _ => 8,
                 };
                 at = skip(at, width)?;
-                0
+                None
             }
             // str8/16/32 and bin8/16/32: a length, then the bytes.
             0xd9 | 0xda | 0xdb | 0xc4 | 0xc5 | 0xc6 => {
@@ -227,35 +229,35 @@ fn skim(bytes: &[u8]) -> Result<usize, &'static str> {
                 };
                 let (end, len) = be(at, width)?;
                 at = skip(end, len)?;
-                0
+                None
             }
-            0xdc | 0xde => {
-                let (end, len) = be(at, 2)?;
+            // array16/32 and map16/32: a count of 2 or 4 bytes.
+            0xdc..=0xdf => {
+                let width = if marker & 1 == 0 { 2 } else { 4 };
+                let per_entry = if marker >= 0xde { 2 } else { 1 };
+                let (end, len) = be(at, width)?;
                 at = end;
-                len as u64 * if marker == 0xde { 2 } else { 1 }
-            }
-            0xdd | 0xdf => {
-                let (end, len) = be(at, 4)?;
-                at = end;
-                len as u64 * if marker == 0xdf { 2 } else { 1 }
+                Some(len as u64 * per_entry)
             }
             0xc1 => return Err("a reserved msgpack marker"),
             // ext8/16/32 and fixext: nothing a Salt value holds.
             0xc7..=0xc9 | 0xd4..=0xd8 => return Err("an ext type, which no Salt value holds"),
         };
-        let container = matches!(marker, 0x80..=0x9f | 0xdc..=0xdf);
-        // rmp_serde counts every container, empty or not, against the limit.
-        if container && open.len() + 1 >= MAX_DEPTH {
-            return Err("nested deeper than the depth limit");
-        }
-        if items > 0 {
-            // Each value takes a byte at least: a count past the end is
-            // refused here, not after reading to it.
-            if items > (bytes.len() - at) as u64 {
-                return Err(SHORT);
+        if let Some(items) = container {
+            // rmp_serde counts every container, empty or not, against the
+            // limit.
+            if open.len() + 1 >= MAX_DEPTH {
+                return Err("nested deeper than the depth limit");
             }
-            open.push(items);
-            continue;
+            if items > 0 {
+                // Each value takes a byte at least: a count past the end
+                // is refused here, not after reading to it.
+                if items > (bytes.len() - at) as u64 {
+                    return Err(SHORT);
+                }
+                open.push(items);
+                continue;
+            }
         }
         // One value read: close the containers it completes.
         loop {
