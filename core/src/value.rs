@@ -217,6 +217,15 @@ pub fn key_string(v: &Value) -> String {
     }
 }
 
+/// [`key_string`] of a key that is not needed afterwards: a string key
+/// (nearly every key) is moved, not copied.
+pub fn into_key_string(v: Value) -> String {
+    match v {
+        Value::Str(s) => s,
+        other => key_string(&other),
+    }
+}
+
 /// Python's `repr(float)` (see [`crate::py::float_repr`]).
 pub use crate::py::float_repr as python_float_repr;
 
@@ -378,7 +387,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
         );
         while let Some(k) = map.next_key::<Value>()? {
             let v = map.next_value()?;
-            out.insert(key_string(&k), v);
+            out.insert(into_key_string(k), v);
         }
         Ok(Value::Map(out))
     }
@@ -411,6 +420,23 @@ mod tests {
         assert!(python_eq(&Value::Int(1), &Value::Float(1.0)));
         assert!(python_eq(&Value::Bool(true), &Value::Int(1)));
         assert!(!python_eq(&Value::Str("1".into()), &Value::Int(1)));
+    }
+
+    #[test]
+    fn decoded_keys_are_strings_whatever_their_type() {
+        // {"s": 1, 2: "two", null: true, 1.5: [], "s": 3}: string keys
+        // moved in, the rest as `key_string` spells them; a repeated key
+        // keeps its place and takes the last value, as a dict does.
+        let bytes = [
+            0x85, 0xa1, b's', 0x01, 0x02, 0xa3, b't', b'w', b'o', 0xc0, 0xc3, 0xcb, 0x3f, 0xf8, 0,
+            0, 0, 0, 0, 0, 0x90, 0xa1, b's', 0x03,
+        ];
+        let v: Value = rmp_serde::from_slice(&bytes).unwrap();
+        let m = v.as_map().unwrap();
+        let keys: Vec<&str> = m.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["s", "2", "null", "1.5"]);
+        assert_eq!(m["s"], Value::Int(3));
+        assert_eq!(m["2"], Value::Str("two".into()));
     }
 
     #[test]
