@@ -57,6 +57,24 @@ impl Requisite {
         Requisite::OnchangesAny,
     ];
 
+    /// The kind a keyword spells ([`Requisite::key`] read back).
+    pub fn of_key(key: &str) -> Option<Requisite> {
+        Some(match key {
+            "require" => Requisite::Require,
+            "require_any" => Requisite::RequireAny,
+            "watch" => Requisite::Watch,
+            "watch_any" => Requisite::WatchAny,
+            "prereq" => Requisite::Prereq,
+            "onfail" => Requisite::Onfail,
+            "onfail_any" => Requisite::OnfailAny,
+            "onfail_all" => Requisite::OnfailAll,
+            "onchanges" => Requisite::Onchanges,
+            "onchanges_any" => Requisite::OnchangesAny,
+            "prerequired" => Requisite::Prerequired,
+            _ => return None,
+        })
+    }
+
     /// The keyword a state declaration or low chunk spells it with.
     pub const fn key(self) -> &'static str {
         match self {
@@ -201,7 +219,14 @@ mod tests {
     fn the_lists_agree() {
         for r in Requisite::WAITING {
             assert!(REQUISITE_KEYWORDS.contains(&r.key()), "{r:?}");
+            assert_eq!(Requisite::of_key(r.key()), Some(r));
         }
+        // Every other keyword is no kind a chunk waits on.
+        let waited = |k: &&str| Requisite::WAITING.iter().any(|r| r.key() == *k);
+        for k in REQUISITE_KEYWORDS.iter().filter(|k| !waited(k)) {
+            assert_eq!(Requisite::of_key(k), None, "{k}");
+        }
+        assert_eq!(Requisite::of_key("require_in"), None);
         assert_eq!(Requisite::WAITING.len() + 2, REQUISITE_KEYWORDS.len());
         for k in REQUISITE_IN_ARGS {
             assert!(is_internal_keyword(k), "{k}");

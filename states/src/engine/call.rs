@@ -19,14 +19,65 @@ pub struct Called {
     pub reset_prereq: bool,
 }
 
+/// Which of the keys every call asks a chunk about it holds, from one pass
+/// over its keys (a dozen): asking the map for each of them, most absent,
+/// was a hashed lookup apiece, a tenth of a fleet swarm's run.
+#[derive(Default)]
+struct Holds {
+    state: bool,
+    fun: bool,
+    name: bool,
+    umask: bool,
+    watch: bool,
+    require: bool,
+    unless: bool,
+    onlyif: bool,
+    creates: bool,
+    parallel: bool,
+    dunder_umask: bool,
+    check_cmd: bool,
+    retry: bool,
+}
+
+impl Holds {
+    fn of(low: &Map) -> Holds {
+        let mut h = Holds::default();
+        for key in low.keys() {
+            let flag = match key.as_str() {
+                "state" => &mut h.state,
+                "fun" => &mut h.fun,
+                "name" => &mut h.name,
+                "umask" => &mut h.umask,
+                "watch" => &mut h.watch,
+                "require" => &mut h.require,
+                "unless" => &mut h.unless,
+                "onlyif" => &mut h.onlyif,
+                "creates" => &mut h.creates,
+                "parallel" => &mut h.parallel,
+                "__umask__" => &mut h.dunder_umask,
+                "check_cmd" => &mut h.check_cmd,
+                "retry" => &mut h.retry,
+                _ => continue,
+            };
+            *flag = true;
+        }
+        h
+    }
+}
+
 /// Salt's `State.verify_data`: what is wrong with a low chunk before it
 /// can be called (empty when nothing). May rewrite the chunk as Salt does:
 /// `umask` becomes `__umask__`, `watch` becomes `require` for modules
 /// without `mod_watch`.
 pub fn verify_data(low: &mut Map) -> Vec<String> {
+    let holds = Holds::of(low);
     let mut errors = Vec::new();
-    for key in ["state", "fun", "name"] {
-        if !low.contains_key(key) {
+    for (key, held) in [
+        ("state", holds.state),
+        ("fun", holds.fun),
+        ("name", holds.name),
+    ] {
+        if !held {
             errors.push(format!("Missing \"{key}\" data"));
         }
     }
@@ -43,7 +94,7 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
             ));
         }
     }
-    if let Some(umask) = low.shift_remove("umask") {
+    if let Some(umask) = holds.umask.then(|| low.shift_remove("umask")).flatten() {
         match parse_octal(&umask.to_python_str()) {
             Some(m) => {
                 low.insert("__umask__".into(), Value::Int(m));
@@ -78,14 +129,14 @@ pub fn verify_data(low: &mut Map) -> Vec<String> {
                 }
             }
         }
-        low.contains_key("watch") && has_mod_watch(&state)
+        holds.watch && has_mod_watch(&state)
     };
     // A state requiring itself would loop; Salt reports it here.
     let mut reqdec = "";
-    if low.contains_key("require") {
+    if holds.require {
         reqdec = "require";
     }
-    if low.contains_key("watch") {
+    if holds.watch {
         if !mod_watch {
             match (low.shift_remove("watch"), low.get_mut("require")) {
                 (Some(Value::List(w)), Some(Value::List(r))) => r.extend(w),
@@ -262,13 +313,14 @@ pub fn call(
         f
     };
     let test = ctx.test || prereq;
+    // verify_data's rewrites are done; the call changes nothing until
+    // `retry`, read last.
+    let holds = Holds::of(low);
 
     // The `unless` / `onlyif` / `creates` checks answer first: a result
     // other than False is the return and the function is not called.
     // Without them (most states) only the function's return is built.
-    let skipped = ["unless", "onlyif", "creates"]
-        .iter()
-        .any(|k| low.contains_key(*k))
+    let skipped = (holds.unless || holds.onlyif || holds.creates)
         .then(|| {
             let mut ret = Map::default();
             ret.insert("result".into(), Value::Bool(false));
@@ -286,13 +338,17 @@ pub fn call(
         None => {
             // `parallel: True` runs here, in order: the return is what
             // Salt's separate process would have sent back.
-            parallel = !prereq && low.get("parallel").is_some_and(Value::is_truthy);
-            let umask = low.get("__umask__").and_then(Value::as_i64);
+            parallel =
+                !prereq && holds.parallel && low.get("parallel").is_some_and(Value::is_truthy);
+            let umask = holds
+                .dunder_umask
+                .then(|| low.get("__umask__").and_then(Value::as_i64))
+                .flatten();
             let call = StateCall { low, test, ctx };
             ret_to_map(with_umask(umask, || (f.run)(&call)))
         }
     };
-    if low.contains_key("check_cmd") && !f.sig.declares("check_cmd") {
+    if holds.check_cmd && !f.sig.declares("check_cmd") {
         for (k, v) in checks::run_check_cmd(ctx, low) {
             ret.insert(k, v);
         }
@@ -318,7 +374,7 @@ pub fn call(
     if parallel {
         ret.insert("__parallel__".into(), Value::Bool(true));
     }
-    if low.contains_key("retry") && !low.contains_key("parallel") {
+    if holds.retry && !holds.parallel {
         ret = retry(ctx, run_num, low, ret, retries)?;
     }
     Ok(Called {
@@ -487,6 +543,54 @@ mod tests {
         assert_eq!(parse_octal("0999"), None);
         assert_eq!(parse_octal("True"), None);
         assert_eq!(parse_octal(""), None);
+    }
+
+    #[test]
+    fn holds_reads_each_key_from_the_one_pass() {
+        let keys = [
+            "state",
+            "fun",
+            "name",
+            "umask",
+            "watch",
+            "require",
+            "unless",
+            "onlyif",
+            "creates",
+            "parallel",
+            "__umask__",
+            "check_cmd",
+            "retry",
+        ];
+        let flags = |h: &Holds| {
+            [
+                h.state,
+                h.fun,
+                h.name,
+                h.umask,
+                h.watch,
+                h.require,
+                h.unless,
+                h.onlyif,
+                h.creates,
+                h.parallel,
+                h.dunder_umask,
+                h.check_cmd,
+                h.retry,
+            ]
+        };
+        // Each key alone sets its own flag and no other; keys the calls
+        // do not ask about (and near misses) set none.
+        for (i, key) in keys.iter().enumerate() {
+            let mut low = Map::default();
+            low.insert((*key).into(), Value::Null);
+            low.insert("__id__".into(), Value::Null);
+            low.insert("watch_in".into(), Value::Null);
+            let want: Vec<bool> = (0..keys.len()).map(|j| j == i).collect();
+            assert_eq!(flags(&Holds::of(&low)).to_vec(), want, "{key}");
+        }
+        let all: Map = keys.iter().map(|k| ((*k).into(), Value::Null)).collect();
+        assert!(flags(&Holds::of(&all)).iter().all(|f| *f));
     }
 
     #[test]
