@@ -22,7 +22,8 @@ minions the step reports) — and prints:
     stream: the script never holds the output),
   - master and swarm peak RSS during that command (VmHWM, reset through
     /proc/PID/clear_refs before it),
-  - the master's CPU seconds per minion for that command,
+  - the master's CPU seconds per minion for that command (and the
+    swarms', and the command's own: the CLI printing every return),
   - returns stored per second (returns shown / seconds).
 
 --postgres keeps jobs, returns and keys in a private PostgreSQL server
@@ -319,11 +320,11 @@ def fleet(a, postgres):
         if a.mine:
             funs += [["mine.update"]]
         funs = [f for f in funs for _ in range(a.repeat)]
-        print("%-26s %6s %9s %9s %12s %11s %13s %12s %10s" % ("command", "run", "seconds",
-                                                          "shown",
-                                                          "master peak", "swarm peak",
-                                                          "master cpu/m", "swarm cpu/m",
-                                                          "returns/s"))
+        print("%-26s %6s %9s %9s %12s %11s %13s %12s %10s %11s" % ("command", "run", "seconds",
+                                                               "shown",
+                                                               "master peak", "swarm peak",
+                                                               "master cpu/m", "swarm cpu/m",
+                                                               "returns/s", "cli cpu/m"))
         cuts_before = 0
         for fun in funs:
             wait_quiet(master)
@@ -331,6 +332,10 @@ def fleet(a, postgres):
                 reset_peak(p.pid)
             cpu0 = cpu_seconds(master.pid)
             scpu0 = sum(cpu_seconds(s.pid) for s in swarms)
+            # The command's own CPU (brine or brine-run, printing every
+            # return; with --events the listener's too): it shares the
+            # cores with the daemons.
+            kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             listener = None
             if a.events:
                 # To a file: a pipe nobody reads would stall the listener.
@@ -368,6 +373,8 @@ def fleet(a, postgres):
                 print("  events seen by state.event: %d new, %d ret (of %d returns shown)%s"
                       % (news, rets, docs, ", listener cut (slow subscriber)" if cut > cuts_before else ""))
                 cuts_before = cut
+            kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            ccpu = (kids1.ru_utime + kids1.ru_stime) - (kids0.ru_utime + kids0.ru_stime)
             cpu = cpu_seconds(master.pid) - cpu0
             scpu = sum(cpu_seconds(s.pid) for s in swarms) - scpu0
             mpeak = status_kb(master.pid, "VmHWM") / 1024
@@ -375,10 +382,10 @@ def fleet(a, postgres):
             name = " ".join(fun)
             runs = sum(1 for r in rows if r["command"] == name)
             rows.append({"command": name, "seconds": secs})
-            print("%-26s %6s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms %9.2f ms %10.0f" % (
+            print("%-26s %6s %9.2f %9d %9.0f MB %8.0f MB %11.2f ms %9.2f ms %10.0f %8.2f ms" % (
                 name, "first" if runs == 0 else "again", secs, docs, mpeak, speak,
                 cpu / a.minions * 1000, scpu / a.minions * 1000,
-                docs / secs if secs > 0 else 0), flush=True)
+                docs / secs if secs > 0 else 0, ccpu / a.minions * 1000), flush=True)
             if rc not in (0, 1):
                 print("  (brine exited %d)" % rc)
         if a.mine:
