@@ -57,22 +57,10 @@ impl Requisite {
         Requisite::OnchangesAny,
     ];
 
-    /// The kind a keyword spells ([`Requisite::key`] read back).
+    /// The kind a keyword spells ([`Requisite::key`] read back, so the
+    /// keywords are written once).
     pub fn of_key(key: &str) -> Option<Requisite> {
-        Some(match key {
-            "require" => Requisite::Require,
-            "require_any" => Requisite::RequireAny,
-            "watch" => Requisite::Watch,
-            "watch_any" => Requisite::WatchAny,
-            "prereq" => Requisite::Prereq,
-            "onfail" => Requisite::Onfail,
-            "onfail_any" => Requisite::OnfailAny,
-            "onfail_all" => Requisite::OnfailAll,
-            "onchanges" => Requisite::Onchanges,
-            "onchanges_any" => Requisite::OnchangesAny,
-            "prerequired" => Requisite::Prerequired,
-            _ => return None,
-        })
+        Requisite::WAITING.into_iter().find(|r| r.key() == key)
     }
 
     /// The keyword a state declaration or low chunk spells it with.
