@@ -60,7 +60,7 @@ fn write_value(out: &mut String, v: &Value, indent: Option<usize>, sort_keys: bo
         Value::Int(i) => {
             let _ = write!(out, "{i}");
         }
-        Value::Float(f) => out.push_str(&json_float(*f)),
+        Value::Float(f) => write_json_float(out, *f),
         Value::Str(s) => write_str(out, s),
         Value::List(items) => {
             if items.is_empty() {
@@ -102,7 +102,7 @@ fn write_value(out: &mut String, v: &Value, indent: Option<usize>, sort_keys: bo
         }
     }
 }
-use crate::py::json_float;
+use crate::py::write_json_float;
 /// A JSON string as Python writes it with `ensure_ascii=False`.
 fn write_str(out: &mut String, s: &str) {
     crate::py::write_json_str(out, s, false)
@@ -237,7 +237,10 @@ impl<'de> Visitor<'de> for Transcode<'_> {
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = SeenKeys::default();
+        let mut seen = SeenKeys {
+            hint: map.size_hint().unwrap_or(0),
+            ..SeenKeys::default()
+        };
         let mut n = 0;
         while let Some(key) = map.next_key_seed(KeyText)? {
             if !seen.insert(key.clone()) {
@@ -330,7 +333,11 @@ fn text<'de, E>(v: Result<Value, E>) -> Result<Cow<'de, str>, E> {
 #[derive(Default)]
 struct SeenKeys<'de> {
     few: Vec<Cow<'de, str>>,
-    many: std::collections::HashSet<Cow<'de, str>>,
+    // foldhash, as `Map`'s: a highstate return's thousands of state tags
+    // went through SipHash here, a tenth of the CLI's CPU.
+    many: std::collections::HashSet<Cow<'de, str>, crate::value::MapHasher>,
+    /// How many keys the map says it holds: the set's size when it is made.
+    hint: usize,
 }
 
 impl<'de> SeenKeys<'de> {
@@ -345,6 +352,8 @@ impl<'de> SeenKeys<'de> {
                 self.few.push(key);
                 return true;
             }
+            // The hint is the peer's word: capped, the set grows past it.
+            self.many.reserve(self.hint.clamp(2 * FEW, 4096));
             self.many.extend(self.few.drain(..));
         }
         self.many.insert(key)
@@ -573,5 +582,32 @@ mod tests {
         };
         assert_eq!(transcoded(&packed(&tricky()), &pretty), None);
         assert_eq!(transcoded(&[0x92, 0x01], &OutputOptions::default()), None);
+    }
+
+    #[test]
+    fn a_key_repeated_past_the_short_list_is_seen_in_the_set() {
+        // 40 keys (past the list of 16, into the set), then the 3rd again;
+        // the map header claims far more than it holds.
+        let mut bytes = vec![0xdf, 0xff, 0xff, 0xff, 0xff];
+        let key = |i: usize| format!("state_{i}");
+        for i in (0..40).chain([3]) {
+            let k = key(i);
+            bytes.push(0xa0 | k.len() as u8);
+            bytes.extend(k.as_bytes());
+            bytes.push(0xc0);
+        }
+        assert_eq!(transcoded(&bytes, &OutputOptions::default()), None);
+        // Without the repeat, a whole 40-key map is one transcoded value.
+        let mut whole = vec![0xde, 0x00, 40];
+        for i in 0..40 {
+            let k = key(i);
+            whole.push(0xa0 | k.len() as u8);
+            whole.extend(k.as_bytes());
+            whole.push(0xc0);
+        }
+        assert_eq!(
+            transcoded(&whole, &OutputOptions::default()).as_deref(),
+            Some(decoded(&whole, &OutputOptions::default()).as_str())
+        );
     }
 }
