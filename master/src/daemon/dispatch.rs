@@ -18,9 +18,9 @@ use crate::keys::KeyState;
 use brine_core::Value;
 use brine_protocol::crypto::{self, Nonce, PublicKeys};
 use brine_protocol::messages::{
-    read_frame, sign_frame, CliPublish, ErrorCode, ErrorReply, GetReturns, JobReturn, MinionReturn,
-    PackedValue, PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply, Verified,
-    MAX_RETURNS_WAIT_MS,
+    read_frame_known, sign_frame, CliPublish, ErrorCode, ErrorReply, GetReturns, JobReturn,
+    MinionReturn, PackedValue, PublishReply, Reply, ReplyBody, Request, RequestBody, ReturnsReply,
+    Verified, MAX_RETURNS_WAIT_MS,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -88,13 +88,14 @@ impl Master {
         received: Instant,
         from: Option<std::net::IpAddr>,
     ) -> (Option<Vec<u8>>, bool) {
-        let Verified { signer, msg: req } = match read_frame::<Request>(frame, None) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::warn!("dropped a request ({} bytes): {e}", frame.len());
-                return (None, false);
-            }
-        };
+        let Verified { signer, msg: req } =
+            match read_frame_known::<Request>(frame, &self.verifiers) {
+                Ok(v) => v,
+                Err(e) => {
+                    tracing::warn!("dropped a request ({} bytes): {e}", frame.len());
+                    return (None, false);
+                }
+            };
         let body = self.handle_request(&req, &signer, received, from);
         let authenticated = match &body {
             ReplyBody::Error(_) => false,
@@ -168,7 +169,14 @@ impl Master {
     /// The accepted key of `id`, which must have signed the request.
     fn minion_key(&self, id: &str, signer: &[u8; 32]) -> Result<PublicKeys, ErrorReply> {
         match self.keys.accepted(id) {
-            Ok(Some(k)) if *k.ed25519 == *signer => Ok(k),
+            Ok(Some(k)) if *k.ed25519 == *signer => {
+                // Its next requests verify without decompressing the key
+                // again (a point the key store validated when it stored it).
+                if let Err(e) = self.verifiers.remember(signer) {
+                    tracing::warn!("the accepted key of minion {id:?}: {e}");
+                }
+                Ok(k)
+            }
             Ok(Some(_)) => {
                 tracing::warn!("request for minion {id:?} not signed by its accepted key; refused");
                 Err(refusal(
@@ -721,8 +729,8 @@ mod tests {
     use brine_core::{Map, Value};
     use brine_protocol::crypto::KeyPair;
     use brine_protocol::messages::{
-        aad, open_data, AuthReply, AuthRequest, AuthStatus, CompileStates, CompiledStates,
-        JobReturn, Lane, PackedValue, PillarRequest,
+        aad, open_data, read_frame, AuthReply, AuthRequest, AuthStatus, CompileStates,
+        CompiledStates, JobReturn, Lane, PackedValue, PillarRequest,
     };
     use serde_json::json;
 

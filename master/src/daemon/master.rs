@@ -63,6 +63,8 @@ pub struct Master {
     /// name it in their requests, and requests naming another are refused
     /// (see [`brine_protocol::messages::Request::to`]).
     pub(super) instance: Nonce,
+    /// The decompressed keys of signers found to be accepted minions.
+    pub(super) verifiers: brine_protocol::crypto::Verifiers,
     /// Where accepted minions' request keys come from.
     pub(super) request_keys: RequestKeys,
     /// The key publications are encrypted with.
@@ -145,6 +147,7 @@ impl Master {
                 jids,
                 freshness,
                 instance: brine_protocol::crypto::random_nonce()?,
+                verifiers: Default::default(),
                 request_keys: RequestKeys::generate()?,
                 session: Session::new()?,
                 publish: tx,
