@@ -20,6 +20,7 @@
 //! [`KeyStore::authenticate`] is Salt's `_auth` decision (without open_mode,
 //! autosign/autoreject files): see its doc.
 
+mod accepted;
 pub mod cli;
 pub mod postgres;
 pub mod salt_import;
@@ -117,6 +118,9 @@ pub struct KeyStore {
     max_pending: usize,
     /// The minion keys, when they live in the shared PostgreSQL.
     shared: Option<postgres::PgKeys>,
+    /// Accepted keys read since the store last changed (shared by clones:
+    /// they are one store).
+    kept: std::sync::Arc<accepted::AcceptedCache>,
 }
 
 impl KeyStore {
@@ -128,6 +132,7 @@ impl KeyStore {
             pki_dir: pki_dir.to_path_buf(),
             max_pending: usize::MAX,
             shared: None,
+            kept: Default::default(),
         })
     }
 
@@ -145,6 +150,7 @@ impl KeyStore {
             pki_dir: pki_dir.to_path_buf(),
             max_pending: usize::MAX,
             shared: None,
+            kept: Default::default(),
         })
     }
 
@@ -401,7 +407,16 @@ impl KeyStore {
     /// The accepted key of `id`, if any: what the master checks every
     /// minion request's signer against.
     pub fn accepted(&self, id: &str) -> Result<Option<PublicKeys>, KeyStoreError> {
-        self.lookup(KeyState::Accepted, id)
+        // Read before the key: a change after it moves the stamp on.
+        let stamp = self.accepted_stamp().filter(AcceptedStamp::settled);
+        if let Some(k) = stamp.as_ref().and_then(|s| self.kept.get(s, id)) {
+            return Ok(Some(k));
+        }
+        let found = self.lookup(KeyState::Accepted, id)?;
+        if let (Some(stamp), Some(k)) = (stamp, &found) {
+            self.kept.keep(stamp, id, k);
+        }
+        Ok(found)
     }
 
     /// `id`'s key in `state`, if it has one (a directory where the key
@@ -863,5 +878,64 @@ pub(super) mod tests {
             ks.authenticate(&"w".repeat(256), &k, false).unwrap(),
             AuthStatus::InvalidId
         );
+    }
+
+    /// Once `minions/` has settled, an accepted key is read once and kept;
+    /// a deletion, a rejection or another key accepted for the id is seen
+    /// by the next lookup, and a key file damaged in place goes unseen
+    /// (it moves no stamp), as for the session key's holders.
+    #[test]
+    fn accepted_keys_are_kept_until_the_store_changes() {
+        let td = tempfile::tempdir().unwrap();
+        let ks = KeyStore::create(&td.path().join("pki")).unwrap();
+        let (k1, k2) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
+        for id in ["web1", "web2", "web3"] {
+            ks.authenticate(id, &k1.public(), true).unwrap();
+        }
+        // Not settled yet: read, not kept.
+        assert_eq!(ks.accepted("web1").unwrap(), Some(k1.public()));
+        assert_eq!(ks.kept.len(), 0);
+        std::thread::sleep(brine_compile::inputs::SETTLED + std::time::Duration::from_millis(100));
+        for id in ["web1", "web2", "web3"] {
+            assert_eq!(ks.accepted(id).unwrap(), Some(k1.public()));
+        }
+        assert_eq!(ks.kept.len(), 3);
+        assert_eq!(ks.accepted("nobody").unwrap(), None);
+        assert_eq!(ks.kept.len(), 3, "no key, nothing kept");
+        std::fs::write(td.path().join("pki/minions/web1"), "not a key\n").unwrap();
+        assert_eq!(ks.accepted("web1").unwrap(), Some(k1.public()));
+        // Each change is seen at once (read again until settled).
+        ks.delete("web2", KeyState::Accepted).unwrap();
+        assert_eq!(ks.accepted("web2").unwrap(), None);
+        ks.reject("web3", KeyState::Accepted).unwrap();
+        assert_eq!(ks.accepted("web3").unwrap(), None);
+        assert!(ks.add_accepted("web3", &k2.public(), true).unwrap());
+        assert_eq!(ks.accepted("web3").unwrap(), Some(k2.public()));
+        // The damaged file is read now the folder moved.
+        assert!(ks.accepted("web1").is_err());
+    }
+
+    #[test]
+    fn the_kept_keys_are_bounded_and_tied_to_one_stamp() {
+        let cache = accepted::AcceptedCache::with_max(2);
+        let td = tempfile::tempdir().unwrap();
+        let stamp = |p: &Path| {
+            AcceptedStamp::Folder(brine_compile::inputs::Stamp::of(
+                &std::fs::metadata(p).unwrap(),
+            ))
+        };
+        let (a, b) = (td.path().join("a"), td.path().join("b"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        let (sa, sb) = (stamp(&a), stamp(&b));
+        let k = KeyPair::generate().unwrap().public();
+        for id in ["x", "y", "z"] {
+            cache.keep(sa, id, &k);
+        }
+        assert_eq!(cache.len(), 1, "full at two: started over");
+        assert_eq!(cache.get(&sa, "z"), Some(k.clone()));
+        assert_eq!(cache.get(&sb, "z"), None);
+        cache.keep(sb, "x", &k);
+        assert_eq!((cache.len(), cache.get(&sa, "z")), (1, None));
     }
 }
