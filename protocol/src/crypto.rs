@@ -334,13 +334,17 @@ impl Verifiers {
         if self.get(bytes).is_some() {
             return Ok(());
         }
-        let v = Verifier::new(bytes)?;
+        self.keep(Verifier::new(bytes)?);
+        Ok(())
+    }
+
+    /// Keep a key already decompressed.
+    pub fn keep(&self, v: Verifier) {
         let mut known = self.known.write().unwrap_or_else(|p| p.into_inner());
         if known.len() >= self.max {
             known.clear();
         }
-        known.insert(*bytes, v);
-        Ok(())
+        known.insert(v.bytes, v);
     }
 
     pub fn len(&self) -> usize {

@@ -252,6 +252,10 @@ struct Task {
     serial: u64,
     events: mpsc::Sender<(u64, Event)>,
     pending: HashMap<Nonce, Waiter>,
+    /// The decompressed keys of the signers whose replies verified (the
+    /// master's, for every reply); who a reply must come from is the
+    /// client's check.
+    signers: brine_protocol::crypto::Verifiers,
     last_rx: Instant,
     generation: watch::Sender<u64>,
     losses: watch::Sender<u64>,
@@ -329,7 +333,7 @@ impl Task {
 
     fn received(&mut self, frame: Vec<u8>) {
         self.last_rx = Instant::now();
-        match messages::read_frame::<Reply>(&frame, None) {
+        match messages::read_frame_learning::<Reply>(&frame, &self.signers) {
             Ok(v) => {
                 if let Some(w) = self.pending.remove(&*v.msg.in_reply_to) {
                     let _ = w.send(Ok(v));
@@ -355,6 +359,7 @@ async fn run(
         serial: 0,
         events,
         pending: HashMap::new(),
+        signers: brine_protocol::crypto::Verifiers::with_max(8),
         last_rx: Instant::now(),
         generation,
         losses,

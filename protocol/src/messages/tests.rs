@@ -320,6 +320,38 @@ fn every_request_round_trips_through_a_signed_frame() {
 }
 
 #[test]
+fn a_known_signers_frames_verify_with_its_kept_key_and_forgeries_still_fail() {
+    let (master, other) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
+    let req = Request::new(sample_requests().remove(0)).unwrap();
+    let known = crypto::Verifiers::with_max(4);
+    // The master's view: only what it was told to keep is kept.
+    let frame = sign_frame(&master, &req).unwrap();
+    let got: Verified<Request> = read_frame_known(&frame, &known).unwrap();
+    assert_eq!((got.msg, known.len()), (req.clone(), 0));
+    // A link's: the first verified frame teaches it the signer's key.
+    let _: Verified<Request> = read_frame_learning(&frame, &known).unwrap();
+    assert_eq!(known.len(), 1);
+    let again: Verified<Request> = read_frame_known(&frame, &known).unwrap();
+    assert_eq!(again.signer, *master.public().ed25519);
+    // A frame claiming the known signer but signed by another key fails.
+    let mut forged: crypto::Signed =
+        from_slice("signed frame", &sign_frame(&other, &req).unwrap()).unwrap();
+    forged.signer = master.public().ed25519;
+    let bytes = rmp_serde::to_vec_named(&forged).unwrap();
+    assert!(matches!(
+        read_frame_known::<Request>(&bytes, &known),
+        Err(WireError::Crypto(CryptoError::BadSignature { .. }))
+    ));
+    // A frame that fails is not learned from.
+    let mut bad: crypto::Signed =
+        from_slice("signed frame", &sign_frame(&other, &req).unwrap()).unwrap();
+    bad.signature[0] ^= 1;
+    let bytes = rmp_serde::to_vec_named(&bad).unwrap();
+    assert!(read_frame_learning::<Request>(&bytes, &known).is_err());
+    assert_eq!(known.len(), 1);
+}
+
+#[test]
 fn wire_shape_is_named_maps_with_type_tags() {
     let req = Request::new(RequestBody::GetReturns(GetReturns {
         token: "tok".into(),

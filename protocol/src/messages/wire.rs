@@ -177,10 +177,34 @@ pub fn read_frame_known<T: Message>(
     frame: &[u8],
     known: &crypto::Verifiers,
 ) -> Result<Verified<T>, WireError> {
+    read_frame_with(frame, known, false)
+}
+
+/// [`read_frame_known`], keeping the key of a signer not known yet once
+/// its frame verified (a minion's link: one master signs every reply).
+pub fn read_frame_learning<T: Message>(
+    frame: &[u8],
+    known: &crypto::Verifiers,
+) -> Result<Verified<T>, WireError> {
+    read_frame_with(frame, known, true)
+}
+
+fn read_frame_with<T: Message>(
+    frame: &[u8],
+    known: &crypto::Verifiers,
+    learn: bool,
+) -> Result<Verified<T>, WireError> {
     let signed: Signed = from_slice("signed frame", frame)?;
     let payload = match known.get(&signed.signer) {
         Some(key) => signed.verify_with(&key)?,
-        None => signed.verify()?,
+        None => {
+            let key = crypto::Verifier::new(&signed.signer)?;
+            let payload = signed.verify_with(&key)?;
+            if learn {
+                known.keep(key);
+            }
+            payload
+        }
     };
     Ok(Verified {
         signer: *signed.signer,
