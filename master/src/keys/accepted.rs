@@ -53,7 +53,7 @@ impl AcceptedCache {
         if kept.stamp.as_ref() != Some(stamp) {
             return None;
         }
-        kept.keys.get(id).cloned()
+        kept.keys.get(id).copied()
     }
 
     /// Keep `id`'s accepted key, read under `stamp` (read before the key
@@ -65,7 +65,7 @@ impl AcceptedCache {
             kept.keys.clear();
             kept.stamp = Some(stamp);
         }
-        kept.keys.insert(id.to_string(), key.clone());
+        kept.keys.insert(id.to_string(), *key);
     }
 
     #[cfg(test)]

@@ -933,7 +933,7 @@ pub(super) mod tests {
             cache.keep(sa, id, &k);
         }
         assert_eq!(cache.len(), 1, "full at two: started over");
-        assert_eq!(cache.get(&sa, "z"), Some(k.clone()));
+        assert_eq!(cache.get(&sa, "z"), Some(k));
         assert_eq!(cache.get(&sb, "z"), None);
         cache.keep(sb, "x", &k);
         assert_eq!((cache.len(), cache.get(&sa, "z")), (1, None));
