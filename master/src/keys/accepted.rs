@@ -1,14 +1,14 @@
-//! The accepted keys read since the key store last changed. Every request
-//! of a minion is checked against its accepted key: reading it from
-//! `minions/` each time (two `stat`s, an open, a read and a parse) was a
-//! tenth of the master's CPU answering a 10,000-minion `test.ping`. A key
-//! is kept under the store's settled [`AcceptedStamp`] and only while that
-//! stamp holds: any deletion, rejection or replacement moves it (for
-//! files, the `minions/` folder's `stat`, as the session key's holders are
-//! checked; a key file edited in place moves no stamp, see
-//! [`super::KeyStore::accepted_stamp`]).
+//! The accepted keys read before, kept while what they were read under
+//! holds. Every request of a minion is checked against its accepted key:
+//! reading it from `minions/` each time (two `stat`s, an open, a read and
+//! a parse) was a tenth of the master's CPU answering a 10,000-minion
+//! `test.ping`. A kept key is used while its file's `stat` (device, inode,
+//! size, modification and change times) is the one it was read under and
+//! older than [`SETTLED`](brine_compile::inputs::SETTLED) — so a
+//! deletion, a replacement or an edit in place is read at once — or, in
+//! the shared PostgreSQL store, while the store's change count is.
 
-use super::AcceptedStamp;
+use brine_compile::inputs::Stamp;
 use brine_protocol::crypto::PublicKeys;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -16,17 +16,19 @@ use std::sync::Mutex;
 /// Most keys kept by default; full, it starts over.
 const MAX: usize = 100_000;
 
-#[derive(Debug)]
-pub(super) struct AcceptedCache {
-    inner: Mutex<Kept>,
-    max: usize,
+/// What a key was read under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Seen {
+    /// Its file's `stat`, settled.
+    File(Stamp),
+    /// The shared store's change count.
+    Changes(u64),
 }
 
-#[derive(Debug, Default)]
-struct Kept {
-    /// The stamp every key below was read under.
-    stamp: Option<AcceptedStamp>,
-    keys: HashMap<String, PublicKeys>,
+#[derive(Debug)]
+pub(super) struct AcceptedCache {
+    kept: Mutex<HashMap<String, (Seen, PublicKeys)>>,
+    max: usize,
 }
 
 impl Default for AcceptedCache {
@@ -38,38 +40,35 @@ impl Default for AcceptedCache {
 impl AcceptedCache {
     pub(super) fn with_max(max: usize) -> AcceptedCache {
         AcceptedCache {
-            inner: Mutex::default(),
+            kept: Mutex::default(),
             max,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Seen, PublicKeys)>> {
+        self.kept.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// `id`'s key as read under `stamp` (a settled one), if kept.
-    pub(super) fn get(&self, stamp: &AcceptedStamp, id: &str) -> Option<PublicKeys> {
-        let kept = self.lock();
-        if kept.stamp.as_ref() != Some(stamp) {
-            return None;
+    /// `id`'s key, if it was read under `seen`.
+    pub(super) fn get(&self, id: &str, seen: &Seen) -> Option<PublicKeys> {
+        match self.lock().get(id) {
+            Some((s, key)) if s == seen => Some(*key),
+            _ => None,
         }
-        kept.keys.get(id).copied()
     }
 
-    /// Keep `id`'s accepted key, read under `stamp` (read before the key
-    /// was: a change in between moves the store past it, and the next
-    /// lookup drops what was kept).
-    pub(super) fn keep(&self, stamp: AcceptedStamp, id: &str, key: &PublicKeys) {
+    /// Keep `id`'s accepted key, read under `seen` (taken before the key
+    /// was read: a change in between moves what the next lookup sees).
+    pub(super) fn keep(&self, id: &str, seen: Seen, key: &PublicKeys) {
         let mut kept = self.lock();
-        if kept.stamp != Some(stamp) || kept.keys.len() >= self.max {
-            kept.keys.clear();
-            kept.stamp = Some(stamp);
+        if kept.len() >= self.max && !kept.contains_key(id) {
+            kept.clear();
         }
-        kept.keys.insert(id.to_string(), *key);
+        kept.insert(id.to_string(), (seen, *key));
     }
 
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.lock().keys.len()
+        self.lock().len()
     }
 }

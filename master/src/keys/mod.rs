@@ -407,16 +407,32 @@ impl KeyStore {
     /// The accepted key of `id`, if any: what the master checks every
     /// minion request's signer against.
     pub fn accepted(&self, id: &str) -> Result<Option<PublicKeys>, KeyStoreError> {
-        // Read before the key: a change after it moves the stamp on.
-        let stamp = self.accepted_stamp().filter(AcceptedStamp::settled);
-        if let Some(k) = stamp.as_ref().and_then(|s| self.kept.get(s, id)) {
+        // Taken before the key is read: a change after it moves it on.
+        let seen = self.accepted_seen(id);
+        if let Some(k) = seen.as_ref().and_then(|s| self.kept.get(id, s)) {
             return Ok(Some(k));
         }
         let found = self.lookup(KeyState::Accepted, id)?;
-        if let (Some(stamp), Some(k)) = (stamp, &found) {
-            self.kept.keep(stamp, id, k);
+        if let (Some(seen), Some(k)) = (seen, &found) {
+            self.kept.keep(id, seen, k);
         }
         Ok(found)
+    }
+
+    /// What `id`'s accepted key would be read under now, when a key kept
+    /// from then can be trusted: its file's settled `stat` (a file changed
+    /// within the clock's tick might not move it), or the shared store's
+    /// change count while it listens.
+    fn accepted_seen(&self, id: &str) -> Option<accepted::Seen> {
+        if let Some(pg) = &self.shared {
+            return pg.stamp().map(accepted::Seen::Changes);
+        }
+        let path = self.key_path(KeyState::Accepted, id).ok()?;
+        let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
+        let stamp = brine_compile::inputs::Stamp::of(&meta);
+        stamp
+            .settled_before(std::time::SystemTime::now(), brine_compile::inputs::SETTLED)
+            .then_some(accepted::Seen::File(stamp))
     }
 
     /// `id`'s key in `state`, if it has one (a directory where the key
@@ -880,62 +896,59 @@ pub(super) mod tests {
         );
     }
 
-    /// Once `minions/` has settled, an accepted key is read once and kept;
-    /// a deletion, a rejection or another key accepted for the id is seen
-    /// by the next lookup, and a key file damaged in place goes unseen
-    /// (it moves no stamp), as for the session key's holders.
+    /// Once its file has settled, an accepted key is read once and kept;
+    /// a deletion, a rejection, another key accepted for the id or the
+    /// file edited in place is seen by the next lookup.
     #[test]
-    fn accepted_keys_are_kept_until_the_store_changes() {
+    fn accepted_keys_are_kept_until_their_file_changes() {
         let td = tempfile::tempdir().unwrap();
         let ks = KeyStore::create(&td.path().join("pki")).unwrap();
         let (k1, k2) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
-        for id in ["web1", "web2", "web3"] {
+        for id in ["web1", "web2", "web3", "web4"] {
             ks.authenticate(id, &k1.public(), true).unwrap();
         }
         // Not settled yet: read, not kept.
         assert_eq!(ks.accepted("web1").unwrap(), Some(k1.public()));
         assert_eq!(ks.kept.len(), 0);
         std::thread::sleep(brine_compile::inputs::SETTLED + std::time::Duration::from_millis(100));
-        for id in ["web1", "web2", "web3"] {
+        for id in ["web1", "web2", "web3", "web4"] {
             assert_eq!(ks.accepted(id).unwrap(), Some(k1.public()));
         }
-        assert_eq!(ks.kept.len(), 3);
+        assert_eq!(ks.kept.len(), 4);
         assert_eq!(ks.accepted("nobody").unwrap(), None);
-        assert_eq!(ks.kept.len(), 3, "no key, nothing kept");
-        std::fs::write(td.path().join("pki/minions/web1"), "not a key\n").unwrap();
-        assert_eq!(ks.accepted("web1").unwrap(), Some(k1.public()));
-        // Each change is seen at once (read again until settled).
+        assert_eq!(ks.kept.len(), 4, "no key, nothing kept");
+        // Each change is seen at once.
         ks.delete("web2", KeyState::Accepted).unwrap();
         assert_eq!(ks.accepted("web2").unwrap(), None);
         ks.reject("web3", KeyState::Accepted).unwrap();
         assert_eq!(ks.accepted("web3").unwrap(), None);
         assert!(ks.add_accepted("web3", &k2.public(), true).unwrap());
         assert_eq!(ks.accepted("web3").unwrap(), Some(k2.public()));
-        // The damaged file is read now the folder moved.
+        // Edited in place (no rename, the folder unchanged): read again.
+        std::fs::write(td.path().join("pki/minions/web1"), "not a key\n").unwrap();
         assert!(ks.accepted("web1").is_err());
+        std::fs::write(
+            td.path().join("pki/minions/web4"),
+            brine_protocol::keys::public_to_text(&k2.public()),
+        )
+        .unwrap();
+        assert_eq!(ks.accepted("web4").unwrap(), Some(k2.public()));
     }
 
     #[test]
-    fn the_kept_keys_are_bounded_and_tied_to_one_stamp() {
+    fn the_kept_keys_are_bounded_and_tied_to_what_they_were_read_under() {
         let cache = accepted::AcceptedCache::with_max(2);
-        let td = tempfile::tempdir().unwrap();
-        let stamp = |p: &Path| {
-            AcceptedStamp::Folder(brine_compile::inputs::Stamp::of(
-                &std::fs::metadata(p).unwrap(),
-            ))
-        };
-        let (a, b) = (td.path().join("a"), td.path().join("b"));
-        std::fs::create_dir(&a).unwrap();
-        std::fs::create_dir(&b).unwrap();
-        let (sa, sb) = (stamp(&a), stamp(&b));
         let k = KeyPair::generate().unwrap().public();
+        let (one, two) = (accepted::Seen::Changes(1), accepted::Seen::Changes(2));
         for id in ["x", "y", "z"] {
-            cache.keep(sa, id, &k);
+            cache.keep(id, one, &k);
         }
         assert_eq!(cache.len(), 1, "full at two: started over");
-        assert_eq!(cache.get(&sa, "z"), Some(k));
-        assert_eq!(cache.get(&sb, "z"), None);
-        cache.keep(sb, "x", &k);
-        assert_eq!((cache.len(), cache.get(&sa, "z")), (1, None));
+        assert_eq!(cache.get("z", &one), Some(k));
+        assert_eq!(cache.get("z", &two), None);
+        // Kept again under what it is read under now.
+        cache.keep("z", two, &k);
+        assert_eq!((cache.len(), cache.get("z", &one)), (1, None));
+        assert_eq!(cache.get("z", &two), Some(k));
     }
 }
