@@ -14,6 +14,12 @@ pub enum JobCacheError {
         path: PathBuf,
         source: rusqlite::Error,
     },
+    #[error("job cache {path}: the return of {id} for job {jid} was not stored")]
+    NotStored {
+        path: PathBuf,
+        jid: String,
+        id: String,
+    },
     #[error("job cache {path}: cannot create its folder: {source}")]
     Dir {
         path: PathBuf,
