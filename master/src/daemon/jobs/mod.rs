@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 #[derive(Debug)]
 enum Store {
-    Sqlite(sqlite::SqliteJobs),
+    Sqlite(Box<sqlite::SqliteJobs>),
     Postgres(postgres::PgJobs),
 }
 
@@ -59,14 +59,14 @@ impl JobCache {
     /// Open (creating) the SQLite cache at `path` (see [`sqlite`]).
     pub fn open(path: &Path) -> Result<JobCache, JobCacheError> {
         Ok(JobCache {
-            store: Store::Sqlite(sqlite::SqliteJobs::open(path)?),
+            store: Store::Sqlite(Box::new(sqlite::SqliteJobs::open(path)?)),
         })
     }
 
     /// Open an existing SQLite cache (brine-run).
     pub fn open_existing(path: &Path) -> Result<JobCache, JobCacheError> {
         Ok(JobCache {
-            store: Store::Sqlite(sqlite::SqliteJobs::open_existing(path)?),
+            store: Store::Sqlite(Box::new(sqlite::SqliteJobs::open_existing(path)?)),
         })
     }
 
