@@ -118,8 +118,8 @@ pub struct KeyStore {
     max_pending: usize,
     /// The minion keys, when they live in the shared PostgreSQL.
     shared: Option<postgres::PgKeys>,
-    /// Accepted keys read since the store last changed (shared by clones:
-    /// they are one store).
+    /// Accepted keys kept while what they were read under holds (see
+    /// `accepted.rs`; shared by clones: they are one store).
     kept: std::sync::Arc<accepted::AcceptedCache>,
 }
 
