@@ -263,14 +263,18 @@ mod tests {
 
     #[test]
     fn finds_and_signals_a_child() {
+        // An argument no other process has: `pkill` below signals every
+        // process of this user whose command line matches (a plain
+        // `sleep 300` elsewhere on the host was killed by it).
+        let arg = format!("299.{}", std::process::id());
         let mut child = std::process::Command::new("sleep")
-            .arg("300")
+            .arg(&arg)
             .spawn()
             .unwrap();
         let pid = serde_json::json!(child.id());
         let found = run("ps.pgrep", &["sleep"]).unwrap();
         assert!(found.as_array().unwrap().contains(&pid), "{found}");
-        let full = run("ps.pgrep", &["sleep 300", "full=True"]).unwrap();
+        let full = run("ps.pgrep", &[&format!("sleep {arg}"), "full=True"]).unwrap();
         assert!(full.as_array().unwrap().contains(&pid));
         let re = run("ps.pgrep", &["^sl.ep$", "pattern_is_regex=True"]).unwrap();
         assert!(re.as_array().unwrap().contains(&pid));
@@ -285,7 +289,7 @@ mod tests {
         let me = proctable::user_name(nix::unistd::getuid().as_raw());
         let killed = run(
             "ps.pkill",
-            &["sleep 300", "full=True", &format!("user={me}")],
+            &[&format!("sleep {arg}"), "full=True", &format!("user={me}")],
         )
         .unwrap();
         assert!(killed["killed"].as_array().unwrap().contains(&pid));
