@@ -563,10 +563,12 @@ impl Master {
                     p.fun,
                     prep.minions.len()
                 );
+                // Fired before the publication leaves, as Salt fires them:
+                // a fast minion's `ret` event came before `new` otherwise.
+                self.fire_publish(p, &prep.jid, &prep.minions);
                 if self.publish.send(prep.frame).is_err() {
                     return error(ErrorCode::Internal, "the master is shutting down");
                 }
-                self.fire_publish(p, &prep.jid, &prep.minions);
                 ReplyBody::Published(PublishReply {
                     jid: prep.jid,
                     minions: prep.minions,
